@@ -1,0 +1,55 @@
+"""The handoff envelope: one JSON file per handoff in a run's ``handoffs/`` folder.
+
+The envelope carries bookkeeping (run, order, phase, roles, schema, producer signals)
+around what the producer sent. ``raw`` is the producer's exact text; ``payload`` is a
+parsed object when the upstream code handed one over. When both are present they must
+agree, otherwise inspection reports ``modified_upstream``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FORMAT = "handoff-gate/1"
+
+#: Provider stop reasons that mean the reply was cut off by a length limit.
+LENGTH_STOPS = frozenset({"length", "max_tokens", "max_output_tokens", "model_length"})
+
+
+class Producer(BaseModel):
+    """Signals from the model call that produced the payload."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    finish_reason: str | None = None
+    refusal: str | None = None
+    model: str | None = None
+    input_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0)
+
+
+class Envelope(BaseModel):
+    """A handoff file. ``id`` is ``{seq:04d}-{phase}``, which is also its file stem."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    format: Literal["handoff-gate/1"] = FORMAT
+    id: str = Field(pattern=r"^[0-9]{4,}-[a-z0-9][a-z0-9_-]{0,39}$")
+    run: str = Field(min_length=1, max_length=200)
+    seq: int = Field(ge=1)
+    phase: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")
+    from_role: str | None = Field(default=None, alias="from", max_length=100)
+    to_role: str | None = Field(default=None, alias="to", max_length=100)
+    schema_id: str = Field(alias="schema", min_length=1, max_length=200)
+    created: str
+    producer: Producer = Producer()
+    raw: str | None = None
+    raw_base64: str | None = None
+    payload: Any = None
+
+    @property
+    def has_payload(self) -> bool:
+        """Whether upstream supplied a parsed payload (JSON ``null`` included)."""
+        return "payload" in self.model_fields_set

@@ -1,0 +1,104 @@
+"""What inspection returns: a verdict, its findings, and enough context to show each field.
+
+A ``Report`` is immutable and UI-free. The TUI and the CLI both render it; neither
+re-derives anything the report already says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from gates.findings import Finding, Severity, Verdict, verdict_of
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from gates.envelope import Envelope
+
+
+class FieldState(StrEnum):
+    """How one field arrived; a row can carry several (e.g. dropped and secret)."""
+
+    OK = "ok"
+    EMPTY = "empty"
+    DEFAULTED = "defaulted"
+    MISSING = "missing"
+    INVALID = "invalid"
+    DROPPED = "dropped"
+    SECRET = "secret"
+    UNSAFE = "unsafe"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRow:
+    """One row of the field-by-field view.
+
+    ``value`` is the value as it arrived (or the default that was used, for a
+    defaulted field; ``None`` for a missing one). It is untrusted: render it with
+    ``gates.sanitize`` and never as markup. ``child_count`` > 0 means the row can be
+    expanded with ``gates.fields.field_rows(report, row.path)``.
+    """
+
+    path: str
+    key: str
+    value: Any
+    states: tuple[FieldState, ...]
+    message: str = ""
+    child_count: int = 0
+
+
+@dataclass(frozen=True)
+class Report:
+    """The outcome of inspecting one handoff (or one bare payload).
+
+    ``sha256``/``size`` describe the exact bytes inspected: the whole handoff file for
+    an envelope, the payload file for a bare payload. ``payload`` is the parsed value as
+    it arrived (a partial parse, flagged by ``payload_is_partial``, when the text was cut
+    off; ``None`` when nothing parsed). ``delivered`` is the validated, allow-listed
+    payload that may cross the boundary; it is ``None`` unless the contract validated.
+    """
+
+    sha256: str
+    size: int
+    findings: tuple[Finding, ...]
+    schema_id: str | None = None
+    raw_text: str = ""
+    payload: Any = None
+    payload_is_partial: bool = False
+    delivered: dict[str, Any] | None = None
+    envelope: Envelope | None = None
+    contract: type[BaseModel] | None = field(default=None, repr=False)
+    model: BaseModel | None = field(default=None, repr=False)
+
+    @property
+    def verdict(self) -> Verdict:
+        return verdict_of(self.findings)
+
+    @property
+    def approvable(self) -> bool:
+        return self.verdict is Verdict.APPROVABLE
+
+    @property
+    def blocking(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity is Severity.BLOCK)
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity is Severity.WARN)
+
+    @property
+    def approx_tokens(self) -> int:
+        """A rough token count (about four bytes a token), for budgeting at a glance."""
+        return (self.size + 3) // 4
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable ``check --json`` shape (documented in docs/protocol.md)."""
+        return {
+            "verdict": self.verdict.value,
+            "schema": self.schema_id,
+            "sha256": self.sha256,
+            "size": self.size,
+            "findings": [f.to_json() for f in self.findings],
+        }
