@@ -1,0 +1,138 @@
+"""Crash-safe file writes and path safety for the run directory.
+
+Readers must never see a torn file, and two writers of a decision must never both
+win. Every write therefore goes to a dot-named temp file in the same directory (so
+listings skip it and the final step stays on one filesystem), is fsynced, and is
+then published in one atomic step: ``os.replace`` to overwrite, ``os.link`` to create
+exclusively (``link`` fails when the target exists, which makes the first writer win).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import stat
+from pathlib import Path
+
+#: A handoff id: ``{seq:04d}-{phase}``. Also the file stem of its handoff and decision.
+ID_PATTERN = re.compile(r"^[0-9]{4,}-[a-z0-9][a-z0-9_-]{0,39}\Z")
+#: A phase name, the part of an id after the sequence number.
+PHASE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}\Z")
+
+
+class UnsafePathError(ValueError):
+    """An id or path from a file or argument would leave the run directory."""
+
+
+def validate_id(handoff_id: str) -> str:
+    """Return ``handoff_id`` unchanged if it matches ``ID_PATTERN``; raise otherwise."""
+    if not ID_PATTERN.match(handoff_id):
+        raise UnsafePathError(f"not a handoff id: {handoff_id!r} (expected e.g. 0003-plan)")
+    return handoff_id
+
+
+def inside(root: Path, *parts: str) -> Path:
+    """``root/parts`` after checking that it resolves (symlinks followed) inside ``root``.
+
+    The returned path is the unresolved one, so messages name what the user knows.
+    """
+    candidate = root.joinpath(*parts)
+    real_root = root.resolve()
+    real = candidate.resolve()
+    if real != real_root and real_root not in real.parents:
+        raise UnsafePathError(f"{candidate} resolves outside the run directory {root}")
+    return candidate
+
+
+def _temp_path(final: Path) -> Path:
+    return final.with_name(f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or link in ``directory`` durable."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_temp(final: Path, data: bytes) -> Path:
+    tmp = _temp_path(final)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    return tmp
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that readers see the old or the new file, whole."""
+    tmp = _write_temp(path, data)
+    try:
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def exclusive_create(path: Path, data: bytes) -> None:
+    """Create ``path`` holding ``data``; raise ``FileExistsError`` if it already exists.
+
+    The file appears complete or not at all, even if the process is killed midway
+    (a stray dot-named temp file may remain; listings ignore it).
+    """
+    tmp = _write_temp(path, data)
+    try:
+        os.link(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    fsync_dir(path.parent)
+
+
+def reserve(path: Path) -> bool:
+    """Atomically create an empty marker file; ``False`` if another process has it."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    os.close(fd)
+    return True
+
+
+def read_bounded(path: Path, max_bytes: int) -> bytes:
+    """Read at most ``max_bytes`` from a regular file; raise ``OversizeError`` beyond.
+
+    The size is checked before reading, and the read is capped, so a file that grows
+    meanwhile cannot make us load more than the cap.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if st.st_size > max_bytes:
+            raise OversizeError(st.st_size, max_bytes)
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise OversizeError(len(data), max_bytes)
+    return data
+
+
+class OversizeError(OSError):
+    """A file is larger than the cap the caller allows."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"file is {size} bytes, over the {limit}-byte limit")
+        self.size = size
+        self.limit = limit

@@ -1,0 +1,35 @@
+"""The state a handoff is in, derived from its current report and its decision.
+
+State is never stored: it is recomputed from the file on disk, so an edit made after
+a decision shows up as ``changed`` instead of silently inheriting the old verdict.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from gates.decisions import Action, Decision
+
+if TYPE_CHECKING:
+    from gates.report import Report
+
+
+class HandoffState(StrEnum):
+    PENDING = "pending"
+    BLOCKED = "blocked"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    CHANGED = "changed"
+
+
+def state_of(report: Report, decision: Decision | None) -> HandoffState:
+    """Undecided: pending or blocked by its verdict. Decided: the decision, unless the
+    file's sha256 no longer matches the bytes that were decided on (``changed``)."""
+    if decision is None:
+        return HandoffState.PENDING if report.approvable else HandoffState.BLOCKED
+    if decision.sha256 != report.sha256:
+        return HandoffState.CHANGED
+    if decision.action is Action.APPROVE:
+        return HandoffState.APPROVED
+    return HandoffState.REJECTED

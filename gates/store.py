@@ -1,0 +1,271 @@
+"""The run directory: where handoffs, decisions and the audit log live on disk.
+
+Layout (documented in docs/protocol.md)::
+
+    RUN_DIR/handoffs/0003-plan.json    one envelope per handoff, never rewritten
+    RUN_DIR/handoffs/.seq/0003         sequence reservations (empty marker files)
+    RUN_DIR/decisions/0003-plan.json   at most one decision per handoff
+    RUN_DIR/audit.jsonl                hash-chained event log
+
+A directory is a run when it has a ``handoffs/`` folder. Every name read from disk or
+from an argument is checked against the id pattern and must resolve inside the run.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import jiter
+
+from gates import audit
+from gates.envelope import Envelope
+from gates.findings import Code, Finding, Severity
+from gates.fsutil import (
+    ID_PATTERN,
+    PHASE_PATTERN,
+    OversizeError,
+    UnsafePathError,
+    exclusive_create,
+    inside,
+    read_bounded,
+    reserve,
+    validate_id,
+)
+from gates.report import Report
+
+if TYPE_CHECKING:
+    from gates.registry import Registry
+
+HANDOFFS = "handoffs"
+DECISIONS = "decisions"
+_SEQ = ".seq"
+#: The cap on a handoff file read from a run (payload plus envelope).
+MAX_HANDOFF_BYTES = 16 * 1024 * 1024
+#: Marks "no parsed payload from upstream"; ``None`` would mean JSON ``null``.
+ABSENT: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffRef:
+    """Where one handoff lives; cheap to build from a file name, without reading it."""
+
+    run_dir: Path
+    id: str
+    seq: int
+    phase: str
+    path: Path
+
+
+def is_run(path: Path) -> bool:
+    return (path / HANDOFFS).is_dir()
+
+
+def find_runs(root: Path) -> list[Path]:
+    """``root`` itself if it is a run, else its child runs sorted by name."""
+    if is_run(root):
+        return [root]
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if not p.is_symlink() and is_run(p))
+
+
+def _ref(run_dir: Path, handoff_id: str) -> HandoffRef:
+    validate_id(handoff_id)
+    seq, phase = handoff_id.split("-", 1)
+    return HandoffRef(run_dir, handoff_id, int(seq), phase, handoff_path(run_dir, handoff_id))
+
+
+def handoff_path(run_dir: Path, handoff_id: str) -> Path:
+    return inside(run_dir, HANDOFFS, f"{validate_id(handoff_id)}.json")
+
+
+def decision_path(run_dir: Path, handoff_id: str) -> Path:
+    return inside(run_dir, DECISIONS, f"{validate_id(handoff_id)}.json")
+
+
+def list_handoffs(run_dir: Path) -> list[HandoffRef]:
+    """Handoffs ordered by sequence number; temp files, symlinks and junk names skipped."""
+    folder = run_dir / HANDOFFS
+    if not folder.is_dir():
+        return []
+    refs = []
+    for entry in folder.iterdir():
+        stem = entry.name.removesuffix(".json")
+        if entry.suffix != ".json" or not ID_PATTERN.match(stem) or entry.is_symlink():
+            continue
+        if entry.is_file():
+            refs.append(_ref(run_dir, stem))
+    return sorted(refs, key=lambda r: (r.seq, r.id))
+
+
+def _taken_seqs(run_dir: Path) -> set[int]:
+    taken = {ref.seq for ref in list_handoffs(run_dir)}
+    marks = run_dir / HANDOFFS / _SEQ
+    if marks.is_dir():
+        taken.update(int(m.name) for m in marks.iterdir() if m.name.isdigit())
+    return taken
+
+
+def _allocate_seq(run_dir: Path) -> int:
+    """The next free sequence number, claimed with an exclusive marker file.
+
+    Two submitters that pick the same number race on the marker; the loser moves on
+    to the next number, so ids stay unique across phases without a lock.
+    """
+    marks = run_dir / HANDOFFS / _SEQ
+    marks.mkdir(parents=True, exist_ok=True)
+    seq = max(_taken_seqs(run_dir), default=0) + 1
+    while not reserve(marks / f"{seq:04d}"):
+        seq += 1
+    return seq
+
+
+def _encode_raw(payload: bytes) -> dict[str, str]:
+    try:
+        return {"raw": payload.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"raw_base64": base64.b64encode(payload).decode("ascii")}
+
+
+def submit(
+    run_dir: Path,
+    payload: bytes,
+    *,
+    phase: str,
+    schema_id: str,
+    from_role: str | None = None,
+    to_role: str | None = None,
+    finish_reason: str | None = None,
+    refusal: str | None = None,
+    upstream_payload: Any = ABSENT,
+    model: str | None = None,
+    input_tokens: int | None = None,
+    output_tokens: int | None = None,
+) -> HandoffRef:
+    """Store ``payload`` (the producer's exact bytes) as the run's next handoff.
+
+    The payload is not judged here: a broken handoff is still recorded so a person
+    sees it blocked. Raises ``ValueError`` for bad bookkeeping (phase, roles, schema).
+    """
+    if not PHASE_PATTERN.match(phase):
+        raise ValueError(f"phase must match {PHASE_PATTERN.pattern}: {phase!r}")
+    (run_dir / HANDOFFS).mkdir(parents=True, exist_ok=True)
+    (run_dir / DECISIONS).mkdir(exist_ok=True)
+    producer = {
+        "finish_reason": finish_reason,
+        "refusal": refusal,
+        "model": model,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+    }
+    base = {
+        "run": run_dir.resolve().name,
+        "phase": phase,
+        "from": from_role,
+        "to": to_role,
+        "schema": schema_id,
+        "created": audit.now_iso(),
+        "producer": {k: v for k, v in producer.items() if v is not None},
+        **_encode_raw(payload),
+    }
+    if upstream_payload is not ABSENT:
+        base["payload"] = upstream_payload
+    Envelope.model_validate({"id": "0001-x", "seq": 1, **base})
+    while True:
+        seq = _allocate_seq(run_dir)
+        handoff_id = f"{seq:04d}-{phase}"
+        envelope = {"format": "handoff-gate/1", "id": handoff_id, "seq": seq, **base}
+        data = (json.dumps(envelope, ensure_ascii=True, indent=2) + "\n").encode()
+        ref = _ref(run_dir, handoff_id)
+        try:
+            exclusive_create(ref.path, data)
+        except FileExistsError:
+            continue
+        audit.append(
+            run_dir,
+            audit.Event.HANDOFF_SUBMITTED,
+            handoff=handoff_id,
+            schema=schema_id,
+            sha256=hashlib.sha256(data).hexdigest(),
+            size=len(data),
+        )
+        return ref
+
+
+def read_handoff_bytes(run_dir: Path, handoff_id: str, max_bytes: int = MAX_HANDOFF_BYTES) -> bytes:
+    """The exact bytes of a handoff file, refusing symlinks and files over ``max_bytes``."""
+    return read_bounded(handoff_path(run_dir, handoff_id), max_bytes)
+
+
+def _payload_of(file_bytes: bytes) -> Any:
+    """The producer's payload from an envelope: its raw text parsed strictly, else ``payload``."""
+    envelope = jiter.from_json(file_bytes)
+    if not isinstance(envelope, dict):
+        return None
+    raw = envelope.get("raw")
+    if isinstance(envelope.get("raw_base64"), str):
+        raw = base64.b64decode(envelope["raw_base64"], validate=True)
+    if isinstance(raw, str | bytes):
+        text = raw.encode() if isinstance(raw, str) else raw
+        return jiter.from_json(text, catch_duplicate_keys=True)
+    return envelope.get("payload")
+
+
+def _schema_of(file_bytes: bytes) -> Any:
+    envelope = jiter.from_json(file_bytes)
+    return envelope.get("schema") if isinstance(envelope, dict) else None
+
+
+def previous_payload(run_dir: Path, handoff_id: str, schema_id: str) -> dict[str, Any] | None:
+    """The payload of the latest earlier handoff with the same contract, for append-only checks.
+
+    Earlier handoffs that cannot be read or parsed into an object are passed over: they
+    were blocked themselves, so they say nothing about what was already agreed.
+    """
+    current = _ref(run_dir, handoff_id)
+    for ref in reversed(list_handoffs(run_dir)):
+        if (ref.seq, ref.id) >= (current.seq, current.id):
+            continue
+        try:
+            data = read_handoff_bytes(run_dir, ref.id)
+            if _schema_of(data) != schema_id:
+                continue
+            payload = _payload_of(data)
+        except (OSError, ValueError):
+            continue
+        if isinstance(payload, dict):
+            return payload
+    return None
+
+
+def _blocked(code: Code, message: str, sha256: str = "", size: int = 0) -> Report:
+    return Report(sha256=sha256, size=size, findings=(Finding(code, "", Severity.BLOCK, message),))
+
+
+def inspect_in_run(run_dir: Path, handoff_id: str, registry: Registry) -> Report:
+    """Inspect one handoff of a run. Never raises: any failure is a blocked report."""
+    try:
+        data = read_handoff_bytes(run_dir, handoff_id)
+    except OversizeError as exc:
+        return _blocked(Code.OVERSIZE, str(exc), size=exc.size)
+    except (OSError, UnsafePathError) as exc:
+        return _blocked(Code.BAD_ENVELOPE, f"cannot read handoff {handoff_id!r}: {exc}")
+    from gates.inspection import inspect_handoff
+
+    try:
+        schema = _schema_of(data)
+        previous = (
+            previous_payload(run_dir, handoff_id, schema) if isinstance(schema, str) else None
+        )
+    except ValueError:
+        previous = None
+    try:
+        return inspect_handoff(data, registry, previous=previous)
+    except Exception as exc:  # inspection promises not to raise; fail closed if it does
+        digest = hashlib.sha256(data).hexdigest()
+        return _blocked(Code.INTERNAL_ERROR, f"inspection failed: {exc!r}", digest, len(data))
