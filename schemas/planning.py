@@ -1,0 +1,82 @@
+"""Phase-1 outputs that a person approves before anything is built: the plan and the design."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import Field
+
+from schemas.base import Contract, Issue
+from schemas.checks import duplicates, objects, quoted, unsafe_path
+from schemas.types import FilePath, Line, Text
+
+Profile = Literal[
+    "generic_script", "data_analysis", "ml_experiment", "web_service", "cli_tool", "library"
+]
+
+
+class Plan(Contract):
+    """``plan/v1``: every field the planner fills is required, so ``{}`` is not a plan."""
+
+    problem_statement: Text = Field(
+        description="The problem to solve, stated as the planner understood it."
+    )
+    research_questions: list[Line] = Field(
+        min_length=1, max_length=30, description="Questions the work must answer."
+    )
+    hypotheses: list[Text] = Field(
+        max_length=30, description="Testable expectations; may be empty for pure engineering work."
+    )
+    success_criteria: list[Line] = Field(
+        min_length=1, max_length=30, description="Checks that decide whether the work succeeded."
+    )
+    constraints: list[Line] = Field(
+        max_length=50, description="Hard rules the work must respect; may be empty."
+    )
+    risks: list[Line] = Field(max_length=30, description="Known risks; may be empty.")
+    recommended_profile: Profile = Field(description="The build profile the next phase should use.")
+
+
+class DesignFile(Contract):
+    """One file the builder is asked to write."""
+
+    path: FilePath = Field(description="Path relative to the project root, with '/' separators.")
+    purpose: Line = Field(description="Why the file exists, in one line.")
+
+
+class Design(Contract):
+    """``design/v1``: the files to write and which of them runs the program."""
+
+    files: list[DesignFile] = Field(
+        min_length=1, max_length=200, description="Every file to write; paths unique."
+    )
+    entry_point: FilePath = Field(description="The path of the file that runs; one of `files`.")
+    dependencies: list[Line] = Field(
+        max_length=100, description="Third-party packages the files need; may be empty."
+    )
+    run_command: Line = Field(description="The command that runs the entry point.")
+
+    @classmethod
+    def cross_field_checks(cls, data: Mapping[str, Any]) -> list[Issue]:
+        """Paths stay inside the project, are unique, and the entry point is one of them.
+
+        A truncated design whose brackets were closed typically names an entry point it
+        never lists; this is the check that catches it.
+        """
+        located = [
+            (f"files[{i}].path", f["path"])
+            for i, f in objects(data, "files")
+            if isinstance(f.get("path"), str)
+        ]
+        issues = [Issue(where, why) for where, p in located if (why := unsafe_path(p)) is not None]
+        issues += duplicates(located, "path")
+        entry = data.get("entry_point") if isinstance(data, Mapping) else None
+        if isinstance(entry, str):
+            if (why := unsafe_path(entry)) is not None:
+                issues.append(Issue("entry_point", why))
+            elif isinstance(data.get("files"), list) and entry not in {p for _, p in located}:
+                issues.append(
+                    Issue("entry_point", f"{quoted(entry)} is not one of the listed files")
+                )
+        return issues
