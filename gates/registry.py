@@ -1,0 +1,174 @@
+"""Which contracts exist: the built-ins plus any the user loads with ``--schemas``.
+
+A SPEC is a ``.py`` file path or an importable module name exposing ``SCHEMAS``;
+several specs can be joined with ``os.pathsep``. Anything wrong with a spec is a
+``RegistryError`` with a one-line message, so the CLI can report it and exit 2.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from pydantic import BaseModel
+
+from schemas import SCHEMAS
+
+Registry = Mapping[str, type[BaseModel]]
+
+ENV_VAR = "HANDOFF_GATE_SCHEMAS"
+SCHEMA_ID = re.compile(r"[a-z][a-z0-9_]*/v[0-9]+")
+
+
+class RegistryError(Exception):
+    """A contract spec that cannot be used, or a contract a strict schema cannot express."""
+
+
+def load_registry(spec: str | None = None) -> dict[str, type[BaseModel]]:
+    """Built-in contracts plus those from ``spec`` (default: ``$HANDOFF_GATE_SCHEMAS``)."""
+    if spec is None:
+        spec = os.environ.get(ENV_VAR, "")
+    registry: dict[str, type[BaseModel]] = dict(SCHEMAS)
+    origin = dict.fromkeys(SCHEMAS, "the built-ins")
+    for part in (p.strip() for p in spec.split(os.pathsep)):
+        if not part:
+            continue
+        for schema_id, model in _user_schemas(part).items():
+            if schema_id in origin:
+                raise RegistryError(
+                    f"{part}: schema id {schema_id!r} is already in {origin[schema_id]}"
+                )
+            registry[schema_id] = model
+            origin[schema_id] = part
+    return registry
+
+
+def _user_schemas(spec: str) -> dict[str, type[BaseModel]]:
+    """Import one spec and check its ``SCHEMAS``; on any failure, forget the import."""
+    is_path = spec.endswith(".py") or os.sep in spec or "/" in spec
+    own = _file_module_name(Path(spec)) if is_path else spec.partition(".")[0]
+    before = set(sys.modules)
+    try:
+        module = _import_file(spec, own) if is_path else _import_module(spec)
+        return _checked(spec, getattr(module, "SCHEMAS", None))
+    except BaseException:
+        for name in set(sys.modules) - before:
+            if name == own or name.startswith(own + "."):
+                del sys.modules[name]
+        raise
+
+
+def _checked(spec: str, found: object) -> dict[str, type[BaseModel]]:
+    if not isinstance(found, Mapping):
+        raise RegistryError(f"{spec}: no SCHEMAS dict (id -> pydantic model) at module level")
+    checked: dict[str, type[BaseModel]] = {}
+    for schema_id, model in found.items():
+        if not isinstance(schema_id, str) or not SCHEMA_ID.fullmatch(schema_id):
+            raise RegistryError(f"{spec}: schema id {schema_id!r} is not of the form 'name/v1'")
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            raise RegistryError(f"{spec}: SCHEMAS[{schema_id!r}] is not a pydantic model class")
+        checked[schema_id] = model
+    return checked
+
+
+def _file_module_name(path: Path) -> str:
+    """A private, stable module name per file, so two user files never collide."""
+    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
+    return f"handoff_gate_user_schemas_{digest}"
+
+
+def _failed(spec: str, exc: BaseException) -> RegistryError:
+    detail = " ".join(str(exc).split()) or "no detail"
+    return RegistryError(f"{spec}: cannot import: {type(exc).__name__}: {detail}")
+
+
+def _import_module(spec: str) -> ModuleType:
+    try:
+        return importlib.import_module(spec)
+    except (Exception, SystemExit) as exc:
+        raise _failed(spec, exc) from exc
+
+
+def _import_file(spec: str, name: str) -> ModuleType:
+    path = Path(spec)
+    if not path.is_file():
+        raise RegistryError(f"{spec}: no such file")
+    loader_spec = importlib.util.spec_from_file_location(name, path.resolve())
+    if loader_spec is None or loader_spec.loader is None:
+        raise RegistryError(f"{spec}: not an importable Python file")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:
+        raise _failed(spec, exc) from exc
+    return module
+
+
+_ONE = frozenset({"items", "additionalProperties", "not", "contains", "if", "then", "else"})
+_MANY = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
+_NAMED = frozenset({"properties", "$defs", "patternProperties"})
+
+
+def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON Schema in the shape a provider's strict structured-output mode takes.
+
+    Every object lists all its properties in ``required`` and forbids others, defaults
+    are removed (a strict provider sends every key, ``null`` where a field is optional),
+    and a ``$ref`` with sibling keywords is inlined because strict modes reject
+    keywords beside ``$ref``. A free-form mapping (``dict[str, ...]``) cannot be made
+    strict, so it is a ``RegistryError`` naming the field rather than a silently
+    narrower schema.
+    """
+    schema = model.model_json_schema()
+    strict: dict[str, Any] = _strict(schema, schema.get("$defs", {}), model.__name__)
+    return strict
+
+
+def _strict(node: Any, defs: Mapping[str, Any], where: str) -> Any:
+    if not isinstance(node, dict):
+        return node
+    node = _flatten(node, defs)
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "default":
+            continue
+        if key in _NAMED and isinstance(value, dict):
+            out[key] = {k: _strict(v, defs, f"{where}.{k}") for k, v in value.items()}
+        elif key in _MANY and isinstance(value, list):
+            out[key] = [_strict(v, defs, where) for v in value]
+        elif key in _ONE:
+            out[key] = _strict(value, defs, where if key != "items" else f"{where}[]")
+        else:
+            out[key] = value
+    if out.get("type") == "object" or "properties" in out:
+        if "properties" not in out and out.get("additionalProperties", False) is not False:
+            raise RegistryError(
+                f"{where}: a free-form mapping cannot be expressed in a strict JSON Schema"
+            )
+        out["required"] = list(out.get("properties", {}))
+        out["additionalProperties"] = False
+    return out
+
+
+def _flatten(node: dict[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge a one-element ``allOf`` and a ``$ref`` that has siblings into the node itself."""
+    all_of = node.get("allOf")
+    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
+        rest = {k: v for k, v in node.items() if k != "allOf"}
+        node = {**all_of[0], **rest}
+    ref = node.get("$ref")
+    if isinstance(ref, str) and len(node) > 1 and ref.startswith("#/$defs/"):
+        target = defs.get(ref.removeprefix("#/$defs/"))
+        if isinstance(target, dict):
+            rest = {k: v for k, v in node.items() if k != "$ref"}
+            node = {**target, **rest}
+    return node
