@@ -250,7 +250,7 @@ def _blocked(code: Code, message: str, sha256: str = "", size: int = 0) -> Repor
 def inspect_in_run(run_dir: Path, handoff_id: str, registry: Registry) -> Report:
     """Inspect one handoff of a run. Never raises: any failure is a blocked report."""
     try:
-        data = read_handoff_bytes(run_dir, handoff_id)
+        data = read_handoff_bytes(run_dir, handoff_id, MAX_HANDOFF_BYTES)
     except OversizeError as exc:
         return _blocked(Code.OVERSIZE, str(exc), size=exc.size)
     except (OSError, UnsafePathError) as exc:

@@ -1,0 +1,92 @@
+"""The audit log: typed events, a hash chain that exposes tampering, no payload text."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+from gates import audit, store
+from gates.audit import Event
+
+
+def _lines(run: Path) -> list[str]:
+    return (run / audit.AUDIT_FILE).read_text().splitlines()
+
+
+def _append_many(run: str, count: int) -> None:
+    for n in range(count):
+        audit.append(Path(run), Event.WAIT_RETURNED, handoff="0001-a", outcome=f"n{n}")
+
+
+def test_events_chain_from_genesis(tmp_path: Path) -> None:
+    first = audit.append(tmp_path, Event.HANDOFF_SUBMITTED, handoff="0001-a")
+    second = audit.append(tmp_path, Event.DECISION_WRITTEN, handoff="0001-a")
+    assert first["prev"] == audit.GENESIS
+    assert second["prev"] != audit.GENESIS
+    assert [e["event"] for e in audit.read_events(tmp_path)] == [
+        "handoff_submitted",
+        "decision_written",
+    ]
+    assert audit.verify_chain(tmp_path) == []
+
+
+def test_an_edited_line_breaks_the_chain_right_after_it(tmp_path: Path) -> None:
+    for n in range(4):
+        audit.append(tmp_path, Event.DECISION_WRITTEN, handoff=f"000{n + 1}-a", action="reject")
+    lines = _lines(tmp_path)
+    lines[1] = lines[1].replace("reject", "approve")
+    (tmp_path / audit.AUDIT_FILE).write_text("\n".join(lines) + "\n")
+    assert audit.verify_chain(tmp_path) == ["line 3: prev does not match the line before it"]
+
+
+def test_a_deleted_line_is_detected(tmp_path: Path) -> None:
+    for n in range(3):
+        audit.append(tmp_path, Event.HANDOFF_SUBMITTED, handoff=f"000{n + 1}-a")
+    lines = _lines(tmp_path)
+    del lines[0]
+    (tmp_path / audit.AUDIT_FILE).write_text("\n".join(lines) + "\n")
+    assert audit.verify_chain(tmp_path) == ["line 1: prev does not match the line before it"]
+
+
+def test_unknown_events_and_garbage_are_reported(tmp_path: Path) -> None:
+    audit.append(tmp_path, Event.HANDOFF_SUBMITTED, handoff="0001-a")
+    log = tmp_path / audit.AUDIT_FILE
+    log.write_text(log.read_text().replace("handoff_submitted", "handoff_approved"))
+    with log.open("a") as handle:
+        handle.write("not json\n")
+    problems = audit.verify_chain(tmp_path)
+    assert problems == ["line 1: unknown event 'handoff_approved'", "line 2: not a JSON object"]
+
+
+def test_a_torn_last_line_is_closed_before_the_next_append(tmp_path: Path) -> None:
+    audit.append(tmp_path, Event.HANDOFF_SUBMITTED, handoff="0001-a")
+    with (tmp_path / audit.AUDIT_FILE).open("a") as handle:
+        handle.write('{"event": "decision_wr')
+    audit.append(tmp_path, Event.HANDOFF_SUBMITTED, handoff="0002-a")
+    assert len(_lines(tmp_path)) == 3
+    assert audit.verify_chain(tmp_path) == ["line 2: not a JSON object"]
+    assert audit.read_events(tmp_path)[-1]["handoff"] == "0002-a"
+
+
+def test_concurrent_writers_keep_one_linear_chain(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    workers = [ctx.Process(target=_append_many, args=(str(tmp_path), 25)) for _ in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=60)
+        assert w.exitcode == 0
+    assert len(_lines(tmp_path)) == 100
+    assert audit.verify_chain(tmp_path) == []
+
+
+def test_payload_text_never_reaches_the_log(tmp_path: Path) -> None:
+    token = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+    payload = json.dumps({"brief": f"use key {token}", "note": "\x1b[31mred"}).encode()
+    store.submit(tmp_path, payload, phase="research", schema_id="research_brief/v1")
+    text = (tmp_path / audit.AUDIT_FILE).read_text()
+    assert "handoff_submitted" in text
+    assert token not in text
+    assert "use key" not in text
+    assert text.isascii()

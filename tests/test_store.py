@@ -1,0 +1,181 @@
+"""The run directory: ids, ordering, exact payload storage and path safety."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from gates import store
+from gates.envelope import Envelope
+from gates.findings import Code, Verdict
+from gates.fsutil import UnsafePathError, atomic_write, exclusive_create
+
+
+def _envelope(path: Path) -> Envelope:
+    return Envelope.model_validate_json(path.read_bytes())
+
+
+def test_submit_creates_the_run_and_numbers_handoffs_in_order(tmp_path: Path) -> None:
+    run = tmp_path / "run-a"
+    first = store.submit(run, b'{"x": 1}', phase="plan", schema_id="plan/v1")
+    second = store.submit(run, b"{}", phase="design", schema_id="design/v1", from_role="planner")
+    assert (first.id, second.id) == ("0001-plan", "0002-design")
+    assert [r.id for r in store.list_handoffs(run)] == ["0001-plan", "0002-design"]
+    envelope = _envelope(second.path)
+    assert envelope.run == "run-a"
+    assert envelope.from_role == "planner"
+    assert envelope.schema_id == "design/v1"
+    assert envelope.created.endswith("Z")
+
+
+def test_submit_keeps_the_exact_text_and_producer_signals(tmp_path: Path) -> None:
+    text = '{"brief": "caf\u00e9 \\u0041",  "citations": []}\n'
+    ref = store.submit(
+        tmp_path,
+        text.encode(),
+        phase="research",
+        schema_id="research_brief/v1",
+        finish_reason="length",
+        output_tokens=12,
+    )
+    envelope = _envelope(ref.path)
+    assert envelope.raw == text
+    assert envelope.producer.finish_reason == "length"
+    assert envelope.producer.output_tokens == 12
+    assert not envelope.has_payload
+
+
+def test_handoff_files_are_ascii_so_cat_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    ref = store.submit(tmp_path, '{"a": "\x1b[2J\u202e"}'.encode(), phase="p", schema_id="x/v1")
+    data = ref.path.read_bytes()
+    assert data.isascii()
+    assert b"\x1b" not in data
+    assert _envelope(ref.path).raw == '{"a": "\x1b[2J\u202e"}'
+
+
+def test_non_utf8_bytes_are_kept_as_base64(tmp_path: Path) -> None:
+    payload = b'{"a": "\xff\xfe"}'
+    ref = store.submit(tmp_path, payload, phase="plan", schema_id="plan/v1")
+    envelope = _envelope(ref.path)
+    assert envelope.raw is None
+    assert envelope.raw_base64 is not None
+    assert base64.b64decode(envelope.raw_base64) == payload
+
+
+def test_upstream_payload_is_recorded_only_when_given(tmp_path: Path) -> None:
+    given = store.submit(tmp_path, b"null", phase="a", schema_id="x/v1", upstream_payload=None)
+    absent = store.submit(tmp_path, b"null", phase="a", schema_id="x/v1")
+    assert _envelope(given.path).has_payload
+    assert not _envelope(absent.path).has_payload
+
+
+@pytest.mark.parametrize("phase", ["", "Plan", "../x", "a b", "x" * 41])
+def test_a_bad_phase_is_refused_and_nothing_is_written(tmp_path: Path, phase: str) -> None:
+    with pytest.raises(ValueError, match="phase"):
+        store.submit(tmp_path / "run", b"{}", phase=phase, schema_id="plan/v1")
+    assert store.list_handoffs(tmp_path / "run") == []
+
+
+def test_a_reserved_but_unwritten_number_is_skipped(tmp_path: Path) -> None:
+    store.submit(tmp_path, b"{}", phase="a", schema_id="x/v1")
+    (tmp_path / "handoffs" / ".seq" / "0002").touch()
+    assert store.submit(tmp_path, b"{}", phase="a", schema_id="x/v1").id == "0003-a"
+
+
+def test_listing_skips_temp_files_junk_and_symlinks_and_sorts_numerically(tmp_path: Path) -> None:
+    folder = tmp_path / "handoffs"
+    folder.mkdir()
+    for name in ["10000-big.json", "9999-small.json", "0002-b.json"]:
+        (folder / name).write_text("{}")
+    for junk in [".0003-c.json.1.ab.tmp", "notes.txt", "0004-UPPER.json", "12-short.json"]:
+        (folder / junk).write_text("{}")
+    (folder / "0005-link.json").symlink_to(folder / "0002-b.json")
+    (folder / "0006-dir.json").mkdir()
+    ids = [r.id for r in store.list_handoffs(tmp_path)]
+    assert ids == ["0002-b", "9999-small", "10000-big"]
+
+
+def test_find_runs_returns_the_run_itself_or_its_child_runs(tmp_path: Path) -> None:
+    for name in ["b", "a"]:
+        (tmp_path / name / "handoffs").mkdir(parents=True)
+    (tmp_path / "not-a-run").mkdir()
+    assert store.find_runs(tmp_path) == [tmp_path / "a", tmp_path / "b"]
+    assert store.find_runs(tmp_path / "a") == [tmp_path / "a"]
+    assert store.find_runs(tmp_path / "missing") == []
+
+
+@pytest.mark.parametrize("bad", ["../0001-x", "0001-x/../../etc", "1-x", "0001-X", "0001-x\n"])
+def test_ids_that_could_escape_are_rejected(tmp_path: Path, bad: str) -> None:
+    (tmp_path / "handoffs").mkdir()
+    with pytest.raises(UnsafePathError):
+        store.read_handoff_bytes(tmp_path, bad)
+
+
+def test_a_symlink_pointing_outside_the_run_is_not_followed(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    (run / "handoffs").mkdir(parents=True)
+    secret = tmp_path / "secret.json"
+    secret.write_text("{}")
+    (run / "handoffs" / "0001-x.json").symlink_to(secret)
+    with pytest.raises(UnsafePathError):
+        store.read_handoff_bytes(run, "0001-x")
+    (run / "handoffs").rename(run / "old")
+    (run / "handoffs").symlink_to(tmp_path)
+    with pytest.raises(UnsafePathError):
+        store.read_handoff_bytes(run, "0001-x")
+
+
+def test_oversize_handoffs_are_refused_before_reading(tmp_path: Path) -> None:
+    ref = store.submit(tmp_path, b"{}" + b" " * 5000, phase="a", schema_id="x/v1")
+    with pytest.raises(OSError, match="limit"):
+        store.read_handoff_bytes(tmp_path, ref.id, max_bytes=1000)
+    assert store.read_handoff_bytes(tmp_path, ref.id) == ref.path.read_bytes()
+
+
+def test_previous_payload_is_the_latest_earlier_one_of_the_same_contract(tmp_path: Path) -> None:
+    store.submit(tmp_path, b'{"n": 1}', phase="baton", schema_id="baton/v1")
+    store.submit(tmp_path, b'{"n": 2}', phase="baton", schema_id="baton/v1")
+    store.submit(tmp_path, b'{"n": 9}', phase="plan", schema_id="plan/v1")
+    store.submit(tmp_path, b'{"n": 3', phase="baton", schema_id="baton/v1")
+    current = store.submit(tmp_path, b'{"n": 4}', phase="baton", schema_id="baton/v1")
+    store.submit(tmp_path, b'{"n": 5}', phase="baton", schema_id="baton/v1")
+    assert store.previous_payload(tmp_path, current.id, "baton/v1") == {"n": 2}
+    assert store.previous_payload(tmp_path, "0001-baton", "baton/v1") is None
+
+
+def test_inspect_in_run_blocks_a_missing_or_oversize_file_without_raising(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "handoffs").mkdir()
+    missing = store.inspect_in_run(tmp_path, "0007-gone", {})
+    assert missing.verdict is Verdict.BLOCKED
+    assert [f.code for f in missing.findings] == [Code.BAD_ENVELOPE]
+    unsafe = store.inspect_in_run(tmp_path, "../../etc/passwd", {})
+    assert unsafe.verdict is Verdict.BLOCKED
+    ref = store.submit(tmp_path, b"{}" + b" " * 4096, phase="a", schema_id="x/v1")
+    monkeypatch.setattr(store, "MAX_HANDOFF_BYTES", 1024)
+    oversize = store.inspect_in_run(tmp_path, ref.id, {})
+    assert [f.code for f in oversize.findings] == [Code.OVERSIZE]
+
+
+def test_exclusive_create_never_overwrites_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    target = tmp_path / "d.json"
+    exclusive_create(target, b"first")
+    with pytest.raises(FileExistsError):
+        exclusive_create(target, b"second")
+    assert target.read_bytes() == b"first"
+    atomic_write(tmp_path / "e.json", b"one")
+    atomic_write(tmp_path / "e.json", b"two")
+    assert (tmp_path / "e.json").read_bytes() == b"two"
+    assert sorted(os.listdir(tmp_path)) == ["d.json", "e.json"]
+
+
+def test_envelope_written_by_submit_is_plain_json_a_person_can_read(tmp_path: Path) -> None:
+    ref = store.submit(tmp_path, b'{"a": 1}', phase="plan", schema_id="plan/v1")
+    text = ref.path.read_text()
+    assert text.count("\n") > 5
+    assert json.loads(text)["id"] == "0001-plan"
