@@ -1,0 +1,159 @@
+"""Inspection cost: ``gates.inspection.inspect`` against plain ``model_validate_json``.
+
+Both get the same bytes and the same contract; the gap is what fail-closed inspection
+(duplicate-key parse, secret and unsafe-text scans, findings) costs on top of validation.
+Worst-case inputs are timed per MB at two sizes: if the larger costs much more per MB,
+something is super-linear.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gates.inspection import inspect
+
+from bench import payloads
+from bench.config import Context
+from bench.figures import Figure, Target
+from bench.payloads import MB
+from bench.stats import summarize
+from gates.registry import load_registry
+
+#: No series runs longer than this once it has its minimum of repetitions.
+SERIES_BUDGET_S = 8.0
+MIN_REPS = 3
+
+
+def _once(fn: Callable[[], Any]) -> float:
+    gc.collect()
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def _validate_json(model: Any, data: bytes) -> Callable[[], Any]:
+    def run() -> Any:
+        try:
+            return model.model_validate_json(data)
+        except ValueError as exc:  # a failed validation is still the baseline's full cost
+            return exc
+
+    return run
+
+
+def _pair(reps: int, a: Callable[[], Any], b: Callable[[], Any]) -> tuple[list[float], list[float]]:
+    """Alternate a and b (swapping who goes first) so drift and cache warmth hit both."""
+    ta: list[float] = []
+    tb: list[float] = []
+    _once(a), _once(b)  # warm-up: first calls build caches and validators
+    started = time.perf_counter()
+    for i in range(reps):
+        if i % 2:
+            tb.append(_once(b))
+            ta.append(_once(a))
+        else:
+            ta.append(_once(a))
+            tb.append(_once(b))
+        if i + 1 >= MIN_REPS and time.perf_counter() - started > SERIES_BUDGET_S:
+            break
+    return ta, tb
+
+
+def _ms(xs: list[float], per: float = 1.0) -> list[float]:
+    return [x * 1000 / per for x in xs]
+
+
+def _outcome(report: Any) -> dict[str, Any]:
+    return {
+        "verdict": report.verdict.value,
+        "codes": sorted({f.code.value for f in report.findings}),
+    }
+
+
+def _versus_baseline(
+    ctx: Context, name: str, schema_id: str, data: bytes, reps: int, max_ratio: float
+) -> Figure:
+    registry = load_registry("bench.contracts")
+    report = inspect(data, schema_id, registry)
+    ours, base = _pair(
+        reps,
+        lambda: inspect(data, schema_id, registry),
+        _validate_json(registry[schema_id], data),
+    )
+    note = f"{len(data) / 1024:.0f} KB, {report.verdict.value}"
+    if not report.approvable:
+        note += " (expected approvable: " + ",".join(_outcome(report)["codes"]) + ")"
+    return Figure(
+        name=name,
+        unit="ms",
+        value=summarize(_ms(ours)),
+        baseline_name="model_validate_json",
+        baseline=summarize(_ms(base)),
+        target=Target(stat="median", max_ratio=max_ratio),
+        note=note,
+        extra={"bytes": len(data), **_outcome(report)},
+    )
+
+
+def _growth(ctx: Context, name: str, build: Callable[[int], bytes]) -> Figure:
+    """ms per MB at the larger size against ms per MB at the smaller size of one input class."""
+    registry = load_registry("bench.contracts")
+    model = registry["bench_inventory/v1"]
+    small_mb, big_mb = ctx.profile.growth_mb
+    per_mb: dict[str, list[float]] = {}
+    baseline_big: list[float] = []
+    report: Any = None
+    for label, mb in (("small", small_mb), ("big", big_mb)):
+        data = build(int(mb * MB))
+        size_mb = len(data) / MB
+        report = inspect(data, "bench_inventory/v1", registry)
+        ours, base = _pair(
+            ctx.profile.cost_big_reps,
+            lambda d=data: inspect(d, "bench_inventory/v1", registry),
+            _validate_json(model, data),
+        )
+        per_mb[label] = _ms(ours, size_mb)
+        if label == "big":
+            baseline_big = _ms(base, size_mb)
+    vs = summarize(per_mb["big"]).median / max(summarize(baseline_big).median, 1e-9)
+    return Figure(
+        name=name,
+        unit="ms/MB",
+        value=summarize(per_mb["big"]),
+        baseline_name=f"same input at {small_mb:g} MB",
+        baseline=summarize(per_mb["small"]),
+        target=Target(stat="median", max_ratio=1.5),
+        note=f"{big_mb:g} MB vs {small_mb:g} MB; {vs:.1f}× model_validate_json; "
+        + ",".join(_outcome(report)["codes"] or ["approvable"]),
+        extra={"vs_model_validate_json": vs, **_outcome(report)},
+    )
+
+
+def run(ctx: Context) -> list[Figure]:
+    p = ctx.profile
+    big = int(p.big_mb * MB)
+    figures = [
+        _versus_baseline(
+            ctx, "inspect.2KB", "design/v1", payloads.small_design(), p.cost_small_reps, 3.0
+        ),
+        _versus_baseline(
+            ctx, "inspect.5MB", "bench_inventory/v1", payloads.inventory(big), p.cost_big_reps, 2.0
+        ),
+        _versus_baseline(
+            ctx,
+            "inspect.5MB_text",
+            "feature_manifest/v1",
+            payloads.manifest(big),
+            p.cost_big_reps,
+            2.0,
+        ),
+        _growth(ctx, "inspect.per_MB.valid", payloads.inventory),
+    ]
+    figures += [
+        _growth(ctx, f"inspect.per_MB.{name}", build)
+        for name, build in payloads.WORST_CASES.items()
+    ]
+    return figures

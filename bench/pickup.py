@@ -1,0 +1,100 @@
+"""Decision pickup: ``decide`` returns in this process -> a blocked waiter process returns.
+
+Three waiters, each started before the decision and armed (its inotify watch is in
+place) before we decide: ``gates.waiting.wait`` in a process of its own, the real
+``handoff-gate wait`` command, and a bare watchfiles waiter with the same step and
+debounce as ``gates.waiting``. They take turns, so machine drift hits all three alike.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+from bench.config import Context
+from bench.figures import Figure, Target
+from bench.procs import finish, start, start_module, wait_until_watching
+from bench.stats import summarize
+from gates import waiting
+from gates.decisions import decide
+from gates.registry import load_registry
+from gates.store import DECISIONS, submit
+from schemas import example_path
+
+TARGET = Target(stat="p95", limit=25.0, max_ratio=1.5)
+
+
+def _decide_after_arming(
+    run_dir: Path, handoff: str, proc_args: list[str], module: bool
+) -> tuple[float, float]:
+    """Start a waiter, arm it, decide; return (decided_at, waiter's own return stamp or exit)."""
+    proc = start_module(*proc_args) if module else start(proc_args)
+    wait_until_watching(proc, run_dir / DECISIONS)
+    # A random pause so the decision lands at any phase of the watcher's polling step.
+    time.sleep(random.uniform(0.0, 0.02))
+    decide(run_dir, handoff, "approve", reviewer="bench", registry=load_registry())
+    decided = time.perf_counter()
+    result = finish(proc, 30, whole=not module)
+    exited = time.perf_counter()
+    if not module:  # the CLI prints the approved payload itself
+        if not isinstance(result, dict) or "files" not in result:
+            raise RuntimeError(f"handoff-gate wait printed no approved design: {result!r}")
+        return decided, exited
+    if isinstance(result, dict):
+        if result.get("outcome") != "approved" or not result.get("payload"):
+            raise RuntimeError(f"waiter did not get the approved payload: {result}")
+        return decided, float(result["t"])
+    return decided, float(result)
+
+
+def run(ctx: Context) -> list[Figure]:
+    run_dir = ctx.workdir / "pickup-run"
+    payload = example_path("design/v1").read_bytes()
+    step, debounce = str(waiting._STEP_MS), str(waiting._DEBOUNCE_MS)
+    gate = str(ctx.bin_dir / "handoff-gate")
+    series: dict[str, list[float]] = {"api": [], "cli": [], "bare": []}
+    random.seed(5)
+    for _ in range(ctx.profile.latency_reps):
+        for kind in series:
+            ref = submit(run_dir, payload, phase="design", schema_id="design/v1")
+            decisions = str(run_dir / DECISIONS)
+            if kind == "api":
+                args, module = ["bench.waiter", str(run_dir), ref.id], True
+            elif kind == "cli":
+                args, module = [gate, "wait", str(run_dir), ref.id, "--timeout", "60"], False
+            else:
+                args = [
+                    "bench.bare",
+                    "wait",
+                    decisions,
+                    f"{ref.id}.json",
+                    "--step",
+                    step,
+                    "--debounce",
+                    debounce,
+                ]
+                module = True
+            decided, returned = _decide_after_arming(run_dir, ref.id, args, module)
+            series[kind].append((returned - decided) * 1000)
+    bare = summarize(series["bare"])
+    settings = f"step={step} ms, debounce={debounce} ms"
+    return [
+        Figure(
+            name="pickup.wait_api",
+            unit="ms",
+            value=summarize(series["api"]),
+            baseline_name="bare watchfiles waiter",
+            baseline=bare,
+            target=TARGET,
+            note=f"gates.waiting.wait in its own process; {settings}",
+        ),
+        Figure(
+            name="pickup.wait_cli",
+            unit="ms",
+            value=summarize(series["cli"]),
+            baseline_name="bare watchfiles waiter",
+            baseline=bare,
+            note="handoff-gate wait, until the process exited (includes interpreter exit)",
+        ),
+    ]

@@ -1,0 +1,88 @@
+"""Child-process plumbing: start a benchmark child, know when it is watching, collect its JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
+    return env
+
+
+def start(args: Sequence[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        list(args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=child_env(),
+        cwd=ROOT,
+    )
+
+
+def start_module(module: str, *args: str) -> subprocess.Popen[str]:
+    return start([sys.executable, "-m", module, *args])
+
+
+def inotify_watches(pid: int) -> int:
+    """How many inotify watches (one per watched directory) the process holds right now."""
+    count = 0
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return 0
+    for fd in fds:
+        try:
+            if "inotify" not in os.readlink(f"/proc/{pid}/fd/{fd}"):
+                continue
+            info = Path(f"/proc/{pid}/fdinfo/{fd}").read_text()
+        except OSError:
+            continue
+        count += sum(1 for line in info.splitlines() if line.startswith("inotify wd:"))
+    return count
+
+
+def directories(root: Path) -> int:
+    return 1 + sum(1 for p in root.rglob("*") if p.is_dir())
+
+
+def wait_until_watching(proc: subprocess.Popen[str], root: Path, bound_s: float = 30.0) -> None:
+    """Block until ``proc`` watches every directory under ``root`` (it is armed), or fail."""
+    want = directories(root)
+    deadline = time.monotonic() + bound_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"watcher exited early: {finish(proc, 1)}")
+        if inotify_watches(proc.pid) >= want:
+            return
+        time.sleep(0.002)
+    raise TimeoutError(f"pid {proc.pid} did not watch {root} within {bound_s} s")
+
+
+def finish(proc: subprocess.Popen[str], bound_s: float = 60.0, *, whole: bool = False) -> Any:
+    """Wait for the child and parse its result: the last stdout line as JSON, or all of it."""
+    try:
+        out, err = proc.communicate(timeout=bound_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        raise TimeoutError(f"child timed out: {err[-2000:]}") from None
+    if proc.returncode != 0:
+        raise RuntimeError(f"child exited {proc.returncode}: {err[-2000:]}")
+    if whole:
+        return json.loads(out)
+    lines = out.strip().splitlines()
+    if not lines:
+        raise RuntimeError(f"child printed nothing: {err[-2000:]}")
+    return json.loads(lines[-1])
