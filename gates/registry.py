@@ -33,40 +33,51 @@ class RegistryError(Exception):
 
 
 def load_registry(spec: str | None = None) -> dict[str, type[BaseModel]]:
-    """Built-in contracts plus those from ``spec`` (default: ``$HANDOFF_GATE_SCHEMAS``)."""
+    """Built-in contracts plus those from ``spec`` (default: ``$HANDOFF_GATE_SCHEMAS``).
+
+    Fails as a whole: on any error, no module imported for this call stays in
+    ``sys.modules``, so a corrected file loads afresh on the next try.
+    """
     if spec is None:
         spec = os.environ.get(ENV_VAR, "")
+    parts = [p.strip() for p in spec.split(os.pathsep) if p.strip()]
+    owners = [_module_name(p) for p in parts]
     registry: dict[str, type[BaseModel]] = dict(SCHEMAS)
     origin = dict.fromkeys(SCHEMAS, "the built-ins")
-    for part in (p.strip() for p in spec.split(os.pathsep)):
-        if not part:
-            continue
-        for schema_id, model in _user_schemas(part).items():
-            if schema_id in origin:
-                raise RegistryError(
-                    f"{part}: schema id {schema_id!r} is already in {origin[schema_id]}"
-                )
-            registry[schema_id] = model
-            origin[schema_id] = part
+    before = set(sys.modules)
+    kept = {o: sys.modules[o] for o in owners if o in sys.modules}
+    try:
+        for part, owner in zip(parts, owners, strict=True):
+            for schema_id, model in _user_schemas(part, owner, origin).items():
+                registry[schema_id] = model
+                origin[schema_id] = part
+    except BaseException:
+        for name in set(sys.modules) - before:
+            if any(name == o or name.startswith(o + ".") for o in owners):
+                del sys.modules[name]
+        sys.modules.update(kept)
+        raise
     return registry
 
 
-def _user_schemas(spec: str) -> dict[str, type[BaseModel]]:
-    """Import one spec and check its ``SCHEMAS``; on any failure, forget the import."""
-    is_path = spec.endswith(".py") or os.sep in spec or "/" in spec
-    own = _file_module_name(Path(spec)) if is_path else spec.partition(".")[0]
-    before = set(sys.modules)
-    try:
-        module = _import_file(spec, own) if is_path else _import_module(spec)
-        return _checked(spec, getattr(module, "SCHEMAS", None))
-    except BaseException:
-        for name in set(sys.modules) - before:
-            if name == own or name.startswith(own + "."):
-                del sys.modules[name]
-        raise
+def _is_path(spec: str) -> bool:
+    return spec.endswith(".py") or os.sep in spec or "/" in spec
 
 
-def _checked(spec: str, found: object) -> dict[str, type[BaseModel]]:
+def _module_name(spec: str) -> str:
+    """The module a spec imports: a private, stable name per file, so two never collide."""
+    if not _is_path(spec):
+        return spec.partition(".")[0]
+    digest = hashlib.sha256(str(Path(spec).resolve()).encode()).hexdigest()[:12]
+    return f"handoff_gate_user_schemas_{digest}"
+
+
+def _user_schemas(spec: str, name: str, origin: Mapping[str, str]) -> dict[str, type[BaseModel]]:
+    module = _import_file(spec, name) if _is_path(spec) else _import_module(spec)
+    return _checked(spec, getattr(module, "SCHEMAS", None), origin)
+
+
+def _checked(spec: str, found: object, origin: Mapping[str, str]) -> dict[str, type[BaseModel]]:
     if not isinstance(found, Mapping):
         raise RegistryError(f"{spec}: no SCHEMAS dict (id -> pydantic model) at module level")
     checked: dict[str, type[BaseModel]] = {}
@@ -75,14 +86,12 @@ def _checked(spec: str, found: object) -> dict[str, type[BaseModel]]:
             raise RegistryError(f"{spec}: schema id {schema_id!r} is not of the form 'name/v1'")
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise RegistryError(f"{spec}: SCHEMAS[{schema_id!r}] is not a pydantic model class")
+        if schema_id in origin:
+            raise RegistryError(
+                f"{spec}: schema id {schema_id!r} is already in {origin[schema_id]}"
+            )
         checked[schema_id] = model
     return checked
-
-
-def _file_module_name(path: Path) -> str:
-    """A private, stable module name per file, so two user files never collide."""
-    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
-    return f"handoff_gate_user_schemas_{digest}"
 
 
 def _failed(spec: str, exc: BaseException) -> RegistryError:
