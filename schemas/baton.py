@@ -56,7 +56,7 @@ def log_order(data: object) -> list[Issue]:
 
 
 class Baton(Contract):
-    """``baton/v1``: the full baton, about a thousand tokens."""
+    """The baton: shared context of a multi-step workflow, about a thousand tokens."""
 
     append_only: ClassVar[tuple[str, ...]] = ("decision_log",)
 
@@ -88,7 +88,7 @@ PATCHABLE = (
 
 
 class BatonPatch(Contract):
-    """``baton_patch/v1``: a patch naming its step; only the fields it changes carry a value.
+    """A step's update to the baton: only the fields the step changes carry a value.
 
     An absent key and ``null`` both mean "unchanged" (a provider's strict structured-output
     mode has to send every key, so it sends ``null`` for the rest). A patch that changes

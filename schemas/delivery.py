@@ -27,7 +27,7 @@ class Feature(Contract):
 
 
 class FeatureManifest(Contract):
-    """``feature_manifest/v1``: extracted once, so choosing the next feature needs no model."""
+    """Every feature of the project in build order, extracted once and then frozen."""
 
     features: list[Feature] = Field(
         min_length=1, max_length=500, description="Every feature, in build order."
@@ -41,7 +41,7 @@ class FeatureManifest(Contract):
 
 
 class GapAnalysis(Contract):
-    """``gap_analysis/v1``: the one judgement left to the model, as two values and a reason."""
+    """Whether the current feature's plan still fits the work on disk, and why."""
 
     decision: Literal["RESUME_FEATURE", "REPLAN_FEATURE"] = Field(
         description="Resume the current feature's plan, or regenerate it."
@@ -60,7 +60,7 @@ class Failure(Contract):
 
 
 class VerifyResult(Contract):
-    """``verify_result/v1``: build, tests and acceptance reported separately."""
+    """The verdict on a feature: build, tests and acceptance criteria reported separately."""
 
     passed: bool = Field(
         description="True only if the build and tests succeed and no failure is blocking."
@@ -94,7 +94,7 @@ class VerifyResult(Contract):
 
 
 class Learning(Contract):
-    """``learning/v1``: one typed insight a later stage reads; categories keep the pile readable."""
+    """One lesson from the run, in a fixed category, for later stages to read."""
 
     category: Literal["build", "testing", "api", "architecture", "tooling", "workaround"] = Field(
         description="What kind of lesson this is."

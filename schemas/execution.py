@@ -46,7 +46,7 @@ class AccountFacts(Contract):
 
 
 class ExecutorHandoff(Contract):
-    """``executor_handoff/v1``."""
+    """What the executor needs for its next actions: the plan, and the facts it rests on."""
 
     correlation_id: Ref = Field(description="Id that ties this handoff to the run's logs.")
     goal: Line = Field(description="The objective, in one sentence.")

@@ -1,4 +1,8 @@
-"""Phase-1 outputs that a person approves before anything is built: the plan and the design."""
+"""Phase-1 outputs that a person approves before anything is built: the plan and the design.
+
+No field the model fills has a default: with defaults everywhere, ``{}`` was a valid
+plan and an empty design still named an entry point.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ Profile = Literal[
 
 
 class Plan(Contract):
-    """``plan/v1``: every field the planner fills is required, so ``{}`` is not a plan."""
+    """A planner's Phase-1 plan: the problem, the questions, and how success is judged."""
 
     problem_statement: Text = Field(
         description="The problem to solve, stated as the planner understood it."
@@ -46,7 +50,7 @@ class DesignFile(Contract):
 
 
 class Design(Contract):
-    """``design/v1``: the files to write and which of them runs the program."""
+    """The files to write, and which of them runs the program."""
 
     files: list[DesignFile] = Field(
         min_length=1, max_length=200, description="Every file to write; paths unique."

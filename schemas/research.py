@@ -13,7 +13,7 @@ from schemas.types import Line, Ref, Text
 
 
 class ResearchBrief(Contract):
-    """``research_brief/v1``: ids into shared storage instead of inlined documents."""
+    """A researcher's finding for a coder, backed by citation ids rather than inlined text."""
 
     brief: Text = Field(description="The finding the coder acts on, in a few sentences.")
     citations: list[Ref] = Field(
