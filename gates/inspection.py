@@ -1,0 +1,398 @@
+"""Inspect a handoff from its exact bytes and report, field by field, what arrived.
+
+Fail closed: every step that cannot vouch for the payload adds a ``block`` finding,
+and anything unexpected (a bug here, a contract hook that raises) becomes an
+``internal_error`` finding rather than an exception. ``inspect`` never raises.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jiter
+import pydantic_core
+from pydantic import BaseModel, ValidationError
+
+from gates import parsing, textscan
+from gates.envelope import LENGTH_STOPS, Envelope
+from gates.findings import Code, Finding, Severity
+from gates.registry import Registry
+from gates.report import Report
+from gates.sanitize import elide
+from gates.validation import _ABSENT, check_contract
+
+#: Largest payload or handoff file inspected; anything bigger is blocked unread.
+DEFAULT_MAX_BYTES = 32 * 1024 * 1024
+
+#: Longest refusal text quoted in a finding message (the reviewer sees it verbatim).
+REFUSAL_QUOTE_LIMIT = 4000
+
+ABSENT: Any = _ABSENT
+_MAY_BE_EMPTY = re.compile(r'"(?:\s|\\[nrtbf]|\\u[0-9a-fA-F]{4})*"|\[\s*\]|\{\s*\}|\bnull\b')
+
+
+@dataclass
+class _Draft:
+    """A report under construction."""
+
+    sha256: str
+    size: int
+    schema_id: str | None
+    findings: list[Finding] = field(default_factory=list)
+    raw_text: str = ""
+    payload: Any = None
+    partial: bool = False
+    delivered: dict[str, Any] | None = None
+    contract: type[BaseModel] | None = None
+    model: BaseModel | None = None
+    secret: bool = False
+
+    def block(self, code: Code, message: str, path: str = "") -> None:
+        self.findings.append(Finding(code, path, Severity.BLOCK, message))
+
+    def report(self) -> Report:
+        if self.secret:
+            self._mask()
+        return Report(
+            sha256=self.sha256,
+            size=self.size,
+            findings=tuple(self.findings),
+            schema_id=self.schema_id,
+            raw_text=self.raw_text,
+            payload=self.payload,
+            payload_is_partial=self.partial,
+            delivered=self.delivered,
+            contract=self.contract,
+            model=self.model,
+        )
+
+    def _mask(self) -> None:
+        """Keep no secret in full anywhere in the report; it is blocked anyway."""
+        self.findings = [
+            replace(f, path=_mask_path(f.path), message=textscan.mask_secrets(f.message))
+            for f in self.findings
+        ]
+        self.raw_text = textscan.mask_secrets(self.raw_text)
+        self.payload = textscan.mask_tree(self.payload)
+        self.delivered = None
+        self.model = None
+
+
+def _mask_path(path: str) -> str:
+    steps = parsing.split(path)
+    if steps is None:
+        return textscan.mask_secrets(path)
+    masked = ""
+    for step in steps:
+        masked = parsing.join(
+            masked, textscan.mask_secrets(step) if isinstance(step, str) else step
+        )
+    return masked
+
+
+def inspect(
+    data: bytes,
+    schema_id: str | None,
+    registry: Registry,
+    *,
+    previous: object = ABSENT,
+    finish_reason: str | None = None,
+    refusal: str | None = None,
+    upstream_payload: object = ABSENT,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Report:
+    """Inspect bare payload bytes exactly as a producer emitted them. Never raises.
+
+    ``previous`` is the previous payload of the same contract in the same run (for
+    append-only fields); ``upstream_payload`` is a parsed object that upstream code
+    handed over with the raw text, which must equal what the text strictly parses to.
+    """
+    try:
+        draft = _Draft(hashlib.sha256(data).hexdigest(), len(data), schema_id)
+    except Exception as exc:
+        return _failed(b"", schema_id, exc)
+    try:
+        _inspect(
+            draft, data, registry, previous, finish_reason, refusal, upstream_payload, max_bytes
+        )
+        return draft.report()
+    except Exception as exc:
+        return _failed(data, schema_id, exc)
+
+
+def _failed(data: bytes, schema_id: str | None, exc: Exception) -> Report:
+    try:
+        digest, size = hashlib.sha256(data).hexdigest(), len(data)
+    except Exception:
+        digest, size = "", 0
+    message = f"inspection failed unexpectedly: {type(exc).__name__}: {exc}"
+    finding = Finding(Code.INTERNAL_ERROR, "", Severity.BLOCK, elide(message, 500))
+    return Report(sha256=digest, size=size, findings=(finding,), schema_id=schema_id)
+
+
+def _inspect(
+    d: _Draft,
+    data: bytes,
+    registry: Registry,
+    previous: object,
+    finish_reason: str | None,
+    refusal: str | None,
+    upstream: object,
+    max_bytes: int,
+) -> None:
+    contract = _contract(d, registry)
+    if d.size > max_bytes:
+        d.block(Code.OVERSIZE, f"{d.size} bytes, over the {max_bytes}-byte limit; not read")
+        return
+    if finish_reason in LENGTH_STOPS:
+        d.block(Code.TRUNCATED, f"the producer stopped at its length limit ({finish_reason})")
+    if refusal is not None and refusal.strip():
+        d.block(Code.REFUSAL, f"the producer refused: {elide(refusal, REFUSAL_QUOTE_LIMIT)}")
+    if not data.strip():
+        d.block(Code.EMPTY_INPUT, "the payload is empty" if not data else "only whitespace")
+        return
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        d.raw_text = data.decode("utf-8", "replace")
+        d.block(Code.NOT_UTF8, f"not valid UTF-8 (first bad byte at offset {exc.start})")
+        return
+    d.raw_text = text
+    d.secret = bool(textscan.secrets_in(text))
+    parsed = parsing.parse(data)
+    if not parsed.ok:
+        _unparsed(d, text, parsed)
+        if upstream is not ABSENT:
+            d.block(
+                Code.MODIFIED_UPSTREAM,
+                "upstream supplied a parsed payload, but the producer's text does not parse",
+            )
+        if d.secret:
+            d.block(Code.SECRET, "the text contains what looks like a secret (masked)")
+        return
+    value = parsed.value
+    d.payload = value
+    if upstream is not ABSENT and upstream != value:
+        d.block(
+            Code.MODIFIED_UPSTREAM,
+            "the parsed payload upstream supplied differs from the producer's text",
+        )
+    if parsing.depth_exceeds(text):
+        d.block(Code.TOO_DEEP, f"nested more than {parsing.MAX_DEPTH} levels deep")
+        _scan(d, text, value)
+        return
+    if parsing.may_overflow(text):
+        for path in parsing.overflowed_paths(value):
+            d.block(Code.NOT_JSON, "a number too large to represent exactly", path)
+    _scan(d, text, value)
+    if not isinstance(value, dict):
+        _not_object(d, value)
+        return
+    if contract is not None:
+        outcome = check_contract(
+            value,
+            data,
+            contract,
+            previous=previous,
+            empties=_MAY_BE_EMPTY.search(text) is not None,
+        )
+        d.findings.extend(outcome.findings)
+        d.model, d.delivered = outcome.model, outcome.delivered
+
+
+def _contract(d: _Draft, registry: Registry) -> type[BaseModel] | None:
+    if d.schema_id is None:
+        d.block(Code.UNKNOWN_SCHEMA, "no contract given for this payload")
+        return None
+    try:
+        contract = registry[d.schema_id]
+    except KeyError:
+        d.block(Code.UNKNOWN_SCHEMA, f"no contract named {d.schema_id!r}")
+        return None
+    d.contract = contract
+    return contract
+
+
+def _unparsed(d: _Draft, text: str, parsed: parsing.Parsed) -> None:
+    if parsed.too_deep:
+        d.block(Code.TOO_DEEP, "nested too deep to parse")
+    elif parsed.duplicate_key is not None:
+        d.block(Code.DUPLICATE_KEY, f"a key appears twice in one object: {parsed.error}")
+    elif parsed.truncated:
+        d.payload, d.partial = parsed.partial, True
+        d.block(Code.TRUNCATED, f"the text ends mid-value ({parsed.error})")
+    elif textscan.reads_as_refusal(text):
+        d.block(Code.REFUSAL, f"the producer replied in prose: {elide(text, REFUSAL_QUOTE_LIMIT)}")
+    else:
+        d.block(Code.NOT_JSON, f"not strict JSON: {parsed.error}{_hint(text)}")
+
+
+def _hint(text: str) -> str:
+    start = text.lstrip()[:1]
+    if start in ("{", "["):
+        return ""
+    if "{" in text:
+        return " (prose around a JSON object is not accepted; the object is not extracted)"
+    return ""
+
+
+def _not_object(d: _Draft, value: Any) -> None:
+    if isinstance(value, str) and textscan.reads_as_refusal(value):
+        d.block(
+            Code.REFUSAL, f"the producer replied with text: {elide(value, REFUSAL_QUOTE_LIMIT)}"
+        )
+        return
+    kind = "null" if value is None else type(value).__name__
+    kind = {"str": "a string", "list": "an array", "bool": "a boolean"}.get(kind, kind)
+    d.block(Code.NOT_OBJECT, f"the payload must be a JSON object, not {kind}")
+
+
+def _scan(d: _Draft, text: str, value: Any) -> None:
+    secrets = d.secret or "\\u" in text
+    unsafe = textscan.text_may_hold_unsafe(text)
+    if not (secrets or unsafe):
+        return
+    secret_hits, unsafe_hits = textscan.scan(value, secrets=secrets, unsafe=unsafe)
+    for hit in secret_hits:
+        d.secret = True
+        d.block(Code.SECRET, hit.message, hit.path)
+    if d.secret and not secret_hits:
+        d.block(Code.SECRET, "the text contains what looks like a secret (masked)")
+    for hit in unsafe_hits:
+        d.block(Code.UNSAFE_TEXT, hit.message, hit.path)
+
+
+def inspect_handoff(
+    file_bytes: bytes,
+    registry: Registry,
+    *,
+    previous: object = ABSENT,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Report:
+    """Inspect a handoff file (an envelope around the producer's output). Never raises.
+
+    The subject is ``raw`` (or ``raw_base64``) when present, else ``payload``
+    re-serialized. ``sha256``/``size`` in the report are those of the whole file.
+    """
+    try:
+        return _inspect_handoff(file_bytes, registry, previous, max_bytes)
+    except Exception as exc:
+        return _failed(file_bytes, None, exc)
+
+
+def _inspect_handoff(
+    file_bytes: bytes, registry: Registry, previous: object, max_bytes: int
+) -> Report:
+    whole = _Whole(hashlib.sha256(file_bytes).hexdigest(), len(file_bytes))
+    if len(file_bytes) > max_bytes:
+        return _bad(
+            whole, Code.OVERSIZE, f"{len(file_bytes)} bytes, over the {max_bytes}-byte limit"
+        )
+    envelope, problem = _envelope(file_bytes)
+    if envelope is None:
+        return _bad(whole, Code.BAD_ENVELOPE, problem)
+    producer = envelope.producer
+    upstream: object = envelope.payload if envelope.has_payload else ABSENT
+    if envelope.raw is not None:
+        subject = envelope.raw.encode("utf-8", "surrogatepass")
+    elif envelope.raw_base64 is not None:
+        try:
+            subject = base64.b64decode(envelope.raw_base64, validate=True)
+        except (binascii.Error, ValueError):
+            return _bad(whole, Code.BAD_ENVELOPE, "raw_base64 is not valid base64", envelope)
+    elif envelope.has_payload:
+        subject, upstream = pydantic_core.to_json(envelope.payload), ABSENT
+    else:
+        subject = b""
+    report = inspect(
+        subject,
+        envelope.schema_id,
+        registry,
+        previous=previous,
+        finish_reason=producer.finish_reason,
+        refusal=producer.refusal,
+        upstream_payload=upstream,
+        max_bytes=max_bytes,
+    )
+    return replace(report, envelope=envelope, sha256=whole.sha256, size=whole.size)
+
+
+def _envelope(file_bytes: bytes) -> tuple[Envelope | None, str]:
+    """The envelope, or ``None`` and why the file is not one (half-written, edited...)."""
+    if not file_bytes.strip():
+        return None, "the handoff file is empty (still being written?)"
+    try:
+        obj = jiter.from_json(file_bytes, catch_duplicate_keys=True, allow_inf_nan=False)
+    except ValueError as exc:
+        cut = " (cut off: half-written?)" if str(exc).startswith("EOF") else ""
+        return None, f"the handoff file is not valid JSON{cut}: {exc}"
+    if not isinstance(obj, dict):
+        return None, "the handoff file must be a JSON object"
+    try:
+        envelope = Envelope.model_validate(obj)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or '(file)'}: {e['msg']}"
+            for e in exc.errors(include_url=False, include_input=False)[:5]
+        )
+        return None, f"the handoff file is not a valid envelope: {problems}"
+    return envelope, ""
+
+
+class _Whole(NamedTuple):
+    sha256: str
+    size: int
+
+
+def _bad(whole: _Whole, code: Code, message: str, envelope: Envelope | None = None) -> Report:
+    schema = envelope.schema_id if envelope is not None else None
+    return Report(
+        sha256=whole.sha256,
+        size=whole.size,
+        findings=(Finding(code, "", Severity.BLOCK, message),),
+        schema_id=schema,
+        envelope=envelope,
+    )
+
+
+def inspect_file(
+    path: str | Path,
+    registry: Registry,
+    *,
+    schema_id: str | None = None,
+    previous: object = ABSENT,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Report:
+    """Inspect a file: a bare payload when ``schema_id`` is given, else a handoff file.
+
+    The size cap is checked before the content is read, and at most ``max_bytes + 1``
+    bytes are ever held in memory. An unreadable file is a blocked report.
+    """
+    try:
+        with Path(path).open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            data = b"" if size > max_bytes else handle.read(max_bytes + 1)
+    except OSError as exc:
+        code = Code.EMPTY_INPUT if schema_id is not None else Code.BAD_ENVELOPE
+        message = f"cannot read {Path(path).name}: {exc.strerror or exc}"
+        return _unread(code, message, schema_id)
+    if size > max_bytes or len(data) > max_bytes:
+        size = max(size, len(data))
+        message = f"{size} bytes, over the {max_bytes}-byte limit; not read"
+        return _unread(Code.OVERSIZE, message, schema_id, size)
+    if schema_id is not None:
+        return inspect(data, schema_id, registry, previous=previous, max_bytes=max_bytes)
+    return inspect_handoff(data, registry, previous=previous, max_bytes=max_bytes)
+
+
+def _unread(code: Code, message: str, schema_id: str | None, size: int = 0) -> Report:
+    """A file that was not (fully) read: no hash of bytes nobody looked at."""
+    finding = Finding(code, "", Severity.BLOCK, message)
+    return Report(sha256="", size=size, findings=(finding,), schema_id=schema_id)

@@ -1,0 +1,398 @@
+"""Check a parsed payload against its contract, field by field.
+
+Pydantic alone would answer "valid or not" and silently ignore unknown keys or fill
+defaults. The gate must also say *how* each field arrived, so before validating it
+walks the payload along the contract's shape (nested models inside lists, dicts,
+unions and ``Annotated``), drops the keys the contract does not name, and notes the
+fields that were absent or empty. The walk only descends where a model can be
+found, so plain leaves cost nothing.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Literal
+
+import pydantic_core
+from pydantic import AliasChoices, BaseModel, ValidationError
+from pydantic.fields import FieldInfo
+
+from gates.findings import Code, Finding, Severity
+from gates.parsing import child, join
+from gates.sanitize import preview
+
+Step = str | int
+Kind = Literal["leaf", "any", "model", "list", "dict", "union"]
+
+_ABSENT: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """Where nested models can hide inside one annotation."""
+
+    kind: Kind
+    model: type[BaseModel] | None = None
+    item: Shape | None = None
+    options: tuple[Shape, ...] = ()
+
+
+_LEAF = Shape("leaf")
+_ANY = Shape("any")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldPlan:
+    name: str
+    keys: tuple[str, ...]
+    required: bool
+    info: FieldInfo
+    shape: Shape
+
+
+@dataclass(frozen=True, slots=True)
+class ModelPlan:
+    fields: tuple[FieldPlan, ...]
+    keys: frozenset[str]
+    by_key: Mapping[str, FieldPlan]
+    nested: tuple[FieldPlan, ...]
+
+
+def shape_of(annotation: Any) -> Shape:
+    """The :class:`Shape` of a type annotation (models are referenced, not expanded)."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return shape_of(args[0])
+    if annotation is Any or annotation is object:
+        return _ANY
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return Shape("model", model=annotation)
+    if origin in (typing.Union, types.UnionType):
+        return _combined([shape_of(a) for a in args]) if args else _ANY
+    if origin in (list, tuple, set, frozenset) or _is_abc(origin, Sequence):
+        item = _combined([shape_of(a) for a in args if a is not Ellipsis])
+        return _LEAF if item.kind == "leaf" else Shape("list", item=item)
+    if origin is dict or _is_abc(origin, Mapping):
+        item = shape_of(args[1]) if len(args) == 2 else _ANY
+        return _LEAF if item.kind == "leaf" else Shape("dict", item=item)
+    return _LEAF
+
+
+def _combined(shapes: list[Shape]) -> Shape:
+    """One shape for several alternatives (a union, or a fixed tuple's items)."""
+    if not shapes:
+        return _ANY
+    options = tuple(s for s in shapes if s.kind != "leaf")
+    if not options:
+        return _LEAF
+    return options[0] if len(options) == 1 else Shape("union", options=options)
+
+
+def _is_abc(origin: Any, abc: type) -> bool:
+    return isinstance(origin, type) and issubclass(origin, abc) and origin is not str
+
+
+def _input_keys(name: str, info: FieldInfo, model: type[BaseModel]) -> tuple[str, ...]:
+    keys: list[str] = []
+    alias = info.validation_alias
+    if isinstance(alias, str):
+        keys.append(alias)
+    elif isinstance(alias, AliasChoices):
+        keys.extend(c for c in alias.choices if isinstance(c, str))
+    elif info.alias:
+        keys.append(info.alias)
+    config = model.model_config
+    if not keys or config.get("validate_by_name") or config.get("populate_by_name"):
+        keys.append(name)
+    return tuple(dict.fromkeys(keys))
+
+
+@cache
+def plan_of(model: type[BaseModel]) -> ModelPlan:
+    """The contract's fields in order, with the JSON keys each one accepts."""
+    fields = tuple(
+        FieldPlan(
+            name=name,
+            keys=_input_keys(name, info, model),
+            required=info.is_required(),
+            info=info,
+            shape=shape_of(info.annotation),
+        )
+        for name, info in model.model_fields.items()
+    )
+    by_key = {key: f for f in fields for key in f.keys}
+    nested = tuple(f for f in fields if f.shape.kind not in ("leaf", "any"))
+    return ModelPlan(fields, frozenset(by_key), by_key, nested)
+
+
+def is_empty(value: Any) -> bool:
+    """Present but carrying nothing: null, blank text, an empty list or object."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    return isinstance(value, list | dict) and not value
+
+
+def _pick(shape: Shape, value: Any) -> Shape:
+    """The union option that fits ``value`` best (the model naming most of its keys)."""
+    if shape.kind != "union":
+        return shape
+    if isinstance(value, dict):
+        best, score = _ANY, -1
+        for option in shape.options:
+            if option.kind == "model" and option.model is not None:
+                hits = len(plan_of(option.model).keys.intersection(value))
+                if hits > score:
+                    best, score = option, hits
+            elif option.kind == "dict" and score < 0:
+                best = option
+        return best
+    if isinstance(value, list):
+        return next((o for o in shape.options if o.kind == "list"), _ANY)
+    return _ANY
+
+
+@dataclass
+class Walk:
+    """What the walk noticed, before any validation."""
+
+    drops: list[tuple[tuple[Step, ...], str]] = field(default_factory=list)
+    defaulted: list[tuple[str, Any]] = field(default_factory=list)
+    empty: list[tuple[str, Any]] = field(default_factory=list)
+    supplied: int = 0
+
+
+def walk_contract(payload: dict[str, Any], model: type[BaseModel], *, empties: bool) -> Walk:
+    """Walk ``payload`` along ``model``: unknown keys, absent and empty fields."""
+    out = Walk()
+    out.supplied = len(plan_of(model).keys.intersection(payload))
+    stack: list[tuple[Any, Shape, tuple[Step, ...]]] = [(payload, Shape("model", model), ())]
+    while stack:
+        value, shape, steps = stack.pop()
+        shape = _pick(shape, value)
+        if shape.kind == "model" and shape.model is not None and isinstance(value, dict):
+            _visit_model(value, plan_of(shape.model), steps, out, stack, empties)
+        elif shape.kind == "list" and shape.item is not None and isinstance(value, list):
+            stack.extend((v, shape.item, (*steps, i)) for i, v in enumerate(value))
+        elif shape.kind == "dict" and shape.item is not None and isinstance(value, dict):
+            stack.extend((v, shape.item, (*steps, k)) for k, v in value.items())
+    return out
+
+
+def _visit_model(
+    data: dict[str, Any],
+    plan: ModelPlan,
+    steps: tuple[Step, ...],
+    out: Walk,
+    stack: list[tuple[Any, Shape, tuple[Step, ...]]],
+    empties: bool,
+) -> None:
+    if data.keys() != plan.keys:
+        out.drops.extend((steps, k) for k in data if k not in plan.keys)
+        for f in plan.fields:
+            if not f.required and not any(k in data for k in f.keys):
+                out.defaulted.append((path_of((*steps, f.keys[0])), _default(f.info)))
+    if empties:
+        for key, value in data.items():
+            if key in plan.keys and is_empty(value):
+                out.empty.append((path_of((*steps, key)), value))
+    for f in plan.nested:
+        for key in f.keys:
+            if key in data:
+                stack.append((data[key], f.shape, (*steps, key)))
+
+
+def _default(info: FieldInfo) -> Any:
+    try:
+        return info.get_default(call_default_factory=True, validated_data={})
+    except Exception:  # a factory that needs other fields: say so instead of guessing
+        return _ABSENT
+
+
+def path_of(steps: Sequence[Step]) -> str:
+    path = ""
+    for step in steps:
+        path = join(path, step)
+    return path
+
+
+def without(payload: dict[str, Any], drops: list[tuple[tuple[Step, ...], str]]) -> dict[str, Any]:
+    """A copy of ``payload`` minus the dropped keys; untouched branches are shared."""
+    root: dict[str, Any] = dict(payload)
+    copied = {id(root)}
+    for steps, key in drops:
+        node: Any = root
+        for step in steps:
+            child = node[step]
+            if id(child) not in copied:
+                child = dict(child) if isinstance(child, dict) else list(child)
+                copied.add(id(child))
+                node[step] = child
+            node = child
+        del node[key]
+    return root
+
+
+@dataclass
+class Outcome:
+    findings: list[Finding]
+    model: BaseModel | None = None
+    delivered: dict[str, Any] | None = None
+
+
+def check_contract(
+    payload: dict[str, Any],
+    raw: bytes,
+    contract: type[BaseModel],
+    *,
+    previous: Any = _ABSENT,
+    empties: bool = True,
+) -> Outcome:
+    """All contract findings for a parsed JSON object, and the validated model if any.
+
+    ``raw`` is the exact JSON text of ``payload``: when no key had to be dropped it is
+    validated as is, which is what pydantic does fastest. ``empties=False`` skips the
+    empty-value search when the caller knows from the raw text there can be none.
+    """
+    walk = walk_contract(payload, contract, empties=empties)
+    findings = [
+        Finding(Code.UNKNOWN_KEY, path_of((*s, k)), Severity.WARN, "not in the contract; dropped")
+        for s, k in walk.drops
+    ]
+    cleaned = without(payload, walk.drops) if walk.drops else payload
+    if walk.supplied == 0 and plan_of(contract).fields:
+        findings.append(
+            Finding(
+                Code.NO_FIELDS, "", Severity.BLOCK, "not one field of the contract was supplied"
+            )
+        )
+    model: BaseModel | None = None
+    blocked: set[str] = set()
+    try:
+        model = contract.model_validate_json(pydantic_core.to_json(cleaned) if walk.drops else raw)
+    except ValidationError as exc:
+        errors = _error_findings(exc, cleaned)
+        blocked = {f.path for f in errors}
+        findings.extend(errors)
+    findings.extend(
+        Finding(Code.EMPTY_FIELD, path, Severity.WARN, "present but empty; the contract accepts it")
+        for path, _ in walk.empty
+        if path not in blocked
+    )
+    findings.extend(
+        Finding(Code.DEFAULTED_FIELD, path, Severity.WARN, _defaulted_message(value))
+        for path, value in walk.defaulted
+    )
+    findings.extend(contract_checks(contract, cleaned, previous))
+    delivered = model.model_dump(mode="json") if model is not None else None
+    return Outcome(findings, model, delivered)
+
+
+def _defaulted_message(value: Any) -> str:
+    if value is _ABSENT:
+        return "absent; the contract computed a default"
+    return f"absent; the default was used: {preview(value, 80)}"
+
+
+def _error_findings(exc: ValidationError, data: Any) -> list[Finding]:
+    """Pydantic errors as findings, one per path and code, messages merged."""
+    merged: dict[tuple[Code, str], list[str]] = {}
+    for error in exc.errors(include_url=False, include_input=False):
+        loc = error.get("loc", ())
+        kind = error.get("type", "")
+        if kind == "missing":
+            steps, _ = _resolve(data, loc[:-1])
+            merged.setdefault((Code.MISSING_FIELD, path_of([*steps, *loc[-1:]])), []).append(
+                "required but missing"
+            )
+            continue
+        steps, value = _resolve(data, loc)
+        empty = len(steps) == len(loc) and is_empty(value)
+        code = Code.EMPTY_FIELD if empty else Code.INVALID_FIELD
+        merged.setdefault((code, path_of(steps)), []).append(str(error.get("msg", kind)))
+    findings = []
+    for (code, path), messages in merged.items():
+        text = "; ".join(dict.fromkeys(messages))
+        if code is Code.EMPTY_FIELD:
+            text = f"empty, and the contract rejects that: {text}"
+        findings.append(Finding(code, path, Severity.BLOCK, text))
+    return findings
+
+
+def _resolve(data: Any, loc: Sequence[Any]) -> tuple[list[Step], Any]:
+    """Follow an error location into the data, skipping pydantic's union/type tags."""
+    steps: list[Step] = []
+    node = data
+    for step in loc:
+        found, value = child(node, step)
+        if found:
+            node = value
+            steps.append(step)
+    return steps, node
+
+
+def contract_checks(
+    contract: type[BaseModel], data: dict[str, Any], previous: Any
+) -> list[Finding]:
+    """The contract's own hooks: cross-field relations and append-only lists."""
+    findings: list[Finding] = []
+    hook = getattr(contract, "cross_field_checks", None)
+    if callable(hook):
+        try:
+            issues = list(hook(data))
+        except Exception as exc:
+            issues = []
+            findings.append(
+                Finding(
+                    Code.INTERNAL_ERROR,
+                    "",
+                    Severity.BLOCK,
+                    f"the contract's cross-field check failed: {type(exc).__name__}: {exc}",
+                )
+            )
+        for issue in issues:
+            path, message = _issue_parts(issue)
+            findings.append(Finding(Code.CROSS_FIELD, path, Severity.BLOCK, message))
+    if previous is not _ABSENT:
+        findings.extend(append_only_findings(contract, data, previous))
+    return findings
+
+
+def _issue_parts(issue: Any) -> tuple[str, str]:
+    path = getattr(issue, "path", "")
+    message = getattr(issue, "message", issue)
+    return (path if isinstance(path, str) else str(path)), str(message)
+
+
+def append_only_findings(contract: type[BaseModel], data: Any, previous: Any) -> list[Finding]:
+    """Each append-only list must start with every entry of the previous one, in order."""
+    names = getattr(contract, "append_only", ())
+    if not isinstance(names, tuple | list) or not isinstance(previous, dict):
+        return []
+    findings = []
+    for name in names:
+        before = previous.get(name)
+        if not isinstance(before, list):
+            continue
+        now = data.get(name) if isinstance(data, dict) else None
+        if not isinstance(now, list):
+            message = f"append-only, and the previous handoff had {len(before)} entries here"
+        elif now[: len(before)] != before:
+            changed = next(
+                (i for i, (a, b) in enumerate(zip(before, now, strict=False)) if a != b),
+                len(now),
+            )
+            message = (
+                f"append-only: earlier entries must stay unchanged; entry {changed} of "
+                f"{len(before)} was changed or removed"
+            )
+        else:
+            continue
+        findings.append(Finding(Code.APPEND_ONLY, str(name), Severity.BLOCK, message))
+    return findings
