@@ -74,6 +74,7 @@ class ExecutorHandoff(Contract):
         issues = duplicates(((f"plan[{i}].id", s.get("id")) for i, s in steps), "step id")
         known = [(f"evidence[{i}].claim_id", e.get("claim_id")) for i, e in evidence]
         issues += duplicates(known, "claim id")
+        known_ids = {c for _, c in known if isinstance(c, str)}
         cited: set[str] = set()
         for i, step in steps:
             claims = step.get("claims")
@@ -83,7 +84,7 @@ class ExecutorHandoff(Contract):
                 if not isinstance(claim, str):
                     continue
                 cited.add(claim)
-                if claim not in {c for _, c in known}:
+                if claim not in known_ids:
                     issues.append(
                         Issue(f"plan[{i}].claims[{j}]", f"{quoted(claim)} is not in evidence")
                     )

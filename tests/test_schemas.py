@@ -23,12 +23,21 @@ def example(schema_id: str) -> dict[str, Any]:
 
 
 def errors(schema_id: str, data: Any) -> list[dict[str, Any]]:
-    """Validation errors as inspection sees them: strict python mode on the parsed JSON."""
-    try:
-        SCHEMAS[schema_id].model_validate(data, strict=True)
-    except ValidationError as exc:
-        return exc.errors(include_url=False, include_input=False)
-    return []
+    """Validation errors for the parsed JSON; the JSON text must fail at the same places."""
+    model = SCHEMAS[schema_id]
+    found: list[list[dict[str, Any]]] = []
+    for validate in (
+        lambda: model.model_validate(data, strict=True),
+        lambda: model.model_validate_json(json.dumps(data)),
+    ):
+        try:
+            validate()
+            found.append([])
+        except ValidationError as exc:
+            found.append(exc.errors(include_url=False, include_input=False))
+    python, from_json = found
+    assert [e["loc"] for e in python] == [e["loc"] for e in from_json]
+    return python
 
 
 def locs(schema_id: str, data: Any) -> set[tuple[Any, ...]]:
@@ -201,7 +210,7 @@ def test_closed_sets_reject_other_values(schema_id, loc, value):
     ],
 )
 def test_wrong_types_and_shapes_are_not_coerced(schema_id, loc, value):
-    assert locs(schema_id, replaced(example(schema_id), loc, value))
+    assert locs(schema_id, replaced(example(schema_id), loc, value)) == {loc}
 
 
 @pytest.mark.parametrize(
@@ -400,3 +409,14 @@ def test_cross_field_checks_never_raise_on_garbage(schema_id, data):
     issues = checks(schema_id, data)
     assert isinstance(issues, list)
     assert all(isinstance(i, Issue) and isinstance(i.path, str) for i in issues)
+
+
+@pytest.mark.parametrize("schema_id", IDS)
+@settings(max_examples=100, deadline=None)
+@given(choice=st.data(), value=json_values)
+def test_cross_field_checks_never_raise_on_a_damaged_example(schema_id, choice, value):
+    good = example(schema_id)
+    spots = [loc for loc, _ in leaves(good) if loc]
+    loc = choice.draw(st.sampled_from(spots))
+    issues = checks(schema_id, replaced(good, loc, value))
+    assert all(isinstance(i, Issue) and isinstance(i.message, str) for i in issues)
