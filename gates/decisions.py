@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from gates import audit
 from gates.findings import Verdict
 from gates.fsutil import OversizeError, exclusive_create, read_bounded, validate_id
+from gates.sanitize import has_unsafe
 from gates.store import DECISIONS, decision_path, handoff_path, inspect_in_run
 
 if TYPE_CHECKING:
@@ -146,6 +147,8 @@ def decide(
     action = Action(action)
     category = Category(category) if category is not None else None
     who = default_reviewer() if reviewer is None else reviewer.strip()
+    if not who or len(who) > 200 or has_unsafe(who) or "\n" in who or "\t" in who:
+        raise ValueError("the reviewer name must be 1-200 printable characters on one line")
     reason = reason.strip() if reason is not None else None
     if action is Action.REJECT and not reason:
         _refuse(run_dir, handoff_id, action, who, "a rejection needs a non-blank --reason")

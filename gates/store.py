@@ -36,6 +36,8 @@ from gates.fsutil import (
     reserve,
     validate_id,
 )
+from gates.inspection import ABSENT as NO_PREVIOUS
+from gates.inspection import DEFAULT_MAX_BYTES, inspect_handoff
 from gates.report import Report
 
 if TYPE_CHECKING:
@@ -44,8 +46,8 @@ if TYPE_CHECKING:
 HANDOFFS = "handoffs"
 DECISIONS = "decisions"
 _SEQ = ".seq"
-#: The cap on a handoff file read from a run (payload plus envelope).
-MAX_HANDOFF_BYTES = 16 * 1024 * 1024
+#: The cap on a handoff file read from a run (payload plus envelope): inspection's cap.
+MAX_HANDOFF_BYTES = DEFAULT_MAX_BYTES
 #: Marks "no parsed payload from upstream"; ``None`` would mean JSON ``null``.
 ABSENT: Any = object()
 
@@ -243,7 +245,8 @@ def previous_payload(run_dir: Path, handoff_id: str, schema_id: str) -> dict[str
     return None
 
 
-def _blocked(code: Code, message: str, sha256: str = "", size: int = 0) -> Report:
+def blocked_report(code: Code, message: str, sha256: str = "", size: int = 0) -> Report:
+    """A report for bytes that could not be inspected at all (missing, unreadable, too big)."""
     return Report(sha256=sha256, size=size, findings=(Finding(code, "", Severity.BLOCK, message),))
 
 
@@ -252,20 +255,20 @@ def inspect_in_run(run_dir: Path, handoff_id: str, registry: Registry) -> Report
     try:
         data = read_handoff_bytes(run_dir, handoff_id, MAX_HANDOFF_BYTES)
     except OversizeError as exc:
-        return _blocked(Code.OVERSIZE, str(exc), size=exc.size)
+        return blocked_report(Code.OVERSIZE, str(exc), size=exc.size)
     except (OSError, UnsafePathError) as exc:
-        return _blocked(Code.BAD_ENVELOPE, f"cannot read handoff {handoff_id!r}: {exc}")
-    from gates.inspection import inspect_handoff
-
+        return blocked_report(Code.BAD_ENVELOPE, f"cannot read handoff {handoff_id!r}: {exc}")
+    previous: Any = None
     try:
         schema = _schema_of(data)
-        previous = (
-            previous_payload(run_dir, handoff_id, schema) if isinstance(schema, str) else None
-        )
+        if isinstance(schema, str):
+            previous = previous_payload(run_dir, handoff_id, schema)
     except ValueError:
         previous = None
+    if previous is None:
+        previous = NO_PREVIOUS
     try:
-        return inspect_handoff(data, registry, previous=previous)
+        return inspect_handoff(data, registry, previous=previous, max_bytes=MAX_HANDOFF_BYTES)
     except Exception as exc:  # inspection promises not to raise; fail closed if it does
         digest = hashlib.sha256(data).hexdigest()
-        return _blocked(Code.INTERNAL_ERROR, f"inspection failed: {exc!r}", digest, len(data))
+        return blocked_report(Code.INTERNAL_ERROR, f"inspection failed: {exc!r}", digest, len(data))

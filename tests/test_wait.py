@@ -1,0 +1,124 @@
+"""Waiting: immediate when decided, woken by a decision, never approving by default."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gates import audit, store, waiting
+from gates.decisions import decide
+from gates.fsutil import atomic_write
+from gates.registry import load_registry
+from gates.waiting import WaitOutcome, WaitResult, wait
+from schemas import example_path
+
+REGISTRY = load_registry("")
+PLAN = json.loads(example_path("plan/v1").read_bytes())
+BOUND = 30.0
+
+
+def _submit(run: Path, payload: Any = PLAN) -> str:
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    return store.submit(run, data, phase="plan", schema_id="plan/v1").id
+
+
+@pytest.fixture
+def watching(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Set once a waiter has started watching, so a test can decide strictly afterwards."""
+    started = threading.Event()
+    real = waiting.watchfiles.watch
+
+    def spy(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        started.set()
+        yield from real(*args, **kwargs)
+
+    monkeypatch.setattr(waiting.watchfiles, "watch", spy)
+    return started
+
+
+def _in_thread(run: Path, hid: str, **kwargs: Any) -> tuple[threading.Thread, list[WaitResult]]:
+    results: list[WaitResult] = []
+    thread = threading.Thread(
+        target=lambda: results.append(wait(run, hid, registry=REGISTRY, **kwargs)), daemon=True
+    )
+    thread.start()
+    return thread, results
+
+
+def test_returns_at_once_with_only_the_contract_fields(tmp_path: Path) -> None:
+    hid = _submit(tmp_path, {**PLAN, "internal_notes": "do not forward"})
+    decide(tmp_path, hid, "approve", registry=REGISTRY)
+    result = wait(tmp_path, hid, registry=REGISTRY, timeout=0)
+    assert result.outcome is WaitOutcome.APPROVED
+    assert result.payload == PLAN
+    assert result.decision is not None
+    assert audit.read_events(tmp_path)[-1]["outcome"] == "approved"
+
+
+@pytest.mark.parametrize("poll", [False, True])
+def test_wakes_when_a_decision_arrives(
+    tmp_path: Path, watching: threading.Event, poll: bool
+) -> None:
+    hid = _submit(tmp_path)
+    thread, results = _in_thread(tmp_path, hid, timeout=BOUND, poll=poll)
+    assert watching.wait(BOUND)
+    decide(tmp_path, hid, "approve", registry=REGISTRY)
+    thread.join(BOUND)
+    assert [r.outcome for r in results] == [WaitOutcome.APPROVED]
+    assert results[0].payload == PLAN
+
+
+def test_wakes_when_the_decisions_folder_appears_later(
+    tmp_path: Path, watching: threading.Event
+) -> None:
+    hid = _submit(tmp_path)
+    (tmp_path / "decisions").rmdir()
+    thread, results = _in_thread(tmp_path, hid, timeout=BOUND)
+    assert watching.wait(BOUND)
+    decide(tmp_path, hid, "reject", reason="wrong cohort", registry=REGISTRY)
+    thread.join(BOUND)
+    assert [r.outcome for r in results] == [WaitOutcome.REJECTED]
+    assert results[0].decision is not None
+    assert results[0].decision.reason == "wrong cohort"
+    assert results[0].payload is None
+
+
+def test_a_timeout_never_approves(tmp_path: Path) -> None:
+    hid = _submit(tmp_path)
+    result = wait(tmp_path, hid, registry=REGISTRY, timeout=0.05)
+    assert result.outcome is WaitOutcome.TIMEOUT
+    assert result.payload is None
+    assert not (tmp_path / "decisions" / f"{hid}.json").exists()
+
+
+def test_a_handoff_edited_after_approval_is_not_delivered(tmp_path: Path) -> None:
+    hid = _submit(tmp_path)
+    decide(tmp_path, hid, "approve", registry=REGISTRY)
+    path = tmp_path / "handoffs" / f"{hid}.json"
+    envelope = json.loads(path.read_bytes())
+    envelope["raw"] = json.dumps({**PLAN, "constraints": []})
+    atomic_write(path, json.dumps(envelope).encode())
+    result = wait(tmp_path, hid, registry=REGISTRY, timeout=0)
+    assert result.outcome is WaitOutcome.CHANGED
+    assert result.payload is None
+
+
+def test_a_stop_event_cancels_without_approving(tmp_path: Path, watching: threading.Event) -> None:
+    hid = _submit(tmp_path)
+    stop = threading.Event()
+    thread, results = _in_thread(tmp_path, hid, stop_event=stop)
+    assert watching.wait(BOUND)
+    stop.set()
+    thread.join(BOUND)
+    assert [r.outcome for r in results] == [WaitOutcome.CANCELLED]
+
+
+def test_waiting_for_a_handoff_that_does_not_exist_is_an_error(tmp_path: Path) -> None:
+    _submit(tmp_path)
+    with pytest.raises(FileNotFoundError):
+        wait(tmp_path, "0042-plan", registry=REGISTRY, timeout=0)
