@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, PydanticUserError
 
 from schemas import SCHEMAS
 
@@ -137,7 +137,11 @@ def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
     strict, so it is a ``RegistryError`` naming the field rather than a silently
     narrower schema.
     """
-    schema = model.model_json_schema()
+    try:
+        schema = model.model_json_schema()
+    except PydanticUserError as exc:
+        detail = " ".join(str(exc).split())
+        raise RegistryError(f"{model.__name__}: no JSON Schema: {detail}") from exc
     strict: dict[str, Any] = _strict(schema, schema.get("$defs", {}), model.__name__)
     return strict
 

@@ -6,6 +6,7 @@ import os
 import re
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -220,3 +221,11 @@ def test_free_form_mapping_is_refused_by_name():
 
     with pytest.raises(RegistryError, match=r"Loose\.next_stage_inputs"):
         strict_json_schema(Loose)
+
+
+def test_model_without_a_json_schema_is_a_registry_error():
+    class Hooked(BaseModel):
+        callback: Callable[[], None]
+
+    with pytest.raises(RegistryError, match="Hooked: no JSON Schema"):
+        strict_json_schema(Hooked)
