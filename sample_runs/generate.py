@@ -1,0 +1,157 @@
+"""Write the sample run directories through the real gate API, never by hand.
+
+Run with the project venv: ``.venv/bin/python sample_runs/generate.py [--out DIR]``.
+Handoffs go through ``gates.store.submit`` and decisions through ``gates.decisions.decide``,
+so hashes, ids and the audit chain are the gate's own. Payload bytes are fixed; creation
+times, decision times and the audit log's hashes differ on every run, which is why the
+sample test compares findings, not bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from scenarios import RUNS, Run, Step  # noqa: E402
+
+from gates.decisions import decide  # noqa: E402
+from gates.registry import load_registry  # noqa: E402
+from gates.store import ABSENT, submit  # noqa: E402
+
+EXPECTED = "expected_findings.json"
+
+
+def write_run(run: Run, out: Path) -> dict[str, Any]:
+    """Recreate one run directory under ``out``; return its expectations by handoff id."""
+    run_dir = out / run.name
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True)
+    registry = load_registry(str(HERE / run.schemas) if run.schemas else "")
+    handoffs: dict[str, Any] = {}
+    for step in run.steps:
+        ref = submit(
+            run_dir,
+            step.raw,
+            phase=step.phase,
+            schema_id=step.schema,
+            from_role=step.from_role,
+            to_role=step.to_role,
+            finish_reason=step.finish_reason,
+            output_tokens=step.output_tokens,
+            upstream_payload=step.upstream if step.has_upstream else ABSENT,
+        )
+        if step.decision is not None:
+            decide(
+                run_dir,
+                ref.id,
+                step.decision.action,
+                reason=step.decision.reason,
+                category=step.decision.category,
+                reviewer=step.decision.reviewer,
+                registry=registry,
+            )
+        handoffs[ref.id] = {
+            "note": step.note,
+            "findings": list(step.expect),
+            "decision": step.decision.action if step.decision else None,
+        }
+    (run_dir / "README.md").write_text(run_readme(run, handoffs), encoding="utf-8")
+    return {"summary": run.summary, "schemas": run.schemas, "handoffs": handoffs}
+
+
+def expectations() -> dict[str, Any]:
+    """The documented expectations, from the scenarios alone (no directory is written)."""
+    runs: dict[str, Any] = {}
+    for run in RUNS:
+        handoffs = {}
+        for seq, step in enumerate(run.steps, start=1):
+            handoffs[f"{seq:04d}-{step.phase}"] = describe(step)
+        runs[run.name] = {"summary": run.summary, "schemas": run.schemas, "handoffs": handoffs}
+    return {"format": "code!path = block, code?path = warn", "runs": runs}
+
+
+def describe(step: Step) -> dict[str, Any]:
+    return {
+        "note": step.note,
+        "findings": list(step.expect),
+        "decision": step.decision.action if step.decision else None,
+    }
+
+
+def _findings_cell(findings: list[str]) -> str:
+    return ", ".join(f"`{f}`" for f in findings) if findings else "none"
+
+
+def _decision_cell(step: dict[str, Any]) -> str:
+    return {"approve": "approved", "reject": "rejected", None: "undecided"}[step["decision"]]
+
+
+def _table(handoffs: dict[str, Any]) -> list[str]:
+    lines = ["| handoff | what | expected findings | decision |", "|---|---|---|---|"]
+    for hid, step in handoffs.items():
+        row = f"| {hid} | {step['note']} | {_findings_cell(step['findings'])} |"
+        lines.append(f"{row} {_decision_cell(step)} |")
+    return lines
+
+
+def run_readme(run: Run, handoffs: dict[str, Any]) -> str:
+    lines = [f"# {run.name}", "", run.summary, ""]
+    if run.schemas:
+        lines += [f"Contracts: `--schemas ../{run.schemas}`.", ""]
+    return "\n".join([*lines, *_table(handoffs)]) + "\n"
+
+
+INTRO = """# Sample runs
+
+Run directories in the gate's real on-disk format, written by `generate.py` through
+`gates.store.submit` and `gates.decisions.decide`. Together they show every finding code
+in a situation where it really happens. Browse them with
+`handoff-gate watch sample_runs --schemas sample_runs/lenient_contracts.py`.
+
+Findings are written `code!path` (blocks approval) or `code?path` (a warning); an empty
+path means the whole payload. `expected_findings.json` holds the same list for
+`tests/test_samples.py`. Regenerate with `.venv/bin/python sample_runs/generate.py`:
+payload bytes are fixed, times and audit hashes change.
+
+Not sampled: `oversize` (a handoff over the 16 MiB cap does not belong in a repository),
+`bad_envelope` and `internal_error` (they describe a damaged file or a gate bug, which the
+API cannot write).
+"""
+
+
+def index_readme(expected: dict[str, Any]) -> str:
+    lines = [INTRO]
+    for name, run in expected["runs"].items():
+        lines += [f"## [{name}]({name}/README.md)", "", run["summary"], ""]
+        lines += [*_table(run["handoffs"]), ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--out", type=Path, default=HERE, help="where to write the runs")
+    args = parser.parse_args(argv)
+    out: Path = args.out.resolve()
+    written = {run.name: write_run(run, out) for run in RUNS}
+    expected = expectations()
+    if {name: run["handoffs"] for name, run in written.items()} != {
+        name: run["handoffs"] for name, run in expected["runs"].items()
+    }:
+        print("handoff ids differ from the scenario order: is the output directory shared?")
+        return 1
+    (out / EXPECTED).write_text(json.dumps(expected, indent=2, ensure_ascii=False) + "\n")
+    (out / "README.md").write_text(index_readme(expected), encoding="utf-8")
+    print(f"wrote {len(RUNS)} runs to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,120 @@
+"""The committed sample runs must keep showing exactly the findings their READMEs promise."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gates import audit
+from gates.decisions import Action, read_decision
+from gates.findings import Code, Finding, Severity
+from gates.registry import load_registry
+from gates.store import inspect_in_run, list_handoffs, read_handoff_bytes
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_runs"
+EXPECTED = json.loads((SAMPLES / "expected_findings.json").read_text(encoding="utf-8"))
+RUNS: dict[str, Any] = EXPECTED["runs"]
+HANDOFFS = [(run, hid) for run, spec in RUNS.items() for hid in spec["handoffs"]]
+#: Codes a sample cannot honestly show (see sample_runs/README.md).
+NOT_SAMPLED = {Code.OVERSIZE, Code.BAD_ENVELOPE, Code.INTERNAL_ERROR}
+
+
+def registry_for(run: str) -> Any:
+    spec = RUNS[run]["schemas"]
+    return load_registry(str(SAMPLES / spec) if spec else "")
+
+
+def notation(finding: Finding) -> str:
+    mark = "!" if finding.severity is Severity.BLOCK else "?"
+    return f"{finding.code.value}{mark}{finding.path}"
+
+
+def findings_of(root: Path, run: str, handoff: str) -> list[str]:
+    report = inspect_in_run(root / run, handoff, registry_for(run))
+    return sorted(notation(f) for f in report.findings)
+
+
+@pytest.mark.parametrize(("run", "handoff"), HANDOFFS, ids=[f"{r}/{h}" for r, h in HANDOFFS])
+def test_findings_are_the_documented_ones(run: str, handoff: str) -> None:
+    expected = sorted(RUNS[run]["handoffs"][handoff]["findings"])
+    got = findings_of(SAMPLES, run, handoff)
+    assert got == expected, f"{run}/{handoff} drifted from sample_runs/README.md"
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_every_handoff_on_disk_is_documented(run: str) -> None:
+    on_disk = [ref.id for ref in list_handoffs(SAMPLES / run)]
+    assert on_disk == list(RUNS[run]["handoffs"])
+
+
+@pytest.mark.parametrize(("run", "handoff"), HANDOFFS, ids=[f"{r}/{h}" for r, h in HANDOFFS])
+def test_decisions_match_the_reviewed_bytes(run: str, handoff: str) -> None:
+    run_dir = SAMPLES / run
+    decision = read_decision(run_dir, handoff)
+    documented = RUNS[run]["handoffs"][handoff]["decision"]
+    if documented is None:
+        assert decision is None
+        return
+    assert decision is not None, f"{run}/{handoff} should be {documented}d"
+    assert decision.action is Action(documented)
+    assert decision.sha256 == hashlib.sha256(read_handoff_bytes(run_dir, handoff)).hexdigest()
+    if decision.action is Action.REJECT:
+        assert decision.reason and decision.category is not None
+
+
+@pytest.mark.parametrize("run", list(RUNS))
+def test_audit_chain_is_intact(run: str) -> None:
+    assert audit.verify_chain(SAMPLES / run) == []
+
+
+def test_samples_show_every_finding_a_sample_can_show() -> None:
+    shown = {
+        f.split("!")[0].split("?")[0]
+        for r in RUNS.values()
+        for h in r["handoffs"].values()
+        for f in h["findings"]
+    }
+    assert {c.value for c in Code} - NOT_SAMPLED == shown
+
+
+def test_at_least_two_runs_pass_end_to_end() -> None:
+    clean = [
+        name
+        for name, run in RUNS.items()
+        if all(not h["findings"] and h["decision"] == "approve" for h in run["handoffs"].values())
+    ]
+    assert len(clean) >= 2
+
+
+def _generator() -> Any:
+    spec = importlib.util.spec_from_file_location("sample_generate", SAMPLES / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_expectation_file_matches_the_scenarios() -> None:
+    assert _generator().expectations() == EXPECTED
+
+
+def test_generator_reproduces_the_committed_payloads(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, str(SAMPLES / "generate.py"), "--out", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
+    for run, handoff in HANDOFFS:
+        fresh = json.loads(read_handoff_bytes(tmp_path / run, handoff))
+        committed = json.loads(read_handoff_bytes(SAMPLES / run, handoff))
+        for volatile in ("created",):
+            fresh.pop(volatile)
+            committed.pop(volatile)
+        assert fresh == committed, f"{run}/{handoff}: regenerate with sample_runs/generate.py"
