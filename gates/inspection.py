@@ -26,7 +26,7 @@ from gates.findings import Code, Finding, Severity
 from gates.registry import Registry
 from gates.report import Report
 from gates.sanitize import elide
-from gates.validation import _ABSENT, check_contract
+from gates.validation import ABSENT, check_contract
 
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -34,7 +34,6 @@ DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 #: Longest refusal text quoted in a finding message (the reviewer sees it verbatim).
 REFUSAL_QUOTE_LIMIT = 4000
 
-ABSENT: Any = _ABSENT
 _MAY_BE_EMPTY = re.compile(r'"(?:\s|\\[nrtbf]|\\u[0-9a-fA-F]{4})*"|\[\s*\]|\{\s*\}|\bnull\b')
 
 

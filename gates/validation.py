@@ -28,7 +28,8 @@ from gates.sanitize import preview
 Step = str | int
 Kind = Literal["leaf", "any", "model", "list", "dict", "union"]
 
-_ABSENT: Any = object()
+#: Marks an argument that was not given (``None`` is a real JSON value).
+ABSENT: Any = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +140,7 @@ def is_empty(value: Any) -> bool:
     return isinstance(value, list | dict) and not value
 
 
-def _pick(shape: Shape, value: Any) -> Shape:
+def pick(shape: Shape, value: Any) -> Shape:
     """The union option that fits ``value`` best (the model naming most of its keys)."""
     if shape.kind != "union":
         return shape
@@ -175,7 +176,7 @@ def walk_contract(payload: dict[str, Any], model: type[BaseModel], *, empties: b
     stack: list[tuple[Any, Shape, tuple[Step, ...]]] = [(payload, Shape("model", model), ())]
     while stack:
         value, shape, steps = stack.pop()
-        shape = _pick(shape, value)
+        shape = pick(shape, value)
         if shape.kind == "model" and shape.model is not None and isinstance(value, dict):
             _visit_model(value, plan_of(shape.model), steps, out, stack, empties)
         elif shape.kind == "list" and shape.item is not None and isinstance(value, list):
@@ -197,7 +198,7 @@ def _visit_model(
         out.drops.extend((steps, k) for k in data if k not in plan.keys)
         for f in plan.fields:
             if not f.required and not any(k in data for k in f.keys):
-                out.defaulted.append((path_of((*steps, f.keys[0])), _default(f.info)))
+                out.defaulted.append((path_of((*steps, f.keys[0])), default_of(f.info)))
     if empties:
         for key, value in data.items():
             if key in plan.keys and is_empty(value):
@@ -208,11 +209,11 @@ def _visit_model(
                 stack.append((data[key], f.shape, (*steps, key)))
 
 
-def _default(info: FieldInfo) -> Any:
+def default_of(info: FieldInfo) -> Any:
     try:
         return info.get_default(call_default_factory=True, validated_data={})
     except Exception:  # a factory that needs other fields: say so instead of guessing
-        return _ABSENT
+        return ABSENT
 
 
 def path_of(steps: Sequence[Step]) -> str:
@@ -251,7 +252,7 @@ def check_contract(
     raw: bytes,
     contract: type[BaseModel],
     *,
-    previous: Any = _ABSENT,
+    previous: Any = ABSENT,
     empties: bool = True,
 ) -> Outcome:
     """All contract findings for a parsed JSON object, and the validated model if any.
@@ -295,7 +296,7 @@ def check_contract(
 
 
 def _defaulted_message(value: Any) -> str:
-    if value is _ABSENT:
+    if value is ABSENT:
         return "absent; the contract computed a default"
     return f"absent; the default was used: {preview(value, 80)}"
 
@@ -359,7 +360,7 @@ def contract_checks(
         for issue in issues:
             path, message = _issue_parts(issue)
             findings.append(Finding(Code.CROSS_FIELD, path, Severity.BLOCK, message))
-    if previous is not _ABSENT:
+    if previous is not ABSENT:
         findings.extend(append_only_findings(contract, data, previous))
     return findings
 

@@ -1,0 +1,171 @@
+"""The field-by-field view of a report, one level at a time.
+
+A payload can hold a hundred thousand fields; a reviewer looks at a screenful. So
+rows are computed only for the level asked for, and the report's findings are indexed
+by path once per report (kept while the report lives). Contract fields come first,
+in contract order, including the ones that never arrived (missing, or defaulted with
+the default shown); keys the contract does not name follow as dropped rows.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator, Mapping
+from itertools import islice
+from typing import Any
+
+from gates.findings import Code, Finding
+from gates.parsing import child, join, split
+from gates.report import FieldRow, FieldState, Report
+from gates.validation import ABSENT, ModelPlan, Shape, default_of, pick, plan_of
+
+_STATE = {
+    Code.EMPTY_FIELD: FieldState.EMPTY,
+    Code.DEFAULTED_FIELD: FieldState.DEFAULTED,
+    Code.MISSING_FIELD: FieldState.MISSING,
+    Code.INVALID_FIELD: FieldState.INVALID,
+    Code.CROSS_FIELD: FieldState.INVALID,
+    Code.APPEND_ONLY: FieldState.INVALID,
+    Code.NOT_JSON: FieldState.INVALID,
+    Code.UNKNOWN_KEY: FieldState.DROPPED,
+    Code.SECRET: FieldState.SECRET,
+    Code.UNSAFE_TEXT: FieldState.UNSAFE,
+}
+_ORDER = tuple(FieldState)
+
+_INDEX: dict[int, dict[str, list[Finding]]] = {}
+
+
+def findings_at(report: Report) -> Mapping[str, list[Finding]]:
+    """The report's findings grouped by path, built once per report object."""
+    key = id(report)
+    index = _INDEX.get(key)
+    if index is None:
+        index = {}
+        for f in report.findings:
+            index.setdefault(f.path, []).append(f)
+        _INDEX[key] = index
+        weakref.finalize(report, _INDEX.pop, key, None)
+    return index
+
+
+def field_rows(
+    report: Report, parent: str = "", *, start: int = 0, limit: int | None = None
+) -> list[FieldRow]:
+    """The rows directly under ``parent`` (``""`` = the payload itself).
+
+    ``start``/``limit`` window a very long level (a list of 100,000 items) so a view
+    can page through it; by default every row of the level is returned.
+    """
+    steps = split(parent)
+    if steps is None:
+        return []
+    node = report.payload
+    shape = pick(_root_shape(report), node)
+    for step in steps:
+        found, node = child(node, step)
+        if not found:
+            return []
+        shape = pick(_child_shape(shape, step), node)
+    end = None if limit is None else max(start, 0) + max(limit, 0)
+    return list(islice(_rows(report, parent, node, shape), max(start, 0), end))
+
+
+def _root_shape(report: Report) -> Shape:
+    if report.contract is None:
+        return Shape("any")
+    return Shape("model", model=report.contract)
+
+
+def _child_shape(shape: Shape, step: str | int) -> Shape:
+    if shape.kind == "model" and shape.model is not None and isinstance(step, str):
+        f = plan_of(shape.model).by_key.get(step)
+        return f.shape if f is not None else Shape("any")
+    if shape.kind in ("list", "dict") and shape.item is not None:
+        return shape.item
+    return Shape("any")
+
+
+def _rows(report: Report, parent: str, node: Any, shape: Shape) -> Iterator[FieldRow]:
+    """Rows one by one, so a window over a long level builds only what it shows."""
+    index = findings_at(report)
+    if isinstance(node, list):
+        item = _child_shape(shape, 0)
+        for i, v in enumerate(node):
+            yield _row(index, join(parent, i), f"[{i}]", v, item)
+        return
+    if not isinstance(node, dict):
+        return
+    if shape.kind != "model" or shape.model is None:
+        for k, v in node.items():
+            yield _row(index, join(parent, k), k, v, _child_shape(shape, k))
+        return
+    plan = plan_of(shape.model)
+    for f in plan.fields:
+        yield _contract_row(index, parent, node, f.keys, f.required, f.info, f.shape)
+    for k, v in node.items():
+        if k not in plan.keys:
+            yield _row(index, join(parent, k), k, v, Shape("any"), dropped=True)
+
+
+def _contract_row(
+    index: Mapping[str, list[Finding]],
+    parent: str,
+    node: dict[str, Any],
+    keys: tuple[str, ...],
+    required: bool,
+    info: Any,
+    shape: Shape,
+) -> FieldRow:
+    key = next((k for k in keys if k in node), None)
+    if key is not None:
+        return _row(index, join(parent, key), key, node[key], shape)
+    path = join(parent, keys[0])
+    if required:
+        return _finish(index, path, keys[0], None, FieldState.MISSING, 0)
+    default = default_of(info)
+    value = None if default is ABSENT else default
+    return _finish(index, path, keys[0], value, FieldState.DEFAULTED, 0)
+
+
+def _row(
+    index: Mapping[str, list[Finding]],
+    path: str,
+    key: str,
+    value: Any,
+    shape: Shape,
+    *,
+    dropped: bool = False,
+) -> FieldRow:
+    count = _child_count(value, pick(shape, value))
+    return _finish(index, path, key, value, FieldState.DROPPED if dropped else None, count)
+
+
+def _finish(
+    index: Mapping[str, list[Finding]],
+    path: str,
+    key: str,
+    value: Any,
+    implied: FieldState | None,
+    count: int,
+) -> FieldRow:
+    found = index.get(path, ())
+    states = {_STATE[f.code] for f in found if f.code in _STATE}
+    if implied is not None:
+        states.add(implied)
+    ordered = tuple(s for s in _ORDER if s in states) or (FieldState.OK,)
+    message = "; ".join(dict.fromkeys(f.message for f in found))
+    return FieldRow(path, key, value, ordered, message, count)
+
+
+def _child_count(value: Any, shape: Shape) -> int:
+    """How many rows expanding this value shows (absent contract fields included)."""
+    if isinstance(value, list):
+        return len(value)
+    if not isinstance(value, dict):
+        return 0
+    if shape.kind == "model" and shape.model is not None:
+        plan: ModelPlan = plan_of(shape.model)
+        extra = sum(1 for k in value if k not in plan.keys)
+        return len(plan.fields) + extra
+    return len(value)
