@@ -1,0 +1,140 @@
+"""``handoff-gate demo --no-tui``: starts a live pipeline, follows decisions, stops cleanly."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gates.decisions import decide
+from gates.demo import REPO, SAMPLES
+from gates.registry import load_registry
+from gates.simulator import LIVE_RUN
+
+BOUND = 60.0
+
+
+def until(condition: Callable[[], bool], what: str) -> None:
+    """Wait for ``condition`` with a bound; polling a file system state, not timing anything."""
+    deadline = time.monotonic() + BOUND
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if "__pycache__" in path.parts or not path.is_file():
+            continue
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def start_demo(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "gates.cli", "demo", "--no-tui", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def handoff(workspace: Path, name: str) -> Path:
+    return workspace / LIVE_RUN / "handoffs" / f"{name}.json"
+
+
+def test_decision_unblocks_the_pipeline_and_sigint_stops_it(tmp_path: Path) -> None:
+    before = tree_digest(SAMPLES)
+    workspace = tmp_path / "ws"
+    demo = start_demo("--workspace", str(workspace))
+    try:
+        until(lambda: handoff(workspace, "0001-plan").is_file(), "the first plan")
+        assert (workspace / "research-to-coder" / "handoffs" / "0001-brief.json").is_file()
+        registry = load_registry(str(workspace / "lenient_contracts.py"))
+        decide(workspace / LIVE_RUN, "0001-plan", "approve", reviewer="test", registry=registry)
+        until(lambda: handoff(workspace, "0002-design").is_file(), "the design after approval")
+        demo.send_signal(signal.SIGINT)
+        out, err = demo.communicate(timeout=BOUND)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+    assert demo.returncode == 0, err
+    assert f"demo workspace: {workspace}" in out
+    assert "simulator stopped (exit 0)" in out
+    log = (workspace / "simulator.log").read_text()
+    assert "0002-design: cancelled" in log
+    assert tree_digest(SAMPLES) == before
+    assert not (REPO / LIVE_RUN).exists()
+
+
+def test_rejection_brings_a_revised_plan(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    demo = start_demo("--workspace", str(workspace))
+    try:
+        until(lambda: handoff(workspace, "0001-plan").is_file(), "the first plan")
+        decide(
+            workspace / LIVE_RUN,
+            "0001-plan",
+            "reject",
+            reason="Too broad: report first",
+            reviewer="test",
+            registry=load_registry(""),
+        )
+        until(lambda: handoff(workspace, "0002-plan").is_file(), "the re-plan")
+        assert (
+            b"Reviewer asked: Too broad: report first"
+            in handoff(workspace, "0002-plan").read_bytes()
+        )
+        demo.terminate()
+        out, _ = demo.communicate(timeout=BOUND)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+    assert demo.returncode == 0
+    assert f"kept at {workspace}" in out
+
+
+def test_default_workspace_is_a_fresh_temp_dir(tmp_path: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    demo = start_demo(env=env)
+    try:
+        until(
+            lambda: any(tmp_path.glob(f"handoff-gate-demo-*/{LIVE_RUN}/handoffs/*.json")),
+            "the live run in a temp workspace",
+        )
+        demo.terminate()
+        out, _ = demo.communicate(timeout=BOUND)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+    (workspace,) = tmp_path.glob("handoff-gate-demo-*")
+    assert f"demo workspace: {workspace}" in out
+
+
+@pytest.mark.parametrize("where", ["repo", "non-empty"])
+def test_refuses_a_workspace_it_must_not_write_into(tmp_path: Path, where: str) -> None:
+    if where == "repo":
+        target = REPO / "demo-workspace"
+    else:
+        target = tmp_path
+        (tmp_path / "keep.txt").write_text("mine")
+    done = subprocess.run(
+        [sys.executable, "-m", "gates.cli", "demo", "--no-tui", "--workspace", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+    )
+    assert done.returncode == 2
+    assert "handoff-gate demo:" in done.stderr
+    assert not (REPO / "demo-workspace").exists()
+    assert not (tmp_path / LIVE_RUN).exists()
