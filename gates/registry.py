@@ -68,7 +68,7 @@ def _module_name(spec: str) -> str:
     """The module a spec imports: a private, stable name per file, so two never collide."""
     if not _is_path(spec):
         return spec.partition(".")[0]
-    digest = hashlib.sha256(str(Path(spec).resolve()).encode()).hexdigest()[:12]
+    digest = hashlib.sha256(str(Path(spec).expanduser().resolve()).encode()).hexdigest()[:12]
     return f"handoff_gate_user_schemas_{digest}"
 
 
@@ -107,7 +107,7 @@ def _import_module(spec: str) -> ModuleType:
 
 
 def _import_file(spec: str, name: str) -> ModuleType:
-    path = Path(spec)
+    path = Path(spec).expanduser()
     if not path.is_file():
         raise RegistryError(f"{spec}: no such file")
     loader_spec = importlib.util.spec_from_file_location(name, path.resolve())

@@ -50,6 +50,12 @@ def test_user_file_by_path(tmp_path):
     assert ticket.model_fields_set == {"title"}
 
 
+def test_user_file_under_home_by_tilde(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    write(tmp_path, "contracts.py", USER_MODULE)
+    assert "ticket/v1" in load_registry("~/contracts.py")
+
+
 def test_user_module_by_name(tmp_path, monkeypatch):
     write(tmp_path, "team_contracts_by_name.py", USER_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
