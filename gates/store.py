@@ -36,9 +36,9 @@ from gates.fsutil import (
     reserve,
     validate_id,
 )
-from gates.inspection import ABSENT as NO_PREVIOUS
 from gates.inspection import DEFAULT_MAX_BYTES, inspect_handoff
 from gates.report import Report
+from gates.validation import ABSENT as NO_PREVIOUS
 
 if TYPE_CHECKING:
     from gates.registry import Registry
@@ -223,24 +223,52 @@ def _schema_of(file_bytes: bytes) -> Any:
     return envelope.get("schema") if isinstance(envelope, dict) else None
 
 
-def previous_payload(run_dir: Path, handoff_id: str, schema_id: str) -> dict[str, Any] | None:
-    """The payload of the latest earlier handoff with the same contract, for append-only checks.
+def _append_only(registry: Registry | None, schema_id: Any) -> frozenset[str]:
+    contract = (
+        registry.get(schema_id) if registry is not None and isinstance(schema_id, str) else None
+    )
+    return frozenset(getattr(contract, "append_only", ()) or ())
 
-    Earlier handoffs that cannot be read or parsed into an object are passed over: they
-    were blocked themselves, so they say nothing about what was already agreed.
+
+def _rejected(run_dir: Path, handoff_id: str) -> bool:
+    """Whether a readable decision rejects the handoff (unreadable counts as not rejected)."""
+    try:
+        decision = jiter.from_json(read_bounded(decision_path(run_dir, handoff_id), 256 * 1024))
+    except (OSError, ValueError):
+        return False
+    return isinstance(decision, dict) and decision.get("action") == "reject"
+
+
+def previous_payload(
+    run_dir: Path, handoff_id: str, schema_id: str, registry: Registry | None = None
+) -> dict[str, Any] | None:
+    """The payload an append-only check compares against: the latest earlier handoff of
+    the same contract that was not rejected.
+
+    With a registry, "same contract" widens to any contract sharing an append-only field
+    (a baton and its patches), and a payload counts only if it carries one of those
+    fields; without append-only fields there is nothing to compare, so ``None``. Earlier
+    handoffs that cannot be read or parsed into an object are passed over.
     """
+    fields = _append_only(registry, schema_id)
+    if registry is not None and not fields:
+        return None
     current = _ref(run_dir, handoff_id)
     for ref in reversed(list_handoffs(run_dir)):
         if (ref.seq, ref.id) >= (current.seq, current.id):
             continue
         try:
-            data = read_handoff_bytes(run_dir, ref.id)
-            if _schema_of(data) != schema_id:
+            data = read_handoff_bytes(run_dir, ref.id, MAX_HANDOFF_BYTES)
+            schema = _schema_of(data)
+            related = schema == schema_id or bool(fields & _append_only(registry, schema))
+            if not related or _rejected(run_dir, ref.id):
                 continue
             payload = _payload_of(data)
         except (OSError, ValueError):
             continue
-        if isinstance(payload, dict):
+        if not isinstance(payload, dict):
+            continue
+        if not fields or any(payload.get(name) is not None for name in fields):
             return payload
     return None
 
@@ -262,7 +290,7 @@ def inspect_in_run(run_dir: Path, handoff_id: str, registry: Registry) -> Report
     try:
         schema = _schema_of(data)
         if isinstance(schema, str):
-            previous = previous_payload(run_dir, handoff_id, schema)
+            previous = previous_payload(run_dir, handoff_id, schema, registry)
     except ValueError:
         previous = None
     if previous is None:

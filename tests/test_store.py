@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 
 from gates import store
+from gates.decisions import decide
 from gates.envelope import Envelope
 from gates.findings import Code, Verdict
 from gates.fsutil import UnsafePathError, atomic_write, exclusive_create
+from gates.registry import load_registry
+from schemas import example_path
 
 
 def _envelope(path: Path) -> Envelope:
@@ -179,3 +182,45 @@ def test_envelope_written_by_submit_is_plain_json_a_person_can_read(tmp_path: Pa
     text = ref.path.read_text()
     assert text.count("\n") > 5
     assert json.loads(text)["id"] == "0001-plan"
+
+
+def _baton(name: str) -> dict:
+    return json.loads(example_path(name).read_bytes())
+
+
+def test_append_only_compares_with_the_last_baton_or_patch_that_was_not_rejected(
+    tmp_path: Path,
+) -> None:
+    registry = load_registry("")
+    baton = _baton("baton/v1")
+    store.submit(tmp_path, json.dumps(baton).encode(), phase="baton", schema_id="baton/v1")
+    store.submit(tmp_path, example_path("plan/v1").read_bytes(), phase="plan", schema_id="plan/v1")
+    quiet = {**_baton("baton_patch/v1"), "decision_log": None}
+    store.submit(tmp_path, json.dumps(quiet).encode(), phase="patch", schema_id="baton_patch/v1")
+    shrunk = {**_baton("baton_patch/v1"), "decision_log": baton["decision_log"][:1]}
+    cut = store.submit(
+        tmp_path, json.dumps(shrunk).encode(), phase="patch", schema_id="baton_patch/v1"
+    )
+
+    assert store.previous_payload(tmp_path, cut.id, "baton_patch/v1", registry) == baton
+    report = store.inspect_in_run(tmp_path, cut.id, registry)
+    assert Code.APPEND_ONLY in {f.code for f in report.blocking}
+
+    decide(tmp_path, cut.id, "reject", reason="drops a decision", registry=registry)
+    grown = {**_baton("baton_patch/v1"), "decision_log": [*baton["decision_log"], _entry()]}
+    ok = store.submit(
+        tmp_path, json.dumps(grown).encode(), phase="patch", schema_id="baton_patch/v1"
+    )
+    assert store.previous_payload(tmp_path, ok.id, "baton_patch/v1", registry) == baton
+    report = store.inspect_in_run(tmp_path, ok.id, registry)
+    assert Code.APPEND_ONLY not in {f.code for f in report.findings}
+    assert store.previous_payload(tmp_path, "0002-plan", "plan/v1", registry) is None
+
+
+def _entry() -> dict:
+    return {
+        "step_id": "build-4",
+        "timestamp": "2026-03-02T15:00:00Z",
+        "decision": "Keep the old endpoint for one release",
+        "rationale": "Two customers still call it from scripts.",
+    }
