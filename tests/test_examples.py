@@ -1,0 +1,119 @@
+"""Both integrator examples run to completion against a scripted reviewer."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from gates.decisions import Action, decide, read_decision
+from gates.registry import load_registry
+from gates.store import list_handoffs
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+BIN = Path(sys.executable).parent
+BOUND = 60.0
+PHASES = ["0001-research", "0002-plan", "0003-design"]
+
+
+class Reviewer(threading.Thread):
+    """Decides each handoff as soon as it appears: approve, or reject the one named."""
+
+    def __init__(self, run_dir: Path, reject: str | None = None) -> None:
+        super().__init__(daemon=True)
+        self.run_dir = run_dir
+        self.reject = reject
+        self.done = threading.Event()
+        self.decided: list[str] = []
+
+    def run(self) -> None:
+        registry = load_registry("")
+        deadline = time.monotonic() + BOUND
+        while not self.done.is_set() and time.monotonic() < deadline:
+            for ref in list_handoffs(self.run_dir):
+                if ref.id in self.decided:
+                    continue
+                if ref.id == self.reject:
+                    decide(
+                        self.run_dir,
+                        ref.id,
+                        Action.REJECT,
+                        reason="scope too wide",
+                        reviewer="script",
+                        registry=registry,
+                    )
+                else:
+                    decide(
+                        self.run_dir, ref.id, Action.APPROVE, reviewer="script", registry=registry
+                    )
+                self.decided.append(ref.id)
+            self.done.wait(0.05)
+
+
+def run_example(
+    command: list[str], run_dir: Path, reject: str | None = None, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], Reviewer]:
+    reviewer = Reviewer(run_dir, reject)
+    reviewer.start()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=BOUND, env=env)
+    finally:
+        reviewer.done.set()
+        reviewer.join(BOUND)
+    return done, reviewer
+
+
+def python_example(run_dir: Path, *extra: str) -> list[str]:
+    return [sys.executable, str(EXAMPLES / "pipeline.py"), str(run_dir), *extra]
+
+
+def shell_env() -> dict[str, str]:
+    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def test_python_pipeline_runs_every_phase_on_approval(tmp_path: Path) -> None:
+    done, reviewer = run_example(python_example(tmp_path), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert reviewer.decided == PHASES
+    assert "pipeline finished" in done.stdout
+    assert "builder receives ['dependencies', 'entry_point', 'files', 'run_command']" in done.stdout
+
+
+def test_python_pipeline_stops_on_rejection(tmp_path: Path) -> None:
+    done, _ = run_example(python_example(tmp_path), tmp_path, reject="0002-plan")
+    assert done.returncode == 1
+    assert "scope too wide" in done.stderr
+    assert [ref.id for ref in list_handoffs(tmp_path)] == PHASES[:2]
+
+
+def test_python_pipeline_timeout_never_approves(tmp_path: Path) -> None:
+    done = subprocess.run(
+        python_example(tmp_path, "--timeout", "0.2"), capture_output=True, text=True, timeout=BOUND
+    )
+    assert done.returncode == 3
+    assert read_decision(tmp_path, "0001-research") is None
+    assert [ref.id for ref in list_handoffs(tmp_path)] == PHASES[:1]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_shell_pipeline_runs_every_phase_on_approval(tmp_path: Path) -> None:
+    command = ["bash", str(EXAMPLES / "pipeline.sh"), str(tmp_path)]
+    done, reviewer = run_example(command, tmp_path, env=shell_env())
+    assert done.returncode == 0, done.stderr
+    assert reviewer.decided == PHASES
+    assert "pipeline finished" in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_shell_pipeline_stops_on_rejection(tmp_path: Path) -> None:
+    command = ["bash", str(EXAMPLES / "pipeline.sh"), str(tmp_path)]
+    done, _ = run_example(command, tmp_path, reject="0001-research", env=shell_env())
+    assert done.returncode == 1
+    assert "scope too wide" in done.stderr
+    assert [ref.id for ref in list_handoffs(tmp_path)] == PHASES[:1]
