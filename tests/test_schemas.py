@@ -299,8 +299,8 @@ def test_baton_decision_log_does_not_go_back_in_time():
 
 
 def test_baton_and_patch_declare_the_log_append_only():
-    assert SCHEMAS["baton/v1"].append_only == ("decision_log",)  # type: ignore[attr-defined]
-    assert SCHEMAS["baton_patch/v1"].append_only == ("decision_log",)  # type: ignore[attr-defined]
+    assert SCHEMAS["baton/v1"].append_only == ("decision_log",)
+    assert SCHEMAS["baton_patch/v1"].append_only == ("decision_log",)
 
 
 def test_baton_patch_must_change_something():
