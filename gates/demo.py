@@ -108,7 +108,7 @@ def run_demo(workspace: Path | None, *, open_tui: bool) -> int:
     try:
         if open_tui:
             app = importlib.import_module("tui.app")
-            app.run_app(target, registry, show="all")
+            app.run_app(target, registry, reviewer=None, show="pending", poll=False, quiet=False)
         else:
             print(f"live run {target / LIVE_RUN}: headless, Ctrl-C stops", flush=True)
             _run_headless(proc)

@@ -337,11 +337,16 @@ BUILD_PATCH = {
     "decision_log": [REWRITTEN, DESIGN_DECISION, BUILD_DECISION],
     "artifacts": ["docs/adr/0042-invoice-storage.md", "pr-2210"],
 }
+BUILD_PATCH_FIXED = {
+    **BUILD_PATCH,
+    "timestamp": "2026-03-02T12:10:00Z",
+    "decision_log": [PLAN_DECISION, DESIGN_DECISION, BUILD_DECISION],
+}
 MERGED = {
     **BATON,
-    "current_state": DESIGN_PATCH["current_state"],
-    "decision_log": DESIGN_PATCH["decision_log"],
-    "artifacts": DESIGN_PATCH["artifacts"],
+    "current_state": BUILD_PATCH_FIXED["current_state"],
+    "decision_log": BUILD_PATCH_FIXED["decision_log"],
+    "artifacts": BUILD_PATCH_FIXED["artifacts"],
 }
 
 RELAY = Run(
@@ -401,13 +406,29 @@ RELAY = Run(
             note="the build step's patch rewrites decision_log[0]",
         ),
         Step(
+            "build",
+            "baton_patch/v1",
+            js(BUILD_PATCH_FIXED),
+            (
+                "defaulted_field?goal",
+                "defaulted_field?constraints",
+                "defaulted_field?open_questions",
+                "defaulted_field?work_scope",
+                "defaulted_field?acceptance",
+            ),
+            from_role="builder",
+            to_role="orchestrator",
+            decision=Verdict("approve", "priya", "Earlier decisions kept; one appended."),
+            note="the build step's patch again, this time only appending its decision",
+        ),
+        Step(
             "handoff",
             "baton/v1",
             js(MERGED),
             (),
             from_role="orchestrator",
-            to_role="builder",
-            note="the baton merged from the approved patches, handed back to the builder (pending)",
+            to_role="reviewer",
+            note="the baton merged from the approved patches, for the review step (pending)",
         ),
     ),
 )
