@@ -66,7 +66,7 @@ def append(run_dir: Path, event: Event, **fields: Any) -> dict[str, Any]:
     stays in the log and ``verify_chain`` reports it.
     """
     path = run_dir / AUDIT_FILE
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         last = _last_line(fd)
@@ -85,13 +85,20 @@ def append(run_dir: Path, event: Event, **fields: Any) -> dict[str, Any]:
     return record
 
 
+def _read_log(run_dir: Path) -> bytes:
+    """The whole log (empty if there is none), refusing a symlink planted in its place."""
+    try:
+        fd = os.open(run_dir / AUDIT_FILE, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return b""
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
 def read_events(run_dir: Path) -> list[dict[str, Any]]:
     """All parseable events in order; unparseable lines are skipped (see ``verify_chain``)."""
-    path = run_dir / AUDIT_FILE
-    if not path.exists():
-        return []
     events = []
-    for raw in path.read_bytes().splitlines():
+    for raw in _read_log(run_dir).splitlines():
         try:
             value = json.loads(raw)
         except ValueError:
@@ -103,13 +110,10 @@ def read_events(run_dir: Path) -> list[dict[str, Any]]:
 
 def verify_chain(run_dir: Path) -> list[str]:
     """Every break in the log as a readable problem; an empty list means intact."""
-    path = run_dir / AUDIT_FILE
-    if not path.exists():
-        return []
     problems: list[str] = []
     expected = GENESIS
     known = {e.value for e in Event}
-    for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+    for number, raw in enumerate(_read_log(run_dir).splitlines(), start=1):
         try:
             value = json.loads(raw)
         except ValueError:

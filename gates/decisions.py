@@ -21,7 +21,7 @@ from gates import audit
 from gates.findings import Verdict
 from gates.fsutil import OversizeError, exclusive_create, read_bounded, validate_id
 from gates.sanitize import has_unsafe
-from gates.store import DECISIONS, decision_path, handoff_path, inspect_in_run
+from gates.store import DECISIONS, decision_path, handoff_path, inspect_in_run, is_run
 
 if TYPE_CHECKING:
     from gates.registry import Registry
@@ -115,14 +115,16 @@ def describe(decision: Decision) -> str:
 def _refuse(
     run_dir: Path, handoff_id: str, action: Action, reviewer: str, message: str
 ) -> NoReturn:
-    audit.append(
-        run_dir,
-        audit.Event.DECISION_REFUSED,
-        handoff=handoff_id,
-        action=action.value,
-        reviewer=reviewer,
-        why=message,
-    )
+    """Log the refusal (when there is a run to log in) and raise it."""
+    if is_run(run_dir):
+        audit.append(
+            run_dir,
+            audit.Event.DECISION_REFUSED,
+            handoff=handoff_id,
+            action=action.value,
+            reviewer=reviewer,
+            why=message,
+        )
     raise DecisionRefused(message)
 
 

@@ -158,6 +158,7 @@ def submit(
         raise ValueError(f"phase must match {PHASE_PATTERN.pattern}: {phase!r}")
     (run_dir / HANDOFFS).mkdir(parents=True, exist_ok=True)
     (run_dir / DECISIONS).mkdir(exist_ok=True)
+    inside(run_dir, HANDOFFS, _SEQ)
     producer = {
         "finish_reason": finish_reason,
         "refusal": refusal,

@@ -6,6 +6,8 @@ import json
 import multiprocessing
 from pathlib import Path
 
+import pytest
+
 from gates import audit, store
 from gates.audit import Event
 
@@ -90,3 +92,14 @@ def test_payload_text_never_reaches_the_log(tmp_path: Path) -> None:
     assert token not in text
     assert "use key" not in text
     assert text.isascii()
+
+
+def test_a_log_symlinked_elsewhere_is_never_appended_to(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("keep\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / audit.AUDIT_FILE).symlink_to(elsewhere)
+    with pytest.raises(OSError):
+        audit.append(run, Event.HANDOFF_SUBMITTED, handoff="0001-a")
+    assert elsewhere.read_text() == "keep\n"

@@ -224,3 +224,22 @@ def _entry() -> dict:
         "decision": "Keep the old endpoint for one release",
         "rationale": "Two customers still call it from scripts.",
     }
+
+
+def test_nothing_is_written_through_folders_symlinked_out_of_the_run(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "handoffs").symlink_to(outside)
+    with pytest.raises(UnsafePathError):
+        store.submit(run, b"{}", phase="plan", schema_id="plan/v1")
+    other = tmp_path / "other"
+    ref = store.submit(
+        other, example_path("plan/v1").read_bytes(), phase="plan", schema_id="plan/v1"
+    )
+    (other / "decisions").rmdir()
+    (other / "decisions").symlink_to(outside)
+    with pytest.raises(UnsafePathError):
+        decide(other, ref.id, "approve", registry=load_registry(""))
+    assert list(outside.iterdir()) == []
