@@ -1,0 +1,238 @@
+"""The operator's journeys through the real app, driven with Pilot."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tui_helpers import (
+    PLAN,
+    SIZE,
+    all_inspected,
+    decide_as,
+    make_app,
+    notices,
+    put,
+    screen_text,
+    settle,
+)
+
+from gates.decisions import Action, Category, read_decision
+from gates.status import HandoffState
+from gates.store import submit
+from tui.screens.approve import ApproveScreen
+from tui.screens.reject import RejectScreen
+
+
+async def test_approve_confirms_with_y_and_records_the_reviewed_hash(root, registry):
+    handoff = put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("a")
+        await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
+        assert app.screen.focused is not None and app.screen.focused.id == "cancel"
+        reviewed = app.entries[(root / "job-1", handoff)].report
+        assert reviewed is not None and reviewed.sha256[:12] in screen_text(app)
+        await pilot.press("y")
+        await settle(pilot, lambda: read_decision(root / "job-1", handoff) is not None)
+        decision = read_decision(root / "job-1", handoff)
+        assert decision is not None
+        assert decision.action is Action.APPROVE and decision.reviewer == "alice"
+        assert decision.sha256 == reviewed.sha256
+        await settle(pilot, lambda: app.listed() == [])
+
+
+async def test_enter_n_and_escape_in_the_approve_dialog_write_nothing(root, registry):
+    handoff = put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        for key in ("enter", "n", "escape"):
+            await pilot.press("a")
+            await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
+            await pilot.press(key)
+            await settle(pilot, lambda: not isinstance(app.screen, ApproveScreen))
+        assert read_decision(root / "job-1", handoff) is None
+
+
+async def test_reject_needs_a_reason_and_records_it_with_the_category(root, registry):
+    handoff = put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("r")
+        await settle(pilot, lambda: isinstance(app.screen, RejectScreen))
+        await pilot.press("enter")
+        assert isinstance(app.screen, RejectScreen)
+        assert "A reason is required" in screen_text(app)
+        await pilot.press(*"no", "space", *"metrics")
+        await pilot.press("tab", "down", "enter")
+        await pilot.click("#reason")
+        await pilot.press("enter")
+        await settle(pilot, lambda: read_decision(root / "job-1", handoff) is not None)
+        decision = read_decision(root / "job-1", handoff)
+        assert decision is not None and decision.action is Action.REJECT
+        assert decision.reason == "no metrics"
+        assert decision.category is Category.TRUNCATED
+
+
+async def test_escape_cancels_the_reject_dialog(root, registry):
+    handoff = put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("r", *"typed", "escape")
+        await settle(pilot, lambda: not isinstance(app.screen, RejectScreen))
+    assert read_decision(root / "job-1", handoff) is None
+
+
+async def test_approval_of_a_blocked_handoff_is_refused_with_its_reason(root, registry):
+    cut_off = b'{"problem_statement": "Estimate churn", "research_questions": ["What share'
+    handoff = put(root, "job-1", cut_off, finish_reason="length")
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        assert app.entries[(root / "job-1", handoff)].state is HandoffState.BLOCKED
+        await pilot.press("a")
+        await settle(pilot, lambda: "Approval refused" in notices(app))
+        assert not isinstance(app.screen, ApproveScreen)
+        assert "is blocked (truncated)" in notices(app)
+    assert read_decision(root / "job-1", handoff) is None
+
+
+async def test_filter_switches_between_pending_rejected_approved_and_all(root, registry):
+    waiting = put(root, "job-1", PLAN)
+    approved = put(root, "job-1", PLAN)
+    rejected = put(root, "job-1", PLAN)
+    decide_as(root, "job-1", approved, "approve", registry)
+    decide_as(root, "job-1", rejected, "reject", registry, reason="vague")
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        seen = []
+        for _ in range(4):
+            seen.append(sorted(handoff for _, handoff in app.listed()))
+            await pilot.press("f")
+        assert seen == [[waiting], [rejected], [approved], sorted([waiting, approved, rejected])]
+
+
+async def test_n_and_p_jump_between_handoffs_waiting_for_a_decision(root, registry):
+    ids = [put(root, "job-1", PLAN) for _ in range(4)]
+    decide_as(root, "job-1", ids[2], "approve", registry)
+    app = make_app(root, registry, show="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        current = lambda: app.current_entry().ref.id  # noqa: E731
+        assert current() == ids[3]
+        await pilot.press("n")
+        assert current() == ids[1]
+        await pilot.press("n")
+        assert current() == ids[0]
+        await pilot.press("p")
+        assert current() == ids[1]
+
+
+async def test_a_handoff_written_while_running_appears_and_is_announced(root, registry):
+    put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        fresh = submit(root / "job-2", b'{"oops": ', phase="design", schema_id="design/v1")
+        key = (root / "job-2", fresh.id)
+        await settle(pilot, lambda: key in app.listed())
+        await settle(pilot, lambda: app.entries[key].state is HandoffState.BLOCKED)
+        await settle(pilot, lambda: "New handoff" in notices(app))
+
+
+async def test_a_decision_written_by_the_cli_appears(root, registry):
+    handoff = put(root, "job-1", PLAN)
+    app = make_app(root, registry, show="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        cli = Path(sys.executable).with_name("handoff-gate")
+        done = subprocess.run(
+            [
+                cli,
+                "decide",
+                root / "job-1",
+                handoff,
+                "reject",
+                "--reason",
+                "off topic",
+                "--reviewer",
+                "bob",
+            ],
+            capture_output=True,
+            check=False,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        entry = app.entries[(root / "job-1", handoff)]
+        await settle(pilot, lambda: entry.state is HandoffState.REJECTED)
+        await settle(pilot, lambda: "off topic" in screen_text(app))
+        assert "bob" in screen_text(app)
+
+
+async def test_a_file_edited_after_approval_shows_as_changed(root, registry):
+    handoff = put(root, "job-1", PLAN)
+    decide_as(root, "job-1", handoff, "approve", registry)
+    app = make_app(root, registry, show="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        entry = app.entries[(root / "job-1", handoff)]
+        assert entry.state is HandoffState.APPROVED
+        path = root / "job-1" / "handoffs" / f"{handoff}.json"
+        edited = path.read_bytes().replace(b"Estimate", b"Guess")
+        temp = path.with_name(".edit.tmp")
+        temp.write_bytes(edited)
+        os.replace(temp, path)
+        await settle(pilot, lambda: entry.state is HandoffState.CHANGED)
+        await settle(pilot, lambda: "no longer applies" in screen_text(app))
+
+
+async def test_deleted_and_garbage_files_never_crash_the_app(root, registry):
+    keep = put(root, "job-1", PLAN)
+    doomed = put(root, "job-1", PLAN)
+    app = make_app(root, registry, show="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        (root / "job-1" / "handoffs" / f"{doomed}.json").unlink()
+        (root / "job-1" / "handoffs" / "0009-plan.json").write_bytes(b'{"format": "hand')
+        (root / "job-1" / "handoffs" / "0010-plan.json").write_bytes(b"\xff\xfe" * 64)
+        await settle(pilot, lambda: (root / "job-1", doomed) not in app.listed())
+        garbage = [(root / "job-1", "0009-plan"), (root / "job-1", "0010-plan")]
+        await settle(pilot, lambda: all(k in app.entries for k in garbage))
+        await settle(pilot, lambda: all(app.entries[k].state is not None for k in garbage))
+        assert all(app.entries[k].state is HandoffState.BLOCKED for k in garbage)
+        assert app.entries[(root / "job-1", keep)].state is HandoffState.PENDING
+
+
+async def test_raw_view_shows_the_exact_text_with_escapes_made_visible(root, registry):
+    put(root, "job-1", b'{"problem_statement": "fine\x1b[2J\xe2\x80\xaewipe"}')
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("v")
+        await settle(pilot, lambda: "RAW" in screen_text(app))
+        assert '{"problem_statement": "fine⟨ESC⟩[2J⟨U+202E⟩wipe"}' in screen_text(app)
+        await pilot.press("v")
+        await settle(pilot, lambda: "RAW" not in screen_text(app))
+
+
+async def test_diff_compares_with_the_previous_handoff_of_the_same_phase(root, registry):
+    put(root, "job-1", PLAN)
+    put(root, "job-1", {"oops": 1}, phase="design", schema="design/v1")
+    put(root, "job-1", {**PLAN, "risks": ["The export may be late"]})
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        assert app.current_entry().ref.id == "0003-plan"
+        await pilot.press("d")
+        await settle(pilot, lambda: "DIFF" in screen_text(app))
+        shown = screen_text(app)
+        assert "0001-plan → 0003-plan" in shown
+        assert '-    "The export may miss retries' in shown
+        assert '+    "The export may be late"' in shown

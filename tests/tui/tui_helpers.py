@@ -1,0 +1,102 @@
+"""Helpers for the TUI tests: building run directories with the real gate API, driving the app.
+
+Times, reviewer names and directory names are fixed so that screens are byte-for-byte
+repeatable (snapshots compare them).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, field_validator
+from textual.app import App
+from textual.pilot import Pilot
+
+from gates.decisions import decide
+from gates.store import submit
+from tui.app import HandoffGateApp
+
+FIXED_TIME = "2026-01-15T09:30:00.000Z"
+SIZE = (120, 35)
+EXAMPLES = Path(__file__).parents[2] / "schemas" / "examples"
+PLAN: dict[str, Any] = json.loads((EXAMPLES / "plan_v1.json").read_text())
+
+
+class Note(BaseModel):
+    """A lenient user contract: defaults everywhere, so absent fields show as defaulted."""
+
+    title: str = "untitled"
+    body: str = ""
+    tags: list[str] = []
+    owner: str = "nobody"
+
+
+class Trap(BaseModel):
+    """A user contract whose validation message itself looks like markup."""
+
+    label: str
+
+    @field_validator("label")
+    @classmethod
+    def _no_trap(cls, value: str) -> str:
+        if value.startswith("trap"):
+            raise ValueError("[@click=app.quit]bad[/] label [bold]x[/]")
+        return value
+
+
+def put(
+    root: Path,
+    run: str,
+    payload: Any,
+    *,
+    phase: str = "plan",
+    schema: str = "plan/v1",
+    **producer: Any,
+) -> str:
+    """Submit a handoff (bytes as given, anything else as JSON) and return its id."""
+    data = payload if isinstance(payload, bytes) else json.dumps(payload, indent=2).encode()
+    ref = submit(
+        root / run,
+        data,
+        phase=phase,
+        schema_id=schema,
+        from_role="planner",
+        to_role="designer",
+        **producer,
+    )
+    return ref.id
+
+
+def decide_as(root: Path, run: str, handoff_id: str, action: str, registry: Any, **kw: Any) -> None:
+    decide(root / run, handoff_id, action, reviewer="alice", registry=registry, **kw)
+
+
+def make_app(root: Path, registry: Any, show: str = "pending") -> HandoffGateApp:
+    return HandoffGateApp(root, registry, reviewer="alice", show=show, quiet=True)
+
+
+async def settle(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Let the app work until ``condition`` holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await pilot.pause(0.02)
+
+
+def all_inspected(app: HandoffGateApp) -> bool:
+    return bool(app.entries) and all(e.state is not None for e in app.entries.values())
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the terminal would show for the top screen, as plain text."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+def notices(app: App[Any]) -> str:
+    """The text of the notifications currently raised (toasts are drawn on their own layer)."""
+    return "\n".join(f"{n.title}: {n.message}" for n in app._notifications)

@@ -1,0 +1,541 @@
+"""The approval app: a live list of handoffs under ROOT and the selected one field by field.
+
+Disk work never runs on the UI thread. A watcher turns filesystem events into "re-list
+this run" hints; one thread lists runs (cheap: names and stamps), another inspects
+handoffs (the one on screen first). Their results arrive as messages and update the
+entries; the list and the detail pane only ever display entries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+from watchfiles import awatch
+
+from gates.decisions import Action, Category, DecisionRefused, decide, describe
+from gates.findings import Code
+from gates.sanitize import visible
+from gates.status import HandoffState
+from gates.store import is_run
+from tui.messages import BodyReady, Decided, Inspected, Listed
+from tui.model import WAITING, Entry, Key, Show, previous_same_phase, visible_entries
+from tui.palette import JumpProvider
+from tui.render import list_row, safe
+from tui.scan import (
+    Inspection,
+    InspectQueue,
+    RunListing,
+    RunQueue,
+    inspect_ref,
+    list_run,
+    runs_under,
+)
+from tui.screens.approve import ApproveScreen
+from tui.screens.help import HelpScreen
+from tui.screens.reject import Rejection, RejectScreen
+from tui.textviews import diff_view, raw_view
+from tui.widgets.detail import Body, Detail
+from tui.widgets.handoff_list import HandoffList
+
+if TYPE_CHECKING:
+    from gates.registry import Registry
+
+#: watchfiles settings: report an isolated change after ~5 ms instead of 50-1600 ms.
+WATCH_STEP_MS = 5
+WATCH_DEBOUNCE_MS = 50
+POLL_DELAY_MS = 100
+#: Bulk updates (background inspection) repaint the list at most this often.
+LIST_REFRESH_S = 0.1
+#: An inspection batch is posted when this old, so progress stays visible.
+BATCH_S = 0.03
+#: Actions that only make sense on the main view, not under a dialog.
+_MAIN_ACTIONS = frozenset(
+    {"approve", "reject", "raw", "diff", "next_waiting", "previous_waiting", "filter", "help"}
+)
+
+
+class HandoffGateApp(App[int]):
+    """``handoff-gate watch``: review and decide handoffs as they arrive."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "handoff-gate"
+    COMMANDS: ClassVar = App.COMMANDS | {JumpProvider}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "approve", "Approve"),
+        Binding("r", "reject", "Reject"),
+        Binding("v", "raw", "Raw"),
+        Binding("d", "diff", "Diff"),
+        Binding("n", "next_waiting", "Next pending"),
+        Binding("p", "previous_waiting", "Prev pending"),
+        Binding("f", "filter", "Filter"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        root: Path,
+        registry: Registry,
+        *,
+        reviewer: str | None = None,
+        show: str = "pending",
+        poll: bool = False,
+        quiet: bool = False,
+    ) -> None:
+        super().__init__()
+        self.root = root.absolute()
+        self.registry = registry
+        self.reviewer = reviewer
+        self.show = Show(show)
+        self.poll = poll
+        self.quiet = quiet
+        self.entries: dict[Key, Entry] = {}
+        self._runs: dict[Path, set[str]] = {}
+        self._rows: dict[Key, Text] = {}
+        self._inspect = InspectQueue()
+        self._relist = RunQueue()
+        self._stop_watch = asyncio.Event()
+        self._scanned = False
+        self._list_painted = 0.0
+        self._list_pending = False
+        self._topbar = Static("", id="topbar", markup=False)
+        self._list = HandoffList(id="list")
+        self._detail = Detail(id="detail")
+
+    # ----------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        yield self._topbar
+        with Horizontal(id="main"):
+            yield self._list
+            yield self._detail
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._list.focus()
+        self._update_topbar()
+        self._relist.put(None)
+        self.run_worker(self._relist_loop, thread=True, group="relist", name="relist")
+        self.run_worker(self._inspect_loop, thread=True, group="inspect", name="inspect")
+        self._watch()
+
+    def on_unmount(self) -> None:
+        self._stop_watch.set()
+        self._relist.close()
+        self._inspect.close()
+
+    # ------------------------------------------------------------ public view
+
+    def listed(self) -> list[Key]:
+        """The handoffs in the list, top to bottom, as (run directory, handoff id)."""
+        return [key for key in self._list.keys if isinstance(key, tuple)]
+
+    def current_entry(self) -> Entry | None:
+        key = self._list.current
+        return self.entries.get(key) if isinstance(key, tuple) else None
+
+    def jump_to(self, key: Key) -> None:
+        """Select a handoff, widening the filter if it hides it."""
+        if key not in self.entries:
+            return
+        handoffs = self._list
+        if not handoffs.select_key(key):
+            self.show = Show.ALL
+            self._paint_list()
+            handoffs.select_key(key)
+        handoffs.focus()
+
+    def jump_targets(self) -> list[tuple[str, Callable[[], None], str]]:
+        """Palette entries: each run (its newest handoff), then every handoff."""
+        targets: list[tuple[str, Callable[[], None], str]] = []
+        for run_dir, ids in sorted(self._runs.items()):
+            if ids:
+                newest = max(ids)
+                targets.append(
+                    (
+                        f"run {safe(run_dir.name, 60)}",
+                        partial(self.jump_to, (run_dir, newest)),
+                        "Jump to this run's newest handoff",
+                    )
+                )
+        for entry in sorted(self.entries.values(), key=lambda e: (e.run, e.ref.seq)):
+            label = f"{safe(entry.run, 60)} {entry.ref.id}"
+            targets.append((label, partial(self.jump_to, entry.key), "Jump to this handoff"))
+        return targets
+
+    # ---------------------------------------------------------------- workers
+
+    @work(exclusive=True, group="watch")
+    async def _watch(self) -> None:
+        """Turn filesystem events under ROOT into re-list hints (events are only hints)."""
+        async for changes in awatch(
+            self.root,
+            step=WATCH_STEP_MS,
+            debounce=WATCH_DEBOUNCE_MS,
+            force_polling=self.poll or None,
+            poll_delay_ms=POLL_DELAY_MS,
+            stop_event=self._stop_watch,
+            recursive=True,
+        ):
+            for _, changed in changes:
+                self._relist.put(self._run_of(Path(changed)))
+
+    def _run_of(self, path: Path) -> Path | None:
+        """The run a changed path belongs to; ``None`` means "look for runs again"."""
+        if self.root in self._runs or is_run(self.root):
+            return self.root
+        try:
+            parts = path.relative_to(self.root).parts
+        except ValueError:
+            return None
+        run_dir = self.root / parts[0] if parts else None
+        return run_dir if run_dir in self._runs and len(parts) > 1 else None
+
+    def _relist_loop(self) -> None:
+        """One thread lists runs in event order, so a stale listing never wins."""
+        initial = True
+        known: set[Path] = set()
+        while (dirty := self._relist.take()) is not None:
+            runs: frozenset[Path] | None = None
+            targets = {run for run in dirty if run is not None}
+            if None in dirty:
+                runs = frozenset(runs_under(self.root))
+                targets |= runs - known
+                known = set(runs)
+            known |= targets
+            listings = tuple(list_run(run) for run in sorted(targets))
+            self.post_message(Listed(listings, runs, initial))
+            initial = False
+
+    def _inspect_loop(self) -> None:
+        """Inspect queued handoffs, posting results in small time-boxed batches."""
+        batch: list[Inspection] = []
+        started = time.monotonic()
+        while (ref := self._inspect.take(block=not batch)) is not None or batch:
+            if ref is not None:
+                if not batch:
+                    started = time.monotonic()
+                batch.append(inspect_ref(ref, self.registry))
+            if batch and (ref is None or time.monotonic() - started > BATCH_S):
+                self.post_message(Inspected(tuple(batch)))
+                batch = []
+            if self._inspect.closed:
+                return
+
+    # --------------------------------------------------------------- messages
+
+    def on_listed(self, message: Listed) -> None:
+        for listing in message.listings:
+            self._merge(listing, message.initial)
+        if message.runs is not None:
+            for gone in set(self._runs) - message.runs:
+                self._merge(RunListing(gone, (), {}, {}), message.initial)
+        self._scanned = True
+        self._paint_list()
+        current = self.current_entry()
+        if current is not None and current.report is None:
+            self._inspect.put(current.ref, urgent=True)
+
+    def _merge(self, listing: RunListing, initial: bool) -> None:
+        run_dir = listing.run_dir
+        known = self._runs.setdefault(run_dir, set())
+        present = {ref.id for ref in listing.refs}
+        for gone in known - present:
+            self.entries.pop((run_dir, gone), None)
+            self._rows.pop((run_dir, gone), None)
+        if not listing.refs:
+            self._runs.pop(run_dir, None)
+        else:
+            self._runs[run_dir] = present
+        for ref in listing.refs:
+            key = (run_dir, ref.id)
+            stamp = listing.stamps[ref.id]
+            decision_stamp = listing.decision_stamps.get(ref.id)
+            entry = self.entries.get(key)
+            if entry is None:
+                entry = Entry(ref, stamp, decision_stamp, fresh=not initial)
+                self.entries[key] = entry
+            elif (entry.stamp, entry.decision_stamp) == (stamp, decision_stamp):
+                continue
+            entry.stamp, entry.decision_stamp = stamp, decision_stamp
+            self._rows.pop(key, None)
+            self._inspect.put(ref, urgent=key == self._list.current)
+
+    def on_inspected(self, message: Inspected) -> None:
+        current = self._list.current
+        refresh_detail = False
+        for result in message.results:
+            entry = self.entries.get(result.key)
+            if entry is None:
+                continue
+            same_bytes = entry.report is not None and entry.report.sha256 == result.report.sha256
+            entry.report = entry.report if same_bytes else result.report
+            entry.decision, entry.decision_error = result.decision, result.decision_error
+            entry.state = result.state
+            self._rows.pop(result.key, None)
+            refresh_detail = refresh_detail or result.key == current
+            self._maybe_notify(entry)
+        self._paint_list(now=False)
+        if refresh_detail:
+            self._detail.show(self.current_entry())
+
+    def _maybe_notify(self, entry: Entry) -> None:
+        if not entry.fresh or entry.notified or entry.state not in WAITING:
+            return
+        entry.notified = True
+        state = "blocked" if entry.state is HandoffState.BLOCKED else "waiting for you"
+        self.notify(
+            f"{safe(entry.run, 40)} / {entry.ref.id} is {state}",
+            title="New handoff",
+            markup=False,
+        )
+        if not self.quiet:
+            self.bell()
+
+    def on_handoff_list_highlighted(self, message: HandoffList.Highlighted) -> None:
+        entry = self.entries.get(message.key) if isinstance(message.key, tuple) else None
+        self._detail.show(entry)
+        if entry is not None and entry.report is None:
+            self._inspect.put(entry.ref, urgent=True)
+
+    def on_decided(self, message: Decided) -> None:
+        run_dir, handoff_id = message.key
+        if message.decision is None:
+            self.notify(message.refusal, title="Not written", severity="error", markup=False)
+        else:
+            self.notify(f"{handoff_id}: {describe(message.decision)}", markup=False)
+        self._relist.put(run_dir)
+
+    def on_body_ready(self, message: BodyReady) -> None:
+        detail = self._detail
+        if detail.entry is not None and detail.entry.key == message.key:
+            detail.set_body(Body(message.body), message.title, message.lines)
+
+    # ------------------------------------------------------------------ list
+
+    def _paint_list(self, *, now: bool = True) -> None:
+        """Re-filter and re-sort; bulk updates are coalesced to one paint per interval."""
+        wait = self._list_painted + LIST_REFRESH_S - time.monotonic()
+        if not now and wait > 0:
+            if not self._list_pending:
+                self._list_pending = True
+                self.set_timer(wait, self._paint_list)
+            return
+        self._list_pending = False
+        self._list_painted = time.monotonic()
+        rows = []
+        for entry in visible_entries(self.entries, self.show):
+            text = self._rows.get(entry.key)
+            if text is None:
+                text = self._rows[entry.key] = list_row(entry)
+            rows.append((entry.key, text))
+        handoffs = self._list
+        handoffs.set_rows(rows)
+        if not rows:
+            self._detail.show(None)
+        self._update_topbar()
+
+    def _update_topbar(self) -> None:
+        waiting = sum(1 for e in self.entries.values() if e.waiting)
+        listed = len(self._list.keys)
+        bar = Text.assemble(
+            (" handoff-gate ", "bold reverse"),
+            "  ",
+            (safe(self.root.name or str(self.root), 60), "bold"),
+            f"   showing {self.show.value} ({listed} of {len(self.entries)})",
+            f"   waiting {waiting}",
+        )
+        if not self._scanned:
+            bar.append("   scanning…", style="dim")
+        elif len(self._inspect):
+            bar.append(f"   inspecting {len(self._inspect)}…", style="dim")
+        self._topbar.update(bar)
+
+    # --------------------------------------------------------------- actions
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Main-view keys stay inert while a dialog is open."""
+        return not (action in _MAIN_ACTIONS and isinstance(self.screen, ModalScreen))
+
+    def _title(self, entry: Entry) -> Text:
+        return Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
+
+    def _decidable(self, entry: Entry | None) -> Entry | None:
+        if entry is None:
+            return None
+        if entry.report is None:
+            self.notify("Still inspecting this handoff; try again in a moment.", markup=False)
+            self._inspect.put(entry.ref, urgent=True)
+            return None
+        if entry.decision is not None or entry.decision_error:
+            done = describe(entry.decision) if entry.decision else "decided (unreadable)"
+            self.notify(f"{entry.ref.id} is already {done}.", severity="warning", markup=False)
+            return None
+        return entry
+
+    def action_approve(self) -> None:
+        entry = self._decidable(self.current_entry())
+        if entry is None or entry.report is None:
+            return
+        report = entry.report
+        if not report.approvable:
+            codes = ", ".join(sorted({f.code.value for f in report.blocking}))
+            self.notify(
+                f"Approval refused: {entry.ref.id} is blocked ({codes}). Nothing was written.",
+                title="Blocked",
+                severity="error",
+                markup=False,
+            )
+            return
+        screen = ApproveScreen(self._title(entry), report.sha256, len(report.warnings))
+
+        def confirmed(ok: bool | None) -> None:
+            if ok:
+                self._decide(entry, Action.APPROVE, report.sha256)
+
+        self.push_screen(screen, confirmed)
+
+    def action_reject(self) -> None:
+        entry = self._decidable(self.current_entry())
+        if entry is None or entry.report is None:
+            return
+        sha256 = entry.report.sha256
+
+        def submitted(rejection: Rejection | None) -> None:
+            if rejection is not None:
+                self._decide(entry, Action.REJECT, sha256, rejection.reason, rejection.category)
+
+        self.push_screen(RejectScreen(self._title(entry), _suggest(entry)), submitted)
+
+    @work(thread=True, group="decide")
+    def _decide(
+        self,
+        entry: Entry,
+        action: Action,
+        sha256: str,
+        reason: str | None = None,
+        category: Category | None = None,
+    ) -> None:
+        try:
+            decision = decide(
+                entry.ref.run_dir,
+                entry.ref.id,
+                action,
+                reason=reason,
+                category=category,
+                reviewer=self.reviewer,
+                registry=self.registry,
+                expected_sha256=sha256,
+            )
+        except (DecisionRefused, ValueError, OSError) as exc:
+            self.post_message(Decided(entry.key, None, f"Not written: {exc}"))
+            return
+        self.post_message(Decided(entry.key, decision, ""))
+
+    def action_raw(self) -> None:
+        self._toggle_body(Body.RAW)
+
+    def action_diff(self) -> None:
+        self._toggle_body(Body.DIFF)
+
+    def _toggle_body(self, body: Body) -> None:
+        detail = self._detail
+        entry = detail.entry
+        if detail.body is body or entry is None:
+            detail.set_body(Body.FIELDS)
+            return
+        if entry.report is None:
+            return
+        previous = None
+        if body is Body.DIFF:
+            previous = previous_same_phase(self.entries, entry)
+            if previous is None:
+                self.notify(
+                    f"No earlier {entry.ref.phase} handoff in this run to compare with.",
+                    markup=False,
+                )
+                return
+        self._load_body(entry, body, previous)
+
+    @work(thread=True, exclusive=True, group="body")
+    def _load_body(self, entry: Entry, body: Body, previous: Entry | None) -> None:
+        report = entry.report
+        if report is None:
+            return
+        if previous is None:
+            title, lines = raw_view(entry.ref, report)
+        else:
+            before = previous.report or inspect_ref(previous.ref, self.registry).report
+            title, lines = diff_view(before, previous.ref.id, report, entry.ref.id)
+        self.post_message(BodyReady(entry.key, body.value, title, tuple(lines)))
+
+    def _step_waiting(self, direction: int) -> None:
+        handoffs = self._list
+        keys = handoffs.keys
+        if not keys:
+            return
+        for step in range(1, len(keys) + 1):
+            key = keys[(handoffs.cursor + direction * step) % len(keys)]
+            entry = self.entries.get(key) if isinstance(key, tuple) else None
+            if entry is not None and entry.waiting and step < len(keys):
+                handoffs.cursor = keys.index(key)
+                return
+        self.notify("No other handoff is waiting for a decision.", markup=False)
+
+    def action_next_waiting(self) -> None:
+        self._step_waiting(1)
+
+    def action_previous_waiting(self) -> None:
+        self._step_waiting(-1)
+
+    def action_filter(self) -> None:
+        self.show = self.show.next()
+        self._paint_list()
+        self.notify(f"Showing {self.show.value} handoffs", timeout=2, markup=False)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+
+def _suggest(entry: Entry) -> Category:
+    """Pre-select the rejection category the findings point to."""
+    codes = {f.code for f in entry.report.findings} if entry.report else set()
+    if Code.TRUNCATED in codes:
+        return Category.TRUNCATED
+    if codes & {Code.SECRET, Code.UNSAFE_TEXT, Code.UNKNOWN_KEY}:
+        return Category.UNSAFE
+    if codes & {Code.MISSING_FIELD, Code.EMPTY_FIELD, Code.NO_FIELDS, Code.DEFAULTED_FIELD}:
+        return Category.INCOMPLETE
+    if codes & {Code.INVALID_FIELD, Code.CROSS_FIELD, Code.APPEND_ONLY, Code.REFUSAL}:
+        return Category.WRONG
+    return Category.OTHER
+
+
+def run_app(
+    root: Path,
+    registry: Registry,
+    *,
+    reviewer: str | None,
+    show: str,
+    poll: bool,
+    quiet: bool,
+) -> int:
+    """Entry point of ``handoff-gate watch``; returns the process exit code."""
+    if not root.is_dir():
+        print(f"handoff-gate watch: not a directory: {visible(str(root))}")
+        return 2
+    app = HandoffGateApp(root, registry, reviewer=reviewer, show=show, poll=poll, quiet=quiet)
+    result: Any = app.run()
+    return int(result or 0)

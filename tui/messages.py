@@ -1,0 +1,48 @@
+"""What the worker threads tell the app: small immutable dataclass messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual.message import Message
+
+from gates.decisions import Decision
+from tui.model import Key
+from tui.scan import Inspection, RunListing
+
+
+@dataclass
+class Listed(Message):
+    """Fresh listings of some runs; ``runs`` is set after a look for new/deleted runs."""
+
+    listings: tuple[RunListing, ...]
+    runs: frozenset[Path] | None
+    initial: bool
+
+
+@dataclass
+class Inspected(Message):
+    """A batch of finished inspections (batched so ten thousand do not flood the queue)."""
+
+    results: tuple[Inspection, ...]
+
+
+@dataclass
+class Decided(Message):
+    """A decision attempt from this app finished: written, or refused with a reason."""
+
+    key: Key
+    decision: Decision | None
+    refusal: str
+
+
+@dataclass
+class BodyReady(Message):
+    """Lines for the raw or diff body of one handoff, prepared off the UI thread."""
+
+    key: Key
+    body: str
+    title: Text
+    lines: tuple[Text, ...]

@@ -1,0 +1,101 @@
+"""What the app knows about each handoff, and how the list is filtered and ordered.
+
+An entry starts from the file name alone (cheap, so ten thousand rows paint at once)
+and is completed when its inspection arrives from the background. State always comes
+from ``gates.status.state_of``; this module only decides what to show and in which order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from gates.decisions import Decision
+from gates.report import Report
+from gates.status import HandoffState
+from gates.store import HandoffRef
+
+#: A handoff across runs: (run directory, handoff id).
+Key = tuple[Path, str]
+#: What changes on disk when a handoff or its decision is touched: (mtime_ns, size, inode).
+Stamp = tuple[int, int, int]
+
+
+class Show(StrEnum):
+    """The list filter; ``pending`` means "waiting for someone", blocked included."""
+
+    PENDING = "pending"
+    REJECTED = "rejected"
+    APPROVED = "approved"
+    ALL = "all"
+
+    def next(self) -> Show:
+        members = list(Show)
+        return members[(members.index(self) + 1) % len(members)]
+
+
+#: States that still need a person: shown by the ``pending`` filter and by ``n``/``p``.
+WAITING = frozenset({HandoffState.PENDING, HandoffState.BLOCKED, HandoffState.CHANGED})
+
+
+@dataclass
+class Entry:
+    """One handoff as the app currently knows it."""
+
+    ref: HandoffRef
+    stamp: Stamp | None = None
+    decision_stamp: Stamp | None = None
+    report: Report | None = None
+    decision: Decision | None = None
+    decision_error: str = ""
+    state: HandoffState | None = None
+    fresh: bool = False
+    notified: bool = False
+
+    @property
+    def key(self) -> Key:
+        return (self.ref.run_dir, self.ref.id)
+
+    @property
+    def run(self) -> str:
+        return self.ref.run_dir.name
+
+    @property
+    def waiting(self) -> bool:
+        """Before inspection, a handoff without a decision file counts as waiting."""
+        if self.state is None:
+            return self.decision_stamp is None
+        return self.state in WAITING
+
+
+def shown(entry: Entry, show: Show) -> bool:
+    if show is Show.ALL:
+        return True
+    if show is Show.PENDING:
+        return entry.waiting
+    if show is Show.REJECTED:
+        return entry.state is HandoffState.REJECTED
+    return entry.state is HandoffState.APPROVED
+
+
+def order(entry: Entry) -> tuple[bool, int, str, int]:
+    """Sorted in reverse: waiting first, then newest file, then run and sequence."""
+    mtime = entry.stamp[0] if entry.stamp else 0
+    return (entry.waiting, mtime, entry.run, entry.ref.seq)
+
+
+def visible_entries(entries: dict[Key, Entry], show: Show) -> list[Entry]:
+    return sorted((e for e in entries.values() if shown(e, show)), key=order, reverse=True)
+
+
+def previous_same_phase(entries: dict[Key, Entry], entry: Entry) -> Entry | None:
+    """The latest earlier handoff of the same phase in the same run (what ``d`` diffs with)."""
+    earlier = [
+        e
+        for e in entries.values()
+        if e.ref.run_dir == entry.ref.run_dir
+        and e.ref.phase == entry.ref.phase
+        and e.ref.seq < entry.ref.seq
+    ]
+    return max(earlier, key=lambda e: e.ref.seq, default=None)

@@ -1,0 +1,243 @@
+"""Turn reports, fields and decisions into styled ``Text``: the only way payload reaches paint.
+
+Every untrusted string goes through ``gates.sanitize`` first and ends up as a plain
+``Text`` span, so brackets stay brackets and escape characters arrive as visible tokens.
+Each state has a colour *and* a word, so a monochrome terminal loses nothing.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from gates.decisions import Action, Decision
+from gates.findings import Code, Finding
+from gates.report import FieldRow, FieldState, Report
+from gates.sanitize import elide, preview, visible
+from gates.status import HandoffState
+from tui.model import Entry
+
+STATE_BADGES: dict[HandoffState | None, tuple[str, str]] = {
+    HandoffState.PENDING: ("● PENDING ", "bold black on yellow"),
+    HandoffState.BLOCKED: ("■ BLOCKED ", "bold white on red"),
+    HandoffState.APPROVED: ("✓ APPROVED", "bold black on green"),
+    HandoffState.REJECTED: ("✗ REJECTED", "bold white on magenta"),
+    HandoffState.CHANGED: ("△ CHANGED ", "bold black on bright_yellow"),
+    None: ("… checking", "dim"),
+}
+
+FIELD_BADGES: dict[FieldState, tuple[str, str]] = {
+    FieldState.OK: ("ok", "green"),
+    FieldState.EMPTY: ("EMPTY", "bold black on yellow"),
+    FieldState.DEFAULTED: ("DEFAULTED", "bold black on bright_cyan"),
+    FieldState.MISSING: ("MISSING", "bold white on red"),
+    FieldState.INVALID: ("INVALID", "bold white on red"),
+    FieldState.DROPPED: ("DROPPED", "bold white on bright_black"),
+    FieldState.SECRET: ("SECRET", "bold white on dark_orange3"),
+    FieldState.UNSAFE: ("UNSAFE TEXT", "bold white on purple"),
+}
+
+_VALUE_LIMIT = 120
+_MESSAGE_LIMIT = 160
+
+
+def safe(text: str, limit: int, *, multiline: bool = False) -> str:
+    """One untrusted string made displayable: visible tokens for unsafe characters, elided.
+
+    Outside multi-line blocks, line feeds and tabs are spelled out so a value can never
+    push text onto another row.
+    """
+    shown = visible(text)
+    if not multiline:
+        shown = shown.replace("\n", "\\n").replace("\t", "\\t")
+    return elide(shown, limit)
+
+
+def state_badge(state: HandoffState | None) -> Text:
+    label, style = STATE_BADGES[state]
+    return Text(label, style=style)
+
+
+def list_row(entry: Entry) -> Text:
+    """One line of the handoff list: state, run, id, roles and contract."""
+    row = Text.assemble(state_badge(entry.state), " ")
+    row.append(safe(entry.run, 24), style="bold")
+    row.append("  ")
+    row.append(entry.ref.id, style="cyan")
+    envelope = entry.report.envelope if entry.report is not None else None
+    if envelope is not None:
+        roles = f"{envelope.from_role or '?'} → {envelope.to_role or '?'}"
+        row.append(f"  {safe(roles, 40)}", style="dim")
+        row.append(f"  {safe(envelope.schema_id, 32)}", style="italic")
+    return row
+
+
+def field_label(row: FieldRow) -> Text:
+    """A field-tree line: path, value (or what stood in for it), badges, message."""
+    states = row.states or (FieldState.OK,)
+    dropped = FieldState.DROPPED in states
+    label = Text(safe(row.path or row.key, 60), style="bold strike" if dropped else "bold")
+    label.append(": ")
+    label.append_text(_value(row, states))
+    for state in states:
+        text, style = FIELD_BADGES[state]
+        label.append(" ")
+        label.append(f" {text} " if state is not FieldState.OK else text, style=style)
+    if dropped:
+        label.append(" never delivered", style="dim italic")
+    if row.message:
+        label.append(f"  {safe(row.message, _MESSAGE_LIMIT)}", style="italic red")
+    return label
+
+
+def _value(row: FieldRow, states: tuple[FieldState, ...]) -> Text:
+    if FieldState.MISSING in states:
+        return Text("(absent)", style="dim italic")
+    if row.child_count:
+        listed = isinstance(row.value, list)
+        kind = ("item" if listed else "key") + ("" if row.child_count == 1 else "s")
+        shown = Text(f"{'[…]' if listed else '{…}'} {row.child_count} {kind}")
+        shown.stylize("dim")
+    else:
+        shown = Text(preview(row.value, _VALUE_LIMIT))
+    if FieldState.DROPPED in states:
+        shown.stylize("strike")
+    if FieldState.DEFAULTED in states:
+        return Text.assemble(("absent, default used: ", "italic"), shown)
+    return shown
+
+
+def header(entry: Entry) -> Text:
+    """Run, id, roles, schema, short hash, size, tokens and the producer's stop reason."""
+    report = entry.report
+    text = Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
+    if report is None:
+        text.append("   inspecting…", style="dim")
+        return text
+    envelope = report.envelope
+    if envelope is not None:
+        roles = f"{envelope.from_role or '?'} → {envelope.to_role or '?'}"
+        text.append(f"   {safe(roles, 60)}")
+    text.append("\n")
+    schema = report.schema_id or (envelope.schema_id if envelope else None) or "?"
+    text.append("schema ", style="dim")
+    text.append(safe(schema, 40), style="italic")
+    text.append("   sha256 ", style="dim")
+    text.append(report.sha256[:12] or "-")
+    text.append("   size ", style="dim")
+    text.append(_size(report.size))
+    text.append("   ~tokens ", style="dim")
+    text.append(f"{report.approx_tokens:,}")
+    stop = envelope.producer.finish_reason if envelope is not None else None
+    text.append("   stop ", style="dim")
+    text.append(safe(stop, 30) if stop else "-")
+    return text
+
+
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
+
+
+def _has(report: Report, code: Code) -> bool:
+    return any(f.code is code for f in report.findings)
+
+
+def banners(report: Report) -> list[tuple[Text, str]]:
+    """The verdict banner, plus a dedicated one for truncation and for refusals.
+
+    Returns (text, css class) pairs; the refusal text is shown verbatim, sanitised.
+    """
+    out: list[tuple[Text, str]] = []
+    if _has(report, Code.TRUNCATED):
+        out.append(
+            (
+                Text.assemble(
+                    (" TRUNCATED ", "bold reverse"),
+                    "  The reply was cut off before it ended; whatever parsed is only a "
+                    "partial view and cannot be approved.",
+                ),
+                "truncated",
+            )
+        )
+    if _has(report, Code.REFUSAL):
+        refusal = report.envelope.producer.refusal if report.envelope is not None else None
+        said = refusal or report.raw_text
+        out.append(
+            (
+                Text.assemble(
+                    (" REFUSAL ", "bold reverse"),
+                    "  The model did not produce the handoff. It said:\n",
+                    (safe(said, 2000, multiline=True), "italic"),
+                ),
+                "refusal",
+            )
+        )
+    if report.approvable:
+        warned = len(report.warnings)
+        note = f"  {warned} warning{'s' if warned != 1 else ''} to review" if warned else ""
+        out.append((Text.assemble((" APPROVABLE ", "bold reverse"), note), "approvable"))
+    else:
+        reasons = Text.assemble((" BLOCKED ", "bold reverse"), "  cannot be approved:")
+        for finding in report.blocking[:6]:
+            reasons.append("\n  • ")
+            reasons.append_text(finding_text(finding))
+        if len(report.blocking) > 6:
+            reasons.append(f"\n  …and {len(report.blocking) - 6} more blocking findings")
+        out.append((reasons, "blocked"))
+    return out
+
+
+def finding_text(finding: Finding) -> Text:
+    text = Text(finding.code.value, style="bold")
+    if finding.path:
+        text.append(f" at {safe(finding.path, 60)}")
+    text.append(f": {safe(finding.message, _MESSAGE_LIMIT)}")
+    return text
+
+
+def warnings_text(report: Report, limit: int = 6) -> Text:
+    text = Text()
+    for finding in report.warnings[:limit]:
+        if text:
+            text.append("\n")
+        text.append("⚠ ", style="yellow")
+        text.append_text(finding_text(finding))
+    if len(report.warnings) > limit:
+        text.append(f"\n…and {len(report.warnings) - limit} more warnings", style="dim")
+    return text
+
+
+def decision_text(entry: Entry) -> Text:
+    """The reviewer's view: decision, reason, category, reviewer and time."""
+    if entry.decision_error:
+        return Text.assemble(
+            (" DECISION UNUSABLE ", "bold reverse"), "  ", safe(entry.decision_error, 300)
+        )
+    decision = entry.decision
+    if decision is None:
+        return Text()
+    text = Text.assemble(_decision_word(decision), "  by ")
+    text.append(safe(decision.reviewer, 60), style="bold")
+    text.append(f"  at {safe(decision.decided_at, 40)}")
+    if decision.category is not None:
+        text.append("\ncategory ", style="dim")
+        text.append(decision.category.value.replace("_", " "))
+    if decision.reason:
+        text.append("\nreason ", style="dim")
+        text.append(safe(decision.reason, 1000, multiline=True))
+    text.append("\nreviewed sha256 ", style="dim")
+    text.append(decision.sha256[:12])
+    if entry.state is HandoffState.CHANGED:
+        text.append(
+            "\nThe file changed after this decision: it no longer applies.", style="bold red"
+        )
+    return text
+
+
+def _decision_word(decision: Decision) -> Text:
+    if decision.action is Action.APPROVE:
+        return Text(" APPROVED ", style="bold black on green")
+    return Text(" REJECTED ", style="bold white on magenta")

@@ -1,0 +1,186 @@
+"""Reading runs off the UI thread: cheap listings first, full inspections behind them.
+
+Everything here runs in worker threads and only calls ``gates``; results travel to
+the app as small immutable values. A listing costs a directory read and a ``stat`` per
+file; an inspection parses and validates one handoff.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gates.decisions import Decision, DecisionCorrupt, read_decision
+from gates.report import Report
+from gates.status import HandoffState, state_of
+from gates.store import DECISIONS, HandoffRef, find_runs, inspect_in_run, list_handoffs
+from tui.model import Key, Stamp
+
+if TYPE_CHECKING:
+    from gates.registry import Registry
+
+
+def stamp_of(stat: os.stat_result) -> Stamp:
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+@dataclass(frozen=True, slots=True)
+class RunListing:
+    """The handoffs of one run with the stamps of their files and decisions."""
+
+    run_dir: Path
+    refs: tuple[HandoffRef, ...]
+    stamps: dict[str, Stamp]
+    decision_stamps: dict[str, Stamp]
+
+
+@dataclass(frozen=True, slots=True)
+class Inspection:
+    """One handoff inspected from its current bytes, with its decision and state."""
+
+    key: Key
+    stamp: Stamp | None
+    decision_stamp: Stamp | None
+    report: Report
+    decision: Decision | None
+    decision_error: str
+    state: HandoffState
+
+
+def runs_under(root: Path) -> list[Path]:
+    try:
+        return find_runs(root)
+    except OSError:
+        return []
+
+
+def list_run(run_dir: Path) -> RunListing:
+    """A listing that tolerates files vanishing mid-scan (they are simply left out)."""
+    try:
+        found = list_handoffs(run_dir)
+    except (OSError, ValueError):
+        found = []
+    refs: list[HandoffRef] = []
+    stamps: dict[str, Stamp] = {}
+    for ref in found:
+        try:
+            stamps[ref.id] = stamp_of(ref.path.stat())
+        except OSError:
+            continue
+        refs.append(ref)
+    return RunListing(run_dir, tuple(refs), stamps, _decision_stamps(run_dir))
+
+
+def _decision_stamps(run_dir: Path) -> dict[str, Stamp]:
+    stamps: dict[str, Stamp] = {}
+    try:
+        with os.scandir(run_dir / DECISIONS) as found:
+            for item in found:
+                if item.name.endswith(".json") and not item.name.startswith("."):
+                    stamps[item.name.removesuffix(".json")] = stamp_of(item.stat())
+    except OSError:
+        pass
+    return stamps
+
+
+def inspect_ref(ref: HandoffRef, registry: Registry) -> Inspection:
+    """Inspect one handoff; never raises (gates turns every failure into a finding)."""
+    try:
+        stamp: Stamp | None = stamp_of(ref.path.stat())
+    except OSError:
+        stamp = None
+    report = inspect_in_run(ref.run_dir, ref.id, registry)
+    try:
+        decision_stamp: Stamp | None = stamp_of((ref.run_dir / DECISIONS / f"{ref.id}.json").stat())
+    except OSError:
+        decision_stamp = None
+    error = ""
+    try:
+        decision = read_decision(ref.run_dir, ref.id)
+    except (DecisionCorrupt, ValueError) as exc:
+        decision, error = None, str(exc)
+    state = HandoffState.CHANGED if error else state_of(report, decision)
+    return Inspection((ref.run_dir, ref.id), stamp, decision_stamp, report, decision, error, state)
+
+
+class InspectQueue:
+    """Handoffs waiting for inspection; the one a person is looking at jumps the line."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._items: deque[HandoffRef] = deque()
+        self._queued: set[Key] = set()
+        self._closed = False
+
+    def put(self, ref: HandoffRef, *, urgent: bool = False) -> None:
+        key = (ref.run_dir, ref.id)
+        with self._cond:
+            if key in self._queued:
+                if not urgent:
+                    return
+                self._items = deque(r for r in self._items if (r.run_dir, r.id) != key)
+            self._queued.add(key)
+            if urgent:
+                self._items.appendleft(ref)
+            else:
+                self._items.append(ref)
+            self._cond.notify()
+
+    def take(self, *, block: bool) -> HandoffRef | None:
+        """The next handoff; ``None`` when closed, or when empty and not ``block``."""
+        with self._cond:
+            while block and not self._items and not self._closed:
+                self._cond.wait(timeout=1.0)
+            if self._closed or not self._items:
+                return None
+            ref = self._items.popleft()
+            self._queued.discard((ref.run_dir, ref.id))
+            return ref
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+
+class RunQueue:
+    """Runs to re-list, coalesced: a burst of events on one run becomes one listing.
+
+    ``None`` stands for "look for new or deleted runs under the root".
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._dirty: set[Path | None] = set()
+        self._closed = False
+
+    def put(self, run_dir: Path | None) -> None:
+        with self._cond:
+            self._dirty.add(run_dir)
+            self._cond.notify()
+
+    def take(self) -> set[Path | None] | None:
+        """Everything marked so far, waiting for at least one; ``None`` once closed."""
+        with self._cond:
+            while not self._dirty and not self._closed:
+                self._cond.wait(timeout=1.0)
+            if self._closed:
+                return None
+            dirty, self._dirty = self._dirty, set()
+            return dirty
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()

@@ -1,0 +1,1 @@
+"""Modal dialogs: approve confirmation, reject reason, help, and the diff view."""

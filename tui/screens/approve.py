@@ -1,0 +1,56 @@
+"""The approval confirmation: the reviewer sees what exactly is being approved.
+
+The safe button (Cancel) holds focus so a stray Enter never approves; ``y`` is the
+deliberate way to confirm.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+
+class ApproveScreen(ModalScreen[bool]):
+    """Dismisses with ``True`` only on an explicit confirmation."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "confirm", "Approve"),
+        Binding("n,escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, title: Text, sha256: str, warnings: int) -> None:
+        super().__init__()
+        self._title = title
+        self._sha256 = sha256
+        self._warnings = warnings
+
+    def compose(self) -> ComposeResult:
+        noun = "warning" if self._warnings == 1 else "warnings"
+        counted = Text(f"{self._warnings} {noun}", style="bold yellow" if self._warnings else "")
+        with Vertical(id="dialog", classes="dialog"):
+            yield Static(Text("Approve this handoff?", style="bold"), classes="dialog-title")
+            yield Static(self._title, markup=False)
+            yield Static(Text.assemble("sha256 ", (self._sha256, "bold")), id="approve-sha")
+            yield Static(Text.assemble("with ", counted), id="approve-warnings")
+            yield Static(Text("y approve · n / Esc cancel", style="dim"))
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Cancel", id="cancel", variant="primary")
+                yield Button("Approve", id="approve", variant="success")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "approve")
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)

@@ -1,0 +1,1 @@
+"""Widgets of the approval app; none of them parses payload text as markup."""

@@ -1,0 +1,125 @@
+"""The handoff list: one line per handoff, virtual, with a keyboard and mouse cursor.
+
+Rows are keyed so the cursor stays on the same handoff when rows are re-sorted or
+filtered by a live update; only the visible lines are rendered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+class HandoffList(ScrollView, can_focus=True):
+    """A cursor over keyed one-line rows."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move(-1)", "Up", show=False),
+        Binding("down,j", "move(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", show=False),
+        Binding("pagedown", "page(1)", show=False),
+        Binding("home", "edge(0)", show=False),
+        Binding("end", "edge(1)", show=False),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"handoff-list--cursor"}
+    DEFAULT_CSS = """
+    HandoffList { overflow-x: hidden; }
+    HandoffList > .handoff-list--cursor { background: $block-cursor-blurred-background; }
+    HandoffList:focus > .handoff-list--cursor {
+        background: $block-cursor-background;
+        color: $block-cursor-foreground;
+    }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+
+    @dataclass
+    class Highlighted(Message):
+        """The cursor now rests on ``key`` (``None``: the list is empty)."""
+
+        key: Hashable | None
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._keys: list[Hashable] = []
+        self._texts: list[Text] = []
+        self._last_posted: Hashable | None = object()
+
+    @property
+    def keys(self) -> list[Hashable]:
+        return list(self._keys)
+
+    @property
+    def current(self) -> Hashable | None:
+        return self._keys[self.cursor] if self._keys else None
+
+    def row_text(self, key: Hashable) -> Text | None:
+        """The rendered text of one row (``None`` if it is not listed)."""
+        try:
+            return self._texts[self._keys.index(key)]
+        except ValueError:
+            return None
+
+    def set_rows(self, rows: Sequence[tuple[Hashable, Text]]) -> None:
+        """Replace all rows, keeping the cursor on the same key when it is still listed."""
+        keep = self.current
+        self._keys = [key for key, _ in rows]
+        self._texts = [text for _, text in rows]
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self._keys))
+        index = self._keys.index(keep) if keep in self._keys else min(self.cursor, len(rows) - 1)
+        self.cursor = max(index, 0)
+        self.refresh()
+
+    def select_key(self, key: Hashable) -> bool:
+        """Move the cursor to ``key``; ``False`` if it is not listed."""
+        if key not in self._keys:
+            return False
+        self.cursor = self._keys.index(key)
+        return True
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self._keys) - 1))
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh()
+        if self._keys:
+            self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True)
+        key = self.current
+        if key != self._last_posted:
+            self._last_posted = key
+            self.post_message(self.Highlighted(key))
+
+    def action_move(self, delta: int) -> None:
+        self.cursor += delta
+
+    def action_page(self, direction: int) -> None:
+        self.cursor += direction * max(self.scrollable_content_region.height - 1, 1)
+
+    def action_edge(self, end: int) -> None:
+        self.cursor = len(self._keys) - 1 if end else 0
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is not None and offset.y + self.scroll_offset.y < len(self._keys):
+            self.cursor = offset.y + self.scroll_offset.y
+
+    def render_line(self, y: int) -> Strip:
+        index = y + self.scroll_offset.y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if index >= len(self._texts):
+            return Strip.blank(width, base)
+        strip = Strip(self._texts[index].render(self.app.console)).crop_extend(0, width, None)
+        if index == self.cursor:
+            strip = strip.apply_style(self.get_component_rich_style("handoff-list--cursor"))
+        return strip.apply_style(base)

@@ -1,0 +1,88 @@
+"""A virtual list of pre-styled text lines, painted one visible line at a time.
+
+``DataTable`` and ``OptionList`` measure every row up front, which costs seconds on ten
+thousand handoffs or a multi-megabyte raw payload. This widget keeps plain ``Text``
+objects and renders only the lines in view, so its cost follows the screen size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.cells import chop_cells
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Region, Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+class TextLines(ScrollView):
+    """Read-only lines; long lines are wrapped by cell width so nothing is cut off."""
+
+    DEFAULT_CSS = """
+    TextLines { overflow-x: hidden; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._source: list[Text] = []
+        self._lines: list[Text] = []
+        self._wrapped_at = 0
+
+    def set_lines(self, lines: Sequence[Text]) -> None:
+        """Replace the content and scroll back to the top."""
+        self._source = list(lines)
+        self._wrapped_at = 0
+        self._rewrap()
+        self.scroll_to(0, 0, animate=False)
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
+    def plain_lines(self) -> list[str]:
+        """The unwrapped text, for tests and copying."""
+        return [line.plain for line in self._source]
+
+    def _rewrap(self) -> None:
+        width = max(self.scrollable_content_region.width, 20)
+        if width == self._wrapped_at and self._lines:
+            return
+        self._wrapped_at = width
+        wrapped: list[Text] = []
+        for line in self._source:
+            if line.cell_len <= width:
+                wrapped.append(line)
+                continue
+            start = 0
+            for piece in chop_cells(line.plain, width):
+                wrapped.append(line[start : start + len(piece)])
+                start += len(piece)
+        self._lines = wrapped
+        self.virtual_size = Size(width, len(wrapped))
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self._rewrap()
+
+    def line_style(self, index: int) -> Style | None:
+        """An extra style for one line (the cursor, in subclasses)."""
+        return None
+
+    def render_line(self, y: int) -> Strip:
+        index = y + self.scroll_offset.y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if index >= len(self._lines):
+            return Strip.blank(width, base)
+        text = self._lines[index]
+        strip = Strip(text.render(self.app.console)).crop_extend(0, width, None)
+        extra = self.line_style(index)
+        if extra is not None:
+            strip = strip.apply_style(extra)
+        return strip.apply_style(base)
+
+    def scroll_to_line(self, index: int) -> None:
+        """Bring one line into view without animation."""
+        self.scroll_to_region(Region(0, index, 1, 1), animate=False, force=True)
