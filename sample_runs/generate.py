@@ -2,9 +2,9 @@
 
 Run with the project venv: ``.venv/bin/python sample_runs/generate.py [--out DIR]``.
 Handoffs go through ``gates.store.submit`` and decisions through ``gates.decisions.decide``,
-so hashes, ids and the audit chain are the gate's own. Payload bytes are fixed; creation
-times, decision times and the audit log's hashes differ on every run, which is why the
-sample test compares findings, not bytes.
+so hashes, ids and the audit chain are the gate's own. The gate's clock
+(``gates.audit.now_iso``) is replaced by a stepped one, the way the TUI tests fix it, so
+every file comes out byte for byte the same on each run of the generator.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import argparse
 import json
 import shutil
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,25 @@ sys.path.insert(0, str(HERE))
 
 from scenarios import RUNS, Run, Step  # noqa: E402
 
+from gates import audit  # noqa: E402
 from gates.decisions import decide  # noqa: E402
 from gates.registry import load_registry  # noqa: E402
 from gates.store import ABSENT, submit  # noqa: E402
 
 EXPECTED = "expected_findings.json"
+#: When the first sample run starts; each later run starts a day later.
+EPOCH = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+class SteppedClock:
+    """Stands in for the wall clock: every reading is 47 seconds after the previous one."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> str:
+        self.now += timedelta(seconds=47)
+        return self.now.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def write_run(run: Run, out: Path) -> dict[str, Any]:
@@ -118,8 +133,8 @@ in a situation where it really happens. Browse them with
 
 Findings are written `code!path` (blocks approval) or `code?path` (a warning); an empty
 path means the whole payload. `expected_findings.json` holds the same list for
-`tests/test_samples.py`. Regenerate with `.venv/bin/python sample_runs/generate.py`:
-payload bytes are fixed, times and audit hashes change.
+`tests/test_samples.py`. Regenerate with `.venv/bin/python sample_runs/generate.py`; the
+generator uses a stepped clock, so its output is the same byte for byte every time.
 
 Not sampled: `oversize` (a handoff over the 16 MiB cap does not belong in a repository),
 `bad_envelope` and `internal_error` (they describe a damaged file or a gate bug, which the
@@ -140,7 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE, help="where to write the runs")
     args = parser.parse_args(argv)
     out: Path = args.out.resolve()
-    written = {run.name: write_run(run, out) for run in RUNS}
+    written = {}
+    for day, run in enumerate(RUNS):
+        audit.now_iso = SteppedClock(EPOCH + timedelta(days=day))
+        written[run.name] = write_run(run, out)
     expected = expectations()
     if {name: run["handoffs"] for name, run in written.items()} != {
         name: run["handoffs"] for name, run in expected["runs"].items()

@@ -105,16 +105,24 @@ def test_expectation_file_matches_the_scenarios() -> None:
     assert _generator().expectations() == EXPECTED
 
 
-def test_generator_reproduces_the_committed_payloads(tmp_path: Path) -> None:
+def files_of(root: Path, run: str) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root / run)): p.read_bytes()
+        for p in sorted((root / run).rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_generator_reproduces_the_committed_runs_byte_for_byte(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, str(SAMPLES / "generate.py"), "--out", str(tmp_path)],
         check=True,
         capture_output=True,
     )
-    for run, handoff in HANDOFFS:
-        fresh = json.loads(read_handoff_bytes(tmp_path / run, handoff))
-        committed = json.loads(read_handoff_bytes(SAMPLES / run, handoff))
-        for volatile in ("created",):
-            fresh.pop(volatile)
-            committed.pop(volatile)
-        assert fresh == committed, f"{run}/{handoff}: regenerate with sample_runs/generate.py"
+    for run in RUNS:
+        fresh, committed = files_of(tmp_path, run), files_of(SAMPLES, run)
+        assert sorted(fresh) == sorted(committed), f"{run}: regenerate with sample_runs/generate.py"
+        for name, data in fresh.items():
+            assert data == committed[name], f"{run}/{name}: regenerate with sample_runs/generate.py"
+    for name in ("README.md", "expected_findings.json"):
+        assert (tmp_path / name).read_bytes() == (SAMPLES / name).read_bytes()
