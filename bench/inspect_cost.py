@@ -13,17 +13,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from gates.inspection import inspect
-
 from bench import payloads
 from bench.config import Context
 from bench.figures import Figure, Target
 from bench.payloads import MB
 from bench.stats import summarize
+from gates.inspection import inspect
 from gates.registry import load_registry
 
 #: No series runs longer than this once it has its minimum of repetitions.
-SERIES_BUDGET_S = 8.0
+SERIES_BUDGET_S = 5.0
 MIN_REPS = 3
 
 

@@ -109,3 +109,14 @@ def manifest(size: int) -> bytes:
         for i in range(1, count + 1)
     ]
     return _dump({"features": features})
+
+
+def inventory_leaves(leaves: int) -> bytes:
+    """A valid inventory with about ``leaves`` leaf values (7 per item: 4 scalars, 3 tags)."""
+    count = max(1, leaves // 7)
+    return _dump(
+        {
+            "repository": "github.com/example/monorepo",
+            "items": [_item(i) for i in range(1, count + 1)],
+        }
+    )

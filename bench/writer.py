@@ -1,6 +1,6 @@
 """Writer process: moves prepared handoff files into a watched directory by atomic rename.
 
-``python -m bench.writer SRC DST --gap-ms LO HI`` renames each file of SRC (sorted) into
+``python -m bench.writer SRC DST --gap-ms LO HI`` renames each ``*.json`` of SRC (sorted) into
 DST, pausing a random gap between LO and HI ms (jitter keeps the schedule from locking
 onto the watcher's polling step), and prints ``{file name: perf_counter after rename}``.
 ``perf_counter`` is CLOCK_MONOTONIC on Linux, so other processes can compare with it.
@@ -20,7 +20,7 @@ def move_all(src: Path, dst: Path, gap_lo: float, gap_hi: float, seed: int = 1) 
     rng = random.Random(seed)
     stamps: dict[str, float] = {}
     due = time.perf_counter()
-    for path in sorted(src.iterdir()):
+    for path in sorted(src.glob("*.json")):
         due += rng.uniform(gap_lo, gap_hi) / 1000
         delay = due - time.perf_counter()
         if delay > 0:

@@ -1,0 +1,133 @@
+"""The TUI side of the benchmarks: ``HandoffGateApp`` headless, with paint-time probes.
+
+``visible ROOT --expect N``: prints ``{file name: perf_counter when its row was first
+painted}`` once N new rows were painted (or the bound passed). ``detail RUN --reps R``:
+selects the run's first and last handoff in turn and prints, per handoff, the ms from
+the cursor move to the last line of the field tree's first screen being painted.
+
+Probes wrap ``render_line`` (what the compositor calls to paint a line) and only record
+the time, so the app does the same work as without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from textual.strip import Strip
+
+from gates.registry import load_registry
+from tui.app import HandoffGateApp
+from tui.widgets.field_tree import FieldTree
+from tui.widgets.handoff_list import HandoffList
+
+SIZE = (120, 40)
+
+
+def _probe_rows(painted: dict[str, float]) -> None:
+    original = HandoffList.render_line
+
+    def render_line(self: HandoffList, y: int) -> Strip:
+        strip = original(self, y)
+        keys = self.keys
+        index = y + self.scroll_offset.y
+        if index < len(keys) and isinstance(key := keys[index], tuple):
+            painted.setdefault(f"{key[1]}.json", time.perf_counter())
+        return strip
+
+    HandoffList.render_line = render_line  # type: ignore[method-assign]
+
+
+async def visible(root: Path, expect: int, bound: float) -> dict[str, float]:
+    painted: dict[str, float] = {}
+    _probe_rows(painted)
+    app = HandoffGateApp(root, load_registry(), quiet=True)
+    deadline = time.perf_counter() + bound
+    async with app.run_test(headless=True, size=SIZE):
+        before = None
+        while time.perf_counter() < deadline:
+            if before is None and app.listed():
+                before = len(painted)  # rows that were there before the writer started
+            if before is not None and len(painted) - before >= expect:
+                break
+            await asyncio.sleep(0.01)
+    return painted
+
+
+class _ScreenProbe:
+    """Records when each line of the field tree's first screen was painted for a report."""
+
+    def __init__(self) -> None:
+        self.report: Any = None
+        self.lines: dict[int, float] = {}
+        original = FieldTree.render_line
+        probe = self
+
+        def render_line(tree: FieldTree, y: int) -> Strip:
+            strip = original(tree, y)
+            if tree.report is not None and tree.report is probe.report:
+                probe.lines.setdefault(y, time.perf_counter())
+            return strip
+
+        FieldTree.render_line = render_line  # type: ignore[method-assign]
+
+    def done(self, tree: FieldTree) -> float | None:
+        height = min(tree.scrollable_content_region.height, tree.last_line + 1)
+        if height <= 0 or any(y not in self.lines for y in range(height)):
+            return None
+        return max(self.lines[y] for y in range(height))
+
+
+async def detail(run_dir: Path, reps: int, bound: float = 120.0) -> dict[str, list[float]]:
+    probe = _ScreenProbe()
+    app = HandoffGateApp(run_dir, load_registry("bench.contracts"), show="all", quiet=True)
+    deadline = time.perf_counter() + bound
+    out: dict[str, list[float]] = {"small": [], "big": []}
+    async with app.run_test(headless=True, size=SIZE):
+        while time.perf_counter() < deadline:
+            entries = list(app.entries.values())
+            if len(entries) >= 2 and all(e.report is not None for e in entries):
+                break
+            await asyncio.sleep(0.02)
+        keys = sorted(app.entries, key=lambda k: k[1])
+        small, big = app.entries[keys[0]], app.entries[keys[-1]]
+        tree = app.query_one(FieldTree)
+        for _ in range(reps + 1):
+            for label, entry in (("small", small), ("big", big)):
+                probe.report, probe.lines = entry.report, {}
+                started = time.perf_counter()
+                app.jump_to(entry.key)
+                finished = None
+                while finished is None and time.perf_counter() < deadline:
+                    await asyncio.sleep(0.001)
+                    finished = probe.done(tree)
+                if finished is None:
+                    raise TimeoutError(f"field tree of {entry.ref.id} never painted")
+                out[label].append((finished - started) * 1000)
+    return {label: times[1:] for label, times in out.items()}  # the first pair warms up
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    v = sub.add_parser("visible")
+    v.add_argument("root", type=Path)
+    v.add_argument("--expect", type=int, required=True)
+    v.add_argument("--bound", type=float, default=60.0)
+    d = sub.add_parser("detail")
+    d.add_argument("run_dir", type=Path)
+    d.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+    if args.cmd == "visible":
+        result: object = asyncio.run(visible(args.root, args.expect, args.bound))
+    else:
+        result = asyncio.run(detail(args.run_dir, args.reps))
+    print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()
