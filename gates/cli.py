@@ -21,6 +21,7 @@ from gates.sanitize import visible
 if TYPE_CHECKING:
     from gates.registry import Registry
     from gates.report import Report
+    from gates.waiting import WaitResult
 
 OK, FAIL, USAGE, TIMED_OUT, CHANGED = 0, 1, 2, 3, 4
 _MAX_ROWS = 400
@@ -211,13 +212,22 @@ def cmd_wait(args: argparse.Namespace) -> int:
         print(f"rejected by {who}: {visible(reason or '')}", file=sys.stderr)
         return FAIL
     if result.outcome is WaitOutcome.CHANGED:
-        print(
-            f"{args.handoff_id} changed after it was approved by {who}; nothing delivered",
-            file=sys.stderr,
-        )
+        print(_changed_message(args.handoff_id, who, result), file=sys.stderr)
         return CHANGED
     print(f"timed out waiting for a decision on {args.handoff_id}", file=sys.stderr)
     return TIMED_OUT
+
+
+def _changed_message(handoff_id: str, who: str, result: WaitResult) -> str:
+    """Say whether the bytes changed or only the verdict did (e.g. contracts not loaded)."""
+    report, decision = result.report, result.decision
+    if report is not None and decision is not None and report.sha256 == decision.sha256:
+        codes = ", ".join(sorted({f.code.value for f in report.blocking})) or "no payload"
+        return (
+            f"{handoff_id} was approved by {who} but no longer passes inspection ({codes}); "
+            "load the same --schemas as the reviewer. Nothing delivered."
+        )
+    return f"{handoff_id} changed after it was approved by {who}; nothing delivered"
 
 
 def cmd_schemas(args: argparse.Namespace) -> int:

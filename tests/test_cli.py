@@ -173,7 +173,7 @@ def test_check_never_prints_terminal_controls_from_the_payload(tmp_path: Path) -
     assert "⟨ESC⟩" in cli("check", str(payload), "--schema", "plan/v1").stdout
 
 
-def test_user_contracts_load_with_schemas(tmp_path: Path) -> None:
+def _note_spec(tmp_path: Path) -> Path:
     spec = tmp_path / "my_contracts.py"
     spec.write_text(
         "from pydantic import BaseModel\n"
@@ -183,6 +183,11 @@ def test_user_contracts_load_with_schemas(tmp_path: Path) -> None:
         "    tags: list[str] = []\n"
         'SCHEMAS = {"note/v1": Note}\n'
     )
+    return spec
+
+
+def test_user_contracts_load_with_schemas(tmp_path: Path) -> None:
+    spec = _note_spec(tmp_path)
     listed = cli("schemas", "--schemas", str(spec))
     assert listed.returncode == 0
     assert "note/v1" in listed.stdout
@@ -221,3 +226,45 @@ def test_textual_is_never_imported_by_the_fast_commands(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_wait_without_the_reviewers_contracts_delivers_nothing(tmp_path: Path) -> None:
+    spec = _note_spec(tmp_path)
+    run = tmp_path / "run"
+    note = b'{"text": "hi", "tags": []}'
+    args = ("submit", str(run), "--phase", "note", "--schema", "note/v1", "--schemas", str(spec))
+    hid = cli(*args, "-", stdin=note).stdout.strip()
+    assert cli("decide", str(run), hid, "approve", "--schemas", str(spec)).returncode == 0
+    blind = cli("wait", str(run), hid, "--timeout", "5")
+    assert (blind.returncode, blind.stdout) == (4, "")
+    assert "unknown_schema" in blind.stderr
+    assert "--schemas" in blind.stderr
+    seeing = cli("wait", str(run), hid, "--timeout", "5", "--schemas", str(spec))
+    assert seeing.returncode == 0
+    assert json.loads(seeing.stdout) == {"text": "hi", "tags": []}
+
+
+def test_submit_records_producer_signals_that_block(tmp_path: Path) -> None:
+    cut = _submit(tmp_path, PLAN_BYTES, "--finish-reason", "length")
+    refused = _submit(tmp_path, PLAN_BYTES, "--refusal", "I can't share that plan.")
+    for hid, code in ((cut, "truncated"), (refused, "refusal")):
+        done = cli("check", str(tmp_path / "handoffs" / f"{hid}.json"), "--json")
+        assert done.returncode == 1
+        assert code in {f["code"] for f in json.loads(done.stdout)["findings"]}
+
+
+def test_submit_warns_about_an_unknown_contract_but_records_it_blocked(tmp_path: Path) -> None:
+    args = ("submit", str(tmp_path), "--phase", "plan", "--schema", "plan/v9", "-")
+    done = cli(*args, stdin=PLAN_BYTES)
+    assert done.returncode == 0
+    assert "unknown schema" in done.stderr
+    checked = cli("check", str(tmp_path / "handoffs" / f"{done.stdout.strip()}.json"))
+    assert checked.returncode == 1
+    assert "unknown_schema" in checked.stdout
+
+
+def test_watch_and_demo_are_wired_to_their_entry_points(tmp_path: Path) -> None:
+    missing = cli("watch", str(tmp_path / "missing"))
+    assert missing.returncode == 2
+    assert "not a directory" in missing.stdout + missing.stderr
+    assert cli("demo", "--help").returncode == 0
