@@ -27,10 +27,12 @@ if TYPE_CHECKING:
     from gates.report import Report
 
 #: watchfiles batching: report a change after ``_STEP_MS`` of quiet, at most ``_DEBOUNCE_MS``.
-_STEP_MS = 10
+_STEP_MS = 5
 _DEBOUNCE_MS = 50
 #: Re-check at least this often even without events (missed events, network filesystems).
 _RECHECK_MS = 250
+#: With ``poll=True``: how often the folder is listed (one small directory, so cheap).
+_POLL_MS = 100
 
 
 class WaitOutcome(StrEnum):
@@ -103,7 +105,7 @@ def wait(
             yield_on_timeout=True,
             stop_event=stop_event,
             force_polling=poll,
-            poll_delay_ms=min(recheck, 300),
+            poll_delay_ms=min(recheck, _POLL_MS),
             recursive=False,
         ):
             result = _settle(run_dir, handoff_id, registry)
