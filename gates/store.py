@@ -179,11 +179,15 @@ def submit(
     if upstream_payload is not ABSENT:
         base["payload"] = upstream_payload
     Envelope.model_validate({"id": "0001-x", "seq": 1, **base})
+    try:
+        json.dumps(base, allow_nan=False)
+    except TypeError as exc:
+        raise ValueError(f"upstream_payload is not JSON data: {exc}") from exc
     while True:
         seq = _allocate_seq(run_dir)
         handoff_id = f"{seq:04d}-{phase}"
         envelope = {"format": "handoff-gate/1", "id": handoff_id, "seq": seq, **base}
-        data = (json.dumps(envelope, ensure_ascii=True, indent=2) + "\n").encode()
+        data = (json.dumps(envelope, ensure_ascii=True, indent=2, allow_nan=False) + "\n").encode()
         ref = _ref(run_dir, handoff_id)
         try:
             exclusive_create(ref.path, data)
