@@ -187,7 +187,7 @@ REPAIRED_DESIGN = {
 }
 
 LENIENT_RUN = Run(
-    name="planner-to-designer-lenient",
+    name="lenient-planner-designer",
     summary=(
         "A planner → designer pipeline on the user's own lenient contracts (defaults "
         "everywhere, loaded with --schemas): an empty object that validates, a refusal "
