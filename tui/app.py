@@ -288,6 +288,7 @@ class HandoffGateApp(App[int]):
             refresh_detail = refresh_detail or result.key == current
             self._maybe_notify(entry)
         self._paint_list(now=False)
+        self._update_topbar()
         if refresh_detail:
             self._detail.show(self.current_entry())
 
@@ -344,8 +345,17 @@ class HandoffGateApp(App[int]):
         handoffs = self._list
         handoffs.set_rows(rows)
         if not rows:
-            self._detail.show(None)
+            self._detail.show(None, self._empty_hint())
         self._update_topbar()
+
+    def _empty_hint(self) -> Text:
+        if not self._scanned:
+            return Text("Scanning…", style="dim")
+        if not self.entries:
+            return Text(
+                "No handoffs yet. New ones appear here as soon as they are written.", style="dim"
+            )
+        return Text(f"Nothing {self.show.value} here. Press f to change the filter.", style="dim")
 
     def _update_topbar(self) -> None:
         waiting = sum(1 for e in self.entries.values() if e.waiting)

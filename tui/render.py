@@ -101,7 +101,7 @@ def _value(row: FieldRow, states: tuple[FieldState, ...]) -> Text:
         shown = Text(preview(row.value, _VALUE_LIMIT))
     if FieldState.DROPPED in states:
         shown.stylize("strike")
-    if FieldState.DEFAULTED in states:
+    if FieldState.DEFAULTED in states and not row.message:
         return Text.assemble(("absent, default used: ", "italic"), shown)
     return shown
 
@@ -128,7 +128,7 @@ def header(entry: Entry) -> Text:
     text.append("   ~tokens ", style="dim")
     text.append(f"{report.approx_tokens:,}")
     stop = envelope.producer.finish_reason if envelope is not None else None
-    text.append("   stop ", style="dim")
+    text.append("   stop reason ", style="dim")
     text.append(safe(stop, 30) if stop else "-")
     return text
 
@@ -175,17 +175,21 @@ def banners(report: Report) -> list[tuple[Text, str]]:
                 "refusal",
             )
         )
+    bannered = {code for code in (Code.TRUNCATED, Code.REFUSAL) if _has(report, code)}
     if report.approvable:
         warned = len(report.warnings)
         note = f"  {warned} warning{'s' if warned != 1 else ''} to review" if warned else ""
         out.append((Text.assemble((" APPROVABLE ", "bold reverse"), note), "approvable"))
     else:
-        reasons = Text.assemble((" BLOCKED ", "bold reverse"), "  cannot be approved:")
-        for finding in report.blocking[:6]:
+        reasons = Text.assemble((" BLOCKED ", "bold reverse"), "  cannot be approved")
+        if bannered:
+            reasons.append(f" ({', '.join(sorted(bannered))}, see above)")
+        others = [f for f in report.blocking if f.code not in bannered]
+        for finding in others[:6]:
             reasons.append("\n  • ")
             reasons.append_text(finding_text(finding))
-        if len(report.blocking) > 6:
-            reasons.append(f"\n  …and {len(report.blocking) - 6} more blocking findings")
+        if len(others) > 6:
+            reasons.append(f"\n  …and {len(others) - 6} more blocking findings")
         out.append((reasons, "blocked"))
     return out
 
@@ -198,15 +202,19 @@ def finding_text(finding: Finding) -> Text:
     return text
 
 
-def warnings_text(report: Report, limit: int = 6) -> Text:
-    text = Text()
-    for finding in report.warnings[:limit]:
-        if text:
-            text.append("\n")
-        text.append("⚠ ", style="yellow")
-        text.append_text(finding_text(finding))
-    if len(report.warnings) > limit:
-        text.append(f"\n…and {len(report.warnings) - limit} more warnings", style="dim")
+def warnings_text(report: Report) -> Text:
+    """One summary line of warnings by code (each is also shown on its field row)."""
+    counts: dict[str, int] = {}
+    for finding in report.warnings:
+        counts[finding.code.value] = counts.get(finding.code.value, 0) + 1
+    if not counts:
+        return Text()
+    text = Text("⚠ ", style="yellow")
+    text.append(", ".join(f"{code} ×{n}" for code, n in counts.items()))
+    for finding in report.warnings:
+        if not finding.path:
+            text.append("\n⚠ ", style="yellow")
+            text.append_text(finding_text(finding))
     return text
 
 

@@ -53,8 +53,8 @@ class Detail(Vertical):
         for index in range(3):
             self.query_one(f"#banner-{index}").display = False
 
-    def show(self, entry: Entry | None) -> None:
-        """Display ``entry`` (``None``: nothing selected); resets the body to the fields."""
+    def show(self, entry: Entry | None, empty: Text | None = None) -> None:
+        """Display ``entry``, or ``empty`` when nothing is selected; resets the body."""
         same = entry is not None and self.entry is not None and entry.key == self.entry.key
         report_changed = (
             entry is None
@@ -64,7 +64,7 @@ class Detail(Vertical):
         self.entry = entry
         header_widget = self.query_one("#header", Static)
         if entry is None:
-            header_widget.update(Text("No handoff selected.", style="dim"))
+            header_widget.update(empty or Text("No handoff selected.", style="dim"))
             self._clear()
             return
         header_widget.update(header(entry))

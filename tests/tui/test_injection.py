@@ -1,0 +1,89 @@
+"""Payload text is shown literally: markup does nothing, escapes never reach the terminal."""
+
+from __future__ import annotations
+
+from textual.widgets import Tree
+from tui_helpers import SIZE, all_inspected, make_app, notices, put, screen_text, settle
+
+from gates.decisions import read_decision
+from tui.screens.approve import ApproveScreen
+
+CLICK = "[@click=app.quit]x[/]"
+BOLD = "[bold]APPROVED[/]"
+UNBALANCED = "half [open"
+APPROVE_LINK = "[@click=app.approve]go[/]"
+RUN_NAME = "[@click=app.quit]r[b]"  # a directory name cannot hold "/"
+
+
+async def _click_every_line(pilot, app) -> None:
+    tree = app.query_one(Tree)
+    for line in range(tree.last_line + 1):
+        await pilot.click(Tree, offset=(12, line))
+        await pilot.click(Tree, offset=(40, line))
+
+
+async def test_markup_in_values_is_shown_literally_and_clicking_it_does_nothing(root, registry):
+    handoff = put(
+        root,
+        "job-1",
+        {"title": CLICK, "body": f"{BOLD} {UNBALANCED}", "tags": [APPROVE_LINK]},
+        schema="note/v1",
+        phase="note",
+    )
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("tab", "down", "down", "enter")
+        await settle(pilot, lambda: APPROVE_LINK in screen_text(app))
+        shown = screen_text(app)
+        for literal in (CLICK, BOLD, UNBALANCED, APPROVE_LINK):
+            assert literal in shown
+        await _click_every_line(pilot, app)
+        assert app.is_running and app.return_value is None
+        assert not isinstance(app.screen, ApproveScreen)
+        assert screen_text(app) == shown
+    assert read_decision(root / "job-1", handoff) is None
+
+
+async def test_markup_in_a_validation_message_is_shown_literally(root, registry):
+    put(root, "job-1", {"label": "trap!"}, schema="trap/v1", phase="trap")
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        shown = screen_text(app)
+        assert "[@click=app.quit]bad[/] label [bold]x[/]" in shown
+        await _click_every_line(pilot, app)
+        assert app.is_running and app.return_value is None
+
+
+async def test_markup_in_a_run_name_stays_literal_in_rows_and_notifications(root, registry):
+    put(root, "job-1", {"title": "ok"}, schema="note/v1", phase="note")
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        put(root, RUN_NAME, {"title": "ok"}, schema="note/v1", phase="note")
+        await settle(pilot, lambda: len(app.entries) == 2 and all_inspected(app))
+        await settle(pilot, lambda: RUN_NAME in notices(app))
+        await settle(pilot, lambda: RUN_NAME in screen_text(app))
+        await pilot.click("#list", offset=(14, 0))
+        await pilot.click("#list", offset=(14, 1))
+        assert app.is_running and app.return_value is None
+
+
+async def test_escape_and_bidi_characters_never_reach_the_terminal(root, registry):
+    put(
+        root,
+        "job-1",
+        {"title": "red\x1b[31m!\x07", "body": "abc\u202edef\u200b"},
+        schema="note/v1",
+        phase="note",
+    )
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        shown = screen_text(app)
+        assert "red⟨ESC⟩[31m!⟨BEL⟩" in shown
+        assert "abc⟨U+202E⟩def⟨U+200B⟩" in shown
+        assert "UNSAFE TEXT" in shown
+        for char in ("\x1b", "\x07", "\u202e", "\u200b"):
+            assert char not in shown
