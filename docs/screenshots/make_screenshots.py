@@ -1,0 +1,175 @@
+"""Regenerate the walkthrough's screenshots from the real app, driven headless with Pilot.
+
+    .venv/bin/python docs/screenshots/make_screenshots.py
+
+Each journey runs on a scratch copy of the sample runs (made by the demo's own
+``prepare_workspace``) plus a live run fed with the simulator's drafts, so the pictures
+show exactly what ``handoff-gate demo`` shows. Nothing in the repository is touched
+except the SVG files next to this script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from gates import audit
+from gates.decisions import decide
+from gates.demo import CONTRACTS, prepare_workspace
+from gates.registry import Registry, load_registry
+from gates.simulator import (
+    LIVE_RUN,
+    PHASES,
+    design_first,
+    plan_first,
+    plan_revised,
+    verify_claimed,
+)
+from gates.store import submit
+from tui.app import HandoffGateApp
+from tui.widgets.detail import Body, Detail
+
+OUT = Path(__file__).resolve().parent
+SIZE = (132, 40)
+BOUND_SECONDS = 30.0
+REJECT_REASON = "Too broad for a first step: report on failed payments before retrying any."
+
+
+def fixed_clock() -> None:
+    """Stamp live handoffs and decisions with a fixed time so the pictures do not drift."""
+    audit.now_iso = lambda: "2026-03-10T14:05:00.000Z"
+
+
+def live_submit(workspace: Path, phase_name: str, payload: bytes) -> str:
+    phase = next(p for p in PHASES if p.name == phase_name)
+    ref = submit(
+        workspace / LIVE_RUN,
+        payload,
+        phase=phase.name,
+        schema_id=phase.schema,
+        from_role=phase.from_role,
+        to_role=phase.to_role,
+        finish_reason="stop",
+    )
+    return ref.id
+
+
+def as_bytes(payload: dict[str, object]) -> bytes:
+    return (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+async def settle(pilot: Pilot[int], condition: Callable[[], bool], what: str) -> None:
+    """Let the app's workers catch up until ``condition`` holds, within a bound."""
+    deadline = time.monotonic() + BOUND_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the app never showed {what}")
+        await pilot.pause(0.05)
+
+
+async def select(pilot: Pilot[int], app: HandoffGateApp, run: str, handoff: str) -> None:
+    key = (app.root / run, handoff)
+    await settle(
+        pilot,
+        lambda: key in app.entries and app.entries[key].state is not None,
+        f"{run}/{handoff}",
+    )
+    app.jump_to(key)
+    await settle(
+        pilot,
+        lambda: (
+            (entry := app.current_entry()) is not None
+            and entry.key == key
+            and entry.report is not None
+        ),
+        f"{run}/{handoff} inspected",
+    )
+    await pilot.pause()
+
+
+def shoot(app: HandoffGateApp, name: str) -> None:
+    app.save_screenshot(filename=f"{name}.svg", path=str(OUT))
+    print(f"wrote {OUT / name}.svg")
+
+
+async def operator(workspace: Path, registry: Registry) -> None:
+    """An operator approves the live Phase 1 plan."""
+    plan_id = live_submit(workspace, "plan", as_bytes(plan_first(None)))
+    app = HandoffGateApp(workspace, registry, reviewer="operator", show="pending", quiet=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, LIVE_RUN, plan_id)
+        shoot(app, "operator-1-live-plan")
+        await pilot.press("a")
+        await pilot.pause()
+        shoot(app, "operator-2-confirm")
+        await pilot.press("y")
+        key = (app.root / LIVE_RUN, plan_id)
+        await settle(pilot, lambda: app.entries[key].decision is not None, "the approval")
+        app.jump_to(key)
+        await pilot.pause()
+        shoot(app, "operator-3-approved")
+
+
+async def reviewer(workspace: Path, registry: Registry) -> None:
+    """A reviewer goes through rejected handoffs afterwards."""
+    app = HandoffGateApp(workspace, registry, reviewer="reviewer", show="rejected", quiet=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, "planner-to-executor", "0001-execute")
+        shoot(app, "reviewer-1-rejected-secret")
+        await select(pilot, app, "lenient-planner-designer", "0001-plan")
+        shoot(app, "reviewer-2-defaults")
+        await select(pilot, app, "wire-faults", "0010-brief")
+        shoot(app, "reviewer-3-unsafe-text")
+
+
+async def demo(workspace: Path, registry: Registry) -> None:
+    """The demo: a rejected plan comes back revised, and a false 'passed' is blocked."""
+    live = workspace / LIVE_RUN
+    first = live_submit(workspace, "plan", as_bytes(plan_first(None)))
+    decide(
+        live,
+        first,
+        "reject",
+        reason=REJECT_REASON,
+        category="out_of_scope",
+        reviewer="newcomer",
+        registry=registry,
+    )
+    second = live_submit(workspace, "plan", as_bytes(plan_revised(REJECT_REASON)))
+    decide(live, second, "approve", reviewer="newcomer", registry=registry)
+    design = live_submit(workspace, "design", as_bytes(design_first(None)))
+    decide(live, design, "approve", reviewer="newcomer", registry=registry)
+    verify = live_submit(workspace, "verify", as_bytes(verify_claimed(None)))
+    app = HandoffGateApp(workspace, registry, reviewer="newcomer", show="all", quiet=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await select(pilot, app, LIVE_RUN, second)
+        await pilot.press("d")
+        await settle(pilot, lambda: app.query_one(Detail).body is Body.DIFF, "the diff view")
+        await pilot.pause()
+        shoot(app, "demo-1-replan-diff")
+        await pilot.press("d")
+        await select(pilot, app, LIVE_RUN, verify)
+        await pilot.press("a")
+        await pilot.pause(0.3)
+        shoot(app, "demo-2-blocked-verify")
+
+
+async def main() -> int:
+    fixed_clock()
+    for journey in (operator, reviewer, demo):
+        with tempfile.TemporaryDirectory(prefix="handoff-gate-shots-") as scratch:
+            workspace = prepare_workspace(Path(scratch) / "workspace")
+            registry = load_registry(str(workspace / CONTRACTS))
+            await journey(workspace, registry)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
