@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gates import audit
 from gates.fsutil import atomic_write
 from schemas import example_path
 
@@ -49,6 +50,9 @@ def test_submit_wait_decide_delivers_the_approved_payload(tmp_path: Path) -> Non
     out, err = waiter.communicate(timeout=BOUND)
     assert waiter.returncode == 0, err
     assert json.loads(out) == PLAN
+    events = [e["event"] for e in audit.read_events(tmp_path)]
+    assert events == ["handoff_submitted", "decision_written", "wait_returned"]
+    assert audit.verify_chain(tmp_path) == []
 
 
 def test_wait_can_write_the_payload_to_a_file(tmp_path: Path) -> None:
