@@ -83,6 +83,11 @@ def _one_line(exc: BaseException) -> str:
     return visible(" ".join(str(exc).split()))
 
 
+def _flat(text: str) -> str:
+    """``visible`` text kept on one line, so each finding or field is one greppable line."""
+    return visible(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def _value_text(value: Any, child_count: int) -> str:
     from gates.sanitize import preview
 
@@ -101,10 +106,10 @@ def _print_rows(report: Report, parent: str, depth: int, budget: list[int]) -> N
             return
         budget[0] -= 1
         states = ",".join(s.value for s in row.states)
-        line = f"{'  ' * (depth + 1)}{visible(row.key)}  [{states}]  "
+        line = f"{'  ' * (depth + 1)}{_flat(row.key)}  [{states}]  "
         line += _value_text(row.value, row.child_count)
         if row.message:
-            line += f"  — {visible(row.message)}"
+            line += f"  — {_flat(row.message)}"
         print(line)
         if row.child_count:
             _print_rows(report, row.path, depth + 1, budget)
@@ -112,16 +117,19 @@ def _print_rows(report: Report, parent: str, depth: int, budget: list[int]) -> N
 
 def print_report(name: str, report: Report) -> None:
     """A field-by-field, escape-free rendering of a report for a terminal or a log."""
-    schema = visible(report.schema_id or "?")
-    print(f"{visible(name)}: {report.verdict.value.upper()}  schema {schema}")
+    schema = _flat(report.schema_id or "?")
+    print(f"{_flat(name)}: {report.verdict.value.upper()}  schema {schema}")
     print(f"  {report.size} bytes (~{report.approx_tokens} tokens)  sha256 {report.sha256}")
     if report.findings:
         print("findings:")
     for f in report.findings:
-        where = visible(f.path) or "(payload)"
-        print(f"  {f.severity.value:5}  {f.code.value}  {where}  {visible(f.message)}")
+        where = _flat(f.path) or "(payload)"
+        print(f"  {f.severity.value:5}  {f.code.value}  {where}  {_flat(f.message)}")
+    budget = [_MAX_ROWS]
     print("fields:")
-    _print_rows(report, "", 0, [_MAX_ROWS])
+    _print_rows(report, "", 0, budget)
+    if budget[0] == _MAX_ROWS:
+        print("  (none: nothing parsed into an object)")
 
 
 def _inspect_path(path: Path, schema: str | None, registry: Registry) -> Report:
@@ -352,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except UsageError as exc:
-        print(f"handoff-gate {args.command}: {exc}", file=sys.stderr)
+        print(f"handoff-gate {args.command}: {_flat(str(exc))}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:
         return 130
