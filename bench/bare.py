@@ -1,7 +1,8 @@
 """The baselines: a bare watchfiles watcher and a bare watchfiles waiter, nothing else.
 
-``python -m bench.bare watch DIR --expect N``: prints ``{file name: perf_counter when
-seen}`` for files added to DIR (recursively), until N were seen or a bound passes.
+``python -m bench.bare watch DIR --expect N`` (``awatch``, as the TUI uses): prints
+``{file name: perf_counter when seen}`` for files added to DIR (recursively), until N
+were seen or a bound passes.
 ``python -m bench.bare wait DIR NAME``: blocks until DIR/NAME exists, reads it, and
 prints the perf_counter of that moment. Both take the same ``--step``/``--debounce`` as
 the code they are compared with.
@@ -10,25 +11,22 @@ the code they are compared with.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import time
 from pathlib import Path
 
-from watchfiles import Change, watch
+from watchfiles import Change, awatch, watch
 
 
-def watch_added(
+async def watch_added(
     root: Path, expect: int, step: int, debounce: int, bound_s: float
 ) -> dict[str, float]:
+    """Like the TUI's watcher: ``awatch`` on an asyncio loop, the same step and debounce."""
     seen: dict[str, float] = {}
     deadline = time.perf_counter() + bound_s
-    for changes in watch(
-        root,
-        step=step,
-        debounce=debounce,
-        rust_timeout=100,
-        yield_on_timeout=True,
-        raise_interrupt=False,
+    async for changes in awatch(
+        root, step=step, debounce=debounce, rust_timeout=100, yield_on_timeout=True
     ):
         now = time.perf_counter()
         for change, path in changes:
@@ -74,7 +72,9 @@ def main() -> None:
         p.add_argument("--bound", type=float, default=60.0)
     args = parser.parse_args()
     if args.cmd == "watch":
-        out: object = watch_added(args.dir, args.expect, args.step, args.debounce, args.bound)
+        out: object = asyncio.run(
+            watch_added(args.dir, args.expect, args.step, args.debounce, args.bound)
+        )
     else:
         out = wait_for(args.dir, args.name, args.step, args.debounce, args.bound)
     print(json.dumps(out), flush=True)

@@ -24,12 +24,12 @@ class Profile:
     runs: int  # TUI scale: runs x handoffs
     handoffs_per_run: int
     leaves: int  # TUI scale: leaf fields of one payload
-    scale_reps: int
+    scale_reps: int  # first paints of the big root (the first also runs to idle)
 
 
 PROFILES = {
-    "full": Profile("full", 40, 100, 300, 12, 5.0, (1.0, 4.0), 12, 100, 100, 100_000, 3),
-    "quick": Profile("quick", 15, 100, 100, 5, 5.0, (1.0, 4.0), 5, 100, 100, 100_000, 1),
+    "full": Profile("full", 40, 100, 300, 12, 5.0, (1.0, 4.0), 12, 100, 100, 100_000, 5),
+    "quick": Profile("quick", 15, 100, 100, 5, 5.0, (1.0, 4.0), 5, 100, 100, 100_000, 2),
     "smoke": Profile("smoke", 2, 5, 3, 1, 0.05, (0.02, 0.08), 1, 2, 3, 200, 1),
 }
 

@@ -1,9 +1,11 @@
 """The TUI side of the benchmarks: ``HandoffGateApp`` headless, with paint-time probes.
 
-``visible ROOT --expect N``: prints ``{file name: perf_counter when its row was first
-painted}`` once N new rows were painted (or the bound passed). ``detail RUN --reps R``:
-selects the run's first and last handoff in turn and prints, per handoff, the ms from
-the cursor move to the last line of the field tree's first screen being painted.
+``visible ROOT --expect N``: once N new rows are in the list (or the bound passed), prints
+``listed`` and ``painted``: file name -> perf_counter when its row first entered the
+list's rows, and when it was first painted (rows scrolled out of view are never painted).
+``detail RUN --reps R``: selects the run's first and last handoff in turn and prints,
+per handoff, the ms from the cursor move to the last line of the field tree's first
+screen being painted.
 
 Probes wrap ``render_line`` (what the compositor calls to paint a line) and only record
 the time, so the app does the same work as without them.
@@ -15,9 +17,11 @@ import argparse
 import asyncio
 import json
 import time
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual.strip import Strip
 
 from gates.registry import load_registry
@@ -28,8 +32,16 @@ from tui.widgets.handoff_list import HandoffList
 SIZE = (120, 40)
 
 
-def _probe_rows(painted: dict[str, float]) -> None:
+def _probe_rows(painted: dict[str, float], listed: dict[str, float]) -> None:
     original = HandoffList.render_line
+    original_set_rows = HandoffList.set_rows
+
+    def set_rows(self: HandoffList, rows: Sequence[tuple[Hashable, Text]]) -> None:
+        original_set_rows(self, rows)
+        now = time.perf_counter()
+        for key, _ in rows:
+            if isinstance(key, tuple):
+                listed.setdefault(f"{key[1]}.json", now)
 
     def render_line(self: HandoffList, y: int) -> Strip:
         strip = original(self, y)
@@ -40,22 +52,24 @@ def _probe_rows(painted: dict[str, float]) -> None:
         return strip
 
     HandoffList.render_line = render_line  # type: ignore[method-assign]
+    HandoffList.set_rows = set_rows  # type: ignore[method-assign]
 
 
-async def visible(root: Path, expect: int, bound: float) -> dict[str, float]:
+async def visible(root: Path, expect: int, bound: float) -> dict[str, Any]:
     painted: dict[str, float] = {}
-    _probe_rows(painted)
+    listed: dict[str, float] = {}
+    _probe_rows(painted, listed)
     app = HandoffGateApp(root, load_registry(), quiet=True)
     deadline = time.perf_counter() + bound
+    existing = {p.name for p in root.rglob("*.json")}  # the writer starts after we watch
     async with app.run_test(headless=True, size=SIZE):
-        before = None
-        while time.perf_counter() < deadline:
-            if before is None and app.listed():
-                before = len(painted)  # rows that were there before the writer started
-            if before is not None and len(painted) - before >= expect:
-                break
+        while time.perf_counter() < deadline and len(listed.keys() - existing) < expect:
             await asyncio.sleep(0.01)
-    return painted
+        # Rows listed above the fold get painted on the next refresh: give it that long.
+        settle = time.perf_counter() + 0.5
+        while time.perf_counter() < settle and len(painted.keys() - existing) < expect:
+            await asyncio.sleep(0.01)
+    return {"painted": painted, "listed": listed}
 
 
 class _ScreenProbe:
