@@ -160,6 +160,8 @@ def decide(
     if not handoff_path(run_dir, handoff_id).is_file():
         _refuse(run_dir, handoff_id, action, who, f"no handoff {handoff_id} in {run_dir}")
     report = inspect_in_run(run_dir, handoff_id, registry)
+    if not report.sha256:
+        _refuse(run_dir, handoff_id, action, who, f"{handoff_id} cannot be read; nothing to decide")
     if expected_sha256 is not None and report.sha256 != expected_sha256:
         _refuse(run_dir, handoff_id, action, who, f"{handoff_id} changed since it was reviewed")
     if action is Action.APPROVE and not report.approvable:

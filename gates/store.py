@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -283,12 +284,26 @@ def blocked_report(code: Code, message: str, sha256: str = "", size: int = 0) ->
     return Report(sha256=sha256, size=size, findings=(Finding(code, "", Severity.BLOCK, message),))
 
 
+def _streamed_sha256(path: Path) -> str:
+    """Hash a file too big to inspect, in chunks, so it can still be rejected by its bytes."""
+    digest = hashlib.sha256()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError:
+        return ""
+    return digest.hexdigest()
+
+
 def inspect_in_run(run_dir: Path, handoff_id: str, registry: Registry) -> Report:
     """Inspect one handoff of a run. Never raises: any failure is a blocked report."""
     try:
         data = read_handoff_bytes(run_dir, handoff_id, MAX_HANDOFF_BYTES)
     except OversizeError as exc:
-        return blocked_report(Code.OVERSIZE, str(exc), size=exc.size)
+        digest = _streamed_sha256(handoff_path(run_dir, handoff_id))
+        return blocked_report(Code.OVERSIZE, f"{exc}; not inspected", digest, exc.size)
     except (OSError, UnsafePathError) as exc:
         return blocked_report(Code.BAD_ENVELOPE, f"cannot read handoff {handoff_id!r}: {exc}")
     previous: Any = None

@@ -148,3 +148,25 @@ def test_state_follows_verdict_decision_and_later_edits(tmp_path: Path) -> None:
     assert state(good) is HandoffState.APPROVED
     assert state(bad) is HandoffState.REJECTED
     assert state(other) is HandoffState.CHANGED
+
+
+def test_an_oversize_handoff_can_be_rejected_but_never_approved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hid = _submit(tmp_path, PLAN + b" " * 4096)
+    monkeypatch.setattr(store, "MAX_HANDOFF_BYTES", 2048)
+    with pytest.raises(DecisionRefused, match="oversize"):
+        decide(tmp_path, hid, "approve", registry=REGISTRY)
+    decision = decide(tmp_path, hid, "reject", reason="far too long", registry=REGISTRY)
+    report = store.inspect_in_run(tmp_path, hid, REGISTRY)
+    assert state_of(report, decision) is HandoffState.REJECTED
+
+
+def test_a_handoff_replaced_by_a_folder_cannot_be_decided(tmp_path: Path) -> None:
+    hid = _submit(tmp_path)
+    path = tmp_path / "handoffs" / f"{hid}.json"
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(DecisionRefused, match="no handoff"):
+        decide(tmp_path, hid, "reject", reason="gone", registry=REGISTRY)
+    assert read_decision(tmp_path, hid) is None
