@@ -179,8 +179,9 @@ class Pipeline:
             except DecisionCorrupt as exc:
                 self.log(f"{ref.id}: {exc}; stopping")
                 return None
-            if result.outcome is WaitOutcome.APPROVED:
-                self.log(f"{ref.id}: approved, continuing with the approved fields")
+            if result.outcome is WaitOutcome.APPROVED and result.payload is not None:
+                fields = ", ".join(result.payload)
+                self.log(f"{ref.id}: approved; {phase.to_role} receives only: {fields}")
                 return result.payload
             if result.outcome is not WaitOutcome.REJECTED or result.decision is None:
                 self.log(f"{ref.id}: {result.outcome.value}, stopping")
