@@ -8,11 +8,11 @@ agree, otherwise inspection reports ``modified_upstream``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-FORMAT = "handoff-gate/1"
+FORMAT: Final = "handoff-gate/1"
 
 #: Provider stop reasons that mean the reply was cut off by a length limit.
 LENGTH_STOPS = frozenset({"length", "max_tokens", "max_output_tokens", "model_length"})
