@@ -30,7 +30,15 @@ from gates.sanitize import visible
 from gates.status import HandoffState
 from gates.store import is_run
 from tui.messages import BodyReady, Decided, Inspected, Listed
-from tui.model import WAITING, Entry, Key, Show, previous_same_phase, visible_entries
+from tui.model import (
+    WAITING,
+    Entry,
+    Key,
+    Show,
+    placement,
+    previous_same_phase,
+    visible_entries,
+)
 from tui.palette import JumpProvider
 from tui.render import list_row, safe
 from tui.scan import (
@@ -58,8 +66,8 @@ WATCH_DEBOUNCE_MS = 50
 POLL_DELAY_MS = 100
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
-#: An inspection batch is posted when this old, so progress stays visible.
-BATCH_S = 0.03
+#: Background results are posted in batches this long (the selected handoff at once).
+BATCH_S = 0.1
 #: Actions that only make sense on the main view, not under a dialog.
 _MAIN_ACTIONS = frozenset(
     {"approve", "reject", "raw", "diff", "next_waiting", "previous_waiting", "filter", "help"}
@@ -110,6 +118,8 @@ class HandoffGateApp(App[int]):
         self._scanned = False
         self._list_painted = 0.0
         self._list_pending = False
+        self._topbar_painted = 0.0
+        self._topbar_pending = False
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
         self._detail = Detail(id="detail")
@@ -215,20 +225,28 @@ class HandoffGateApp(App[int]):
                 targets |= runs - known
                 known = set(runs)
             known |= targets
-            listings = tuple(list_run(run) for run in sorted(targets))
-            self.post_message(Listed(listings, runs, initial))
+            listings: list[RunListing] = []
+            started = time.monotonic()
+            for run in sorted(targets):
+                listings.append(list_run(run))
+                if time.monotonic() - started > BATCH_S:
+                    self.post_message(Listed(tuple(listings), None, initial))
+                    listings, started = [], time.monotonic()
+            self.post_message(Listed(tuple(listings), runs, initial))
             initial = False
 
     def _inspect_loop(self) -> None:
         """Inspect queued handoffs, posting results in small time-boxed batches."""
         batch: list[Inspection] = []
         started = time.monotonic()
-        while (ref := self._inspect.take(block=not batch)) is not None or batch:
-            if ref is not None:
+        while (taken := self._inspect.take(block=not batch)) is not None or batch:
+            urgent = False
+            if taken is not None:
+                ref, urgent = taken
                 if not batch:
                     started = time.monotonic()
                 batch.append(inspect_ref(ref, self.registry))
-            if batch and (ref is None or time.monotonic() - started > BATCH_S):
+            if batch and (taken is None or urgent or time.monotonic() - started > BATCH_S):
                 self.post_message(Inspected(tuple(batch)))
                 batch = []
             if self._inspect.closed:
@@ -276,19 +294,25 @@ class HandoffGateApp(App[int]):
     def on_inspected(self, message: Inspected) -> None:
         current = self._list.current
         refresh_detail = False
+        moved = False
         for result in message.results:
             entry = self.entries.get(result.key)
             if entry is None:
                 continue
+            before = placement(entry, self.show)
             same_bytes = entry.report is not None and entry.report.sha256 == result.report.sha256
             entry.report = entry.report if same_bytes else result.report
             entry.decision, entry.decision_error = result.decision, result.decision_error
             entry.state = result.state
+            moved = moved or placement(entry, self.show) != before
             self._rows.pop(result.key, None)
             refresh_detail = refresh_detail or result.key == current
             self._maybe_notify(entry)
-        self._paint_list(now=False)
-        self._update_topbar()
+        if moved:
+            self._paint_list(now=False)
+        else:
+            self._list.refresh()
+            self._update_topbar(now=False)
         if refresh_detail:
             self._detail.show(self.current_entry())
 
@@ -336,17 +360,21 @@ class HandoffGateApp(App[int]):
             return
         self._list_pending = False
         self._list_painted = time.monotonic()
-        rows = []
-        for entry in visible_entries(self.entries, self.show):
-            text = self._rows.get(entry.key)
-            if text is None:
-                text = self._rows[entry.key] = list_row(entry)
-            rows.append((entry.key, text))
-        handoffs = self._list
-        handoffs.set_rows(rows)
-        if not rows:
+        keys = [entry.key for entry in visible_entries(self.entries, self.show)]
+        self._list.set_rows(keys, self._row_text)
+        if not keys:
             self._detail.show(None, self._empty_hint())
         self._update_topbar()
+
+    def _row_text(self, key: object) -> Text:
+        """A list row, rendered when first painted and cached until its entry changes."""
+        text = self._rows.get(key) if isinstance(key, tuple) else None
+        if text is None:
+            entry = self.entries.get(key) if isinstance(key, tuple) else None
+            if entry is None:
+                return Text()
+            text = self._rows[entry.key] = list_row(entry)
+        return text
 
     def _empty_hint(self) -> Text:
         if not self._scanned:
@@ -357,9 +385,18 @@ class HandoffGateApp(App[int]):
             )
         return Text(f"Nothing {self.show.value} here. Press f to change the filter.", style="dim")
 
-    def _update_topbar(self) -> None:
+    def _update_topbar(self, *, now: bool = True) -> None:
+        """Counts across all entries; during bulk updates at most once per interval."""
+        wait = self._topbar_painted + LIST_REFRESH_S - time.monotonic()
+        if not now and wait > 0:
+            if not self._topbar_pending:
+                self._topbar_pending = True
+                self.set_timer(wait, self._update_topbar)
+            return
+        self._topbar_pending = False
+        self._topbar_painted = time.monotonic()
         waiting = sum(1 for e in self.entries.values() if e.waiting)
-        listed = len(self._list.keys)
+        listed = self._list.row_count
         bar = Text.assemble(
             (" handoff-gate ", "bold reverse"),
             "  ",

@@ -7,7 +7,7 @@ from ``gates.status.state_of``; this module only decides what to show and in whi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -52,14 +52,13 @@ class Entry:
     state: HandoffState | None = None
     fresh: bool = False
     notified: bool = False
+    key: Key = field(init=False)
+    run: str = field(init=False)
 
-    @property
-    def key(self) -> Key:
-        return (self.ref.run_dir, self.ref.id)
-
-    @property
-    def run(self) -> str:
-        return self.ref.run_dir.name
+    def __post_init__(self) -> None:
+        # Plain attributes: sorting ten thousand entries reads them constantly.
+        self.key = (self.ref.run_dir, self.ref.id)
+        self.run = self.ref.run_dir.name
 
     @property
     def waiting(self) -> bool:
@@ -67,6 +66,11 @@ class Entry:
         if self.state is None:
             return self.decision_stamp is None
         return self.state in WAITING
+
+
+def placement(entry: Entry, show: Show) -> tuple[bool, bool]:
+    """What decides an entry's place in the list: (listed under ``show``, waiting)."""
+    return shown(entry, show), entry.waiting
 
 
 def shown(entry: Entry, show: Show) -> bool:

@@ -114,6 +114,7 @@ class InspectQueue:
         self._cond = threading.Condition()
         self._items: deque[HandoffRef] = deque()
         self._queued: set[Key] = set()
+        self._urgent: set[Key] = set()
         self._closed = False
 
     def put(self, ref: HandoffRef, *, urgent: bool = False) -> None:
@@ -125,21 +126,28 @@ class InspectQueue:
                 self._items = deque(r for r in self._items if (r.run_dir, r.id) != key)
             self._queued.add(key)
             if urgent:
+                self._urgent.add(key)
                 self._items.appendleft(ref)
             else:
                 self._items.append(ref)
             self._cond.notify()
 
-    def take(self, *, block: bool) -> HandoffRef | None:
-        """The next handoff; ``None`` when closed, or when empty and not ``block``."""
+    def take(self, *, block: bool) -> tuple[HandoffRef, bool] | None:
+        """The next handoff and whether someone is waiting for it on screen.
+
+        ``None`` when closed, or when empty and not ``block``.
+        """
         with self._cond:
             while block and not self._items and not self._closed:
                 self._cond.wait(timeout=1.0)
             if self._closed or not self._items:
                 return None
             ref = self._items.popleft()
-            self._queued.discard((ref.run_dir, ref.id))
-            return ref
+            key = (ref.run_dir, ref.id)
+            self._queued.discard(key)
+            urgent = key in self._urgent
+            self._urgent.discard(key)
+            return ref, urgent
 
     @property
     def closed(self) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from textual.widgets import Input
-from tui_helpers import PLAN, SIZE, all_inspected, decide_as, make_app, put, settle
+from tui_helpers import PLAN, SIZE, all_inspected, decide_as, make_app, put, screen_text, settle
 
 from tui.screens.reject import RejectScreen
 
@@ -27,7 +27,7 @@ def _snap(snap_compare, root, registry, show="pending", run_before=None) -> bool
 
     async def ready(pilot) -> None:
         await settle(pilot, lambda: all_inspected(app))
-        await pilot.pause()
+        await settle(pilot, lambda: "inspecting" not in screen_text(app))
         if run_before is not None:
             await run_before(pilot)
         await pilot.pause()

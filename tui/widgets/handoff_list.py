@@ -1,12 +1,13 @@
 """The handoff list: one line per handoff, virtual, with a keyboard and mouse cursor.
 
 Rows are keyed so the cursor stays on the same handoff when rows are re-sorted or
-filtered by a live update; only the visible lines are rendered.
+filtered by a live update. A row's text is asked of the renderer only when that line is
+painted, so ten thousand rows cost ten thousand keys, not ten thousand ``Text`` objects.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -52,7 +53,7 @@ class HandoffList(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._keys: list[Hashable] = []
-        self._texts: list[Text] = []
+        self._render_row: Callable[[Hashable], Text] = lambda key: Text(str(key))
         self._last_posted: Hashable | None = object()
 
     @property
@@ -60,23 +61,20 @@ class HandoffList(ScrollView, can_focus=True):
         return list(self._keys)
 
     @property
+    def row_count(self) -> int:
+        return len(self._keys)
+
+    @property
     def current(self) -> Hashable | None:
         return self._keys[self.cursor] if self._keys else None
 
-    def row_text(self, key: Hashable) -> Text | None:
-        """The rendered text of one row (``None`` if it is not listed)."""
-        try:
-            return self._texts[self._keys.index(key)]
-        except ValueError:
-            return None
-
-    def set_rows(self, rows: Sequence[tuple[Hashable, Text]]) -> None:
+    def set_rows(self, keys: Sequence[Hashable], render_row: Callable[[Hashable], Text]) -> None:
         """Replace all rows, keeping the cursor on the same key when it is still listed."""
         keep = self.current
-        self._keys = [key for key, _ in rows]
-        self._texts = [text for _, text in rows]
+        self._keys = list(keys)
+        self._render_row = render_row
         self.virtual_size = Size(self.scrollable_content_region.width, len(self._keys))
-        index = self._keys.index(keep) if keep in self._keys else min(self.cursor, len(rows) - 1)
+        index = self._keys.index(keep) if keep in self._keys else min(self.cursor, len(keys) - 1)
         self.cursor = max(index, 0)
         self.refresh()
 
@@ -117,9 +115,10 @@ class HandoffList(ScrollView, can_focus=True):
         index = y + self.scroll_offset.y
         width = self.scrollable_content_region.width
         base = self.rich_style
-        if index >= len(self._texts):
+        if index >= len(self._keys):
             return Strip.blank(width, base)
-        strip = Strip(self._texts[index].render(self.app.console)).crop_extend(0, width, None)
+        text = self._render_row(self._keys[index])
+        strip = Strip(text.render(self.app.console)).crop_extend(0, width, None)
         if index == self.cursor:
             strip = strip.apply_style(self.get_component_rich_style("handoff-list--cursor"))
         return strip.apply_style(base)
