@@ -17,11 +17,9 @@ import argparse
 import asyncio
 import json
 import time
-from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.text import Text
 from textual.strip import Strip
 
 from gates.registry import load_registry
@@ -36,10 +34,10 @@ def _probe_rows(painted: dict[str, float], listed: dict[str, float]) -> None:
     original = HandoffList.render_line
     original_set_rows = HandoffList.set_rows
 
-    def set_rows(self: HandoffList, rows: Sequence[tuple[Hashable, Text]]) -> None:
-        original_set_rows(self, rows)
+    def set_rows(self: HandoffList, *args: Any, **kwargs: Any) -> None:
+        original_set_rows(self, *args, **kwargs)
         now = time.perf_counter()
-        for key, _ in rows:
+        for key in self.keys:
             if isinstance(key, tuple):
                 listed.setdefault(f"{key[1]}.json", now)
 
