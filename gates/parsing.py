@@ -17,13 +17,15 @@ from typing import Any
 
 import jiter
 
+from gates.sanitize import has_unsafe, is_unsafe_char
+
 #: Deepest nesting of arrays and objects accepted. Real handoffs stay below ten.
 MAX_DEPTH = 64
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_HUGE_NUMBER = re.compile(r"[eE][+]?[0-9]{3}|[0-9]{300}")
+_ESCAPE_PAIR = re.compile(rb"\\.", re.DOTALL)
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_DIGITS = bytes.maketrans(b"0123456789E", b"0000000000e")
 _DUPLICATE = re.compile(r'Detected duplicate key "(.*)" at line')
 
 
@@ -68,26 +70,43 @@ def _diagnose(data: bytes, error: str) -> Parsed:
     return Parsed(ok=False, error=error, truncated=True, partial=partial)
 
 
-def depth_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
-    """Whether arrays/objects nest deeper than ``limit``, without any recursion.
+def depth_exceeds(data: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether arrays/objects in valid JSON ``data`` nest deeper than ``limit``.
 
-    Strings are blanked out, the brackets that remain are peeled one level at a time
-    (innermost pairs first), and the text is too deep if anything is left after
-    ``limit`` rounds. Every step is a C-level string operation, so it is linear.
+    No recursion and no Python-level loop over the text: escape pairs are removed,
+    everything but brackets and quotes is deleted, the quoted parts (string content)
+    are dropped, and the remaining brackets are peeled one level per round, innermost
+    pairs first. Anything left after ``limit`` rounds is too deep.
     """
-    if text.count("[") + text.count("{") <= limit:
+    if data.count(b"[") + data.count(b"{") <= limit:
         return False
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    if b"\\" in data:
+        data = _ESCAPE_PAIR.sub(b"", data)
+    skeleton = data.translate(None, _NOT_STRUCTURE)
+    brackets = b"".join(skeleton.split(b'"')[::2])
     for _ in range(limit):
         if not brackets:
             return False
-        brackets = brackets.replace("[]", "").replace("{}", "")
+        brackets = brackets.replace(b"[]", b"").replace(b"{}", b"")
     return bool(brackets)
 
 
-def may_overflow(text: str) -> bool:
-    """Whether a number in ``text`` might be too large for a float (parsed as inf)."""
-    return _HUGE_NUMBER.search(text) is not None
+def digit_view(data: bytes) -> bytes:
+    """``data`` with every digit as ``0``, ``E`` as ``e`` and spaces and dashes removed.
+
+    One C-level pass that turns "is there a long number or a big exponent" into plain
+    substring searches (spaces and dashes go so card numbers written in groups count).
+    """
+    return data.translate(_DIGITS, b" -")
+
+
+def may_overflow(digits: bytes) -> bool:
+    """Whether a number might be too large for a float (jiter parses it as inf).
+
+    Only a mantissa of 300+ digits or an exponent of three digits can overflow; takes
+    the :func:`digit_view` of the text.
+    """
+    return b"0e000" in digits or b"0e+000" in digits or b"0" * 300 in digits
 
 
 def overflowed_paths(value: Any) -> list[str]:
@@ -116,14 +135,18 @@ def walk(value: Any) -> list[tuple[str, Any]]:
 def join(parent: str, key: str | int) -> str:
     """The path of ``key`` under ``parent``: ``a.b``, ``a[3]`` or ``a["odd key"]``.
 
-    Keys that are not plain identifiers are JSON-quoted with ASCII escapes, so a path
-    never carries a control or bidi character even when the key does.
+    Keys that are not plain identifiers are JSON-quoted, with unsafe characters as
+    ``\\u`` escapes, so a path never carries a control or bidi character even when the
+    key does.
     """
     if isinstance(key, int):
         return f"{parent}[{key}]"
     if _IDENT.fullmatch(key):
         return f"{parent}.{key}" if parent else key
-    return f"{parent}[{json.dumps(key)}]"
+    quoted = json.dumps(key, ensure_ascii=False)
+    if has_unsafe(quoted):
+        quoted = "".join(json.dumps(c)[1:-1] if is_unsafe_char(c) else c for c in quoted)
+    return f"{parent}[{quoted}]"
 
 
 _STEP = re.compile(r'\.?([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]|\[("(?:[^"\\]|\\.)*")\]')

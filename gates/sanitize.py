@@ -93,7 +93,7 @@ def mask(secret: str) -> str:
     head = min(6, n // 4)
     tail = min(4, n // 4)
     end = secret[n - tail :] if tail else ""
-    return f"{secret[:head]}…{end} ({n} chars, masked)"
+    return f"{secret[:head]}…{end}"
 
 
 def preview(value: Any, limit: int) -> str:

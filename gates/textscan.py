@@ -16,20 +16,26 @@ from typing import Any
 from gates.parsing import join
 from gates.sanitize import mask, token, unsafe_chars
 
-_TOKENS: dict[str, str] = {
-    "private key": r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----",
-    "AWS access key": r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-    "GitHub token": r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
-    "Slack token": r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
-    "Stripe live key": r"\b[rs]k_live_[A-Za-z0-9]{16,}",
-    "JWT": r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-}
-_CARD = r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])"
-_SECRET = re.compile(
-    "|".join(f"(?P<t{i}>{p})" for i, p in enumerate(_TOKENS.values())) + f"|(?P<card>{_CARD})"
+#: Each token kind: its name, a literal marker every match contains (a search that
+#: starts with a literal is fast), and the full pattern run only when the marker is there.
+_KINDS = tuple(
+    (kind, re.compile(marker), re.compile(pattern))
+    for kind, marker, pattern in (
+        ("private key", "PRIVATE KEY", r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----"),
+        ("AWS access key", "A[KS]IA", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+        (
+            "GitHub token",
+            "g(?:h[pousr]_|ithub_pat_)",
+            r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        ),
+        ("Slack token", "xox", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+        ("Stripe live key", "k_live_", r"\b[rs]k_live_[A-Za-z0-9]{16,}"),
+        ("JWT", "eyJ", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    )
 )
-_KINDS = {f"t{i}": kind for i, kind in enumerate(_TOKENS)}
-#: What to blank in the raw text around a private key header: the key body after it.
+_CARD = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])")
+_DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
+#: What to blank in the raw text after a private key header: the key body.
 _PEM_BODY = re.compile(r"[A-Za-z0-9+/=\s\\]*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?")
 _DECODING_ESCAPE = re.compile(r"\\[bfru]")
 
@@ -82,54 +88,70 @@ def is_card(candidate: str) -> bool:
     return issuer and luhn_ok(digits)
 
 
+def _spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, kind)`` of every secret in ``text``, in order."""
+    spans: list[tuple[int, int, str]] = []
+    for kind, marker, pattern in _KINDS:
+        if marker.search(text):
+            spans.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
+    if b"0" * 13 in text.encode("utf-8", "surrogatepass").translate(_DIGITS, b" -"):
+        spans.extend(
+            (m.start(), m.end(), "card number") for m in _CARD.finditer(text) if is_card(m.group())
+        )
+    spans.sort()
+    return spans
+
+
 def secrets_in(text: str) -> list[tuple[str, str]]:
     """``(kind, matched text)`` for every secret in ``text``; cards must pass :func:`is_card`."""
-    found: list[tuple[str, str]] = []
-    for m in _SECRET.finditer(text):
-        group = m.lastgroup or ""
-        if group == "card":
-            if is_card(m.group()):
-                found.append(("card number", m.group()))
-        else:
-            found.append((_KINDS[group], m.group()))
-    return found
+    return [(kind, text[start:end]) for start, end, kind in _spans(text)]
 
 
 def mask_secrets(text: str) -> str:
     """``text`` with every secret (and a private key's body) replaced by its mask."""
     out: list[str] = []
     pos = 0
-    for m in _SECRET.finditer(text):
-        group = m.lastgroup or ""
-        if group == "card" and not is_card(m.group()):
+    for start, end, kind in _spans(text):
+        if start < pos:
             continue
-        end = m.end()
-        if group == "t0":
+        stop = end
+        if kind == "private key":
             body = _PEM_BODY.match(text, end)
-            end = body.end() if body else end
-        out.append(text[pos : m.start()])
-        out.append(mask(m.group()))
-        pos = end
+            stop = body.end() if body else end
+        out.append(text[pos:start])
+        out.append(mask(text[start:end]))
+        pos = stop
     if not out:
         return text
     out.append(text[pos:])
     return "".join(out)
 
 
-def text_may_hold_secret(raw: str) -> bool:
-    """Whether the raw JSON text can contain a secret once decoded."""
-    return "\\u" in raw or bool(secrets_in(raw))
+def text_may_hold_secret(text: str, digits: bytes) -> bool:
+    """Cheap test on the raw text: can any secret be in it (``\\u`` escapes aside)?
+
+    Each token kind has a literal marker, and a card number needs 13 digits once its
+    spaces or dashes are gone (``digits`` is :func:`gates.parsing.digit_view` of the
+    text). Literal-prefix searches are far cheaper than the full pattern, which runs
+    only when one of them hits.
+    """
+    if any(marker.search(text) for _, marker, _ in _KINDS):
+        return True
+    return b"0" * 13 in digits
 
 
-def text_may_hold_unsafe(raw: str) -> bool:
+def text_may_hold_unsafe(text: str, data: bytes) -> bool:
     """Whether a decoded string of the raw JSON text can contain an unsafe character.
 
-    Raw tabs, line feeds and carriage returns are structural here: JSON forbids them
-    unescaped inside strings, and the text already parsed.
+    Raw controls are invalid inside JSON strings, and raw tabs, line feeds and carriage
+    returns outside them are layout, so once the text has parsed only DEL, non-ASCII
+    characters and escapes can produce an unsafe character.
     """
-    if _DECODING_ESCAPE.search(raw):
+    if b"\\" in data and _DECODING_ESCAPE.search(text):
         return True
-    return not raw.replace("\n", "").replace("\r", "").replace("\t", "").isprintable()
+    if data.isascii():
+        return "\x7f" in text
+    return not text.replace("\n", "").replace("\r", "").replace("\t", "").isprintable()
 
 
 def _secret_message(found: list[tuple[str, str]], where: str) -> str:
@@ -231,3 +253,21 @@ def reads_as_refusal(text: str) -> bool:
     if "?" in head and _QUESTION_PHRASE.search(head):
         return True
     return len(text.strip()) <= 300 and head.endswith("?") and "{" not in head
+
+
+_EMPTY_MARKERS = tuple(re.compile(m) for m in ('""', "null", r"\[\s*\]", r"\{\s*\}"))
+_BLANK_STRING = re.compile(r'"(?:\s|\\[nrtbf]|\\u[0-9a-fA-F]{4})+"')
+_BLANK_ASCII = re.compile(r'" +"')
+
+
+def empty_shapes(text: str, data: bytes) -> tuple[bool, bool]:
+    """Which empty values the JSON text can hold: ``(any empty value, blank strings)``.
+
+    A false "yes" only costs a closer look; a false "no" would hide an empty field.
+    Without escapes or non-ASCII text, a blank string can only be spaces.
+    """
+    if b"\\" in data or not data.isascii():
+        blanks = _BLANK_STRING.search(text) is not None
+    else:
+        blanks = _BLANK_ASCII.search(text) is not None
+    return blanks or any(marker.search(text) for marker in _EMPTY_MARKERS), blanks

@@ -159,54 +159,101 @@ def pick(shape: Shape, value: Any) -> Shape:
     return _ANY
 
 
+#: A path built as a linked list (parent trail, step): O(1) to extend while walking,
+#: turned into a path string only when something is reported there.
+Trail = tuple["Trail", Step] | None
+
+
+def steps_of(trail: Trail) -> list[Step]:
+    steps: list[Step] = []
+    while trail is not None:
+        trail, step = trail
+        steps.append(step)
+    steps.reverse()
+    return steps
+
+
 @dataclass
 class Walk:
     """What the walk noticed, before any validation."""
 
-    drops: list[tuple[tuple[Step, ...], str]] = field(default_factory=list)
+    drops: list[tuple[Trail, str]] = field(default_factory=list)
     defaulted: list[tuple[str, Any]] = field(default_factory=list)
     empty: list[tuple[str, Any]] = field(default_factory=list)
     supplied: int = 0
 
 
-def walk_contract(payload: dict[str, Any], model: type[BaseModel], *, empties: bool) -> Walk:
-    """Walk ``payload`` along ``model``: unknown keys, absent and empty fields."""
+@dataclass(frozen=True, slots=True)
+class _Look:
+    """Which empty values the walk must look for (the raw text rules some out)."""
+
+    empties: bool
+    blanks: bool
+
+
+def walk_contract(
+    payload: dict[str, Any], model: type[BaseModel], *, empties: bool = True, blanks: bool = True
+) -> Walk:
+    """Walk ``payload`` along ``model``: unknown keys, absent and empty fields.
+
+    ``empties=False`` skips the search for empty values, ``blanks=False`` the search
+    for whitespace-only strings; the caller knows from the raw text when there are none.
+    """
     out = Walk()
+    look = _Look(empties, blanks)
     out.supplied = len(plan_of(model).keys.intersection(payload))
-    stack: list[tuple[Any, Shape, tuple[Step, ...]]] = [(payload, Shape("model", model), ())]
+    stack: list[tuple[Any, Shape, Trail]] = [(payload, Shape("model", model), None)]
     while stack:
-        value, shape, steps = stack.pop()
-        shape = pick(shape, value)
-        if shape.kind == "model" and shape.model is not None and isinstance(value, dict):
-            _visit_model(value, plan_of(shape.model), steps, out, stack, empties)
-        elif shape.kind == "list" and shape.item is not None and isinstance(value, list):
-            stack.extend((v, shape.item, (*steps, i)) for i, v in enumerate(value))
-        elif shape.kind == "dict" and shape.item is not None and isinstance(value, dict):
-            stack.extend((v, shape.item, (*steps, k)) for k, v in value.items())
+        value, shape, trail = stack.pop()
+        if shape.kind == "union":
+            shape = pick(shape, value)
+        if shape.kind == "model" and shape.model is not None:
+            if isinstance(value, dict):
+                _visit_model(value, plan_of(shape.model), trail, out, stack, look)
+            continue
+        item = shape.item
+        if item is None:
+            continue
+        if shape.kind == "list" and isinstance(value, list):
+            pairs: Any = enumerate(value)
+        elif shape.kind == "dict" and isinstance(value, dict):
+            pairs = value.items()
+        else:
+            continue
+        if item.kind == "model" and item.model is not None:
+            plan = plan_of(item.model)
+            for step, child in pairs:
+                if isinstance(child, dict):
+                    _visit_model(child, plan, (trail, step), out, stack, look)
+        else:
+            stack.extend((child, item, (trail, step)) for step, child in pairs)
     return out
 
 
 def _visit_model(
     data: dict[str, Any],
     plan: ModelPlan,
-    steps: tuple[Step, ...],
+    trail: Trail,
     out: Walk,
-    stack: list[tuple[Any, Shape, tuple[Step, ...]]],
-    empties: bool,
+    stack: list[tuple[Any, Shape, Trail]],
+    look: _Look,
 ) -> None:
     if data.keys() != plan.keys:
-        out.drops.extend((steps, k) for k in data if k not in plan.keys)
+        out.drops.extend((trail, k) for k in data if k not in plan.keys)
         for f in plan.fields:
             if not f.required and not any(k in data for k in f.keys):
-                out.defaulted.append((path_of((*steps, f.keys[0])), default_of(f.info)))
-    if empties:
-        for key, value in data.items():
-            if key in plan.keys and is_empty(value):
-                out.empty.append((path_of((*steps, key)), value))
+                path = path_of([*steps_of(trail), f.keys[0]])
+                out.defaulted.append((path, default_of(f.info)))
+    if look.empties:
+        values = data.values()
+        if look.blanks or None in values or "" in values or [] in values or {} in values:
+            for key, value in data.items():
+                if key in plan.keys and is_empty(value):
+                    out.empty.append((path_of([*steps_of(trail), key]), value))
     for f in plan.nested:
         for key in f.keys:
             if key in data:
-                stack.append((data[key], f.shape, (*steps, key)))
+                stack.append((data[key], f.shape, (trail, key)))
 
 
 def default_of(info: FieldInfo) -> Any:
@@ -223,13 +270,13 @@ def path_of(steps: Sequence[Step]) -> str:
     return path
 
 
-def without(payload: dict[str, Any], drops: list[tuple[tuple[Step, ...], str]]) -> dict[str, Any]:
+def without(payload: dict[str, Any], drops: list[tuple[Trail, str]]) -> dict[str, Any]:
     """A copy of ``payload`` minus the dropped keys; untouched branches are shared."""
     root: dict[str, Any] = dict(payload)
     copied = {id(root)}
-    for steps, key in drops:
+    for trail, key in drops:
         node: Any = root
-        for step in steps:
+        for step in steps_of(trail):
             child = node[step]
             if id(child) not in copied:
                 child = dict(child) if isinstance(child, dict) else list(child)
@@ -254,17 +301,23 @@ def check_contract(
     *,
     previous: Any = ABSENT,
     empties: bool = True,
+    blanks: bool = True,
 ) -> Outcome:
     """All contract findings for a parsed JSON object, and the validated model if any.
 
     ``raw`` is the exact JSON text of ``payload``: when no key had to be dropped it is
-    validated as is, which is what pydantic does fastest. ``empties=False`` skips the
-    empty-value search when the caller knows from the raw text there can be none.
+    validated as is, which is what pydantic does fastest. ``empties``/``blanks`` are
+    passed to :func:`walk_contract`.
     """
-    walk = walk_contract(payload, contract, empties=empties)
+    walk = walk_contract(payload, contract, empties=empties, blanks=blanks)
     findings = [
-        Finding(Code.UNKNOWN_KEY, path_of((*s, k)), Severity.WARN, "not in the contract; dropped")
-        for s, k in walk.drops
+        Finding(
+            Code.UNKNOWN_KEY,
+            path_of([*steps_of(t), k]),
+            Severity.WARN,
+            "not in the contract; dropped",
+        )
+        for t, k in walk.drops
     ]
     cleaned = without(payload, walk.drops) if walk.drops else payload
     if walk.supplied == 0 and plan_of(contract).fields:
