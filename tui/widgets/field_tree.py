@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gates.fields import field_rows
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from gates.fields import field_rows
 from gates.report import FieldRow, Report
 from tui.render import field_label
 
@@ -26,6 +26,7 @@ class More:
 
     parent: str
     offset: int
+    total: int | None
 
 
 NodeData = FieldRow | More
@@ -39,7 +40,6 @@ class FieldTree(Tree[NodeData]):
         self.show_root = False
         self.guide_depth = 3
         self._report: Report | None = None
-        self._rows: dict[str, list[FieldRow]] = {}
 
     @property
     def report(self) -> Report | None:
@@ -49,37 +49,35 @@ class FieldTree(Tree[NodeData]):
         """Replace the tree with the top-level fields of ``report``."""
         self.clear()
         self._report = report
-        self._rows = {}
-        self._fill(self.root, "", 0)
+        self._fill(self.root, "", 0, None)
         self.root.expand()
         self.move_cursor(None)
 
-    def _children(self, parent: str) -> list[FieldRow]:
-        if parent not in self._rows and self._report is not None:
-            self._rows[parent] = field_rows(self._report, parent)
-        return self._rows.get(parent, [])
-
-    def _fill(self, node: TreeNode[NodeData], parent: str, offset: int) -> None:
-        rows = self._children(parent)
-        if not rows and not parent:
+    def _fill(self, node: TreeNode[NodeData], parent: str, offset: int, total: int | None) -> None:
+        """Add one chunk of ``parent``'s rows from ``offset``, then a "more" line if needed."""
+        if self._report is None:
+            return
+        rows = field_rows(self._report, parent, start=offset, limit=CHUNK + 1)
+        if not rows and not parent and not offset:
             node.add_leaf(Text("(no fields to show)", style="dim italic"))
             return
-        for row in rows[offset : offset + CHUNK]:
+        for row in rows[:CHUNK]:
             node.add(field_label(row), data=row, allow_expand=row.child_count > 0)
-        rest = len(rows) - offset - CHUNK
-        if rest > 0:
-            more = Text(f"… {rest:,} more: press Enter to show {min(rest, CHUNK)}")
+        if len(rows) > CHUNK:
+            shown = offset + CHUNK
+            rest = f"{total - shown:,} more" if total is not None else "more"
+            more = Text(f"… {rest}: press Enter to show the next {CHUNK}")
             more.stylize("dim italic")
-            node.add_leaf(more, data=More(parent, offset + CHUNK))
+            node.add_leaf(more, data=More(parent, shown, total))
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
         node = event.node
         if isinstance(node.data, FieldRow) and not node.children:
-            self._fill(node, node.data.path, 0)
+            self._fill(node, node.data.path, 0, node.data.child_count)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[NodeData]) -> None:
         node = event.node
         if isinstance(node.data, More) and node.parent is not None:
             parent, more = node.parent, node.data
             node.remove()
-            self._fill(parent, more.parent, more.offset)
+            self._fill(parent, more.parent, more.offset, more.total)
