@@ -1,0 +1,116 @@
+"""Properties of inspection over arbitrary input: it never fails open and never crashes.
+
+``inspect`` turns exceptions into an ``internal_error`` finding, so "never raises" is
+checked as "never reports internal_error": that finding would be a bug here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from inspect_contracts import REGISTRY as TEST_CONTRACTS
+from pydantic import BaseModel
+
+from gates.findings import Code, Severity
+from gates.inspection import inspect
+from gates.report import Report
+from schemas import SCHEMAS, example_path
+
+REGISTRY: dict[str, type[BaseModel]] = {**SCHEMAS, **TEST_CONTRACTS}
+REGISTRY.pop("broken/v1")
+IDS = sorted(REGISTRY)
+EXAMPLES = {sid: json.loads(example_path(sid).read_bytes()) for sid in SCHEMAS}
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=30)
+    | st.sampled_from(["", " ", "4111 1111 1111 1111", "\x1b[31m", "a\u202eb", "fix", "x" * 600])
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=12), inner, max_size=5)
+    ),
+    max_leaves=25,
+)
+
+
+def assert_sound(report: Report, schema_id: str) -> None:
+    """The invariants a reviewer relies on, whatever came in."""
+    assert Code.INTERNAL_ERROR not in {f.code for f in report.findings}, report.findings
+    if not report.approvable:
+        return
+    assert not any(f.severity is Severity.BLOCK for f in report.findings)
+    assert report.delivered is not None
+    contract = REGISTRY[schema_id]
+    model = contract.model_validate_json(json.dumps(report.delivered))
+    assert model.model_dump(mode="json") == report.delivered
+
+
+@SETTINGS
+@given(data=st.binary(max_size=300), schema_id=st.sampled_from(IDS))
+def test_arbitrary_bytes(data: bytes, schema_id: str) -> None:
+    assert_sound(inspect(data, schema_id, REGISTRY), schema_id)
+
+
+@SETTINGS
+@given(value=json_values, schema_id=st.sampled_from(IDS))
+def test_arbitrary_json_values(value: Any, schema_id: str) -> None:
+    data = json.dumps(value, ensure_ascii=False).encode()
+    assert_sound(inspect(data, schema_id, REGISTRY), schema_id)
+
+
+@st.composite
+def mutated_examples(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    """A valid built-in example with a few keys removed, replaced or added."""
+    schema_id = draw(st.sampled_from(sorted(EXAMPLES)))
+    payload = dict(EXAMPLES[schema_id])
+    for _ in range(draw(st.integers(min_value=0, max_value=3))):
+        keys = sorted(payload)
+        action = draw(st.sampled_from(["drop", "replace", "add"]))
+        if action == "drop" and keys:
+            payload.pop(draw(st.sampled_from(keys)))
+        elif action == "replace" and keys:
+            payload[draw(st.sampled_from(keys))] = draw(json_values)
+        else:
+            payload[draw(st.text(min_size=1, max_size=10))] = draw(json_values)
+    return schema_id, payload
+
+
+@SETTINGS
+@given(case=mutated_examples())
+def test_mutated_contract_payloads(case: tuple[str, dict[str, Any]]) -> None:
+    schema_id, payload = case
+    report = inspect(json.dumps(payload).encode(), schema_id, REGISTRY)
+    assert_sound(report, schema_id)
+    if report.approvable:
+        assert report.delivered is not None
+        assert set(report.delivered) <= set(REGISTRY[schema_id].model_fields)
+
+
+@SETTINGS
+@given(case=mutated_examples(), cut=st.floats(min_value=0.0, max_value=1.0))
+def test_cut_off_text_is_never_approvable(case: tuple[str, dict[str, Any]], cut: float) -> None:
+    schema_id, payload = case
+    data = json.dumps(payload).encode()
+    end = int(len(data) * cut)
+    if end == len(data):
+        return
+    report = inspect(data[:end], schema_id, REGISTRY)
+    assert_sound(report, schema_id)
+    assert not report.approvable
+
+
+def test_every_built_in_example_is_approvable() -> None:
+    for schema_id, payload in EXAMPLES.items():
+        report = inspect(json.dumps(payload).encode(), schema_id, REGISTRY)
+        assert report.approvable, (schema_id, report.findings)
+        assert_sound(report, schema_id)
