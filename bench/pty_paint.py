@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import select
 import signal
 import struct
@@ -27,6 +28,15 @@ class Paint:
     seconds: float  # spawn -> marker on the terminal
     settled_s: float  # spawn -> CPU went quiet (initial work done)
     peak_rss_mb: float  # VmHWM when measured: peak resident memory up to then
+
+
+_ANSI = re.compile(r"\x1b(?:\[[0-9;?<>=$ ]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|.)")
+
+
+def _plain(output: bytes) -> str:
+    """Terminal output without escape sequences or box drawing, for an error message."""
+    text = _ANSI.sub("", output.decode("utf-8", "replace"))
+    return " ".join(t for t in re.split(r"[\s\u2500-\u257f]+", text) if t)
 
 
 def _cpu_ticks(pid: int) -> int:
@@ -83,7 +93,7 @@ def first_paint(
         deadline = start + bound_s
         while not painted:
             if time.perf_counter() > deadline or proc.poll() is not None:
-                raise RuntimeError(f"no paint of {marker!r}; last output: {seen[-600:]!r}")
+                raise RuntimeError(f"no paint of {marker!r}; screen ended: {_plain(seen)[-300:]!r}")
             seen = (seen + _drain(master, 0.05))[-1_000_000:]
             if marker in seen:
                 painted = time.perf_counter() - start

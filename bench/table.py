@@ -22,7 +22,7 @@ def _cell(s: Summary | None) -> str:
 
 def _row(f: Figure) -> list[str]:
     if f.error:
-        return [f.name, "ERROR", "", "", "", "", f.error]
+        return [f.name, "ERROR", "", "", "", "", f.error[:300]]
     ratio = f"{f.ratio:.2f}× ({f.stat})" if f.ratio is not None else "-"
     met = {True: "met", False: "MISSED", None: ""}[f.met]
     target = f.target.describe(f.unit) if f.target else ""
