@@ -25,9 +25,11 @@ from pydantic import BaseModel, ValidationError
 from gates import parsing, textscan
 from gates.envelope import LENGTH_STOPS, Envelope
 from gates.findings import Code, Finding, Severity
+from gates.refusal import reads_as_refusal
 from gates.registry import Registry
 from gates.report import Report
 from gates.sanitize import elide
+from gates.secretscan import ALL_KINDS, kinds_in, mask_secrets, spans
 from gates.validation import ABSENT, check_contract
 
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
@@ -52,6 +54,7 @@ class _Draft:
     contract: type[BaseModel] | None = None
     model: BaseModel | None = None
     secret: bool = False
+    secret_hits: list[textscan.Hit] = field(default_factory=list)
 
     def block(self, code: Code, message: str, path: str = "") -> None:
         self.findings.append(Finding(code, path, Severity.BLOCK, message))
@@ -75,11 +78,11 @@ class _Draft:
     def _mask(self) -> None:
         """Keep no secret in full anywhere in the report; it is blocked anyway."""
         self.findings = [
-            replace(f, path=_mask_path(f.path), message=textscan.mask_secrets(f.message))
+            replace(f, path=_mask_path(f.path), message=mask_secrets(f.message))
             for f in self.findings
         ]
-        self.raw_text = textscan.mask_secrets(self.raw_text)
-        self.payload = textscan.mask_tree(self.payload)
+        self.raw_text = mask_secrets(self.raw_text)
+        self.payload = textscan.mask_at(self.payload, self.secret_hits)
         self.delivered = None
         self.model = None
 
@@ -87,12 +90,10 @@ class _Draft:
 def _mask_path(path: str) -> str:
     steps = parsing.split(path)
     if steps is None:
-        return textscan.mask_secrets(path)
+        return mask_secrets(path)
     masked = ""
     for step in steps:
-        masked = parsing.join(
-            masked, textscan.mask_secrets(step) if isinstance(step, str) else step
-        )
+        masked = parsing.join(masked, mask_secrets(step) if isinstance(step, str) else step)
     return masked
 
 
@@ -184,7 +185,8 @@ def _inspect(
         return
     d.raw_text = text
     digits = parsing.digit_view(data)
-    d.secret = textscan.text_may_hold_secret(text, digits) and bool(textscan.secrets_in(text))
+    found = {kind for _, _, kind in spans(text, kinds_in(text, digits))}
+    d.secret = bool(found)
     parsed = parsing.parse(data)
     if not parsed.ok:
         _unparsed(d, text, parsed)
@@ -205,12 +207,12 @@ def _inspect(
         )
     if parsing.depth_exceeds(data):
         d.block(Code.TOO_DEEP, f"nested more than {parsing.MAX_DEPTH} levels deep")
-        _scan(d, text, data, value)
+        _scan(d, text, data, value, frozenset(found))
         return
     if parsing.may_overflow(digits):
         for path in parsing.overflowed_paths(value):
             d.block(Code.NOT_JSON, "a number too large to represent exactly", path)
-    _scan(d, text, data, value)
+    _scan(d, text, data, value, frozenset(found))
     if not isinstance(value, dict):
         _not_object(d, value)
         return
@@ -244,7 +246,7 @@ def _unparsed(d: _Draft, text: str, parsed: parsing.Parsed) -> None:
     elif parsed.truncated:
         d.payload, d.partial = parsed.partial, True
         d.block(Code.TRUNCATED, f"the text ends mid-value ({parsed.error})")
-    elif textscan.reads_as_refusal(text):
+    elif reads_as_refusal(text):
         d.block(Code.REFUSAL, f"the producer replied in prose: {elide(text, REFUSAL_QUOTE_LIMIT)}")
     else:
         d.block(Code.NOT_JSON, f"not strict JSON: {parsed.error}{_hint(text)}")
@@ -260,7 +262,7 @@ def _hint(text: str) -> str:
 
 
 def _not_object(d: _Draft, value: Any) -> None:
-    if isinstance(value, str) and textscan.reads_as_refusal(value):
+    if isinstance(value, str) and reads_as_refusal(value):
         d.block(
             Code.REFUSAL, f"the producer replied with text: {elide(value, REFUSAL_QUOTE_LIMIT)}"
         )
@@ -270,19 +272,23 @@ def _not_object(d: _Draft, value: Any) -> None:
     d.block(Code.NOT_OBJECT, f"the payload must be a JSON object, not {kind}")
 
 
-def _scan(d: _Draft, text: str, data: bytes, value: Any) -> None:
-    secrets = d.secret or (b"\\" in data and "\\u" in text)
+def _scan(d: _Draft, text: str, data: bytes, value: Any, found: frozenset[str]) -> None:
+    """Locate secrets and unsafe text; ``found`` are the secret kinds in the raw text."""
+    escaped = b"\\" in data and "\\u" in text
+    kinds = ALL_KINDS if escaped else found
     unsafe = textscan.text_may_hold_unsafe(text, data)
-    if not (secrets or unsafe):
+    if not (kinds or unsafe):
         return
-    secret_hits, unsafe_hits = textscan.scan(value, secrets=secrets, unsafe=unsafe)
+    secret_hits, unsafe_hits = textscan.scan(value, kinds, unsafe=unsafe)
     for hit in secret_hits:
+        d.block(Code.SECRET, hit.message, parsing.path_of(parsing.steps_of(hit.trail)))
+    if secret_hits:
         d.secret = True
-        d.block(Code.SECRET, hit.message, hit.path)
-    if d.secret and not secret_hits:
+        d.secret_hits = secret_hits
+    elif d.secret:
         d.block(Code.SECRET, "the text contains what looks like a secret (masked)")
     for hit in unsafe_hits:
-        d.block(Code.UNSAFE_TEXT, hit.message, hit.path)
+        d.block(Code.UNSAFE_TEXT, hit.message, parsing.path_of(parsing.steps_of(hit.trail)))
 
 
 def inspect_handoff(

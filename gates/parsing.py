@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,6 +148,29 @@ def join(parent: str, key: str | int) -> str:
     if has_unsafe(quoted):
         quoted = "".join(json.dumps(c)[1:-1] if is_unsafe_char(c) else c for c in quoted)
     return f"{parent}[{quoted}]"
+
+
+#: A path built as a linked list (parent trail, step): O(1) to extend while walking,
+#: turned into a path string only when something is reported there.
+Trail = tuple["Trail", str | int] | None
+
+
+def steps_of(trail: Trail) -> list[str | int]:
+    """The steps of a trail, root first."""
+    steps: list[str | int] = []
+    while trail is not None:
+        trail, step = trail
+        steps.append(step)
+    steps.reverse()
+    return steps
+
+
+def path_of(steps: Sequence[str | int]) -> str:
+    """The path string of a sequence of steps (see :func:`join`)."""
+    path = ""
+    for step in steps:
+        path = join(path, step)
+    return path
 
 
 _STEP = re.compile(r'\.?([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]|\[("(?:[^"\\]|\\.)*")\]')

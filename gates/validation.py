@@ -22,7 +22,7 @@ from pydantic import AliasChoices, BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from gates.findings import Code, Finding, Severity
-from gates.parsing import child, join
+from gates.parsing import Trail, child, path_of, steps_of
 from gates.sanitize import preview
 
 Step = str | int
@@ -159,20 +159,6 @@ def pick(shape: Shape, value: Any) -> Shape:
     return _ANY
 
 
-#: A path built as a linked list (parent trail, step): O(1) to extend while walking,
-#: turned into a path string only when something is reported there.
-Trail = tuple["Trail", Step] | None
-
-
-def steps_of(trail: Trail) -> list[Step]:
-    steps: list[Step] = []
-    while trail is not None:
-        trail, step = trail
-        steps.append(step)
-    steps.reverse()
-    return steps
-
-
 @dataclass
 class Walk:
     """What the walk noticed, before any validation."""
@@ -261,13 +247,6 @@ def default_of(info: FieldInfo) -> Any:
         return info.get_default(call_default_factory=True, validated_data={})
     except Exception:  # a factory that needs other fields: say so instead of guessing
         return ABSENT
-
-
-def path_of(steps: Sequence[Step]) -> str:
-    path = ""
-    for step in steps:
-        path = join(path, step)
-    return path
 
 
 def without(payload: dict[str, Any], drops: list[tuple[Trail, str]]) -> dict[str, Any]:

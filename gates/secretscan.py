@@ -1,0 +1,122 @@
+"""Recognise secrets in text: payment card numbers and common credential shapes.
+
+Each token kind has a literal marker that every match contains, so a long text is
+searched for markers first (a search that starts with a literal is fast) and the full
+pattern runs only where a marker is. Card numbers need a known issuer prefix and a
+valid Luhn checksum, so order numbers and ids rarely look like one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gates.sanitize import mask
+
+CARD = "card number"
+
+_KINDS = tuple(
+    (kind, re.compile(marker), re.compile(pattern))
+    for kind, marker, pattern in (
+        ("private key", "PRIVATE KEY", r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----"),
+        ("AWS access key", "A[KS]IA", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+        (
+            "GitHub token",
+            "g(?:h[pousr]_|ithub_pat_)",
+            r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        ),
+        ("Slack token", "xox", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+        ("Stripe live key", "k_live_", r"\b[rs]k_live_[A-Za-z0-9]{16,}"),
+        ("JWT", "eyJ", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    )
+)
+ALL_KINDS = frozenset({kind for kind, _, _ in _KINDS} | {CARD})
+
+_CARD = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])")
+_DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
+#: Texts longer than this look for a 13-digit run before running the card pattern.
+_GATE_CARDS_FROM = 256
+#: What else to blank after a private key header: the key body and its footer.
+_PEM_BODY = re.compile(r"[A-Za-z0-9+/=\s\\]*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?")
+
+#: Issuer prefixes (IIN ranges) of the card networks, by prefix length.
+_ISSUERS: dict[int, frozenset[str]] = {
+    1: frozenset({"4"}),
+    2: frozenset({"34", "37", "36", "38", "39", "62", "65", *map(str, range(51, 56))}),
+    3: frozenset({*map(str, range(300, 306)), *map(str, range(644, 650))}),
+    4: frozenset({"6011", *map(str, range(2221, 2721)), *map(str, range(3528, 3590))}),
+}
+_DOUBLED = (0, 2, 4, 6, 8, 1, 3, 5, 7, 9)
+
+
+def luhn_ok(digits: str) -> bool:
+    """The Luhn checksum every payment card number satisfies (and 90% of others fail)."""
+    odd = sum(map(int, digits[-1::-2]))
+    even = sum(_DOUBLED[int(d)] for d in digits[-2::-2])
+    return (odd + even) % 10 == 0
+
+
+def is_card(candidate: str) -> bool:
+    """13–19 digits, at most one kind of separator, a known issuer prefix, valid Luhn."""
+    if " " in candidate and "-" in candidate:
+        return False
+    digits = candidate.replace(" ", "").replace("-", "")
+    if not 13 <= len(digits) <= 19:
+        return False
+    if not any(digits[:n] in prefixes for n, prefixes in _ISSUERS.items()):
+        return False
+    return luhn_ok(digits)
+
+
+def kinds_in(text: str, digits: bytes | None = None) -> frozenset[str]:
+    """The secret kinds whose marker occurs in ``text``: a cheap superset of what is there.
+
+    ``digits`` may carry :func:`gates.parsing.digit_view` of the text, already computed.
+    """
+    found = {kind for kind, marker, _ in _KINDS if marker.search(text)}
+    if _digit_run(text, digits):
+        found.add(CARD)
+    return frozenset(found)
+
+
+def _digit_run(text: str, digits: bytes | None = None) -> bool:
+    """Whether ``text`` has 13 digits in a row once spaces and dashes are removed."""
+    if digits is None:
+        digits = text.encode("utf-8", "surrogatepass").translate(_DIGITS, b" -")
+    return b"0" * 13 in digits
+
+
+def spans(text: str, kinds: frozenset[str] = ALL_KINDS) -> list[tuple[int, int, str]]:
+    """``(start, end, kind)`` of every secret of the given kinds in ``text``, in order."""
+    found: list[tuple[int, int, str]] = []
+    for kind, marker, pattern in _KINDS:
+        if kind in kinds and marker.search(text):
+            found.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
+    if CARD in kinds and (len(text) < _GATE_CARDS_FROM or _digit_run(text)):
+        found.extend((m.start(), m.end(), CARD) for m in _CARD.finditer(text) if is_card(m.group()))
+    found.sort()
+    return found
+
+
+def secrets_in(text: str, kinds: frozenset[str] = ALL_KINDS) -> list[tuple[str, str]]:
+    """``(kind, matched text)`` for every secret in ``text``."""
+    return [(kind, text[start:end]) for start, end, kind in spans(text, kinds)]
+
+
+def mask_secrets(text: str) -> str:
+    """``text`` with every secret (and a private key's body) replaced by its mask."""
+    out: list[str] = []
+    pos = 0
+    for start, end, kind in spans(text):
+        if start < pos:
+            continue
+        stop = end
+        if kind == "private key":
+            body = _PEM_BODY.match(text, end)
+            stop = body.end() if body else end
+        out.append(text[pos:start])
+        out.append(mask(text[start:end]))
+        pos = stop
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
