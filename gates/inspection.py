@@ -254,6 +254,8 @@ def _unparsed(d: _Draft, text: str, parsed: parsing.Parsed) -> None:
 
 def _hint(text: str) -> str:
     start = text.lstrip()[:1]
+    if start == "\ufeff":
+        return " (the text starts with a byte-order mark)"
     if start in ("{", "["):
         return ""
     if "{" in text:

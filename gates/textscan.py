@@ -21,6 +21,8 @@ _DECODING_ESCAPE = re.compile(r"\\[bfru]")
 _EMPTY_MARKERS = tuple(re.compile(m) for m in ('""', "null", r"\[\s*\]", r"\{\s*\}"))
 _BLANK_STRING = re.compile(r'"(?:\s|\\[nrtbf]|\\u[0-9a-fA-F]{4})+"')
 _BLANK_ASCII = re.compile(r'" +"')
+#: A number below this has fewer digits than any card number.
+_SHORTEST_CARD = 10**12
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +90,7 @@ def scan(value: Any, kinds: frozenset[str], *, unsafe: bool) -> tuple[list[Hit],
                 stack.append(((trail, k), child))
         elif isinstance(item, list):
             stack.extend(((trail, i), child) for i, child in enumerate(item))
-        elif kinds and isinstance(item, int) and not isinstance(item, bool):
+        elif kinds and isinstance(item, int) and abs(item) >= _SHORTEST_CARD:
             found = secrets_in(str(item), kinds)
             if found:
                 shown = ", ".join(f"{kind} {mask(match)}" for kind, match in found)

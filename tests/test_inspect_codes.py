@@ -92,6 +92,13 @@ def test_not_json_covers_nan_prose_and_trailing_text() -> None:
     assert check(b'{"start": 1, "end": 2}', "window/v1").approvable
 
 
+def test_not_json_says_why_in_words_a_reviewer_can_act_on() -> None:
+    bom = check("\ufeff{}".encode(), "window/v1")
+    assert "byte-order mark" in bom.findings[0].message
+    cut_prose = check(b"The window starts at one", "window/v1")
+    assert codes(cut_prose) == {Code.NOT_JSON}
+
+
 def test_prose_around_json_is_never_extracted() -> None:
     report = check(b'Sure! {"start": 1, "end": 2}', "window/v1")
     assert report.payload is None
