@@ -24,11 +24,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 from watchfiles import awatch
 
+from gates.audit import AUDIT_FILE
 from gates.decisions import Action, Category, DecisionRefused, decide, describe
 from gates.findings import Code
 from gates.sanitize import visible
 from gates.status import HandoffState
-from gates.store import is_run
+from gates.store import DECISIONS, HANDOFFS
 from tui.messages import BodyReady, Decided, Inspected, Listed
 from tui.model import (
     WAITING,
@@ -49,6 +50,7 @@ from tui.scan import (
     inspect_ref,
     list_run,
     runs_under,
+    touch_ids,
 )
 from tui.screens.approve import ApproveScreen
 from tui.screens.help import HelpScreen
@@ -136,7 +138,7 @@ class HandoffGateApp(App[int]):
     def on_mount(self) -> None:
         self._list.focus()
         self._update_topbar()
-        self._relist.put(None)
+        self._relist.put_root()
         self.run_worker(self._relist_loop, thread=True, group="relist", name="relist")
         self.run_worker(self._inspect_loop, thread=True, group="inspect", name="inspect")
         self._watch()
@@ -200,18 +202,33 @@ class HandoffGateApp(App[int]):
             recursive=True,
         ):
             for _, changed in changes:
-                self._relist.put(self._run_of(Path(changed)))
+                self._hint(Path(changed))
 
-    def _run_of(self, path: Path) -> Path | None:
-        """The run a changed path belongs to; ``None`` means "look for runs again"."""
-        if self.root in self._runs or is_run(self.root):
-            return self.root
+    def _hint(self, path: Path) -> None:
+        """Mark what a changed path may affect: one handoff, one run, or the root."""
+        if self.root in self._runs:
+            run_dir = self.root
+        else:
+            try:
+                parts = path.relative_to(self.root).parts
+            except ValueError:
+                parts = ()
+            run_dir = self.root / parts[0] if parts else self.root
+            if run_dir not in self._runs:
+                self._relist.put_root()
+                return
         try:
-            parts = path.relative_to(self.root).parts
+            inner = path.relative_to(run_dir).parts
         except ValueError:
-            return None
-        run_dir = self.root / parts[0] if parts else None
-        return run_dir if run_dir in self._runs and len(parts) > 1 else None
+            inner = ()
+        if inner[:1] in {(HANDOFFS,), (DECISIONS,)}:
+            name = inner[-1]
+            if len(inner) == 1:
+                self._relist.put_run(run_dir)
+            elif len(inner) == 2 and name.endswith(".json") and not name.startswith("."):
+                self._relist.put_id(run_dir, name.removesuffix(".json"))
+        elif inner != (AUDIT_FILE,):
+            self._relist.put_run(run_dir)
 
     def _relist_loop(self) -> None:
         """One thread lists runs in event order, so a stale listing never wins."""
@@ -219,13 +236,13 @@ class HandoffGateApp(App[int]):
         known: set[Path] = set()
         while (dirty := self._relist.take()) is not None:
             runs: frozenset[Path] | None = None
-            targets = {run for run in dirty if run is not None}
-            if None in dirty:
+            targets = set(dirty.runs)
+            if dirty.root:
                 runs = frozenset(runs_under(self.root))
                 targets |= runs - known
                 known = set(runs)
             known |= targets
-            listings: list[RunListing] = []
+            listings = [touch_ids(run, ids) for run, ids in dirty.ids.items() if run not in targets]
             started = time.monotonic()
             for run in sorted(targets):
                 listings.append(list_run(run))
@@ -260,6 +277,7 @@ class HandoffGateApp(App[int]):
         if message.runs is not None:
             for gone in set(self._runs) - message.runs:
                 self._merge(RunListing(gone, (), {}, {}), message.initial)
+                self._runs.pop(gone, None)
         self._scanned = True
         self._paint_list()
         current = self.current_entry()
@@ -270,13 +288,11 @@ class HandoffGateApp(App[int]):
         run_dir = listing.run_dir
         known = self._runs.setdefault(run_dir, set())
         present = {ref.id for ref in listing.refs}
-        for gone in known - present:
-            self.entries.pop((run_dir, gone), None)
-            self._rows.pop((run_dir, gone), None)
-        if not listing.refs:
-            self._runs.pop(run_dir, None)
-        else:
-            self._runs[run_dir] = present
+        gone = (known - present) if listing.complete else listing.removed
+        for handoff_id in gone:
+            self.entries.pop((run_dir, handoff_id), None)
+            self._rows.pop((run_dir, handoff_id), None)
+        self._runs[run_dir] = present if listing.complete else (known - gone) | present
         for ref in listing.refs:
             key = (run_dir, ref.id)
             stamp = listing.stamps[ref.id]
@@ -341,7 +357,7 @@ class HandoffGateApp(App[int]):
             self.notify(message.refusal, title="Not written", severity="error", markup=False)
         else:
             self.notify(f"{handoff_id}: {describe(message.decision)}", markup=False)
-        self._relist.put(run_dir)
+        self._relist.put_run(run_dir)
 
     def on_body_ready(self, message: BodyReady) -> None:
         detail = self._detail

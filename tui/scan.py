@@ -10,14 +10,21 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gates.decisions import Decision, DecisionCorrupt, read_decision
 from gates.report import Report
 from gates.status import HandoffState, state_of
-from gates.store import DECISIONS, HandoffRef, find_runs, inspect_in_run, list_handoffs
+from gates.store import (
+    DECISIONS,
+    HandoffRef,
+    find_runs,
+    handoff_path,
+    inspect_in_run,
+    list_handoffs,
+)
 from tui.model import Key, Stamp
 
 if TYPE_CHECKING:
@@ -30,12 +37,18 @@ def stamp_of(stat: os.stat_result) -> Stamp:
 
 @dataclass(frozen=True, slots=True)
 class RunListing:
-    """The handoffs of one run with the stamps of their files and decisions."""
+    """Handoffs of one run with the stamps of their files and decisions.
+
+    A complete listing names every handoff of the run. A partial one covers only some
+    ids (those a filesystem event named): ``removed`` lists the ones that are gone.
+    """
 
     run_dir: Path
     refs: tuple[HandoffRef, ...]
     stamps: dict[str, Stamp]
-    decision_stamps: dict[str, Stamp]
+    decision_stamps: dict[str, Stamp | None]
+    complete: bool = True
+    removed: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +88,43 @@ def list_run(run_dir: Path) -> RunListing:
     return RunListing(run_dir, tuple(refs), stamps, _decision_stamps(run_dir))
 
 
-def _decision_stamps(run_dir: Path) -> dict[str, Stamp]:
+def _stamp(path: Path) -> Stamp | None:
+    try:
+        return stamp_of(path.stat())
+    except OSError:
+        return None
+
+
+def touch_ids(run_dir: Path, ids: set[str]) -> RunListing:
+    """A partial listing of the handoffs an event named: far cheaper than a whole run.
+
+    Ids come from file names; ``handoff_path`` rejects any that are malformed or would
+    leave the run. Symlinks are skipped, as ``list_handoffs`` does.
+    """
+    refs: list[HandoffRef] = []
     stamps: dict[str, Stamp] = {}
+    removed: set[str] = set()
+    decisions: dict[str, Stamp | None] = {}
+    for handoff_id in sorted(ids):
+        try:
+            path = handoff_path(run_dir, handoff_id)
+        except ValueError:
+            continue
+        stamp = None if path.is_symlink() else _stamp(path)
+        if stamp is None:
+            removed.add(handoff_id)
+            continue
+        seq, phase = handoff_id.split("-", 1)
+        refs.append(HandoffRef(run_dir, handoff_id, int(seq), phase, path))
+        stamps[handoff_id] = stamp
+        decisions[handoff_id] = _stamp(run_dir / DECISIONS / f"{handoff_id}.json")
+    return RunListing(
+        run_dir, tuple(refs), stamps, decisions, complete=False, removed=frozenset(removed)
+    )
+
+
+def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
+    stamps: dict[str, Stamp | None] = {}
     try:
         with os.scandir(run_dir / DECISIONS) as found:
             for item in found:
@@ -162,30 +210,51 @@ class InspectQueue:
             self._cond.notify_all()
 
 
-class RunQueue:
-    """Runs to re-list, coalesced: a burst of events on one run becomes one listing.
+@dataclass
+class Dirty:
+    """What events marked since the last look: the root, whole runs, or single ids."""
 
-    ``None`` stands for "look for new or deleted runs under the root".
-    """
+    root: bool = False
+    runs: set[Path] = field(default_factory=set)
+    ids: dict[Path, set[str]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return self.root or bool(self.runs) or bool(self.ids)
+
+
+class RunQueue:
+    """Runs to re-list, coalesced: a burst of events on one run becomes one listing."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._dirty: set[Path | None] = set()
+        self._dirty = Dirty()
         self._closed = False
 
-    def put(self, run_dir: Path | None) -> None:
+    def put_root(self) -> None:
+        """Look for new or deleted runs under the root."""
         with self._cond:
-            self._dirty.add(run_dir)
+            self._dirty.root = True
             self._cond.notify()
 
-    def take(self) -> set[Path | None] | None:
-        """Everything marked so far, waiting for at least one; ``None`` once closed."""
+    def put_run(self, run_dir: Path) -> None:
+        with self._cond:
+            self._dirty.runs.add(run_dir)
+            self._cond.notify()
+
+    def put_id(self, run_dir: Path, handoff_id: str) -> None:
+        """One handoff (or its decision) changed."""
+        with self._cond:
+            self._dirty.ids.setdefault(run_dir, set()).add(handoff_id)
+            self._cond.notify()
+
+    def take(self) -> Dirty | None:
+        """Everything marked so far, waiting for at least one mark; ``None`` once closed."""
         with self._cond:
             while not self._dirty and not self._closed:
                 self._cond.wait(timeout=1.0)
             if self._closed:
                 return None
-            dirty, self._dirty = self._dirty, set()
+            dirty, self._dirty = self._dirty, Dirty()
             return dirty
 
     def close(self) -> None:

@@ -24,6 +24,7 @@ from gates.status import HandoffState
 from gates.store import submit
 from tui.screens.approve import ApproveScreen
 from tui.screens.reject import RejectScreen
+from tui.widgets.field_tree import FieldTree
 
 
 async def test_approve_confirms_with_y_and_records_the_reviewed_hash(root, registry):
@@ -236,3 +237,37 @@ async def test_diff_compares_with_the_previous_handoff_of_the_same_phase(root, r
         assert "0001-plan → 0003-plan" in shown
         assert '-    "The export may miss retries' in shown
         assert '+    "The export may be late"' in shown
+
+
+async def test_watching_a_single_run_directory_and_an_initially_empty_run(root, registry):
+    (root / "job-1" / "handoffs").mkdir(parents=True)
+    app = make_app(root / "job-1", registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: "No handoffs yet" in screen_text(app))
+        handoff = put(root, "job-1", PLAN)
+        await settle(pilot, lambda: (root / "job-1", handoff) in app.listed())
+        await settle(pilot, lambda: all_inspected(app))
+        assert "Estimate how much of the weekly churn" in screen_text(app)
+
+
+async def test_a_long_list_field_is_shown_a_chunk_at_a_time(root, registry):
+    put(
+        root,
+        "job-1",
+        {"title": "many", "tags": [f"tag-{i}" for i in range(450)]},
+        phase="note",
+        schema="note/v1",
+    )
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        tree = app.query_one(FieldTree)
+        await pilot.press("tab", "down", "down", "enter")
+        tags = tree.root.children[2]
+        await settle(pilot, lambda: len(tags.children) == 201)
+        assert "250 more: press Enter to show the next 200" in str(tags.children[-1].label)
+        tree.move_cursor(tags.children[-1])
+        await pilot.press("enter")
+        await settle(pilot, lambda: len(tags.children) == 401)
+        assert '"tag-399"' in str(tags.children[399].label)
+        assert "50 more" in str(tags.children[-1].label)

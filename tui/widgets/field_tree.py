@@ -53,6 +53,10 @@ class FieldTree(Tree[NodeData]):
         self.root.expand()
         self.move_cursor(None)
 
+    def forget(self) -> None:
+        """Drop the report (after ``clear``), so showing it again rebuilds the tree."""
+        self._report = None
+
     def _fill(self, node: TreeNode[NodeData], parent: str, offset: int, total: int | None) -> None:
         """Add one chunk of ``parent``'s rows from ``offset``, then a "more" line if needed."""
         if self._report is None:
