@@ -182,8 +182,10 @@ def walk_contract(
 ) -> Walk:
     """Walk ``payload`` along ``model``: unknown keys, absent and empty fields.
 
-    ``empties=False`` skips the search for empty values, ``blanks=False`` the search
-    for whitespace-only strings; the caller knows from the raw text when there are none.
+    Items of a list of flat models (the bulk of a large payload) that carry exactly
+    the contract's keys and nothing empty are passed over inline. ``empties=False``
+    skips the search for empty values, ``blanks=False`` the one for whitespace-only
+    strings; the caller knows from the raw text when there are none.
     """
     out = Walk()
     look = _Look(empties, blanks)
@@ -208,9 +210,19 @@ def walk_contract(
             continue
         if item.kind == "model" and item.model is not None:
             plan = plan_of(item.model)
+            keys, flat, empties, blanks = plan.keys, not plan.nested, look.empties, look.blanks
             for step, child in pairs:
-                if isinstance(child, dict):
-                    _visit_model(child, plan, (trail, step), out, stack, look)
+                if not isinstance(child, dict):
+                    continue
+                if flat and child.keys() == keys:
+                    if not empties:
+                        continue
+                    values = child.values()
+                    if not blanks and not (
+                        None in values or "" in values or [] in values or {} in values
+                    ):
+                        continue
+                _visit_model(child, plan, (trail, step), out, stack, look)
         else:
             stack.extend((child, item, (trail, step)) for step, child in pairs)
     return out
@@ -286,9 +298,37 @@ def check_contract(
 
     ``raw`` is the exact JSON text of ``payload``: when no key had to be dropped it is
     validated as is, which is what pydantic does fastest. ``empties``/``blanks`` are
-    passed to :func:`walk_contract`.
+    passed to :func:`walk_contract`. A closed contract (see :func:`is_closed`) with no
+    empty value to look for needs no walk, unless pydantic reports an unknown key.
     """
+    model: BaseModel | None = None
+    error: ValidationError | None = None
+    if not empties and is_closed(contract):
+        try:
+            model = contract.model_validate_json(raw)
+        except ValidationError as exc:
+            if not any(e["type"] == "extra_forbidden" for e in exc.errors(include_url=False)):
+                error = exc
+        if model is not None or error is not None:
+            walk = Walk(supplied=len(plan_of(contract).keys.intersection(payload)))
+            return _outcome(contract, payload, walk, model, error, previous)
     walk = walk_contract(payload, contract, empties=empties, blanks=blanks)
+    cleaned = without(payload, walk.drops) if walk.drops else payload
+    try:
+        model = contract.model_validate_json(pydantic_core.to_json(cleaned) if walk.drops else raw)
+    except ValidationError as exc:
+        error = exc
+    return _outcome(contract, cleaned, walk, model, error, previous)
+
+
+def _outcome(
+    contract: type[BaseModel],
+    cleaned: dict[str, Any],
+    walk: Walk,
+    model: BaseModel | None,
+    error: ValidationError | None,
+    previous: Any,
+) -> Outcome:
     findings = [
         Finding(
             Code.UNKNOWN_KEY,
@@ -298,21 +338,15 @@ def check_contract(
         )
         for t, k in walk.drops
     ]
-    cleaned = without(payload, walk.drops) if walk.drops else payload
     if walk.supplied == 0 and plan_of(contract).fields:
         findings.append(
             Finding(
                 Code.NO_FIELDS, "", Severity.BLOCK, "not one field of the contract was supplied"
             )
         )
-    model: BaseModel | None = None
-    blocked: set[str] = set()
-    try:
-        model = contract.model_validate_json(pydantic_core.to_json(cleaned) if walk.drops else raw)
-    except ValidationError as exc:
-        errors = _error_findings(exc, cleaned)
-        blocked = {f.path for f in errors}
-        findings.extend(errors)
+    errors = _error_findings(error, cleaned) if error is not None else []
+    findings.extend(errors)
+    blocked = {f.path for f in errors}
     findings.extend(
         Finding(Code.EMPTY_FIELD, path, Severity.WARN, "present but empty; the contract accepts it")
         for path, _ in walk.empty
@@ -325,6 +359,43 @@ def check_contract(
     findings.extend(contract_checks(contract, cleaned, previous))
     delivered = model.model_dump(mode="json") if model is not None else None
     return Outcome(findings, model, delivered)
+
+
+@cache
+def is_closed(model: type[BaseModel]) -> bool:
+    """Whether pydantic alone would report every unknown key and no default can apply.
+
+    True when every model reachable from ``model`` forbids extra keys and has only
+    required fields; then a payload that validates has nothing to drop or default.
+    """
+    seen: set[type[BaseModel]] = set()
+    todo = [model]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        plan = plan_of(current)
+        if current.model_config.get("extra") != "forbid" or not all(
+            f.required for f in plan.fields
+        ):
+            return False
+        for f in plan.nested:
+            todo.extend(_models_in(f.shape))
+    return True
+
+
+def _models_in(shape: Shape) -> list[type[BaseModel]]:
+    found: list[type[BaseModel]] = []
+    todo = [shape]
+    while todo:
+        current = todo.pop()
+        if current.model is not None:
+            found.append(current.model)
+        if current.item is not None:
+            todo.append(current.item)
+        todo.extend(current.options)
+    return found
 
 
 def _defaulted_message(value: Any) -> str:
