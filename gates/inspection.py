@@ -35,6 +35,10 @@ from gates.validation import ABSENT, check_contract
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 
+#: Bytes per structural character above which the tree is small next to its text (a
+#: few long strings): looking at each field beats searching the text for empty values.
+SPARSE_TEXT = 64
+
 #: Longest refusal text quoted in a finding message (the reviewer sees it verbatim).
 REFUSAL_QUOTE_LIMIT = 4000
 
@@ -205,7 +209,8 @@ def _inspect(
             Code.MODIFIED_UPSTREAM,
             "the parsed payload upstream supplied differs from the producer's text",
         )
-    if parsing.depth_exceeds(data):
+    structure = parsing.skeleton(data)
+    if parsing.depth_exceeds(structure):
         d.block(Code.TOO_DEEP, f"nested more than {parsing.MAX_DEPTH} levels deep")
         _scan(d, text, data, value, frozenset(found))
         return
@@ -217,7 +222,10 @@ def _inspect(
         _not_object(d, value)
         return
     if contract is not None:
-        empties, blanks = textscan.empty_shapes(text, data)
+        if len(structure) * SPARSE_TEXT < len(data):
+            empties, blanks = True, True
+        else:
+            empties, blanks = textscan.empty_shapes(text, data)
         outcome = check_contract(
             value, data, contract, previous=previous, empties=empties, blanks=blanks
         )

@@ -27,6 +27,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ESCAPE_PAIR = re.compile(rb"\\.", re.DOTALL)
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 _DIGITS = bytes.maketrans(b"0123456789E", b"0000000000e")
+_BIG_EXPONENT = re.compile(rb"0e\+?000")
 _DUPLICATE = re.compile(r'Detected duplicate key "(.*)" at line')
 
 
@@ -71,20 +72,27 @@ def _diagnose(data: bytes, error: str) -> Parsed:
     return Parsed(ok=False, error=error, truncated=True, partial=partial)
 
 
-def depth_exceeds(data: bytes, limit: int = MAX_DEPTH) -> bool:
-    """Whether arrays/objects in valid JSON ``data`` nest deeper than ``limit``.
+def skeleton(data: bytes) -> bytes:
+    """The structure of valid JSON ``data``: its brackets and string quotes, in order.
 
-    No recursion and no Python-level loop over the text: escape pairs are removed,
-    everything but brackets and quotes is deleted, the quoted parts (string content)
-    are dropped, and the remaining brackets are peeled one level per round, innermost
-    pairs first. Anything left after ``limit`` rounds is too deep.
+    Escape pairs go first (so an escaped quote is not a quote), then every other byte;
+    both are C-level passes. Its length also tells how many nodes the text holds.
     """
-    if data.count(b"[") + data.count(b"{") <= limit:
-        return False
     if b"\\" in data:
         data = _ESCAPE_PAIR.sub(b"", data)
-    skeleton = data.translate(None, _NOT_STRUCTURE)
-    brackets = b"".join(skeleton.split(b'"')[::2])
+    return data.translate(None, _NOT_STRUCTURE)
+
+
+def depth_exceeds(structure: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether arrays/objects nest deeper than ``limit``, given the :func:`skeleton`.
+
+    No recursion and no Python-level loop over the text: the quoted parts (string
+    content) are dropped and the remaining brackets are peeled one level per round,
+    innermost pairs first. Anything left after ``limit`` rounds is too deep.
+    """
+    if len(structure) - structure.count(b'"') <= limit:
+        return False
+    brackets = b"".join(structure.split(b'"')[::2])
     for _ in range(limit):
         if not brackets:
             return False
@@ -107,7 +115,7 @@ def may_overflow(digits: bytes) -> bool:
     Only a mantissa of 300+ digits or an exponent of three digits can overflow; takes
     the :func:`digit_view` of the text.
     """
-    return b"0e000" in digits or b"0e+000" in digits or b"0" * 300 in digits
+    return b"0" * 300 in digits or _BIG_EXPONENT.search(digits) is not None
 
 
 def overflowed_paths(value: Any) -> list[str]:

@@ -250,6 +250,17 @@ def test_empty_field_warns_when_the_contract_accepts_it() -> None:
     assert {p for p, _, _ in only(lenient, Code.EMPTY_FIELD)} == {"owner", "tags"}
 
 
+def test_empty_fields_are_found_beside_a_very_long_text() -> None:
+    long = "word " * 20_000
+    sparse = check(strict_with(title=long, notes=[], steps=[{"name": " ", "owner": "x"}]))
+    assert {(p, s) for p, s, _ in only(sparse, Code.EMPTY_FIELD)} == {
+        ("notes", Severity.WARN),
+        ("steps[0].name", Severity.BLOCK),
+    }
+    lenient = check(dumps({"title": long, "owner": "  "}), "lenient/v1")
+    assert only(lenient, Code.EMPTY_FIELD)[0][:2] == ("owner", Severity.WARN)
+
+
 def test_defaulted_field_shows_the_default_used() -> None:
     report = check(b'{"title": "t"}', "lenient/v1")
     defaulted = only(report, Code.DEFAULTED_FIELD)
