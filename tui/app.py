@@ -66,6 +66,9 @@ if TYPE_CHECKING:
 WATCH_STEP_MS = 5
 WATCH_DEBOUNCE_MS = 50
 POLL_DELAY_MS = 100
+#: Widest run name and handoff id columns in the list (longer ones are cut with "…").
+MAX_RUN_WIDTH = 22
+MAX_ID_WIDTH = 18
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
 #: Background results are posted in batches this long (the selected handoff at once).
@@ -121,6 +124,7 @@ class HandoffGateApp(App[int]):
         self._list_painted = 0.0
         self._list_pending = False
         self._topbar_painted = 0.0
+        self._widths = (16, 12)
         self._topbar_pending = False
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
@@ -376,7 +380,15 @@ class HandoffGateApp(App[int]):
             return
         self._list_pending = False
         self._list_painted = time.monotonic()
-        keys = [entry.key for entry in visible_entries(self.entries, self.show)]
+        listed = visible_entries(self.entries, self.show)
+        widths = (
+            min(max((len(e.run) for e in listed), default=8), MAX_RUN_WIDTH),
+            min(max((len(e.ref.id) for e in listed), default=8), MAX_ID_WIDTH),
+        )
+        if widths != self._widths:
+            self._widths = widths
+            self._rows.clear()
+        keys = [entry.key for entry in listed]
         self._list.set_rows(keys, self._row_text)
         if not keys:
             self._detail.show(None, self._empty_hint())
@@ -389,7 +401,7 @@ class HandoffGateApp(App[int]):
             entry = self.entries.get(key) if isinstance(key, tuple) else None
             if entry is None:
                 return Text()
-            text = self._rows[entry.key] = list_row(entry)
+            text = self._rows[entry.key] = list_row(entry, *self._widths)
         return text
 
     def _empty_hint(self) -> Text:

@@ -7,6 +7,7 @@ Each state has a colour *and* a word, so a monochrome terminal loses nothing.
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
 from gates.decisions import Action, Decision
@@ -57,16 +58,24 @@ def state_badge(state: HandoffState | None) -> Text:
     return Text(label, style=style)
 
 
-def list_row(entry: Entry) -> Text:
-    """One line of the handoff list: state, run, id, roles and contract."""
+def column(text: str, width: int) -> str:
+    """``text`` made safe and fitted to exactly ``width`` cells (cut with "…")."""
+    shown = safe(text, width * 4)
+    if cell_len(shown) > width:
+        shown = set_cell_size(shown, width - 1) + "…"
+    return set_cell_size(shown, width)
+
+
+def list_row(entry: Entry, run_width: int = 16, id_width: int = 12) -> Text:
+    """One line of the handoff list: state, run, id, roles and contract, in columns."""
     row = Text.assemble(state_badge(entry.state), " ")
-    row.append(safe(entry.run, 24), style="bold")
-    row.append("  ")
-    row.append(entry.ref.id, style="cyan")
+    row.append(column(entry.run, run_width), style="bold")
+    row.append(" ")
+    row.append(column(entry.ref.id, id_width), style="cyan")
     envelope = entry.report.envelope if entry.report is not None else None
     if envelope is not None:
         roles = f"{envelope.from_role or '?'} → {envelope.to_role or '?'}"
-        row.append(f"  {safe(roles, 40)}", style="dim")
+        row.append(f" {safe(roles, 40)}", style="dim")
         row.append(f"  {safe(envelope.schema_id, 32)}", style="italic")
     return row
 

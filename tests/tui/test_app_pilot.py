@@ -22,6 +22,7 @@ from tui_helpers import (
 from gates.decisions import Action, Category, read_decision
 from gates.status import HandoffState
 from gates.store import submit
+from tui.app import HandoffGateApp
 from tui.screens.approve import ApproveScreen
 from tui.screens.reject import RejectScreen
 from tui.widgets.field_tree import FieldTree
@@ -271,3 +272,32 @@ async def test_a_long_list_field_is_shown_a_chunk_at_a_time(root, registry):
         await settle(pilot, lambda: len(tags.children) == 401)
         assert '"tag-399"' in str(tags.children[399].label)
         assert "50 more" in str(tags.children[-1].label)
+
+
+async def test_the_command_palette_jumps_to_a_handoff_hidden_by_the_filter(root, registry):
+    put(root, "job-1", PLAN)
+    decided = put(root, "job-2", PLAN)
+    decide_as(root, "job-2", decided, "approve", registry)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        assert app.current_entry().run == "job-1"
+        await pilot.press("ctrl+p", *"job-2 0001")
+        await settle(pilot, lambda: "Jump to this handoff" in screen_text(app))
+        await pilot.press("enter")
+        await settle(pilot, lambda: app.current_entry().run == "job-2")
+        assert app.show.value == "all"
+
+
+async def test_a_new_pending_handoff_rings_the_bell_unless_quiet(root, registry):
+    put(root, "job-1", PLAN)
+    for quiet in (False, True):
+        app = HandoffGateApp(root, registry, reviewer="alice", quiet=quiet)
+        rings = []
+        app.bell = lambda rings=rings: rings.append(1)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda app=app: all_inspected(app))
+            assert rings == []
+            put(root, "job-1", PLAN)
+            await settle(pilot, lambda app=app: "New handoff" in notices(app))
+        assert rings == ([] if quiet else [1])

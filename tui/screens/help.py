@@ -21,7 +21,7 @@ KEYS = (
     ("f", "cycle the filter: pending → rejected → approved → all"),
     ("ctrl+p", "command palette: jump to a run or a handoff"),
     ("↑ ↓ PgUp PgDn", "move in the list; Tab moves between the list and the fields"),
-    ("Enter / →", "expand a field"),
+    ("Enter / Space", 'in the fields: expand or collapse; on a "… more" line, show more'),
     ("?", "this help"),
     ("q", "quit"),
 )
