@@ -28,9 +28,9 @@ from gates.findings import Code, Finding, Severity
 from gates.refusal import reads_as_refusal
 from gates.registry import Registry
 from gates.report import Report
-from gates.sanitize import elide
-from gates.secretscan import ALL_KINDS, kinds_in, mask_secrets, spans
-from gates.validation import ABSENT, check_contract
+from gates.sanitize import elide, mask
+from gates.secretscan import ALL_KINDS, kinds_in, mask_secrets, secrets_in, spans
+from gates.validation import ABSENT, check_contract, same_json
 
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -174,7 +174,7 @@ def _inspect(
     if d.size > max_bytes:
         d.block(Code.OVERSIZE, f"{d.size} bytes, over the {max_bytes}-byte limit; not read")
         return
-    if finish_reason in LENGTH_STOPS:
+    if isinstance(finish_reason, str) and finish_reason.lower() in LENGTH_STOPS:
         d.block(Code.TRUNCATED, f"the producer stopped at its length limit ({finish_reason})")
     if refusal is not None and refusal.strip():
         d.block(Code.REFUSAL, f"the producer refused: {elide(refusal, REFUSAL_QUOTE_LIMIT)}")
@@ -199,12 +199,14 @@ def _inspect(
                 Code.MODIFIED_UPSTREAM,
                 "upstream supplied a parsed payload, but the producer's text does not parse",
             )
-        if d.secret:
-            d.block(Code.SECRET, "the text contains what looks like a secret (masked)")
+        if d.partial:
+            _scan(d, text, data, d.payload, frozenset(found))
+        elif d.secret:
+            d.block(Code.SECRET, _text_secret_message(text))
         return
     value = parsed.value
     d.payload = value
-    if upstream is not ABSENT and upstream != value:
+    if upstream is not ABSENT and not same_json(upstream, value):
         d.block(
             Code.MODIFIED_UPSTREAM,
             "the parsed payload upstream supplied differs from the producer's text",
@@ -260,6 +262,13 @@ def _unparsed(d: _Draft, text: str, parsed: parsing.Parsed) -> None:
         d.block(Code.NOT_JSON, f"not strict JSON: {parsed.error}{_hint(text)}")
 
 
+def _text_secret_message(text: str) -> str:
+    found = secrets_in(text)
+    shown = ", ".join(f"{kind} {mask(match)}" for kind, match in found[:3])
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    return f"the text contains what looks like a secret: {shown}{more}"
+
+
 def _hint(text: str) -> str:
     start = text.lstrip()[:1]
     if start == "\ufeff":
@@ -296,7 +305,7 @@ def _scan(d: _Draft, text: str, data: bytes, value: Any, found: frozenset[str]) 
         d.secret = True
         d.secret_hits = secret_hits
     elif d.secret:
-        d.block(Code.SECRET, "the text contains what looks like a secret (masked)")
+        d.block(Code.SECRET, _text_secret_message(text))
     for hit in unsafe_hits:
         d.block(Code.UNSAFE_TEXT, hit.message, parsing.path_of(parsing.steps_of(hit.trail)))
 
@@ -314,7 +323,8 @@ def inspect_handoff(
     re-serialized. ``sha256``/``size`` in the report are those of the whole file.
     """
     try:
-        return _inspect_handoff(file_bytes, registry, previous, max_bytes)
+        with _collector_paused():
+            return _inspect_handoff(file_bytes, registry, previous, max_bytes)
     except Exception as exc:
         return _failed(file_bytes, None, exc)
 
@@ -332,6 +342,9 @@ def _inspect_handoff(
         return _bad(whole, Code.BAD_ENVELOPE, problem)
     producer = envelope.producer
     upstream: object = envelope.payload if envelope.has_payload else ABSENT
+    if envelope.raw is not None and envelope.raw_base64 is not None:
+        message = "carries both raw and raw_base64; a producer's output is one or the other"
+        return _bad(whole, Code.BAD_ENVELOPE, message, envelope)
     if envelope.raw is not None:
         subject = envelope.raw.encode("utf-8", "surrogatepass")
     elif envelope.raw_base64 is not None:
@@ -353,7 +366,20 @@ def _inspect_handoff(
         upstream_payload=upstream,
         max_bytes=max_bytes,
     )
+    if any(f.code is Code.SECRET for f in report.findings):
+        envelope = _masked_envelope(envelope)
     return replace(report, envelope=envelope, sha256=whole.sha256, size=whole.size)
+
+
+def _masked_envelope(envelope: Envelope) -> Envelope:
+    """The envelope without the producer's output in full: it holds a secret."""
+    update: dict[str, Any] = {"raw_base64": None}
+    if envelope.raw is not None:
+        update["raw"] = mask_secrets(envelope.raw)
+    if envelope.has_payload:
+        hits, _ = textscan.scan(envelope.payload, ALL_KINDS, unsafe=False)
+        update["payload"] = textscan.mask_at(envelope.payload, hits)
+    return envelope.model_copy(update=update)
 
 
 def _envelope(file_bytes: bytes) -> tuple[Envelope | None, str]:

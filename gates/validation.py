@@ -500,3 +500,24 @@ def append_only_findings(contract: type[BaseModel], data: Any, previous: Any) ->
             continue
         findings.append(Finding(Code.APPEND_ONLY, str(name), Severity.BLOCK, message))
     return findings
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON values: like ``==``, but ``true`` is not ``1`` (nor ``false`` ``0``).
+
+    Python's ``==`` does the bulk in C; the walk that tells booleans from numbers runs
+    only when it said equal.
+    """
+    if a != b:
+        return False
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, bool) or isinstance(y, bool):
+            if type(x) is not type(y):
+                return False
+        elif isinstance(x, dict) and isinstance(y, dict):
+            stack.extend((v, y[k]) for k, v in x.items())
+        elif isinstance(x, list) and isinstance(y, list):
+            stack.extend(zip(x, y, strict=True))
+    return True

@@ -134,6 +134,7 @@ def test_truncated_when_the_producer_stopped_at_its_length_limit() -> None:
     assert Code.TRUNCATED in codes(report)
     assert not report.approvable
     assert check(VALID, finish_reason="stop").approvable
+    assert Code.TRUNCATED in codes(check(VALID, finish_reason="MAX_TOKENS"))
 
 
 def test_duplicate_key() -> None:
@@ -200,6 +201,27 @@ def test_secret_is_found_anywhere_and_never_stored_in_full() -> None:
     assert card not in stored
     assert aws not in stored
     assert report.delivered is None
+
+
+def test_secret_in_a_cut_off_or_prose_reply_is_masked_too() -> None:
+    card = "4111111111111111"
+    cut = strict_with(notes=[f"card {card}", "and a few more words"])[:-15]
+    report = check(cut)
+    assert {Code.TRUNCATED, Code.SECRET} <= codes(report)
+    assert only(report, Code.SECRET)[0][0] == "notes[0]"
+    assert card not in json.dumps(report.payload) + report.raw_text
+    prose = check(f"Sorry, I cannot share the card {card}.".encode())
+    assert {Code.REFUSAL, Code.SECRET} <= codes(prose)
+    assert card not in json.dumps(prose.to_json()) + prose.raw_text
+
+
+def test_secret_in_a_handoff_is_masked_in_the_envelope_too() -> None:
+    card = "4111111111111111"
+    payload = {**VALID_STRICT, "notes": [card]}
+    report = inspect_handoff(envelope(raw=json.dumps(payload), payload=payload), REGISTRY)
+    assert Code.SECRET in codes(report)
+    assert report.envelope is not None
+    assert card not in report.envelope.model_dump_json()
 
 
 def test_secret_shapes_and_their_look_alikes() -> None:
@@ -303,6 +325,10 @@ def test_modified_upstream() -> None:
     assert Code.MODIFIED_UPSTREAM not in codes(same)
     repaired = {**VALID_STRICT, "notes": ["seen on staging", "closed by an extractor"]}
     assert Code.MODIFIED_UPSTREAM in codes(check(VALID, upstream_payload=repaired))
+    flags = check(
+        b'{"start": 1, "end": 2}', "window/v1", upstream_payload={"start": True, "end": 2}
+    )
+    assert Code.MODIFIED_UPSTREAM in codes(flags)
     cut = check(VALID[:-10], upstream_payload=VALID_STRICT)
     assert {Code.TRUNCATED, Code.MODIFIED_UPSTREAM} <= codes(cut)
 
@@ -329,7 +355,15 @@ def test_append_only_compares_with_the_previous_handoff() -> None:
 def test_bad_envelope_is_a_report_not_an_exception() -> None:
     good = envelope(raw=VALID.decode())
     assert inspect_handoff(good, REGISTRY).approvable
-    for bad in (good[: len(good) // 2], b"", b"[]", envelope(seq=0), envelope(raw_base64="%%%")):
+    both = envelope(raw=VALID.decode(), raw_base64=base64.b64encode(VALID).decode())
+    for bad in (
+        good[: len(good) // 2],
+        b"",
+        b"[]",
+        envelope(seq=0),
+        envelope(raw_base64="%"),
+        both,
+    ):
         report = inspect_handoff(bad, REGISTRY)
         assert codes(report) == {Code.BAD_ENVELOPE}, bad[:40]
         assert len(report.sha256) == 64
