@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gates.decisions import Decision, DecisionCorrupt, read_decision
+from gates.findings import Code
 from gates.report import Report
 from gates.status import HandoffState, state_of
 from gates.store import (
     DECISIONS,
     HandoffRef,
+    blocked_report,
     find_runs,
     handoff_path,
     inspect_in_run,
@@ -75,23 +77,22 @@ def list_run(run_dir: Path) -> RunListing:
     """A listing that tolerates files vanishing mid-scan (they are simply left out)."""
     try:
         found = list_handoffs(run_dir)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a symlink loop
         found = []
     refs: list[HandoffRef] = []
     stamps: dict[str, Stamp] = {}
     for ref in found:
-        try:
-            stamps[ref.id] = stamp_of(ref.path.stat())
-        except OSError:
-            continue
-        refs.append(ref)
+        stamp = _stamp(ref.path)
+        if stamp is not None:
+            stamps[ref.id] = stamp
+            refs.append(ref)
     return RunListing(run_dir, tuple(refs), stamps, _decision_stamps(run_dir))
 
 
 def _stamp(path: Path) -> Stamp | None:
     try:
         return stamp_of(path.stat())
-    except OSError:
+    except (OSError, ValueError):
         return None
 
 
@@ -108,7 +109,7 @@ def touch_ids(run_dir: Path, ids: set[str]) -> RunListing:
     for handoff_id in sorted(ids):
         try:
             path = handoff_path(run_dir, handoff_id)
-        except ValueError:
+        except (OSError, ValueError, RuntimeError):
             continue
         stamp = None if path.is_symlink() else _stamp(path)
         if stamp is None:
@@ -136,20 +137,22 @@ def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
 
 
 def inspect_ref(ref: HandoffRef, registry: Registry) -> Inspection:
-    """Inspect one handoff; never raises (gates turns every failure into a finding)."""
+    """Inspect one handoff; never raises.
+
+    ``gates`` already turns every problem with the bytes into a finding; anything else
+    that goes wrong here (a path that cannot be resolved, say) is shown as blocked too,
+    so the app fails closed and keeps running.
+    """
+    stamp = _stamp(ref.path)
+    decision_stamp = _stamp(ref.run_dir / DECISIONS / f"{ref.id}.json")
     try:
-        stamp: Stamp | None = stamp_of(ref.path.stat())
-    except OSError:
-        stamp = None
-    report = inspect_in_run(ref.run_dir, ref.id, registry)
-    try:
-        decision_stamp: Stamp | None = stamp_of((ref.run_dir / DECISIONS / f"{ref.id}.json").stat())
-    except OSError:
-        decision_stamp = None
+        report = inspect_in_run(ref.run_dir, ref.id, registry)
+    except Exception as exc:  # fail closed: the app must outlive any one bad file
+        report = blocked_report(Code.INTERNAL_ERROR, f"could not inspect {ref.id}: {exc!r}")
     error = ""
     try:
         decision = read_decision(ref.run_dir, ref.id)
-    except (DecisionCorrupt, ValueError) as exc:
+    except (DecisionCorrupt, ValueError, OSError, RuntimeError) as exc:
         decision, error = None, str(exc)
     state = HandoffState.CHANGED if error else state_of(report, decision)
     return Inspection((ref.run_dir, ref.id), stamp, decision_stamp, report, decision, error, state)

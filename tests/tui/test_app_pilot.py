@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from tui_helpers import (
     PLAN,
     SIZE,
@@ -19,6 +20,7 @@ from tui_helpers import (
     settle,
 )
 
+from gates import store
 from gates.decisions import Action, Category, read_decision
 from gates.status import HandoffState
 from gates.store import submit
@@ -137,9 +139,10 @@ async def test_n_and_p_jump_between_handoffs_waiting_for_a_decision(root, regist
         assert current() == ids[1]
 
 
-async def test_a_handoff_written_while_running_appears_and_is_announced(root, registry):
+@pytest.mark.parametrize("poll", [False, True], ids=["events", "polling"])
+async def test_a_handoff_written_while_running_appears_and_is_announced(root, registry, poll):
     put(root, "job-1", PLAN)
-    app = make_app(root, registry)
+    app = HandoffGateApp(root, registry, reviewer="alice", quiet=True, poll=poll)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
         fresh = submit(root / "job-2", b'{"oops": ', phase="design", schema_id="design/v1")
@@ -193,6 +196,19 @@ async def test_a_file_edited_after_approval_shows_as_changed(root, registry):
         os.replace(temp, path)
         await settle(pilot, lambda: entry.state is HandoffState.CHANGED)
         await settle(pilot, lambda: "no longer applies" in screen_text(app))
+
+
+async def test_a_huge_file_is_blocked_unread(root, registry, monkeypatch):
+    monkeypatch.setattr(store, "MAX_HANDOFF_BYTES", 4096)
+    small = put(root, "job-1", PLAN)
+    huge = put(root, "job-1", {**PLAN, "problem_statement": "x" * 10_000})
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        assert app.entries[(root / "job-1", small)].state is HandoffState.PENDING
+        assert app.entries[(root / "job-1", huge)].state is HandoffState.BLOCKED
+        assert app.current_entry().ref.id == huge
+        await settle(pilot, lambda: "oversize" in screen_text(app))
 
 
 async def test_deleted_and_garbage_files_never_crash_the_app(root, registry):
