@@ -1,14 +1,14 @@
 """The approval app: a live list of handoffs under ROOT and the selected one field by field.
 
-Disk work never runs on the UI thread. A watcher turns filesystem events into "re-list
-this run" hints; one thread lists runs (cheap: names and stamps), another inspects
-handoffs (the one on screen first). Their results arrive as messages and update the
-entries; the list and the detail pane only ever display entries.
+Disk work never runs on the UI thread: the ``Feed`` watches, lists and inspects in the
+background and posts results as messages. The app folds them into its entries; the
+list and the detail pane only ever display entries. Decisions go through
+``gates.decisions.decide`` in a worker thread.
 """
 
 from __future__ import annotations
 
-import asyncio
+import sys
 import time
 from collections.abc import Callable
 from functools import partial
@@ -22,14 +22,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
-from watchfiles import awatch
 
-from gates.audit import AUDIT_FILE
 from gates.decisions import Action, Category, DecisionRefused, decide, describe
-from gates.findings import Code
 from gates.sanitize import visible
 from gates.status import HandoffState
-from gates.store import DECISIONS, HANDOFFS
+from tui.feed import Feed
 from tui.messages import BodyReady, Decided, Inspected, Listed
 from tui.model import (
     WAITING,
@@ -42,19 +39,10 @@ from tui.model import (
 )
 from tui.palette import JumpProvider
 from tui.render import list_row, safe
-from tui.scan import (
-    Inspection,
-    InspectQueue,
-    RunListing,
-    RunQueue,
-    inspect_ref,
-    list_run,
-    runs_under,
-    touch_ids,
-)
+from tui.scan import RunListing, inspect_ref
 from tui.screens.approve import ApproveScreen
 from tui.screens.help import HelpScreen
-from tui.screens.reject import Rejection, RejectScreen
+from tui.screens.reject import Rejection, RejectScreen, suggest_category
 from tui.textviews import diff_view, raw_view
 from tui.widgets.detail import Body, Detail
 from tui.widgets.handoff_list import HandoffList
@@ -62,17 +50,11 @@ from tui.widgets.handoff_list import HandoffList
 if TYPE_CHECKING:
     from gates.registry import Registry
 
-#: watchfiles settings: report an isolated change after ~5 ms instead of 50-1600 ms.
-WATCH_STEP_MS = 5
-WATCH_DEBOUNCE_MS = 50
-POLL_DELAY_MS = 100
 #: Widest run name and handoff id columns in the list (longer ones are cut with "…").
 MAX_RUN_WIDTH = 22
 MAX_ID_WIDTH = 18
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
-#: Background results are posted in batches this long (the selected handoff at once).
-BATCH_S = 0.1
 #: Actions that only make sense on the main view, not under a dialog.
 _MAIN_ACTIONS = frozenset(
     {"approve", "reject", "raw", "diff", "next_waiting", "previous_waiting", "filter", "help"}
@@ -117,9 +99,7 @@ class HandoffGateApp(App[int]):
         self.entries: dict[Key, Entry] = {}
         self._runs: dict[Path, set[str]] = {}
         self._rows: dict[Key, Text] = {}
-        self._inspect = InspectQueue()
-        self._relist = RunQueue()
-        self._stop_watch = asyncio.Event()
+        self.feed = Feed(self.root, registry, self.post_message, poll=poll)
         self._scanned = False
         self._list_painted = 0.0
         self._list_pending = False
@@ -142,15 +122,13 @@ class HandoffGateApp(App[int]):
     def on_mount(self) -> None:
         self._list.focus()
         self._update_topbar()
-        self._relist.put_root()
-        self.run_worker(self._relist_loop, thread=True, group="relist", name="relist")
-        self.run_worker(self._inspect_loop, thread=True, group="inspect", name="inspect")
-        self._watch()
+        self.feed.start()
+        self.run_worker(self.feed.relist_loop, thread=True, group="relist", name="relist")
+        self.run_worker(self.feed.inspect_loop, thread=True, group="inspect", name="inspect")
+        self.run_worker(self.feed.watch(self._runs), exclusive=True, group="watch", name="watch")
 
     def on_unmount(self) -> None:
-        self._stop_watch.set()
-        self._relist.close()
-        self._inspect.close()
+        self.feed.close()
 
     # ------------------------------------------------------------ public view
 
@@ -191,88 +169,6 @@ class HandoffGateApp(App[int]):
             targets.append((label, partial(self.jump_to, entry.key), "Jump to this handoff"))
         return targets
 
-    # ---------------------------------------------------------------- workers
-
-    @work(exclusive=True, group="watch")
-    async def _watch(self) -> None:
-        """Turn filesystem events under ROOT into re-list hints (events are only hints)."""
-        async for changes in awatch(
-            self.root,
-            step=WATCH_STEP_MS,
-            debounce=WATCH_DEBOUNCE_MS,
-            force_polling=self.poll or None,
-            poll_delay_ms=POLL_DELAY_MS,
-            stop_event=self._stop_watch,
-            recursive=True,
-        ):
-            for _, changed in changes:
-                self._hint(Path(changed))
-
-    def _hint(self, path: Path) -> None:
-        """Mark what a changed path may affect: one handoff, one run, or the root."""
-        if self.root in self._runs:
-            run_dir = self.root
-        else:
-            try:
-                parts = path.relative_to(self.root).parts
-            except ValueError:
-                parts = ()
-            run_dir = self.root / parts[0] if parts else self.root
-            if run_dir not in self._runs:
-                self._relist.put_root()
-                return
-        try:
-            inner = path.relative_to(run_dir).parts
-        except ValueError:
-            inner = ()
-        if inner[:1] in {(HANDOFFS,), (DECISIONS,)}:
-            name = inner[-1]
-            if len(inner) == 1:
-                self._relist.put_run(run_dir)
-            elif len(inner) == 2 and name.endswith(".json") and not name.startswith("."):
-                self._relist.put_id(run_dir, name.removesuffix(".json"))
-        elif inner != (AUDIT_FILE,):
-            self._relist.put_run(run_dir)
-
-    def _relist_loop(self) -> None:
-        """One thread lists runs in event order, so a stale listing never wins."""
-        initial = True
-        known: set[Path] = set()
-        while (dirty := self._relist.take()) is not None:
-            runs: frozenset[Path] | None = None
-            targets = set(dirty.runs)
-            if dirty.root:
-                runs = frozenset(runs_under(self.root))
-                targets |= runs - known
-                known = set(runs)
-            known |= targets
-            listings = [touch_ids(run, ids) for run, ids in dirty.ids.items() if run not in targets]
-            started = time.monotonic()
-            for run in sorted(targets):
-                listings.append(list_run(run))
-                if time.monotonic() - started > BATCH_S:
-                    self.post_message(Listed(tuple(listings), None, initial))
-                    listings, started = [], time.monotonic()
-            self.post_message(Listed(tuple(listings), runs, initial))
-            initial = False
-
-    def _inspect_loop(self) -> None:
-        """Inspect queued handoffs, posting results in small time-boxed batches."""
-        batch: list[Inspection] = []
-        started = time.monotonic()
-        while (taken := self._inspect.take(block=not batch)) is not None or batch:
-            urgent = False
-            if taken is not None:
-                ref, urgent = taken
-                if not batch:
-                    started = time.monotonic()
-                batch.append(inspect_ref(ref, self.registry))
-            if batch and (taken is None or urgent or time.monotonic() - started > BATCH_S):
-                self.post_message(Inspected(tuple(batch)))
-                batch = []
-            if self._inspect.closed:
-                return
-
     # --------------------------------------------------------------- messages
 
     def on_listed(self, message: Listed) -> None:
@@ -286,7 +182,7 @@ class HandoffGateApp(App[int]):
         self._paint_list()
         current = self.current_entry()
         if current is not None and current.report is None:
-            self._inspect.put(current.ref, urgent=True)
+            self.feed.inspect(current.ref, urgent=True)
 
     def _merge(self, listing: RunListing, initial: bool) -> None:
         run_dir = listing.run_dir
@@ -309,7 +205,7 @@ class HandoffGateApp(App[int]):
                 continue
             entry.stamp, entry.decision_stamp = stamp, decision_stamp
             self._rows.pop(key, None)
-            self._inspect.put(ref, urgent=key == self._list.current)
+            self.feed.inspect(ref, urgent=key == self._list.current)
 
     def on_inspected(self, message: Inspected) -> None:
         current = self._list.current
@@ -353,7 +249,7 @@ class HandoffGateApp(App[int]):
         entry = self.entries.get(message.key) if isinstance(message.key, tuple) else None
         self._detail.show(entry)
         if entry is not None and entry.report is None:
-            self._inspect.put(entry.ref, urgent=True)
+            self.feed.inspect(entry.ref, urgent=True)
 
     def on_decided(self, message: Decided) -> None:
         run_dir, handoff_id = message.key
@@ -361,7 +257,7 @@ class HandoffGateApp(App[int]):
             self.notify(message.refusal, title="Not written", severity="error", markup=False)
         else:
             self.notify(f"{handoff_id}: {describe(message.decision)}", markup=False)
-        self._relist.put_run(run_dir)
+        self.feed.relist(run_dir)
 
     def on_body_ready(self, message: BodyReady) -> None:
         detail = self._detail
@@ -434,8 +330,8 @@ class HandoffGateApp(App[int]):
         )
         if not self._scanned:
             bar.append("   scanning…", style="dim")
-        elif len(self._inspect):
-            bar.append(f"   inspecting {len(self._inspect)}…", style="dim")
+        elif self.feed.backlog:
+            bar.append(f"   inspecting {self.feed.backlog}…", style="dim")
         self._topbar.update(bar)
 
     # --------------------------------------------------------------- actions
@@ -452,7 +348,7 @@ class HandoffGateApp(App[int]):
             return None
         if entry.report is None:
             self.notify("Still inspecting this handoff; try again in a moment.", markup=False)
-            self._inspect.put(entry.ref, urgent=True)
+            self.feed.inspect(entry.ref, urgent=True)
             return None
         if entry.decision is not None or entry.decision_error:
             done = describe(entry.decision) if entry.decision else "decided (unreadable)"
@@ -492,7 +388,8 @@ class HandoffGateApp(App[int]):
             if rejection is not None:
                 self._decide(entry, Action.REJECT, sha256, rejection.reason, rejection.category)
 
-        self.push_screen(RejectScreen(self._title(entry), _suggest(entry)), submitted)
+        screen = RejectScreen(self._title(entry), suggest_category(entry.report))
+        self.push_screen(screen, submitted)
 
     @work(thread=True, group="decide")
     def _decide(
@@ -584,20 +481,6 @@ class HandoffGateApp(App[int]):
         self.push_screen(HelpScreen())
 
 
-def _suggest(entry: Entry) -> Category:
-    """Pre-select the rejection category the findings point to."""
-    codes = {f.code for f in entry.report.findings} if entry.report else set()
-    if Code.TRUNCATED in codes:
-        return Category.TRUNCATED
-    if codes & {Code.SECRET, Code.UNSAFE_TEXT, Code.UNKNOWN_KEY}:
-        return Category.UNSAFE
-    if codes & {Code.MISSING_FIELD, Code.EMPTY_FIELD, Code.NO_FIELDS, Code.DEFAULTED_FIELD}:
-        return Category.INCOMPLETE
-    if codes & {Code.INVALID_FIELD, Code.CROSS_FIELD, Code.APPEND_ONLY, Code.REFUSAL}:
-        return Category.WRONG
-    return Category.OTHER
-
-
 def run_app(
     root: Path,
     registry: Registry,
@@ -609,7 +492,7 @@ def run_app(
 ) -> int:
     """Entry point of ``handoff-gate watch``; returns the process exit code."""
     if not root.is_dir():
-        print(f"handoff-gate watch: not a directory: {visible(str(root))}")
+        print(f"handoff-gate watch: not a directory: {visible(str(root))}", file=sys.stderr)
         return 2
     app = HandoffGateApp(root, registry, reviewer=reviewer, show=show, poll=poll, quiet=quiet)
     result: Any = app.run()

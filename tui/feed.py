@@ -1,0 +1,157 @@
+"""Where the app's data comes from: a watcher, a listing thread and an inspection thread.
+
+Filesystem events are only hints. Each one marks a handoff id, a run or the root as
+dirty; one thread turns marks into listings (in order, so a stale listing never wins)
+and another inspects handoffs, the one on screen first. Results reach the app as
+messages through ``post``; nothing here touches widgets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+from watchfiles import awatch
+
+from gates.audit import AUDIT_FILE
+from gates.store import DECISIONS, HANDOFFS, HandoffRef
+from tui.messages import Inspected, Listed
+from tui.scan import (
+    Inspection,
+    InspectQueue,
+    RunListing,
+    RunQueue,
+    inspect_ref,
+    list_run,
+    runs_under,
+    touch_ids,
+)
+
+if TYPE_CHECKING:
+    from gates.registry import Registry
+
+#: watchfiles settings: report an isolated change after ~5 ms instead of 50-1600 ms.
+WATCH_STEP_MS = 5
+WATCH_DEBOUNCE_MS = 50
+POLL_DELAY_MS = 100
+#: Results are posted in batches at most this long (the handoff on screen at once).
+BATCH_S = 0.1
+
+
+class Feed:
+    """The background side of the app; ``post`` delivers messages to it."""
+
+    def __init__(
+        self, root: Path, registry: Registry, post: Callable[[Message], object], *, poll: bool
+    ) -> None:
+        self.root = root
+        self.registry = registry
+        self.poll = poll
+        self._post = post
+        self._relist = RunQueue()
+        self._inspect = InspectQueue()
+        self._stop = asyncio.Event()
+
+    @property
+    def backlog(self) -> int:
+        """Handoffs still waiting for inspection."""
+        return len(self._inspect)
+
+    def start(self) -> None:
+        self._relist.put_root()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._relist.close()
+        self._inspect.close()
+
+    def inspect(self, ref: HandoffRef, *, urgent: bool = False) -> None:
+        self._inspect.put(ref, urgent=urgent)
+
+    def relist(self, run_dir: Path) -> None:
+        self._relist.put_run(run_dir)
+
+    async def watch(self, runs: Collection[Path]) -> None:
+        """Turn filesystem events under the root into marks; ``runs`` are the known runs."""
+        async for changes in awatch(
+            self.root,
+            step=WATCH_STEP_MS,
+            debounce=WATCH_DEBOUNCE_MS,
+            force_polling=self.poll or None,
+            poll_delay_ms=POLL_DELAY_MS,
+            stop_event=self._stop,
+            recursive=True,
+        ):
+            for _, changed in changes:
+                self.hint(Path(changed), runs)
+
+    def hint(self, path: Path, runs: Collection[Path]) -> None:
+        """Mark what a changed path may affect: one handoff, one run, or the root."""
+        if self.root in runs:
+            run_dir = self.root
+        else:
+            try:
+                parts = path.relative_to(self.root).parts
+            except ValueError:
+                parts = ()
+            run_dir = self.root / parts[0] if parts else self.root
+            if run_dir not in runs:
+                self._relist.put_root()
+                return
+        try:
+            inner = path.relative_to(run_dir).parts
+        except ValueError:
+            inner = ()
+        if inner[:1] in {(HANDOFFS,), (DECISIONS,)}:
+            name = inner[-1]
+            if len(inner) == 1:
+                self._relist.put_run(run_dir)
+            elif len(inner) == 2 and name.endswith(".json") and not name.startswith("."):
+                self._relist.put_id(run_dir, name.removesuffix(".json"))
+        elif inner != (AUDIT_FILE,):
+            self._relist.put_run(run_dir)
+
+    def relist_loop(self) -> None:
+        """List what was marked; a big first scan is posted in time-boxed parts."""
+        initial = True
+        known: set[Path] = set()
+        while (dirty := self._relist.take()) is not None:
+            runs: frozenset[Path] | None = None
+            targets = set(dirty.runs)
+            if dirty.root:
+                runs = frozenset(runs_under(self.root))
+                targets |= runs - known
+                known = set(runs)
+            known |= targets
+            listings: list[RunListing] = [
+                touch_ids(run, ids) for run, ids in dirty.ids.items() if run not in targets
+            ]
+            started = time.monotonic()
+            for run in sorted(targets):
+                listings.append(list_run(run))
+                if time.monotonic() - started > BATCH_S:
+                    self._post(Listed(tuple(listings), None, initial))
+                    listings, started = [], time.monotonic()
+            self._post(Listed(tuple(listings), runs, initial))
+            initial = False
+
+    def inspect_loop(self) -> None:
+        """Inspect queued handoffs, posting results in time-boxed batches."""
+        batch: list[Inspection] = []
+        started = time.monotonic()
+        while (taken := self._inspect.take(block=not batch)) is not None or batch:
+            urgent = False
+            if taken is not None:
+                ref, urgent = taken
+                if not batch:
+                    started = time.monotonic()
+                batch.append(inspect_ref(ref, self.registry))
+            if batch and (taken is None or urgent or time.monotonic() - started > BATCH_S):
+                self._post(Inspected(tuple(batch)))
+                batch = []
+            if self._inspect.closed:
+                return
