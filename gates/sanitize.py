@@ -97,11 +97,22 @@ def mask(secret: str) -> str:
 
 
 def preview(value: Any, limit: int) -> str:
-    """A one-line, sanitised, JSON-like rendering of ``value``, elided at ``limit``."""
+    """A one-line, sanitised, JSON-like rendering of ``value``, about ``limit`` long.
+
+    A long string ends with ``…(+N chars)`` counting the characters of the string
+    that were cut; a large list or object is rendered only up to ``limit`` and ends
+    with ``…``, so a huge value never costs more than its first screenful.
+    """
+    limit = max(limit, 1)
+    if isinstance(value, str):
+        shown = max(limit - 2, 0)
+        if len(value) <= shown:
+            return _one_line(value)
+        return f"{_one_line(value[:shown])}…(+{len(value) - shown} chars)"
     parts: list[str] = []
-    _render(value, parts, max(limit, 1) + 1)
+    _render(value, parts, limit + 1)
     text = "".join(parts)
-    return elide(text, limit)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _render(value: Any, out: list[str], budget: int) -> int:

@@ -50,9 +50,9 @@ def test_mask_shows_at_most_six_and_four_characters() -> None:
 def test_preview_is_one_sanitised_line() -> None:
     value = {"a": "x\ny", "b": [1, None, True], "c": "\x1b[31m"}
     assert preview(value, 200) == '{"a": "x\\ny", "b": [1, null, true], "c": "⟨ESC⟩[31m"}'
-    long = preview({"k": "v" * 500}, 20)
-    assert long.startswith('{"k": "vvvvvvvvvvvvv')
-    assert long.endswith("chars)")
+    assert preview("v" * 500, 20) == '"' + "v" * 18 + '"…(+482 chars)'
+    nested = preview({"k": "v" * 500}, 20)
+    assert nested == '{"k": "vvvvvvvvvvvvv…'
     assert "\n" not in preview(["a\nb"] * 3, 50)
 
 
