@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from gates.findings import Code, Finding
+from gates.findings import Code, Finding, Severity
 from gates.parsing import child, join, split
 from gates.report import FieldRow, FieldState, Report
 from gates.validation import ABSENT, ModelPlan, Shape, default_of, pick, plan_of
@@ -33,20 +34,40 @@ _STATE = {
 }
 _ORDER = tuple(FieldState)
 
-_INDEX: dict[int, dict[str, list[Finding]]] = {}
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """A report's findings by path, and how many block/warn findings lie below each path."""
+
+    at: dict[str, list[Finding]]
+    below: dict[str, list[int]]
+
+
+_INDEXES: dict[int, _Index] = {}
+
+
+def _index(report: Report) -> _Index:
+    """Built once per report object and dropped with it."""
+    key = id(report)
+    index = _INDEXES.get(key)
+    if index is None:
+        index = _Index({}, {})
+        for f in report.findings:
+            index.at.setdefault(f.path, []).append(f)
+            steps = split(f.path) or []
+            ancestor = ""
+            for step in steps[:-1]:
+                ancestor = join(ancestor, step)
+                counts = index.below.setdefault(ancestor, [0, 0])
+                counts[f.severity is not Severity.BLOCK] += 1
+        _INDEXES[key] = index
+        weakref.finalize(report, _INDEXES.pop, key, None)
+    return index
 
 
 def findings_at(report: Report) -> Mapping[str, list[Finding]]:
-    """The report's findings grouped by path, built once per report object."""
-    key = id(report)
-    index = _INDEX.get(key)
-    if index is None:
-        index = {}
-        for f in report.findings:
-            index.setdefault(f.path, []).append(f)
-        _INDEX[key] = index
-        weakref.finalize(report, _INDEX.pop, key, None)
-    return index
+    """The report's findings grouped by path."""
+    return _index(report).at
 
 
 def field_rows(
@@ -88,7 +109,7 @@ def _child_shape(shape: Shape, step: str | int) -> Shape:
 
 def _rows(report: Report, parent: str, node: Any, shape: Shape) -> Iterator[FieldRow]:
     """Rows one by one, so a window over a long level builds only what it shows."""
-    index = findings_at(report)
+    index = _index(report)
     if isinstance(node, list):
         item = _child_shape(shape, 0)
         for i, v in enumerate(node):
@@ -109,7 +130,7 @@ def _rows(report: Report, parent: str, node: Any, shape: Shape) -> Iterator[Fiel
 
 
 def _contract_row(
-    index: Mapping[str, list[Finding]],
+    index: _Index,
     parent: str,
     node: dict[str, Any],
     keys: tuple[str, ...],
@@ -129,7 +150,7 @@ def _contract_row(
 
 
 def _row(
-    index: Mapping[str, list[Finding]],
+    index: _Index,
     path: str,
     key: str,
     value: Any,
@@ -142,20 +163,29 @@ def _row(
 
 
 def _finish(
-    index: Mapping[str, list[Finding]],
+    index: _Index,
     path: str,
     key: str,
     value: Any,
     implied: FieldState | None,
     count: int,
 ) -> FieldRow:
-    found = index.get(path, ())
+    found = index.at.get(path, ())
     states = {_STATE[f.code] for f in found if f.code in _STATE}
     if implied is not None:
         states.add(implied)
     ordered = tuple(s for s in _ORDER if s in states) or (FieldState.OK,)
-    message = "; ".join(dict.fromkeys(f.message for f in found))
-    return FieldRow(path, key, value, ordered, message, count)
+    messages = list(dict.fromkeys(f.message for f in found))
+    below = index.below.get(path)
+    if below is not None:
+        messages.append(_below_message(*below))
+    return FieldRow(path, key, value, ordered, "; ".join(messages), count)
+
+
+def _below_message(blocking: int, warnings: int) -> str:
+    """Points a reviewer at a collapsed row that has problems further down."""
+    parts = [f"{n} {what}" for n, what in ((blocking, "blocking"), (warnings, "warning")) if n]
+    return "inside: " + ", ".join(parts)
 
 
 def _child_count(value: Any, shape: Shape) -> int:
