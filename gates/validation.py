@@ -182,8 +182,9 @@ def walk_contract(
 ) -> Walk:
     """Walk ``payload`` along ``model``: unknown keys, absent and empty fields.
 
-    Items of a list of flat models (the bulk of a large payload) that carry exactly
-    the contract's keys and nothing empty are passed over inline. ``empties=False``
+    Depth first in document order, so findings come out in the order a reviewer reads
+    the payload. Items of a list of flat models (the bulk of a large payload) that
+    carry exactly the contract's keys and nothing empty are passed over inline. ``empties=False``
     skips the search for empty values, ``blanks=False`` the one for whitespace-only
     strings; the caller knows from the raw text when there are none.
     """
@@ -208,13 +209,13 @@ def walk_contract(
             pairs = value.items()
         else:
             continue
-        if item.kind == "model" and item.model is not None:
+        if item.kind == "model" and item.model is not None and not plan_of(item.model).nested:
             plan = plan_of(item.model)
-            keys, flat, empties, blanks = plan.keys, not plan.nested, look.empties, look.blanks
+            keys, empties, blanks = plan.keys, look.empties, look.blanks
             for step, child in pairs:
                 if not isinstance(child, dict):
                     continue
-                if flat and child.keys() == keys:
+                if child.keys() == keys:
                     if not empties:
                         continue
                     values = child.values()
@@ -224,7 +225,7 @@ def walk_contract(
                         continue
                 _visit_model(child, plan, (trail, step), out, stack, look)
         else:
-            stack.extend((child, item, (trail, step)) for step, child in pairs)
+            stack.extend(reversed([(child, item, (trail, step)) for step, child in pairs]))
     return out
 
 
@@ -248,7 +249,7 @@ def _visit_model(
             for key, value in data.items():
                 if key in plan.keys and is_empty(value):
                     out.empty.append((path_of([*steps_of(trail), key]), value))
-    for f in plan.nested:
+    for f in reversed(plan.nested):
         for key in f.keys:
             if key in data:
                 stack.append((data[key], f.shape, (trail, key)))

@@ -31,6 +31,19 @@ class Lenient(BaseModel):
     owner: str | None = None
 
 
+class Member(BaseModel):
+    name: str = "nobody"
+    email: str | None = None
+
+
+class Team(BaseModel):
+    """A lenient model with nested lenient models, as a user might write one."""
+
+    lead: Member = Member()
+    members: list[Member] = []
+    by_role: dict[str, Member] = {}
+
+
 class Window(Contract):
     start: int
     end: int
@@ -60,6 +73,7 @@ class Broken(Contract):
 REGISTRY: dict[str, type[BaseModel]] = {
     "strict/v1": Strict,
     "lenient/v1": Lenient,
+    "team/v1": Team,
     "window/v1": Window,
     "log/v1": Log,
     "broken/v1": Broken,

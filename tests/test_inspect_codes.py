@@ -293,6 +293,13 @@ def test_defaulted_field_shows_the_default_used() -> None:
     assert report.delivered == {"title": "t", "tags": [], "owner": None}
     explicit = check(b'{"title": "t", "tags": ["a"], "owner": "me"}', "lenient/v1")
     assert Code.DEFAULTED_FIELD not in codes(explicit)
+    nested = check(b'{"members": [{"name": "ana"}], "by_role": {"ops": {}}}', "team/v1")
+    assert [p for p, _, _ in only(nested, Code.DEFAULTED_FIELD)] == [
+        "lead",
+        "members[0].email",
+        "by_role.ops.name",
+        "by_role.ops.email",
+    ]
 
 
 def test_unknown_key_is_dropped_from_what_is_delivered() -> None:

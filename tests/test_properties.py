@@ -109,6 +109,51 @@ def test_cut_off_text_is_never_approvable(case: tuple[str, dict[str, Any]], cut:
     assert not report.approvable
 
 
+def unset_paths(model: BaseModel, path: str = "") -> set[str]:
+    """What pydantic itself says was defaulted: fields missing from ``model_fields_set``."""
+    found = {
+        f"{path}.{name}" if path else name
+        for name in type(model).model_fields
+        if name not in model.model_fields_set
+    }
+    for name in model.model_fields_set:
+        here = f"{path}.{name}" if path else name
+        value = getattr(model, name)
+        items = (
+            [(here, value)]
+            if isinstance(value, BaseModel)
+            else [(f"{here}[{i}]", v) for i, v in enumerate(value)]
+            if isinstance(value, list)
+            else [(f"{here}.{k}", v) for k, v in value.items()]
+            if isinstance(value, dict)
+            else []
+        )
+        for where, item in items:
+            if isinstance(item, BaseModel):
+                found |= unset_paths(item, where)
+    return found
+
+
+member = st.fixed_dictionaries({}, optional={"name": st.text(max_size=5), "email": st.none()})
+team = st.fixed_dictionaries(
+    {},
+    optional={
+        "lead": member,
+        "members": st.lists(member, max_size=3),
+        "by_role": st.dictionaries(st.sampled_from(["dev", "ops"]), member, max_size=2),
+    },
+)
+
+
+@SETTINGS
+@given(payload=team)
+def test_defaulted_fields_are_exactly_what_pydantic_left_unset(payload: dict[str, Any]) -> None:
+    report = inspect(json.dumps(payload).encode(), "team/v1", REGISTRY)
+    defaulted = {f.path for f in report.findings if f.code is Code.DEFAULTED_FIELD}
+    if report.model is not None:
+        assert defaulted == unset_paths(report.model)
+
+
 def test_every_built_in_example_is_approvable() -> None:
     for schema_id, payload in EXAMPLES.items():
         report = inspect(json.dumps(payload).encode(), schema_id, REGISTRY)
