@@ -141,7 +141,7 @@ async def test_n_and_p_jump_between_handoffs_waiting_for_a_decision(root, regist
 
 @pytest.mark.parametrize("poll", [False, True], ids=["events", "polling"])
 async def test_a_handoff_written_while_running_appears_and_is_announced(root, registry, poll):
-    put(root, "job-1", PLAN)
+    selected = put(root, "job-1", PLAN)
     app = HandoffGateApp(root, registry, reviewer="alice", quiet=True, poll=poll)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
@@ -150,6 +150,8 @@ async def test_a_handoff_written_while_running_appears_and_is_announced(root, re
         await settle(pilot, lambda: key in app.listed())
         await settle(pilot, lambda: app.entries[key].state is HandoffState.BLOCKED)
         await settle(pilot, lambda: "New handoff" in notices(app))
+        assert app.listed()[0] == key, "the newest handoff is listed first"
+        assert app.current_entry().ref.id == selected, "the selection did not move"
 
 
 async def test_a_decision_written_by_the_cli_appears(root, registry):

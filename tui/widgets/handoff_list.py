@@ -69,13 +69,23 @@ class HandoffList(ScrollView, can_focus=True):
         return self._keys[self.cursor] if self._keys else None
 
     def set_rows(self, keys: Sequence[Hashable], render_row: Callable[[Hashable], Text]) -> None:
-        """Replace all rows, keeping the cursor on the same key when it is still listed."""
-        keep = self.current
+        """Replace all rows without moving the selection or the view under the reader.
+
+        The cursor stays on the same handoff. Scrolled to the top, the view stays there so
+        new arrivals are seen; scrolled elsewhere, it moves with the selected row so the
+        rows on screen do not jump.
+        """
+        keep, before = self.current, self.cursor
         self._keys = list(keys)
         self._render_row = render_row
         self.virtual_size = Size(self.scrollable_content_region.width, len(self._keys))
-        index = self._keys.index(keep) if keep in self._keys else min(self.cursor, len(keys) - 1)
-        self.cursor = max(index, 0)
+        if keep in self._keys:
+            index = self._keys.index(keep)
+            self.set_reactive(HandoffList.cursor, index)
+            if self.scroll_offset.y > 0 and index != before:
+                self.scroll_to(y=self.scroll_offset.y + index - before, animate=False, force=True)
+        else:
+            self.cursor = max(min(before, len(self._keys) - 1), 0)
         self.refresh()
 
     def select_key(self, key: Hashable) -> bool:
