@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from bench import payloads
@@ -111,7 +112,7 @@ def _growth(ctx: Context, name: str, build: Callable[[int], bytes]) -> Figure:
         report = inspect(data, "bench_inventory/v1", registry)
         ours, base = _pair(
             ctx.profile.cost_big_reps,
-            lambda d=data: inspect(d, "bench_inventory/v1", registry),
+            partial(inspect, data, "bench_inventory/v1", registry),
             _validate_json(model, data),
         )
         per_mb[label] = _ms(ours, size_mb)

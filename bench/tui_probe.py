@@ -85,7 +85,7 @@ class _ScreenProbe:
                 probe.lines.setdefault(y, time.perf_counter())
             return strip
 
-        FieldTree.render_line = render_line  # type: ignore[method-assign]
+        FieldTree.render_line = render_line  # type: ignore[method-assign,assignment]
 
     def done(self, tree: FieldTree) -> float | None:
         height = min(tree.scrollable_content_region.height, tree.last_line + 1)
