@@ -15,7 +15,7 @@ from inspect_contracts import REGISTRY as TEST_CONTRACTS
 from pydantic import BaseModel
 
 from gates.findings import Code, Severity
-from gates.inspection import inspect
+from gates.inspection import inspect, inspect_handoff
 from gates.report import Report
 from schemas import SCHEMAS, example_path
 
@@ -152,6 +152,44 @@ def test_defaulted_fields_are_exactly_what_pydantic_left_unset(payload: dict[str
     defaulted = {f.path for f in report.findings if f.code is Code.DEFAULTED_FIELD}
     if report.model is not None:
         assert defaulted == unset_paths(report.model)
+
+
+@st.composite
+def envelopes(draw: st.DrawFn) -> bytes:
+    """Handoff files: mostly well-formed envelopes around arbitrary or valid payloads."""
+    schema_id, payload = draw(mutated_examples())
+    body: dict[str, Any] = {
+        "format": "handoff-gate/1",
+        "id": "0001-plan",
+        "run": "run",
+        "seq": 1,
+        "phase": "plan",
+        "schema": schema_id,
+        "created": "2026-01-01T00:00:00Z",
+    }
+    text = json.dumps(payload)
+    choice = draw(st.sampled_from(["raw", "payload", "both", "neither", "junk"]))
+    if choice in ("raw", "both"):
+        body["raw"] = text[: draw(st.integers(min_value=0, max_value=len(text)))]
+    if choice in ("payload", "both"):
+        body["payload"] = draw(st.one_of(st.just(payload), json_values))
+    if choice == "junk":
+        body[draw(st.text(max_size=5))] = draw(json_values)
+    if draw(st.booleans()):
+        body["producer"] = {"finish_reason": draw(st.sampled_from(["stop", "length", None]))}
+    data = json.dumps(body).encode()
+    return data[: draw(st.integers(min_value=0, max_value=len(data)))]
+
+
+@SETTINGS
+@given(data=envelopes())
+def test_arbitrary_handoff_files(data: bytes) -> None:
+    report = inspect_handoff(data, REGISTRY)
+    assert Code.INTERNAL_ERROR not in {f.code for f in report.findings}, report.findings
+    assert report.size == len(data)
+    if report.approvable:
+        assert report.envelope is not None
+        assert_sound(report, report.envelope.schema_id)
 
 
 def test_every_built_in_example_is_approvable() -> None:
