@@ -16,9 +16,9 @@ from itertools import islice
 from typing import Any
 
 from gates.findings import Code, Finding, Severity
-from gates.parsing import child, join, split
+from gates.paths import child, join, split
 from gates.report import FieldRow, FieldState, Report
-from gates.validation import ABSENT, ModelPlan, Shape, default_of, pick, plan_of
+from gates.shapes import ABSENT, ModelPlan, Shape, default_of, pick, plan_of
 
 _STATE = {
     Code.EMPTY_FIELD: FieldState.EMPTY,

@@ -22,7 +22,7 @@ import jiter
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
-from gates import parsing, textscan
+from gates import parsing, paths, textscan
 from gates.envelope import LENGTH_STOPS, Envelope
 from gates.findings import Code, Finding, Severity
 from gates.refusal import reads_as_refusal
@@ -30,7 +30,8 @@ from gates.registry import Registry
 from gates.report import Report
 from gates.sanitize import elide, mask
 from gates.secretscan import ALL_KINDS, kinds_in, mask_secrets, secrets_in, spans
-from gates.validation import ABSENT, check_contract, same_json
+from gates.shapes import ABSENT
+from gates.validation import check_contract, same_json
 
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -92,12 +93,12 @@ class _Draft:
 
 
 def _mask_path(path: str) -> str:
-    steps = parsing.split(path)
+    steps = paths.split(path)
     if steps is None:
         return mask_secrets(path)
     masked = ""
     for step in steps:
-        masked = parsing.join(masked, mask_secrets(step) if isinstance(step, str) else step)
+        masked = paths.join(masked, mask_secrets(step) if isinstance(step, str) else step)
     return masked
 
 
@@ -300,14 +301,14 @@ def _scan(d: _Draft, text: str, data: bytes, value: Any, found: frozenset[str]) 
         return
     secret_hits, unsafe_hits = textscan.scan(value, kinds, unsafe=unsafe)
     for hit in secret_hits:
-        d.block(Code.SECRET, hit.message, parsing.path_of(parsing.steps_of(hit.trail)))
+        d.block(Code.SECRET, hit.message, paths.path_of(paths.steps_of(hit.trail)))
     if secret_hits:
         d.secret = True
         d.secret_hits = secret_hits
     elif d.secret:
         d.block(Code.SECRET, _text_secret_message(text))
     for hit in unsafe_hits:
-        d.block(Code.UNSAFE_TEXT, hit.message, parsing.path_of(parsing.steps_of(hit.trail)))
+        d.block(Code.UNSAFE_TEXT, hit.message, paths.path_of(paths.steps_of(hit.trail)))
 
 
 def inspect_handoff(

@@ -2,28 +2,25 @@
 
 The payload is parsed exactly once, by jiter, with duplicate keys and NaN/Infinity
 rejected. When the strict parse fails at the end of the input and a partial parse
-succeeds, the text was cut off: that partial value is kept for display only. The
-module also owns field paths (``files[1].path``), the one way every other part of
-inspection names a place in the payload.
+succeeds, the text was cut off: that partial value is kept for display only. The other
+checks on the raw bytes (nesting depth, numbers too large for a float) are C-level
+passes over the bytes, so they cost little next to the parse.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import jiter
 
-from gates.sanitize import has_unsafe, is_unsafe_char
+from gates.paths import Trail, path_of, steps_of
 
 #: Deepest nesting of arrays and objects accepted. Real handoffs stay below ten.
 MAX_DEPTH = 64
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ESCAPE_PAIR = re.compile(rb"\\.", re.DOTALL)
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 _DIGITS = bytes.maketrans(b"0123456789E", b"0000000000e")
@@ -121,102 +118,13 @@ def may_overflow(digits: bytes) -> bool:
 def overflowed_paths(value: Any) -> list[str]:
     """Paths of the numbers that parsed to infinity: JSON cannot carry them faithfully."""
     found: list[str] = []
-    for path, item in walk(value):
-        if isinstance(item, float) and math.isinf(item):
-            found.append(path)
-    return found
-
-
-def walk(value: Any) -> list[tuple[str, Any]]:
-    """Every ``(path, value)`` in the tree, iteratively, containers included."""
-    out: list[tuple[str, Any]] = []
-    stack: list[tuple[str, Any]] = [("", value)]
+    stack: list[tuple[Trail, Any]] = [(None, value)]
     while stack:
-        path, item = stack.pop()
-        out.append((path, item))
-        if isinstance(item, dict):
-            stack.extend((join(path, k), v) for k, v in item.items())
+        trail, item = stack.pop()
+        if isinstance(item, float) and math.isinf(item):
+            found.append(path_of(steps_of(trail)))
+        elif isinstance(item, dict):
+            stack.extend(((trail, k), v) for k, v in item.items())
         elif isinstance(item, list):
-            stack.extend((f"{path}[{i}]", v) for i, v in enumerate(item))
-    return out
-
-
-def join(parent: str, key: str | int) -> str:
-    """The path of ``key`` under ``parent``: ``a.b``, ``a[3]`` or ``a["odd key"]``.
-
-    Keys that are not plain identifiers are JSON-quoted, with unsafe characters as
-    ``\\u`` escapes, so a path never carries a control or bidi character even when the
-    key does.
-    """
-    if isinstance(key, int):
-        return f"{parent}[{key}]"
-    if _IDENT.fullmatch(key):
-        return f"{parent}.{key}" if parent else key
-    quoted = json.dumps(key, ensure_ascii=False)
-    if has_unsafe(quoted):
-        quoted = "".join(json.dumps(c)[1:-1] if is_unsafe_char(c) else c for c in quoted)
-    return f"{parent}[{quoted}]"
-
-
-#: A path built as a linked list (parent trail, step): O(1) to extend while walking,
-#: turned into a path string only when something is reported there.
-Trail = tuple["Trail", str | int] | None
-
-
-def steps_of(trail: Trail) -> list[str | int]:
-    """The steps of a trail, root first."""
-    steps: list[str | int] = []
-    while trail is not None:
-        trail, step = trail
-        steps.append(step)
-    steps.reverse()
-    return steps
-
-
-def path_of(steps: Sequence[str | int]) -> str:
-    """The path string of a sequence of steps (see :func:`join`)."""
-    path = ""
-    for step in steps:
-        path = join(path, step)
-    return path
-
-
-_STEP = re.compile(r'\.?([A-Za-z_][A-Za-z0-9_]*)|\[([0-9]+)\]|\[("(?:[^"\\]|\\.)*")\]')
-
-
-def split(path: str) -> list[str | int] | None:
-    """The steps of a path made by :func:`join`; ``None`` when it is not one."""
-    steps: list[str | int] = []
-    pos = 0
-    while pos < len(path):
-        m = _STEP.match(path, pos)
-        if m is None or (m.group(1) is not None and pos > 0 and path[pos] != "."):
-            return None
-        name, index, quoted = m.groups()
-        if name is not None:
-            steps.append(name)
-        elif index is not None:
-            steps.append(int(index))
-        else:
-            steps.append(json.loads(quoted))
-        pos = m.end()
-    return steps
-
-
-def child(node: Any, step: str | int) -> tuple[bool, Any]:
-    """``(True, node[step])`` when that element exists, else ``(False, None)``."""
-    if isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-        return True, node[step]
-    if isinstance(node, dict) and isinstance(step, str) and step in node:
-        return True, node[step]
-    return False, None
-
-
-def lookup(value: Any, steps: list[str | int]) -> tuple[bool, Any]:
-    """``(True, node)`` at ``steps`` under ``value``, or ``(False, None)`` if absent."""
-    node = value
-    for step in steps:
-        found, node = child(node, step)
-        if not found:
-            return False, None
-    return True, node
+            stack.extend(((trail, i), v) for i, v in enumerate(item))
+    return found

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gates.parsing import Trail, steps_of
+from gates.paths import Trail, steps_of
 from gates.sanitize import mask, token, unsafe_chars
 from gates.secretscan import mask_secrets, secrets_in
 
