@@ -109,8 +109,12 @@ def run(ctx: Context) -> list[Figure]:
             baseline_name="bare watchfiles",
             baseline=summarize(bare_burst["listed"]),
             note=f"{burst} renames 5 ms apart -> row in the list; lost: {tui_burst['lost']} "
-            f"(bare {bare_burst['lost']}); painted: {burst - tui_burst['unpainted']} "
-            "(the view keeps the selected row in sight, so new rows above it scroll away)",
+            f"(bare {bare_burst['lost']}); painted: {burst - tui_burst['unpainted']}/{burst}"
+            + (
+                f", p95 {summarize(tui_burst['painted']).p95:.0f} ms"
+                if tui_burst["painted"]
+                else ""
+            ),
             extra={
                 "lost": tui_burst["lost"],
                 "baseline_lost": bare_burst["lost"],
