@@ -8,6 +8,7 @@ list and the detail pane only ever display entries. Decisions go through
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections.abc import Callable
@@ -32,6 +33,7 @@ from tui.model import (
     WAITING,
     Entry,
     Key,
+    Label,
     Show,
     placement,
     previous_same_phase,
@@ -53,6 +55,10 @@ if TYPE_CHECKING:
 #: Widest run name and handoff id columns in the list (longer ones are cut with "…").
 MAX_RUN_WIDTH = 22
 MAX_ID_WIDTH = 18
+#: Parsed reports kept in memory (the rest keep only their state and list label).
+HOT_REPORTS = 64
+#: New entries it takes before the heap is frozen out of garbage collection again.
+FREEZE_MIN = 1000
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
 #: Actions that only make sense on the main view, not under a dialog.
@@ -105,6 +111,9 @@ class HandoffGateApp(App[int]):
         self._list_pending = False
         self._topbar_painted = 0.0
         self._widths = (16, 12)
+        self._id_width = 8
+        self._hot: dict[Key, None] = {}
+        self._frozen_at: int | None = None
         self._topbar_pending = False
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
@@ -129,6 +138,8 @@ class HandoffGateApp(App[int]):
 
     def on_unmount(self) -> None:
         self.feed.close()
+        if self._frozen_at is not None:
+            gc.unfreeze()
 
     # ------------------------------------------------------------ public view
 
@@ -201,6 +212,7 @@ class HandoffGateApp(App[int]):
             if entry is None:
                 entry = Entry(ref, stamp, decision_stamp, fresh=not initial)
                 self.entries[key] = entry
+                self._id_width = max(self._id_width, len(ref.id))
             elif (entry.stamp, entry.decision_stamp) == (stamp, decision_stamp):
                 continue
             entry.stamp, entry.decision_stamp = stamp, decision_stamp
@@ -218,6 +230,8 @@ class HandoffGateApp(App[int]):
             before = placement(entry, self.show)
             same_bytes = entry.report is not None and entry.report.sha256 == result.report.sha256
             entry.report = entry.report if same_bytes else result.report
+            entry.label = Label.of(result.report)
+            self._keep_report(entry)
             entry.decision, entry.decision_error = result.decision, result.decision_error
             entry.state = result.state
             moved = moved or placement(entry, self.show) != before
@@ -229,8 +243,36 @@ class HandoffGateApp(App[int]):
         else:
             self._list.refresh()
             self._update_topbar(now=False)
+        self._freeze_heap()
         if refresh_detail:
             self._detail.show(self.current_entry())
+
+    def _freeze_heap(self) -> None:
+        """Exempt the settled heap from the cyclic garbage collector.
+
+        Done once start-up work is through, then whenever the entries have doubled. Full
+        collections of the modules, widgets and entries paused the screen for 60-100 ms;
+        those objects are long-lived and entries have no cycles, so reference counting
+        still frees them.
+        """
+        grown = self._frozen_at is None or len(self.entries) >= 2 * self._frozen_at + FREEZE_MIN
+        if self.feed.backlog == 0 and grown:
+            gc.freeze()
+            self._frozen_at = len(self.entries)
+
+    def _keep_report(self, entry: Entry) -> None:
+        """Remember ``entry``'s report; drop the least recently used beyond the limit."""
+        self._hot.pop(entry.key, None)
+        self._hot[entry.key] = None
+        current = self._list.current
+        while len(self._hot) > HOT_REPORTS:
+            key = next(iter(self._hot))
+            del self._hot[key]
+            old = self.entries.get(key)
+            if key == current:
+                self._hot[key] = None
+            elif old is not None:
+                old.report = None
 
     def _maybe_notify(self, entry: Entry) -> None:
         if not entry.fresh or entry.notified or entry.state not in WAITING:
@@ -248,8 +290,12 @@ class HandoffGateApp(App[int]):
     def on_handoff_list_highlighted(self, message: HandoffList.Highlighted) -> None:
         entry = self.entries.get(message.key) if isinstance(message.key, tuple) else None
         self._detail.show(entry)
-        if entry is not None and entry.report is None:
+        if entry is None:
+            return
+        if entry.report is None:
             self.feed.inspect(entry.ref, urgent=True)
+        else:
+            self._keep_report(entry)
 
     def on_decided(self, message: Decided) -> None:
         run_dir, handoff_id = message.key
@@ -278,8 +324,8 @@ class HandoffGateApp(App[int]):
         self._list_painted = time.monotonic()
         listed = visible_entries(self.entries, self.show)
         widths = (
-            min(max((len(e.run) for e in listed), default=8), MAX_RUN_WIDTH),
-            min(max((len(e.ref.id) for e in listed), default=8), MAX_ID_WIDTH),
+            min(max((len(run.name) for run in self._runs), default=8), MAX_RUN_WIDTH),
+            min(self._id_width, MAX_ID_WIDTH),
         )
         if widths != self._widths:
             self._widths = widths

@@ -39,9 +39,30 @@ class Show(StrEnum):
 WAITING = frozenset({HandoffState.PENDING, HandoffState.BLOCKED, HandoffState.CHANGED})
 
 
+@dataclass(frozen=True, slots=True)
+class Label:
+    """What a list row shows besides the state; kept when the full report is dropped."""
+
+    from_role: str | None
+    to_role: str | None
+    schema_id: str | None
+
+    @classmethod
+    def of(cls, report: Report) -> Label:
+        envelope = report.envelope
+        if envelope is None:
+            return cls(None, None, report.schema_id)
+        return cls(envelope.from_role, envelope.to_role, envelope.schema_id)
+
+
 @dataclass
 class Entry:
-    """One handoff as the app currently knows it."""
+    """One handoff as the app currently knows it.
+
+    ``report`` is kept only for recently viewed or inspected handoffs: ten thousand
+    parsed payloads would make every garbage collection pause the screen. ``state`` and
+    ``label`` stay once known.
+    """
 
     ref: HandoffRef
     stamp: Stamp | None = None
@@ -50,6 +71,7 @@ class Entry:
     decision: Decision | None = None
     decision_error: str = ""
     state: HandoffState | None = None
+    label: Label | None = None
     fresh: bool = False
     notified: bool = False
     key: Key = field(init=False)

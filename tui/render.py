@@ -72,11 +72,11 @@ def list_row(entry: Entry, run_width: int = 16, id_width: int = 12) -> Text:
     row.append(column(entry.run, run_width), style="bold")
     row.append(" ")
     row.append(column(entry.ref.id, id_width), style="cyan")
-    envelope = entry.report.envelope if entry.report is not None else None
-    if envelope is not None:
-        roles = f"{envelope.from_role or '?'} → {envelope.to_role or '?'}"
+    label = entry.label
+    if label is not None:
+        roles = f"{label.from_role or '?'} → {label.to_role or '?'}"
         row.append(f" {safe(roles, 40)}", style="dim")
-        row.append(f"  {safe(envelope.schema_id, 32)}", style="italic")
+        row.append(f"  {safe(label.schema_id or '?', 32)}", style="italic")
     return row
 
 
