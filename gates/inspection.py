@@ -293,10 +293,17 @@ def _not_object(d: _Draft, value: Any) -> None:
 
 
 def _scan(d: _Draft, text: str, data: bytes, value: Any, found: frozenset[str]) -> None:
-    """Locate secrets and unsafe text; ``found`` are the secret kinds in the raw text."""
-    escaped = b"\\" in data and "\\u" in text
-    kinds = ALL_KINDS if escaped else found
+    """Locate secrets and unsafe text; ``found`` are the secret kinds in the raw text.
+
+    ``\\u`` escapes can spell what the raw text does not show, so when there are any
+    the checks are repeated on the text with those escapes decoded.
+    """
+    kinds = found
     unsafe = textscan.text_may_hold_unsafe(text, data)
+    if b"\\" in data and "\\u" in text:
+        decoded, spelled_unsafe = textscan.decode_u_escapes(text)
+        kinds = found | {kind for _, _, kind in spans(decoded, kinds_in(decoded))}
+        unsafe = unsafe or spelled_unsafe
     if not (kinds or unsafe):
         return
     secret_hits, unsafe_hits = textscan.scan(value, kinds, unsafe=unsafe)

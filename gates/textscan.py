@@ -17,7 +17,8 @@ from gates.paths import Trail, steps_of
 from gates.sanitize import mask, token, unsafe_chars
 from gates.secretscan import mask_secrets, secrets_in
 
-_DECODING_ESCAPE = re.compile(r"\\[bfru]")
+_CONTROL_ESCAPE = re.compile(r"\\[bfr]")
+_U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _EMPTY_MARKERS = tuple(re.compile(m) for m in ('""', "null", r"\[\s*\]", r"\{\s*\}"))
 _BLANK_STRING = re.compile(r'"(?:\s|\\[nrtbf]|\\u[0-9a-fA-F]{4})+"')
 _BLANK_ASCII = re.compile(r'" +"')
@@ -39,13 +40,35 @@ def text_may_hold_unsafe(text: str, data: bytes) -> bool:
 
     Raw controls are invalid inside JSON strings, and raw tabs, line feeds and carriage
     returns outside them are layout, so once the text has parsed only DEL, non-ASCII
-    characters and escapes can produce an unsafe character.
+    characters and escapes can produce an unsafe character (for ``\\u`` escapes, see
+    :func:`decode_u_escapes`).
     """
-    if b"\\" in data and _DECODING_ESCAPE.search(text):
+    if b"\\" in data and _CONTROL_ESCAPE.search(text):
         return True
     if data.isascii():
         return "\x7f" in text
     return not text.replace("\n", "").replace("\r", "").replace("\t", "").isprintable()
+
+
+def decode_u_escapes(text: str) -> tuple[str, bool]:
+    """``text`` with its ``\\uXXXX`` escapes decoded, and whether one spells an unsafe char.
+
+    Other escapes are left as they are: none of them can complete a secret, so the
+    result can be searched for secrets like the raw text. A surrogate (half of an
+    escaped astral character, such as a tag character) counts as unsafe, so the
+    decoded strings are looked at.
+    """
+    unsafe = False
+
+    def decode(m: re.Match[str]) -> str:
+        nonlocal unsafe
+        char = chr(int(m.group(1), 16))
+        unsafe = unsafe or (char != "\n" and char != "\t" and not char.isprintable())
+        return char
+
+    # An escaped backslash becomes NUL first, so "\\\\u0041" is not read as an escape;
+    # NUL is part of no secret pattern.
+    return _U_ESCAPE.sub(decode, text.replace("\\\\", "\0")), unsafe
 
 
 def empty_shapes(text: str, data: bytes) -> tuple[bool, bool]:

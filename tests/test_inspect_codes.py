@@ -163,6 +163,13 @@ def test_depth_counts_brackets_in_structure_not_inside_strings() -> None:
     assert check(brackets, "window/v1").approvable
 
 
+def test_depth_is_not_fooled_by_escaped_quotes_or_backslashes() -> None:
+    tricky = {"start": 1, "end": 2, "s": 'a \\" [[[ \\', "t": '\\" {{{'}
+    assert check(json.dumps(tricky).encode(), "window/v1").approvable
+    deep = {"start": 1, "end": 2, "s": '\\"', "x": json.loads("[" * 70 + "]" * 70)}
+    assert Code.TOO_DEEP in codes(check(json.dumps(deep).encode(), "window/v1"))
+
+
 def test_unknown_schema() -> None:
     assert codes(check(VALID, "nope/v9")) == {Code.UNKNOWN_SCHEMA}
     assert codes(check(VALID, None)) == {Code.UNKNOWN_SCHEMA}
@@ -250,6 +257,16 @@ def test_secret_shapes_and_their_look_alikes() -> None:
 def test_secret_hidden_behind_json_escapes_or_in_a_number() -> None:
     escaped = strict_with(notes=["x"]).replace(b'"x"', b'"\\u0034111111111111111"')
     assert only(check(escaped), Code.SECRET)[0][0] == "notes[0]"
+    after_backslash = strict_with(notes=["\\u4111111111111111", "caf\u00e9"])
+    assert b"\\\\u4111" in after_backslash
+    assert only(check(after_backslash), Code.SECRET)[0][0] == "notes[0]"
+    spelled = strict_with(notes=["x"]).replace(b'"x"', b'"a\\u001b[2J"')
+    assert only(check(spelled), Code.UNSAFE_TEXT)[0][0] == "notes[0]"
+    astral = strict_with(notes=["x"]).replace(b'"x"', b'"tag\\udb40\\udc41"')
+    assert only(check(astral), Code.UNSAFE_TEXT)[0][0] == "notes[0]"
+    plain = strict_with(notes=["x"]).replace(b'"x"', b'"caf\\u00e9 \\u0041"')
+    assert check(plain).approvable
+    assert check(strict_with(notes=["\\u001b is how JSON spells ESC"])).approvable
     as_number = dumps({"start": 4111111111111111, "end": 4111111111111112})
     report = check(as_number, "window/v1")
     assert [p for p, _, _ in only(report, Code.SECRET)] == ["start"]
