@@ -319,3 +319,16 @@ async def test_a_new_pending_handoff_rings_the_bell_unless_quiet(root, registry)
             put(root, "job-1", PLAN)
             await settle(pilot, lambda app=app: "New handoff" in notices(app))
         assert rings == ([] if quiet else [1])
+
+
+async def test_an_unreadable_decision_is_shown_and_never_taken_for_approval(root, registry):
+    handoff = put(root, "job-1", PLAN)
+    (root / "job-1" / "decisions" / f"{handoff}.json").write_text('{"action": "approve"')
+    app = make_app(root, registry, show="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        assert app.entries[(root / "job-1", handoff)].state is HandoffState.CHANGED
+        await settle(pilot, lambda: "DECISION UNUSABLE" in screen_text(app))
+        await pilot.press("a")
+        await settle(pilot, lambda: "already decided" in notices(app))
+        assert not isinstance(app.screen, ApproveScreen)
