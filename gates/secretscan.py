@@ -105,6 +105,15 @@ def spans(text: str, kinds: frozenset[str] = ALL_KINDS) -> list[tuple[int, int, 
     return found
 
 
+def may_hold(text: str, kinds: frozenset[str]) -> bool:
+    """A quick first look at a short text: can it hold a secret of these kinds at all?"""
+    if CARD in kinds and _CARD.search(text) is not None:
+        return True
+    return kinds != _ONLY_CARDS and any(
+        kind in kinds and marker.search(text) for kind, marker, _ in _KINDS
+    )
+
+
 def secrets_in(text: str, kinds: frozenset[str] = ALL_KINDS) -> list[tuple[str, str]]:
     """``(kind, matched text)`` for every secret in ``text``."""
     return [(kind, text[start:end]) for start, end, kind in spans(text, kinds)]

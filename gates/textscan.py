@@ -15,7 +15,7 @@ from typing import Any
 
 from gates.paths import Trail, steps_of
 from gates.sanitize import mask, token, unsafe_chars
-from gates.secretscan import mask_secrets, secrets_in
+from gates.secretscan import mask_secrets, may_hold, secrets_in
 
 _CONTROL_ESCAPE = re.compile(r"\\[bfr]")
 _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
@@ -87,6 +87,8 @@ def empty_shapes(text: str, data: bytes) -> tuple[bool, bool]:
 def scan(value: Any, kinds: frozenset[str], *, unsafe: bool) -> tuple[list[Hit], list[Hit]]:
     """Walk the parsed value; ``(secret hits, unsafe hits)`` for every string, key and int.
 
+    Depth first in document order, so the findings read in the payload's order.
+
     ``kinds`` are the secret kinds to look for (empty: none); ``unsafe`` whether to
     look for unsafe characters.
     """
@@ -95,7 +97,7 @@ def scan(value: Any, kinds: frozenset[str], *, unsafe: bool) -> tuple[list[Hit],
 
     def check(text: str, trail: Trail, key: bool) -> None:
         what = "the key" if key else "the value"
-        if kinds and (found := secrets_in(text, kinds)):
+        if kinds and may_hold(text, kinds) and (found := secrets_in(text, kinds)):
             shown = ", ".join(f"{kind} {mask(match)}" for kind, match in found)
             secret_hits.append(Hit(trail, key, f"{what} looks like a secret: {shown}"))
         if unsafe and (chars := unsafe_chars(text)):
@@ -108,11 +110,11 @@ def scan(value: Any, kinds: frozenset[str], *, unsafe: bool) -> tuple[list[Hit],
         if isinstance(item, str):
             check(item, trail, False)
         elif isinstance(item, dict):
-            for k, child in item.items():
+            for k in item:
                 check(k, (trail, k), True)
-                stack.append(((trail, k), child))
+            stack.extend(reversed([((trail, k), child) for k, child in item.items()]))
         elif isinstance(item, list):
-            stack.extend(((trail, i), child) for i, child in enumerate(item))
+            stack.extend(reversed([((trail, i), child) for i, child in enumerate(item)]))
         elif kinds and isinstance(item, int) and abs(item) >= _SHORTEST_CARD:
             found = secrets_in(str(item), kinds)
             if found:
