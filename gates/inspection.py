@@ -86,10 +86,24 @@ class _Draft:
             replace(f, path=_mask_path(f.path), message=mask_secrets(f.message))
             for f in self.findings
         ]
-        self.raw_text = mask_secrets(self.raw_text)
+        self.raw_text = _masked_text(self.raw_text)
         self.payload = textscan.mask_at(self.payload, self.secret_hits)
         self.delivered = None
         self.model = None
+
+
+def _masked_text(text: str) -> str:
+    """``text`` with its secrets masked, also those spelled with ``\\u`` escapes.
+
+    In that rare case the escapes are shown decoded: a masked copy for display beats
+    an exact one a reader could decode by eye.
+    """
+    masked = mask_secrets(text)
+    if "\\u" in masked:
+        decoded, _ = textscan.decode_u_escapes(masked)
+        if secrets_in(decoded):
+            return mask_secrets(decoded)
+    return masked
 
 
 def _mask_path(path: str) -> str:

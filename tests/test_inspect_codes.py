@@ -256,7 +256,9 @@ def test_secret_shapes_and_their_look_alikes() -> None:
 
 def test_secret_hidden_behind_json_escapes_or_in_a_number() -> None:
     escaped = strict_with(notes=["x"]).replace(b'"x"', b'"\\u0034111111111111111"')
-    assert only(check(escaped), Code.SECRET)[0][0] == "notes[0]"
+    report = check(escaped)
+    assert only(report, Code.SECRET)[0][0] == "notes[0]"
+    assert "111111111111" not in report.raw_text
     after_backslash = strict_with(notes=["\\u4111111111111111", "caf\u00e9"])
     assert b"\\\\u4111" in after_backslash
     assert only(check(after_backslash), Code.SECRET)[0][0] == "notes[0]"
