@@ -18,7 +18,7 @@ import pydantic_core
 from pydantic import BaseModel, ValidationError
 
 from gates.findings import Code, Finding, Severity
-from gates.paths import Trail, child, path_of, steps_of
+from gates.paths import Trail, child, path_of, split, steps_of
 from gates.sanitize import preview
 from gates.shapes import ABSENT, ModelPlan, Shape, default_of, is_closed, pick, plan_of
 
@@ -125,6 +125,8 @@ def _visit_model(
     stack: list[tuple[Any, Shape, Trail]],
     look: _Look,
 ) -> None:
+    if not data and look.empties and trail is not None:
+        out.empty.append((path_of(steps_of(trail)), data))
     if data.keys() != plan.keys:
         out.drops.extend((trail, k) for k in data if k not in plan.keys)
         for f in plan.fields:
@@ -228,12 +230,7 @@ def _outcome(
         )
     errors = _error_findings(error, cleaned) if error is not None else []
     findings.extend(errors)
-    blocked = {f.path for f in errors}
-    findings.extend(
-        Finding(Code.EMPTY_FIELD, path, Severity.WARN, "present but empty; the contract accepts it")
-        for path, _ in walk.empty
-        if path not in blocked
-    )
+    findings.extend(_empty_findings(walk.empty, errors))
     findings.extend(
         Finding(Code.DEFAULTED_FIELD, path, Severity.WARN, _defaulted_message(value))
         for path, value in walk.defaulted
@@ -241,6 +238,32 @@ def _outcome(
     findings.extend(contract_checks(contract, cleaned, previous))
     delivered = model.model_dump(mode="json") if model is not None else None
     return Outcome(findings, model, delivered)
+
+
+def _empty_findings(empty: list[tuple[str, Any]], errors: list[Finding]) -> list[Finding]:
+    """Empty values the walk saw: warn if the contract took them, block if not.
+
+    An error at the path itself was already reported as ``empty_field``; an error
+    below it (``{}`` where fields are required) means the contract rejected it too.
+    """
+    at = {f.path for f in errors}
+    above = {a for f in errors for a in _ancestors(f.path)}
+    findings = []
+    for path in dict.fromkeys(path for path, _ in empty):
+        if path in at:
+            continue
+        if path in above:
+            message = "empty, and the contract rejects that: required fields inside are missing"
+            findings.append(Finding(Code.EMPTY_FIELD, path, Severity.BLOCK, message))
+        else:
+            message = "present but empty; the contract accepts it"
+            findings.append(Finding(Code.EMPTY_FIELD, path, Severity.WARN, message))
+    return findings
+
+
+def _ancestors(path: str) -> list[str]:
+    steps = split(path) or []
+    return [path_of(steps[:n]) for n in range(1, len(steps))]
 
 
 def _defaulted_message(value: Any) -> str:

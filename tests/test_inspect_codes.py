@@ -283,6 +283,15 @@ def test_empty_field_blocks_when_the_contract_rejects_it() -> None:
     assert Code.EMPTY_FIELD not in codes(check(strict_with(title="x")))
 
 
+def test_an_empty_object_where_fields_are_required_blocks() -> None:
+    report = check(strict_with(steps=[{}]))
+    assert ("steps[0]", Severity.BLOCK) in {(p, s) for p, s, _ in only(report, Code.EMPTY_FIELD)}
+    assert {p for p, _, _ in only(report, Code.MISSING_FIELD)} == {
+        "steps[0].name",
+        "steps[0].owner",
+    }
+
+
 def test_empty_field_warns_when_the_contract_accepts_it() -> None:
     report = check(strict_with(notes=[]))
     assert only(report, Code.EMPTY_FIELD)[0][:2] == ("notes", Severity.WARN)
