@@ -46,16 +46,19 @@ def is_unsafe_char(char: str) -> bool:
     return char not in _ALLOWED and unicodedata.category(char) in UNSAFE_CATEGORIES
 
 
-def has_unsafe(text: str) -> bool:
+def _printable(text: str) -> bool:
     """Fast test: ``str.isprintable`` rejects a superset of the unsafe characters."""
-    if text.isprintable():
-        return False
-    return any(is_unsafe_char(c) for c in set(text))
+    return text.isprintable() or text.replace("\n", "").replace("\t", "").isprintable()
+
+
+def has_unsafe(text: str) -> bool:
+    """Whether ``text`` holds at least one unsafe character."""
+    return not _printable(text) and any(is_unsafe_char(c) for c in set(text))
 
 
 def unsafe_chars(text: str) -> list[str]:
     """The distinct unsafe characters of ``text``, in order of first appearance."""
-    if text.isprintable():
+    if _printable(text):
         return []
     return [c for c in dict.fromkeys(text) if is_unsafe_char(c)]
 
