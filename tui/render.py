@@ -37,7 +37,10 @@ FIELD_BADGES: dict[FieldState, tuple[str, str]] = {
     FieldState.UNSAFE: ("UNSAFE TEXT", "bold white on purple"),
 }
 
-_VALUE_LIMIT = 120
+_VALUE_MIN = 16
+_DETAIL_LIMIT = 1500
+#: Room kept for the "…(+N chars)" marker when a value is elided to fit a line.
+_MARKER_ROOM = 14
 _MESSAGE_LIMIT = 160
 
 
@@ -80,25 +83,50 @@ def list_row(entry: Entry, run_width: int = 16, id_width: int = 12) -> Text:
     return row
 
 
-def field_label(row: FieldRow) -> Text:
-    """A field-tree line: path, value (or what stood in for it), badges, message."""
+def field_label(row: FieldRow, width: int = 100) -> Text:
+    """A field-tree line: state badges, path, value, message, fitted to ``width`` cells.
+
+    Badges come first so a state is never scrolled out of view; a long value is elided
+    with an explicit "…(+N chars)" that still fits on the line.
+    """
     states = row.states or (FieldState.OK,)
     dropped = FieldState.DROPPED in states
-    label = Text(safe(row.path or row.key, 60), style="bold strike" if dropped else "bold")
-    label.append(": ")
-    label.append_text(_value(row, states))
+    label = Text()
     for state in states:
         text, style = FIELD_BADGES[state]
+        label.append(f" {text} ", style=style)
         label.append(" ")
-        label.append(f" {text} " if state is not FieldState.OK else text, style=style)
+    label.append(safe(row.path or row.key, 60), style="bold strike" if dropped else "bold")
+    label.append(": ")
+    room = max(width - label.cell_len - _MARKER_ROOM, _VALUE_MIN)
+    label.append_text(_value(row, states, room))
     if dropped:
-        label.append(" never delivered", style="dim italic")
+        label.append("  never delivered", style="dim italic")
     if row.message:
         label.append(f"  {safe(row.message, _MESSAGE_LIMIT)}", style="italic red")
     return label
 
 
-def _value(row: FieldRow, states: tuple[FieldState, ...]) -> Text:
+def field_detail(row: FieldRow) -> Text:
+    """Everything about one field, wrapped over several lines: path, states, value, message."""
+    states = row.states or (FieldState.OK,)
+    text = Text.assemble(("field ", "dim"), (safe(row.path or row.key, 300), "bold"), "  ")
+    for state in states:
+        badge, style = FIELD_BADGES[state]
+        text.append(f" {badge} ", style=style)
+        text.append(" ")
+    text.append("\nvalue ", style="dim")
+    if row.child_count and FieldState.MISSING not in states:
+        text.append(preview(row.value, _DETAIL_LIMIT))
+    else:
+        text.append_text(_value(row, states, _DETAIL_LIMIT))
+    if row.message:
+        text.append("\nwhy ", style="dim")
+        text.append(safe(row.message, _DETAIL_LIMIT), style="italic")
+    return text
+
+
+def _value(row: FieldRow, states: tuple[FieldState, ...], limit: int) -> Text:
     if FieldState.MISSING in states:
         return Text("(absent)", style="dim italic")
     if row.child_count:
@@ -107,7 +135,7 @@ def _value(row: FieldRow, states: tuple[FieldState, ...]) -> Text:
         shown = Text(f"{'[…]' if listed else '{…}'} {row.child_count} {kind}")
         shown.stylize("dim")
     else:
-        shown = Text(preview(row.value, _VALUE_LIMIT))
+        shown = Text(preview(row.value, limit))
     if FieldState.DROPPED in states:
         shown.stylize("strike")
     if FieldState.DEFAULTED in states and not row.message:

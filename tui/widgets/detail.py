@@ -12,11 +12,12 @@ from enum import StrEnum
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Static
+from textual.widgets import Static, Tree
 
+from gates.report import FieldRow
 from tui.model import Entry
-from tui.render import banners, decision_text, header, warnings_text
-from tui.widgets.field_tree import FieldTree
+from tui.render import banners, decision_text, field_detail, header, warnings_text
+from tui.widgets.field_tree import FieldTree, NodeData
 from tui.widgets.lines import TextLines
 
 
@@ -48,8 +49,9 @@ class Detail(Vertical):
         self._warnings = Static("", id="warnings", markup=False)
         self._body_title = Static("", id="body-title", markup=False)
         self.fields = FieldTree(id="fields")
+        self._field = Static("", id="field-detail", markup=False)
         self.lines = TextLines(id="lines")
-        for hidden in (self._decision, self._warnings, self._body_title, self.lines):
+        for hidden in (self._decision, self._warnings, self._body_title, self.lines, self._field):
             hidden.display = False
         for banner in self._banners:
             banner.display = False
@@ -61,6 +63,7 @@ class Detail(Vertical):
         yield self._warnings
         yield self._body_title
         yield self.fields
+        yield self._field
         yield self.lines
 
     def show(self, entry: Entry | None, empty: Text | None = None) -> None:
@@ -96,8 +99,15 @@ class Detail(Vertical):
         if not same:
             self.set_body(Body.FIELDS)
 
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
+        """Show the highlighted field in full below the tree (tree lines cannot wrap)."""
+        row = event.node.data
+        self._field.display = isinstance(row, FieldRow) and self.body is Body.FIELDS
+        if isinstance(row, FieldRow):
+            self._field.update(field_detail(row))
+
     def _clear(self) -> None:
-        for hidden in (self._decision, self._warnings, self._body_title, self.lines):
+        for hidden in (self._decision, self._warnings, self._body_title, self.lines, self._field):
             hidden.display = False
         for banner in self._banners:
             banner.display = False
@@ -109,6 +119,7 @@ class Detail(Vertical):
         self.body = body
         fields = body is Body.FIELDS
         self.fields.display = fields
+        self._field.display = fields and isinstance(self.fields.cursor_node_data, FieldRow)
         self.lines.display = not fields
         self._body_title.display = title is not None and not fields
         if not fields:

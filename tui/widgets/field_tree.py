@@ -18,6 +18,8 @@ from tui.render import field_label
 
 #: How many children one expansion (or one "more" line) adds.
 CHUNK = 200
+#: The width labels are fitted to before the tree has been laid out.
+DEFAULT_WIDTH = 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +55,22 @@ class FieldTree(Tree[NodeData]):
         self.root.expand()
         self.move_cursor(None)
 
+    @property
+    def cursor_node_data(self) -> NodeData | None:
+        node = self.cursor_node
+        return node.data if node is not None else None
+
     def forget(self) -> None:
         """Drop the report (after ``clear``), so showing it again rebuilds the tree."""
         self._report = None
+
+    def _label_width(self, parent: TreeNode[NodeData]) -> int:
+        """Cells left for a child of ``parent`` once guides and the expand icon are drawn."""
+        depth = 0
+        while parent.parent is not None:
+            depth, parent = depth + 1, parent.parent
+        available = self.scrollable_content_region.width or DEFAULT_WIDTH
+        return available - 2 - self.guide_depth * depth
 
     def _fill(self, node: TreeNode[NodeData], parent: str, offset: int, total: int | None) -> None:
         """Add one chunk of ``parent``'s rows from ``offset``, then a "more" line if needed."""
@@ -65,8 +80,9 @@ class FieldTree(Tree[NodeData]):
         if not rows and not parent and not offset:
             node.add_leaf(Text("(no fields to show)", style="dim italic"))
             return
+        width = self._label_width(node)
         for row in rows[:CHUNK]:
-            node.add(field_label(row), data=row, allow_expand=row.child_count > 0)
+            node.add(field_label(row, width), data=row, allow_expand=row.child_count > 0)
         if len(rows) > CHUNK:
             shown = offset + CHUNK
             rest = f"{total - shown:,} more" if total is not None else "more"
