@@ -343,6 +343,7 @@ def test_unknown_key_is_dropped_from_what_is_delivered() -> None:
     lenient = check(b'{"title": "t", "extra": 1}', "lenient/v1")
     assert only(lenient, Code.UNKNOWN_KEY)[0][0] == "extra"
     assert lenient.delivered is not None and "extra" not in lenient.delivered
+    assert Code.UNKNOWN_KEY not in codes(check(VALID))
 
 
 def test_unsafe_text_in_values_and_keys() -> None:
