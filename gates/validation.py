@@ -236,7 +236,9 @@ def _outcome(
         for path, value in walk.defaulted
     )
     findings.extend(contract_checks(contract, cleaned, previous))
-    delivered = model.model_dump(mode="json") if model is not None else None
+    # By alias: what is delivered reads back through the same contract (``from``, not
+    # ``from_``); for contracts without aliases this is the plain dump.
+    delivered = model.model_dump(mode="json", by_alias=True) if model is not None else None
     return Outcome(findings, model, delivered)
 
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from schemas.base import Contract, Issue, NonEmptyStr
 
@@ -44,6 +44,13 @@ class Team(BaseModel):
     by_role: dict[str, Member] = {}
 
 
+class Aliased(Contract):
+    """Keys that are not valid Python names, as providers' schemas often have."""
+
+    sender: NonEmptyStr = Field(alias="from")
+    reply_to: str = Field(alias="reply-to")
+
+
 class Window(Contract):
     start: int
     end: int
@@ -74,6 +81,7 @@ REGISTRY: dict[str, type[BaseModel]] = {
     "strict/v1": Strict,
     "lenient/v1": Lenient,
     "team/v1": Team,
+    "aliased/v1": Aliased,
     "window/v1": Window,
     "log/v1": Log,
     "broken/v1": Broken,

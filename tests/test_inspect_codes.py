@@ -346,6 +346,17 @@ def test_unknown_key_is_dropped_from_what_is_delivered() -> None:
     assert Code.UNKNOWN_KEY not in codes(check(VALID))
 
 
+def test_aliased_keys_are_the_contract_and_are_delivered_as_such() -> None:
+    report = check(b'{"from": "ana", "reply-to": "bo"}', "aliased/v1")
+    assert report.delivered == {"from": "ana", "reply-to": "bo"}
+    assert REGISTRY["aliased/v1"].model_validate(report.delivered)
+    by_name = check(b'{"sender": "ana", "reply-to": "bo"}', "aliased/v1")
+    assert {(f.code, f.path) for f in by_name.findings} >= {
+        (Code.UNKNOWN_KEY, "sender"),
+        (Code.MISSING_FIELD, "from"),
+    }
+
+
 def test_unsafe_text_in_values_and_keys() -> None:
     for text in ("\x1b[31mred", "abc\u202eevil", "zero\u200bwidth", "tag\U000e0041", "bell\x07"):
         report = check(strict_with(notes=[text]))

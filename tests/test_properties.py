@@ -52,7 +52,7 @@ def assert_sound(report: Report, schema_id: str) -> None:
     assert report.delivered is not None
     contract = REGISTRY[schema_id]
     model = contract.model_validate_json(json.dumps(report.delivered))
-    assert model.model_dump(mode="json") == report.delivered
+    assert model.model_dump(mode="json", by_alias=True) == report.delivered
 
 
 @SETTINGS
