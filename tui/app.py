@@ -28,7 +28,7 @@ from gates.decisions import Action, Category, DecisionRefused, decide, describe
 from gates.sanitize import visible
 from gates.status import HandoffState
 from tui.feed import Feed
-from tui.messages import BodyReady, Decided, Inspected, Listed
+from tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
 from tui.model import (
     WAITING,
     Entry,
@@ -304,6 +304,15 @@ class HandoffGateApp(App[int]):
         else:
             self.notify(f"{handoff_id}: {describe(message.decision)}", markup=False)
         self.feed.relist(run_dir)
+
+    def on_watch_failed(self, message: WatchFailed) -> None:
+        self.notify(
+            f"Watching {safe(str(self.root), 80)} stopped: {safe(message.error, 200)}. "
+            "It resumes as soon as it can.",
+            title="Watcher",
+            severity="warning",
+            markup=False,
+        )
 
     def on_body_ready(self, message: BodyReady) -> None:
         detail = self._detail

@@ -9,6 +9,7 @@ messages through ``post``; nothing here touches widgets.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
@@ -19,7 +20,7 @@ from watchfiles import awatch
 
 from gates.audit import AUDIT_FILE
 from gates.store import DECISIONS, HANDOFFS, HandoffRef
-from tui.messages import Inspected, Listed
+from tui.messages import Inspected, Listed, WatchFailed
 from tui.scan import (
     Inspection,
     InspectQueue,
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 WATCH_STEP_MS = 5
 WATCH_DEBOUNCE_MS = 50
 POLL_DELAY_MS = 100
+#: How long to wait before watching again after the watcher failed.
+RETRY_S = 2.0
 #: Results are posted in batches at most this long (the handoff on screen at once).
 BATCH_S = 0.1
 
@@ -76,18 +79,46 @@ class Feed:
         self._relist.put_run(run_dir)
 
     async def watch(self, runs: Collection[Path]) -> None:
-        """Turn filesystem events under the root into marks; ``runs`` are the known runs."""
+        """Turn filesystem events under the root into marks; ``runs`` are the known runs.
+
+        If the watcher fails or the root folder disappears, the problem is reported;
+        watching resumes (by polling after a failure) once the root is back, with a full
+        re-list.
+        """
+        polling = self.poll
+        while not self._stop.is_set():
+            if self.root.is_dir():
+                try:
+                    await self._watch_root(runs, polling=polling)
+                except (OSError, RuntimeError) as exc:
+                    self._post(WatchFailed(str(exc)))
+                    polling = True
+                else:
+                    if self._stop.is_set():
+                        return
+                    self._post(WatchFailed("the folder was removed"))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), timeout=RETRY_S)
+            self._relist.put_root()
+
+    async def _watch_root(self, runs: Collection[Path], *, polling: bool) -> None:
+        """Watch until stopped or until the root folder is gone."""
         async for changes in awatch(
             self.root,
             step=WATCH_STEP_MS,
             debounce=WATCH_DEBOUNCE_MS,
-            force_polling=self.poll or None,
+            force_polling=polling or None,
             poll_delay_ms=POLL_DELAY_MS,
             stop_event=self._stop,
             recursive=True,
+            ignore_permission_denied=True,
+            rust_timeout=int(RETRY_S * 1000),
+            yield_on_timeout=True,
         ):
             for _, changed in changes:
                 self.hint(Path(changed), runs)
+            if not self.root.is_dir():
+                return
 
     def hint(self, path: Path, runs: Collection[Path]) -> None:
         """Mark what a changed path may affect: one handoff, one run, or the root."""

@@ -46,3 +46,10 @@ class BodyReady(Message):
     body: str
     title: Text
     lines: tuple[Text, ...]
+
+
+@dataclass
+class WatchFailed(Message):
+    """The filesystem watcher stopped; it is restarted (polling) after a short wait."""
+
+    error: str

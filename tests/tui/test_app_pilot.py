@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -332,3 +333,16 @@ async def test_an_unreadable_decision_is_shown_and_never_taken_for_approval(root
         await pilot.press("a")
         await settle(pilot, lambda: "already decided" in notices(app))
         assert not isinstance(app.screen, ApproveScreen)
+
+
+async def test_watching_resumes_when_the_root_folder_comes_back(root, registry):
+    put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        shutil.rmtree(root)
+        await settle(pilot, lambda: app.listed() == [])
+        await settle(pilot, lambda: "stopped: the folder was removed" in notices(app))
+        root.mkdir()
+        handoff = put(root, "job-2", PLAN)
+        await settle(pilot, lambda: (root / "job-2", handoff) in app.listed())
