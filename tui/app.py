@@ -40,7 +40,7 @@ from tui.model import (
     visible_entries,
 )
 from tui.palette import JumpProvider
-from tui.render import list_row, safe
+from tui.render import finding_text, list_row, safe
 from tui.scan import RunListing, inspect_ref
 from tui.screens.approve import ApproveScreen
 from tui.screens.help import HelpScreen
@@ -425,7 +425,8 @@ class HandoffGateApp(App[int]):
                 markup=False,
             )
             return
-        screen = ApproveScreen(self._title(entry), report.sha256, len(report.warnings))
+        warnings = [finding_text(f) for f in report.warnings]
+        screen = ApproveScreen(self._title(entry), report.sha256, warnings)
 
         def confirmed(ok: bool | None) -> None:
             if ok:

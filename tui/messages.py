@@ -50,6 +50,6 @@ class BodyReady(Message):
 
 @dataclass
 class WatchFailed(Message):
-    """The filesystem watcher stopped; it is restarted (polling) after a short wait."""
+    """The filesystem watcher stopped; the feed re-lists and resumes when it can."""
 
     error: str

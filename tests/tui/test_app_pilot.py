@@ -346,3 +346,16 @@ async def test_watching_resumes_when_the_root_folder_comes_back(root, registry):
         root.mkdir()
         handoff = put(root, "job-2", PLAN)
         await settle(pilot, lambda: (root / "job-2", handoff) in app.listed())
+
+
+async def test_the_approve_dialog_counts_and_lists_the_warnings(root, registry):
+    put(root, "job-1", {"title": "Weekly", "body": "", "extra": 1}, phase="note", schema="note/v1")
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("a")
+        await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
+        shown = screen_text(app)
+        assert "with 4 warnings" in shown
+        for code in ("empty_field at body", "unknown_key at extra", "defaulted_field at tags"):
+            assert code in shown

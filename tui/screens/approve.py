@@ -6,6 +6,7 @@ deliberate way to confirm.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,6 +15,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+#: Warnings listed in the dialog; the rest are counted.
+SHOWN_WARNINGS = 5
 
 
 class ApproveScreen(ModalScreen[bool]):
@@ -24,20 +28,29 @@ class ApproveScreen(ModalScreen[bool]):
         Binding("n,escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, title: Text, sha256: str, warnings: int) -> None:
+    def __init__(self, title: Text, sha256: str, warnings: Sequence[Text]) -> None:
+        """``warnings``: one line per warning finding, already rendered safely."""
         super().__init__()
         self._title = title
         self._sha256 = sha256
         self._warnings = warnings
 
     def compose(self) -> ComposeResult:
-        noun = "warning" if self._warnings == 1 else "warnings"
-        counted = Text(f"{self._warnings} {noun}", style="bold yellow" if self._warnings else "")
+        count = len(self._warnings)
+        noun = "warning" if count == 1 else "warnings"
+        listed = Text.assemble(
+            ("with ", ""), (f"{count} {noun}", "bold yellow" if count else "bold")
+        )
+        for line in self._warnings[:SHOWN_WARNINGS]:
+            listed.append("\n  ⚠ ")
+            listed.append_text(line)
+        if count > SHOWN_WARNINGS:
+            listed.append(f"\n  …and {count - SHOWN_WARNINGS} more", style="dim")
         with Vertical(id="dialog", classes="dialog"):
             yield Static(Text("Approve this handoff?", style="bold"), classes="dialog-title")
             yield Static(self._title, markup=False)
             yield Static(Text.assemble("sha256 ", (self._sha256, "bold")), id="approve-sha")
-            yield Static(Text.assemble("with ", counted), id="approve-warnings")
+            yield Static(listed, id="approve-warnings")
             yield Static(Text("y approve · n / Esc cancel", style="dim"))
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="cancel", variant="primary")
