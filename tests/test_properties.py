@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from inspect_contracts import REGISTRY as TEST_CONTRACTS
 from pydantic import BaseModel
 
+from gates.fields import field_rows
 from gates.findings import Code, Severity
 from gates.inspection import inspect, inspect_handoff
 from gates.report import Report
@@ -190,6 +191,27 @@ def test_arbitrary_handoff_files(data: bytes) -> None:
     if report.approvable:
         assert report.envelope is not None
         assert_sound(report, report.envelope.schema_id)
+
+
+@SETTINGS
+@given(case=mutated_examples(), extra=json_values)
+def test_every_row_expands_to_as_many_rows_as_it_announces(
+    case: tuple[str, dict[str, Any]], extra: Any
+) -> None:
+    schema_id, payload = case
+    payload["odd key\u202e"] = extra
+    report = inspect(json.dumps(payload).encode(), schema_id, REGISTRY)
+    todo = [""]
+    seen = 0
+    while todo and seen < 500:
+        parent = todo.pop()
+        for row in field_rows(report, parent):
+            seen += 1
+            assert row.states
+            children = field_rows(report, row.path) if row.child_count else []
+            assert len(children) == row.child_count, row.path
+            if row.child_count:
+                todo.append(row.path)
 
 
 def test_every_built_in_example_is_approvable() -> None:
