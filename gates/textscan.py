@@ -3,8 +3,9 @@
 Most payloads hold neither, so the raw text is checked first with a few C-level
 operations, and the parsed tree is walked (to name exact paths) only when that check
 trips. A JSON ``\\u`` escape can spell any character without it appearing in the raw
-text, and ``\\b``/``\\f``/``\\r`` escapes decode to control characters, so their
-presence always sends the scan to the decoded strings.
+text, so those escapes are decoded once and the checks repeated on the result;
+``\\b``/``\\f``/``\\r`` escapes decode to control characters, so their presence
+sends the scan to the decoded strings.
 """
 
 from __future__ import annotations
