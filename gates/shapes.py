@@ -40,6 +40,8 @@ _ANY = Shape("any")
 
 @dataclass(frozen=True, slots=True)
 class FieldPlan:
+    """One field: the JSON keys that fill it (alias first), and its shape."""
+
     name: str
     keys: tuple[str, ...]
     required: bool
@@ -49,6 +51,8 @@ class FieldPlan:
 
 @dataclass(frozen=True, slots=True)
 class ModelPlan:
+    """A model's fields in contract order, every key it accepts, and the nested ones."""
+
     fields: tuple[FieldPlan, ...]
     keys: frozenset[str]
     by_key: Mapping[str, FieldPlan]
@@ -143,6 +147,7 @@ def pick(shape: Shape, value: Any) -> Shape:
 
 
 def default_of(info: FieldInfo) -> Any:
+    """The default a field takes when absent, or ``ABSENT`` if it needs other fields."""
     try:
         return info.get_default(call_default_factory=True, validated_data={})
     except Exception:  # a factory that needs other fields: say so instead of guessing
