@@ -191,6 +191,8 @@ class HandoffGateApp(App[int]):
                 self._runs.pop(gone, None)
         self._scanned = True
         self._paint_list()
+        if message.runs is not None:
+            self._freeze_heap(settled=True)
         current = self.current_entry()
         if current is not None and current.report is None:
             self.feed.inspect(current.ref, urgent=True)
@@ -247,16 +249,17 @@ class HandoffGateApp(App[int]):
         if refresh_detail:
             self._detail.show(self.current_entry())
 
-    def _freeze_heap(self) -> None:
+    def _freeze_heap(self, *, settled: bool = False) -> None:
         """Exempt the settled heap from the cyclic garbage collector.
 
-        Done once start-up work is through, then whenever the entries have doubled. Full
-        collections of the modules, widgets and entries paused the screen for 60-100 ms;
-        those objects are long-lived and entries have no cycles, so reference counting
-        still frees them.
+        Done when a look at the whole root is through or the inspection backlog drains,
+        at first and then whenever the entries have doubled. Full collections of the
+        modules, widgets and entries paused the screen for 60-100 ms and slowed the
+        background inspection; those objects are long-lived and entries have no cycles,
+        so reference counting still frees them.
         """
         grown = self._frozen_at is None or len(self.entries) >= 2 * self._frozen_at + FREEZE_MIN
-        if self.feed.backlog == 0 and grown:
+        if (settled or self.feed.backlog == 0) and grown:
             gc.freeze()
             self._frozen_at = len(self.entries)
 

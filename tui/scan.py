@@ -150,10 +150,12 @@ def inspect_ref(ref: HandoffRef, registry: Registry) -> Inspection:
     except Exception as exc:  # fail closed: the app must outlive any one bad file
         report = blocked_report(Code.INTERNAL_ERROR, f"could not inspect {ref.id}: {exc!r}")
     error = ""
-    try:
-        decision = read_decision(ref.run_dir, ref.id)
-    except (DecisionCorrupt, ValueError, OSError, RuntimeError) as exc:
-        decision, error = None, str(exc)
+    decision = None
+    if decision_stamp is not None:  # no decision file: nothing to read (a later one re-lists)
+        try:
+            decision = read_decision(ref.run_dir, ref.id)
+        except (DecisionCorrupt, ValueError, OSError, RuntimeError) as exc:
+            error = str(exc)
     state = HandoffState.CHANGED if error else state_of(report, decision)
     return Inspection((ref.run_dir, ref.id), stamp, decision_stamp, report, decision, error, state)
 
