@@ -85,11 +85,15 @@ def depth_exceeds(structure: bytes, limit: int = MAX_DEPTH) -> bool:
 
     No recursion and no Python-level loop over the text: the quoted parts (string
     content) are dropped and the remaining brackets are peeled one level per round,
-    innermost pairs first. Anything left after ``limit`` rounds is too deep.
+    innermost pairs first. Anything left after ``limit`` rounds is too deep. Strings
+    rarely hold brackets, so they are usually just ``""`` here, and removing those
+    pairs leaves no quote; only otherwise are the quotes paired one by one.
     """
     if len(structure) - structure.count(b'"') <= limit:
         return False
-    brackets = b"".join(structure.split(b'"')[::2])
+    brackets = structure.replace(b'""', b"")
+    if b'"' in brackets:  # a string holds brackets: pair the quotes exactly
+        brackets = b"".join(structure.split(b'"')[::2])
     for _ in range(limit):
         if not brackets:
             return False
