@@ -25,7 +25,7 @@ from gates import store
 from gates.decisions import Action, Category, read_decision
 from gates.status import HandoffState
 from gates.store import submit
-from tui.app import HandoffGateApp
+from tui.app import HandoffGateApp, run_app
 from tui.screens.approve import ApproveScreen
 from tui.screens.reject import RejectScreen
 from tui.widgets.field_tree import FieldTree
@@ -359,3 +359,23 @@ async def test_the_approve_dialog_counts_and_lists_the_warnings(root, registry):
         assert "with 4 warnings" in shown
         for code in ("empty_field at body", "unknown_key at extra", "defaulted_field at tags"):
             assert code in shown
+
+
+async def test_approval_is_refused_when_the_file_changed_while_the_dialog_was_open(root, registry):
+    handoff = put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("a")
+        await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
+        path = root / "job-1" / "handoffs" / f"{handoff}.json"
+        path.write_bytes(path.read_bytes().replace(b"Estimate", b"Ignore"))
+        await pilot.press("y")
+        await settle(pilot, lambda: "changed since it was reviewed" in notices(app))
+    assert read_decision(root / "job-1", handoff) is None
+
+
+def test_watch_on_a_missing_folder_exits_with_a_usage_error(tmp_path, registry, capsys):
+    code = run_app(tmp_path / "nope", registry, reviewer=None, show="all", poll=False, quiet=True)
+    assert code == 2
+    assert "not a directory" in capsys.readouterr().err
