@@ -168,6 +168,8 @@ def test_depth_is_not_fooled_by_escaped_quotes_or_backslashes() -> None:
     assert check(json.dumps(tricky).encode(), "window/v1").approvable
     deep = {"start": 1, "end": 2, "s": '\\"', "x": json.loads("[" * 70 + "]" * 70)}
     assert Code.TOO_DEEP in codes(check(json.dumps(deep).encode(), "window/v1"))
+    deep["s"] = "]]]] unbalanced in a string"
+    assert Code.TOO_DEEP in codes(check(json.dumps(deep).encode(), "window/v1"))
 
 
 def test_unknown_schema() -> None:
