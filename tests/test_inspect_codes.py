@@ -61,13 +61,20 @@ def test_oversize_is_blocked_unread() -> None:
     assert Code.OVERSIZE not in codes(check(VALID, max_bytes=len(VALID)))
 
 
-def test_oversize_file_is_not_read(tmp_path: Path) -> None:
+def test_oversize_file_is_blocked_from_its_size_unread(tmp_path: Path) -> None:
     path = tmp_path / "payload.json"
-    path.write_bytes(VALID)
-    big = inspect_file(path, REGISTRY, schema_id="strict/v1", max_bytes=10)
+    with path.open("wb") as handle:
+        handle.truncate(40 * 1024 * 1024)  # sparse: 40 MiB that were never written
+    big = inspect_file(path, REGISTRY, schema_id="strict/v1")
     assert codes(big) == {Code.OVERSIZE}
-    assert str(len(VALID)) in big.findings[0].message
+    assert big.size == 40 * 1024 * 1024
+    assert big.sha256 == ""  # nothing was read, so nothing was hashed
+    path.write_bytes(VALID)
     assert inspect_file(path, REGISTRY, schema_id="strict/v1").approvable
+    assert codes(inspect_file(tmp_path / "absent.json", REGISTRY, schema_id="strict/v1")) == {
+        Code.EMPTY_INPUT
+    }
+    assert codes(inspect_file(tmp_path / "absent.json", REGISTRY)) == {Code.BAD_ENVELOPE}
 
 
 def test_not_utf8() -> None:
