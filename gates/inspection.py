@@ -204,7 +204,7 @@ def _inspect(
         return
     d.raw_text = text
     digits = parsing.digit_view(data)
-    found = {kind for _, _, kind in spans(text, kinds_in(text, digits))}
+    found = frozenset(kind for _, _, kind in spans(text, kinds_in(text, digits)))
     d.secret = bool(found)
     parsed = parsing.parse(data)
     if not parsed.ok:
@@ -215,7 +215,7 @@ def _inspect(
                 "upstream supplied a parsed payload, but the producer's text does not parse",
             )
         if d.partial:
-            _scan(d, text, data, d.payload, frozenset(found))
+            _scan(d, text, data, d.payload, found)
         elif d.secret:
             d.block(Code.SECRET, _text_secret_message(text))
         return
@@ -229,12 +229,12 @@ def _inspect(
     structure = parsing.skeleton(data)
     if parsing.depth_exceeds(structure):
         d.block(Code.TOO_DEEP, f"nested more than {parsing.MAX_DEPTH} levels deep")
-        _scan(d, text, data, value, frozenset(found))
+        _scan(d, text, data, value, found)
         return
     if parsing.may_overflow(digits):
         for path in parsing.overflowed_paths(value):
             d.block(Code.NOT_JSON, "a number too large to represent exactly", path)
-    _scan(d, text, data, value, frozenset(found))
+    _scan(d, text, data, value, found)
     if not isinstance(value, dict):
         _not_object(d, value)
         return
