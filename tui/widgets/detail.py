@@ -100,10 +100,21 @@ class Detail(Vertical):
             self.set_body(Body.FIELDS)
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
-        """Show the highlighted field in full below the tree (tree lines cannot wrap)."""
-        row = event.node.data
-        self._field.display = isinstance(row, FieldRow) and self.body is Body.FIELDS
-        if isinstance(row, FieldRow):
+        self._show_field()
+
+    def on_descendant_focus(self) -> None:
+        self._show_field()
+
+    def on_descendant_blur(self) -> None:
+        self._show_field()
+
+    def _show_field(self) -> None:
+        """While the fields have focus, the highlighted one is shown in full below the tree
+        (tree lines cannot wrap)."""
+        row = self.fields.cursor_node_data
+        shown = self.fields.has_focus and self.body is Body.FIELDS and isinstance(row, FieldRow)
+        self._field.display = shown
+        if shown and isinstance(row, FieldRow):
             self._field.update(field_detail(row))
 
     def _clear(self) -> None:
@@ -119,8 +130,8 @@ class Detail(Vertical):
         self.body = body
         fields = body is Body.FIELDS
         self.fields.display = fields
-        self._field.display = fields and isinstance(self.fields.cursor_node_data, FieldRow)
         self.lines.display = not fields
+        self._show_field()
         self._body_title.display = title is not None and not fields
         if not fields:
             self._body_title.update(title or Text())
