@@ -367,7 +367,15 @@ def test_aliased_keys_are_the_contract_and_are_delivered_as_such() -> None:
 
 
 def test_unsafe_text_in_values_and_keys() -> None:
-    for text in ("\x1b[31mred", "abc\u202eevil", "zero\u200bwidth", "tag\U000e0041", "bell\x07"):
+    for text in (
+        "\x1b[31mred",
+        "c1\x9b31m",
+        "abc\u202eevil",
+        "zero\u200bwidth",
+        "tag\U000e0041",
+        "bell\x07",
+        "del\x7f",
+    ):
         report = check(strict_with(notes=[text]))
         assert only(report, Code.UNSAFE_TEXT)[0][0] == "notes[0]", repr(text)
     keyed = check(strict_with(**{"note\u202e": 1}))
