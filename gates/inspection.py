@@ -459,9 +459,10 @@ def inspect_file(
         with Path(path).open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             data = b"" if size > max_bytes else handle.read(max_bytes + 1)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
         code = Code.EMPTY_INPUT if schema_id is not None else Code.BAD_ENVELOPE
-        message = f"cannot read {Path(path).name}: {exc.strerror or exc}"
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        message = f"cannot read {Path(path).name}: {reason}"
         return _unread(code, message, schema_id)
     if size > max_bytes or len(data) > max_bytes:
         size = max(size, len(data))

@@ -75,6 +75,7 @@ def test_oversize_file_is_blocked_from_its_size_unread(tmp_path: Path) -> None:
         Code.EMPTY_INPUT
     }
     assert codes(inspect_file(tmp_path / "absent.json", REGISTRY)) == {Code.BAD_ENVELOPE}
+    assert codes(inspect_file(str(tmp_path / "nul\0.json"), REGISTRY)) == {Code.BAD_ENVELOPE}
 
 
 def test_not_utf8() -> None:
