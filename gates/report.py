@@ -27,7 +27,7 @@ class FieldState(StrEnum):
     MISSING = "missing"
     INVALID = "invalid"
     DROPPED = "dropped"
-    SECRET = "secret"
+    SECRET = "secret"  # noqa: S105 - a finding code, not a credential
     UNSAFE = "unsafe"
 
 
