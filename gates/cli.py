@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -239,13 +240,16 @@ def _changed_message(handoff_id: str, who: str, result: WaitResult) -> str:
 
 
 def cmd_schemas(args: argparse.Namespace) -> int:
-    from gates.registry import strict_json_schema
+    from gates.registry import RegistryError, strict_json_schema
 
     registry = _registry(args.schemas)
     if args.json_schema is not None:
         if args.json_schema not in registry:
             raise UsageError(f"unknown schema {args.json_schema!r}; see: handoff-gate schemas")
-        schema = strict_json_schema(registry[args.json_schema])
+        try:
+            schema = strict_json_schema(registry[args.json_schema])
+        except RegistryError as exc:
+            raise UsageError(str(exc)) from exc
         print(json.dumps(schema, ensure_ascii=True, indent=2))
         return OK
     for schema_id in sorted(registry):
@@ -364,6 +368,11 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: stop quietly, and keep the interpreter's
+        # final flush from raising the same error again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return FAIL
 
 
 if __name__ == "__main__":

@@ -272,3 +272,11 @@ def test_watch_and_demo_are_wired_to_their_entry_points(tmp_path: Path) -> None:
     assert missing.returncode == 2
     assert "not a directory" in missing.stdout + missing.stderr
     assert cli("demo", "--help").returncode == 0
+
+
+def test_a_closed_pipe_ends_quietly_without_a_traceback() -> None:
+    shell = f"{sys.executable} -m gates.cli schemas --json-schema plan/v1 | head -c 1"
+    proc = subprocess.run(["sh", "-c", shell], capture_output=True, text=True, timeout=60)
+    assert proc.stdout == "{"
+    assert "Traceback" not in proc.stderr
+    assert "BrokenPipeError" not in proc.stderr
