@@ -483,7 +483,9 @@ class HandoffGateApp(App[int]):
 
     def _toggle_body(self, body: Body) -> None:
         detail = self._detail
-        entry = detail.entry
+        entry = self.current_entry()
+        if entry is not detail.entry:
+            detail.show(entry)
         if detail.body is body or entry is None:
             detail.set_body(Body.FIELDS)
             return

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.cells import chop_cells
-from rich.style import Style
 from rich.text import Text
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -37,14 +36,6 @@ class TextLines(ScrollView):
         self._rewrap()
         self.scroll_to(0, 0, animate=False)
 
-    @property
-    def line_count(self) -> int:
-        return len(self._lines)
-
-    def plain_lines(self) -> list[str]:
-        """The unwrapped text, for tests and copying."""
-        return [line.plain for line in self._source]
-
     def _rewrap(self) -> None:
         width = max(self.scrollable_content_region.width, 20)
         if width == self._wrapped_at and self._lines:
@@ -66,10 +57,6 @@ class TextLines(ScrollView):
     def on_resize(self) -> None:
         self._rewrap()
 
-    def line_style(self, index: int) -> Style | None:
-        """An extra style for one line (the cursor, in subclasses)."""
-        return None
-
     def render_line(self, y: int) -> Strip:
         index = y + self.scroll_offset.y
         width = self.scrollable_content_region.width
@@ -78,11 +65,4 @@ class TextLines(ScrollView):
             return Strip.blank(width, base)
         text = self._lines[index]
         strip = Strip(text.render(self.app.console)).crop_extend(0, width, None)
-        extra = self.line_style(index)
-        if extra is not None:
-            strip = strip.apply_style(extra)
         return strip.apply_style(base)
-
-    def scroll_to_line(self, index: int) -> None:
-        """Bring one line into view without animation."""
-        self.scroll_to_region(Region(0, index, 1, 1), animate=False, force=True)
