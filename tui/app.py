@@ -519,11 +519,12 @@ class HandoffGateApp(App[int]):
         keys = handoffs.keys
         if not keys:
             return
-        for step in range(1, len(keys) + 1):
-            key = keys[(handoffs.cursor + direction * step) % len(keys)]
+        for step in range(1, len(keys)):
+            index = (handoffs.cursor + direction * step) % len(keys)
+            key = keys[index]
             entry = self.entries.get(key) if isinstance(key, tuple) else None
-            if entry is not None and entry.waiting and step < len(keys):
-                handoffs.cursor = keys.index(key)
+            if entry is not None and entry.waiting:
+                handoffs.cursor = index
                 return
         self.notify("No other handoff is waiting for a decision.", markup=False)
 

@@ -57,8 +57,9 @@ class HandoffList(ScrollView, can_focus=True):
         self._last_posted: Hashable | None = object()
 
     @property
-    def keys(self) -> list[Hashable]:
-        return list(self._keys)
+    def keys(self) -> Sequence[Hashable]:
+        """The row keys, top to bottom (replaced, never changed in place, by ``set_rows``)."""
+        return self._keys
 
     @property
     def row_count(self) -> int:
