@@ -14,6 +14,7 @@ from gates.decisions import Action, Decision
 from gates.findings import Code, Finding
 from gates.report import FieldRow, FieldState, Report
 from gates.sanitize import elide, preview, visible
+from gates.secretscan import mask_secrets
 from gates.status import HandoffState
 from tui.model import Entry
 
@@ -202,6 +203,8 @@ def banners(report: Report) -> list[tuple[Text, str]]:
     if _has(report, Code.REFUSAL):
         refusal = report.envelope.producer.refusal if report.envelope is not None else None
         said = refusal or report.raw_text
+        if _has(report, Code.SECRET):
+            said = mask_secrets(said)
         out.append(
             (
                 Text.assemble(

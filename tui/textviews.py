@@ -12,15 +12,24 @@ from typing import Any
 
 from rich.text import Text
 
+from gates.findings import Code
 from gates.report import Report
 from gates.sanitize import visible
+from gates.secretscan import mask_secrets
 from gates.store import HandoffRef, read_handoff_bytes
 
 _DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 
 
-def _lines(text: str) -> list[str]:
-    return visible(text).split("\n")
+def _lines(text: str, report: Report) -> list[str]:
+    return visible(shown_text(text, report)).split("\n")
+
+
+def shown_text(text: str, report: Report) -> str:
+    """``text`` with secrets masked when inspection found any: the raw bytes still hold them."""
+    if any(f.code is Code.SECRET for f in report.findings):
+        return mask_secrets(text)
+    return text
 
 
 def raw_view(ref: HandoffRef, report: Report) -> tuple[Text, list[Text]]:
@@ -36,17 +45,18 @@ def raw_view(ref: HandoffRef, report: Report) -> tuple[Text, list[Text]]:
         source = data.decode("utf-8", errors="backslashreplace")
         title = f"handoff file, {len(data):,} bytes"
     heading = Text.assemble(
-        (f" RAW  {title}", "bold"), ("   unsafe characters shown as ⟨…⟩ tokens · v: back", "dim")
+        (f" RAW  {title}", "bold"),
+        ("   unsafe characters shown as ⟨…⟩ tokens, secrets masked · v: back", "dim"),
     )
-    return heading, [Text(line) for line in _lines(source)]
+    return heading, [Text(line) for line in _lines(source, report)]
 
 
 def _comparable(report: Report) -> list[str]:
     """Pretty JSON of what arrived (keys in arrival order), else the raw text."""
     payload: Any = report.payload
     if payload is not None:
-        return _lines(json.dumps(payload, indent=2, ensure_ascii=False))
-    return _lines(report.raw_text)
+        return _lines(json.dumps(payload, indent=2, ensure_ascii=False), report)
+    return _lines(report.raw_text, report)
 
 
 def diff_view(

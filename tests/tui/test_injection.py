@@ -89,3 +89,27 @@ async def test_escape_and_bidi_characters_never_reach_the_terminal(root, registr
         assert "UNSAFE TEXT" in shown
         for char in ("\x1b", "\x07", "\u202e", "\u200b"):
             assert char not in shown
+
+
+async def test_secrets_are_masked_in_fields_raw_view_and_diff(root, registry):
+    card = "4111 1111 1111 1111"
+    put(root, "job-1", {"title": "first"}, schema="note/v1", phase="note")
+    put(
+        root,
+        "job-1",
+        {"title": "pay", "body": f"card {card} on file"},
+        schema="note/v1",
+        phase="note",
+    )
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        assert app.current_entry().ref.id == "0002-note"
+        await settle(pilot, lambda: "SECRET" in screen_text(app))
+        assert card not in screen_text(app)
+        await pilot.press("v")
+        await settle(pilot, lambda: "RAW" in screen_text(app))
+        assert "4111…1111" in screen_text(app) and card not in screen_text(app)
+        await pilot.press("d")
+        await settle(pilot, lambda: "DIFF" in screen_text(app))
+        assert "4111…1111" in screen_text(app) and card not in screen_text(app)
