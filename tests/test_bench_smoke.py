@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-# bench/ is a tool of the repository, not an installed package: import it from the checkout.
-sys.path.insert(0, str(ROOT))
+from bench.figures import Figure, Target
+from bench.stats import percentile, summarize
+from bench.table import render
 
-from bench.figures import Figure, Target  # noqa: E402
-from bench.stats import percentile, summarize  # noqa: E402
-from bench.table import render  # noqa: E402
+# bench/ is a tool of the checkout, not an installed package: pytest's pythonpath finds it.
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_p95_is_an_observed_sample_by_nearest_rank():
