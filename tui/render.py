@@ -202,9 +202,7 @@ def banners(report: Report) -> list[tuple[Text, str]]:
         )
     if _has(report, Code.REFUSAL):
         refusal = report.envelope.producer.refusal if report.envelope is not None else None
-        said = refusal or report.raw_text
-        if _has(report, Code.SECRET):
-            said = mask_secrets(said)
+        said = mask_secrets(refusal or report.raw_text)
         out.append(
             (
                 Text.assemble(

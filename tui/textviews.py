@@ -12,7 +12,6 @@ from typing import Any
 
 from rich.text import Text
 
-from gates.findings import Code
 from gates.report import Report
 from gates.sanitize import visible
 from gates.secretscan import mask_secrets
@@ -21,15 +20,10 @@ from gates.store import HandoffRef, read_handoff_bytes
 _DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 
 
-def _lines(text: str, report: Report) -> list[str]:
-    return visible(shown_text(text, report)).split("\n")
-
-
-def shown_text(text: str, report: Report) -> str:
-    """``text`` with secrets masked when inspection found any: the raw bytes still hold them."""
-    if any(f.code is Code.SECRET for f in report.findings):
-        return mask_secrets(text)
-    return text
+def _lines(text: str) -> list[str]:
+    """Displayable lines: secrets masked (the raw bytes hold them in full), unsafe
+    characters as tokens."""
+    return visible(mask_secrets(text)).split("\n")
 
 
 def raw_view(ref: HandoffRef, report: Report) -> tuple[Text, list[Text]]:
@@ -48,15 +42,15 @@ def raw_view(ref: HandoffRef, report: Report) -> tuple[Text, list[Text]]:
         (f" RAW  {title}", "bold"),
         ("   unsafe characters shown as ⟨…⟩ tokens, secrets masked · v: back", "dim"),
     )
-    return heading, [Text(line) for line in _lines(source, report)]
+    return heading, [Text(line) for line in _lines(source)]
 
 
 def _comparable(report: Report) -> list[str]:
     """Pretty JSON of what arrived (keys in arrival order), else the raw text."""
     payload: Any = report.payload
     if payload is not None:
-        return _lines(json.dumps(payload, indent=2, ensure_ascii=False), report)
-    return _lines(report.raw_text, report)
+        return _lines(json.dumps(payload, indent=2, ensure_ascii=False))
+    return _lines(report.raw_text)
 
 
 def diff_view(
