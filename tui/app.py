@@ -410,7 +410,10 @@ class HandoffGateApp(App[int]):
             return None
         if entry.decision is not None or entry.decision_error:
             done = describe(entry.decision) if entry.decision else "decided (unreadable)"
-            self.notify(f"{entry.ref.id} is already {done}.", severity="warning", markup=False)
+            note = f"{entry.ref.id} is already {safe(done, 200)}."
+            if entry.state is HandoffState.CHANGED:
+                note += " Its file changed since, so a new handoff must be submitted."
+            self.notify(note, severity="warning", markup=False)
             return None
         return entry
 

@@ -199,6 +199,9 @@ async def test_a_file_edited_after_approval_shows_as_changed(root, registry):
         os.replace(temp, path)
         await settle(pilot, lambda: entry.state is HandoffState.CHANGED)
         await settle(pilot, lambda: "no longer applies" in screen_text(app))
+        await pilot.press("a")
+        await settle(pilot, lambda: "a new handoff must be submitted" in notices(app))
+        assert not isinstance(app.screen, ApproveScreen)
 
 
 async def test_a_huge_file_is_blocked_unread(root, registry, monkeypatch):
