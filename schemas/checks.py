@@ -8,11 +8,17 @@ field validator already reports the wrong types.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from schemas.base import Issue
+
+K = TypeVar("K")
+
+#: An empty, ``.`` or ``..`` segment, in a path framed by ``/`` on both ends.
+_ODD_SEGMENT = re.compile(r"/\.{0,2}/")
 
 
 def objects(data: object, key: str) -> list[tuple[int, Mapping[str, Any]]]:
@@ -22,7 +28,10 @@ def objects(data: object, key: str) -> list[tuple[int, Mapping[str, Any]]]:
     value = data.get(key)
     if not isinstance(value, list):
         return []
-    return [(i, item) for i, item in enumerate(value) if isinstance(item, Mapping)]
+    # Parsed JSON objects are dicts: the exact type check spares the ABC machinery.
+    return [
+        (i, item) for i, item in enumerate(value) if type(item) is dict or isinstance(item, Mapping)
+    ]
 
 
 def strings(data: object, key: str) -> list[tuple[int, str]]:
@@ -69,6 +78,21 @@ def unsafe_path(path: str) -> str | None:
     if any(s in ("", ".") for s in segments):
         return "must not contain empty or '.' segments"
     return None
+
+
+def unsafe_paths(located: Iterable[tuple[K, str]]) -> list[tuple[K, str]]:
+    """``(place, why)`` for each path :func:`unsafe_path` objects to, in order.
+
+    Every unsafe path holds a backslash, a ``:`` (drive) or an empty (absolute), ``.``
+    or ``..`` segment, and still does once all paths are joined by ``/``; three quick
+    searches over that join clear the usual case, where none is unsafe. Only a suspect
+    sends each path to :func:`unsafe_path` on its own.
+    """
+    pairs = list(located)
+    joined = "/".join(p for _, p in pairs)
+    if "\\" not in joined and ":" not in joined and not _ODD_SEGMENT.search(f"/{joined}/"):
+        return []
+    return [(place, why) for place, p in pairs if (why := unsafe_path(p)) is not None]
 
 
 def instant(value: object) -> datetime | None:

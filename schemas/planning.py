@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from schemas.base import Contract, Issue
-from schemas.checks import duplicates, objects, quoted, unsafe_path
+from schemas.checks import duplicates, objects, quoted, unsafe_path, unsafe_paths
 from schemas.types import FilePath, Line, Text
 
 Profile = Literal[
@@ -68,18 +68,16 @@ class Design(Contract):
         A truncated design whose brackets were closed typically names an entry point it
         never lists; this is the check that catches it.
         """
-        located = [
-            (f"files[{i}].path", f["path"])
-            for i, f in objects(data, "files")
-            if isinstance(f.get("path"), str)
-        ]
-        issues = [Issue(where, why) for where, p in located if (why := unsafe_path(p)) is not None]
-        issues += duplicates(located, "path")
+        listed = [(i, p) for i, f in objects(data, "files") if isinstance(p := f.get("path"), str)]
+        issues = [Issue(f"files[{i}].path", why) for i, why in unsafe_paths(listed)]
+        paths = {p for _, p in listed}
+        if len(paths) < len(listed):
+            issues += duplicates(((f"files[{i}].path", p) for i, p in listed), "path")
         entry = data.get("entry_point") if isinstance(data, Mapping) else None
         if isinstance(entry, str):
             if (why := unsafe_path(entry)) is not None:
                 issues.append(Issue("entry_point", why))
-            elif isinstance(data.get("files"), list) and entry not in {p for _, p in located}:
+            elif isinstance(data.get("files"), list) and entry not in paths:
                 issues.append(
                     Issue("entry_point", f"{quoted(entry)} is not one of the listed files")
                 )

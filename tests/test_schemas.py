@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 from schemas import EXAMPLES, SCHEMAS, example_path
 from schemas.base import Contract, Issue
 from schemas.baton import PATCHABLE
+from schemas.checks import unsafe_path
 
 IDS = sorted(SCHEMAS)
 
@@ -279,6 +280,20 @@ def test_design_checks_still_run_when_fields_are_invalid():
     data = {"files": [{"path": "src/a.py"}, {"path": 7}, "junk"], "entry_point": "src/main.py"}
     assert errors("design/v1", data)
     assert paths("design/v1", data) == ["entry_point"]
+
+
+path_texts = st.text(alphabet="ab/.:\\\n é", max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(path_texts, max_size=5))
+def test_design_path_screen_misses_no_unsafe_path(bad_or_not):
+    """Files listed together get exactly the findings each path would get on its own."""
+    data = design(*bad_or_not, entry="elsewhere.py")
+    expected = [f"files[{i}].path" for i, p in enumerate(bad_or_not) if unsafe_path(p) is not None]
+    found = [i.path for i in checks("design/v1", data) if "duplicate" not in i.message]
+    assert found[: len(expected)] == expected
+    assert all(p == "entry_point" for p in found[len(expected) :])
 
 
 def log(*stamps: str) -> list[dict[str, str]]:
