@@ -145,7 +145,7 @@ def _value(row: FieldRow, states: tuple[FieldState, ...], limit: int) -> Text:
 
 
 def header(entry: Entry) -> Text:
-    """Run, id, roles, schema, short hash, size, tokens and the producer's stop reason."""
+    """Run, id and roles; creation, model and stop reason; schema, hash, size and tokens."""
     report = entry.report
     text = Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
     if report is None:
@@ -155,9 +155,16 @@ def header(entry: Entry) -> Text:
     if envelope is not None:
         roles = f"{envelope.from_role or '?'} → {envelope.to_role or '?'}"
         text.append(f"   {safe(roles, 60)}")
-    text.append("\n")
+        text.append("\ncreated ", style="dim")
+        text.append(safe(envelope.created, 40))
+        if envelope.producer.model:
+            text.append("   model ", style="dim")
+            text.append(safe(envelope.producer.model, 40))
+    stop = envelope.producer.finish_reason if envelope is not None else None
+    text.append("   stop reason " if envelope is not None else "\nstop reason ", style="dim")
+    text.append(safe(stop, 30) if stop else "-")
     schema = report.schema_id or (envelope.schema_id if envelope else None) or "?"
-    text.append("schema ", style="dim")
+    text.append("\nschema ", style="dim")
     text.append(safe(schema, 40), style="italic")
     text.append("   sha256 ", style="dim")
     text.append(report.sha256[:12] or "-")
@@ -165,9 +172,6 @@ def header(entry: Entry) -> Text:
     text.append(_size(report.size))
     text.append("   ~tokens ", style="dim")
     text.append(f"{report.approx_tokens:,}")
-    stop = envelope.producer.finish_reason if envelope is not None else None
-    text.append("   stop reason ", style="dim")
-    text.append(safe(stop, 30) if stop else "-")
     return text
 
 
