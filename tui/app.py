@@ -24,7 +24,14 @@ from textual.containers import Horizontal
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from gates.decisions import Action, Category, DecisionRefused, decide, describe
+from gates.decisions import (
+    Action,
+    Category,
+    DecisionRefused,
+    decide,
+    default_reviewer,
+    describe,
+)
 from gates.sanitize import visible
 from gates.status import HandoffState
 from tui.feed import Feed
@@ -99,6 +106,7 @@ class HandoffGateApp(App[int]):
         self.root = root.absolute()
         self.registry = registry
         self.reviewer = reviewer
+        self._reviewer_shown = reviewer or default_reviewer()
         self.show = Show(show)
         self.poll = poll
         self.quiet = quiet
@@ -385,6 +393,8 @@ class HandoffGateApp(App[int]):
             (safe(self.root.name or str(self.root), 60), "bold"),
             f"   showing {self.show.value} ({listed} of {len(self.entries)})",
             f"   waiting {waiting}",
+            ("   reviewer ", "dim"),
+            safe(self._reviewer_shown, 40),
         )
         if not self._scanned:
             bar.append("   scanning…", style="dim")
