@@ -42,7 +42,8 @@ class RunListing:
     """Handoffs of one run with the stamps of their files and decisions.
 
     A complete listing names every handoff of the run. A partial one covers only some
-    ids (those a filesystem event named): ``removed`` lists the ones that are gone.
+    ids (those a filesystem event named): ``removed`` lists the ones that are gone. A
+    ``None`` decision stamp means there is no decision file.
     """
 
     run_dir: Path
@@ -111,7 +112,7 @@ def touch_ids(run_dir: Path, ids: set[str]) -> RunListing:
             path = handoff_path(run_dir, handoff_id)
         except (OSError, ValueError, RuntimeError):
             continue
-        stamp = None if path.is_symlink() else _stamp(path)
+        stamp = _stamp(path) if path.is_file() and not path.is_symlink() else None
         if stamp is None:
             removed.add(handoff_id)
             continue
@@ -128,11 +129,12 @@ def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
     stamps: dict[str, Stamp | None] = {}
     try:
         with os.scandir(run_dir / DECISIONS) as found:
-            for item in found:
-                if item.name.endswith(".json") and not item.name.startswith("."):
-                    stamps[item.name.removesuffix(".json")] = stamp_of(item.stat())
+            names = [item.name for item in found]
     except OSError:
-        pass
+        return stamps
+    for name in names:
+        if name.endswith(".json") and not name.startswith("."):
+            stamps[name.removesuffix(".json")] = _stamp(run_dir / DECISIONS / name)
     return stamps
 
 
