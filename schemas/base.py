@@ -31,9 +31,13 @@ NonEmptyStr = Annotated[str, StringConstraints(min_length=1, pattern=r"\S")]
 
 
 class Contract(BaseModel):
-    """Strict: unknown keys forbidden, no coercion of types, frozen once validated."""
+    """Strict: unknown keys forbidden, no coercion of types, frozen once validated.
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    ``defer_build``: a contract's validator is built on its first use, not at import, so
+    a command that inspects one handoff pays for one contract rather than all of them.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
     append_only: ClassVar[tuple[str, ...]] = ()
 
