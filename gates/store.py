@@ -37,9 +37,7 @@ from gates.fsutil import (
     reserve,
     validate_id,
 )
-from gates.inspection import DEFAULT_MAX_BYTES, inspect_handoff
 from gates.report import Report
-from gates.validation import ABSENT as NO_PREVIOUS
 
 if TYPE_CHECKING:
     from gates.registry import Registry
@@ -47,8 +45,10 @@ if TYPE_CHECKING:
 HANDOFFS = "handoffs"
 DECISIONS = "decisions"
 _SEQ = ".seq"
-#: The cap on a handoff file read from a run (payload plus envelope): inspection's cap.
-MAX_HANDOFF_BYTES = DEFAULT_MAX_BYTES
+#: The cap on a handoff file read from a run (payload plus envelope): the same number as
+#: ``gates.inspection.DEFAULT_MAX_BYTES`` (a test pins them equal), spelled out here so
+#: that ``submit`` does not import inspection, which it never uses.
+MAX_HANDOFF_BYTES = 32 * 1024 * 1024
 #: Marks "no parsed payload from upstream"; ``None`` would mean JSON ``null``.
 ABSENT: Any = object()
 
@@ -299,6 +299,8 @@ def _streamed_sha256(path: Path) -> str:
 
 def inspect_in_run(run_dir: Path, handoff_id: str, registry: Registry) -> Report:
     """Inspect one handoff of a run. Never raises: any failure is a blocked report."""
+    from gates.inspection import inspect_handoff
+
     try:
         data = read_handoff_bytes(run_dir, handoff_id, MAX_HANDOFF_BYTES)
     except OversizeError as exc:
@@ -306,16 +308,16 @@ def inspect_in_run(run_dir: Path, handoff_id: str, registry: Registry) -> Report
         return blocked_report(Code.OVERSIZE, f"{exc}; not inspected", digest, exc.size)
     except (OSError, UnsafePathError) as exc:
         return blocked_report(Code.BAD_ENVELOPE, f"cannot read handoff {handoff_id!r}: {exc}")
-    previous: Any = None
+    previous: dict[str, Any] | None = None
     try:
         schema = _schema_of(data)
         if isinstance(schema, str):
             previous = previous_payload(run_dir, handoff_id, schema, registry)
     except ValueError:
         previous = None
-    if previous is None:
-        previous = NO_PREVIOUS
     try:
+        if previous is None:  # inspection's own default means "no previous payload"
+            return inspect_handoff(data, registry, max_bytes=MAX_HANDOFF_BYTES)
         return inspect_handoff(data, registry, previous=previous, max_bytes=MAX_HANDOFF_BYTES)
     except Exception as exc:  # inspection promises not to raise; fail closed if it does
         digest = hashlib.sha256(data).hexdigest()

@@ -232,6 +232,26 @@ def test_textual_is_never_imported_by_the_fast_commands(tmp_path: Path) -> None:
     assert done.stdout.strip() == "[]"
 
 
+def test_submit_loads_neither_inspection_nor_the_watcher(tmp_path: Path) -> None:
+    """A pipeline submits on every step: it must not pay for what only review needs."""
+    script = (
+        "import sys, contextlib, io\n"
+        "from gates.cli import main\n"
+        f"args = ['submit', {str(tmp_path)!r}, '--phase', 'plan', '--schema', 'plan/v1',\n"
+        f"        {str(example_path('plan/v1'))!r}]\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(args) == 0\n"
+        "heavy = {'gates.inspection', 'gates.validation', 'watchfiles', 'textual'}\n"
+        "print(sorted(m for m in sys.modules if m in heavy))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert [p.name for p in (tmp_path / "handoffs").glob("*.json")] == ["0001-plan.json"]
+
+
 def test_wait_without_the_reviewers_contracts_delivers_nothing(tmp_path: Path) -> None:
     spec = _note_spec(tmp_path)
     run = tmp_path / "run"

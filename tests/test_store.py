@@ -167,6 +167,12 @@ def test_inspect_in_run_blocks_a_missing_or_oversize_file_without_raising(
     assert [f.code for f in oversize.findings] == [Code.OVERSIZE]
 
 
+def test_the_run_reads_handoffs_up_to_the_size_inspection_accepts() -> None:
+    from gates.inspection import DEFAULT_MAX_BYTES
+
+    assert store.MAX_HANDOFF_BYTES == DEFAULT_MAX_BYTES
+
+
 def test_exclusive_create_never_overwrites_and_leaves_no_temp_files(tmp_path: Path) -> None:
     target = tmp_path / "d.json"
     exclusive_create(target, b"first")
