@@ -382,3 +382,16 @@ def test_watch_on_a_missing_folder_exits_with_a_usage_error(tmp_path, registry, 
     code = run_app(tmp_path / "nope", registry, reviewer=None, show="all", poll=False, quiet=True)
     assert code == 2
     assert "not a directory" in capsys.readouterr().err
+
+
+async def test_question_mark_shows_the_keys_and_escape_closes_them(root, registry):
+    put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("question_mark")
+        await settle(pilot, lambda: "approve the selected handoff" in screen_text(app))
+        await pilot.press("a")
+        assert not isinstance(app.screen, ApproveScreen), "keys of the main view are inert"
+        await pilot.press("escape")
+        await settle(pilot, lambda: "approve the selected handoff" not in screen_text(app))
