@@ -197,7 +197,8 @@ class HandoffGateApp(App[int]):
             for gone in set(self._runs) - message.runs:
                 self._merge(RunListing(gone, (), {}, {}), message.initial)
                 self._runs.pop(gone, None)
-        self._scanned = True
+        if message.runs is not None or not message.initial:
+            self._scanned = True
         self._paint_list()
         if message.runs is not None:
             self._freeze_heap(settled=True)
