@@ -16,7 +16,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy gates schemas
+	$(BIN)/mypy gates schemas tui
 
 unit: $(STAMP)
 	$(BIN)/pytest -q
