@@ -12,8 +12,6 @@ import binascii
 import gc
 import hashlib
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -138,7 +136,7 @@ def inspect(
     except Exception as exc:
         return _failed(b"", schema_id, exc)
     try:
-        with _collector_paused():
+        with _CollectorPaused():
             _inspect(
                 draft, data, registry, previous, finish_reason, refusal, upstream_payload, max_bytes
             )
@@ -147,21 +145,24 @@ def inspect(
         return _failed(data, schema_id, exc)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
+class _CollectorPaused:
     """Pause the cyclic garbage collector while a payload is parsed and validated.
 
     A 5 MB payload allocates about a million containers, none of them in cycles; with
     the collector running, each allocation burst triggers full traversals of all of
     them, which costs more than the parsing itself. It is restored on every exit path,
-    and only re-enabled if it was enabled before.
+    and only re-enabled if it was enabled before. A plain class, not a generator
+    context manager: on a 2 KB payload that machinery was a measurable share.
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
+
+    __slots__ = ("enabled",)
+
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
             gc.enable()
 
 
@@ -345,7 +346,7 @@ def inspect_handoff(
     re-serialized. ``sha256``/``size`` in the report are those of the whole file.
     """
     try:
-        with _collector_paused():
+        with _CollectorPaused():
             return _inspect_handoff(file_bytes, registry, previous, max_bytes)
     except Exception as exc:
         return _failed(file_bytes, None, exc)
