@@ -46,9 +46,13 @@ class Category(StrEnum):
 
 
 class Decision(BaseModel):
-    """One decision file, ``RUN_DIR/decisions/{handoff}.json``."""
+    """One decision file, ``RUN_DIR/decisions/{handoff}.json``.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    ``defer_build``: the validator is built when the first decision is read or written,
+    so importing this module (the watcher does, before its first paint) stays cheap.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     format: Literal["handoff-gate-decision/1"] = "handoff-gate-decision/1"
     handoff: str = Field(pattern=r"^[0-9]{4,}-[a-z0-9][a-z0-9_-]{0,39}$")

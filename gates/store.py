@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 import jiter
 
 from gates import audit
-from gates.envelope import Envelope
 from gates.findings import Code, Finding, Severity
 from gates.fsutil import (
     ID_PATTERN,
@@ -155,6 +154,10 @@ def submit(
     The payload is not judged here: a broken handoff is still recorded so a person
     sees it blocked. Raises ``ValueError`` for bad bookkeeping (phase, roles, schema).
     """
+    # Imported here: the envelope model is the one pydantic build a reader of runs (the
+    # watcher's listing) does not need before its first paint.
+    from gates.envelope import Envelope
+
     if not PHASE_PATTERN.match(phase):
         raise ValueError(f"phase must match {PHASE_PATTERN.pattern}: {phase!r}")
     (run_dir / HANDOFFS).mkdir(parents=True, exist_ok=True)
