@@ -38,11 +38,38 @@ def inside(root: Path, *parts: str) -> Path:
     The returned path is the unresolved one, so messages name what the user knows.
     """
     candidate = root.joinpath(*parts)
+    if _plain_and_unlinked(root, parts):
+        return candidate
     real_root = root.resolve()
     real = candidate.resolve()
     if real != real_root and real_root not in real.parents:
         raise UnsafePathError(f"{candidate} resolves outside the run directory {root}")
     return candidate
+
+
+def _plain_and_unlinked(root: Path, parts: tuple[str, ...]) -> bool:
+    """Whether ``root/parts`` stays inside ``root`` without resolving anything: every part
+    is one plain name and none of them is a symlink on disk (``lstat``, one call each).
+
+    Resolving costs a ``realpath`` of the whole path, twice, and runs for every handoff a
+    listing or a watcher touches; this answers the common case for a few system calls.
+    Anything else (a symlink, an odd name, an error) is left to the full resolve check.
+    """
+    for part in parts:
+        if part in ("", ".", "..") or "/" in part or "\0" in part:
+            return False
+    path = os.fspath(root)
+    for part in parts:
+        path = f"{path}{os.sep}{part}"
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return True  # nothing below a missing name exists, links included
+        except OSError:
+            return False
+        if stat.S_ISLNK(mode):
+            return False
+    return True
 
 
 def _temp_path(final: Path) -> Path:

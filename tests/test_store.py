@@ -15,7 +15,7 @@ from gates import store
 from gates.decisions import decide
 from gates.envelope import Envelope
 from gates.findings import Code, Verdict
-from gates.fsutil import UnsafePathError, atomic_write, exclusive_create
+from gates.fsutil import UnsafePathError, atomic_write, exclusive_create, inside
 from gates.registry import load_registry
 from schemas import example_path
 
@@ -132,6 +132,20 @@ def test_a_symlink_pointing_outside_the_run_is_not_followed(tmp_path: Path) -> N
     (run / "handoffs").symlink_to(tmp_path)
     with pytest.raises(UnsafePathError):
         store.read_handoff_bytes(run, "0001-x")
+
+
+def test_path_parts_that_climb_out_are_refused_even_below_a_missing_folder(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    for parts in [("missing", "..", "..", "etc"), ("..",), ("a/../../b",)]:
+        with pytest.raises(UnsafePathError):
+            inside(run, *parts)
+    assert inside(run, "missing", "0001-x.json") == run / "missing" / "0001-x.json"
+    (run / "inner").mkdir()
+    (run / "alias").symlink_to(run / "inner")
+    assert inside(run, "alias", "0001-x.json") == run / "alias" / "0001-x.json"
 
 
 def test_oversize_handoffs_are_refused_before_reading(tmp_path: Path) -> None:
