@@ -91,17 +91,26 @@ def decision_path(run_dir: Path, handoff_id: str) -> Path:
 
 
 def list_handoffs(run_dir: Path) -> list[HandoffRef]:
-    """Handoffs ordered by sequence number; temp files, symlinks and junk names skipped."""
+    """Handoffs ordered by sequence number; temp files, symlinks and junk names skipped.
+
+    One ``scandir`` and the folder's own path check: an entry that is a regular file
+    (not a symlink) with a valid id for a name cannot lead out of the run, so it needs
+    no check of its own (a run is re-listed on every change, at 10,000 handoffs too).
+    """
     folder = run_dir / HANDOFFS
     if not folder.is_dir():
         return []
-    refs = []
-    for entry in folder.iterdir():
-        stem = entry.name.removesuffix(".json")
-        if entry.suffix != ".json" or not ID_PATTERN.match(stem) or entry.is_symlink():
-            continue
-        if entry.is_file():
-            refs.append(_ref(run_dir, stem))
+    refs: list[HandoffRef] = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            stem = entry.name.removesuffix(".json")
+            if stem == entry.name or not ID_PATTERN.match(stem):
+                continue
+            if entry.is_file(follow_symlinks=False):
+                if not refs:
+                    inside(run_dir, HANDOFFS)
+                seq, phase = stem.split("-", 1)
+                refs.append(HandoffRef(run_dir, stem, int(seq), phase, folder / entry.name))
     return sorted(refs, key=lambda r: (r.seq, r.id))
 
 
