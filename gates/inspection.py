@@ -243,7 +243,7 @@ def _inspect(
         if len(structure) * SPARSE_TEXT < len(data):
             empties, blanks = True, True
         else:
-            empties, blanks = textscan.empty_shapes(text, data)
+            empties, blanks = textscan.empty_shapes(text, data, structure)
         outcome = check_contract(
             value, data, contract, previous=previous, empties=empties, blanks=blanks
         )

@@ -20,7 +20,8 @@ from gates.secretscan import mask_secrets, may_hold, secrets_in
 
 _CONTROL_ESCAPE = re.compile(r"\\[bfr]")
 _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
-_EMPTY_MARKERS = tuple(re.compile(m) for m in ('""', "null", r"\[\s*\]", r"\{\s*\}"))
+_EMPTY_STRING = re.compile('""')
+_NULL = re.compile("null")
 _BLANK_STRING = re.compile(r'"(?:\s|\\[nrtbf]|\\u[0-9a-fA-F]{4})+"')
 _BLANK_ASCII = re.compile(r'" +"')
 #: A number below this has fewer digits than any card number.
@@ -72,17 +73,26 @@ def decode_u_escapes(text: str) -> tuple[str, bool]:
     return _U_ESCAPE.sub(decode, text.replace("\\\\", "\0")), unsafe
 
 
-def empty_shapes(text: str, data: bytes) -> tuple[bool, bool]:
+def empty_shapes(text: str, data: bytes, structure: bytes) -> tuple[bool, bool]:
     """Which empty values the JSON text can hold: ``(any empty value, blank strings)``.
 
     A false "yes" only costs a closer look; a false "no" would hide an empty field.
-    Without escapes or non-ASCII text, a blank string can only be spaces.
+    Without escapes or non-ASCII text, a blank string can only be spaces. ``structure``
+    is :func:`gates.parsing.skeleton` of the (valid) text: an empty array or object is
+    ``[]`` or ``{}`` there, whatever whitespace it held, so the text needs no search
+    for those.
     """
     if b"\\" in data or not data.isascii():
         blanks = _BLANK_STRING.search(text) is not None
     else:
         blanks = _BLANK_ASCII.search(text) is not None
-    return blanks or any(marker.search(text) for marker in _EMPTY_MARKERS), blanks
+    return (
+        blanks
+        or b"[]" in structure
+        or b"{}" in structure
+        or _EMPTY_STRING.search(text) is not None
+        or _NULL.search(text) is not None
+    ), blanks
 
 
 def scan(value: Any, kinds: frozenset[str], *, unsafe: bool) -> tuple[list[Hit], list[Hit]]:

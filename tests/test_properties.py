@@ -12,12 +12,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inspect_contracts import REGISTRY as TEST_CONTRACTS
+from inspect_contracts import VALID_STRICT
 from pydantic import BaseModel
 
 from gates.fields import field_rows
 from gates.findings import Code, Severity
 from gates.inspection import inspect, inspect_handoff
 from gates.report import Report
+from gates.validation import check_contract
 from schemas import SCHEMAS, example_path
 
 REGISTRY: dict[str, type[BaseModel]] = {**SCHEMAS, **TEST_CONTRACTS}
@@ -219,3 +221,59 @@ def test_every_built_in_example_is_approvable() -> None:
         report = inspect(json.dumps(payload).encode(), schema_id, REGISTRY)
         assert report.approvable, (schema_id, report.findings)
         assert_sound(report, schema_id)
+
+
+EMPTY_VALUES = [None, "", " ", "\t\n", "\u00a0", "\u3000", [], {}]
+#: Payloads to empty values in: the built-in examples, and test contracts that accept
+#: the empty values the built-in ones reject.
+ACCEPTING = {
+    "strict/v1": VALID_STRICT,
+    "lenient/v1": {"title": "t", "tags": ["a", "b"], "owner": "ana"},
+    "team/v1": {
+        "lead": {"name": "ana", "email": "a@x"},
+        "members": [{"name": "bo", "email": "b@x"}],
+        "by_role": {"qa": {"name": "cy", "email": "c@x"}},
+    },
+}
+
+
+def _nodes(value: Any, trail: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [trail] if trail else []
+    if isinstance(value, dict | list):
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for step, child in items:
+            found += _nodes(child, (*trail, step))
+    return found
+
+
+@st.composite
+def emptied_examples(draw: st.DrawFn) -> tuple[str, bytes]:
+    """A built-in example with a few values anywhere in it emptied, in any JSON layout."""
+    schema_id = draw(st.sampled_from(sorted(ACCEPTING)) | st.sampled_from(sorted(EXAMPLES)))
+    payload = json.loads(json.dumps({**EXAMPLES, **ACCEPTING}[schema_id]))
+    for _ in range(draw(st.integers(min_value=1, max_value=2))):
+        *parent, last = draw(st.sampled_from(_nodes(payload)))
+        node = payload
+        for step in parent:
+            node = node[step]
+        node[last] = draw(st.sampled_from(EMPTY_VALUES))
+    indent = draw(st.sampled_from([None, 0, 2, "\t"]))
+    separators = draw(st.sampled_from([None, (",", ":"), (" ,", " : ")]))
+    ascii_only = draw(st.booleans())
+    text = json.dumps(payload, indent=indent, separators=separators, ensure_ascii=ascii_only)
+    return schema_id, text.encode()
+
+
+@settings(SETTINGS, max_examples=300)
+@given(case=emptied_examples())
+def test_text_prescreens_hide_no_empty_field(case: tuple[str, bytes]) -> None:
+    """What the raw text rules out before the walk never drops an ``empty_field`` finding."""
+    schema_id, data = case
+    contract = REGISTRY[schema_id]
+    reference = check_contract(json.loads(data), data, contract).findings
+    report = inspect(data, schema_id, REGISTRY)
+
+    def empties(findings: Any) -> list[tuple[str, Severity]]:
+        return sorted((f.path, f.severity) for f in findings if f.code is Code.EMPTY_FIELD)
+
+    assert empties(report.findings) == empties(reference)
