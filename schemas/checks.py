@@ -9,13 +9,11 @@ field validator already reports the wrong types.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from schemas.base import Issue
-
-K = TypeVar("K")
 
 #: An empty, ``.`` or ``..`` segment, in a path framed by ``/`` on both ends.
 _ODD_SEGMENT = re.compile(r"/\.{0,2}/")
@@ -80,19 +78,18 @@ def unsafe_path(path: str) -> str | None:
     return None
 
 
-def unsafe_paths(located: Iterable[tuple[K, str]]) -> list[tuple[K, str]]:
-    """``(place, why)`` for each path :func:`unsafe_path` objects to, in order.
+def unsafe_paths(paths: Sequence[str]) -> list[tuple[int, str]]:
+    """``(position, why)`` for each path :func:`unsafe_path` objects to, in order.
 
     Every unsafe path holds a backslash, a ``:`` (drive) or an empty (absolute), ``.``
     or ``..`` segment, and still does once all paths are joined by ``/``; three quick
     searches over that join clear the usual case, where none is unsafe. Only a suspect
     sends each path to :func:`unsafe_path` on its own.
     """
-    pairs = list(located)
-    joined = "/".join(p for _, p in pairs)
+    joined = "/".join(paths)
     if "\\" not in joined and ":" not in joined and not _ODD_SEGMENT.search(f"/{joined}/"):
         return []
-    return [(place, why) for place, p in pairs if (why := unsafe_path(p)) is not None]
+    return [(n, why) for n, p in enumerate(paths) if (why := unsafe_path(p)) is not None]
 
 
 def instant(value: object) -> datetime | None:

@@ -69,15 +69,16 @@ class Design(Contract):
         never lists; this is the check that catches it.
         """
         listed = [(i, p) for i, f in objects(data, "files") if isinstance(p := f.get("path"), str)]
-        issues = [Issue(f"files[{i}].path", why) for i, why in unsafe_paths(listed)]
-        paths = {p for _, p in listed}
-        if len(paths) < len(listed):
+        paths = [p for _, p in listed]
+        issues = [Issue(f"files[{listed[n][0]}].path", why) for n, why in unsafe_paths(paths)]
+        unique = set(paths)
+        if len(unique) < len(paths):
             issues += duplicates(((f"files[{i}].path", p) for i, p in listed), "path")
         entry = data.get("entry_point") if isinstance(data, Mapping) else None
         if isinstance(entry, str):
             if (why := unsafe_path(entry)) is not None:
                 issues.append(Issue("entry_point", why))
-            elif isinstance(data.get("files"), list) and entry not in paths:
+            elif isinstance(data.get("files"), list) and entry not in unique:
                 issues.append(
                     Issue("entry_point", f"{quoted(entry)} is not one of the listed files")
                 )
