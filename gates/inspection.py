@@ -205,7 +205,9 @@ def _inspect(
         return
     d.raw_text = text
     digits = parsing.digit_view(data)
-    found = frozenset(kind for _, _, kind in spans(text, kinds_in(text, digits)))
+    found = kinds_in(text, digits)
+    if found:  # markers are a superset: keep the kinds actually present
+        found = frozenset(kind for _, _, kind in spans(text, found))
     d.secret = bool(found)
     parsed = parsing.parse(data)
     if not parsed.ok:

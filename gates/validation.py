@@ -230,7 +230,8 @@ def _outcome(
         )
     errors = _error_findings(error, cleaned) if error is not None else []
     findings.extend(errors)
-    findings.extend(_empty_findings(walk.empty, errors))
+    if walk.empty:
+        findings.extend(_empty_findings(walk.empty, errors))
     findings.extend(
         Finding(Code.DEFAULTED_FIELD, path, Severity.WARN, _defaulted_message(value))
         for path, value in walk.defaulted
