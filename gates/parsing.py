@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import jiter
 
@@ -27,12 +26,13 @@ _BIG_EXPONENT = re.compile(rb"0e\+?000")
 _DUPLICATE = re.compile(r'Detected duplicate key "(.*)" at line')
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
+class Parsed(NamedTuple):
     """Outcome of the strict parse: ``value`` when ``ok``, else why not.
 
     ``error`` is jiter's message. ``partial`` holds the value a partial parse recovered
-    when the strict one failed at end of input (``truncated`` is then true).
+    when the strict one failed at end of input (``truncated`` is then true). A named
+    tuple: as immutable as a frozen dataclass, and built in a third of the time, which
+    shows on every small payload.
     """
 
     ok: bool
