@@ -32,6 +32,21 @@ def objects(data: object, key: str) -> list[tuple[int, Mapping[str, Any]]]:
     ]
 
 
+def strings_in(data: object, key: str, field: str) -> list[tuple[int, str]]:
+    """``(index, element[field])`` for the JSON objects in ``data[key]`` with a string there."""
+    if not isinstance(data, Mapping):
+        return []
+    value = data.get(key)
+    if not isinstance(value, list):
+        return []
+    return [
+        (i, text)
+        for i, item in enumerate(value)
+        if (type(item) is dict or isinstance(item, Mapping))
+        and isinstance(text := item.get(field), str)
+    ]
+
+
 def strings(data: object, key: str) -> list[tuple[int, str]]:
     """The ``(index, element)`` pairs of ``data[key]`` whose element is a string."""
     if not isinstance(data, Mapping):
@@ -73,7 +88,7 @@ def unsafe_path(path: str) -> str | None:
     segments = path.split("/")
     if ".." in segments:
         return "must not contain a '..' segment"
-    if any(s in ("", ".") for s in segments):
+    if "" in segments or "." in segments:
         return "must not contain empty or '.' segments"
     return None
 

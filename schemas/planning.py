@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from schemas.base import Contract, Issue
-from schemas.checks import duplicates, objects, quoted, unsafe_path, unsafe_paths
+from schemas.checks import duplicates, quoted, strings_in, unsafe_path, unsafe_paths
 from schemas.types import FilePath, Line, Text
 
 Profile = Literal[
@@ -68,7 +68,7 @@ class Design(Contract):
         A truncated design whose brackets were closed typically names an entry point it
         never lists; this is the check that catches it.
         """
-        listed = [(i, p) for i, f in objects(data, "files") if isinstance(p := f.get("path"), str)]
+        listed = strings_in(data, "files", "path")
         paths = [p for _, p in listed]
         issues = [Issue(f"files[{listed[n][0]}].path", why) for n, why in unsafe_paths(paths)]
         unique = set(paths)
