@@ -141,19 +141,31 @@ def read_bounded(path: Path, max_bytes: int) -> bytes:
     """Read at most ``max_bytes`` from a regular file; raise ``OversizeError`` beyond.
 
     The size is checked before reading, and the read is capped, so a file that grows
-    meanwhile cannot make us load more than the cap.
+    meanwhile cannot make us load more than the cap. Reads ask for the size ``fstat``
+    reported (plus one byte, to see growth) rather than the cap: a buffered read of
+    ``max_bytes`` allocates the whole cap first, which tripled the cost of a small file.
     """
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as handle:
-        st = os.fstat(handle.fileno())
+    try:
+        st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise OSError(f"{path} is not a regular file")
         if st.st_size > max_bytes:
             raise OversizeError(st.st_size, max_bytes)
-        data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise OversizeError(len(data), max_bytes)
-    return data
+        parts: list[bytes] = []
+        size = 0
+        while size <= max_bytes:
+            want = min(max(st.st_size + 1 - size, 1 << 16), max_bytes + 1 - size)
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
+            parts.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > max_bytes:
+        raise OversizeError(size, max_bytes)
+    return b"".join(parts)
 
 
 class OversizeError(OSError):

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gates import store
+from gates import fsutil, store
 from gates.decisions import decide
 from gates.envelope import Envelope
 from gates.findings import Code, Verdict
-from gates.fsutil import UnsafePathError, atomic_write, exclusive_create, inside
+from gates.fsutil import OversizeError, UnsafePathError, atomic_write, exclusive_create, inside
 from gates.registry import load_registry
 from schemas import example_path
 
@@ -179,6 +179,26 @@ def test_inspect_in_run_blocks_a_missing_or_oversize_file_without_raising(
     monkeypatch.setattr(store, "MAX_HANDOFF_BYTES", 1024)
     oversize = store.inspect_in_run(tmp_path, ref.id, {})
     assert [f.code for f in oversize.findings] == [Code.OVERSIZE]
+
+
+def test_a_file_that_grew_after_its_size_was_taken_is_read_whole_but_never_past_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "grows.json"
+    data = os.urandom(200_000)
+    path.write_bytes(data)
+    real_fstat = os.fstat
+
+    def stale_fstat(fd: int) -> os.stat_result:
+        fields = list(real_fstat(fd))
+        fields[6] = 100  # st_size as it was before the writer appended
+        return os.stat_result(fields)
+
+    monkeypatch.setattr(fsutil.os, "fstat", stale_fstat)
+    assert fsutil.read_bounded(path, 300_000) == data
+    assert fsutil.read_bounded(path, 200_000) == data
+    with pytest.raises(OversizeError):
+        fsutil.read_bounded(path, 150_000)
 
 
 def test_the_run_reads_handoffs_up_to_the_size_inspection_accepts() -> None:
