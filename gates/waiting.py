@@ -65,6 +65,14 @@ def _settle(run_dir: Path, handoff_id: str, registry: Registry) -> WaitResult | 
     return WaitResult(WaitOutcome.APPROVED, decision, report.delivered, report)
 
 
+def _prepare(run_dir: Path, handoff_id: str, registry: Registry) -> None:
+    """Do the one-time work of a pickup while nobody is waiting on it yet: loading
+    inspection and building the contract's and the decision's validators (all deferred
+    until first use) would otherwise add about 30 ms between a decision and its delivery."""
+    inspect_in_run(run_dir, handoff_id, registry)
+    Decision.model_rebuild()
+
+
 def _finish(run_dir: Path, handoff_id: str, result: WaitResult) -> WaitResult:
     audit.append(
         run_dir, audit.Event.WAIT_RETURNED, handoff=handoff_id, outcome=result.outcome.value
@@ -91,10 +99,15 @@ def wait(
         raise FileNotFoundError(f"no handoff {handoff_id} in {run_dir}")
     deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
     recheck = _RECHECK_MS if timeout is None else max(1, min(_RECHECK_MS, int(timeout * 1000)))
+    prepared = False
     while True:
         result = _settle(run_dir, handoff_id, registry)
         if result is not None:
             return _finish(run_dir, handoff_id, result)
+        if not prepared:  # then settle again: the decision may have come meanwhile
+            _prepare(run_dir, handoff_id, registry)
+            prepared = True
+            continue
         decisions = run_dir / DECISIONS
         watching_decisions = decisions.is_dir()
         for _changes in watchfiles.watch(
