@@ -14,21 +14,25 @@ from gates.sanitize import mask
 
 CARD = "card number"
 
-_KINDS = tuple(
-    (kind, re.compile(marker), re.compile(pattern))
-    for kind, marker, pattern in (
-        ("private key", "PRIVATE KEY", r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----"),
-        ("AWS access key", "A[KS]IA", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-        (
-            "GitHub token",
-            "g(?:h[pousr]_|ithub_pat_)",
-            r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
-        ),
-        ("Slack token", "xox", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-        ("Stripe live key", "k_live_", r"\b[rs]k_live_[A-Za-z0-9]{16,}"),
-        ("JWT", "eyJ", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    )
+#: Per kind: its marker, and one character every marker match contains (looking for
+#: one character is a memchr, several times faster than a regex pass over the text).
+_MARKED = (
+    ("private key", "PRIVATE KEY", "Y", r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----"),
+    ("AWS access key", "A[KS]IA", "I", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    (
+        "GitHub token",
+        "g(?:h[pousr]_|ithub_pat_)",
+        "_",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+    ),
+    ("Slack token", "xox", "x", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    ("Stripe live key", "k_live_", "v", r"\b[rs]k_live_[A-Za-z0-9]{16,}"),
+    ("JWT", "eyJ", "J", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
 )
+_KINDS = tuple(
+    (kind, re.compile(marker), re.compile(pattern)) for kind, marker, _, pattern in _MARKED
+)
+_GATED = tuple((kind, char, re.compile(marker).search) for kind, marker, char, _ in _MARKED)
 ALL_KINDS = frozenset({kind for kind, _, _ in _KINDS} | {CARD})
 _ONLY_CARDS = frozenset({CARD})
 
@@ -74,7 +78,7 @@ def kinds_in(text: str, digits: bytes | None = None) -> frozenset[str]:
 
     ``digits`` may carry :func:`gates.parsing.digit_view` of the text, already computed.
     """
-    found = {kind for kind, marker, _ in _KINDS if marker.search(text)}
+    found = {kind for kind, char, search in _GATED if char in text and search(text)}
     if _digit_run(text, digits):
         found.add(CARD)
     return frozenset(found)
