@@ -260,12 +260,6 @@ def cmd_schemas(args: argparse.Namespace) -> int:
 
 def cmd_watch(args: argparse.Namespace) -> int:
     registry = _registry(args.schemas)
-    # Textual paints a changed screen on a fixed timer of 1/TEXTUAL_FPS, read when it is
-    # imported; at its default of 60 a new handoff's row waits up to 16.7 ms for the next
-    # frame. 120 halves that wait (bench, quick runs: visible.isolated p95 13-14 ms
-    # instead of 14-23 ms, a detail's first screen 4 ms instead of 12 ms) for a few per
-    # cent more CPU while 10,000 handoffs load. A user's own setting wins.
-    os.environ.setdefault("TEXTUAL_FPS", "120")
     app = importlib.import_module("tui.app")
     return int(
         app.run_app(
