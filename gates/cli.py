@@ -100,6 +100,7 @@ def _value_text(value: Any, child_count: int) -> str:
 
 def _print_rows(report: Report, parent: str, depth: int, budget: list[int]) -> None:
     from gates.fields import field_rows
+    from gates.report import FieldState
 
     for row in field_rows(report, parent):
         if budget[0] <= 0:
@@ -108,7 +109,8 @@ def _print_rows(report: Report, parent: str, depth: int, budget: list[int]) -> N
         budget[0] -= 1
         states = ",".join(s.value for s in row.states)
         line = f"{'  ' * (depth + 1)}{_flat(row.key)}  [{states}]  "
-        line += _value_text(row.value, row.child_count)
+        absent = FieldState.MISSING in row.states
+        line += "(absent)" if absent else _value_text(row.value, row.child_count)
         if row.message:
             line += f"  — {_flat(row.message)}"
         print(line)

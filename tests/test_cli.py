@@ -147,6 +147,16 @@ def test_check_reports_a_handoff_field_by_field(tmp_path: Path) -> None:
     assert "research_questions" in blocked.stdout
 
 
+def test_check_says_a_missing_field_is_absent_not_null(tmp_path: Path) -> None:
+    payload = tmp_path / "brief.json"
+    payload.write_text('{"brief": "timeout to vendor", "citations": ["log-17"]}')
+    out = cli("check", str(payload), "--schema", "research_brief/v1").stdout
+    row = next(line for line in out.splitlines() if line.strip().startswith("open_questions"))
+    assert "[missing]" in row
+    assert "(absent)" in row
+    assert "null" not in row
+
+
 def test_check_json_has_the_documented_shape(tmp_path: Path) -> None:
     payload = tmp_path / "payload.json"
     payload.write_bytes(PLAN_BYTES[:-40])
