@@ -14,17 +14,23 @@ import importlib
 import json
 import os
 import sys
+import threading
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gates.sanitize import visible
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from gates.registry import Registry
     from gates.report import Report
     from gates.waiting import WaitResult
 
 OK, FAIL, USAGE, TIMED_OUT, CHANGED = 0, 1, 2, 3, 4
+#: ``gates.registry.ENV_VAR``, spelled here so ``watch`` can tell without importing it.
+SCHEMAS_ENV = "HANDOFF_GATE_SCHEMAS"
 _MAX_ROWS = 400
 
 
@@ -39,6 +45,34 @@ def _registry(spec: str | None) -> Registry:
         return load_registry(spec)
     except RegistryError as exc:
         raise UsageError(str(exc)) from exc
+
+
+class _Builtins(Mapping[str, "type[BaseModel]"]):
+    """The built-in contracts, imported on first use.
+
+    ``watch`` without ``--schemas`` cannot fail to load its registry, so it need not
+    build the contracts' models (about 20 ms) before its first paint: the inspection
+    thread, the first to look a contract up, loads them after the screen is up.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._models: Registry | None = None
+
+    def _loaded(self) -> Registry:
+        with self._lock:
+            if self._models is None:
+                self._models = _registry("")
+            return self._models
+
+    def __getitem__(self, schema_id: str) -> type[BaseModel]:
+        return self._loaded()[schema_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
 
 
 def _read_input(name: str) -> bytes:
@@ -261,7 +295,8 @@ def cmd_schemas(args: argparse.Namespace) -> int:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    registry = _registry(args.schemas)
+    spec = os.environ.get(SCHEMAS_ENV, "") if args.schemas is None else args.schemas
+    registry = _registry(spec) if spec.strip() else _Builtins()
     app = importlib.import_module("tui.app")
     return int(
         app.run_app(

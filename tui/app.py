@@ -49,15 +49,12 @@ from tui.model import (
 from tui.palette import JumpProvider
 from tui.render import finding_text, list_row, safe
 from tui.scan import RunListing, inspect_ref
-from tui.screens.approve import ApproveScreen
-from tui.screens.help import HelpScreen
-from tui.screens.reject import Rejection, RejectScreen, suggest_category
-from tui.textviews import diff_view, raw_view
 from tui.widgets.detail import Body, Detail
 from tui.widgets.handoff_list import HandoffList
 
 if TYPE_CHECKING:
     from gates.registry import Registry
+    from tui.screens.reject import Rejection
 
 #: Widest run name and handoff id columns in the list (longer ones are cut with "…").
 MAX_RUN_WIDTH = 22
@@ -141,8 +138,19 @@ class HandoffGateApp(App[int]):
         self._update_topbar()
         self.feed.start()
         self.run_worker(self.feed.relist_loop, thread=True, group="relist", name="relist")
-        self.run_worker(self.feed.inspect_loop, thread=True, group="inspect", name="inspect")
         self.run_worker(self.feed.watch(self._runs), exclusive=True, group="watch", name="watch")
+        self.call_after_refresh(self._start_inspecting)
+
+    def _start_inspecting(self) -> None:
+        """Start inspecting once the first screen is up.
+
+        The inspection thread begins by importing the validators and the contracts (tens
+        of ms of Python holding the GIL); started with the listing, it slowed the first
+        paint by about as much. Listing alone fills the first screen's rows. Watching
+        still starts at mount: a handoff written as soon as the list is shown must not
+        be missed.
+        """
+        self.run_worker(self.feed.inspect_loop, thread=True, group="inspect", name="inspect")
 
     def on_unmount(self) -> None:
         self.feed.close()
@@ -442,6 +450,8 @@ class HandoffGateApp(App[int]):
                 markup=False,
             )
             return
+        from tui.screens.approve import ApproveScreen  # dialogs load on first use
+
         warnings = [finding_text(f) for f in report.warnings]
         screen = ApproveScreen(self._title(entry), report.sha256, warnings)
 
@@ -455,6 +465,8 @@ class HandoffGateApp(App[int]):
         entry = self._decidable(self.current_entry())
         if entry is None or entry.report is None:
             return
+        from tui.screens.reject import RejectScreen, suggest_category
+
         sha256 = entry.report.sha256
 
         def submitted(rejection: Rejection | None) -> None:
@@ -518,6 +530,8 @@ class HandoffGateApp(App[int]):
 
     @work(thread=True, exclusive=True, group="body")
     def _load_body(self, entry: Entry, body: Body, previous: Entry | None) -> None:
+        from tui.textviews import diff_view, raw_view  # difflib: only when asked for
+
         report = entry.report
         if report is None:
             return
@@ -554,6 +568,8 @@ class HandoffGateApp(App[int]):
         self.notify(f"Showing {self.show.value} handoffs", timeout=2, markup=False)
 
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
         self.push_screen(HelpScreen())
 
 
