@@ -13,20 +13,32 @@ import json
 import socket
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NoReturn
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from gates import audit
-from gates.findings import Verdict
 from gates.fsutil import OversizeError, exclusive_create, read_bounded, validate_id
 from gates.sanitize import has_unsafe
 from gates.store import DECISIONS, decision_path, handoff_path, inspect_in_run, is_run
 
 if TYPE_CHECKING:
+    from gates.decision_file import Decision as Decision
     from gates.registry import Registry
 
 _MAX_DECISION_BYTES = 256 * 1024
+
+
+def __getattr__(name: str) -> Any:
+    """``Decision`` lives in ``gates.decision_file`` and is loaded on first use.
+
+    Defining a pydantic model loads pydantic's model machinery (about 28 ms); the
+    watcher imports this module for its enums and functions before its first paint and
+    reads no decision until after it.
+    """
+    if name == "Decision":
+        from gates.decision_file import Decision
+
+        return Decision
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Action(StrEnum):
@@ -43,28 +55,6 @@ class Category(StrEnum):
     UNSAFE = "unsafe"
     OUT_OF_SCOPE = "out_of_scope"
     OTHER = "other"
-
-
-class Decision(BaseModel):
-    """One decision file, ``RUN_DIR/decisions/{handoff}.json``.
-
-    ``defer_build``: the validator is built when the first decision is read or written,
-    so importing this module (the watcher does, before its first paint) stays cheap.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-    format: Literal["handoff-gate-decision/1"] = "handoff-gate-decision/1"
-    handoff: str = Field(pattern=r"^[0-9]{4,}-[a-z0-9][a-z0-9_-]{0,39}$")
-    run: str = Field(min_length=1, max_length=200)
-    action: Action
-    reason: str | None = Field(default=None, max_length=10_000)
-    category: Category | None = None
-    reviewer: str = Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")
-    decided_at: str
-    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    verdict: Verdict
-    codes: tuple[str, ...] = ()
 
 
 class DecisionRefused(Exception):
@@ -89,6 +79,10 @@ def default_reviewer() -> str:
 
 def read_decision(run_dir: Path, handoff_id: str) -> Decision | None:
     """The decision for a handoff, ``None`` if there is none; ``DecisionCorrupt`` if unusable."""
+    from pydantic import ValidationError
+
+    from gates.decision_file import Decision
+
     path = decision_path(run_dir, handoff_id)
     try:
         data = read_bounded(path, _MAX_DECISION_BYTES)
@@ -149,6 +143,8 @@ def decide(
     is already decided, missing, changed since ``expected_sha256`` was reviewed, or
     blocked and the action is approve. ``ValueError`` for a malformed id or argument.
     """
+    from gates.decision_file import Decision
+
     validate_id(handoff_id)
     action = Action(action)
     category = Category(category) if category is not None else None

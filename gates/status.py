@@ -9,9 +9,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from gates.decisions import Action, Decision
+from gates.decisions import Action
 
 if TYPE_CHECKING:
+    from gates.decisions import Decision
     from gates.report import Report
 
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.message import Message
 
-from gates.decisions import Decision
 from tui.model import Key
 from tui.scan import Inspection, RunListing
+
+if TYPE_CHECKING:
+    from gates.decisions import Decision
 
 
 @dataclass

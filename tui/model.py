@@ -10,11 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gates.decisions import Decision
 from gates.report import Report
 from gates.status import HandoffState
 from gates.store import HandoffRef
+
+if TYPE_CHECKING:
+    from gates.decisions import Decision
 
 #: A handoff across runs: (run directory, handoff id).
 Key = tuple[Path, str]

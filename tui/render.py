@@ -7,16 +7,21 @@ Each state has a colour *and* a word, so a monochrome terminal loses nothing.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
-from gates.decisions import Action, Decision
+from gates.decisions import Action
 from gates.findings import Code, Finding
 from gates.report import FieldRow, FieldState, Report
 from gates.sanitize import elide, preview, visible
 from gates.secretscan import mask_secrets
 from gates.status import HandoffState
 from tui.model import Entry
+
+if TYPE_CHECKING:
+    from gates.decisions import Decision
 
 STATE_BADGES: dict[HandoffState | None, tuple[str, str]] = {
     HandoffState.PENDING: ("● PENDING ", "bold black on yellow"),

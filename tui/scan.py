@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gates.decisions import Decision, DecisionCorrupt, read_decision
+from gates.decisions import DecisionCorrupt, read_decision
 from gates.findings import Code
 from gates.report import Report
 from gates.status import HandoffState, state_of
@@ -30,6 +30,7 @@ from gates.store import (
 from tui.model import Key, Stamp
 
 if TYPE_CHECKING:
+    from gates.decisions import Decision
     from gates.registry import Registry
 
 
