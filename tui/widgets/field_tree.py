@@ -12,7 +12,6 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from gates.fields import field_rows
 from gates.report import FieldRow, Report
 from tui.render import field_label
 
@@ -76,6 +75,10 @@ class FieldTree(Tree[NodeData]):
         """Add one chunk of ``parent``'s rows from ``offset``, then a "more" line if needed."""
         if self._report is None:
             return
+        # Imported on first use: gates.fields loads pydantic's model machinery (~30 ms),
+        # which the first screen of ``watch`` does not need before its first paint.
+        from gates.fields import field_rows
+
         rows = field_rows(self._report, parent, start=offset, limit=CHUNK + 1)
         if not rows and not parent and not offset:
             node.add_leaf(Text("(no fields to show)", style="dim italic"))
