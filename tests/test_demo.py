@@ -21,10 +21,16 @@ from gates.simulator import LIVE_RUN
 BOUND = 60.0
 
 
-def until(condition: Callable[[], bool], what: str) -> None:
-    """Wait for ``condition`` with a bound; polling a file system state, not timing anything."""
+def until(condition: Callable[[], bool], what: str, demo: subprocess.Popen[str]) -> None:
+    """Wait for ``condition`` with a bound; polling a file system state, not timing anything.
+
+    A demo that died fails at once, with what it printed, instead of running out the bound.
+    """
     deadline = time.monotonic() + BOUND
     while not condition():
+        if demo.poll() is not None:
+            out, err = demo.communicate()
+            pytest.fail(f"demo exited {demo.returncode} before {what}:\n{out}\n{err}")
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.05)
 
@@ -58,11 +64,13 @@ def test_decision_unblocks_the_pipeline_and_sigint_stops_it(tmp_path: Path) -> N
     workspace = tmp_path / "ws"
     demo = start_demo("--workspace", str(workspace))
     try:
-        until(lambda: handoff(workspace, "0001-plan").is_file(), "the first plan")
+        until(lambda: handoff(workspace, "0001-plan").is_file(), "the first plan", demo)
         assert (workspace / "research-to-coder" / "handoffs" / "0001-brief.json").is_file()
         registry = load_registry(str(workspace / "lenient_contracts.py"))
         decide(workspace / LIVE_RUN, "0001-plan", "approve", reviewer="test", registry=registry)
-        until(lambda: handoff(workspace, "0002-design").is_file(), "the design after approval")
+        until(
+            lambda: handoff(workspace, "0002-design").is_file(), "the design after approval", demo
+        )
         demo.send_signal(signal.SIGINT)
         out, err = demo.communicate(timeout=BOUND)
     finally:
@@ -81,7 +89,7 @@ def test_rejection_brings_a_revised_plan(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     demo = start_demo("--workspace", str(workspace))
     try:
-        until(lambda: handoff(workspace, "0001-plan").is_file(), "the first plan")
+        until(lambda: handoff(workspace, "0001-plan").is_file(), "the first plan", demo)
         decide(
             workspace / LIVE_RUN,
             "0001-plan",
@@ -90,7 +98,7 @@ def test_rejection_brings_a_revised_plan(tmp_path: Path) -> None:
             reviewer="test",
             registry=load_registry(""),
         )
-        until(lambda: handoff(workspace, "0002-plan").is_file(), "the re-plan")
+        until(lambda: handoff(workspace, "0002-plan").is_file(), "the re-plan", demo)
         assert (
             b"Reviewer asked: Too broad: report first"
             in handoff(workspace, "0002-plan").read_bytes()
@@ -111,6 +119,7 @@ def test_default_workspace_is_a_fresh_temp_dir(tmp_path: Path) -> None:
         until(
             lambda: any(tmp_path.glob(f"handoff-gate-demo-*/{LIVE_RUN}/handoffs/*.json")),
             "the live run in a temp workspace",
+            demo,
         )
         demo.terminate()
         out, _ = demo.communicate(timeout=BOUND)
