@@ -318,6 +318,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from gates.decisions import Action, Category
+
     parser = argparse.ArgumentParser(
         prog="handoff-gate",
         description="A fail-closed human-approval gate for JSON handoffs between LLM phases.",
@@ -352,12 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("decide", "approve or reject a handoff")
     p.add_argument("run_dir", metavar="RUN_DIR")
     p.add_argument("handoff_id", metavar="HANDOFF_ID")
-    p.add_argument("action", choices=["approve", "reject"])
+    p.add_argument("action", choices=[a.value for a in Action])
     p.add_argument("--reason", metavar="TEXT", help="required to reject")
-    p.add_argument(
-        "--category",
-        choices=["incomplete", "truncated", "wrong", "unsafe", "out_of_scope", "other"],
-    )
+    p.add_argument("--category", choices=[c.value for c in Category])
     p.add_argument("--reviewer", metavar="NAME", help="default: OS user@host")
     p.set_defaults(func=cmd_decide)
 

@@ -8,9 +8,7 @@ a crash leaves either no decision or a complete one.
 
 from __future__ import annotations
 
-import getpass
 import json
-import socket
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -70,6 +68,9 @@ class DecisionCorrupt(ValueError):
 
 def default_reviewer() -> str:
     """``user@host`` of the OS account, so an unattended approval still names someone."""
+    import getpass  # imported here: only a decision without --reviewer needs it
+    import socket
+
     try:
         user = getpass.getuser()
     except (OSError, KeyError):
