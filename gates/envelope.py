@@ -8,6 +8,8 @@ agree, otherwise inspection reports ``modified_upstream``.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -53,3 +55,22 @@ class Envelope(BaseModel):
     def has_payload(self) -> bool:
         """Whether upstream supplied a parsed payload (JSON ``null`` included)."""
         return "payload" in self.model_fields_set
+
+    def producer_bytes(self) -> bytes | None:
+        """The producer's exact output (``raw`` as UTF-8, or ``raw_base64`` decoded).
+
+        ``None`` when upstream handed over only a parsed ``payload``. Raises ``ValueError``
+        for a file that cannot be a valid envelope: both forms present, or bad base64.
+        """
+        if self.raw is not None and self.raw_base64 is not None:
+            raise ValueError(
+                "carries both raw and raw_base64; a producer's output is one or the other"
+            )
+        if self.raw is not None:
+            return self.raw.encode("utf-8", "surrogatepass")
+        if self.raw_base64 is None:
+            return None
+        try:
+            return base64.b64decode(self.raw_base64, validate=True)
+        except binascii.Error as exc:
+            raise ValueError("raw_base64 is not valid base64") from exc

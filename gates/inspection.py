@@ -7,8 +7,6 @@ and anything unexpected (a bug here, a contract hook that raises) becomes an
 
 from __future__ import annotations
 
-import base64
-import binascii
 import gc
 import hashlib
 import os
@@ -367,16 +365,12 @@ def _inspect_handoff(
         return _bad(whole, Code.BAD_ENVELOPE, problem)
     producer = envelope.producer
     upstream: object = envelope.payload if envelope.has_payload else ABSENT
-    if envelope.raw is not None and envelope.raw_base64 is not None:
-        message = "carries both raw and raw_base64; a producer's output is one or the other"
-        return _bad(whole, Code.BAD_ENVELOPE, message, envelope)
-    if envelope.raw is not None:
-        subject = envelope.raw.encode("utf-8", "surrogatepass")
-    elif envelope.raw_base64 is not None:
-        try:
-            subject = base64.b64decode(envelope.raw_base64, validate=True)
-        except (binascii.Error, ValueError):
-            return _bad(whole, Code.BAD_ENVELOPE, "raw_base64 is not valid base64", envelope)
+    try:
+        produced = envelope.producer_bytes()
+    except ValueError as exc:
+        return _bad(whole, Code.BAD_ENVELOPE, str(exc), envelope)
+    if produced is not None:
+        subject = produced
     elif envelope.has_payload:
         subject, upstream = pydantic_core.to_json(envelope.payload), ABSENT
     else:

@@ -222,20 +222,6 @@ def read_handoff_bytes(run_dir: Path, handoff_id: str, max_bytes: int = MAX_HAND
     return read_bounded(handoff_path(run_dir, handoff_id), max_bytes)
 
 
-def _payload_of(file_bytes: bytes) -> Any:
-    """The producer's payload from an envelope: its raw text parsed strictly, else ``payload``."""
-    envelope = jiter.from_json(file_bytes)
-    if not isinstance(envelope, dict):
-        return None
-    raw = envelope.get("raw")
-    if isinstance(envelope.get("raw_base64"), str):
-        raw = base64.b64decode(envelope["raw_base64"], validate=True)
-    if isinstance(raw, str | bytes):
-        text = raw.encode() if isinstance(raw, str) else raw
-        return jiter.from_json(text, catch_duplicate_keys=True)
-    return envelope.get("payload")
-
-
 def _schema_of(file_bytes: bytes) -> Any:
     envelope = jiter.from_json(file_bytes)
     return envelope.get("schema") if isinstance(envelope, dict) else None
@@ -250,11 +236,13 @@ def _append_only(registry: Registry | None, schema_id: Any) -> frozenset[str]:
 
 def _rejected(run_dir: Path, handoff_id: str) -> bool:
     """Whether a readable decision rejects the handoff (unreadable counts as not rejected)."""
+    from gates.decisions import Action, DecisionCorrupt, read_decision
+
     try:
-        decision = jiter.from_json(read_bounded(decision_path(run_dir, handoff_id), 256 * 1024))
-    except (OSError, ValueError):
+        decision = read_decision(run_dir, handoff_id)
+    except DecisionCorrupt:
         return False
-    return isinstance(decision, dict) and decision.get("action") == "reject"
+    return decision is not None and decision.action is Action.REJECT
 
 
 def previous_payload(
@@ -268,6 +256,8 @@ def previous_payload(
     fields; without append-only fields there is nothing to compare, so ``None``. Earlier
     handoffs that cannot be read or parsed into an object are passed over.
     """
+    from gates.envelope import Envelope  # loaded here: listing and submitting don't need it
+
     fields = _append_only(registry, schema_id)
     if registry is not None and not fields:
         return None
@@ -276,12 +266,19 @@ def previous_payload(
         if (ref.seq, ref.id) >= (current.seq, current.id):
             continue
         try:
-            data = read_handoff_bytes(run_dir, ref.id, MAX_HANDOFF_BYTES)
-            schema = _schema_of(data)
+            envelope = Envelope.model_validate_json(
+                read_handoff_bytes(run_dir, ref.id, MAX_HANDOFF_BYTES)
+            )
+            schema = envelope.schema_id
             related = schema == schema_id or bool(fields & _append_only(registry, schema))
             if not related or _rejected(run_dir, ref.id):
                 continue
-            payload = _payload_of(data)
+            produced = envelope.producer_bytes()
+            payload = (
+                envelope.payload
+                if produced is None
+                else jiter.from_json(produced, catch_duplicate_keys=True)
+            )
         except (OSError, ValueError):
             continue
         if not isinstance(payload, dict):
