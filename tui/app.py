@@ -263,8 +263,23 @@ class HandoffGateApp(App[int]):
             self._list.refresh()
             self._update_topbar(now=False)
         self._freeze_heap()
+        self._settle_cursor()
         if refresh_detail:
             self._detail.show(self.current_entry())
+
+    def _settle_cursor(self) -> None:
+        """Let the cursor leave the first row once the first look at the root is complete.
+
+        Until every handoff of the first listing is inspected, results arrive in whatever
+        order the threads deliver them and rows appear, move and vanish under the filter;
+        holding the cursor on the first row makes the starting selection the first row of
+        the settled list, every time.
+        """
+        handoffs = self._list
+        if not handoffs.follow_top or not self._scanned or self._list_pending:
+            return
+        if all(entry.state is not None for entry in self.entries.values()):
+            handoffs.follow_top = False
 
     def _freeze_heap(self, *, settled: bool = False) -> None:
         """Exempt the settled heap from the cyclic garbage collector.
@@ -364,6 +379,7 @@ class HandoffGateApp(App[int]):
         if not keys:
             self._detail.show(None, self._empty_hint())
         self._update_topbar()
+        self._settle_cursor()
 
     def _row_text(self, key: object) -> Text:
         """A list row, rendered when first painted and cached until its entry changes."""
@@ -552,7 +568,7 @@ class HandoffGateApp(App[int]):
             key = keys[index]
             entry = self.entries.get(key) if isinstance(key, tuple) else None
             if entry is not None and entry.waiting:
-                handoffs.cursor = index
+                handoffs.select_key(key)
                 return
         self.notify("No other handoff is waiting for a decision.", markup=False)
 

@@ -52,6 +52,11 @@ class HandoffList(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        #: While true the cursor stays on the first row whatever arrives: the app sets it
+        #: false once its first look at the root has settled, and any move by the reader
+        #: ends it at once. The starting row then never depends on which background
+        #: result came first.
+        self.follow_top = True
         self._keys: list[Hashable] = []
         self._render_row: Callable[[Hashable], Text] = lambda key: Text(str(key))
         self._last_posted: Hashable | None = object()
@@ -80,7 +85,9 @@ class HandoffList(ScrollView, can_focus=True):
         self._keys = list(keys)
         self._render_row = render_row
         self.virtual_size = Size(self.scrollable_content_region.width, len(self._keys))
-        if keep in self._keys:
+        if self.follow_top:
+            self.cursor = 0
+        elif keep in self._keys:
             index = self._keys.index(keep)
             self.set_reactive(HandoffList.cursor, index)
             if self.scroll_offset.y > 0 and index != before:
@@ -93,6 +100,7 @@ class HandoffList(ScrollView, can_focus=True):
         """Move the cursor to ``key``; ``False`` if it is not listed."""
         if key not in self._keys:
             return False
+        self.follow_top = False
         self.cursor = self._keys.index(key)
         return True
 
@@ -109,17 +117,21 @@ class HandoffList(ScrollView, can_focus=True):
             self.post_message(self.Highlighted(key))
 
     def action_move(self, delta: int) -> None:
+        self.follow_top = False
         self.cursor += delta
 
     def action_page(self, direction: int) -> None:
+        self.follow_top = False
         self.cursor += direction * max(self.scrollable_content_region.height - 1, 1)
 
     def action_edge(self, end: int) -> None:
+        self.follow_top = False
         self.cursor = len(self._keys) - 1 if end else 0
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is not None and offset.y + self.scroll_offset.y < len(self._keys):
+            self.follow_top = False
             self.cursor = offset.y + self.scroll_offset.y
 
     def render_line(self, y: int) -> Strip:

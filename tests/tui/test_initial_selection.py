@@ -1,0 +1,69 @@
+"""The starting row is the first row of the settled list, whatever order results arrive in.
+
+Each start builds the same handoffs, created in a different order, and inspects them with
+a contract that takes a random few milliseconds per handoff, so listings and inspection
+batches reach the app in a different order every time.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, field_validator
+from tui_helpers import PLAN, SIZE, all_inspected, decide_as, make_app, put, settle
+
+STARTS = 30
+
+
+class Slow(BaseModel):
+    """A user contract whose validation takes 0-80 ms (inspection batches are cut at 100 ms)."""
+
+    title: str
+
+    @field_validator("title")
+    @classmethod
+    def _dawdle(cls, value: str) -> str:
+        time.sleep(random.uniform(0, 0.08))
+        return value
+
+
+def _build(root: Path, registry: dict[str, type[BaseModel]], order: list[str]) -> None:
+    """Three runs, each with a rejected and an undecided handoff; file times fixed by run."""
+    stamps = {"job-a": 1_768_469_400, "job-b": 1_768_469_460, "job-c": 1_768_469_520}
+    for run in order:
+        rejected = put(root, run, {"title": run}, phase="note", schema="slow/v1")
+        put(root, run, PLAN)
+        decide_as(root, run, rejected, "reject", registry, reason="no", category="other")
+        for n, path in enumerate(sorted((root / run / "handoffs").glob("*.json"))):
+            os.utime(path, (stamps[run] + n, stamps[run] + n))
+
+
+async def _first_selection(root: Path, registry: dict[str, type[BaseModel]], show: str):
+    app = make_app(root, registry, show=show)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app) and not app._list.follow_top)
+        await pilot.pause()
+        listed = app.listed()
+        current = app.current_entry()
+        assert current is not None
+        return current.key, listed
+
+
+async def test_the_first_row_is_selected_after_every_start(tmp_path, registry):
+    registry = {**registry, "slow/v1": Slow}
+    runs = ["job-a", "job-b", "job-c"]
+    seen: dict[str, set[tuple[Path, str]]] = {"rejected": set(), "pending": set()}
+    for start in range(STARTS):
+        root = tmp_path / f"start-{start}" / "runs"
+        root.mkdir(parents=True)
+        order = random.sample(runs, len(runs))
+        _build(root, registry, order)
+        show = "rejected" if start % 2 else "pending"
+        key, listed = await _first_selection(root, registry, show)
+        assert key == listed[0], f"start {start} ({order}) selected {key[1]} of {key[0].name}"
+        seen[show].add((Path(key[0].name), key[1]))
+    assert seen["rejected"] == {(Path("job-c"), "0001-note")}
+    assert seen["pending"] == {(Path("job-c"), "0002-plan")}
