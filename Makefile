@@ -17,6 +17,7 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy -p handoff_gate
+	$(BIN)/lint-imports
 
 unit: $(STAMP)
 	$(BIN)/pytest -q

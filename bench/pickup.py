@@ -16,10 +16,11 @@ from bench.config import Context
 from bench.figures import Figure, Target
 from bench.procs import finish, start, start_module, wait_until_watching
 from bench.stats import summarize
-from handoff_gate.gates import waiting
-from handoff_gate.gates.decisions import decide
-from handoff_gate.gates.registry import load_registry
-from handoff_gate.gates.store import DECISIONS, submit
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run import waiting
+from handoff_gate.gates.run.decisions import decide
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.store.filesystem import DECISIONS
 from handoff_gate.schemas import example_path
 
 TARGET = Target(stat="p95", limit=25.0, max_ratio=1.5)
@@ -90,7 +91,7 @@ def run(ctx: Context) -> list[Figure]:
             baseline_name="bare watchfiles waiter",
             baseline=bare,
             target=TARGET,
-            note=f"handoff_gate.gates.waiting.wait in its own process; {settings}",
+            note=f"handoff_gate.gates.run.waiting.wait in its own process; {settings}",
         ),
         Figure(
             name="pickup.wait_cli",

@@ -20,8 +20,10 @@ from bench.procs import compile_project, finish, start_module
 from bench.pty_paint import first_paint
 from bench.runs import fill_run, replicate
 from bench.stats import summarize
-from handoff_gate.gates.registry import load_registry
-from handoff_gate.gates.store import find_runs, inspect_in_run, list_handoffs, submit
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.store.filesystem import find_runs, list_handoffs
 from handoff_gate.schemas import example_path
 
 MARKER = "-step"

@@ -22,7 +22,7 @@ from typing import Any
 
 from textual.strip import Strip
 
-from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.tui.app import HandoffGateApp
 from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList

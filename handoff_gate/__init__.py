@@ -1,6 +1,117 @@
 """handoff-gate: a fail-closed human-approval gate for JSON handoffs between pipeline phases.
 
+A pipeline needs three calls::
+
+    import handoff_gate as hg
+
+    ref = hg.submit(run, reply_bytes, phase="plan", schema_id="plan/v1")
+    result = hg.wait(run, ref)            # or: await hg.wait_async(run, ref)
+    if result.outcome == "approved":
+        next_phase(result.payload)
+
 Installing the distribution adds this one import name. Its parts keep the repository's
-layout: ``handoff_gate.schemas`` (contracts), ``handoff_gate.gates`` (the UI-free core)
-and ``handoff_gate.tui`` (the Textual app).
+layout: ``handoff_gate.schemas`` (contracts), ``handoff_gate.gates`` (the UI-free core),
+``handoff_gate.tui`` (the Textual app) and ``handoff_gate.cli`` (the command line).
+
+This module is the library's entry point and, with the CLI's command table, one of the
+two places where loading is deferred: a name below is imported on first use, so
+``import handoff_gate`` (which every ``handoff-gate`` command does) stays cheap and a
+pipeline that only submits never loads the watcher.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.contracts.registry import RegistryError, load_registry
+    from handoff_gate.gates.inspect.stages import inspect, inspect_file, inspect_handoff
+    from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt, read_decision
+    from handoff_gate.gates.run.decisions import DecisionRefused, decide
+    from handoff_gate.gates.run.report_in_run import inspect_in_run
+    from handoff_gate.gates.run.submit import submit
+    from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
+    from handoff_gate.gates.store.filesystem import HandoffRef, find_runs, list_handoffs
+    from handoff_gate.gates.vocab.actions import Action, Category
+    from handoff_gate.gates.vocab.findings import Code, Finding, Severity, Verdict
+    from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
+    from handoff_gate.gates.vocab.states import HandoffState, state_of
+
+_CORE = "handoff_gate.gates."
+_HOMES: dict[str, str] = {
+    "RegistryError": "contracts.registry",
+    "load_registry": "contracts.registry",
+    "inspect": "inspect.stages",
+    "inspect_file": "inspect.stages",
+    "inspect_handoff": "inspect.stages",
+    "Decision": "run.decision_record",
+    "DecisionCorrupt": "run.decision_record",
+    "read_decision": "run.decision_record",
+    "DecisionRefused": "run.decisions",
+    "decide": "run.decisions",
+    "inspect_in_run": "run.report_in_run",
+    "submit": "run.submit",
+    "WaitOutcome": "run.waiting",
+    "WaitResult": "run.waiting",
+    "wait": "run.waiting",
+    "HandoffRef": "store.filesystem",
+    "find_runs": "store.filesystem",
+    "list_handoffs": "store.filesystem",
+    "Action": "vocab.actions",
+    "Category": "vocab.actions",
+    "Code": "vocab.findings",
+    "Finding": "vocab.findings",
+    "Severity": "vocab.findings",
+    "Verdict": "vocab.findings",
+    "FieldRow": "vocab.report",
+    "FieldState": "vocab.report",
+    "Report": "vocab.report",
+    "HandoffState": "vocab.states",
+    "state_of": "vocab.states",
+}
+
+__all__ = [
+    "Action",
+    "Category",
+    "Code",
+    "Decision",
+    "DecisionCorrupt",
+    "DecisionRefused",
+    "FieldRow",
+    "FieldState",
+    "Finding",
+    "HandoffRef",
+    "HandoffState",
+    "RegistryError",
+    "Report",
+    "Severity",
+    "Verdict",
+    "WaitOutcome",
+    "WaitResult",
+    "decide",
+    "find_runs",
+    "inspect",
+    "inspect_file",
+    "inspect_handoff",
+    "inspect_in_run",
+    "list_handoffs",
+    "load_registry",
+    "read_decision",
+    "state_of",
+    "submit",
+    "wait",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'handoff_gate' has no attribute {name!r}")
+    value = getattr(import_module(_CORE + home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -22,10 +22,11 @@ sys.path.insert(0, str(HERE))
 
 from scenarios import RUNS, Run, Step  # noqa: E402
 
-from handoff_gate.gates import audit  # noqa: E402
-from handoff_gate.gates.decisions import decide  # noqa: E402
-from handoff_gate.gates.registry import load_registry  # noqa: E402
-from handoff_gate.gates.store import ABSENT, submit  # noqa: E402
+from handoff_gate.gates.contracts.registry import load_registry  # noqa: E402
+from handoff_gate.gates.run import audit  # noqa: E402
+from handoff_gate.gates.run.decisions import decide  # noqa: E402
+from handoff_gate.gates.run.submit import submit  # noqa: E402
+from handoff_gate.gates.vocab.absent import ABSENT  # noqa: E402
 
 EXPECTED = "expected_findings.json"
 #: When the first sample run starts; each later run starts a day later.

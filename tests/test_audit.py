@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from handoff_gate.gates import audit, store
-from handoff_gate.gates.audit import Event
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.run.audit import Event
+from handoff_gate.gates.run.submit import submit
 
 
 def _lines(run: Path) -> list[str]:
@@ -86,7 +87,7 @@ def test_concurrent_writers_keep_one_linear_chain(tmp_path: Path) -> None:
 def test_payload_text_never_reaches_the_log(tmp_path: Path) -> None:
     token = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
     payload = json.dumps({"brief": f"use key {token}", "note": "\x1b[31mred"}).encode()
-    store.submit(tmp_path, payload, phase="research", schema_id="research_brief/v1")
+    submit(tmp_path, payload, phase="research", schema_id="research_brief/v1")
     text = (tmp_path / audit.AUDIT_FILE).read_text()
     assert "handoff_submitted" in text
     assert token not in text

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from handoff_gate.gates import audit
-from handoff_gate.gates.fsutil import atomic_write
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.store.durable import atomic_write
 from handoff_gate.schemas import example_path
 
 PLAN_BYTES = example_path("plan/v1").read_bytes()
@@ -20,7 +20,7 @@ BOUND = 60
 
 def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "handoff_gate.gates.cli", *args],
+        [sys.executable, "-m", "handoff_gate.cli", *args],
         input=stdin.decode() if stdin is not None else None,
         capture_output=True,
         text=True,
@@ -43,7 +43,7 @@ def test_submit_wait_decide_delivers_the_approved_payload(tmp_path: Path) -> Non
         [
             sys.executable,
             "-m",
-            "handoff_gate.gates.cli",
+            "handoff_gate.cli",
             "wait",
             str(tmp_path),
             hid,
@@ -234,7 +234,7 @@ def test_textual_is_never_imported_by_the_fast_commands(tmp_path: Path) -> None:
     _submit(tmp_path)
     script = (
         "import sys, contextlib, io\n"
-        "from handoff_gate.gates.cli import main\n"
+        "from handoff_gate.cli import main\n"
         f"run = {str(tmp_path)!r}\n"
         "out, err = io.StringIO(), io.StringIO()\n"
         "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
@@ -256,7 +256,7 @@ def test_submit_loads_neither_inspection_nor_the_watcher(tmp_path: Path) -> None
     """A pipeline submits on every step: it must not pay for what only review needs."""
     script = (
         "import sys, contextlib, io\n"
-        "from handoff_gate.gates.cli import main\n"
+        "from handoff_gate.cli import main\n"
         f"args = ['submit', {str(tmp_path)!r}, '--phase', 'plan', '--schema', 'plan/v1',\n"
         f"        {str(example_path('plan/v1'))!r}]\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
@@ -316,7 +316,7 @@ def test_watch_and_demo_are_wired_to_their_entry_points(tmp_path: Path) -> None:
 
 
 def test_a_closed_pipe_ends_quietly_without_a_traceback() -> None:
-    shell = f"{sys.executable} -m gates.cli schemas --json-schema plan/v1 | head -c 1"
+    shell = f"{sys.executable} -m handoff_gate.cli schemas --json-schema plan/v1 | head -c 1"
     proc = subprocess.run(["sh", "-c", shell], capture_output=True, text=True, timeout=60)
     assert proc.stdout == "{"
     assert "Traceback" not in proc.stderr

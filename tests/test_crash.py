@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from handoff_gate.gates import audit, store
-from handoff_gate.gates.decisions import decide, read_decision
-from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.run.decision_record import read_decision
+from handoff_gate.gates.run.decisions import decide
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.store.filesystem import list_handoffs
 from handoff_gate.schemas import example_path
 
 ITERATIONS = 8
@@ -21,8 +24,8 @@ REGISTRY = load_registry("")
 CHILD = """
 import sys
 from pathlib import Path
-from handoff_gate.gates.decisions import decide
-from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.run.decisions import decide
+from handoff_gate.gates.contracts.registry import load_registry
 run, registry = Path(sys.argv[1]), load_registry("")
 print("ready", flush=True)
 for hid in sys.argv[2:]:
@@ -35,10 +38,7 @@ def test_killed_deciders_leave_no_decision_or_a_complete_one(tmp_path: Path) -> 
     payload = example_path("plan/v1").read_bytes()
     for n in range(ITERATIONS):
         run = tmp_path / f"run{n}"
-        ids = [
-            store.submit(run, payload, phase="plan", schema_id="plan/v1").id
-            for _ in range(HANDOFFS)
-        ]
+        ids = [submit(run, payload, phase="plan", schema_id="plan/v1").id for _ in range(HANDOFFS)]
         child = subprocess.Popen(
             [sys.executable, "-c", CHILD, str(run), *ids], stdout=subprocess.PIPE, text=True
         )
@@ -58,6 +58,6 @@ def test_killed_deciders_leave_no_decision_or_a_complete_one(tmp_path: Path) -> 
             handoff = (run / "handoffs" / f"{hid}.json").read_bytes()
             assert decision.sha256 == hashlib.sha256(handoff).hexdigest()
             assert decision.reviewer == "crashy"
-        assert [r.id for r in store.list_handoffs(run)] == ids
+        assert [r.id for r in list_handoffs(run)] == ids
         problems = audit.verify_chain(run)
         assert all(p.endswith("not a JSON object") for p in problems), problems

@@ -8,19 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from handoff_gate.gates import audit, store
-from handoff_gate.gates.decisions import (
-    Action,
-    Category,
-    DecisionCorrupt,
-    DecisionRefused,
-    decide,
-    default_reviewer,
-    read_decision,
-)
-from handoff_gate.gates.fsutil import atomic_write
-from handoff_gate.gates.registry import load_registry
-from handoff_gate.gates.status import HandoffState, state_of
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run import audit, report_in_run
+from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision
+from handoff_gate.gates.run.decisions import DecisionRefused, decide, default_reviewer
+from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.store.durable import atomic_write
+from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.states import HandoffState, state_of
 from handoff_gate.schemas import example_path
 
 REGISTRY = load_registry("")
@@ -28,7 +24,7 @@ PLAN = example_path("plan/v1").read_bytes()
 
 
 def _submit(run: Path, payload: bytes = PLAN) -> str:
-    return store.submit(run, payload, phase="plan", schema_id="plan/v1").id
+    return submit(run, payload, phase="plan", schema_id="plan/v1").id
 
 
 def _events(run: Path, name: str) -> list[dict[str, object]]:
@@ -52,7 +48,7 @@ def test_approving_a_blocked_handoff_is_refused_and_names_the_codes(tmp_path: Pa
     hid = _submit(tmp_path, b"Sorry, I can't help with that.")
     with pytest.raises(DecisionRefused, match="blocked") as refused:
         decide(tmp_path, hid, Action.APPROVE, registry=REGISTRY)
-    report = store.inspect_in_run(tmp_path, hid, REGISTRY)
+    report = inspect_in_run(tmp_path, hid, REGISTRY)
     for finding in report.blocking:
         assert finding.code.value in str(refused.value)
     assert read_decision(tmp_path, hid) is None
@@ -92,7 +88,7 @@ def test_a_second_decision_is_refused_naming_the_first(tmp_path: Path) -> None:
 
 def test_a_file_changed_since_review_is_refused(tmp_path: Path) -> None:
     hid = _submit(tmp_path)
-    reviewed = store.inspect_in_run(tmp_path, hid, REGISTRY).sha256
+    reviewed = inspect_in_run(tmp_path, hid, REGISTRY).sha256
     path = tmp_path / "handoffs" / f"{hid}.json"
     envelope = json.loads(path.read_bytes())
     envelope["raw"] = envelope["raw"].replace("churn", "growth")
@@ -137,7 +133,7 @@ def test_state_follows_verdict_decision_and_later_edits(tmp_path: Path) -> None:
     good, bad, other = _submit(tmp_path), _submit(tmp_path, b"{"), _submit(tmp_path)
 
     def state(hid: str) -> HandoffState:
-        return state_of(store.inspect_in_run(tmp_path, hid, REGISTRY), read_decision(tmp_path, hid))
+        return state_of(inspect_in_run(tmp_path, hid, REGISTRY), read_decision(tmp_path, hid))
 
     assert (state(good), state(bad)) == (HandoffState.PENDING, HandoffState.BLOCKED)
     decide(tmp_path, good, "approve", registry=REGISTRY)
@@ -154,11 +150,11 @@ def test_an_oversize_handoff_can_be_rejected_but_never_approved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     hid = _submit(tmp_path, PLAN + b" " * 4096)
-    monkeypatch.setattr(store, "MAX_HANDOFF_BYTES", 2048)
+    monkeypatch.setattr(report_in_run, "MAX_HANDOFF_BYTES", 2048)
     with pytest.raises(DecisionRefused, match="oversize"):
         decide(tmp_path, hid, "approve", registry=REGISTRY)
     decision = decide(tmp_path, hid, "reject", reason="far too long", registry=REGISTRY)
-    report = store.inspect_in_run(tmp_path, hid, REGISTRY)
+    report = inspect_in_run(tmp_path, hid, REGISTRY)
     assert state_of(report, decision) is HandoffState.REJECTED
 
 

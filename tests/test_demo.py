@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from handoff_gate.gates.decisions import decide
-from handoff_gate.gates.demo import REPO, SAMPLES
-from handoff_gate.gates.registry import load_registry
-from handoff_gate.gates.simulator import LIVE_RUN
+from handoff_gate.demo import REPO, SAMPLES
+from handoff_gate.demo.simulator import LIVE_RUN
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run.decisions import decide
 
 BOUND = 60.0
 
@@ -47,7 +47,7 @@ def tree_digest(root: Path) -> str:
 
 def start_demo(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "handoff_gate.gates.cli", "demo", "--no-tui", *args],
+        [sys.executable, "-m", "handoff_gate.cli", "demo", "--no-tui", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -141,7 +141,7 @@ def test_refuses_a_workspace_it_must_not_write_into(tmp_path: Path, where: str) 
         [
             sys.executable,
             "-m",
-            "handoff_gate.gates.cli",
+            "handoff_gate.cli",
             "demo",
             "--no-tui",
             "--workspace",

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from handoff_gate.gates.decisions import Action, decide, read_decision
-from handoff_gate.gates.registry import load_registry
-from handoff_gate.gates.store import list_handoffs
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run.decision_record import read_decision
+from handoff_gate.gates.run.decisions import decide
+from handoff_gate.gates.store.filesystem import list_handoffs
+from handoff_gate.gates.vocab.actions import Action
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 BIN = Path(sys.executable).parent

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inspect_contracts import REGISTRY
 
-from handoff_gate.gates.findings import Code
-from handoff_gate.gates.inspection import inspect
-from handoff_gate.gates.secretscan import kinds_in, spans
+from handoff_gate.gates.inspect.secret_patterns import kinds_in, spans
+from handoff_gate.gates.inspect.stages import inspect
+from handoff_gate.gates.vocab.findings import Code
 
 ALONE = {
     "private key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA",

@@ -5,10 +5,13 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from handoff_gate.gates import audit, store
-from handoff_gate.gates.decisions import DecisionRefused, decide, read_decision
-from handoff_gate.gates.envelope import Envelope
-from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.run.decision_record import read_decision
+from handoff_gate.gates.run.decisions import DecisionRefused, decide
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.store.filesystem import list_handoffs
+from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.schemas import example_path
 
 DECIDERS = 6
@@ -36,7 +39,7 @@ def _decide(run: str, hid: str, action: str, gate, out) -> None:
 def _submit(run: str, gate, out) -> None:
     gate.wait(BOUND)
     for _ in range(EACH):
-        out.put(store.submit(Path(run), b"{}", phase="race", schema_id="plan/v1").id)
+        out.put(submit(Path(run), b"{}", phase="race", schema_id="plan/v1").id)
 
 
 def _run(target, args_of, expected: int) -> list:
@@ -54,7 +57,7 @@ def _run(target, args_of, expected: int) -> list:
 
 
 def test_racing_deciders_leave_exactly_one_decision(tmp_path: Path) -> None:
-    hid = store.submit(
+    hid = submit(
         tmp_path, example_path("plan/v1").read_bytes(), phase="plan", schema_id="plan/v1"
     ).id
     actions = ["approve", "reject"] * (DECIDERS // 2)
@@ -71,11 +74,11 @@ def test_racing_deciders_leave_exactly_one_decision(tmp_path: Path) -> None:
 
 
 def test_racing_submitters_get_distinct_ids(tmp_path: Path) -> None:
-    store.submit(tmp_path, b"{}", phase="first", schema_id="plan/v1")
+    submit(tmp_path, b"{}", phase="first", schema_id="plan/v1")
     ids = _run(_submit, [(str(tmp_path),)] * SUBMITTERS, SUBMITTERS * EACH)
     assert len(ids) == SUBMITTERS * EACH
     assert len(set(ids)) == len(ids)
-    listed = store.list_handoffs(tmp_path)
+    listed = list_handoffs(tmp_path)
     assert len(listed) == SUBMITTERS * EACH + 1
     assert len({r.seq for r in listed}) == len(listed)
     for ref in listed:

@@ -13,7 +13,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from handoff_gate.gates.registry import ENV_VAR, RegistryError, load_registry, strict_json_schema
+from handoff_gate.gates.contracts.registry import (
+    ENV_VAR,
+    RegistryError,
+    load_registry,
+    strict_json_schema,
+)
 from handoff_gate.schemas import SCHEMAS
 
 USER_MODULE = """

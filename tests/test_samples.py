@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 
-from handoff_gate.gates import audit
-from handoff_gate.gates.decisions import Action, read_decision
-from handoff_gate.gates.findings import Code, Finding, Severity
-from handoff_gate.gates.registry import load_registry
-from handoff_gate.gates.store import inspect_in_run, list_handoffs, read_handoff_bytes
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.run.decision_record import read_decision
+from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.store.filesystem import list_handoffs, read_handoff_bytes
+from handoff_gate.gates.vocab.actions import Action
+from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_runs"
 EXPECTED = json.loads((SAMPLES / "expected_findings.json").read_text(encoding="utf-8"))

@@ -11,18 +11,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from handoff_gate.gates import fsutil, store
-from handoff_gate.gates.decisions import decide
-from handoff_gate.gates.envelope import Envelope
-from handoff_gate.gates.findings import Code, Verdict
-from handoff_gate.gates.fsutil import (
-    OversizeError,
-    UnsafePathError,
-    atomic_write,
-    exclusive_create,
-    inside,
-)
-from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run import report_in_run
+from handoff_gate.gates.run.decisions import decide
+from handoff_gate.gates.run.report_in_run import inspect_in_run, previous_payload
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.store import durable
+from handoff_gate.gates.store.durable import OversizeError, atomic_write, exclusive_create, inside
+from handoff_gate.gates.store.filesystem import find_runs, list_handoffs, read_handoff_bytes
+from handoff_gate.gates.vocab.envelope import Envelope
+from handoff_gate.gates.vocab.findings import Code, Verdict
+from handoff_gate.gates.vocab.ids import UnsafePathError
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.schemas import example_path
 
 
@@ -32,10 +32,10 @@ def _envelope(path: Path) -> Envelope:
 
 def test_submit_creates_the_run_and_numbers_handoffs_in_order(tmp_path: Path) -> None:
     run = tmp_path / "run-a"
-    first = store.submit(run, b'{"x": 1}', phase="plan", schema_id="plan/v1")
-    second = store.submit(run, b"{}", phase="design", schema_id="design/v1", from_role="planner")
+    first = submit(run, b'{"x": 1}', phase="plan", schema_id="plan/v1")
+    second = submit(run, b"{}", phase="design", schema_id="design/v1", from_role="planner")
     assert (first.id, second.id) == ("0001-plan", "0002-design")
-    assert [r.id for r in store.list_handoffs(run)] == ["0001-plan", "0002-design"]
+    assert [r.id for r in list_handoffs(run)] == ["0001-plan", "0002-design"]
     envelope = _envelope(second.path)
     assert envelope.run == "run-a"
     assert envelope.from_role == "planner"
@@ -45,7 +45,7 @@ def test_submit_creates_the_run_and_numbers_handoffs_in_order(tmp_path: Path) ->
 
 def test_submit_keeps_the_exact_text_and_producer_signals(tmp_path: Path) -> None:
     text = '{"brief": "caf\u00e9 \\u0041",  "citations": []}\n'
-    ref = store.submit(
+    ref = submit(
         tmp_path,
         text.encode(),
         phase="research",
@@ -61,7 +61,7 @@ def test_submit_keeps_the_exact_text_and_producer_signals(tmp_path: Path) -> Non
 
 
 def test_handoff_files_are_ascii_so_cat_cannot_drive_the_terminal(tmp_path: Path) -> None:
-    ref = store.submit(tmp_path, '{"a": "\x1b[2J\u202e"}'.encode(), phase="p", schema_id="x/v1")
+    ref = submit(tmp_path, '{"a": "\x1b[2J\u202e"}'.encode(), phase="p", schema_id="x/v1")
     data = ref.path.read_bytes()
     assert data.isascii()
     assert b"\x1b" not in data
@@ -70,7 +70,7 @@ def test_handoff_files_are_ascii_so_cat_cannot_drive_the_terminal(tmp_path: Path
 
 def test_non_utf8_bytes_are_kept_as_base64(tmp_path: Path) -> None:
     payload = b'{"a": "\xff\xfe"}'
-    ref = store.submit(tmp_path, payload, phase="plan", schema_id="plan/v1")
+    ref = submit(tmp_path, payload, phase="plan", schema_id="plan/v1")
     envelope = _envelope(ref.path)
     assert envelope.raw is None
     assert envelope.raw_base64 is not None
@@ -78,8 +78,8 @@ def test_non_utf8_bytes_are_kept_as_base64(tmp_path: Path) -> None:
 
 
 def test_upstream_payload_is_recorded_only_when_given(tmp_path: Path) -> None:
-    given = store.submit(tmp_path, b"null", phase="a", schema_id="x/v1", upstream_payload=None)
-    absent = store.submit(tmp_path, b"null", phase="a", schema_id="x/v1")
+    given = submit(tmp_path, b"null", phase="a", schema_id="x/v1", upstream_payload=None)
+    absent = submit(tmp_path, b"null", phase="a", schema_id="x/v1")
     assert _envelope(given.path).has_payload
     assert not _envelope(absent.path).has_payload
 
@@ -87,14 +87,14 @@ def test_upstream_payload_is_recorded_only_when_given(tmp_path: Path) -> None:
 @pytest.mark.parametrize("phase", ["", "Plan", "../x", "a b", "x" * 41])
 def test_a_bad_phase_is_refused_and_nothing_is_written(tmp_path: Path, phase: str) -> None:
     with pytest.raises(ValueError, match="phase"):
-        store.submit(tmp_path / "run", b"{}", phase=phase, schema_id="plan/v1")
-    assert store.list_handoffs(tmp_path / "run") == []
+        submit(tmp_path / "run", b"{}", phase=phase, schema_id="plan/v1")
+    assert list_handoffs(tmp_path / "run") == []
 
 
 def test_a_reserved_but_unwritten_number_is_skipped(tmp_path: Path) -> None:
-    store.submit(tmp_path, b"{}", phase="a", schema_id="x/v1")
+    submit(tmp_path, b"{}", phase="a", schema_id="x/v1")
     (tmp_path / "handoffs" / ".seq" / "0002").touch()
-    assert store.submit(tmp_path, b"{}", phase="a", schema_id="x/v1").id == "0003-a"
+    assert submit(tmp_path, b"{}", phase="a", schema_id="x/v1").id == "0003-a"
 
 
 def test_listing_skips_temp_files_junk_and_symlinks_and_sorts_numerically(tmp_path: Path) -> None:
@@ -106,7 +106,7 @@ def test_listing_skips_temp_files_junk_and_symlinks_and_sorts_numerically(tmp_pa
         (folder / junk).write_text("{}")
     (folder / "0005-link.json").symlink_to(folder / "0002-b.json")
     (folder / "0006-dir.json").mkdir()
-    ids = [r.id for r in store.list_handoffs(tmp_path)]
+    ids = [r.id for r in list_handoffs(tmp_path)]
     assert ids == ["0002-b", "9999-small", "10000-big"]
 
 
@@ -114,16 +114,16 @@ def test_find_runs_returns_the_run_itself_or_its_child_runs(tmp_path: Path) -> N
     for name in ["b", "a"]:
         (tmp_path / name / "handoffs").mkdir(parents=True)
     (tmp_path / "not-a-run").mkdir()
-    assert store.find_runs(tmp_path) == [tmp_path / "a", tmp_path / "b"]
-    assert store.find_runs(tmp_path / "a") == [tmp_path / "a"]
-    assert store.find_runs(tmp_path / "missing") == []
+    assert find_runs(tmp_path) == [tmp_path / "a", tmp_path / "b"]
+    assert find_runs(tmp_path / "a") == [tmp_path / "a"]
+    assert find_runs(tmp_path / "missing") == []
 
 
 @pytest.mark.parametrize("bad", ["../0001-x", "0001-x/../../etc", "1-x", "0001-X", "0001-x\n"])
 def test_ids_that_could_escape_are_rejected(tmp_path: Path, bad: str) -> None:
     (tmp_path / "handoffs").mkdir()
     with pytest.raises(UnsafePathError):
-        store.read_handoff_bytes(tmp_path, bad)
+        read_handoff_bytes(tmp_path, bad)
 
 
 def test_a_symlink_pointing_outside_the_run_is_not_followed(tmp_path: Path) -> None:
@@ -133,11 +133,11 @@ def test_a_symlink_pointing_outside_the_run_is_not_followed(tmp_path: Path) -> N
     secret.write_text("{}")
     (run / "handoffs" / "0001-x.json").symlink_to(secret)
     with pytest.raises(UnsafePathError):
-        store.read_handoff_bytes(run, "0001-x")
+        read_handoff_bytes(run, "0001-x")
     (run / "handoffs").rename(run / "old")
     (run / "handoffs").symlink_to(tmp_path)
     with pytest.raises(UnsafePathError):
-        store.read_handoff_bytes(run, "0001-x")
+        read_handoff_bytes(run, "0001-x")
 
 
 def test_path_parts_that_climb_out_are_refused_even_below_a_missing_folder(
@@ -155,35 +155,35 @@ def test_path_parts_that_climb_out_are_refused_even_below_a_missing_folder(
 
 
 def test_oversize_handoffs_are_refused_before_reading(tmp_path: Path) -> None:
-    ref = store.submit(tmp_path, b"{}" + b" " * 5000, phase="a", schema_id="x/v1")
+    ref = submit(tmp_path, b"{}" + b" " * 5000, phase="a", schema_id="x/v1")
     with pytest.raises(OSError, match="limit"):
-        store.read_handoff_bytes(tmp_path, ref.id, max_bytes=1000)
-    assert store.read_handoff_bytes(tmp_path, ref.id) == ref.path.read_bytes()
+        read_handoff_bytes(tmp_path, ref.id, max_bytes=1000)
+    assert read_handoff_bytes(tmp_path, ref.id) == ref.path.read_bytes()
 
 
 def test_previous_payload_is_the_latest_earlier_one_of_the_same_contract(tmp_path: Path) -> None:
-    store.submit(tmp_path, b'{"n": 1}', phase="baton", schema_id="baton/v1")
-    store.submit(tmp_path, b'{"n": 2}', phase="baton", schema_id="baton/v1")
-    store.submit(tmp_path, b'{"n": 9}', phase="plan", schema_id="plan/v1")
-    store.submit(tmp_path, b'{"n": 3', phase="baton", schema_id="baton/v1")
-    current = store.submit(tmp_path, b'{"n": 4}', phase="baton", schema_id="baton/v1")
-    store.submit(tmp_path, b'{"n": 5}', phase="baton", schema_id="baton/v1")
-    assert store.previous_payload(tmp_path, current.id, "baton/v1") == {"n": 2}
-    assert store.previous_payload(tmp_path, "0001-baton", "baton/v1") is None
+    submit(tmp_path, b'{"n": 1}', phase="baton", schema_id="baton/v1")
+    submit(tmp_path, b'{"n": 2}', phase="baton", schema_id="baton/v1")
+    submit(tmp_path, b'{"n": 9}', phase="plan", schema_id="plan/v1")
+    submit(tmp_path, b'{"n": 3', phase="baton", schema_id="baton/v1")
+    current = submit(tmp_path, b'{"n": 4}', phase="baton", schema_id="baton/v1")
+    submit(tmp_path, b'{"n": 5}', phase="baton", schema_id="baton/v1")
+    assert previous_payload(tmp_path, current.id, "baton/v1") == {"n": 2}
+    assert previous_payload(tmp_path, "0001-baton", "baton/v1") is None
 
 
 def test_inspect_in_run_blocks_a_missing_or_oversize_file_without_raising(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "handoffs").mkdir()
-    missing = store.inspect_in_run(tmp_path, "0007-gone", {})
+    missing = inspect_in_run(tmp_path, "0007-gone", {})
     assert missing.verdict is Verdict.BLOCKED
     assert [f.code for f in missing.findings] == [Code.BAD_ENVELOPE]
-    unsafe = store.inspect_in_run(tmp_path, "../../etc/passwd", {})
+    unsafe = inspect_in_run(tmp_path, "../../etc/passwd", {})
     assert unsafe.verdict is Verdict.BLOCKED
-    ref = store.submit(tmp_path, b"{}" + b" " * 4096, phase="a", schema_id="x/v1")
-    monkeypatch.setattr(store, "MAX_HANDOFF_BYTES", 1024)
-    oversize = store.inspect_in_run(tmp_path, ref.id, {})
+    ref = submit(tmp_path, b"{}" + b" " * 4096, phase="a", schema_id="x/v1")
+    monkeypatch.setattr(report_in_run, "MAX_HANDOFF_BYTES", 1024)
+    oversize = inspect_in_run(tmp_path, ref.id, {})
     assert [f.code for f in oversize.findings] == [Code.OVERSIZE]
 
 
@@ -200,17 +200,17 @@ def test_a_file_that_grew_after_its_size_was_taken_is_read_whole_but_never_past_
         fields[6] = 100  # st_size as it was before the writer appended
         return os.stat_result(fields)
 
-    monkeypatch.setattr(fsutil.os, "fstat", stale_fstat)
-    assert fsutil.read_bounded(path, 300_000) == data
-    assert fsutil.read_bounded(path, 200_000) == data
+    monkeypatch.setattr(durable.os, "fstat", stale_fstat)
+    assert durable.read_bounded(path, 300_000) == data
+    assert durable.read_bounded(path, 200_000) == data
     with pytest.raises(OversizeError):
-        fsutil.read_bounded(path, 150_000)
+        durable.read_bounded(path, 150_000)
 
 
 def test_the_run_reads_handoffs_up_to_the_size_inspection_accepts() -> None:
-    from handoff_gate.gates.inspection import DEFAULT_MAX_BYTES
+    from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES as DEFAULT_MAX_BYTES
 
-    assert store.MAX_HANDOFF_BYTES == DEFAULT_MAX_BYTES
+    assert MAX_HANDOFF_BYTES == DEFAULT_MAX_BYTES
 
 
 def test_exclusive_create_never_overwrites_and_leaves_no_temp_files(tmp_path: Path) -> None:
@@ -226,7 +226,7 @@ def test_exclusive_create_never_overwrites_and_leaves_no_temp_files(tmp_path: Pa
 
 
 def test_envelope_written_by_submit_is_plain_json_a_person_can_read(tmp_path: Path) -> None:
-    ref = store.submit(tmp_path, b'{"a": 1}', phase="plan", schema_id="plan/v1")
+    ref = submit(tmp_path, b'{"a": 1}', phase="plan", schema_id="plan/v1")
     text = ref.path.read_text()
     assert text.count("\n") > 5
     assert json.loads(text)["id"] == "0001-plan"
@@ -241,28 +241,24 @@ def test_append_only_compares_with_the_last_baton_or_patch_that_was_not_rejected
 ) -> None:
     registry = load_registry("")
     baton = _baton("baton/v1")
-    store.submit(tmp_path, json.dumps(baton).encode(), phase="baton", schema_id="baton/v1")
-    store.submit(tmp_path, example_path("plan/v1").read_bytes(), phase="plan", schema_id="plan/v1")
+    submit(tmp_path, json.dumps(baton).encode(), phase="baton", schema_id="baton/v1")
+    submit(tmp_path, example_path("plan/v1").read_bytes(), phase="plan", schema_id="plan/v1")
     quiet = {**_baton("baton_patch/v1"), "decision_log": None}
-    store.submit(tmp_path, json.dumps(quiet).encode(), phase="patch", schema_id="baton_patch/v1")
+    submit(tmp_path, json.dumps(quiet).encode(), phase="patch", schema_id="baton_patch/v1")
     shrunk = {**_baton("baton_patch/v1"), "decision_log": baton["decision_log"][:1]}
-    cut = store.submit(
-        tmp_path, json.dumps(shrunk).encode(), phase="patch", schema_id="baton_patch/v1"
-    )
+    cut = submit(tmp_path, json.dumps(shrunk).encode(), phase="patch", schema_id="baton_patch/v1")
 
-    assert store.previous_payload(tmp_path, cut.id, "baton_patch/v1", registry) == baton
-    report = store.inspect_in_run(tmp_path, cut.id, registry)
+    assert previous_payload(tmp_path, cut.id, "baton_patch/v1", registry) == baton
+    report = inspect_in_run(tmp_path, cut.id, registry)
     assert Code.APPEND_ONLY in {f.code for f in report.blocking}
 
     decide(tmp_path, cut.id, "reject", reason="drops a decision", registry=registry)
     grown = {**_baton("baton_patch/v1"), "decision_log": [*baton["decision_log"], _entry()]}
-    ok = store.submit(
-        tmp_path, json.dumps(grown).encode(), phase="patch", schema_id="baton_patch/v1"
-    )
-    assert store.previous_payload(tmp_path, ok.id, "baton_patch/v1", registry) == baton
-    report = store.inspect_in_run(tmp_path, ok.id, registry)
+    ok = submit(tmp_path, json.dumps(grown).encode(), phase="patch", schema_id="baton_patch/v1")
+    assert previous_payload(tmp_path, ok.id, "baton_patch/v1", registry) == baton
+    report = inspect_in_run(tmp_path, ok.id, registry)
     assert Code.APPEND_ONLY not in {f.code for f in report.findings}
-    assert store.previous_payload(tmp_path, "0002-plan", "plan/v1", registry) is None
+    assert previous_payload(tmp_path, "0002-plan", "plan/v1", registry) is None
 
 
 def _entry() -> dict:
@@ -281,11 +277,9 @@ def test_nothing_is_written_through_folders_symlinked_out_of_the_run(tmp_path: P
     run.mkdir()
     (run / "handoffs").symlink_to(outside)
     with pytest.raises(UnsafePathError):
-        store.submit(run, b"{}", phase="plan", schema_id="plan/v1")
+        submit(run, b"{}", phase="plan", schema_id="plan/v1")
     other = tmp_path / "other"
-    ref = store.submit(
-        other, example_path("plan/v1").read_bytes(), phase="plan", schema_id="plan/v1"
-    )
+    ref = submit(other, example_path("plan/v1").read_bytes(), phase="plan", schema_id="plan/v1")
     (other / "decisions").rmdir()
     (other / "decisions").symlink_to(outside)
     with pytest.raises(UnsafePathError):
@@ -301,7 +295,7 @@ PAYLOADS = st.binary(max_size=300) | st.text(max_size=200).map(str.encode)
 )
 @given(payload=PAYLOADS)
 def test_any_payload_bytes_survive_submit_exactly(tmp_path: Path, payload: bytes) -> None:
-    ref = store.submit(tmp_path, payload, phase="fuzz", schema_id="plan/v1")
+    ref = submit(tmp_path, payload, phase="fuzz", schema_id="plan/v1")
     envelope = _envelope(ref.path)
     if envelope.raw is not None:
         assert envelope.raw.encode() == payload

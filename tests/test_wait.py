@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from handoff_gate.gates import audit, store, waiting
-from handoff_gate.gates.decisions import decide
-from handoff_gate.gates.fsutil import atomic_write
-from handoff_gate.gates.registry import load_registry
-from handoff_gate.gates.waiting import WaitOutcome, WaitResult, wait
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run import audit, waiting
+from handoff_gate.gates.run.decisions import decide
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
+from handoff_gate.gates.store.durable import atomic_write
 from handoff_gate.schemas import example_path
 
 REGISTRY = load_registry("")
@@ -24,7 +25,7 @@ BOUND = 30.0
 
 def _submit(run: Path, payload: Any = PLAN) -> str:
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    return store.submit(run, data, phase="plan", schema_id="plan/v1").id
+    return submit(run, data, phase="plan", schema_id="plan/v1").id
 
 
 @pytest.fixture

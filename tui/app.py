@@ -24,16 +24,11 @@ from textual.containers import Horizontal
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from handoff_gate.gates.decisions import (
-    Action,
-    Category,
-    DecisionRefused,
-    decide,
-    default_reviewer,
-    describe,
-)
-from handoff_gate.gates.sanitize import visible
-from handoff_gate.gates.status import HandoffState
+from handoff_gate.gates.run.decision_record import describe
+from handoff_gate.gates.run.decisions import DecisionRefused, decide, default_reviewer
+from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.safe_text import visible
+from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
 from handoff_gate.tui.model import (
@@ -53,7 +48,7 @@ from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.registry import Registry
+    from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.tui.screens.reject import Rejection
 
 #: Widest run name and handoff id columns in the list (longer ones are cut with "…").

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from watchfiles import awatch
 
-from handoff_gate.gates.audit import AUDIT_FILE
-from handoff_gate.gates.store import DECISIONS, HANDOFFS, HandoffRef
+from handoff_gate.gates.run.audit import AUDIT_FILE
+from handoff_gate.gates.store.filesystem import DECISIONS, HANDOFFS, HandoffRef
 from handoff_gate.tui.messages import Inspected, Listed, WatchFailed
 from handoff_gate.tui.scan import (
     Inspection,
@@ -33,7 +33,7 @@ from handoff_gate.tui.scan import (
 )
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.registry import Registry
+    from handoff_gate.gates.contracts.registry import Registry
 
 #: watchfiles settings: report an isolated change after ~5 ms instead of 50-1600 ms.
 WATCH_STEP_MS = 5

@@ -12,12 +12,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.report import Report
-from handoff_gate.gates.status import HandoffState
-from handoff_gate.gates.store import HandoffRef
+from handoff_gate.gates.store.filesystem import HandoffRef
+from handoff_gate.gates.vocab.report import Report
+from handoff_gate.gates.vocab.states import HandoffState
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.decisions import Decision
+    from handoff_gate.gates.run.decision_record import Decision
 
 #: A handoff across runs: (run directory, handoff id).
 Key = tuple[Path, str]

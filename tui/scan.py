@@ -14,24 +14,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.decisions import DecisionCorrupt, read_decision
-from handoff_gate.gates.findings import Code
-from handoff_gate.gates.report import Report
-from handoff_gate.gates.status import HandoffState, state_of
-from handoff_gate.gates.store import (
+from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision
+from handoff_gate.gates.run.report_in_run import blocked_report, inspect_in_run
+from handoff_gate.gates.store.filesystem import (
     DECISIONS,
     HandoffRef,
-    blocked_report,
     find_runs,
     handoff_path,
-    inspect_in_run,
     list_handoffs,
 )
+from handoff_gate.gates.vocab.findings import Code
+from handoff_gate.gates.vocab.report import Report
+from handoff_gate.gates.vocab.states import HandoffState, state_of
 from handoff_gate.tui.model import Key, Stamp
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.decisions import Decision
-    from handoff_gate.gates.registry import Registry
+    from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.run.decision_record import Decision
 
 
 def stamp_of(stat: os.stat_result) -> Stamp:

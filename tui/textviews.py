@@ -12,10 +12,10 @@ from typing import Any
 
 from rich.text import Text
 
-from handoff_gate.gates.report import Report
-from handoff_gate.gates.sanitize import visible
-from handoff_gate.gates.secretscan import mask_secrets
-from handoff_gate.gates.store import HandoffRef, read_handoff_bytes
+from handoff_gate.gates.inspect.secret_patterns import mask_secrets
+from handoff_gate.gates.store.filesystem import HandoffRef, read_handoff_bytes
+from handoff_gate.gates.vocab.report import Report
+from handoff_gate.gates.vocab.safe_text import visible
 
 _DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 

@@ -20,11 +20,8 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from handoff_gate.gates import audit
-from handoff_gate.gates.decisions import decide
-from handoff_gate.gates.demo import CONTRACTS, prepare_workspace
-from handoff_gate.gates.registry import Registry, load_registry
-from handoff_gate.gates.simulator import (
+from handoff_gate.demo import CONTRACTS, prepare_workspace
+from handoff_gate.demo.simulator import (
     LIVE_RUN,
     PHASES,
     design_first,
@@ -32,7 +29,10 @@ from handoff_gate.gates.simulator import (
     plan_revised,
     verify_claimed,
 )
-from handoff_gate.gates.store import submit
+from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.run.decisions import decide
+from handoff_gate.gates.run.submit import submit
 from handoff_gate.tui.app import HandoffGateApp
 from handoff_gate.tui.widgets.detail import Body, Detail
 

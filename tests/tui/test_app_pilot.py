@@ -21,10 +21,11 @@ from tui_helpers import (
     settle,
 )
 
-from handoff_gate.gates import store
-from handoff_gate.gates.decisions import Action, Category, read_decision
-from handoff_gate.gates.status import HandoffState
-from handoff_gate.gates.store import submit
+from handoff_gate.gates.run import report_in_run
+from handoff_gate.gates.run.decision_record import read_decision
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.app import HandoffGateApp, run_app
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.reject import RejectScreen
@@ -205,7 +206,7 @@ async def test_a_file_edited_after_approval_shows_as_changed(root, registry):
 
 
 async def test_a_huge_file_is_blocked_unread(root, registry, monkeypatch):
-    monkeypatch.setattr(store, "MAX_HANDOFF_BYTES", 4096)
+    monkeypatch.setattr(report_in_run, "MAX_HANDOFF_BYTES", 4096)
     small = put(root, "job-1", PLAN)
     huge = put(root, "job-1", {**PLAN, "problem_statement": "x" * 10_000})
     app = make_app(root, registry)

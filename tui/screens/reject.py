@@ -12,9 +12,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
-from handoff_gate.gates.decisions import Category
-from handoff_gate.gates.findings import Code
-from handoff_gate.gates.report import Report
+from handoff_gate.gates.vocab.actions import Category
+from handoff_gate.gates.vocab.findings import Code
+from handoff_gate.gates.vocab.report import Report
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, Tree
 
-from handoff_gate.gates.report import FieldRow
+from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.tui.model import Entry
 from handoff_gate.tui.render import banners, decision_text, field_detail, header, warnings_text
 from handoff_gate.tui.widgets.field_tree import FieldTree, NodeData

@@ -7,13 +7,21 @@ a decision shows up as ``changed`` instead of silently inheriting the old verdic
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from handoff_gate.gates.decisions import Action
+from handoff_gate.gates.vocab.actions import Action
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.decisions import Decision
-    from handoff_gate.gates.report import Report
+    from handoff_gate.gates.vocab.report import Report
+
+
+class Decided(Protocol):
+    """What the state needs of a decision record: the bytes it named and its action."""
+
+    @property
+    def sha256(self) -> str: ...
+    @property
+    def action(self) -> Action: ...
 
 
 class HandoffState(StrEnum):
@@ -24,7 +32,7 @@ class HandoffState(StrEnum):
     CHANGED = "changed"
 
 
-def state_of(report: Report, decision: Decision | None) -> HandoffState:
+def state_of(report: Report, decision: Decided | None) -> HandoffState:
     """Undecided: pending or blocked by its verdict. Decided: the decision, unless the
     file's sha256 no longer matches the bytes that were decided on (``changed``)."""
     if decision is None:

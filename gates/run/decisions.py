@@ -9,61 +9,29 @@ a crash leaves either no decision or a complete one.
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from handoff_gate.gates import audit
-from handoff_gate.gates.fsutil import OversizeError, exclusive_create, read_bounded, validate_id
-from handoff_gate.gates.sanitize import has_unsafe
-from handoff_gate.gates.store import DECISIONS, decision_path, handoff_path, inspect_in_run, is_run
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.run.decision_record import (
+    Decision,
+    DecisionCorrupt,
+    describe,
+    read_decision,
+)
+from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.store.durable import exclusive_create
+from handoff_gate.gates.store.filesystem import DECISIONS, decision_path, handoff_path, is_run
+from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.ids import validate_id
+from handoff_gate.gates.vocab.safe_text import has_unsafe
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.decision_file import Decision as Decision
-    from handoff_gate.gates.registry import Registry
-
-_MAX_DECISION_BYTES = 256 * 1024
-
-
-def __getattr__(name: str) -> Any:
-    """``Decision`` lives in ``gates.decision_file`` and is loaded on first use.
-
-    Defining a pydantic model loads pydantic's model machinery (about 28 ms); the
-    watcher imports this module for its enums and functions before its first paint and
-    reads no decision until after it.
-    """
-    if name == "Decision":
-        from handoff_gate.gates.decision_file import Decision
-
-        return Decision
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class Action(StrEnum):
-    APPROVE = "approve"
-    REJECT = "reject"
-
-
-class Category(StrEnum):
-    """Why a handoff was rejected, coarse enough to count across runs."""
-
-    INCOMPLETE = "incomplete"
-    TRUNCATED = "truncated"
-    WRONG = "wrong"
-    UNSAFE = "unsafe"
-    OUT_OF_SCOPE = "out_of_scope"
-    OTHER = "other"
+    from handoff_gate.gates.contracts.registry import Registry
 
 
 class DecisionRefused(Exception):
     """A decision that must not be written; the message is one line, fit for stderr."""
-
-
-class DecisionCorrupt(ValueError):
-    """A decision file exists but is not a valid decision (tampering or disk damage).
-
-    Callers treat it as "decided, but unusable": never as an approval.
-    """
 
 
 def default_reviewer() -> str:
@@ -76,39 +44,6 @@ def default_reviewer() -> str:
     except (OSError, KeyError):
         user = "unknown"
     return f"{user}@{socket.gethostname() or 'localhost'}"
-
-
-def read_decision(run_dir: Path, handoff_id: str) -> Decision | None:
-    """The decision for a handoff, ``None`` if there is none; ``DecisionCorrupt`` if unusable."""
-    from pydantic import ValidationError
-
-    from handoff_gate.gates.decision_file import Decision
-
-    path = decision_path(run_dir, handoff_id)
-    try:
-        data = read_bounded(path, _MAX_DECISION_BYTES)
-    except FileNotFoundError:
-        return None
-    except OversizeError as exc:
-        raise DecisionCorrupt(f"decision for {handoff_id} is unusable: {exc}") from exc
-    except OSError as exc:
-        raise DecisionCorrupt(f"decision for {handoff_id} is unreadable: {exc}") from exc
-    try:
-        decision = Decision.model_validate_json(data)
-    except ValidationError as exc:
-        raise DecisionCorrupt(
-            f"decision for {handoff_id} is not a valid decision file "
-            f"({exc.error_count()} problem(s))"
-        ) from exc
-    if decision.handoff != handoff_id:
-        raise DecisionCorrupt(f"decision file for {handoff_id} names {decision.handoff!r}")
-    return decision
-
-
-def describe(decision: Decision) -> str:
-    """E.g. ``rejected by ana@host at 2026-01-02T03:04:05.000Z``, for refusals and lists."""
-    done = "approved" if decision.action is Action.APPROVE else "rejected"
-    return f"{done} by {decision.reviewer} at {decision.decided_at}"
 
 
 def _refuse(
@@ -144,8 +79,6 @@ def decide(
     is already decided, missing, changed since ``expected_sha256`` was reviewed, or
     blocked and the action is approve. ``ValueError`` for a malformed id or argument.
     """
-    from handoff_gate.gates.decision_file import Decision
-
     validate_id(handoff_id)
     action = Action(action)
     category = Category(category) if category is not None else None

@@ -17,10 +17,18 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
-from handoff_gate.gates.findings import Code, Finding, Severity
-from handoff_gate.gates.paths import Trail, child, path_of, split, steps_of
-from handoff_gate.gates.sanitize import preview
-from handoff_gate.gates.shapes import ABSENT, ModelPlan, Shape, default_of, is_closed, pick, plan_of
+from handoff_gate.gates.contracts.shapes import (
+    ModelPlan,
+    Shape,
+    default_of,
+    is_closed,
+    pick,
+    plan_of,
+)
+from handoff_gate.gates.vocab.absent import ABSENT
+from handoff_gate.gates.vocab.fieldpaths import Trail, child, path_of, split, steps_of
+from handoff_gate.gates.vocab.findings import Code, Finding, Severity
+from handoff_gate.gates.vocab.safe_text import preview
 
 __all__ = [
     "ABSENT",

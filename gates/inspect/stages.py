@@ -18,16 +18,23 @@ import jiter
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
-from handoff_gate.gates import parsing, paths, textscan
-from handoff_gate.gates.envelope import LENGTH_STOPS, Envelope
-from handoff_gate.gates.findings import Code, Finding, Severity
-from handoff_gate.gates.refusal import reads_as_refusal
-from handoff_gate.gates.registry import Registry
-from handoff_gate.gates.report import Report
-from handoff_gate.gates.sanitize import elide, mask
-from handoff_gate.gates.secretscan import ALL_KINDS, kinds_in, mask_secrets, secrets_in, spans
-from handoff_gate.gates.shapes import ABSENT
-from handoff_gate.gates.validation import check_contract, same_json
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.inspect import parse, strings
+from handoff_gate.gates.inspect.refusal import reads_as_refusal
+from handoff_gate.gates.inspect.secret_patterns import (
+    ALL_KINDS,
+    kinds_in,
+    mask_secrets,
+    secrets_in,
+    spans,
+)
+from handoff_gate.gates.inspect.validate import check_contract, same_json
+from handoff_gate.gates.vocab import fieldpaths
+from handoff_gate.gates.vocab.absent import ABSENT
+from handoff_gate.gates.vocab.envelope import LENGTH_STOPS, Envelope
+from handoff_gate.gates.vocab.findings import Code, Finding, Severity
+from handoff_gate.gates.vocab.report import Report
+from handoff_gate.gates.vocab.safe_text import elide, mask
 
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -55,7 +62,7 @@ class _Draft:
     contract: type[BaseModel] | None = None
     model: BaseModel | None = None
     secret: bool = False
-    secret_hits: list[textscan.Hit] = field(default_factory=list)
+    secret_hits: list[strings.Hit] = field(default_factory=list)
 
     def block(self, code: Code, message: str, path: str = "") -> None:
         self.findings.append(Finding(code, path, Severity.BLOCK, message))
@@ -83,7 +90,7 @@ class _Draft:
             for f in self.findings
         ]
         self.raw_text = _masked_text(self.raw_text)
-        self.payload = textscan.mask_at(self.payload, self.secret_hits)
+        self.payload = strings.mask_at(self.payload, self.secret_hits)
         self.delivered = None
         self.model = None
 
@@ -96,19 +103,19 @@ def _masked_text(text: str) -> str:
     """
     masked = mask_secrets(text)
     if "\\u" in masked:
-        decoded, _ = textscan.decode_u_escapes(masked)
+        decoded, _ = strings.decode_u_escapes(masked)
         if secrets_in(decoded):
             return mask_secrets(decoded)
     return masked
 
 
 def _mask_path(path: str) -> str:
-    steps = paths.split(path)
+    steps = fieldpaths.split(path)
     if steps is None:
         return mask_secrets(path)
     masked = ""
     for step in steps:
-        masked = paths.join(masked, mask_secrets(step) if isinstance(step, str) else step)
+        masked = fieldpaths.join(masked, mask_secrets(step) if isinstance(step, str) else step)
     return masked
 
 
@@ -202,12 +209,12 @@ def _inspect(
         d.block(Code.NOT_UTF8, f"not valid UTF-8 (first bad byte at offset {exc.start})")
         return
     d.raw_text = text
-    digits = parsing.digit_view(data)
+    digits = parse.digit_view(data)
     found = kinds_in(text, digits)
     if found:  # markers are a superset: keep the kinds actually present
         found = frozenset(kind for _, _, kind in spans(text, found))
     d.secret = bool(found)
-    parsed = parsing.parse(data)
+    parsed = parse.parse(data)
     if not parsed.ok:
         _unparsed(d, text, parsed)
         if upstream is not ABSENT:
@@ -227,13 +234,13 @@ def _inspect(
             Code.MODIFIED_UPSTREAM,
             "the parsed payload upstream supplied differs from the producer's text",
         )
-    structure = parsing.skeleton(data)
-    if parsing.depth_exceeds(structure):
-        d.block(Code.TOO_DEEP, f"nested more than {parsing.MAX_DEPTH} levels deep")
+    structure = parse.skeleton(data)
+    if parse.depth_exceeds(structure):
+        d.block(Code.TOO_DEEP, f"nested more than {parse.MAX_DEPTH} levels deep")
         _scan(d, text, data, value, found)
         return
-    if parsing.may_overflow(digits):
-        for path in parsing.overflowed_paths(value):
+    if parse.may_overflow(digits):
+        for path in parse.overflowed_paths(value):
             d.block(Code.NOT_JSON, "a number too large to represent exactly", path)
     _scan(d, text, data, value, found)
     if not isinstance(value, dict):
@@ -243,7 +250,7 @@ def _inspect(
         if len(structure) * SPARSE_TEXT < len(data):
             empties, blanks = True, True
         else:
-            empties, blanks = textscan.empty_shapes(text, data, structure)
+            empties, blanks = strings.empty_shapes(text, data, structure)
         outcome = check_contract(
             value, data, contract, previous=previous, empties=empties, blanks=blanks
         )
@@ -264,7 +271,7 @@ def _contract(d: _Draft, registry: Registry) -> type[BaseModel] | None:
     return contract
 
 
-def _unparsed(d: _Draft, text: str, parsed: parsing.Parsed) -> None:
+def _unparsed(d: _Draft, text: str, parsed: parse.Parsed) -> None:
     if parsed.too_deep:
         d.block(Code.TOO_DEEP, "nested too deep to parse")
     elif parsed.duplicate_key is not None:
@@ -314,23 +321,23 @@ def _scan(d: _Draft, text: str, data: bytes, value: Any, found: frozenset[str]) 
     the checks are repeated on the text with those escapes decoded.
     """
     kinds = found
-    unsafe = textscan.text_may_hold_unsafe(text, data)
+    unsafe = strings.text_may_hold_unsafe(text, data)
     if b"\\" in data and "\\u" in text:
-        decoded, spelled_unsafe = textscan.decode_u_escapes(text)
+        decoded, spelled_unsafe = strings.decode_u_escapes(text)
         kinds = found | {kind for _, _, kind in spans(decoded, kinds_in(decoded))}
         unsafe = unsafe or spelled_unsafe
     if not (kinds or unsafe):
         return
-    secret_hits, unsafe_hits = textscan.scan(value, kinds, unsafe=unsafe)
+    secret_hits, unsafe_hits = strings.scan(value, kinds, unsafe=unsafe)
     for hit in secret_hits:
-        d.block(Code.SECRET, hit.message, paths.path_of(paths.steps_of(hit.trail)))
+        d.block(Code.SECRET, hit.message, fieldpaths.path_of(fieldpaths.steps_of(hit.trail)))
     if secret_hits:
         d.secret = True
         d.secret_hits = secret_hits
     elif d.secret:
         d.block(Code.SECRET, _text_secret_message(text))
     for hit in unsafe_hits:
-        d.block(Code.UNSAFE_TEXT, hit.message, paths.path_of(paths.steps_of(hit.trail)))
+        d.block(Code.UNSAFE_TEXT, hit.message, fieldpaths.path_of(fieldpaths.steps_of(hit.trail)))
 
 
 def inspect_handoff(
@@ -396,8 +403,8 @@ def _masked_envelope(envelope: Envelope) -> Envelope:
     if envelope.raw is not None:
         update["raw"] = mask_secrets(envelope.raw)
     if envelope.has_payload:
-        hits, _ = textscan.scan(envelope.payload, ALL_KINDS, unsafe=False)
-        update["payload"] = textscan.mask_at(envelope.payload, hits)
+        hits, _ = strings.scan(envelope.payload, ALL_KINDS, unsafe=False)
+        update["payload"] = strings.mask_at(envelope.payload, hits)
     return envelope.model_copy(update=update)
 
 

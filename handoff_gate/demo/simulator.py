@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from handoff_gate.gates.decisions import DecisionCorrupt
-from handoff_gate.gates.registry import Registry, load_registry
-from handoff_gate.gates.store import submit
-from handoff_gate.gates.waiting import WaitOutcome, wait
+from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.run.decision_record import DecisionCorrupt
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.run.waiting import WaitOutcome, wait
 
 LIVE_RUN = "live-pipeline"
 

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from handoff_gate.gates.paths import Trail, steps_of
-from handoff_gate.gates.sanitize import mask, token, unsafe_chars
-from handoff_gate.gates.secretscan import mask_secrets, may_hold, secrets_in
+from handoff_gate.gates.inspect.secret_patterns import mask_secrets, may_hold, secrets_in
+from handoff_gate.gates.vocab.fieldpaths import Trail, steps_of
+from handoff_gate.gates.vocab.safe_text import mask, token, unsafe_chars
 
 _CONTROL_ESCAPE = re.compile(r"\\[bfr]")
 _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")

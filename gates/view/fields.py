@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from handoff_gate.gates.findings import Code, Finding, Severity
-from handoff_gate.gates.paths import child, join, split
-from handoff_gate.gates.report import FieldRow, FieldState, Report
-from handoff_gate.gates.shapes import ABSENT, ModelPlan, Shape, default_of, pick, plan_of
+from handoff_gate.gates.contracts.shapes import ModelPlan, Shape, default_of, pick, plan_of
+from handoff_gate.gates.vocab.absent import ABSENT
+from handoff_gate.gates.vocab.fieldpaths import child, join, split
+from handoff_gate.gates.vocab.findings import Code, Finding, Severity
+from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
 
 _STATE = {
     Code.EMPTY_FIELD: FieldState.EMPTY,

@@ -18,11 +18,11 @@ import tempfile
 from pathlib import Path
 from types import FrameType
 
-from handoff_gate.gates.registry import ENV_VAR, load_registry
-from handoff_gate.gates.simulator import LIVE_RUN
-from handoff_gate.gates.store import is_run
+from handoff_gate.demo.simulator import LIVE_RUN
+from handoff_gate.gates.contracts.registry import ENV_VAR, load_registry
+from handoff_gate.gates.store.filesystem import is_run
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_runs"
 CONTRACTS = "lenient_contracts.py"
 LOG = "simulator.log"
@@ -62,7 +62,7 @@ def start_simulator(workspace: Path) -> subprocess.Popen[bytes]:
             [
                 sys.executable,
                 "-m",
-                "handoff_gate.gates.simulator",
+                "handoff_gate.demo.simulator",
                 str(workspace),
                 "--run",
                 LIVE_RUN,

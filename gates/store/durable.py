@@ -10,26 +10,11 @@ exclusively (``link`` fails when the target exists, which makes the first writer
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import stat
 from pathlib import Path
 
-#: A handoff id: ``{seq:04d}-{phase}``. Also the file stem of its handoff and decision.
-ID_PATTERN = re.compile(r"^[0-9]{4,}-[a-z0-9][a-z0-9_-]{0,39}\Z")
-#: A phase name, the part of an id after the sequence number.
-PHASE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}\Z")
-
-
-class UnsafePathError(ValueError):
-    """An id or path from a file or argument would leave the run directory."""
-
-
-def validate_id(handoff_id: str) -> str:
-    """Return ``handoff_id`` unchanged if it matches ``ID_PATTERN``; raise otherwise."""
-    if not ID_PATTERN.match(handoff_id):
-        raise UnsafePathError(f"not a handoff id: {handoff_id!r} (expected e.g. 0003-plan)")
-    return handoff_id
+from handoff_gate.gates.vocab.ids import UnsafePathError
 
 
 def inside(root: Path, *parts: str) -> Path:

@@ -18,13 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 import watchfiles
 
-from handoff_gate.gates import audit
-from handoff_gate.gates.decisions import Action, Decision, read_decision
-from handoff_gate.gates.store import DECISIONS, handoff_path, inspect_in_run
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.run.decision_record import Decision, read_decision
+from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.store.filesystem import DECISIONS, handoff_path
+from handoff_gate.gates.vocab.actions import Action
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.registry import Registry
-    from handoff_gate.gates.report import Report
+    from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.vocab.report import Report
 
 #: watchfiles batching: report a change after ``_STEP_MS`` of quiet, at most ``_DEBOUNCE_MS``.
 _STEP_MS = 5

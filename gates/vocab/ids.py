@@ -1,0 +1,25 @@
+"""The names a run is addressed by: handoff ids and phase names, checked before any use.
+
+An id comes from file names, file contents and arguments alike, and becomes part of a
+path; nothing that fails these patterns is ever joined to one.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: A handoff id: ``{seq:04d}-{phase}``. Also the file stem of its handoff and decision.
+ID_PATTERN = re.compile(r"^[0-9]{4,}-[a-z0-9][a-z0-9_-]{0,39}\Z")
+#: A phase name, the part of an id after the sequence number.
+PHASE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}\Z")
+
+
+class UnsafePathError(ValueError):
+    """An id or path from a file or argument would leave the run directory."""
+
+
+def validate_id(handoff_id: str) -> str:
+    """Return ``handoff_id`` unchanged if it matches ``ID_PATTERN``; raise otherwise."""
+    if not ID_PATTERN.match(handoff_id):
+        raise UnsafePathError(f"not a handoff id: {handoff_id!r} (expected e.g. 0003-plan)")
+    return handoff_id
