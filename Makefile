@@ -16,7 +16,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy gates schemas tui
+	$(BIN)/mypy -p handoff_gate
 
 unit: $(STAMP)
 	$(BIN)/pytest -q

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from schemas.base import Contract
-from schemas.types import FilePath, Line, Name
+from handoff_gate.schemas.base import Contract
+from handoff_gate.schemas.types import FilePath, Line, Name
 
 
 class Item(Contract):

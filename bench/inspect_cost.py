@@ -19,8 +19,8 @@ from bench.config import Context
 from bench.figures import Figure, Target
 from bench.payloads import MB
 from bench.stats import summarize
-from gates.inspection import inspect
-from gates.registry import load_registry
+from handoff_gate.gates.inspection import inspect
+from handoff_gate.gates.registry import load_registry
 
 #: No series runs longer than this once it has its minimum of repetitions.
 SERIES_BUDGET_S = 5.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from schemas import example_path
+from handoff_gate.schemas import example_path
 
 MB = 1024 * 1024
 

@@ -16,11 +16,11 @@ from bench.config import Context
 from bench.figures import Figure, Target
 from bench.procs import finish, start, start_module, wait_until_watching
 from bench.stats import summarize
-from gates import waiting
-from gates.decisions import decide
-from gates.registry import load_registry
-from gates.store import DECISIONS, submit
-from schemas import example_path
+from handoff_gate.gates import waiting
+from handoff_gate.gates.decisions import decide
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.store import DECISIONS, submit
+from handoff_gate.schemas import example_path
 
 TARGET = Target(stat="p95", limit=25.0, max_ratio=1.5)
 
@@ -90,7 +90,7 @@ def run(ctx: Context) -> list[Figure]:
             baseline_name="bare watchfiles waiter",
             baseline=bare,
             target=TARGET,
-            note=f"gates.waiting.wait in its own process; {settings}",
+            note=f"handoff_gate.gates.waiting.wait in its own process; {settings}",
         ),
         Figure(
             name="pickup.wait_cli",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from gates.decisions import decide
-from gates.registry import load_registry
-from gates.store import DECISIONS, HANDOFFS, submit
-from schemas import example_path
+from handoff_gate.gates.decisions import decide
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.store import DECISIONS, HANDOFFS, submit
+from handoff_gate.schemas import example_path
 
 #: Contracts cycled through, so the rows and detail views are not all alike.
 MIX = ("plan/v1", "design/v1", "research_brief/v1", "verify_result/v1", "feature_manifest/v1")

@@ -20,9 +20,9 @@ from bench.procs import compile_project, finish, start_module
 from bench.pty_paint import first_paint
 from bench.runs import fill_run, replicate
 from bench.stats import summarize
-from gates.registry import load_registry
-from gates.store import find_runs, inspect_in_run, list_handoffs, submit
-from schemas import example_path
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.store import find_runs, inspect_in_run, list_handoffs, submit
+from handoff_gate.schemas import example_path
 
 MARKER = "-step"
 

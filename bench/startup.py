@@ -16,7 +16,7 @@ from bench.figures import Figure, Target
 from bench.procs import ROOT, child_env, compile_project
 from bench.pty_paint import first_paint
 from bench.stats import summarize
-from schemas import example_path
+from handoff_gate.schemas import example_path
 
 COMMANDS = ("submit", "check", "decide", "wait")
 #: ``import pydantic`` is lazy (loads little); defining one model is what any user pays.

@@ -22,10 +22,10 @@ from typing import Any
 
 from textual.strip import Strip
 
-from gates.registry import load_registry
-from tui.app import HandoffGateApp
-from tui.widgets.field_tree import FieldTree
-from tui.widgets.handoff_list import HandoffList
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.widgets.field_tree import FieldTree
+from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 SIZE = (120, 40)
 

@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from gates.registry import load_registry
-from gates.waiting import wait
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.waiting import wait
 
 
 def main() -> None:

@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gates.registry import load_registry
-from gates.store import submit
-from gates.waiting import WaitOutcome, wait
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.store import submit
+from handoff_gate.gates.waiting import WaitOutcome, wait
 
 REPLIES = Path(__file__).resolve().parent / "replies"
 

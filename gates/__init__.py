@@ -2,7 +2,7 @@
 
 A pipeline needs only these names::
 
-    from gates import load_registry, submit, wait
+    from handoff_gate.gates import load_registry, submit, wait
 
     ref = submit(run_dir, reply_bytes, phase="plan", schema_id="plan/v1")
     result = wait(run_dir, ref.id, registry=load_registry())
@@ -17,42 +17,48 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gates.decisions import Decision, DecisionRefused, decide, read_decision
-    from gates.findings import Code, Finding, Severity, Verdict
-    from gates.inspection import inspect, inspect_file, inspect_handoff
-    from gates.registry import RegistryError, load_registry
-    from gates.report import FieldRow, FieldState, Report
-    from gates.status import HandoffState, state_of
-    from gates.store import HandoffRef, find_runs, inspect_in_run, list_handoffs, submit
-    from gates.waiting import WaitOutcome, WaitResult, wait
+    from handoff_gate.gates.decisions import Decision, DecisionRefused, decide, read_decision
+    from handoff_gate.gates.findings import Code, Finding, Severity, Verdict
+    from handoff_gate.gates.inspection import inspect, inspect_file, inspect_handoff
+    from handoff_gate.gates.registry import RegistryError, load_registry
+    from handoff_gate.gates.report import FieldRow, FieldState, Report
+    from handoff_gate.gates.status import HandoffState, state_of
+    from handoff_gate.gates.store import (
+        HandoffRef,
+        find_runs,
+        inspect_in_run,
+        list_handoffs,
+        submit,
+    )
+    from handoff_gate.gates.waiting import WaitOutcome, WaitResult, wait
 
 _HOMES = {
-    "Decision": "gates.decisions",
-    "DecisionRefused": "gates.decisions",
-    "decide": "gates.decisions",
-    "read_decision": "gates.decisions",
-    "Code": "gates.findings",
-    "Finding": "gates.findings",
-    "Severity": "gates.findings",
-    "Verdict": "gates.findings",
-    "inspect": "gates.inspection",
-    "inspect_file": "gates.inspection",
-    "inspect_handoff": "gates.inspection",
-    "RegistryError": "gates.registry",
-    "load_registry": "gates.registry",
-    "FieldRow": "gates.report",
-    "FieldState": "gates.report",
-    "Report": "gates.report",
-    "HandoffState": "gates.status",
-    "state_of": "gates.status",
-    "HandoffRef": "gates.store",
-    "find_runs": "gates.store",
-    "inspect_in_run": "gates.store",
-    "list_handoffs": "gates.store",
-    "submit": "gates.store",
-    "WaitOutcome": "gates.waiting",
-    "WaitResult": "gates.waiting",
-    "wait": "gates.waiting",
+    "Decision": "handoff_gate.gates.decisions",
+    "DecisionRefused": "handoff_gate.gates.decisions",
+    "decide": "handoff_gate.gates.decisions",
+    "read_decision": "handoff_gate.gates.decisions",
+    "Code": "handoff_gate.gates.findings",
+    "Finding": "handoff_gate.gates.findings",
+    "Severity": "handoff_gate.gates.findings",
+    "Verdict": "handoff_gate.gates.findings",
+    "inspect": "handoff_gate.gates.inspection",
+    "inspect_file": "handoff_gate.gates.inspection",
+    "inspect_handoff": "handoff_gate.gates.inspection",
+    "RegistryError": "handoff_gate.gates.registry",
+    "load_registry": "handoff_gate.gates.registry",
+    "FieldRow": "handoff_gate.gates.report",
+    "FieldState": "handoff_gate.gates.report",
+    "Report": "handoff_gate.gates.report",
+    "HandoffState": "handoff_gate.gates.status",
+    "state_of": "handoff_gate.gates.status",
+    "HandoffRef": "handoff_gate.gates.store",
+    "find_runs": "handoff_gate.gates.store",
+    "inspect_in_run": "handoff_gate.gates.store",
+    "list_handoffs": "handoff_gate.gates.store",
+    "submit": "handoff_gate.gates.store",
+    "WaitOutcome": "handoff_gate.gates.waiting",
+    "WaitResult": "handoff_gate.gates.waiting",
+    "wait": "handoff_gate.gates.waiting",
 }
 
 __all__ = [

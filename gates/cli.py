@@ -19,14 +19,14 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gates.sanitize import visible
+from handoff_gate.gates.sanitize import visible
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from gates.registry import Registry
-    from gates.report import Report
-    from gates.waiting import WaitResult
+    from handoff_gate.gates.registry import Registry
+    from handoff_gate.gates.report import Report
+    from handoff_gate.gates.waiting import WaitResult
 
 OK, FAIL, USAGE, TIMED_OUT, CHANGED = 0, 1, 2, 3, 4
 #: ``gates.registry.ENV_VAR``, spelled here so ``watch`` can tell without importing it.
@@ -39,7 +39,7 @@ class UsageError(Exception):
 
 
 def _registry(spec: str | None) -> Registry:
-    from gates.registry import RegistryError, load_registry
+    from handoff_gate.gates.registry import RegistryError, load_registry
 
     try:
         return load_registry(spec)
@@ -76,8 +76,8 @@ class _Builtins(Mapping[str, "type[BaseModel]"]):
 
 
 def _read_input(name: str) -> bytes:
-    from gates.fsutil import read_bounded
-    from gates.store import MAX_HANDOFF_BYTES
+    from handoff_gate.gates.fsutil import read_bounded
+    from handoff_gate.gates.store import MAX_HANDOFF_BYTES
 
     if name == "-":
         data = sys.stdin.buffer.read(MAX_HANDOFF_BYTES + 1)
@@ -91,7 +91,7 @@ def _read_input(name: str) -> bytes:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    from gates.store import submit
+    from handoff_gate.gates.store import submit
 
     registry = _registry(args.schemas)
     payload = _read_input(args.payload)
@@ -124,7 +124,7 @@ def _flat(text: str) -> str:
 
 
 def _value_text(value: Any, child_count: int) -> str:
-    from gates.sanitize import preview
+    from handoff_gate.gates.sanitize import preview
 
     text = preview(value, 80)
     if isinstance(value, dict | list) and child_count:
@@ -133,8 +133,8 @@ def _value_text(value: Any, child_count: int) -> str:
 
 
 def _print_rows(report: Report, parent: str, depth: int, budget: list[int]) -> None:
-    from gates.fields import field_rows
-    from gates.report import FieldState
+    from handoff_gate.gates.fields import field_rows
+    from handoff_gate.gates.report import FieldState
 
     for row in field_rows(report, parent):
         if budget[0] <= 0:
@@ -172,9 +172,9 @@ def print_report(name: str, report: Report) -> None:
 def _inspect_path(path: Path, schema: str | None, registry: Registry) -> Report:
     """A handoff inside a run is inspected in its run (so append-only checks see the
     previous handoff); any other file is inspected on its own."""
-    from gates.fsutil import ID_PATTERN
-    from gates.inspection import inspect_file
-    from gates.store import MAX_HANDOFF_BYTES, inspect_in_run, is_run
+    from handoff_gate.gates.fsutil import ID_PATTERN
+    from handoff_gate.gates.inspection import inspect_file
+    from handoff_gate.gates.store import MAX_HANDOFF_BYTES, inspect_in_run, is_run
 
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
@@ -196,8 +196,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from gates.decisions import DecisionRefused, decide
-    from gates.store import is_run
+    from handoff_gate.gates.decisions import DecisionRefused, decide
+    from handoff_gate.gates.store import is_run
 
     registry = _registry(args.schemas)
     run_dir = Path(args.run_dir)
@@ -224,9 +224,9 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_wait(args: argparse.Namespace) -> int:
-    from gates.decisions import DecisionCorrupt
-    from gates.fsutil import atomic_write
-    from gates.waiting import WaitOutcome, wait
+    from handoff_gate.gates.decisions import DecisionCorrupt
+    from handoff_gate.gates.fsutil import atomic_write
+    from handoff_gate.gates.waiting import WaitOutcome, wait
 
     registry = _registry(args.schemas)
     if args.timeout is not None and args.timeout < 0:
@@ -276,7 +276,7 @@ def _changed_message(handoff_id: str, who: str, result: WaitResult) -> str:
 
 
 def cmd_schemas(args: argparse.Namespace) -> int:
-    from gates.registry import RegistryError, strict_json_schema
+    from handoff_gate.gates.registry import RegistryError, strict_json_schema
 
     registry = _registry(args.schemas)
     if args.json_schema is not None:
@@ -297,7 +297,7 @@ def cmd_schemas(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     spec = os.environ.get(SCHEMAS_ENV, "") if args.schemas is None else args.schemas
     registry = _registry(spec) if spec.strip() else _Builtins()
-    app = importlib.import_module("tui.app")
+    app = importlib.import_module("handoff_gate.tui.app")
     return int(
         app.run_app(
             Path(args.root),
@@ -311,14 +311,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from gates.demo import run_demo
+    from handoff_gate.gates.demo import run_demo
 
     workspace = Path(args.workspace) if args.workspace else None
     return run_demo(workspace, open_tui=not args.no_tui)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from gates.decisions import Action, Category
+    from handoff_gate.gates.decisions import Action, Category
 
     parser = argparse.ArgumentParser(
         prog="handoff-gate",

@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gates.decisions import Action, Category
-from gates.findings import Verdict
+from handoff_gate.gates.decisions import Action, Category
+from handoff_gate.gates.findings import Verdict
 
 
 class Decision(BaseModel):

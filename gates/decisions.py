@@ -13,14 +13,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from gates import audit
-from gates.fsutil import OversizeError, exclusive_create, read_bounded, validate_id
-from gates.sanitize import has_unsafe
-from gates.store import DECISIONS, decision_path, handoff_path, inspect_in_run, is_run
+from handoff_gate.gates import audit
+from handoff_gate.gates.fsutil import OversizeError, exclusive_create, read_bounded, validate_id
+from handoff_gate.gates.sanitize import has_unsafe
+from handoff_gate.gates.store import DECISIONS, decision_path, handoff_path, inspect_in_run, is_run
 
 if TYPE_CHECKING:
-    from gates.decision_file import Decision as Decision
-    from gates.registry import Registry
+    from handoff_gate.gates.decision_file import Decision as Decision
+    from handoff_gate.gates.registry import Registry
 
 _MAX_DECISION_BYTES = 256 * 1024
 
@@ -33,7 +33,7 @@ def __getattr__(name: str) -> Any:
     reads no decision until after it.
     """
     if name == "Decision":
-        from gates.decision_file import Decision
+        from handoff_gate.gates.decision_file import Decision
 
         return Decision
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -82,7 +82,7 @@ def read_decision(run_dir: Path, handoff_id: str) -> Decision | None:
     """The decision for a handoff, ``None`` if there is none; ``DecisionCorrupt`` if unusable."""
     from pydantic import ValidationError
 
-    from gates.decision_file import Decision
+    from handoff_gate.gates.decision_file import Decision
 
     path = decision_path(run_dir, handoff_id)
     try:
@@ -144,7 +144,7 @@ def decide(
     is already decided, missing, changed since ``expected_sha256`` was reviewed, or
     blocked and the action is approve. ``ValueError`` for a malformed id or argument.
     """
-    from gates.decision_file import Decision
+    from handoff_gate.gates.decision_file import Decision
 
     validate_id(handoff_id)
     action = Action(action)

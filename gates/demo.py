@@ -18,9 +18,9 @@ import tempfile
 from pathlib import Path
 from types import FrameType
 
-from gates.registry import ENV_VAR, load_registry
-from gates.simulator import LIVE_RUN
-from gates.store import is_run
+from handoff_gate.gates.registry import ENV_VAR, load_registry
+from handoff_gate.gates.simulator import LIVE_RUN
+from handoff_gate.gates.store import is_run
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "sample_runs"
@@ -59,7 +59,14 @@ def start_simulator(workspace: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, ENV_VAR: str(workspace / CONTRACTS)}
     with (workspace / LOG).open("ab") as log:
         return subprocess.Popen(
-            [sys.executable, "-m", "gates.simulator", str(workspace), "--run", LIVE_RUN],
+            [
+                sys.executable,
+                "-m",
+                "handoff_gate.gates.simulator",
+                str(workspace),
+                "--run",
+                LIVE_RUN,
+            ],
             cwd=workspace,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -107,7 +114,7 @@ def run_demo(workspace: Path | None, *, open_tui: bool) -> int:
     proc = start_simulator(target)
     try:
         if open_tui:
-            app = importlib.import_module("tui.app")
+            app = importlib.import_module("handoff_gate.tui.app")
             app.run_app(target, registry, reviewer=None, show="pending", poll=False, quiet=False)
         else:
             print(f"live run {target / LIVE_RUN}: headless, Ctrl-C stops", flush=True)

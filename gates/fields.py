@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from gates.findings import Code, Finding, Severity
-from gates.paths import child, join, split
-from gates.report import FieldRow, FieldState, Report
-from gates.shapes import ABSENT, ModelPlan, Shape, default_of, pick, plan_of
+from handoff_gate.gates.findings import Code, Finding, Severity
+from handoff_gate.gates.paths import child, join, split
+from handoff_gate.gates.report import FieldRow, FieldState, Report
+from handoff_gate.gates.shapes import ABSENT, ModelPlan, Shape, default_of, pick, plan_of
 
 _STATE = {
     Code.EMPTY_FIELD: FieldState.EMPTY,

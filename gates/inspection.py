@@ -18,16 +18,16 @@ import jiter
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
-from gates import parsing, paths, textscan
-from gates.envelope import LENGTH_STOPS, Envelope
-from gates.findings import Code, Finding, Severity
-from gates.refusal import reads_as_refusal
-from gates.registry import Registry
-from gates.report import Report
-from gates.sanitize import elide, mask
-from gates.secretscan import ALL_KINDS, kinds_in, mask_secrets, secrets_in, spans
-from gates.shapes import ABSENT
-from gates.validation import check_contract, same_json
+from handoff_gate.gates import parsing, paths, textscan
+from handoff_gate.gates.envelope import LENGTH_STOPS, Envelope
+from handoff_gate.gates.findings import Code, Finding, Severity
+from handoff_gate.gates.refusal import reads_as_refusal
+from handoff_gate.gates.registry import Registry
+from handoff_gate.gates.report import Report
+from handoff_gate.gates.sanitize import elide, mask
+from handoff_gate.gates.secretscan import ALL_KINDS, kinds_in, mask_secrets, secrets_in, spans
+from handoff_gate.gates.shapes import ABSENT
+from handoff_gate.gates.validation import check_contract, same_json
 
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import jiter
 
-from gates.paths import Trail, path_of, steps_of
+from handoff_gate.gates.paths import Trail, path_of, steps_of
 
 #: Deepest nesting of arrays and objects accepted. Real handoffs stay below ten.
 MAX_DEPTH = 64

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from gates.sanitize import has_unsafe, is_unsafe_char
+from handoff_gate.gates.sanitize import has_unsafe, is_unsafe_char
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

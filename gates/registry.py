@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, PydanticUserError
 
-from schemas import SCHEMAS
+from handoff_gate.schemas import SCHEMAS
 
 Registry = Mapping[str, type[BaseModel]]
 

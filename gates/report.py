@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from gates.findings import Finding, Severity, Verdict, verdict_of
+from handoff_gate.gates.findings import Finding, Severity, Verdict, verdict_of
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from gates.envelope import Envelope
+    from handoff_gate.gates.envelope import Envelope
 
 
 class FieldState(StrEnum):

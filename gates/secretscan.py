@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from gates.sanitize import mask
+from handoff_gate.gates.sanitize import mask
 
 CARD = "card number"
 

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gates.decisions import DecisionCorrupt
-from gates.registry import Registry, load_registry
-from gates.store import submit
-from gates.waiting import WaitOutcome, wait
+from handoff_gate.gates.decisions import DecisionCorrupt
+from handoff_gate.gates.registry import Registry, load_registry
+from handoff_gate.gates.store import submit
+from handoff_gate.gates.waiting import WaitOutcome, wait
 
 LIVE_RUN = "live-pipeline"
 

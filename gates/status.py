@@ -9,11 +9,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from gates.decisions import Action
+from handoff_gate.gates.decisions import Action
 
 if TYPE_CHECKING:
-    from gates.decisions import Decision
-    from gates.report import Report
+    from handoff_gate.gates.decisions import Decision
+    from handoff_gate.gates.report import Report
 
 
 class HandoffState(StrEnum):

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import jiter
 
-from gates import audit
-from gates.findings import Code, Finding, Severity
-from gates.fsutil import (
+from handoff_gate.gates import audit
+from handoff_gate.gates.findings import Code, Finding, Severity
+from handoff_gate.gates.fsutil import (
     ID_PATTERN,
     PHASE_PATTERN,
     OversizeError,
@@ -36,10 +36,10 @@ from gates.fsutil import (
     reserve,
     validate_id,
 )
-from gates.report import Report
+from handoff_gate.gates.report import Report
 
 if TYPE_CHECKING:
-    from gates.registry import Registry
+    from handoff_gate.gates.registry import Registry
 
 HANDOFFS = "handoffs"
 DECISIONS = "decisions"
@@ -165,7 +165,7 @@ def submit(
     """
     # Imported here: the envelope model is the one pydantic build a reader of runs (the
     # watcher's listing) does not need before its first paint.
-    from gates.envelope import Envelope
+    from handoff_gate.gates.envelope import Envelope
 
     if not PHASE_PATTERN.match(phase):
         raise ValueError(f"phase must match {PHASE_PATTERN.pattern}: {phase!r}")
@@ -236,7 +236,7 @@ def _append_only(registry: Registry | None, schema_id: Any) -> frozenset[str]:
 
 def _rejected(run_dir: Path, handoff_id: str) -> bool:
     """Whether a readable decision rejects the handoff (unreadable counts as not rejected)."""
-    from gates.decisions import Action, DecisionCorrupt, read_decision
+    from handoff_gate.gates.decisions import Action, DecisionCorrupt, read_decision
 
     try:
         decision = read_decision(run_dir, handoff_id)
@@ -256,7 +256,9 @@ def previous_payload(
     fields; without append-only fields there is nothing to compare, so ``None``. Earlier
     handoffs that cannot be read or parsed into an object are passed over.
     """
-    from gates.envelope import Envelope  # loaded here: listing and submitting don't need it
+    from handoff_gate.gates.envelope import (
+        Envelope,
+    )  # loaded here: listing and submitting don't need it
 
     fields = _append_only(registry, schema_id)
     if registry is not None and not fields:
@@ -308,7 +310,7 @@ def _streamed_sha256(path: Path) -> str:
 
 def inspect_in_run(run_dir: Path, handoff_id: str, registry: Registry) -> Report:
     """Inspect one handoff of a run. Never raises: any failure is a blocked report."""
-    from gates.inspection import inspect_handoff
+    from handoff_gate.gates.inspection import inspect_handoff
 
     try:
         data = read_handoff_bytes(run_dir, handoff_id, MAX_HANDOFF_BYTES)

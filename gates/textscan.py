@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gates.paths import Trail, steps_of
-from gates.sanitize import mask, token, unsafe_chars
-from gates.secretscan import mask_secrets, may_hold, secrets_in
+from handoff_gate.gates.paths import Trail, steps_of
+from handoff_gate.gates.sanitize import mask, token, unsafe_chars
+from handoff_gate.gates.secretscan import mask_secrets, may_hold, secrets_in
 
 _CONTROL_ESCAPE = re.compile(r"\\[bfr]")
 _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")

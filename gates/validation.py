@@ -17,10 +17,10 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel, ValidationError
 
-from gates.findings import Code, Finding, Severity
-from gates.paths import Trail, child, path_of, split, steps_of
-from gates.sanitize import preview
-from gates.shapes import ABSENT, ModelPlan, Shape, default_of, is_closed, pick, plan_of
+from handoff_gate.gates.findings import Code, Finding, Severity
+from handoff_gate.gates.paths import Trail, child, path_of, split, steps_of
+from handoff_gate.gates.sanitize import preview
+from handoff_gate.gates.shapes import ABSENT, ModelPlan, Shape, default_of, is_closed, pick, plan_of
 
 __all__ = [
     "ABSENT",

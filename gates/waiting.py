@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import watchfiles
 
-from gates import audit
-from gates.decisions import Action, Decision, read_decision
-from gates.store import DECISIONS, handoff_path, inspect_in_run
+from handoff_gate.gates import audit
+from handoff_gate.gates.decisions import Action, Decision, read_decision
+from handoff_gate.gates.store import DECISIONS, handoff_path, inspect_in_run
 
 if TYPE_CHECKING:
-    from gates.registry import Registry
-    from gates.report import Report
+    from handoff_gate.gates.registry import Registry
+    from handoff_gate.gates.report import Report
 
 #: watchfiles batching: report a change after ``_STEP_MS`` of quiet, at most ``_DEBOUNCE_MS``.
 _STEP_MS = 5

@@ -22,10 +22,10 @@ sys.path.insert(0, str(HERE))
 
 from scenarios import RUNS, Run, Step  # noqa: E402
 
-from gates import audit  # noqa: E402
-from gates.decisions import decide  # noqa: E402
-from gates.registry import load_registry  # noqa: E402
-from gates.store import ABSENT, submit  # noqa: E402
+from handoff_gate.gates import audit  # noqa: E402
+from handoff_gate.gates.decisions import decide  # noqa: E402
+from handoff_gate.gates.registry import load_registry  # noqa: E402
+from handoff_gate.gates.store import ABSENT, submit  # noqa: E402
 
 EXPECTED = "expected_findings.json"
 #: When the first sample run starts; each later run starts a day later.

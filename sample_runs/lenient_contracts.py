@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from schemas.base import Issue
+from handoff_gate.schemas.base import Issue
 
 
 class LenientPlan(BaseModel):

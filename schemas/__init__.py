@@ -11,11 +11,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from schemas.baton import Baton, BatonPatch
-from schemas.delivery import FeatureManifest, GapAnalysis, Learning, VerifyResult
-from schemas.execution import ExecutorHandoff
-from schemas.planning import Design, Plan
-from schemas.research import ResearchBrief
+from handoff_gate.schemas.baton import Baton, BatonPatch
+from handoff_gate.schemas.delivery import FeatureManifest, GapAnalysis, Learning, VerifyResult
+from handoff_gate.schemas.execution import ExecutorHandoff
+from handoff_gate.schemas.planning import Design, Plan
+from handoff_gate.schemas.research import ResearchBrief
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "research_brief/v1": ResearchBrief,

@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from schemas.base import Contract, Issue
-from schemas.checks import instant, objects
-from schemas.types import Line, Name, Ref, Text, Timestamp
+from handoff_gate.schemas.base import Contract, Issue
+from handoff_gate.schemas.checks import instant, objects
+from handoff_gate.schemas.types import Line, Name, Ref, Text, Timestamp
 
 
 class DecisionEntry(Contract):

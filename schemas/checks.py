@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from schemas.base import Issue
+from handoff_gate.schemas.base import Issue
 
 #: An empty, ``.`` or ``..`` segment, in a path framed by ``/`` on both ends.
 _ODD_SEGMENT = re.compile(r"/\.{0,2}/")

@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from schemas.base import Contract, Issue
-from schemas.checks import duplicates, objects
-from schemas.types import Line, Text
+from handoff_gate.schemas.base import Contract, Issue
+from handoff_gate.schemas.checks import duplicates, objects
+from handoff_gate.schemas.types import Line, Text
 
 
 class Feature(Contract):

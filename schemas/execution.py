@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from schemas.base import Contract, Issue
-from schemas.checks import duplicates, objects, quoted
-from schemas.types import Line, Name, Ref, Text
+from handoff_gate.schemas.base import Contract, Issue
+from handoff_gate.schemas.checks import duplicates, objects, quoted
+from handoff_gate.schemas.types import Line, Name, Ref, Text
 
 
 class PlanStep(Contract):

@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from schemas.base import Contract, Issue
-from schemas.checks import duplicates, quoted, strings_in, unsafe_path, unsafe_paths
-from schemas.types import FilePath, Line, Text
+from handoff_gate.schemas.base import Contract, Issue
+from handoff_gate.schemas.checks import duplicates, quoted, strings_in, unsafe_path, unsafe_paths
+from handoff_gate.schemas.types import FilePath, Line, Text
 
 Profile = Literal[
     "generic_script", "data_analysis", "ml_experiment", "web_service", "cli_tool", "library"

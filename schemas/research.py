@@ -7,9 +7,9 @@ from typing import Any
 
 from pydantic import Field
 
-from schemas.base import Contract, Issue
-from schemas.checks import duplicates, strings
-from schemas.types import Line, Ref, Text
+from handoff_gate.schemas.base import Contract, Issue
+from handoff_gate.schemas.checks import duplicates, strings
+from handoff_gate.schemas.types import Line, Ref, Text
 
 
 class ResearchBrief(Contract):

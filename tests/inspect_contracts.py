@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
-from schemas.base import Contract, Issue, NonEmptyStr
+from handoff_gate.schemas.base import Contract, Issue, NonEmptyStr
 
 
 class Step(Contract):

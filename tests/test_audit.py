@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gates import audit, store
-from gates.audit import Event
+from handoff_gate.gates import audit, store
+from handoff_gate.gates.audit import Event
 
 
 def _lines(run: Path) -> list[str]:

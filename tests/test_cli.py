@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gates import audit
-from gates.fsutil import atomic_write
-from schemas import example_path
+from handoff_gate.gates import audit
+from handoff_gate.gates.fsutil import atomic_write
+from handoff_gate.schemas import example_path
 
 PLAN_BYTES = example_path("plan/v1").read_bytes()
 PLAN = json.loads(PLAN_BYTES)
@@ -20,7 +20,7 @@ BOUND = 60
 
 def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "gates.cli", *args],
+        [sys.executable, "-m", "handoff_gate.gates.cli", *args],
         input=stdin.decode() if stdin is not None else None,
         capture_output=True,
         text=True,
@@ -40,7 +40,16 @@ def test_submit_wait_decide_delivers_the_approved_payload(tmp_path: Path) -> Non
     hid = _submit(tmp_path, json.dumps({**PLAN, "scratch": "internal"}).encode())
     assert hid == "0001-plan"
     waiter = subprocess.Popen(
-        [sys.executable, "-m", "gates.cli", "wait", str(tmp_path), hid, "--timeout", "60"],
+        [
+            sys.executable,
+            "-m",
+            "handoff_gate.gates.cli",
+            "wait",
+            str(tmp_path),
+            hid,
+            "--timeout",
+            "60",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -225,7 +234,7 @@ def test_textual_is_never_imported_by_the_fast_commands(tmp_path: Path) -> None:
     _submit(tmp_path)
     script = (
         "import sys, contextlib, io\n"
-        "from gates.cli import main\n"
+        "from handoff_gate.gates.cli import main\n"
         f"run = {str(tmp_path)!r}\n"
         "out, err = io.StringIO(), io.StringIO()\n"
         "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
@@ -233,7 +242,8 @@ def test_textual_is_never_imported_by_the_fast_commands(tmp_path: Path) -> None:
         "             main(['schemas']), main(['decide', run, '0001-plan', 'approve']),\n"
         "             main(['wait', run, '0001-plan', '--timeout', '0'])]\n"
         "assert codes == [0, 0, 0, 0], codes\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'textual', 'tui'}))\n"
+        "ui = ('textual', 'handoff_gate.tui')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ui or m.startswith(ui[1])))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
@@ -246,12 +256,13 @@ def test_submit_loads_neither_inspection_nor_the_watcher(tmp_path: Path) -> None
     """A pipeline submits on every step: it must not pay for what only review needs."""
     script = (
         "import sys, contextlib, io\n"
-        "from gates.cli import main\n"
+        "from handoff_gate.gates.cli import main\n"
         f"args = ['submit', {str(tmp_path)!r}, '--phase', 'plan', '--schema', 'plan/v1',\n"
         f"        {str(example_path('plan/v1'))!r}]\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert main(args) == 0\n"
-        "heavy = {'gates.inspection', 'gates.validation', 'watchfiles', 'textual'}\n"
+        "core = 'handoff_gate.gates.'\n"
+        "heavy = {core + 'inspection', core + 'validation', 'watchfiles', 'textual'}\n"
         "print(sorted(m for m in sys.modules if m in heavy))\n"
     )
     done = subprocess.run(

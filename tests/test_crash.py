@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gates import audit, store
-from gates.decisions import decide, read_decision
-from gates.registry import load_registry
-from schemas import example_path
+from handoff_gate.gates import audit, store
+from handoff_gate.gates.decisions import decide, read_decision
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.schemas import example_path
 
 ITERATIONS = 8
 HANDOFFS = 12
@@ -21,8 +21,8 @@ REGISTRY = load_registry("")
 CHILD = """
 import sys
 from pathlib import Path
-from gates.decisions import decide
-from gates.registry import load_registry
+from handoff_gate.gates.decisions import decide
+from handoff_gate.gates.registry import load_registry
 run, registry = Path(sys.argv[1]), load_registry("")
 print("ready", flush=True)
 for hid in sys.argv[2:]:

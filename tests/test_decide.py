@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gates import audit, store
-from gates.decisions import (
+from handoff_gate.gates import audit, store
+from handoff_gate.gates.decisions import (
     Action,
     Category,
     DecisionCorrupt,
@@ -18,10 +18,10 @@ from gates.decisions import (
     default_reviewer,
     read_decision,
 )
-from gates.fsutil import atomic_write
-from gates.registry import load_registry
-from gates.status import HandoffState, state_of
-from schemas import example_path
+from handoff_gate.gates.fsutil import atomic_write
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.status import HandoffState, state_of
+from handoff_gate.schemas import example_path
 
 REGISTRY = load_registry("")
 PLAN = example_path("plan/v1").read_bytes()

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from gates.decisions import decide
-from gates.demo import REPO, SAMPLES
-from gates.registry import load_registry
-from gates.simulator import LIVE_RUN
+from handoff_gate.gates.decisions import decide
+from handoff_gate.gates.demo import REPO, SAMPLES
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.simulator import LIVE_RUN
 
 BOUND = 60.0
 
@@ -47,7 +47,7 @@ def tree_digest(root: Path) -> str:
 
 def start_demo(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "gates.cli", "demo", "--no-tui", *args],
+        [sys.executable, "-m", "handoff_gate.gates.cli", "demo", "--no-tui", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -138,7 +138,15 @@ def test_refuses_a_workspace_it_must_not_write_into(tmp_path: Path, where: str) 
         target = tmp_path
         (tmp_path / "keep.txt").write_text("mine")
     done = subprocess.run(
-        [sys.executable, "-m", "gates.cli", "demo", "--no-tui", "--workspace", str(target)],
+        [
+            sys.executable,
+            "-m",
+            "handoff_gate.gates.cli",
+            "demo",
+            "--no-tui",
+            "--workspace",
+            str(target),
+        ],
         capture_output=True,
         text=True,
         timeout=BOUND,

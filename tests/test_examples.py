@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from gates.decisions import Action, decide, read_decision
-from gates.registry import load_registry
-from gates.store import list_handoffs
+from handoff_gate.gates.decisions import Action, decide, read_decision
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.store import list_handoffs
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 BIN = Path(sys.executable).parent

@@ -6,9 +6,9 @@ import json
 
 from inspect_contracts import REGISTRY, VALID_STRICT, dumps, strict_with
 
-from gates.fields import field_rows
-from gates.inspection import inspect
-from gates.report import FieldState
+from handoff_gate.gates.fields import field_rows
+from handoff_gate.gates.inspection import inspect
+from handoff_gate.gates.report import FieldState
 
 
 def rows_of(data: bytes, schema: str | None = "strict/v1", parent: str = ""):

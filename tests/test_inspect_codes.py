@@ -9,9 +9,9 @@ from typing import Any
 
 from inspect_contracts import DROP, REGISTRY, VALID_STRICT, dumps, strict_with
 
-from gates.findings import Code, Severity
-from gates.inspection import inspect, inspect_file, inspect_handoff
-from gates.report import Report
+from handoff_gate.gates.findings import Code, Severity
+from handoff_gate.gates.inspection import inspect, inspect_file, inspect_handoff
+from handoff_gate.gates.report import Report
 
 VALID = dumps(VALID_STRICT)
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from inspect_contracts import REGISTRY, VALID_STRICT, dumps
 
-from gates.findings import Code
-from gates.inspection import inspect, inspect_handoff
+from handoff_gate.gates.findings import Code
+from handoff_gate.gates.inspection import inspect, inspect_handoff
 
 
 class _Exploding(dict[str, Any]):

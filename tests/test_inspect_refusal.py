@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gates.refusal import reads_as_refusal
+from handoff_gate.gates.refusal import reads_as_refusal
 
 REFUSALS = [
     "I'm sorry, but I can't help with that.",

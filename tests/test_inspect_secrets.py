@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inspect_contracts import REGISTRY
 
-from gates.findings import Code
-from gates.inspection import inspect
-from gates.secretscan import kinds_in, spans
+from handoff_gate.gates.findings import Code
+from handoff_gate.gates.inspection import inspect
+from handoff_gate.gates.secretscan import kinds_in, spans
 
 ALONE = {
     "private key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA",

@@ -15,12 +15,12 @@ from inspect_contracts import REGISTRY as TEST_CONTRACTS
 from inspect_contracts import VALID_STRICT
 from pydantic import BaseModel
 
-from gates.fields import field_rows
-from gates.findings import Code, Severity
-from gates.inspection import inspect, inspect_handoff
-from gates.report import Report
-from gates.validation import check_contract
-from schemas import SCHEMAS, example_path
+from handoff_gate.gates.fields import field_rows
+from handoff_gate.gates.findings import Code, Severity
+from handoff_gate.gates.inspection import inspect, inspect_handoff
+from handoff_gate.gates.report import Report
+from handoff_gate.gates.validation import check_contract
+from handoff_gate.schemas import SCHEMAS, example_path
 
 REGISTRY: dict[str, type[BaseModel]] = {**SCHEMAS, **TEST_CONTRACTS}
 REGISTRY.pop("broken/v1")

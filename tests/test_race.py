@@ -5,11 +5,11 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from gates import audit, store
-from gates.decisions import DecisionRefused, decide, read_decision
-from gates.envelope import Envelope
-from gates.registry import load_registry
-from schemas import example_path
+from handoff_gate.gates import audit, store
+from handoff_gate.gates.decisions import DecisionRefused, decide, read_decision
+from handoff_gate.gates.envelope import Envelope
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.schemas import example_path
 
 DECIDERS = 6
 SUBMITTERS, EACH = 4, 5

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from gates.registry import ENV_VAR, RegistryError, load_registry, strict_json_schema
-from schemas import SCHEMAS
+from handoff_gate.gates.registry import ENV_VAR, RegistryError, load_registry, strict_json_schema
+from handoff_gate.schemas import SCHEMAS
 
 USER_MODULE = """
 from pydantic import BaseModel

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from gates import audit
-from gates.decisions import Action, read_decision
-from gates.findings import Code, Finding, Severity
-from gates.registry import load_registry
-from gates.store import inspect_in_run, list_handoffs, read_handoff_bytes
+from handoff_gate.gates import audit
+from handoff_gate.gates.decisions import Action, read_decision
+from handoff_gate.gates.findings import Code, Finding, Severity
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.store import inspect_in_run, list_handoffs, read_handoff_bytes
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_runs"
 EXPECTED = json.loads((SAMPLES / "expected_findings.json").read_text(encoding="utf-8"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gates.sanitize import elide, has_unsafe, mask, preview, visible
+from handoff_gate.gates.sanitize import elide, has_unsafe, mask, preview, visible
 
 
 def test_escape_sequences_and_controls_become_named_tokens() -> None:

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from schemas import EXAMPLES, SCHEMAS, example_path
-from schemas.base import Contract, Issue
-from schemas.baton import PATCHABLE
-from schemas.checks import unsafe_path
+from handoff_gate.schemas import EXAMPLES, SCHEMAS, example_path
+from handoff_gate.schemas.base import Contract, Issue
+from handoff_gate.schemas.baton import PATCHABLE
+from handoff_gate.schemas.checks import unsafe_path
 
 IDS = sorted(SCHEMAS)
 

@@ -11,13 +11,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gates import fsutil, store
-from gates.decisions import decide
-from gates.envelope import Envelope
-from gates.findings import Code, Verdict
-from gates.fsutil import OversizeError, UnsafePathError, atomic_write, exclusive_create, inside
-from gates.registry import load_registry
-from schemas import example_path
+from handoff_gate.gates import fsutil, store
+from handoff_gate.gates.decisions import decide
+from handoff_gate.gates.envelope import Envelope
+from handoff_gate.gates.findings import Code, Verdict
+from handoff_gate.gates.fsutil import (
+    OversizeError,
+    UnsafePathError,
+    atomic_write,
+    exclusive_create,
+    inside,
+)
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.schemas import example_path
 
 
 def _envelope(path: Path) -> Envelope:
@@ -202,7 +208,7 @@ def test_a_file_that_grew_after_its_size_was_taken_is_read_whole_but_never_past_
 
 
 def test_the_run_reads_handoffs_up_to_the_size_inspection_accepts() -> None:
-    from gates.inspection import DEFAULT_MAX_BYTES
+    from handoff_gate.gates.inspection import DEFAULT_MAX_BYTES
 
     assert store.MAX_HANDOFF_BYTES == DEFAULT_MAX_BYTES
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from gates import audit, store, waiting
-from gates.decisions import decide
-from gates.fsutil import atomic_write
-from gates.registry import load_registry
-from gates.waiting import WaitOutcome, WaitResult, wait
-from schemas import example_path
+from handoff_gate.gates import audit, store, waiting
+from handoff_gate.gates.decisions import decide
+from handoff_gate.gates.fsutil import atomic_write
+from handoff_gate.gates.registry import load_registry
+from handoff_gate.gates.waiting import WaitOutcome, WaitResult, wait
+from handoff_gate.schemas import example_path
 
 REGISTRY = load_registry("")
 PLAN = json.loads(example_path("plan/v1").read_bytes())

@@ -24,7 +24,7 @@ from textual.containers import Horizontal
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from gates.decisions import (
+from handoff_gate.gates.decisions import (
     Action,
     Category,
     DecisionRefused,
@@ -32,11 +32,11 @@ from gates.decisions import (
     default_reviewer,
     describe,
 )
-from gates.sanitize import visible
-from gates.status import HandoffState
-from tui.feed import Feed
-from tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
-from tui.model import (
+from handoff_gate.gates.sanitize import visible
+from handoff_gate.gates.status import HandoffState
+from handoff_gate.tui.feed import Feed
+from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
+from handoff_gate.tui.model import (
     WAITING,
     Entry,
     Key,
@@ -46,15 +46,15 @@ from tui.model import (
     previous_same_phase,
     visible_entries,
 )
-from tui.palette import JumpProvider
-from tui.render import finding_text, list_row, safe
-from tui.scan import RunListing, inspect_ref
-from tui.widgets.detail import Body, Detail
-from tui.widgets.handoff_list import HandoffList
+from handoff_gate.tui.palette import JumpProvider
+from handoff_gate.tui.render import finding_text, list_row, safe
+from handoff_gate.tui.scan import RunListing, inspect_ref
+from handoff_gate.tui.widgets.detail import Body, Detail
+from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 if TYPE_CHECKING:
-    from gates.registry import Registry
-    from tui.screens.reject import Rejection
+    from handoff_gate.gates.registry import Registry
+    from handoff_gate.tui.screens.reject import Rejection
 
 #: Widest run name and handoff id columns in the list (longer ones are cut with "…").
 MAX_RUN_WIDTH = 22
@@ -466,7 +466,7 @@ class HandoffGateApp(App[int]):
                 markup=False,
             )
             return
-        from tui.screens.approve import ApproveScreen  # dialogs load on first use
+        from handoff_gate.tui.screens.approve import ApproveScreen  # dialogs load on first use
 
         warnings = [finding_text(f) for f in report.warnings]
         screen = ApproveScreen(self._title(entry), report.sha256, warnings)
@@ -481,7 +481,7 @@ class HandoffGateApp(App[int]):
         entry = self._decidable(self.current_entry())
         if entry is None or entry.report is None:
             return
-        from tui.screens.reject import RejectScreen, suggest_category
+        from handoff_gate.tui.screens.reject import RejectScreen, suggest_category
 
         sha256 = entry.report.sha256
 
@@ -546,7 +546,7 @@ class HandoffGateApp(App[int]):
 
     @work(thread=True, exclusive=True, group="body")
     def _load_body(self, entry: Entry, body: Body, previous: Entry | None) -> None:
-        from tui.textviews import diff_view, raw_view  # difflib: only when asked for
+        from handoff_gate.tui.textviews import diff_view, raw_view  # difflib: only when asked for
 
         report = entry.report
         if report is None:
@@ -584,7 +584,7 @@ class HandoffGateApp(App[int]):
         self.notify(f"Showing {self.show.value} handoffs", timeout=2, markup=False)
 
     def action_help(self) -> None:
-        from tui.screens.help import HelpScreen
+        from handoff_gate.tui.screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
 

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from watchfiles import awatch
 
-from gates.audit import AUDIT_FILE
-from gates.store import DECISIONS, HANDOFFS, HandoffRef
-from tui.messages import Inspected, Listed, WatchFailed
-from tui.scan import (
+from handoff_gate.gates.audit import AUDIT_FILE
+from handoff_gate.gates.store import DECISIONS, HANDOFFS, HandoffRef
+from handoff_gate.tui.messages import Inspected, Listed, WatchFailed
+from handoff_gate.tui.scan import (
     Inspection,
     InspectQueue,
     RunListing,
@@ -33,7 +33,7 @@ from tui.scan import (
 )
 
 if TYPE_CHECKING:
-    from gates.registry import Registry
+    from handoff_gate.gates.registry import Registry
 
 #: watchfiles settings: report an isolated change after ~5 ms instead of 50-1600 ms.
 WATCH_STEP_MS = 5

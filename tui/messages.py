@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.message import Message
 
-from tui.model import Key
-from tui.scan import Inspection, RunListing
+from handoff_gate.tui.model import Key
+from handoff_gate.tui.scan import Inspection, RunListing
 
 if TYPE_CHECKING:
-    from gates.decisions import Decision
+    from handoff_gate.gates.decisions import Decision
 
 
 @dataclass

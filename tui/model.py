@@ -12,12 +12,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gates.report import Report
-from gates.status import HandoffState
-from gates.store import HandoffRef
+from handoff_gate.gates.report import Report
+from handoff_gate.gates.status import HandoffState
+from handoff_gate.gates.store import HandoffRef
 
 if TYPE_CHECKING:
-    from gates.decisions import Decision
+    from handoff_gate.gates.decisions import Decision
 
 #: A handoff across runs: (run directory, handoff id).
 Key = tuple[Path, str]

@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
-from gates.decisions import Action
-from gates.findings import Code, Finding
-from gates.report import FieldRow, FieldState, Report
-from gates.sanitize import elide, preview, visible
-from gates.secretscan import mask_secrets
-from gates.status import HandoffState
-from tui.model import Entry
+from handoff_gate.gates.decisions import Action
+from handoff_gate.gates.findings import Code, Finding
+from handoff_gate.gates.report import FieldRow, FieldState, Report
+from handoff_gate.gates.sanitize import elide, preview, visible
+from handoff_gate.gates.secretscan import mask_secrets
+from handoff_gate.gates.status import HandoffState
+from handoff_gate.tui.model import Entry
 
 if TYPE_CHECKING:
-    from gates.decisions import Decision
+    from handoff_gate.gates.decisions import Decision
 
 STATE_BADGES: dict[HandoffState | None, tuple[str, str]] = {
     HandoffState.PENDING: ("● PENDING ", "bold black on yellow"),

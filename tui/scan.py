@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gates.decisions import DecisionCorrupt, read_decision
-from gates.findings import Code
-from gates.report import Report
-from gates.status import HandoffState, state_of
-from gates.store import (
+from handoff_gate.gates.decisions import DecisionCorrupt, read_decision
+from handoff_gate.gates.findings import Code
+from handoff_gate.gates.report import Report
+from handoff_gate.gates.status import HandoffState, state_of
+from handoff_gate.gates.store import (
     DECISIONS,
     HandoffRef,
     blocked_report,
@@ -27,11 +27,11 @@ from gates.store import (
     inspect_in_run,
     list_handoffs,
 )
-from tui.model import Key, Stamp
+from handoff_gate.tui.model import Key, Stamp
 
 if TYPE_CHECKING:
-    from gates.decisions import Decision
-    from gates.registry import Registry
+    from handoff_gate.gates.decisions import Decision
+    from handoff_gate.gates.registry import Registry
 
 
 def stamp_of(stat: os.stat_result) -> Stamp:

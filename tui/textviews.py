@@ -12,10 +12,10 @@ from typing import Any
 
 from rich.text import Text
 
-from gates.report import Report
-from gates.sanitize import visible
-from gates.secretscan import mask_secrets
-from gates.store import HandoffRef, read_handoff_bytes
+from handoff_gate.gates.report import Report
+from handoff_gate.gates.sanitize import visible
+from handoff_gate.gates.secretscan import mask_secrets
+from handoff_gate.gates.store import HandoffRef, read_handoff_bytes
 
 _DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from gates import audit
-from gates.decisions import decide
-from gates.demo import CONTRACTS, prepare_workspace
-from gates.registry import Registry, load_registry
-from gates.simulator import (
+from handoff_gate.gates import audit
+from handoff_gate.gates.decisions import decide
+from handoff_gate.gates.demo import CONTRACTS, prepare_workspace
+from handoff_gate.gates.registry import Registry, load_registry
+from handoff_gate.gates.simulator import (
     LIVE_RUN,
     PHASES,
     design_first,
@@ -32,9 +32,9 @@ from gates.simulator import (
     plan_revised,
     verify_claimed,
 )
-from gates.store import submit
-from tui.app import HandoffGateApp
-from tui.widgets.detail import Body, Detail
+from handoff_gate.gates.store import submit
+from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.widgets.detail import Body, Detail
 
 OUT = Path(__file__).resolve().parent
 SIZE = (132, 40)

@@ -8,8 +8,8 @@ import pytest
 from pydantic import BaseModel
 from tui_helpers import FIXED_TIME, Note, Trap
 
-from gates import audit
-from gates.registry import load_registry
+from handoff_gate.gates import audit
+from handoff_gate.gates.registry import load_registry
 
 
 @pytest.fixture(autouse=True)

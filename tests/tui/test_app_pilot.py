@@ -21,14 +21,14 @@ from tui_helpers import (
     settle,
 )
 
-from gates import store
-from gates.decisions import Action, Category, read_decision
-from gates.status import HandoffState
-from gates.store import submit
-from tui.app import HandoffGateApp, run_app
-from tui.screens.approve import ApproveScreen
-from tui.screens.reject import RejectScreen
-from tui.widgets.field_tree import FieldTree
+from handoff_gate.gates import store
+from handoff_gate.gates.decisions import Action, Category, read_decision
+from handoff_gate.gates.status import HandoffState
+from handoff_gate.gates.store import submit
+from handoff_gate.tui.app import HandoffGateApp, run_app
+from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.reject import RejectScreen
+from handoff_gate.tui.widgets.field_tree import FieldTree
 
 
 async def test_approve_confirms_with_y_and_records_the_reviewed_hash(root, registry):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.widgets import Tree
 from tui_helpers import SIZE, all_inspected, make_app, notices, put, screen_text, settle
 
-from gates.decisions import read_decision
-from tui.screens.approve import ApproveScreen
+from handoff_gate.gates.decisions import read_decision
+from handoff_gate.tui.screens.approve import ApproveScreen
 
 CLICK = "[@click=app.quit]x[/]"
 BOLD = "[bold]APPROVED[/]"

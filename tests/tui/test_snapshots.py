@@ -10,7 +10,7 @@ import os
 from textual.widgets import Input
 from tui_helpers import PLAN, SIZE, all_inspected, decide_as, make_app, put, screen_text, settle
 
-from tui.screens.reject import RejectScreen
+from handoff_gate.tui.screens.reject import RejectScreen
 
 
 def _pin_times(root) -> None:

@@ -16,9 +16,9 @@ from pydantic import BaseModel, field_validator
 from textual.app import App
 from textual.pilot import Pilot
 
-from gates.decisions import decide
-from gates.store import submit
-from tui.app import HandoffGateApp
+from handoff_gate.gates.decisions import decide
+from handoff_gate.gates.store import submit
+from handoff_gate.tui.app import HandoffGateApp
 
 FIXED_TIME = "2026-01-15T09:30:00.000Z"
 SIZE = (120, 35)

@@ -12,9 +12,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
-from gates.decisions import Category
-from gates.findings import Code
-from gates.report import Report
+from handoff_gate.gates.decisions import Category
+from handoff_gate.gates.findings import Code
+from handoff_gate.gates.report import Report
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, Tree
 
-from gates.report import FieldRow
-from tui.model import Entry
-from tui.render import banners, decision_text, field_detail, header, warnings_text
-from tui.widgets.field_tree import FieldTree, NodeData
-from tui.widgets.lines import TextLines
+from handoff_gate.gates.report import FieldRow
+from handoff_gate.tui.model import Entry
+from handoff_gate.tui.render import banners, decision_text, field_detail, header, warnings_text
+from handoff_gate.tui.widgets.field_tree import FieldTree, NodeData
+from handoff_gate.tui.widgets.lines import TextLines
 
 
 class Body(StrEnum):

@@ -12,8 +12,8 @@ from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from gates.report import FieldRow, Report
-from tui.render import field_label
+from handoff_gate.gates.report import FieldRow, Report
+from handoff_gate.tui.render import field_label
 
 #: How many children one expansion (or one "more" line) adds.
 CHUNK = 200
@@ -77,7 +77,7 @@ class FieldTree(Tree[NodeData]):
             return
         # Imported on first use: gates.fields loads pydantic's model machinery (~30 ms),
         # which the first screen of ``watch`` does not need before its first paint.
-        from gates.fields import field_rows
+        from handoff_gate.gates.fields import field_rows
 
         rows = field_rows(self._report, parent, start=offset, limit=CHUNK + 1)
         if not rows and not parent and not offset:
