@@ -105,6 +105,12 @@ def format_public_key(raw: bytes) -> str:
     return f"{KEY_TYPE} {base64.b64encode(blob).decode()}"
 
 
+def fingerprint(public_key: str) -> str:
+    """``SHA256:...`` as ``ssh-keygen -l`` prints it, to name a key in a message."""
+    blob = base64.b64decode(public_key.split()[1])
+    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+
+
 def parse_public_key(key_type: str, encoded: str) -> str:
     """Check an OpenSSH public key (type and base64 fields) and return its canonical form."""
     if key_type != KEY_TYPE:
