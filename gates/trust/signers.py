@@ -7,8 +7,9 @@ ssh-keygen(1)), so a reviewer can check any decision by hand with the same file.
 Read strictly, because a line silently misread could let the wrong key approve:
 - principals are comma-separated patterns with ``*`` and ``?``; ``!`` negation is refused
   rather than half-supported;
-- options are ``namespaces="..."``, ``valid-after=`` and ``valid-before=`` (``YYYYMMDD[Z]``
-  or ``YYYYMMDDHHMM[SS][Z]``; without ``Z`` the local time zone, as ssh-keygen reads them);
+- options are ``namespaces="..."``, ``valid-after="..."`` and ``valid-before="..."``, values
+  in double quotes as ssh-keygen demands; times are ``YYYYMMDD[Z]`` or ``YYYYMMDDHHMM[SS][Z]``,
+  in the local time zone unless ``Z``, as ssh-keygen reads them;
 - ``cert-authority``, unknown options and key types other than ``ssh-ed25519`` are errors,
   since certificates and other keys are not verified here.
 Every error names the file and the line.
@@ -162,12 +163,12 @@ def _options(text: str) -> _Options:
         if name in seen:
             raise ValueError(f"option {name!r} given twice")
         seen.add(name)
-        if not value:
-            raise ValueError(f"option {name!r} needs a value")
+        if len(value) < 2 or value[0] != '"' or value[-1] != '"':
+            raise ValueError(f'option {name!r} needs a value in double quotes ({name}="...")')
         if name == "namespaces":
             namespaces = _patterns(value, "namespace")
         else:
-            times[name] = _timestamp(_unquote(value))
+            times[name] = _timestamp(value[1:-1])
     return namespaces, times.get("valid-after"), times.get("valid-before")
 
 
