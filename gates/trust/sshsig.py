@@ -24,7 +24,6 @@ from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import load_ssh_private_key
 
 NAMESPACE = "handoff-gate"
 KEY_TYPE = "ssh-ed25519"
@@ -238,6 +237,9 @@ def sign(
     cipher, _ = _private_header(data, key_path)
     if cipher != b"none":
         return _sign_with_ssh_keygen(message, key_path, namespace, hash_algorithm)
+    # Loaded here: the key loader costs milliseconds at import and only signing needs it.
+    from cryptography.hazmat.primitives.serialization import load_ssh_private_key
+
     try:
         key = load_ssh_private_key(data, password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm) as error:
