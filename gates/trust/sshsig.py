@@ -16,7 +16,6 @@ the key, or asks for the passphrase on the terminal: the passphrase never passes
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import struct
 import subprocess
@@ -116,7 +115,7 @@ def parse_public_key(key_type: str, encoded: str) -> str:
         raise SignatureError(f"unsupported key type {_show(key_type)}: only {KEY_TYPE} is accepted")
     try:
         blob = base64.b64decode(encoded, validate=True)
-    except binascii.Error:
+    except ValueError:
         raise SignatureError("public key is not valid base64") from None
     raw = _ed25519_blob(blob, "public key", 32)
     return format_public_key(raw)
@@ -130,7 +129,7 @@ def _dearmor(armored: str) -> bytes:
         raise SignatureError(f"signature is not armored between {_BEGIN} and {_END}")
     try:
         return base64.b64decode("".join(lines[1:-1]), validate=True)
-    except binascii.Error:
+    except ValueError:
         raise SignatureError("signature armor is not valid base64") from None
 
 
@@ -198,7 +197,7 @@ def _private_header(data: bytes, key_path: Path) -> tuple[bytes, str]:
         if reader.uint32() != 1:
             raise SignatureError("private key file holds more than one key")
         public_blob = reader.string()
-    except (binascii.Error, SignatureError) as error:
+    except ValueError as error:
         raise SigningError(f"{key_path}: unreadable OpenSSH private key ({error})") from None
     try:
         return cipher, format_public_key(_ed25519_blob(public_blob, "public key", 32))

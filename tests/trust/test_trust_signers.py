@@ -126,6 +126,7 @@ def test_namespaces_option(keys: Keys, tmp_path) -> None:
         ("alice,!bob {key}", "negated principal pattern"),
         ("alice,,bob {key}", "empty principal pattern"),
         ("alice ssh-ed25519 AAAA!!!!", "not valid base64"),
+        ("alice ssh-ed25519 AAAAé===", "not valid base64"),
         ("alice ssh-ed25519 AAAAC3NzaC1lZDI1NTE5", "truncated"),
         ("alice ssh-rsa AAAAB3NzaC1yc2E=", "unsupported key type 'ssh-rsa'"),
         ("alice ecdsa-sha2-nistp256 AAAA", "unsupported key type"),

@@ -98,6 +98,7 @@ def malformed(good: str) -> dict[str, str]:
         "no armor": base64.b64encode(blob).decode(),
         "wrong label": good.replace("SSH SIGNATURE", "PGP SIGNATURE"),
         "not base64": good.replace(good.splitlines()[1][:4], "!!!!"),
+        "not ascii": good.replace(good.splitlines()[1][:4], "ééé="),
         "text after the end": good + "garbage\n",
         "text before the start": "garbage\n" + good,
         "bytes after the blob": armor(blob + b"\x00"),
@@ -115,6 +116,7 @@ def malformed(good: str) -> dict[str, str]:
         "no armor",
         "wrong label",
         "not base64",
+        "not ascii",
         "text after the end",
         "text before the start",
         "bytes after the blob",
@@ -157,6 +159,11 @@ def test_unusable_keys_are_signing_errors(keys: Keys, tmp_path) -> None:
     public = keys.alice.with_suffix(".pub")
     with pytest.raises(SigningError, match="not an OpenSSH private key"):
         sign(MESSAGE, public)
+    garbled = tmp_path / "garbled"
+    lines = keys.alice.read_text().splitlines()
+    garbled.write_text("\n".join([lines[0], "é" * 10, *lines[2:]]))
+    with pytest.raises(SigningError, match="unreadable OpenSSH private key"):
+        sign(MESSAGE, garbled)
     with pytest.raises(SigningError, match="namespace must not be empty"):
         sign(MESSAGE, keys.alice, namespace="")
     with pytest.raises(SigningError, match="unsupported hash algorithm"):
