@@ -1,0 +1,180 @@
+"""The trust policy: who may approve each phase, how many must, and who may produce it.
+
+A TOML file, read with the standard library::
+
+    allowed_signers = "allowed_signers"   # relative to the policy file
+    [[rule]]
+    phase = "plan"            # a phase name, or "*"; the first matching rule applies
+    approvers = ["alice", "bob"]
+    required = 2              # distinct approvals needed (default 1)
+    producers = ["planner"]   # optional: handoffs of this phase must be signed by one of these
+
+Validated strictly because a typo here fails open or locks a gate forever: unknown keys,
+wrong types, ``required`` outside 1..len(approvers), duplicate names, unreachable rules
+(after ``*`` or repeating a phase) and principals that no allowed_signers line names are all
+one-line errors naming the file and the field.
+
+``Policy.digest`` pins the policy AND the keys it trusts, so ``--policy-sha256`` cannot be
+satisfied by swapping the allowed_signers file behind an unchanged policy. It is::
+
+    sha256("handoff-gate-policy/1\\n" + sha256hex(policy bytes) + "\\n"
+           + sha256hex(allowed_signers bytes) + "\\n")
+
+with lowercase hex, which a shell reproduces as::
+
+    printf 'handoff-gate-policy/1\\n%s\\n%s\\n' "$(sha256sum < policy.toml | cut -c1-64)" \\
+        "$(sha256sum < allowed_signers | cut -c1-64)" | sha256sum
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from handoff_gate.gates.trust.signers import AllowedSigners, AllowedSignersError
+
+_PHASE = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}\Z")
+_PRINCIPAL = re.compile(r"[^\s,\"*?!\x00-\x1f\x7f]{1,128}\Z")
+_TOP_KEYS = frozenset({"allowed_signers", "rule"})
+_RULE_KEYS = frozenset({"phase", "approvers", "required", "producers"})
+_MAX_BYTES = 1024 * 1024
+_DIGEST_PREFIX = b"handoff-gate-policy/1\n"
+
+
+class PolicyError(ValueError):
+    """A policy that cannot be used; the message is one line naming file and field."""
+
+
+def policy_digest(policy_bytes: bytes, signers_bytes: bytes) -> str:
+    """The digest that pins a policy file together with its allowed_signers file."""
+    policy_hex = hashlib.sha256(policy_bytes).hexdigest()
+    signers_hex = hashlib.sha256(signers_bytes).hexdigest()
+    framed = _DIGEST_PREFIX + f"{policy_hex}\n{signers_hex}\n".encode()
+    return hashlib.sha256(framed).hexdigest()
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Who decides handoffs of ``phase`` (a name or ``*``) and who may produce them."""
+
+    phase: str
+    approvers: tuple[str, ...]
+    required: int = 1
+    producers: tuple[str, ...] | None = None
+
+    def matches(self, phase: str) -> bool:
+        return self.phase in ("*", phase)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise PolicyError(f"{path}: {error.strerror or error}") from None
+    if len(data) > _MAX_BYTES:
+        raise PolicyError(f"{path}: larger than {_MAX_BYTES} bytes")
+    return data
+
+
+class _Checker:
+    """Field checks that raise ``PolicyError`` naming the file and the field."""
+
+    def __init__(self, path: Path, signers: AllowedSigners | None = None) -> None:
+        self.path = path
+        self.signers = signers
+
+    def fail(self, field: str, problem: str) -> PolicyError:
+        return PolicyError(f"{self.path}: {field}: {problem}")
+
+    def unknown(self, table: dict[str, object], allowed: frozenset[str], where: str) -> None:
+        extra = sorted(set(table) - allowed)
+        if extra:
+            raise self.fail(f"{where}{extra[0][:40]}", f"unknown key (allowed: {sorted(allowed)})")
+
+    def names(self, value: object, field: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not value:
+            raise self.fail(field, "must be a non-empty list of principal names")
+        for name in value:
+            if not isinstance(name, str) or not _PRINCIPAL.match(name):
+                raise self.fail(field, f"{str(name)[:40]!r} is not a principal name")
+            if value.count(name) > 1:
+                raise self.fail(field, f"{name!r} is listed twice")
+            if self.signers is not None and not any(e.names(name) for e in self.signers.entries):
+                raise self.fail(field, f"{name!r} matches no line of {self.signers.source}")
+        return tuple(value)
+
+    def rule(self, table: object, index: int) -> Rule:
+        where = f"rule[{index}]"
+        if not isinstance(table, dict):
+            raise self.fail(where, "must be a table ([[rule]])")
+        self.unknown(table, _RULE_KEYS, f"{where}.")
+        phase = table.get("phase")
+        if not isinstance(phase, str) or not (phase == "*" or _PHASE.match(phase)):
+            raise self.fail(f"{where}.phase", "must be '*' or a phase name like 'plan'")
+        approvers = self.names(table.get("approvers"), f"{where}.approvers")
+        required = table.get("required", 1)
+        if type(required) is not int or not 1 <= required <= len(approvers):
+            raise self.fail(
+                f"{where}.required", f"must be an integer from 1 to {len(approvers)} (approvers)"
+            )
+        producers = table.get("producers")
+        if producers is not None:
+            producers = self.names(producers, f"{where}.producers")
+        return Rule(phase, approvers, required, producers)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A loaded policy with its allowed signers; ``digest`` pins both files' bytes."""
+
+    path: Path
+    signers_path: Path
+    signers: AllowedSigners
+    rules: tuple[Rule, ...]
+    digest: str
+
+    @classmethod
+    def load(cls, path: Path) -> Policy:
+        """Read and check the policy and its allowed_signers; raises ``PolicyError``."""
+        policy_bytes = _read(path)
+        check = _Checker(path)
+        try:
+            document = tomllib.loads(policy_bytes.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            raise PolicyError(f"{path}: not UTF-8 (byte {error.start})") from None
+        except tomllib.TOMLDecodeError as error:
+            raise PolicyError(f"{path}: not valid TOML: {error}") from None
+        check.unknown(document, _TOP_KEYS, "")
+        relative = document.get("allowed_signers")
+        if not isinstance(relative, str) or not relative:
+            raise check.fail("allowed_signers", "must be a path (relative to the policy file)")
+        signers_path = path.parent / relative
+        signers_bytes = _read(signers_path)
+        try:
+            signers = AllowedSigners.parse(signers_bytes, str(signers_path))
+        except AllowedSignersError as error:
+            raise PolicyError(str(error)) from None
+        check.signers = signers
+        tables = document.get("rule")
+        if not isinstance(tables, list) or not tables:
+            raise check.fail("rule", "at least one [[rule]] table is needed")
+        rules = tuple(check.rule(table, index) for index, table in enumerate(tables))
+        seen: set[str] = set()
+        for index, rule in enumerate(rules):
+            if "*" in seen or rule.phase in seen:
+                raise check.fail(f"rule[{index}].phase", "unreachable: an earlier rule matches")
+            seen.add(rule.phase)
+        digest = policy_digest(policy_bytes, signers_bytes)
+        return cls(path, signers_path, signers, rules, digest)
+
+    def rule_for(self, phase: str) -> Rule | None:
+        """The first rule matching ``phase``, or None when no rule covers it."""
+        return next((rule for rule in self.rules if rule.matches(phase)), None)
+
+
+def digest_of(path: Path) -> str:
+    """What ``handoff-gate policy digest PATH`` prints: the policy's checked digest."""
+    return Policy.load(path).digest

@@ -1,0 +1,121 @@
+"""The exact bytes a signature covers: a decision, or a producer's handoff.
+
+Why a statement and not the decision file: files get re-encoded, reformatted and extended,
+and a signature must survive that while still binding every field that matters. A statement
+is a fixed first line naming its kind and version, then the fields as compact JSON with
+sorted keys and ASCII escapes, so the same fields always give the same bytes::
+
+    handoff-gate-decision/1\\n{"action":"approve",...}
+
+The prefix keeps a decision signature from ever being replayed as a handoff signature (or a
+future version's). Values are type-checked, not coerced: a wrong type is a ``StatementError``,
+never a differently-signed string.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+
+DECISION_PREFIX = b"handoff-gate-decision/1\n"
+HANDOFF_PREFIX = b"handoff-gate-handoff/1\n"
+NO_LOG_HEAD = "0" * 64
+ACTIONS = ("approve", "reject")
+
+_SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+_AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z\Z")
+_PHASE = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}\Z")
+
+
+class StatementError(ValueError):
+    """A field that cannot go into a statement; the message is one line naming it."""
+
+
+def utc_stamp(moment: datetime) -> str:
+    """``2026-11-30T20:39:32.123Z``: the one spelling of ``at`` a statement accepts."""
+    if moment.tzinfo is None:
+        raise StatementError("at: the time must carry a time zone")
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _text(name: str, value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise StatementError(f"{name}: must be a non-empty string, not {type(value).__name__}")
+    return value
+
+
+def _optional(name: str, value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise StatementError(f"{name}: must be a string or None, not {type(value).__name__}")
+    return value
+
+
+def _matching(name: str, value: object, pattern: re.Pattern[str], shape: str) -> str:
+    text = _text(name, value)
+    if not pattern.match(text):
+        raise StatementError(f"{name}: must be {shape}")
+    return text
+
+
+def _at(value: object) -> str:
+    text = _matching("at", value, _AT, "UTC ISO-8601 with milliseconds and Z")
+    try:
+        datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ")
+    except ValueError:
+        raise StatementError("at: not a real date and time") from None
+    return text
+
+
+def _encode(prefix: bytes, fields: dict[str, str | None]) -> bytes:
+    body = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return prefix + body.encode("ascii")
+
+
+def decision_statement(
+    *,
+    run: str,
+    handoff: str,
+    sha256: str,
+    action: str,
+    reason: str | None,
+    category: str | None,
+    principal: str,
+    at: str,
+    log_head: str,
+) -> bytes:
+    """What a decider signs: this verdict, on these bytes, after this much of the audit log.
+
+    ``log_head`` is the sha256 of the audit log's last line the decider saw (``NO_LOG_HEAD``
+    for an empty log), so a signed decision cannot be replayed into another history.
+    """
+    if action not in ACTIONS:
+        raise StatementError(f"action: must be one of {', '.join(ACTIONS)}")
+    fields = {
+        "run": _text("run", run),
+        "handoff": _text("handoff", handoff),
+        "sha256": _matching("sha256", sha256, _SHA256, "64 lowercase hex digits"),
+        "action": str(action),
+        "reason": _optional("reason", reason),
+        "category": _optional("category", category),
+        "principal": _text("principal", principal),
+        "at": _at(at),
+        "log_head": _matching("log_head", log_head, _SHA256, "64 lowercase hex digits"),
+    }
+    return _encode(DECISION_PREFIX, fields)
+
+
+def handoff_statement(
+    *, run: str, handoff: str, sha256: str, phase: str, schema: str, principal: str, at: str
+) -> bytes:
+    """What a producer signs: these payload bytes, as this handoff of this phase and schema."""
+    fields: dict[str, str | None] = {
+        "run": _text("run", run),
+        "handoff": _text("handoff", handoff),
+        "sha256": _matching("sha256", sha256, _SHA256, "64 lowercase hex digits"),
+        "phase": _matching("phase", phase, _PHASE, "a phase name like 'plan'"),
+        "schema": _text("schema", schema),
+        "principal": _text("principal", principal),
+        "at": _at(at),
+    }
+    return _encode(HANDOFF_PREFIX, fields)
