@@ -30,10 +30,11 @@ import psycopg
 from psycopg import sql
 
 SUPERUSER = "hg_admin"
-#: Settings appended to postgresql.conf: durability is worthless for a throwaway cluster.
+#: Settings appended to postgresql.conf. Durability against an OS crash is worthless for a
+#: throwaway cluster (fsync off), but commits must survive a crash of the server itself
+#: (synchronous_commit stays on) since fault tests kill it with ``stop("immediate")``.
 _SETTINGS = (
     "fsync = off",
-    "synchronous_commit = off",
     "full_page_writes = off",
     "max_connections = 60",
     "shared_buffers = 16MB",

@@ -55,18 +55,19 @@ _V1: tuple[str, ...] = (
             USING ERRCODE = 'insufficient_privilege';
     END $$
     """,
-    r"""
-    CREATE FUNCTION handoff_gate_notify() RETURNS trigger
-    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-    BEGIN
-        PERFORM pg_notify('handoff_gate', json_build_object(
-            'run', NEW.run,
-            'handoff', CASE TG_TABLE_NAME WHEN 'handoffs' THEN NEW.id ELSE NEW.handoff_id END,
-            'kind', CASE TG_TABLE_NAME WHEN 'handoffs' THEN 'handoff' ELSE 'decision' END
-        )::text);
-        RETURN NULL;
-    END $$
-    """,
+    *(
+        rf"""
+        CREATE FUNCTION handoff_gate_notify_{kind}() RETURNS trigger
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        BEGIN
+            PERFORM pg_notify('{CHANNEL}', json_build_object(
+                'run', NEW.run, 'handoff', NEW.{column}, 'kind', '{kind}'
+            )::text);
+            RETURN NULL;
+        END $$
+        """
+        for kind, column in (("handoff", "id"), ("decision", "handoff_id"))
+    ),
     r"""
     CREATE FUNCTION handoff_gate_next_event() RETURNS trigger
     LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
@@ -143,10 +144,10 @@ _V1: tuple[str, ...] = (
     ),
     *(
         f"""
-        CREATE TRIGGER {table}_notify AFTER INSERT ON {table}
-        FOR EACH ROW EXECUTE FUNCTION handoff_gate_notify()
+        CREATE TRIGGER {kind}s_notify AFTER INSERT ON {kind}s
+        FOR EACH ROW EXECUTE FUNCTION handoff_gate_notify_{kind}()
         """
-        for table in ("handoffs", "decisions")
+        for kind in ("handoff", "decision")
     ),
 )
 
