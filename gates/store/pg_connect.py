@@ -1,0 +1,153 @@
+"""Connections to the PostgreSQL run store that fail in one line, and a LISTEN loop that
+outlives a server restart.
+
+Connection settings follow libpq: a URL or ``key=value`` string, completed by the ``PG*``
+environment variables and ``~/.pgpass``; it is handed to psycopg unchanged. Every failure
+to reach or log in to the server becomes :class:`StoreUnavailable` with a one-line
+message, so the CLI prints a sentence, never a traceback.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+#: Defaults under the caller's own settings. TCP keepalives make a peer that vanished
+#: without closing the socket (host down, network cut) noticed within about 25 seconds
+#: instead of never, which matters most to a connection idling in LISTEN.
+_DEFAULTS = {
+    "fallback_application_name": "handoff-gate",
+    "keepalives": "1",
+    "keepalives_idle": "10",
+    "keepalives_interval": "5",
+    "keepalives_count": "3",
+}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+_MAX_MESSAGE = 500
+
+
+class StoreUnavailable(Exception):
+    """The store cannot be reached or refused the login; the message is one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """One notification. Only a hint that something changed: re-read to know what."""
+
+    channel: str
+    payload: str
+    pid: int
+
+
+@dataclass(frozen=True, slots=True)
+class Lost:
+    """The listening connection broke (or a reconnect attempt failed); retrying follows."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Reconnected:
+    """Listening again after a loss: notifications sent meanwhile are gone, so re-query."""
+
+
+#: The one :class:`Reconnected` value :func:`listen` yields.
+RECONNECTED = Reconnected()
+#: What :func:`listen` yields; ``None`` means ``timeout`` passed with nothing to report.
+ListenEvent = Notice | Lost | Reconnected | None
+
+
+def one_line(exc: BaseException) -> str:
+    """A driver or server message as one printable line: lines joined, control characters
+    dropped (server text is untrusted), bounded in length."""
+    parts = (_CONTROL.sub(" ", line).strip() for line in str(exc).splitlines())
+    text = "; ".join(p for p in parts if p) or type(exc).__name__
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 1] + "…"
+
+
+def connect(
+    url: str, *, timeout: float = 5.0, autocommit: bool = True
+) -> psycopg.Connection[tuple[Any, ...]]:
+    """Open a connection or raise :class:`StoreUnavailable`.
+
+    ``timeout`` bounds the connection attempt (libpq counts whole seconds, at least 2).
+    Autocommit is the default so that each statement stands alone and work that must be
+    atomic says so with ``conn.transaction()``; LISTEN also needs it to receive anything.
+    """
+    try:
+        params = {**_DEFAULTS, **conninfo_to_dict(url)}
+    except psycopg.Error as exc:
+        raise StoreUnavailable(f"invalid store URL: {one_line(exc)}") from None
+    params["connect_timeout"] = str(max(2, math.ceil(timeout)))
+    try:
+        return psycopg.connect(make_conninfo("", **params), autocommit=autocommit)
+    except psycopg.Error as exc:
+        raise StoreUnavailable(f"store unavailable: {one_line(exc)}") from None
+
+
+def _listening(url: str, channel: str, timeout: float) -> psycopg.Connection[tuple[Any, ...]]:
+    conn = connect(url, timeout=timeout)
+    try:
+        conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+    except psycopg.Error as exc:
+        conn.close()
+        raise StoreUnavailable(f"store unavailable: {one_line(exc)}") from None
+    return conn
+
+
+def _reconnect(
+    url: str, channel: str, timeout: float, backoff: float, max_backoff: float
+) -> Generator[ListenEvent, None, psycopg.Connection[tuple[Any, ...]]]:
+    """Retry with doubling pauses, yielding each failure so the caller may give up."""
+    delay = backoff
+    while True:
+        time.sleep(delay)
+        try:
+            return _listening(url, channel, timeout)
+        except StoreUnavailable as exc:
+            yield Lost(str(exc))
+        delay = min(delay * 2, max_backoff)
+
+
+def listen(
+    url: str,
+    channel: str,
+    *,
+    timeout: float = 1.0,
+    backoff: float = 0.1,
+    max_backoff: float = 5.0,
+) -> Iterator[ListenEvent]:
+    """Yield notifications on ``channel`` for as long as the caller keeps iterating.
+
+    Yields a :class:`Notice` per notification, ``None`` after ``timeout`` seconds without
+    one (so the caller can check its own deadline), and after a lost connection a
+    :class:`Lost` per failed attempt followed by :data:`RECONNECTED` once listening again,
+    pausing ``backoff`` seconds before the first retry and doubling up to ``max_backoff``.
+    The first connection is not retried: a wrong URL or login raises
+    :class:`StoreUnavailable` at once. Closing the generator closes the connection.
+    """
+    conn = _listening(url, channel, timeout)
+    try:
+        while True:
+            try:
+                quiet = True
+                for note in conn.notifies(timeout=timeout):
+                    quiet = False
+                    yield Notice(note.channel, note.payload, note.pid)
+                if quiet:
+                    yield None
+            except psycopg.Error as exc:
+                conn.close()
+                yield Lost(f"store connection lost: {one_line(exc)}")
+                conn = yield from _reconnect(url, channel, timeout, backoff, max_backoff)
+                yield RECONNECTED
+    finally:
+        conn.close()

@@ -1,0 +1,268 @@
+"""The PostgreSQL schema of the run store: versioned migrations and the two service roles.
+
+The database enforces what the filesystem store enforces with exclusive file creation, so
+that a bug or a hostile client holding a connection cannot bend the rules:
+
+* every handoff keeps the exact envelope bytes with their sha256, checked by the database;
+* one decision per principal per handoff is a UNIQUE constraint, so racing writers get
+  exactly one winner without any check-then-insert;
+* handoffs, decisions, events and runs are append-only: triggers refuse UPDATE, DELETE and
+  TRUNCATE for every role, the table owner included (only ``ALTER TABLE ... DISABLE
+  TRIGGER`` by the owner or a superuser gets past them, which is the owner's own act);
+* audit events are numbered 1, 2, 3... per run with no gap or fork, so the hash chain the
+  application writes stays linear (writers take :func:`lock_run` first);
+* inserting a handoff or a decision sends a ``NOTIFY`` on :data:`CHANNEL`, a hint for
+  waiters to re-read, never a substitute for the read.
+
+:func:`init_schema` applies the missing migrations in one transaction under an advisory
+lock, so it is safe to run twice or from two hosts at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from psycopg import Connection, sql
+
+#: The ``LISTEN``/``NOTIFY`` channel the insert triggers publish on.
+CHANNEL = "handoff_gate"
+#: May add runs, handoffs and events and read everything; may not decide.
+PIPELINE_ROLE = "handoff_gate_pipeline"
+#: May add decisions and events and read everything; may not submit handoffs.
+REVIEWER_ROLE = "handoff_gate_reviewer"
+#: Key of the transaction-scoped advisory lock that serialises migrations (any constant
+#: works; this one is "hg-schem" in ASCII, unlikely to collide with another application).
+_SCHEMA_LOCK = 0x68672D736368656D
+#: First key of the two-key advisory lock that serialises event appends per run; the second
+#: key is ``hashtext(run)``. Two-key locks live apart from the one-key schema lock.
+_RUN_LOCK_CLASS = 0x6867
+
+_META = """
+CREATE TABLE IF NOT EXISTS handoff_gate_meta (
+    singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    version integer NOT NULL CHECK (version >= 0)
+)
+"""
+
+_APPEND_ONLY = ("runs", "handoffs", "decisions", "events")
+
+_V1: tuple[str, ...] = (
+    r"""
+    CREATE FUNCTION handoff_gate_refuse_change() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+    BEGIN
+        RAISE EXCEPTION 'handoff-gate: % is append-only (% refused)', TG_TABLE_NAME, TG_OP
+            USING ERRCODE = 'insufficient_privilege';
+    END $$
+    """,
+    *(
+        rf"""
+        CREATE FUNCTION handoff_gate_notify_{kind}() RETURNS trigger
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+        BEGIN
+            PERFORM pg_notify('{CHANNEL}', json_build_object(
+                'run', NEW.run, 'handoff', NEW.{column}, 'kind', '{kind}'
+            )::text);
+            RETURN NULL;
+        END $$
+        """
+        for kind, column in (("handoff", "id"), ("decision", "handoff_id"))
+    ),
+    r"""
+    CREATE FUNCTION handoff_gate_next_event() RETURNS trigger
+    LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+    DECLARE
+        last bigint;
+    BEGIN
+        SELECT max(n) INTO last FROM events WHERE run = NEW.run;
+        IF NEW.n <> coalesce(last, 0) + 1 THEN
+            RAISE EXCEPTION 'handoff-gate: event % of run % is not next after %',
+                NEW.n, NEW.run, coalesce(last, 0)
+                USING ERRCODE = 'check_violation';
+        END IF;
+        RETURN NEW;
+    END $$
+    """,
+    r"""
+    CREATE TABLE runs (
+        run text PRIMARY KEY CHECK (run ~ '^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$'),
+        created_at timestamptz NOT NULL DEFAULT now()
+    )
+    """,
+    r"""
+    CREATE TABLE handoffs (
+        run text NOT NULL REFERENCES runs (run),
+        seq integer NOT NULL CHECK (seq >= 1),
+        id text NOT NULL CHECK (id = lpad(seq::text, 4, '0') || '-' || phase),
+        phase text NOT NULL CHECK (phase ~ '^[a-z0-9][a-z0-9_-]{0,39}$'),
+        data bytea NOT NULL,
+        sha256 text NOT NULL CHECK (sha256 = encode(sha256(data), 'hex')),
+        idempotency_key text CHECK (length(idempotency_key) BETWEEN 1 AND 200),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (run, seq),
+        UNIQUE (run, id),
+        UNIQUE (run, idempotency_key)
+    )
+    """,
+    r"""
+    CREATE TABLE decisions (
+        run text NOT NULL,
+        handoff_id text NOT NULL,
+        principal text NOT NULL CHECK (principal ~ '^[^[:cntrl:]]{1,200}$'),
+        data bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (run, handoff_id, principal),
+        FOREIGN KEY (run, handoff_id) REFERENCES handoffs (run, id)
+    )
+    """,
+    r"""
+    CREATE TABLE events (
+        run text NOT NULL REFERENCES runs (run),
+        n bigint NOT NULL CHECK (n >= 1),
+        line bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (run, n)
+    )
+    """,
+    """
+    CREATE TRIGGER events_next BEFORE INSERT ON events
+    FOR EACH ROW EXECUTE FUNCTION handoff_gate_next_event()
+    """,
+    *(
+        f"""
+        CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table}
+        FOR EACH ROW EXECUTE FUNCTION handoff_gate_refuse_change()
+        """
+        for table in _APPEND_ONLY
+    ),
+    *(
+        f"""
+        CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table}
+        FOR EACH STATEMENT EXECUTE FUNCTION handoff_gate_refuse_change()
+        """
+        for table in _APPEND_ONLY
+    ),
+    *(
+        f"""
+        CREATE TRIGGER {kind}s_notify AFTER INSERT ON {kind}s
+        FOR EACH ROW EXECUTE FUNCTION handoff_gate_notify_{kind}()
+        """
+        for kind in ("handoff", "decision")
+    ),
+)
+
+#: Migration steps by version: applying ``MIGRATIONS[v - 1]`` takes the schema to ``v``.
+#: Released steps are never edited; a change is a new version appended at the end.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1,)
+#: The version this code writes and expects.
+LATEST = len(MIGRATIONS)
+
+#: Table privileges per role, on top of SELECT on every table.
+_INSERTS = {
+    PIPELINE_ROLE: ("runs", "handoffs", "events"),
+    REVIEWER_ROLE: ("decisions", "events"),
+}
+_ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY)
+
+
+class SchemaMissing(Exception):
+    """The database lacks the handoff-gate schema, or holds an older version of it."""
+
+
+class SchemaTooNew(Exception):
+    """The database schema is newer than this handoff-gate: upgrade handoff-gate."""
+
+
+def schema_version(conn: Connection[Any]) -> int | None:
+    """The installed schema version, or ``None`` when the database has no schema at all."""
+    row = conn.execute("SELECT to_regclass('handoff_gate_meta') IS NOT NULL").fetchone()
+    if row is None or not row[0]:
+        return None
+    row = conn.execute("SELECT version FROM handoff_gate_meta").fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def require_schema(conn: Connection[Any]) -> int:
+    """The schema version, refusing a database this code cannot use as it is."""
+    version = schema_version(conn)
+    if version is None or version < LATEST:
+        found = "no handoff-gate schema" if version is None else f"schema version {version}"
+        raise SchemaMissing(
+            f"database has {found}, this handoff-gate needs version {LATEST}: "
+            "run `handoff-gate store init`"
+        )
+    if version > LATEST:
+        raise SchemaTooNew(
+            f"database schema version {version} is newer than this handoff-gate "
+            f"(version {LATEST}): upgrade handoff-gate"
+        )
+    return version
+
+
+def init_schema(conn: Connection[Any], *, roles: bool) -> int:
+    """Bring the schema to :data:`LATEST` and return that version.
+
+    Runs in one transaction under an advisory lock: a second caller, on this host or
+    another, waits and then finds nothing left to do. With ``roles`` the two LOGIN roles are
+    created if absent (no password: pick authentication in ``pg_hba.conf``) and granted
+    their privileges; that needs a connection allowed to create roles. Call it on a
+    connection with no transaction open, so the work is committed when it returns.
+    """
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s::bigint)", (_SCHEMA_LOCK,))
+        conn.execute(_META)
+        version = schema_version(conn) or 0
+        if version > LATEST:
+            raise SchemaTooNew(
+                f"database schema version {version} is newer than this handoff-gate "
+                f"(version {LATEST}): upgrade handoff-gate"
+            )
+        for step in (s for steps in MIGRATIONS[version:] for s in steps):
+            conn.execute(step)
+        conn.execute(
+            "INSERT INTO handoff_gate_meta (version) VALUES (%(v)s) "
+            "ON CONFLICT (singleton) DO UPDATE SET version = %(v)s",
+            {"v": LATEST},
+        )
+        if roles:
+            _grant_roles(conn)
+    return LATEST
+
+
+def _grant_roles(conn: Connection[Any]) -> None:
+    """Create both roles if absent and grant exactly what each may do; safe to repeat.
+
+    Roles are cluster-wide while the schema lock is per database, so two databases set up
+    at once can race on ``CREATE ROLE``: the loser's duplicate error is swallowed.
+    """
+    row = conn.execute("SELECT current_schema()").fetchone()
+    assert row is not None
+    schema = sql.Identifier(row[0])
+    for role in (PIPELINE_ROLE, REVIEWER_ROLE):
+        conn.execute(
+            sql.SQL(
+                "DO $$ BEGIN CREATE ROLE {} LOGIN; "
+                "EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$"
+            ).format(sql.Identifier(role))
+        )
+        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(schema, sql.Identifier(role)))
+        conn.execute(
+            sql.SQL("GRANT SELECT ON {} TO {}").format(
+                sql.SQL(", ").join(map(sql.Identifier, _ALL_TABLES)), sql.Identifier(role)
+            )
+        )
+        conn.execute(
+            sql.SQL("GRANT INSERT ON {} TO {}").format(
+                sql.SQL(", ").join(map(sql.Identifier, _INSERTS[role])), sql.Identifier(role)
+            )
+        )
+
+
+def lock_run(conn: Connection[Any], run: str) -> None:
+    """Serialise audit appends for ``run`` until the current transaction ends.
+
+    Call inside a transaction before reading the run's last event: the next writer waits
+    here, then sees the row just committed, so the hash chain never forks. The database's
+    own numbering check turns a writer that skipped the lock into an error, not a fork.
+    """
+    conn.execute("SELECT pg_advisory_xact_lock(%s::integer, hashtext(%s))", (_RUN_LOCK_CLASS, run))
