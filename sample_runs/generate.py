@@ -63,6 +63,8 @@ def write_run(run: Run, out: Path) -> dict[str, Any]:
             finish_reason=step.finish_reason,
             output_tokens=step.output_tokens,
             upstream_payload=step.upstream if step.has_upstream else ABSENT,
+            registry=registry,
+            allow_unknown_schema=True,
         )
         if step.decision is not None:
             decide(

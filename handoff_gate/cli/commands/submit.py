@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
             to_role=args.to_role,
             finish_reason=args.finish_reason,
             refusal=args.refusal,
+            registry=contracts,
+            allow_unknown_schema=args.allow_unknown_schema,
         )
     except PermissionError as exc:
         raise os_problem("submit into", args.run_dir, exc) from exc
