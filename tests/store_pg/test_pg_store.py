@@ -12,6 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from pg_rows import add_handoff, add_run
 from pg_server import PgServer
 
 from handoff_gate.cli import store_command
@@ -130,3 +131,11 @@ def test_choosing_the_store_loads_the_driver_only_for_a_database_url() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, timeout=BOUND)
     with pytest.raises(StoreURLError):
         store_for("mysql://u@h/db")
+
+
+def test_numbers_past_9999_keep_growing(pg_url: str, schema_db: psycopg.Connection[Any]) -> None:
+    add_run(schema_db)
+    add_handoff(schema_db, seq=9999)
+    with PostgresStore(pg_url) as store:
+        assert store.add_handoff("run-1", "plan", lambda seq, hid: b"{}").id == "10000-plan"
+        assert store.handoff_ids("run-1") == ["9999-plan", "10000-plan"]
