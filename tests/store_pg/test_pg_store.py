@@ -15,9 +15,10 @@ import pytest
 from pg_rows import add_handoff, add_run
 from pg_server import PgServer
 
-from handoff_gate.cli import store_command
+from handoff_gate.cli.commands import store as store_command
+from handoff_gate.cli.errors import UsageError
 from handoff_gate.gates.store.pg_connect import StoreUnavailable
-from handoff_gate.gates.store.postgres import PostgresStore, StoreRefused
+from handoff_gate.gates.store.postgres import PostgresStore, StoreRefused, _names_run
 from handoff_gate.gates.store.postgres_schema import LATEST, REVIEWER_ROLE, SchemaMissing
 from handoff_gate.gates.store.select import StoreURLError, store_for
 
@@ -32,10 +33,16 @@ def _dead_url() -> str:
 
 
 def _store_init(*argv: str) -> int:
+    """``store init`` as ``cli.main`` runs it: a ``UsageError`` is one line and exit 2."""
     parser = argparse.ArgumentParser()
-    store_command.add_parser(parser.add_subparsers(dest="command", required=True))
+    sub = parser.add_subparsers(dest="command", required=True)
+    store_command.add_arguments(sub.add_parser("store"))
     args = parser.parse_args(["store", "init", *argv])
-    return int(args.func(args))
+    try:
+        return store_command.run(args)
+    except UsageError as exc:
+        print(f"handoff-gate store: {exc}", file=sys.stderr)
+        return 2
 
 
 def test_a_database_without_the_schema_says_to_run_store_init(pg_url: str) -> None:
@@ -49,7 +56,7 @@ def test_a_server_that_is_down_is_one_line(capsys: pytest.CaptureFixture[str]) -
     assert "\n" not in str(caught.value)
     assert _store_init("--store", _dead_url()) == 2
     err = capsys.readouterr().err
-    assert err.startswith("handoff-gate store init: store unavailable:")
+    assert err.startswith("handoff-gate store: store unavailable:")
     assert err.count("\n") == 1
 
 
@@ -124,7 +131,7 @@ def test_a_store_object_outlives_server_restarts_for_reads_and_writes(
 def test_choosing_the_store_loads_the_driver_only_for_a_database_url() -> None:
     code = (
         "import sys; from handoff_gate.gates.store.select import store_for; store_for(''); "
-        "import handoff_gate.cli.store_command; "
+        "import handoff_gate.cli.commands.store; "
         "assert 'psycopg' not in sys.modules, 'psycopg loaded'; "
         "store_for('postgres://u@h/db'); assert 'psycopg' in sys.modules"
     )
@@ -139,3 +146,10 @@ def test_numbers_past_9999_keep_growing(pg_url: str, schema_db: psycopg.Connecti
     with PostgresStore(pg_url) as store:
         assert store.add_handoff("run-1", "plan", lambda seq, hid: b"{}").id == "10000-plan"
         assert store.handoff_ids("run-1") == ["9999-plan", "10000-plan"]
+
+
+def test_a_notice_wakes_only_waiters_of_its_run_unless_it_is_unreadable() -> None:
+    assert _names_run('{"run": "run-1", "handoff": "0001-plan"}', "run-1")
+    assert not _names_run('{"run": "run-2", "handoff": "0001-plan"}', "run-1")
+    assert _names_run("not json", "run-1")  # re-reading costs less than missing a change
+    assert _names_run("[1]", "run-1")
