@@ -26,13 +26,13 @@ from textual.widgets import Footer, Static
 
 from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, default_reviewer
+from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.safe_text import visible
-from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
 from handoff_gate.tui.model import (
-    WAITING,
     Entry,
     Key,
     Label,
@@ -305,7 +305,7 @@ class HandoffGateApp(App[int]):
                 old.report = None
 
     def _maybe_notify(self, entry: Entry) -> None:
-        if not entry.fresh or entry.notified or entry.state not in WAITING:
+        if not entry.fresh or entry.notified or not needs_person(entry.state):
             return
         entry.notified = True
         state = "blocked" if entry.state is HandoffState.BLOCKED else "waiting for you"
@@ -476,7 +476,7 @@ class HandoffGateApp(App[int]):
         entry = self._decidable(self.current_entry())
         if entry is None or entry.report is None:
             return
-        from handoff_gate.tui.screens.reject import RejectScreen, suggest_category
+        from handoff_gate.tui.screens.reject import RejectScreen
 
         sha256 = entry.report.sha256
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
-from handoff_gate.gates.inspect.secret_patterns import mask_secrets
+from handoff_gate.gates.view.masking import refusal_said
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.findings import Code, Finding
 from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
@@ -210,8 +210,7 @@ def banners(report: Report) -> list[tuple[Text, str]]:
             )
         )
     if _has(report, Code.REFUSAL):
-        refusal = report.envelope.producer.refusal if report.envelope is not None else None
-        said = mask_secrets(refusal or report.raw_text)
+        said = refusal_said(report)
         out.append(
             (
                 Text.assemble(

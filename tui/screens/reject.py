@@ -13,8 +13,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
 from handoff_gate.gates.vocab.actions import Category
-from handoff_gate.gates.vocab.findings import Code
-from handoff_gate.gates.vocab.report import Report
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,17 +62,3 @@ class RejectScreen(ModalScreen[Rejection | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-
-def suggest_category(report: Report | None) -> Category:
-    """The category the findings point to, pre-selected so a reviewer rarely changes it."""
-    codes = {f.code for f in report.findings} if report is not None else set()
-    if Code.TRUNCATED in codes:
-        return Category.TRUNCATED
-    if codes & {Code.SECRET, Code.UNSAFE_TEXT, Code.UNKNOWN_KEY}:
-        return Category.UNSAFE
-    if codes & {Code.MISSING_FIELD, Code.EMPTY_FIELD, Code.NO_FIELDS, Code.DEFAULTED_FIELD}:
-        return Category.INCOMPLETE
-    if codes & {Code.INVALID_FIELD, Code.CROSS_FIELD, Code.APPEND_ONLY, Code.REFUSAL}:
-        return Category.WRONG
-    return Category.OTHER
