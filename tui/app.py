@@ -42,7 +42,7 @@ from handoff_gate.tui.model import (
     visible_entries,
 )
 from handoff_gate.tui.palette import JumpProvider
-from handoff_gate.tui.render import finding_text, list_row, safe
+from handoff_gate.tui.render import BADGE_WIDTH, finding_text, list_row, safe
 from handoff_gate.tui.scan import RunListing, inspect_ref
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.handoff_list import HandoffList
@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 #: Widest run name and handoff id columns in the list (longer ones are cut with "…").
 MAX_RUN_WIDTH = 22
 MAX_ID_WIDTH = 18
+#: The run column never shrinks below this (an id still comes first).
+MIN_RUN_WIDTH = 4
 #: Parsed reports kept in memory (the rest keep only their state and list label).
 HOT_REPORTS = 64
 #: New entries it takes before the heap is frozen out of garbage collection again.
@@ -110,7 +112,8 @@ class HandoffGateApp(App[int]):
         self._list_painted = 0.0
         self._list_pending = False
         self._topbar_painted = 0.0
-        self._widths = (16, 12)
+        self._widths = (16, 12, 0)
+        self._show_painted = self.show
         self._id_width = 8
         self._hot: dict[Key, None] = {}
         self._frozen_at: int | None = None
@@ -362,13 +365,10 @@ class HandoffGateApp(App[int]):
         self._list_pending = False
         self._list_painted = time.monotonic()
         listed = visible_entries(self.entries, self.show)
-        widths = (
-            min(max((len(run.name) for run in self._runs), default=8), MAX_RUN_WIDTH),
-            min(self._id_width, MAX_ID_WIDTH),
-        )
-        if widths != self._widths:
-            self._widths = widths
+        if self._show_painted is not self.show:
+            self._show_painted = self.show
             self._rows.clear()
+        self.query_one("#main").set_class(self.show is Show.REJECTED, "decisions")
         keys = [entry.key for entry in listed]
         self._list.set_rows(keys, self._row_text)
         if not keys:
@@ -376,14 +376,33 @@ class HandoffGateApp(App[int]):
         self._update_topbar()
         self._settle_cursor()
 
-    def _row_text(self, key: object) -> Text:
-        """A list row, rendered when first painted and cached until its entry changes."""
+    def _columns(self, width: int) -> tuple[int, int]:
+        """Run and id column widths for a list ``width`` cells wide.
+
+        The id keeps its full width (it is what a reviewer types into ``decide``); the
+        run name gives way first, cut with a visible "…".
+        """
+        id_width = min(self._id_width, MAX_ID_WIDTH)
+        widest = MAX_RUN_WIDTH if self.show is not Show.REJECTED else MIN_RUN_WIDTH * 3
+        natural = min(max((len(run.name) for run in self._runs), default=8), widest)
+        room = width - BADGE_WIDTH - 1 - id_width - len(" …")
+        return max(min(natural, room), MIN_RUN_WIDTH), id_width
+
+    def _row_text(self, key: object, width: int) -> Text:
+        """A list row fitted to ``width``, rendered when first painted and cached until its
+        entry, the filter or the list's width changes."""
+        widths = (*self._columns(width), width)
+        if widths != self._widths:
+            self._widths = widths
+            self._rows.clear()
         text = self._rows.get(key) if isinstance(key, tuple) else None
         if text is None:
             entry = self.entries.get(key) if isinstance(key, tuple) else None
             if entry is None:
                 return Text()
-            text = self._rows[entry.key] = list_row(entry, *self._widths)
+            text = self._rows[entry.key] = list_row(
+                entry, *widths, decision=self.show is Show.REJECTED
+            )
         return text
 
     def _empty_hint(self) -> Text:

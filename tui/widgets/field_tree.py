@@ -69,7 +69,7 @@ class FieldTree(Tree[NodeData]):
         while parent.parent is not None:
             depth, parent = depth + 1, parent.parent
         available = self.scrollable_content_region.width or DEFAULT_WIDTH
-        return available - 2 - self.guide_depth * depth
+        return available - 3 - self.guide_depth * depth
 
     def _fill(self, node: TreeNode[NodeData], parent: str, offset: int, total: int | None) -> None:
         """Add one chunk of ``parent``'s rows from ``offset``, then a "more" line if needed."""
@@ -92,6 +92,16 @@ class FieldTree(Tree[NodeData]):
             more = Text(f"… {rest}: press Enter to show the next {CHUNK}")
             more.stylize("dim italic")
             node.add_leaf(more, data=More(parent, shown, total))
+
+    def on_resize(self) -> None:
+        """Re-fit every row to the new width: tree lines cannot wrap, and a row cut by
+        the edge of the pane would lose its end without a marker."""
+        pending = list(self.root.children)
+        while pending:
+            node = pending.pop()
+            if isinstance(node.data, FieldRow):
+                node.set_label(field_label(node.data, self._label_width(node.parent or self.root)))
+            pending.extend(node.children)
 
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
         node = event.node
