@@ -120,13 +120,14 @@ class HandoffGateApp(App[int]):
         self._topbar_pending = False
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
+        self._main = Horizontal(id="main")
         self._detail = Detail(id="detail")
 
     # ----------------------------------------------------------------- layout
 
     def compose(self) -> ComposeResult:
         yield self._topbar
-        with Horizontal(id="main"):
+        with self._main:
             yield self._list
             yield self._detail
         yield Footer()
@@ -368,7 +369,7 @@ class HandoffGateApp(App[int]):
         if self._show_painted is not self.show:
             self._show_painted = self.show
             self._rows.clear()
-        self.query_one("#main").set_class(self.show is Show.REJECTED, "decisions")
+        self._main.set_class(self.show is Show.REJECTED, "decisions")
         keys = [entry.key for entry in listed]
         self._list.set_rows(keys, self._row_text)
         if not keys:

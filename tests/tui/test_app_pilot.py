@@ -75,14 +75,32 @@ async def test_reject_needs_a_reason_and_records_it_with_the_category(root, regi
         assert isinstance(app.screen, RejectScreen)
         assert "A reason is required" in screen_text(app)
         await pilot.press(*"no", "space", *"metrics")
-        await pilot.press("tab", "down", "enter")
-        await pilot.click("#reason")
+        await pilot.press("tab", "home", "down")
+        assert "(•) truncated" in screen_text(app)
+        assert "(•) other" not in screen_text(app)
         await pilot.press("enter")
         await settle(pilot, lambda: read_decision(root / "job-1", handoff) is not None)
         decision = read_decision(root / "job-1", handoff)
         assert decision is not None and decision.action is Action.REJECT
         assert decision.reason == "no metrics"
         assert decision.category is Category.TRUNCATED
+
+
+@pytest.mark.parametrize("tabs", [0, 3])
+async def test_enter_submits_the_reject_dialog_from_the_reason_and_the_button(root, registry, tabs):
+    handoff = put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("r")
+        await settle(pilot, lambda: isinstance(app.screen, RejectScreen))
+        await pilot.press(*"vague", *["tab"] * tabs)
+        assert "(•) other" in screen_text(app)
+        await pilot.press("enter")
+        await settle(pilot, lambda: read_decision(root / "job-1", handoff) is not None)
+    decision = read_decision(root / "job-1", handoff)
+    assert decision is not None and decision.reason == "vague"
+    assert decision.category is Category.OTHER
 
 
 async def test_escape_cancels_the_reject_dialog(root, registry):
