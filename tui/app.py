@@ -21,13 +21,13 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, default_reviewer
 from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.feed import Feed
@@ -45,6 +45,7 @@ from handoff_gate.tui.palette import JumpProvider
 from handoff_gate.tui.render import BADGE_WIDTH, finding_text, list_row, safe
 from handoff_gate.tui.scan import RunListing, inspect_ref
 from handoff_gate.tui.widgets.detail import Body, Detail
+from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 if TYPE_CHECKING:
@@ -64,7 +65,18 @@ FREEZE_MIN = 1000
 LIST_REFRESH_S = 0.1
 #: Actions that only make sense on the main view, not under a dialog.
 _MAIN_ACTIONS = frozenset(
-    {"approve", "reject", "raw", "diff", "next_waiting", "previous_waiting", "filter", "help"}
+    {
+        "approve",
+        "reject",
+        "raw",
+        "diff",
+        "next_waiting",
+        "previous_waiting",
+        "filter",
+        "help",
+        "open_value",
+        "show_rejected",
+    }
 )
 
 
@@ -331,6 +343,27 @@ class HandoffGateApp(App[int]):
         else:
             self._keep_report(entry)
 
+    def on_field_tree_open(self, message: FieldTree.Open) -> None:
+        entry = self._detail.entry
+        if entry is None or entry.report is None:
+            return
+        from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
+
+        findings = field_findings(entry.report, message.row.path)
+        self.push_screen(FullValueScreen(self._title(entry), message.row, findings))
+
+    def action_open_value(self) -> None:
+        """Open the highlighted field's whole value (the first field when none is)."""
+        fields = self._detail.fields
+        row = fields.cursor_node_data
+        if not isinstance(row, FieldRow):
+            first = fields.root.children[0] if fields.root.children else None
+            row = first.data if first is not None else None
+        if isinstance(row, FieldRow):
+            self.post_message(FieldTree.Open(row))
+        else:
+            self.notify("No field to open.", markup=False)
+
     def on_decided(self, message: Decided) -> None:
         run_dir, handoff_id = message.key
         if message.decision is None:
@@ -445,8 +478,8 @@ class HandoffGateApp(App[int]):
     # --------------------------------------------------------------- actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Main-view keys stay inert while a dialog is open."""
-        return not (action in _MAIN_ACTIONS and isinstance(self.screen, ModalScreen))
+        """Main-view keys stay inert while a dialog or the full-value view is open."""
+        return not (action in _MAIN_ACTIONS and len(self.screen_stack) > 1)
 
     def _title(self, entry: Entry) -> Text:
         return Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))

@@ -28,6 +28,7 @@ from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.app import HandoffGateApp, run_app
 from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.reject import RejectScreen
 from handoff_gate.tui.widgets.field_tree import FieldTree
 
@@ -414,3 +415,20 @@ async def test_question_mark_shows_the_keys_and_escape_closes_them(root, registr
         assert not isinstance(app.screen, ApproveScreen), "keys of the main view are inert"
         await pilot.press("escape")
         await settle(pilot, lambda: "approve the selected handoff" not in screen_text(app))
+
+
+async def test_enter_on_a_field_opens_its_whole_value_and_escape_returns(root, registry):
+    long_text = "Estimate churn " + "and keep going " * 40 + "THE END"
+    put(root, "job-1", {**PLAN, "problem_statement": long_text})
+    app = make_app(root, registry)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        assert "THE END" not in screen_text(app)
+        await pilot.press("tab", "enter")
+        await settle(pilot, lambda: isinstance(app.screen, FullValueScreen))
+        shown = screen_text(app)
+        assert "field problem_statement" in shown and "THE END" in shown
+        await pilot.press("escape")
+        await settle(pilot, lambda: not isinstance(app.screen, FullValueScreen))
+        await pilot.press("space")
+        await settle(pilot, lambda: isinstance(app.screen, FullValueScreen))
