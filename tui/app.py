@@ -41,7 +41,7 @@ from handoff_gate.tui.model import (
     previous_same_phase,
     visible_entries,
 )
-from handoff_gate.tui.palette import JumpProvider
+from handoff_gate.tui.palette import ActionProvider, JumpProvider
 from handoff_gate.tui.render import BADGE_WIDTH, finding_text, list_row, safe
 from handoff_gate.tui.scan import RunListing, inspect_ref
 from handoff_gate.tui.widgets.detail import Body, Detail
@@ -85,17 +85,19 @@ class HandoffGateApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "handoff-gate"
-    COMMANDS: ClassVar = App.COMMANDS | {JumpProvider}
+    COMMANDS: ClassVar = App.COMMANDS | {ActionProvider, JumpProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Approve"),
-        Binding("r", "reject", "Reject"),
-        Binding("v", "raw", "Raw"),
-        Binding("d", "diff", "Diff"),
-        Binding("n", "next_waiting", "Next pending"),
-        Binding("p", "previous_waiting", "Prev pending"),
-        Binding("f", "filter", "Filter"),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "quit", "Quit"),
+        Binding("a", "approve", "Approve", tooltip="approve the selected handoff (asks first)"),
+        Binding("r", "reject", "Reject", tooltip="reject with a reason and a category"),
+        Binding("v", "raw", "Raw", tooltip="the exact text, unsafe characters made visible"),
+        Binding("d", "diff", "Diff", tooltip="diff with the run's previous handoff of the phase"),
+        Binding("n", "next_waiting", "Next pending", tooltip="next handoff needing a decision"),
+        Binding("p", "previous_waiting", "Prev pending", tooltip="previous one needing one"),
+        Binding("f", "filter", "Filter", tooltip="cycle pending → rejected → approved → all"),
+        Binding("R", "show_rejected", "Rejected", show=False, tooltip="list rejected handoffs"),
+        Binding("o", "open_value", "Full value", show=False, tooltip="the field's whole value"),
+        Binding("question_mark", "help", "Help", tooltip="this help"),
+        Binding("q", "quit", "Quit", tooltip="quit (nothing is decided on the way out)"),
     ]
 
     def __init__(
@@ -107,8 +109,12 @@ class HandoffGateApp(App[int]):
         show: str = "pending",
         poll: bool = False,
         quiet: bool = False,
+        read_only: bool = False,
     ) -> None:
+        """``read_only``: review only; approve and reject are refused and nothing is
+        written under ``root``."""
         super().__init__()
+        self.read_only = read_only
         self.root = root.absolute()
         self.registry = registry
         self.reviewer = reviewer
@@ -370,7 +376,26 @@ class HandoffGateApp(App[int]):
             self.notify(message.refusal, title="Not written", severity="error", markup=False)
         else:
             self.notify(f"{handoff_id}: {describe(message.decision)}", markup=False)
+            target = self._next_after(message.key)
+            if target is not None:
+                self._list.select_key(target)
         self.feed.relist(run_dir)
+
+    def _next_after(self, decided: Key) -> Key | None:
+        """Where the cursor goes after a decision: the next handoff of the same run that
+        needs a person (by sequence, wrapping), else the first one of the next run."""
+        run_dir = decided[0]
+        listed = set(self._list.keys)
+        open_ = [e for e in self.entries.values() if e.waiting and e.key != decided]
+        open_ = [e for e in open_ if e.key in listed]
+        seq = self.entries[decided].ref.seq if decided in self.entries else 0
+        same = sorted((e for e in open_ if e.ref.run_dir == run_dir), key=lambda e: e.ref.seq)
+        if same:
+            later = [e for e in same if e.ref.seq > seq]
+            return (later or same)[0].key
+        others = sorted(open_, key=lambda e: (e.ref.run_dir, e.ref.seq))
+        after = [e for e in others if e.ref.run_dir > run_dir]
+        return (after or others)[0].key if others else None
 
     def on_watch_failed(self, message: WatchFailed) -> None:
         self.notify(
@@ -458,16 +483,18 @@ class HandoffGateApp(App[int]):
             return
         self._topbar_pending = False
         self._topbar_painted = time.monotonic()
-        waiting = sum(1 for e in self.entries.values() if e.waiting)
+        actionable = sum(1 for e in self.entries.values() if e.actionable)
         listed = self._list.row_count
         bar = Text.assemble(
             (" handoff-gate ", "bold reverse"),
-            "  ",
-            (safe(self.root.name or str(self.root), 60), "bold"),
-            f"   showing {self.show.value} ({listed} of {len(self.entries)})",
-            f"   waiting {waiting}",
-            ("   reviewer ", "dim"),
-            safe(self._reviewer_shown, 40),
+            " ",
+            (" read-only ", "bold reverse") if self.read_only else "",
+            " ",
+            (safe(self.root.name or str(self.root), 30), "bold"),
+            f"  pending {actionable}",
+            f"  showing {self.show.value} {listed}/{len(self.entries)}",
+            ("  reviewer ", "dim"),
+            safe(self._reviewer_shown, 20),
         )
         if not self._scanned:
             bar.append("   scanning…", style="dim")
@@ -485,6 +512,14 @@ class HandoffGateApp(App[int]):
         return Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
 
     def _decidable(self, entry: Entry | None) -> Entry | None:
+        if self.read_only:
+            self.notify(
+                "Read-only review: decisions cannot be made here. Nothing was written.",
+                title="Read-only",
+                severity="warning",
+                markup=False,
+            )
+            return None
         if entry is None:
             return None
         if entry.report is None:
@@ -627,14 +662,38 @@ class HandoffGateApp(App[int]):
         self._step_waiting(-1)
 
     def action_filter(self) -> None:
-        self.show = self.show.next()
+        self._show(self.show.next())
+
+    def action_show_rejected(self) -> None:
+        self._show(Show.REJECTED)
+
+    def _show(self, show: Show) -> None:
+        self.show = show
         self._paint_list()
         self.notify(f"Showing {self.show.value} handoffs", timeout=2, markup=False)
 
     def action_help(self) -> None:
-        from handoff_gate.tui.screens.help import HelpScreen
+        from handoff_gate.tui.screens.help import HelpScreen, key_rows
 
-        self.push_screen(HelpScreen())
+        keys = key_rows(self, [*self.BINDINGS, *HandoffList.BINDINGS, *FieldTree.BINDINGS])
+        self.push_screen(HelpScreen(keys))
+
+    def palette_actions(self) -> list[tuple[str, Callable[[], None], str]]:
+        """Palette entries that act: every key of the main view, and each filter."""
+        actions: list[tuple[str, Callable[[], None], str]] = []
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding) and binding.action != "quit":
+                run = partial(self.run_action_soon, binding.action)
+                actions.append((binding.description, run, binding.tooltip))
+        for show in Show:
+            actions.append(
+                (f"Show {show.value}", partial(self._show, show), f"list {show.value} handoffs")
+            )
+        return actions
+
+    def run_action_soon(self, action: str) -> None:
+        """Run a main-view action once the palette has closed (it is inert under it)."""
+        self.call_after_refresh(self.run_action, action)
 
 
 def run_app(
@@ -645,11 +704,17 @@ def run_app(
     show: str,
     poll: bool,
     quiet: bool,
+    read_only: bool = False,
 ) -> int:
-    """Entry point of ``handoff-gate watch``; returns the process exit code."""
+    """Entry point of ``handoff-gate watch``; returns the process exit code.
+
+    ``read_only``: decisions are refused in the app and nothing is written under ``root``.
+    """
     if not root.is_dir():
         print(f"handoff-gate watch: not a directory: {visible(str(root))}", file=sys.stderr)
         return 2
-    app = HandoffGateApp(root, registry, reviewer=reviewer, show=show, poll=poll, quiet=quiet)
+    app = HandoffGateApp(
+        root, registry, reviewer=reviewer, show=show, poll=poll, quiet=quiet, read_only=read_only
+    )
     result: Any = app.run()
     return int(result or 0)

@@ -44,7 +44,7 @@ class FieldTree(Tree[NodeData]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space,o", "open", "Full value", show=False),
+        Binding("space,o", "open", "Full value", show=False, tooltip="on a field: its whole value"),
     ]
 
     @dataclass

@@ -25,12 +25,12 @@ class HandoffList(ScrollView, can_focus=True):
     """A cursor over keyed one-line rows."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", show=False),
-        Binding("pagedown", "page(1)", show=False),
-        Binding("home", "edge(0)", show=False),
-        Binding("end", "edge(1)", show=False),
+        Binding("up,k", "move(-1)", "Up", show=False, tooltip="previous row of the list"),
+        Binding("down,j", "move(1)", "Down", show=False, tooltip="next row of the list"),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="a page up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, tooltip="a page down"),
+        Binding("home", "edge(0)", "First", show=False, tooltip="first row"),
+        Binding("end", "edge(1)", "Last", show=False, tooltip="last row"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"handoff-list--cursor"}
     DEFAULT_CSS = """
