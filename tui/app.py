@@ -42,7 +42,7 @@ from handoff_gate.tui.model import (
     visible_entries,
 )
 from handoff_gate.tui.palette import ActionProvider, JumpProvider
-from handoff_gate.tui.render import BADGE_WIDTH, finding_text, list_row, safe
+from handoff_gate.tui.render import BADGE_WIDTH, finding_text, fit, list_row, safe
 from handoff_gate.tui.scan import RunListing, inspect_ref
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.field_tree import FieldTree
@@ -497,10 +497,14 @@ class HandoffGateApp(App[int]):
             safe(self._reviewer_shown, 20),
         )
         if not self._scanned:
-            bar.append("   scanning…", style="dim")
+            bar.append("  scanning…", style="dim")
         elif self.feed.backlog:
-            bar.append(f"   inspecting {self.feed.backlog}…", style="dim")
-        self._topbar.update(bar)
+            bar.append(f"  inspecting {self.feed.backlog}…", style="dim")
+        self._topbar.update(fit(bar, self.size.width or 80))
+
+    def on_resize(self) -> None:
+        """The header is fitted to the width with a marker; fit it again."""
+        self._update_topbar()
 
     # --------------------------------------------------------------- actions
 
