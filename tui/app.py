@@ -57,6 +57,9 @@ MAX_RUN_WIDTH = 22
 MAX_ID_WIDTH = 18
 #: The run column never shrinks below this (an id still comes first).
 MIN_RUN_WIDTH = 4
+#: After a decision sent the cursor to another run, a handoff that arrives in the decided
+#: run this soon (the pipeline's next step) takes the cursor back, if it has not moved.
+FOLLOW_RUN_S = 5.0
 #: Parsed reports kept in memory (the rest keep only their state and list label).
 HOT_REPORTS = 64
 #: New entries it takes before the heap is frozen out of garbage collection again.
@@ -134,6 +137,9 @@ class HandoffGateApp(App[int]):
         self._show_painted = self.show
         self._id_width = 8
         self._hot: dict[Key, None] = {}
+        #: (decided run, where the decision sent the cursor, until when) while following.
+        self._follow: tuple[Path, object, float] | None = None
+        self._arrived: list[Key] = []
         self._frozen_at: int | None = None
         self._topbar_pending = False
         self._topbar = Static("", id="topbar", markup=False)
@@ -225,6 +231,7 @@ class HandoffGateApp(App[int]):
         if message.runs is not None or not message.initial:
             self._scanned = True
         self._paint_list()
+        self._follow_run()
         if message.runs is not None:
             self._freeze_heap(settled=True)
         current = self.current_entry()
@@ -248,6 +255,8 @@ class HandoffGateApp(App[int]):
             if entry is None:
                 entry = Entry(ref, stamp, decision_stamp, fresh=not initial)
                 self.entries[key] = entry
+                if not initial:
+                    self._arrived.append(key)
                 self._id_width = max(self._id_width, len(ref.id))
             elif (entry.stamp, entry.decision_stamp) == (stamp, decision_stamp):
                 continue
@@ -379,7 +388,32 @@ class HandoffGateApp(App[int]):
             target = self._next_after(message.key)
             if target is not None:
                 self._list.select_key(target)
+            if target is None or target[0] != run_dir:
+                self._follow = (run_dir, self._list.current, time.monotonic() + FOLLOW_RUN_S)
         self.feed.relist(run_dir)
+
+    def _follow_run(self) -> None:
+        """Bring the cursor to a handoff just submitted in the run a decision was made in.
+
+        A pipeline writes its next step a moment after the decision it waited for, so
+        the next thing to review in that run often arrives after the cursor has moved
+        on. Only within ``FOLLOW_RUN_S`` and only if the reader left the cursor where the
+        decision put it; any other arrival never moves the cursor.
+        """
+        arrived, self._arrived = self._arrived, []
+        follow = self._follow
+        if follow is None:
+            return
+        run_dir, parked, until = follow
+        if time.monotonic() > until or self._list.current != parked:
+            self._follow = None
+            return
+        for key in arrived:
+            entry = self.entries.get(key)
+            if entry is not None and key[0] == run_dir and entry.waiting:
+                self._follow = None
+                self._list.select_key(key)
+                return
 
     def _next_after(self, decided: Key) -> Key | None:
         """Where the cursor goes after a decision: the next handoff of the same run that

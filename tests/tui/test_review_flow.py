@@ -108,3 +108,33 @@ async def test_the_rejected_view_lists_reviewer_category_and_reason(root, regist
         row = screen_text(app).splitlines()[1]
         for column in (handoff, "alice", "wrong", "No base"):
             assert column in row
+
+
+async def test_the_runs_next_step_arriving_just_after_a_decision_takes_the_cursor(root, registry):
+    plan = put(root, "job-a", PLAN)
+    put(root, "job-b", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        app.jump_to((root / "job-a", plan))
+        await pilot.press("a")
+        await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
+        await pilot.press("y")
+        await settle(pilot, lambda: app.current_entry().run == "job-b")
+        design = put(root, "job-a", PLAN, phase="design")
+        await settle(pilot, lambda: app.current_entry().key == (root / "job-a", design))
+
+
+async def test_a_new_arrival_never_moves_the_cursor_on_its_own(root, registry):
+    put(root, "job-a", PLAN)
+    put(root, "job-b", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("down")
+        chosen = app.current_entry().key
+        late = put(root, "job-c", PLAN)
+        await settle(pilot, lambda: (root / "job-c", late) in app.listed())
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.pause(0.2)
+        assert app.current_entry().key == chosen

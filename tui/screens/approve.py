@@ -16,6 +16,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from handoff_gate.tui.widgets.marked_button import MarkedButton
+
 #: Warnings listed in the dialog; the rest are counted.
 SHOWN_WARNINGS = 5
 
@@ -56,8 +58,8 @@ class ApproveScreen(ModalScreen[bool]):
                 classes="dialog-hint",
             )
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel (n)", id="cancel")
-                yield Button("Approve (y)", id="approve", variant="success")
+                yield MarkedButton("Cancel (n)", id="cancel")
+                yield MarkedButton("Approve (y)", id="approve", variant="success")
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()

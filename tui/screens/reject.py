@@ -19,6 +19,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from handoff_gate.gates.vocab.actions import Category
+from handoff_gate.tui.widgets.marked_button import MarkedButton
 
 CHOSEN = "(•)"
 NOT_CHOSEN = "( )"
@@ -81,8 +82,8 @@ class RejectScreen(ModalScreen[Rejection | None]):
                 classes="dialog-hint",
             )
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel (Esc)", id="cancel")
-                yield Button("Reject (Enter)", id="reject", variant="error")
+                yield MarkedButton("Cancel (Esc)", id="cancel")
+                yield MarkedButton("Reject (Enter)", id="reject", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#reason", Input).focus()
