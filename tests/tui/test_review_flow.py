@@ -138,3 +138,19 @@ async def test_a_new_arrival_never_moves_the_cursor_on_its_own(root, registry):
         await settle(pilot, lambda: all_inspected(app))
         await pilot.pause(0.2)
         assert app.current_entry().key == chosen
+
+
+async def test_a_resize_refits_the_rows_with_markers(root, registry):
+    long_run = "a-run-name-much-longer-than-the-list-can-hold"
+    first = put(root, long_run, {**PLAN, "problem_statement": "word " * 80 + "TAIL"})
+    app = make_app(root, registry)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.pause()
+        assert long_run[:22] in screen_text(app).splitlines()[1]
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        lines = screen_text(app).splitlines()
+        assert first in lines[1] and "…" in lines[1]
+        statement = next(line for line in lines if "problem_statement" in line)
+        assert statement.rstrip().endswith("…") and "TAIL" not in statement
