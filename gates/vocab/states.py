@@ -30,6 +30,9 @@ class HandoffState(StrEnum):
     APPROVED = "approved"
     REJECTED = "rejected"
     CHANGED = "changed"
+    #: The decision record itself is invalid (unreadable, malformed, for another handoff):
+    #: decided, never an approval; ``state_of`` cannot see it, the reader of the record does.
+    UNUSABLE = "unusable"
 
 
 #: Undecided handoffs: each waits for a person (a pending one to be approved or rejected,
