@@ -21,18 +21,18 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, default_reviewer
+from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.gates.vocab.safe_text import visible
-from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
 from handoff_gate.tui.model import (
-    WAITING,
     Entry,
     Key,
     Label,
@@ -41,10 +41,11 @@ from handoff_gate.tui.model import (
     previous_same_phase,
     visible_entries,
 )
-from handoff_gate.tui.palette import JumpProvider
-from handoff_gate.tui.render import finding_text, list_row, safe
+from handoff_gate.tui.palette import ActionProvider, JumpProvider
+from handoff_gate.tui.render import BADGE_WIDTH, finding_text, fit, list_row, safe
 from handoff_gate.tui.scan import RunListing, inspect_ref
 from handoff_gate.tui.widgets.detail import Body, Detail
+from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 if TYPE_CHECKING:
@@ -54,6 +55,11 @@ if TYPE_CHECKING:
 #: Widest run name and handoff id columns in the list (longer ones are cut with "…").
 MAX_RUN_WIDTH = 22
 MAX_ID_WIDTH = 18
+#: The run column never shrinks below this (an id still comes first).
+MIN_RUN_WIDTH = 4
+#: After a decision sent the cursor to another run, a handoff that arrives in the decided
+#: run this soon (the pipeline's next step) takes the cursor back, if it has not moved.
+FOLLOW_RUN_S = 5.0
 #: Parsed reports kept in memory (the rest keep only their state and list label).
 HOT_REPORTS = 64
 #: New entries it takes before the heap is frozen out of garbage collection again.
@@ -62,7 +68,18 @@ FREEZE_MIN = 1000
 LIST_REFRESH_S = 0.1
 #: Actions that only make sense on the main view, not under a dialog.
 _MAIN_ACTIONS = frozenset(
-    {"approve", "reject", "raw", "diff", "next_waiting", "previous_waiting", "filter", "help"}
+    {
+        "approve",
+        "reject",
+        "raw",
+        "diff",
+        "next_waiting",
+        "previous_waiting",
+        "filter",
+        "help",
+        "open_value",
+        "show_rejected",
+    }
 )
 
 
@@ -71,17 +88,19 @@ class HandoffGateApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "handoff-gate"
-    COMMANDS: ClassVar = App.COMMANDS | {JumpProvider}
+    COMMANDS: ClassVar = App.COMMANDS | {ActionProvider, JumpProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Approve"),
-        Binding("r", "reject", "Reject"),
-        Binding("v", "raw", "Raw"),
-        Binding("d", "diff", "Diff"),
-        Binding("n", "next_waiting", "Next pending"),
-        Binding("p", "previous_waiting", "Prev pending"),
-        Binding("f", "filter", "Filter"),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "quit", "Quit"),
+        Binding("a", "approve", "Approve", tooltip="approve the selected handoff (asks first)"),
+        Binding("r", "reject", "Reject", tooltip="reject with a reason and a category"),
+        Binding("v", "raw", "Raw", tooltip="the exact text, unsafe characters made visible"),
+        Binding("d", "diff", "Diff", tooltip="diff with the run's previous handoff of the phase"),
+        Binding("n", "next_waiting", "Next pending", tooltip="next handoff needing a decision"),
+        Binding("p", "previous_waiting", "Prev pending", tooltip="previous one needing one"),
+        Binding("f", "filter", "Filter", tooltip="cycle pending → rejected → approved → all"),
+        Binding("R", "show_rejected", "Rejected", show=False, tooltip="list rejected handoffs"),
+        Binding("o", "open_value", "Full value", show=False, tooltip="the field's whole value"),
+        Binding("question_mark", "help", "Help", tooltip="this help"),
+        Binding("q", "quit", "Quit", tooltip="quit (nothing is decided on the way out)"),
     ]
 
     def __init__(
@@ -93,8 +112,12 @@ class HandoffGateApp(App[int]):
         show: str = "pending",
         poll: bool = False,
         quiet: bool = False,
+        read_only: bool = False,
     ) -> None:
+        """``read_only``: review only; approve and reject are refused and nothing is
+        written under ``root``."""
         super().__init__()
+        self.read_only = read_only
         self.root = root.absolute()
         self.registry = registry
         self.reviewer = reviewer
@@ -110,20 +133,25 @@ class HandoffGateApp(App[int]):
         self._list_painted = 0.0
         self._list_pending = False
         self._topbar_painted = 0.0
-        self._widths = (16, 12)
+        self._widths = (16, 12, 0)
+        self._show_painted = self.show
         self._id_width = 8
         self._hot: dict[Key, None] = {}
+        #: (decided run, where the decision sent the cursor, until when) while following.
+        self._follow: tuple[Path, object, float] | None = None
+        self._arrived: list[Key] = []
         self._frozen_at: int | None = None
         self._topbar_pending = False
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
+        self._main = Horizontal(id="main")
         self._detail = Detail(id="detail")
 
     # ----------------------------------------------------------------- layout
 
     def compose(self) -> ComposeResult:
         yield self._topbar
-        with Horizontal(id="main"):
+        with self._main:
             yield self._list
             yield self._detail
         yield Footer()
@@ -203,6 +231,7 @@ class HandoffGateApp(App[int]):
         if message.runs is not None or not message.initial:
             self._scanned = True
         self._paint_list()
+        self._follow_run()
         if message.runs is not None:
             self._freeze_heap(settled=True)
         current = self.current_entry()
@@ -226,6 +255,8 @@ class HandoffGateApp(App[int]):
             if entry is None:
                 entry = Entry(ref, stamp, decision_stamp, fresh=not initial)
                 self.entries[key] = entry
+                if not initial:
+                    self._arrived.append(key)
                 self._id_width = max(self._id_width, len(ref.id))
             elif (entry.stamp, entry.decision_stamp) == (stamp, decision_stamp):
                 continue
@@ -305,7 +336,7 @@ class HandoffGateApp(App[int]):
                 old.report = None
 
     def _maybe_notify(self, entry: Entry) -> None:
-        if not entry.fresh or entry.notified or entry.state not in WAITING:
+        if not entry.fresh or entry.notified or not needs_person(entry.state):
             return
         entry.notified = True
         state = "blocked" if entry.state is HandoffState.BLOCKED else "waiting for you"
@@ -327,13 +358,78 @@ class HandoffGateApp(App[int]):
         else:
             self._keep_report(entry)
 
+    def on_field_tree_open(self, message: FieldTree.Open) -> None:
+        entry = self._detail.entry
+        if entry is None or entry.report is None:
+            return
+        from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
+
+        findings = field_findings(entry.report, message.row.path)
+        self.push_screen(FullValueScreen(self._title(entry), message.row, findings))
+
+    def action_open_value(self) -> None:
+        """Open the highlighted field's whole value (the first field when none is)."""
+        fields = self._detail.fields
+        row = fields.cursor_node_data
+        if not isinstance(row, FieldRow):
+            first = fields.root.children[0] if fields.root.children else None
+            row = first.data if first is not None else None
+        if isinstance(row, FieldRow):
+            self.post_message(FieldTree.Open(row))
+        else:
+            self.notify("No field to open.", markup=False)
+
     def on_decided(self, message: Decided) -> None:
         run_dir, handoff_id = message.key
         if message.decision is None:
             self.notify(message.refusal, title="Not written", severity="error", markup=False)
         else:
             self.notify(f"{handoff_id}: {describe(message.decision)}", markup=False)
+            target = self._next_after(message.key)
+            if target is not None:
+                self._list.select_key(target)
+            if target is None or target[0] != run_dir:
+                self._follow = (run_dir, self._list.current, time.monotonic() + FOLLOW_RUN_S)
         self.feed.relist(run_dir)
+
+    def _follow_run(self) -> None:
+        """Bring the cursor to a handoff just submitted in the run a decision was made in.
+
+        A pipeline writes its next step a moment after the decision it waited for, so
+        the next thing to review in that run often arrives after the cursor has moved
+        on. Only within ``FOLLOW_RUN_S`` and only if the reader left the cursor where the
+        decision put it; any other arrival never moves the cursor.
+        """
+        arrived, self._arrived = self._arrived, []
+        follow = self._follow
+        if follow is None:
+            return
+        run_dir, parked, until = follow
+        if time.monotonic() > until or self._list.current != parked:
+            self._follow = None
+            return
+        for key in arrived:
+            entry = self.entries.get(key)
+            if entry is not None and key[0] == run_dir and entry.waiting:
+                self._follow = None
+                self._list.select_key(key)
+                return
+
+    def _next_after(self, decided: Key) -> Key | None:
+        """Where the cursor goes after a decision: the next handoff of the same run that
+        needs a person (by sequence, wrapping), else the first one of the next run."""
+        run_dir = decided[0]
+        listed = set(self._list.keys)
+        open_ = [e for e in self.entries.values() if e.waiting and e.key != decided]
+        open_ = [e for e in open_ if e.key in listed]
+        seq = self.entries[decided].ref.seq if decided in self.entries else 0
+        same = sorted((e for e in open_ if e.ref.run_dir == run_dir), key=lambda e: e.ref.seq)
+        if same:
+            later = [e for e in same if e.ref.seq > seq]
+            return (later or same)[0].key
+        others = sorted(open_, key=lambda e: (e.ref.run_dir, e.ref.seq))
+        after = [e for e in others if e.ref.run_dir > run_dir]
+        return (after or others)[0].key if others else None
 
     def on_watch_failed(self, message: WatchFailed) -> None:
         self.notify(
@@ -362,13 +458,10 @@ class HandoffGateApp(App[int]):
         self._list_pending = False
         self._list_painted = time.monotonic()
         listed = visible_entries(self.entries, self.show)
-        widths = (
-            min(max((len(run.name) for run in self._runs), default=8), MAX_RUN_WIDTH),
-            min(self._id_width, MAX_ID_WIDTH),
-        )
-        if widths != self._widths:
-            self._widths = widths
+        if self._show_painted is not self.show:
+            self._show_painted = self.show
             self._rows.clear()
+        self._main.set_class(self.show is Show.REJECTED, "decisions")
         keys = [entry.key for entry in listed]
         self._list.set_rows(keys, self._row_text)
         if not keys:
@@ -376,14 +469,33 @@ class HandoffGateApp(App[int]):
         self._update_topbar()
         self._settle_cursor()
 
-    def _row_text(self, key: object) -> Text:
-        """A list row, rendered when first painted and cached until its entry changes."""
+    def _columns(self, width: int) -> tuple[int, int]:
+        """Run and id column widths for a list ``width`` cells wide.
+
+        The id keeps its full width (it is what a reviewer types into ``decide``); the
+        run name gives way first, cut with a visible "…".
+        """
+        id_width = min(self._id_width, MAX_ID_WIDTH)
+        widest = MAX_RUN_WIDTH if self.show is not Show.REJECTED else MIN_RUN_WIDTH * 3
+        natural = min(max((len(run.name) for run in self._runs), default=8), widest)
+        room = width - BADGE_WIDTH - 1 - id_width - len(" …")
+        return max(min(natural, room), MIN_RUN_WIDTH), id_width
+
+    def _row_text(self, key: object, width: int) -> Text:
+        """A list row fitted to ``width``, rendered when first painted and cached until its
+        entry, the filter or the list's width changes."""
+        widths = (*self._columns(width), width)
+        if widths != self._widths:
+            self._widths = widths
+            self._rows.clear()
         text = self._rows.get(key) if isinstance(key, tuple) else None
         if text is None:
             entry = self.entries.get(key) if isinstance(key, tuple) else None
             if entry is None:
                 return Text()
-            text = self._rows[entry.key] = list_row(entry, *self._widths)
+            text = self._rows[entry.key] = list_row(
+                entry, *widths, decision=self.show is Show.REJECTED
+            )
         return text
 
     def _empty_hint(self) -> Text:
@@ -405,33 +517,47 @@ class HandoffGateApp(App[int]):
             return
         self._topbar_pending = False
         self._topbar_painted = time.monotonic()
-        waiting = sum(1 for e in self.entries.values() if e.waiting)
+        actionable = sum(1 for e in self.entries.values() if e.actionable)
         listed = self._list.row_count
         bar = Text.assemble(
             (" handoff-gate ", "bold reverse"),
-            "  ",
-            (safe(self.root.name or str(self.root), 60), "bold"),
-            f"   showing {self.show.value} ({listed} of {len(self.entries)})",
-            f"   waiting {waiting}",
-            ("   reviewer ", "dim"),
-            safe(self._reviewer_shown, 40),
+            " ",
+            (" read-only ", "bold reverse") if self.read_only else "",
+            " ",
+            (safe(self.root.name or str(self.root), 30), "bold"),
+            f"  pending {actionable}",
+            f"  showing {self.show.value} {listed}/{len(self.entries)}",
+            ("  reviewer ", "dim"),
+            safe(self._reviewer_shown, 20),
         )
         if not self._scanned:
-            bar.append("   scanning…", style="dim")
+            bar.append("  scanning…", style="dim")
         elif self.feed.backlog:
-            bar.append(f"   inspecting {self.feed.backlog}…", style="dim")
-        self._topbar.update(bar)
+            bar.append(f"  inspecting {self.feed.backlog}…", style="dim")
+        self._topbar.update(fit(bar, self.size.width or 80))
+
+    def on_resize(self) -> None:
+        """The header is fitted to the width with a marker; fit it again."""
+        self._update_topbar()
 
     # --------------------------------------------------------------- actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Main-view keys stay inert while a dialog is open."""
-        return not (action in _MAIN_ACTIONS and isinstance(self.screen, ModalScreen))
+        """Main-view keys stay inert while a dialog or the full-value view is open."""
+        return not (action in _MAIN_ACTIONS and len(self.screen_stack) > 1)
 
     def _title(self, entry: Entry) -> Text:
         return Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
 
     def _decidable(self, entry: Entry | None) -> Entry | None:
+        if self.read_only:
+            self.notify(
+                "Read-only review: decisions cannot be made here. Nothing was written.",
+                title="Read-only",
+                severity="warning",
+                markup=False,
+            )
+            return None
         if entry is None:
             return None
         if entry.report is None:
@@ -476,7 +602,7 @@ class HandoffGateApp(App[int]):
         entry = self._decidable(self.current_entry())
         if entry is None or entry.report is None:
             return
-        from handoff_gate.tui.screens.reject import RejectScreen, suggest_category
+        from handoff_gate.tui.screens.reject import RejectScreen
 
         sha256 = entry.report.sha256
 
@@ -574,14 +700,38 @@ class HandoffGateApp(App[int]):
         self._step_waiting(-1)
 
     def action_filter(self) -> None:
-        self.show = self.show.next()
+        self._show(self.show.next())
+
+    def action_show_rejected(self) -> None:
+        self._show(Show.REJECTED)
+
+    def _show(self, show: Show) -> None:
+        self.show = show
         self._paint_list()
         self.notify(f"Showing {self.show.value} handoffs", timeout=2, markup=False)
 
     def action_help(self) -> None:
-        from handoff_gate.tui.screens.help import HelpScreen
+        from handoff_gate.tui.screens.help import HelpScreen, key_rows
 
-        self.push_screen(HelpScreen())
+        keys = key_rows(self, [*self.BINDINGS, *HandoffList.BINDINGS, *FieldTree.BINDINGS])
+        self.push_screen(HelpScreen(keys))
+
+    def palette_actions(self) -> list[tuple[str, Callable[[], None], str]]:
+        """Palette entries that act: every key of the main view, and each filter."""
+        actions: list[tuple[str, Callable[[], None], str]] = []
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding) and binding.action != "quit":
+                run = partial(self.run_action_soon, binding.action)
+                actions.append((binding.description, run, binding.tooltip))
+        for show in Show:
+            actions.append(
+                (f"Show {show.value}", partial(self._show, show), f"list {show.value} handoffs")
+            )
+        return actions
+
+    def run_action_soon(self, action: str) -> None:
+        """Run a main-view action once the palette has closed (it is inert under it)."""
+        self.call_after_refresh(self.run_action, action)
 
 
 def run_app(
@@ -592,11 +742,17 @@ def run_app(
     show: str,
     poll: bool,
     quiet: bool,
+    read_only: bool = False,
 ) -> int:
-    """Entry point of ``handoff-gate watch``; returns the process exit code."""
+    """Entry point of ``handoff-gate watch``; returns the process exit code.
+
+    ``read_only``: decisions are refused in the app and nothing is written under ``root``.
+    """
     if not root.is_dir():
         print(f"handoff-gate watch: not a directory: {visible(str(root))}", file=sys.stderr)
         return 2
-    app = HandoffGateApp(root, registry, reviewer=reviewer, show=show, poll=poll, quiet=quiet)
+    app = HandoffGateApp(
+        root, registry, reviewer=reviewer, show=show, poll=poll, quiet=quiet, read_only=read_only
+    )
     result: Any = app.run()
     return int(result or 0)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.store.filesystem import HandoffRef
 from handoff_gate.gates.vocab.report import Report
-from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.gates.vocab.states import ACTIONABLE, HandoffState, needs_person
 
 if TYPE_CHECKING:
     from handoff_gate.gates.run.decision_record import Decision
@@ -26,7 +26,8 @@ Stamp = tuple[int, int, int]
 
 
 class Show(StrEnum):
-    """The list filter; ``pending`` means "waiting for someone", blocked included."""
+    """The list filter; ``pending`` lists what needs a person (blocked included) and what
+    changed after its decision (nobody can decide it, but someone should notice)."""
 
     PENDING = "pending"
     REJECTED = "rejected"
@@ -36,10 +37,6 @@ class Show(StrEnum):
     def next(self) -> Show:
         members = list(Show)
         return members[(members.index(self) + 1) % len(members)]
-
-
-#: States that still need a person: shown by the ``pending`` filter and by ``n``/``p``.
-WAITING = frozenset({HandoffState.PENDING, HandoffState.BLOCKED, HandoffState.CHANGED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +84,16 @@ class Entry:
 
     @property
     def waiting(self) -> bool:
-        """Before inspection, a handoff without a decision file counts as waiting."""
+        """Whether it needs a person; before inspection, a handoff without a decision file
+        counts as needing one."""
         if self.state is None:
             return self.decision_stamp is None
-        return self.state in WAITING
+        return needs_person(self.state)
+
+    @property
+    def actionable(self) -> bool:
+        """Whether a person can approve or reject it now (what the header counts)."""
+        return self.state in ACTIONABLE
 
 
 def placement(entry: Entry, show: Show) -> tuple[bool, bool]:
@@ -102,7 +105,7 @@ def shown(entry: Entry, show: Show) -> bool:
     if show is Show.ALL:
         return True
     if show is Show.PENDING:
-        return entry.waiting
+        return entry.waiting or entry.state is HandoffState.CHANGED
     if show is Show.REJECTED:
         return entry.state is HandoffState.REJECTED
     return entry.state is HandoffState.APPROVED

@@ -1,4 +1,5 @@
-"""Command palette entries that jump to a run or a handoff.
+"""Command palette entries: actions (approve, reject, filter, …) and jumps to a run or a
+handoff.
 
 Prompts are built as ``Text`` (the palette parses plain strings as markup) and help
 strings are fixed English, never payload or file names.
@@ -16,14 +17,39 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 _DISCOVER_LIMIT = 50
 
 
+Target = tuple[str, Callable[[], None], str]
+
+
 class Jumpable(Protocol):
-    def jump_targets(self) -> list[tuple[str, Callable[[], None], str]]: ...
+    def jump_targets(self) -> list[Target]: ...
+
+
+class Actionable(Protocol):
+    def palette_actions(self) -> list[Target]: ...
+
+
+class ActionProvider(Provider):
+    """What the keys do, by name: "reject", "show rejected", "full value"."""
+
+    def _targets(self) -> list[Target]:
+        return cast("Actionable", self.app).palette_actions()
+
+    async def discover(self) -> Hits:
+        for label, act, help_text in self._targets():
+            yield DiscoveryHit(Text(label), act, text=label, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for label, act, help_text in self._targets():
+            score = matcher.match(f"{label} {help_text}")
+            if score > 0:
+                yield Hit(score, Text(label), act, text=label, help=help_text)
 
 
 class JumpProvider(Provider):
     """Runs and handoffs by name: ``run-7``, ``run-7 0003-plan``."""
 
-    def _targets(self) -> list[tuple[str, Callable[[], None], str]]:
+    def _targets(self) -> list[Target]:
         return cast("Jumpable", self.app).jump_targets()
 
     async def discover(self) -> Hits:

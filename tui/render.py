@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
-from handoff_gate.gates.inspect.secret_patterns import mask_secrets
+from handoff_gate.gates.view.masking import refusal_said
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.findings import Code, Finding
 from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
@@ -75,18 +75,48 @@ def column(text: str, width: int) -> str:
     return set_cell_size(shown, width)
 
 
-def list_row(entry: Entry, run_width: int = 16, id_width: int = 12) -> Text:
-    """One line of the handoff list: state, run, id, roles and contract, in columns."""
+#: Cells a state badge and its gap take at the start of a list row.
+BADGE_WIDTH = 11
+
+
+def fit(text: Text, width: int) -> Text:
+    """``text`` cut to ``width`` cells with a visible "…" when it is longer."""
+    if text.cell_len <= width or width < 1:
+        return text
+    cut = text.copy()
+    cut.truncate(width - 1)
+    cut.append("…")
+    return cut
+
+
+def list_row(
+    entry: Entry,
+    run_width: int = 16,
+    id_width: int = 12,
+    width: int = 200,
+    *,
+    decision: bool = False,
+) -> Text:
+    """One line of the handoff list fitted to ``width`` cells: state, run, id, then roles
+    and contract, or with ``decision`` the reviewer, time, category and reason."""
     row = Text.assemble(state_badge(entry.state), " ")
     row.append(column(entry.run, run_width), style="bold")
     row.append(" ")
     row.append(column(entry.ref.id, id_width), style="cyan")
+    made = entry.decision
+    if decision and made is not None:
+        row.append(f" {column(made.reviewer, 8)}", style="bold")
+        row.append(f" {column(made.decided_at[5:16].replace('T', ' '), 11)}", style="dim")
+        category = made.category.value.replace("_", " ") if made.category else "-"
+        row.append(f" {column(category, 10)}", style="italic")
+        row.append(f" {safe(made.reason or '', 200)}")
+        return fit(row, width)
     label = entry.label
     if label is not None:
         roles = f"{label.from_role or '?'} → {label.to_role or '?'}"
         row.append(f" {safe(roles, 40)}", style="dim")
         row.append(f"  {safe(label.schema_id or '?', 32)}", style="italic")
-    return row
+    return fit(row, width)
 
 
 def field_label(row: FieldRow, width: int = 100) -> Text:
@@ -110,7 +140,7 @@ def field_label(row: FieldRow, width: int = 100) -> Text:
         label.append("  never delivered", style="dim italic")
     if row.message:
         label.append(f"  {safe(row.message, _MESSAGE_LIMIT)}", style="italic red")
-    return label
+    return fit(label, width)
 
 
 def field_detail(row: FieldRow) -> Text:
@@ -210,8 +240,7 @@ def banners(report: Report) -> list[tuple[Text, str]]:
             )
         )
     if _has(report, Code.REFUSAL):
-        refusal = report.envelope.producer.refusal if report.envelope is not None else None
-        said = mask_secrets(refusal or report.raw_text)
+        said = refusal_said(report)
         out.append(
             (
                 Text.assemble(

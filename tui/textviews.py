@@ -1,7 +1,7 @@
 """The raw and diff bodies as lists of styled lines, built off the UI thread.
 
-Both show untrusted text, so every line is passed through ``gates.sanitize.visible``:
-escape and bidi characters become tokens instead of reaching the terminal.
+Both show untrusted text, so every line is passed through ``gates.view.masking``:
+secrets are masked and escape and bidi characters become tokens.
 """
 
 from __future__ import annotations
@@ -12,18 +12,11 @@ from typing import Any
 
 from rich.text import Text
 
-from handoff_gate.gates.inspect.secret_patterns import mask_secrets
 from handoff_gate.gates.store.filesystem import HandoffRef, read_handoff_bytes
+from handoff_gate.gates.view.masking import display_lines
 from handoff_gate.gates.vocab.report import Report
-from handoff_gate.gates.vocab.safe_text import visible
 
 _DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
-
-
-def _lines(text: str) -> list[str]:
-    """Displayable lines: secrets masked (the raw bytes hold them in full), unsafe
-    characters as tokens."""
-    return visible(mask_secrets(text)).split("\n")
 
 
 def raw_view(ref: HandoffRef, report: Report) -> tuple[Text, list[Text]]:
@@ -42,15 +35,15 @@ def raw_view(ref: HandoffRef, report: Report) -> tuple[Text, list[Text]]:
         (f" RAW  {title}", "bold"),
         ("   unsafe characters shown as ⟨…⟩ tokens, secrets masked · v: back", "dim"),
     )
-    return heading, [Text(line) for line in _lines(source)]
+    return heading, [Text(line) for line in display_lines(source)]
 
 
 def _comparable(report: Report) -> list[str]:
     """Pretty JSON of what arrived (keys in arrival order), else the raw text."""
     payload: Any = report.payload
     if payload is not None:
-        return _lines(json.dumps(payload, indent=2, ensure_ascii=False))
-    return _lines(report.raw_text)
+        return display_lines(json.dumps(payload, indent=2, ensure_ascii=False))
+    return display_lines(report.raw_text)
 
 
 def diff_view(

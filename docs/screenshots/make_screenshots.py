@@ -74,13 +74,15 @@ async def settle(pilot: Pilot[int], condition: Callable[[], bool], what: str) ->
         await pilot.pause(0.05)
 
 
+def settled(app: HandoffGateApp) -> bool:
+    """Every handoff inspected and nothing left in the backlog: no picture mid-scan."""
+    entries = app.entries.values()
+    return bool(entries) and all(e.state is not None for e in entries) and not app.feed.backlog
+
+
 async def select(pilot: Pilot[int], app: HandoffGateApp, run: str, handoff: str) -> None:
     key = (app.root / run, handoff)
-    await settle(
-        pilot,
-        lambda: key in app.entries and app.entries[key].state is not None,
-        f"{run}/{handoff}",
-    )
+    await settle(pilot, lambda: settled(app) and key in app.entries, f"{run}/{handoff}")
     app.jump_to(key)
     await settle(
         pilot,
@@ -119,7 +121,9 @@ async def operator(workspace: Path, registry: Registry) -> None:
 
 async def reviewer(workspace: Path, registry: Registry) -> None:
     """A reviewer goes through rejected handoffs afterwards."""
-    app = HandoffGateApp(workspace, registry, reviewer="reviewer", show="rejected", quiet=True)
+    app = HandoffGateApp(
+        workspace, registry, reviewer="reviewer", show="rejected", quiet=True, read_only=True
+    )
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, app, "planner-to-executor", "0001-execute")
         shoot(app, "reviewer-1-rejected-secret")

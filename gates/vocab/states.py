@@ -35,6 +35,20 @@ class HandoffState(StrEnum):
     UNUSABLE = "unusable"
 
 
+#: Undecided handoffs: each waits for a person (a pending one to be approved or rejected,
+#: a blocked one to be rejected). ``changed`` is not here: it has a decision already, and
+#: only a new handoff from the pipeline moves it on.
+NEEDS_PERSON = frozenset({HandoffState.PENDING, HandoffState.BLOCKED})
+
+#: What a person can do everything with (approve or reject): what a reviewer's count shows.
+ACTIONABLE = frozenset({HandoffState.PENDING})
+
+
+def needs_person(state: HandoffState | None) -> bool:
+    """Whether a handoff in ``state`` waits for a person's decision (unknown: no)."""
+    return state in NEEDS_PERSON
+
+
 def state_of(report: Report, decision: Decided | None) -> HandoffState:
     """Undecided: pending or blocked by its verdict. Decided: the decision, unless the
     file's sha256 no longer matches the bytes that were decided on (``changed``)."""

@@ -28,6 +28,7 @@ from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.app import HandoffGateApp, run_app
 from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.reject import RejectScreen
 from handoff_gate.tui.widgets.field_tree import FieldTree
 
@@ -75,14 +76,32 @@ async def test_reject_needs_a_reason_and_records_it_with_the_category(root, regi
         assert isinstance(app.screen, RejectScreen)
         assert "A reason is required" in screen_text(app)
         await pilot.press(*"no", "space", *"metrics")
-        await pilot.press("tab", "down", "enter")
-        await pilot.click("#reason")
+        await pilot.press("tab", "home", "down")
+        assert "(•) truncated" in screen_text(app)
+        assert "(•) other" not in screen_text(app)
         await pilot.press("enter")
         await settle(pilot, lambda: read_decision(root / "job-1", handoff) is not None)
         decision = read_decision(root / "job-1", handoff)
         assert decision is not None and decision.action is Action.REJECT
         assert decision.reason == "no metrics"
         assert decision.category is Category.TRUNCATED
+
+
+@pytest.mark.parametrize("tabs", [0, 3])
+async def test_enter_submits_the_reject_dialog_from_the_reason_and_the_button(root, registry, tabs):
+    handoff = put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("r")
+        await settle(pilot, lambda: isinstance(app.screen, RejectScreen))
+        await pilot.press(*"vague", *["tab"] * tabs)
+        assert "(•) other" in screen_text(app)
+        await pilot.press("enter")
+        await settle(pilot, lambda: read_decision(root / "job-1", handoff) is not None)
+    decision = read_decision(root / "job-1", handoff)
+    assert decision is not None and decision.reason == "vague"
+    assert decision.category is Category.OTHER
 
 
 async def test_escape_cancels_the_reject_dialog(root, registry):
@@ -396,3 +415,20 @@ async def test_question_mark_shows_the_keys_and_escape_closes_them(root, registr
         assert not isinstance(app.screen, ApproveScreen), "keys of the main view are inert"
         await pilot.press("escape")
         await settle(pilot, lambda: "approve the selected handoff" not in screen_text(app))
+
+
+async def test_enter_on_a_field_opens_its_whole_value_and_escape_returns(root, registry):
+    long_text = "Estimate churn " + "and keep going " * 40 + "THE END"
+    put(root, "job-1", {**PLAN, "problem_statement": long_text})
+    app = make_app(root, registry)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        assert "THE END" not in screen_text(app)
+        await pilot.press("tab", "enter")
+        await settle(pilot, lambda: isinstance(app.screen, FullValueScreen))
+        shown = screen_text(app)
+        assert "field problem_statement" in shown and "THE END" in shown
+        await pilot.press("escape")
+        await settle(pilot, lambda: not isinstance(app.screen, FullValueScreen))
+        await pilot.press("space")
+        await settle(pilot, lambda: isinstance(app.screen, FullValueScreen))

@@ -7,6 +7,7 @@ from tui_helpers import SIZE, all_inspected, make_app, notices, put, screen_text
 
 from handoff_gate.gates.run.decision_record import read_decision
 from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.full_value import FullValueScreen
 
 CLICK = "[@click=app.quit]x[/]"
 BOLD = "[bold]APPROVED[/]"
@@ -16,10 +17,15 @@ RUN_NAME = "[@click=app.quit]r[b]"  # a directory name cannot hold "/"
 
 
 async def _click_every_line(pilot, app) -> None:
+    """Click each field line twice; a click that opens a field's full value (payload shown
+    there, as literally) is closed again with Escape."""
     tree = app.query_one(Tree)
     for line in range(tree.last_line + 1):
-        await pilot.click(Tree, offset=(12, line))
-        await pilot.click(Tree, offset=(40, line))
+        for x in (12, 40):
+            await pilot.click(Tree, offset=(x, line))
+            if isinstance(app.screen, FullValueScreen):
+                await pilot.press("escape")
+                await settle(pilot, lambda: not isinstance(app.screen, FullValueScreen))
 
 
 async def test_markup_in_values_is_shown_literally_and_clicking_it_does_nothing(root, registry):

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from textual.widgets import Input
 from tui_helpers import PLAN, SIZE, all_inspected, decide_as, make_app, put, screen_text, settle
 
+from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.full_value import FullValueScreen
+from handoff_gate.tui.screens.help import HelpScreen
 from handoff_gate.tui.screens.reject import RejectScreen
 
 
@@ -21,9 +25,12 @@ def _pin_times(root) -> None:
         os.utime(path, (stamp, stamp))
 
 
-def _snap(snap_compare, root, registry, show="pending", run_before=None) -> bool:
+def _snap(
+    snap_compare, root, registry, show="pending", run_before=None, size=SIZE, read_only=False
+) -> bool:
     _pin_times(root)
     app = make_app(root, registry, show=show)
+    app.read_only = read_only
 
     async def ready(pilot) -> None:
         await settle(pilot, lambda: all_inspected(app))
@@ -32,7 +39,7 @@ def _snap(snap_compare, root, registry, show="pending", run_before=None) -> bool
             await run_before(pilot)
         await pilot.pause()
 
-    return snap_compare(app, terminal_size=SIZE, run_before=ready)
+    return snap_compare(app, terminal_size=size, run_before=ready)
 
 
 def test_clean_approvable_handoff(snap_compare, root, registry):
@@ -88,3 +95,86 @@ def test_rejected_history_view(snap_compare, root, registry):
         category="out_of_scope",
     )
     assert _snap(snap_compare, root, registry, show="rejected")
+
+
+#: The smallest terminal the app is made for, and a roomy one.
+SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+LONG_RUN = "live-pipeline-of-the-quarterly-churn-study"
+
+
+def _review_root(root) -> None:
+    """Two runs with long names, a long text field, a warning and a blocked handoff."""
+    statement = "Before fixing the failing test, explain why it fails. " * 6 + "END."
+    put(root, LONG_RUN, {**PLAN, "problem_statement": statement})
+    put(root, LONG_RUN, {**PLAN, "risks": []}, phase="design")
+    cut = b'{"problem_statement": "Estimate churn", "research_questions": ["What sh'
+    put(root, "wire-faults", cut, finish_reason="length")
+
+
+async def _press_until(pilot, keys, screen_type) -> None:
+    await pilot.press(*keys)
+    await settle(pilot, lambda: isinstance(pilot.app.screen, screen_type))
+
+
+@SIZES
+def test_list_and_detail(snap_compare, root, registry, size):
+    _review_root(root)
+    assert _snap(snap_compare, root, registry, size=size)
+
+
+@SIZES
+def test_approve_dialog_at_size(snap_compare, root, registry, size):
+    _review_root(root)
+
+    async def approve(pilot) -> None:
+        await _press_until(pilot, ["end", "a"], ApproveScreen)
+
+    assert _snap(snap_compare, root, registry, run_before=approve, size=size)
+
+
+@SIZES
+def test_reject_dialog_at_size(snap_compare, root, registry, size):
+    _review_root(root)
+
+    async def reject(pilot) -> None:
+        await _press_until(pilot, ["r"], RejectScreen)
+        pilot.app.screen.query_one(Input).cursor_blink = False
+        await pilot.press(*"cut", "tab", "down")
+
+    assert _snap(snap_compare, root, registry, run_before=reject, size=size)
+
+
+@SIZES
+def test_full_value_view(snap_compare, root, registry, size):
+    _review_root(root)
+
+    async def open_value(pilot) -> None:
+        await pilot.press("end")
+        await _press_until(pilot, ["tab", "enter"], FullValueScreen)
+
+    assert _snap(snap_compare, root, registry, run_before=open_value, size=size)
+
+
+@SIZES
+def test_help(snap_compare, root, registry, size):
+    _review_root(root)
+
+    async def open_help(pilot) -> None:
+        await _press_until(pilot, ["question_mark"], HelpScreen)
+
+    assert _snap(snap_compare, root, registry, run_before=open_help, size=size)
+
+
+def test_raw_view_at_80x24(snap_compare, root, registry):
+    _review_root(root)
+
+    async def raw(pilot) -> None:
+        await pilot.press("v")
+        await settle(pilot, lambda: "RAW" in screen_text(pilot.app))
+
+    assert _snap(snap_compare, root, registry, run_before=raw, size=(80, 24))
+
+
+def test_read_only_at_80x24(snap_compare, root, registry):
+    _review_root(root)
+    assert _snap(snap_compare, root, registry, size=(80, 24), read_only=True)

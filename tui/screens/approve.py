@@ -12,9 +12,11 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+from handoff_gate.tui.widgets.marked_button import MarkedButton
 
 #: Warnings listed in the dialog; the rest are counted.
 SHOWN_WARNINGS = 5
@@ -46,15 +48,18 @@ class ApproveScreen(ModalScreen[bool]):
             listed.append_text(line)
         if count > SHOWN_WARNINGS:
             listed.append(f"\n  …and {count - SHOWN_WARNINGS} more", style="dim")
-        with Vertical(id="dialog", classes="dialog"):
+        with VerticalScroll(id="dialog", classes="dialog"):
             yield Static(Text("Approve this handoff?", style="bold"), classes="dialog-title")
             yield Static(self._title, markup=False)
             yield Static(Text.assemble("sha256 ", (self._sha256, "bold")), id="approve-sha")
             yield Static(listed, id="approve-warnings")
-            yield Static(Text("y approve · n / Esc cancel", style="dim"))
+            yield Static(
+                Text("y approve · n / Esc cancel · Enter presses the focused button", style="dim"),
+                classes="dialog-hint",
+            )
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="cancel", variant="primary")
-                yield Button("Approve", id="approve", variant="success")
+                yield MarkedButton("Cancel (n)", id="cancel")
+                yield MarkedButton("Approve (y)", id="approve", variant="success")
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()

@@ -1,55 +1,67 @@
-"""Key reference, so the footer can stay short."""
+"""Key reference, generated from the bindings so it can never drift from what keys do."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-KEYS = (
-    ("a", "approve the selected handoff (asks for confirmation; refused when blocked)"),
-    ("r", "reject with a reason and a category"),
-    ("v", "toggle the raw view: the exact bytes, with unsafe characters made visible"),
-    ("d", "diff against the previous handoff of the same phase in the run"),
-    ("n / p", "next / previous handoff waiting for a decision"),
-    ("f", "cycle the filter: pending → rejected → approved → all"),
-    ("ctrl+p", "command palette: jump to a run or a handoff"),
-    ("↑ ↓ PgUp PgDn", "move in the list; Tab moves between the list and the fields"),
-    ("Enter / Space", 'in the fields: expand or collapse; on a "… more" line, show more'),
-    ("?", "this help"),
-    ("q", "quit"),
+#: Keys handled by widgets rather than by bindings (the palette, Tab focus).
+EXTRA_KEYS = (
+    ("ctrl+p", "command palette: actions, and jumps to a run or a handoff"),
+    ("tab", "move between the list and the fields"),
+    ("enter", "on a field: its whole value (with children: expand or collapse)"),
 )
 
 STATES = (
-    ("PENDING", "approvable, waiting for a decision"),
+    ("PENDING", "approvable, waiting for a decision (counted in the header)"),
     ("BLOCKED", "cannot be approved; reject it or fix it upstream"),
     ("APPROVED / REJECTED", "decided; the decision shows its reviewer, reason and time"),
     ("CHANGED", "the file changed after its decision: the decision no longer applies"),
 )
 
 
+def key_rows(app: App[Any], bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
+    """(keys, what they do) for every binding, its tooltip preferred over its label;
+    keys bound to the same action are listed together."""
+    rows: dict[str, tuple[list[str], str]] = {}
+    for single in Binding.make_bindings(bindings):
+        what = single.tooltip or single.description or single.action
+        keys, _ = rows.setdefault(single.action, ([], what))
+        keys.append(app.get_key_display(single))
+    listed = [(" ".join(keys), what) for keys, what in rows.values()]
+    return listed + list(EXTRA_KEYS)
+
+
 class HelpScreen(ModalScreen[None]):
+    """Keys and states; scrolls when the terminal is too small to show it all."""
+
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark", "close", "Close")]
+
+    def __init__(self, keys: Sequence[tuple[str, str]]) -> None:
+        super().__init__()
+        self._keys = keys
 
     def compose(self) -> ComposeResult:
         keys = Table.grid(padding=(0, 2))
-        for key, what in KEYS:
+        for key, what in self._keys:
             keys.add_row(Text(key, style="bold"), Text(what))
         states = Table.grid(padding=(0, 2))
         for state, what in STATES:
             states.add_row(Text(state, style="bold"), Text(what))
-        with Vertical(id="dialog", classes="dialog help"):
+        with VerticalScroll(id="dialog", classes="dialog help"):
             yield Static(Text("handoff-gate watch: keys", style="bold"), classes="dialog-title")
             yield Static(keys)
             yield Static(Text("States", style="bold"), classes="dialog-title")
             yield Static(states)
-            yield Static(Text("Esc closes", style="dim"))
+            yield Static(Text("Esc closes · ↑ ↓ scroll", style="dim"))
 
     def action_close(self) -> None:
         self.dismiss(None)

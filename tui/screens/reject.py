@@ -1,4 +1,9 @@
-"""The rejection dialog: a reason is required, a category helps later triage."""
+"""The rejection dialog: a reason is required, a category helps later triage.
+
+Enter submits from every control (the reason, the category list, the Reject button);
+Escape or the Cancel button closes without writing. The chosen category carries a
+"(•)" marker in its text, so it reads the same on a monochrome terminal.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +13,16 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets.option_list import Option
 
 from handoff_gate.gates.vocab.actions import Category
-from handoff_gate.gates.vocab.findings import Code
-from handoff_gate.gates.vocab.report import Report
+from handoff_gate.tui.widgets.marked_button import MarkedButton
+
+CHOSEN = "(•)"
+NOT_CHOSEN = "( )"
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,58 +31,92 @@ class Rejection:
     category: Category
 
 
+def category_prompt(category: Category, chosen: bool) -> Text:
+    """One line of the category list: the marker, then the category in words."""
+    marker = CHOSEN if chosen else NOT_CHOSEN
+    return Text.assemble((marker, "bold" if chosen else ""), " ", category.value.replace("_", " "))
+
+
+class CategoryList(OptionList):
+    """The categories; moving the highlight chooses, so the marker follows the cursor."""
+
+    def __init__(self, chosen: Category, *, id: str | None = None) -> None:
+        options = [Option(category_prompt(c, c is chosen), id=c.value) for c in Category]
+        super().__init__(*options, id=id)
+        self.chosen = chosen
+
+    def on_mount(self) -> None:
+        self.highlighted = list(Category).index(self.chosen)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_id is None:
+            return
+        self.chosen = Category(event.option_id)
+        for index, category in enumerate(Category):
+            self.replace_option_prompt_at_index(
+                index, category_prompt(category, self.chosen is category)
+            )
+
+
 class RejectScreen(ModalScreen[Rejection | None]):
-    """Enter in the reason field submits; Escape cancels without writing anything."""
+    """Dismisses with a ``Rejection`` once a reason is given, ``None`` on cancel."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, title: Text, suggested: Category = Category.OTHER) -> None:
+        """``suggested``: the category pre-chosen (``gates.view.reject_hint``)."""
         super().__init__()
         self._title = title
         self._suggested = suggested
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog", classes="dialog"):
+        with VerticalScroll(id="dialog", classes="dialog"):
             yield Static(Text("Reject this handoff", style="bold"), classes="dialog-title")
             yield Static(self._title, markup=False)
             yield Input(placeholder="Reason (required)", id="reason")
             yield Static("", id="reject-error", markup=False)
-            with RadioSet(id="category"):
-                for category in Category:
-                    label = Text(category.value.replace("_", " "))
-                    yield RadioButton(label, value=category is self._suggested, name=category.value)
-            yield Static(Text("Enter submit · Tab category · Esc cancel", style="dim"))
+            yield Static(Text("Category (↑ ↓ to choose)", style="bold"), classes="dialog-label")
+            yield CategoryList(self._suggested, id="category")
+            yield Static(
+                Text("Enter reject · Tab next control · Esc cancel", style="dim"),
+                classes="dialog-hint",
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield MarkedButton("Cancel (Esc)", id="cancel")
+                yield MarkedButton("Reject (Enter)", id="reject", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#reason", Input).focus()
 
-    def _category(self) -> Category:
-        pressed = self.query_one("#category", RadioSet).pressed_button
-        return Category(pressed.name) if pressed is not None and pressed.name else Category.OTHER
+    @property
+    def category(self) -> Category:
+        """The category currently chosen."""
+        return self.query_one(CategoryList).chosen
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        reason = event.value.strip()
+    def _submit(self) -> None:
+        reason = self.query_one("#reason", Input).value.strip()
         if not reason:
             self.query_one("#reject-error", Static).update(
                 Text("A reason is required to reject.", style="bold red")
             )
+            self.query_one("#reason", Input).focus()
             return
-        self.dismiss(Rejection(reason=reason, category=self._category()))
+        self.dismiss(Rejection(reason=reason, category=self.category))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._submit()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "reject":
+            self._submit()
+        else:
+            self.dismiss(None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-
-def suggest_category(report: Report | None) -> Category:
-    """The category the findings point to, pre-selected so a reviewer rarely changes it."""
-    codes = {f.code for f in report.findings} if report is not None else set()
-    if Code.TRUNCATED in codes:
-        return Category.TRUNCATED
-    if codes & {Code.SECRET, Code.UNSAFE_TEXT, Code.UNKNOWN_KEY}:
-        return Category.UNSAFE
-    if codes & {Code.MISSING_FIELD, Code.EMPTY_FIELD, Code.NO_FIELDS, Code.DEFAULTED_FIELD}:
-        return Category.INCOMPLETE
-    if codes & {Code.INVALID_FIELD, Code.CROSS_FIELD, Code.APPEND_ONLY, Code.REFUSAL}:
-        return Category.WRONG
-    return Category.OTHER

@@ -11,7 +11,7 @@ from enum import StrEnum
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static, Tree
 
 from handoff_gate.gates.vocab.report import FieldRow
@@ -57,10 +57,13 @@ class Detail(Vertical):
             banner.display = False
 
     def compose(self) -> ComposeResult:
-        yield self._header
-        yield from self._banners
-        yield self._decision
-        yield self._warnings
+        # Header, banners, decision and warnings scroll within at most half the pane, so
+        # the field rows below always keep room, on a 24-line terminal too.
+        with VerticalScroll(id="summary", can_focus=False):
+            yield self._header
+            yield from self._banners
+            yield self._decision
+            yield self._warnings
         yield self._body_title
         yield self.fields
         yield self._field

@@ -7,8 +7,11 @@ added a chunk at a time, so a payload with 100,000 leaves costs what the screen 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -34,10 +37,25 @@ NodeData = FieldRow | More
 
 
 class FieldTree(Tree[NodeData]):
-    """Fields of one report; each node carries its ``FieldRow``."""
+    """Fields of one report; each node carries its ``FieldRow``.
+
+    Enter on a field without children, Space or ``o`` on any field, asks for its whole
+    value (``Open``); Enter on a field with children expands or collapses it.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space,o", "open", "Full value", show=False, tooltip="on a field: its whole value"),
+    ]
+
+    @dataclass
+    class Open(Message):
+        """The reader asked for ``row``'s whole value."""
+
+        row: FieldRow
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(Text("payload"), id=id)
+        self.auto_expand = False
         self.show_root = False
         self.guide_depth = 3
         self._report: Report | None = None
@@ -69,7 +87,7 @@ class FieldTree(Tree[NodeData]):
         while parent.parent is not None:
             depth, parent = depth + 1, parent.parent
         available = self.scrollable_content_region.width or DEFAULT_WIDTH
-        return available - 2 - self.guide_depth * depth
+        return available - 3 - self.guide_depth * depth
 
     def _fill(self, node: TreeNode[NodeData], parent: str, offset: int, total: int | None) -> None:
         """Add one chunk of ``parent``'s rows from ``offset``, then a "more" line if needed."""
@@ -93,14 +111,34 @@ class FieldTree(Tree[NodeData]):
             more.stylize("dim italic")
             node.add_leaf(more, data=More(parent, shown, total))
 
+    def on_resize(self) -> None:
+        """Re-fit every row to the new width: tree lines cannot wrap, and a row cut by
+        the edge of the pane would lose its end without a marker."""
+        pending = list(self.root.children)
+        while pending:
+            node = pending.pop()
+            if isinstance(node.data, FieldRow):
+                node.set_label(field_label(node.data, self._label_width(node.parent or self.root)))
+            pending.extend(node.children)
+
     def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
         node = event.node
         if isinstance(node.data, FieldRow) and not node.children:
             self._fill(node, node.data.path, 0, node.data.child_count)
 
+    def action_open(self) -> None:
+        row = self.cursor_node_data
+        if isinstance(row, FieldRow):
+            self.post_message(self.Open(row))
+
     def on_tree_node_selected(self, event: Tree.NodeSelected[NodeData]) -> None:
         node = event.node
-        if isinstance(node.data, More) and node.parent is not None:
+        if isinstance(node.data, FieldRow):
+            if node.allow_expand:
+                node.toggle()
+            else:
+                self.post_message(self.Open(node.data))
+        elif isinstance(node.data, More) and node.parent is not None:
             parent, more = node.parent, node.data
             node.remove()
             self._fill(parent, more.parent, more.offset, more.total)

@@ -25,12 +25,12 @@ class HandoffList(ScrollView, can_focus=True):
     """A cursor over keyed one-line rows."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Up", show=False),
-        Binding("down,j", "move(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", show=False),
-        Binding("pagedown", "page(1)", show=False),
-        Binding("home", "edge(0)", show=False),
-        Binding("end", "edge(1)", show=False),
+        Binding("up,k", "move(-1)", "Up", show=False, tooltip="previous row of the list"),
+        Binding("down,j", "move(1)", "Down", show=False, tooltip="next row of the list"),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="a page up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, tooltip="a page down"),
+        Binding("home", "edge(0)", "First", show=False, tooltip="first row"),
+        Binding("end", "edge(1)", "Last", show=False, tooltip="last row"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"handoff-list--cursor"}
     DEFAULT_CSS = """
@@ -58,7 +58,7 @@ class HandoffList(ScrollView, can_focus=True):
         #: result came first.
         self.follow_top = True
         self._keys: list[Hashable] = []
-        self._render_row: Callable[[Hashable], Text] = lambda key: Text(str(key))
+        self._render_row: Callable[[Hashable, int], Text] = lambda key, _: Text(str(key))
         self._last_posted: Hashable | None = object()
 
     @property
@@ -74,8 +74,13 @@ class HandoffList(ScrollView, can_focus=True):
     def current(self) -> Hashable | None:
         return self._keys[self.cursor] if self._keys else None
 
-    def set_rows(self, keys: Sequence[Hashable], render_row: Callable[[Hashable], Text]) -> None:
+    def set_rows(
+        self, keys: Sequence[Hashable], render_row: Callable[[Hashable, int], Text]
+    ) -> None:
         """Replace all rows without moving the selection or the view under the reader.
+
+        ``render_row(key, width)`` fits a row to the list's current width, so a resize
+        re-flows the rows on the next paint.
 
         The cursor stays on the same handoff. Scrolled to the top, the view stays there so
         new arrivals are seen; scrolled elsewhere, it moves with the selected row so the
@@ -140,7 +145,7 @@ class HandoffList(ScrollView, can_focus=True):
         base = self.rich_style
         if index >= len(self._keys):
             return Strip.blank(width, base)
-        text = self._render_row(self._keys[index])
+        text = self._render_row(self._keys[index], width)
         strip = Strip(text.render(self.app.console)).crop_extend(0, width, None)
         if index == self.cursor:
             strip = strip.apply_style(self.get_component_rich_style("handoff-list--cursor"))

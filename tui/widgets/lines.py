@@ -23,8 +23,13 @@ class TextLines(ScrollView):
     TextLines { overflow-x: hidden; }
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, *, id: str | None = None, classes: str | None = None, words: bool = False
+    ) -> None:
+        """``words``: wrap at word boundaries (prose); otherwise at the cell edge, which
+        keeps the cost of a multi-megabyte raw view linear and low."""
         super().__init__(id=id, classes=classes)
+        self._words = words
         self._source: list[Text] = []
         self._lines: list[Text] = []
         self._wrapped_at = 0
@@ -45,6 +50,9 @@ class TextLines(ScrollView):
         for line in self._source:
             if line.cell_len <= width:
                 wrapped.append(line)
+                continue
+            if self._words:
+                wrapped.extend(line.wrap(self.app.console, width))
                 continue
             start = 0
             for piece in chop_cells(line.plain, width):

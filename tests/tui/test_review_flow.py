@@ -1,0 +1,156 @@
+"""The reviewer's day at 80x24: ids always shown, read-only review, the header's count,
+where the cursor goes after a decision, and palette actions."""
+
+from __future__ import annotations
+
+from tui_helpers import (
+    PLAN,
+    all_inspected,
+    decide_as,
+    make_app,
+    notices,
+    put,
+    screen_text,
+    settle,
+)
+
+from handoff_gate.gates.run.decision_record import read_decision
+from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.reject import RejectScreen
+
+SMALL = (80, 24)
+CUT = b'{"problem_statement": "Estimate churn", "research_questions": ["What share'
+
+
+def _tree(root) -> list[tuple[str, int, int]]:
+    return sorted(
+        (str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")
+    )
+
+
+async def test_ids_stay_whole_when_run_names_are_long_at_80x24(root, registry):
+    long_run = "a-run-name-much-longer-than-the-list-can-hold"
+    first = put(root, long_run, PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.pause()
+        row = screen_text(app).splitlines()[1]
+        assert first in row
+        assert "a-run-n" in row and "…" in row and long_run not in row
+
+
+async def test_read_only_refuses_decisions_and_writes_nothing(root, registry):
+    handoff = put(root, "job-1", PLAN)
+    before = _tree(root)
+    app = HandoffGateApp(root, registry, reviewer="alice", quiet=True, read_only=True)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        assert "read-only" in screen_text(app).splitlines()[0]
+        await pilot.press("a")
+        await settle(pilot, lambda: "Read-only review" in notices(app))
+        assert not isinstance(app.screen, ApproveScreen)
+        await pilot.press("r")
+        assert not isinstance(app.screen, RejectScreen)
+    assert read_decision(root / "job-1", handoff) is None
+    assert _tree(root) == before
+
+
+async def test_the_header_counts_only_what_a_person_can_decide(root, registry):
+    put(root, "job-1", PLAN)
+    put(root, "job-2", CUT, finish_reason="length")
+    decided = put(root, "job-3", PLAN)
+    decide_as(root, "job-3", decided, "approve", registry)
+    app = make_app(root, registry)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.pause()
+        header = screen_text(app).splitlines()[0]
+        assert "pending 1 " in header
+
+
+async def test_after_a_decision_the_cursor_goes_to_the_same_run_then_the_next(root, registry):
+    first = put(root, "job-a", PLAN)
+    second = put(root, "job-a", PLAN, phase="design")
+    other = put(root, "job-b", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        app.jump_to((root / "job-a", first))
+        for expected in ((root / "job-a", second), (root / "job-b", other)):
+            await pilot.press("a")
+            await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
+            await pilot.press("y")
+            await settle(pilot, lambda e=expected: app.current_entry().key == e)
+            await pilot.pause(0.2)
+            assert app.current_entry().key == expected
+
+
+async def test_the_palette_offers_actions_by_name(root, registry):
+    put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("ctrl+p", *"reject")
+        await settle(pilot, lambda: "Reject" in screen_text(app))
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, RejectScreen))
+
+
+async def test_the_rejected_view_lists_reviewer_category_and_reason(root, registry):
+    handoff = put(root, "job-1", PLAN)
+    decide_as(root, "job-1", handoff, "reject", registry, reason="No base", category="wrong")
+    app = make_app(root, registry, show="rejected")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.pause()
+        row = screen_text(app).splitlines()[1]
+        for column in (handoff, "alice", "wrong", "No base"):
+            assert column in row
+
+
+async def test_the_runs_next_step_arriving_just_after_a_decision_takes_the_cursor(root, registry):
+    plan = put(root, "job-a", PLAN)
+    put(root, "job-b", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        app.jump_to((root / "job-a", plan))
+        await pilot.press("a")
+        await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
+        await pilot.press("y")
+        await settle(pilot, lambda: app.current_entry().run == "job-b")
+        design = put(root, "job-a", PLAN, phase="design")
+        await settle(pilot, lambda: app.current_entry().key == (root / "job-a", design))
+
+
+async def test_a_new_arrival_never_moves_the_cursor_on_its_own(root, registry):
+    put(root, "job-a", PLAN)
+    put(root, "job-b", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("down")
+        chosen = app.current_entry().key
+        late = put(root, "job-c", PLAN)
+        await settle(pilot, lambda: (root / "job-c", late) in app.listed())
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.pause(0.2)
+        assert app.current_entry().key == chosen
+
+
+async def test_a_resize_refits_the_rows_with_markers(root, registry):
+    long_run = "a-run-name-much-longer-than-the-list-can-hold"
+    first = put(root, long_run, {**PLAN, "problem_statement": "word " * 80 + "TAIL"})
+    app = make_app(root, registry)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.pause()
+        assert long_run[:22] in screen_text(app).splitlines()[1]
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        lines = screen_text(app).splitlines()
+        assert first in lines[1] and "…" in lines[1]
+        statement = next(line for line in lines if "problem_statement" in line)
+        assert statement.rstrip().endswith("…") and "TAIL" not in statement
