@@ -151,7 +151,10 @@ class _Waiter:
             if target != self.watched:  # subscribed before the next look: nothing is missed
                 self.close()
                 self.subscription = fs_watch.subscribe(
-                    target, self.wake, force_polling=self.force_polling
+                    target,
+                    self.wake,
+                    name=f"{self.handoff_id}.json" if target == decisions else None,
+                    force_polling=self.force_polling,
                 )
                 self.watched = target
                 continue

@@ -44,14 +44,19 @@ class _Watcher:
 
     directory: Path
     force_polling: bool
-    subscribers: dict[int, Wake] = field(default_factory=dict)
+    subscribers: dict[int, tuple[str | None, Wake]] = field(default_factory=dict)
     stop: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
     polling: bool = False
 
-    def wake_all(self) -> None:
+    def wake_all(self, names: set[str] | None = None) -> None:
+        """Wake the subscribers interested in any of ``names`` (``None``: everyone)."""
         with _lock:
-            wakes = list(self.subscribers.values())
+            wakes = [
+                wake
+                for name, wake in self.subscribers.values()
+                if names is None or name is None or name in names
+            ]
         for wake in wakes:
             try:
                 wake()
@@ -88,7 +93,7 @@ class _Watcher:
             if self.stop.is_set():
                 return
             if changes:
-                self.wake_all()
+                self.wake_all({Path(path).name for _, path in changes})
 
 
 _lock = threading.Lock()
@@ -149,12 +154,16 @@ class Subscription:
         self.close()
 
 
-def subscribe(directory: Path, wake: Wake, *, force_polling: bool = False) -> Subscription:
+def subscribe(
+    directory: Path, wake: Wake, *, name: str | None = None, force_polling: bool = False
+) -> Subscription:
     """Call ``wake()`` (from the watcher thread) whenever ``directory`` changes.
 
-    ``wake`` must be quick and thread-safe (``threading.Event.set``, or
-    ``loop.call_soon_threadsafe``). ``force_polling`` skips the kernel watcher, for
-    network filesystems that deliver no change events.
+    With ``name``, only changes to that entry of the directory wake this subscriber, so
+    a decision wakes its own waiter and not the hundreds of others on the same run; a
+    polling watcher wakes everyone. ``wake`` must be quick and thread-safe
+    (``threading.Event.set``, or ``loop.call_soon_threadsafe``). ``force_polling`` skips
+    the kernel watcher, for network filesystems that deliver no change events.
     """
     global _next_token
     key = (directory.absolute(), force_polling)
@@ -170,7 +179,7 @@ def subscribe(directory: Path, wake: Wake, *, force_polling: bool = False) -> Su
         else:
             start = False
         _next_token += 1
-        watcher.subscribers[_next_token] = wake
+        watcher.subscribers[_next_token] = (name, wake)
         subscription = Subscription(watcher, _next_token)
     if start and watcher.thread is not None:
         watcher.thread.start()
@@ -186,3 +195,11 @@ def watched_directories() -> list[Path]:
     """Directories with at least one subscriber right now."""
     with _lock:
         return sorted(path for path, _ in _watchers)
+
+
+def subscriber_count(directory: Path) -> int:
+    """How many subscribers share the watcher of ``directory`` (events or polling)."""
+    with _lock:
+        return sum(
+            len(w.subscribers) for (path, _), w in _watchers.items() if path == directory.absolute()
+        )
