@@ -60,7 +60,7 @@ class _Watcher:
         for wake in wakes:
             try:
                 wake()
-            except Exception:  # noqa: BLE001, S112 - one broken waiter must not starve the rest
+            except Exception:  # noqa: S112 - one broken waiter must not starve the rest
                 continue
 
     def run(self) -> None:
