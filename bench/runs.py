@@ -18,6 +18,7 @@ MIX = ("plan/v1", "design/v1", "research_brief/v1", "verify_result/v1", "feature
 def fill_run(run_dir: Path, count: int, *, phase: str = "step", decided_every: int = 0) -> None:
     """Submit ``count`` example handoffs; approve every ``decided_every``-th one (0: none)."""
     registry = load_registry()
+    run_dir.mkdir(parents=True, exist_ok=True)
     for i in range(count):
         schema_id = MIX[i % len(MIX)]
         ref = submit(
@@ -27,6 +28,7 @@ def fill_run(run_dir: Path, count: int, *, phase: str = "step", decided_every: i
             schema_id=schema_id,
             from_role="planner",
             to_role="builder",
+            registry=registry,
         )
         if decided_every and i % decided_every == 0:
             decide(run_dir, ref.id, "approve", reviewer="bench", registry=registry)

@@ -101,10 +101,11 @@ def _list_figures(ctx: Context) -> list[Figure]:
 
 def _detail_figure(ctx: Context) -> Figure:
     run_dir = ctx.workdir / "detail" / "run-detail"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    registry = load_registry("bench.contracts")
     submit(run_dir, example_path("design/v1").read_bytes(), phase="small", schema_id="design/v1")
     big = inventory_leaves(ctx.profile.leaves)
-    ref = submit(run_dir, big, phase="big", schema_id="bench_inventory/v1")
-    registry = load_registry("bench.contracts")
+    ref = submit(run_dir, big, phase="big", schema_id="bench_inventory/v1", registry=registry)
     inspect_ms = []
     for _ in range(3):
         t0 = time.perf_counter()

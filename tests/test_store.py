@@ -61,7 +61,13 @@ def test_submit_keeps_the_exact_text_and_producer_signals(tmp_path: Path) -> Non
 
 
 def test_handoff_files_are_ascii_so_cat_cannot_drive_the_terminal(tmp_path: Path) -> None:
-    ref = submit(tmp_path, '{"a": "\x1b[2J\u202e"}'.encode(), phase="p", schema_id="x/v1")
+    ref = submit(
+        tmp_path,
+        '{"a": "\x1b[2J\u202e"}'.encode(),
+        phase="p",
+        schema_id="x/v1",
+        allow_unknown_schema=True,
+    )
     data = ref.path.read_bytes()
     assert data.isascii()
     assert b"\x1b" not in data
@@ -78,8 +84,15 @@ def test_non_utf8_bytes_are_kept_as_base64(tmp_path: Path) -> None:
 
 
 def test_upstream_payload_is_recorded_only_when_given(tmp_path: Path) -> None:
-    given = submit(tmp_path, b"null", phase="a", schema_id="x/v1", upstream_payload=None)
-    absent = submit(tmp_path, b"null", phase="a", schema_id="x/v1")
+    given = submit(
+        tmp_path,
+        b"null",
+        phase="a",
+        schema_id="x/v1",
+        allow_unknown_schema=True,
+        upstream_payload=None,
+    )
+    absent = submit(tmp_path, b"null", phase="a", schema_id="x/v1", allow_unknown_schema=True)
     assert _envelope(given.path).has_payload
     assert not _envelope(absent.path).has_payload
 
@@ -92,9 +105,12 @@ def test_a_bad_phase_is_refused_and_nothing_is_written(tmp_path: Path, phase: st
 
 
 def test_a_reserved_but_unwritten_number_is_skipped(tmp_path: Path) -> None:
-    submit(tmp_path, b"{}", phase="a", schema_id="x/v1")
+    submit(tmp_path, b"{}", phase="a", schema_id="x/v1", allow_unknown_schema=True)
     (tmp_path / "handoffs" / ".seq" / "0002").touch()
-    assert submit(tmp_path, b"{}", phase="a", schema_id="x/v1").id == "0003-a"
+    assert (
+        submit(tmp_path, b"{}", phase="a", schema_id="x/v1", allow_unknown_schema=True).id
+        == "0003-a"
+    )
 
 
 def test_listing_skips_temp_files_junk_and_symlinks_and_sorts_numerically(tmp_path: Path) -> None:
@@ -155,7 +171,9 @@ def test_path_parts_that_climb_out_are_refused_even_below_a_missing_folder(
 
 
 def test_oversize_handoffs_are_refused_before_reading(tmp_path: Path) -> None:
-    ref = submit(tmp_path, b"{}" + b" " * 5000, phase="a", schema_id="x/v1")
+    ref = submit(
+        tmp_path, b"{}" + b" " * 5000, phase="a", schema_id="x/v1", allow_unknown_schema=True
+    )
     with pytest.raises(OSError, match="limit"):
         read_handoff_bytes(tmp_path, ref.id, max_bytes=1000)
     assert read_handoff_bytes(tmp_path, ref.id) == ref.path.read_bytes()
@@ -181,7 +199,9 @@ def test_inspect_in_run_blocks_a_missing_or_oversize_file_without_raising(
     assert [f.code for f in missing.findings] == [Code.BAD_ENVELOPE]
     unsafe = inspect_in_run(tmp_path, "../../etc/passwd", {})
     assert unsafe.verdict is Verdict.BLOCKED
-    ref = submit(tmp_path, b"{}" + b" " * 4096, phase="a", schema_id="x/v1")
+    ref = submit(
+        tmp_path, b"{}" + b" " * 4096, phase="a", schema_id="x/v1", allow_unknown_schema=True
+    )
     monkeypatch.setattr(report_in_run, "MAX_HANDOFF_BYTES", 1024)
     oversize = inspect_in_run(tmp_path, ref.id, {})
     assert [f.code for f in oversize.findings] == [Code.OVERSIZE]

@@ -2,25 +2,23 @@
 
 Each line carries ``prev``, the sha256 of the previous line's bytes (``GENESIS`` for
 the first), so deleting, reordering or editing a line breaks the chain where it
-happened. Appends from several processes are serialised with ``fcntl.flock`` so the
-chain stays linear. Only bookkeeping goes in: ids, hashes, codes, actions, reviewers,
+happened. The store keeps the chain linear across processes (and hosts, for a database).
+Only bookkeeping goes in: ids, hashes, codes, actions, reviewers,
 outcomes. Payload text and secrets never do.
 """
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import json
 import os
 from datetime import UTC, datetime
 from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
-AUDIT_FILE = "audit.jsonl"
-GENESIS = "0" * 64
-_TAIL_CHUNK = 4096
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.filesystem import AUDIT_FILE as AUDIT_FILE
+from handoff_gate.gates.store.log_chain import GENESIS, line_hash
+from handoff_gate.gates.store.select import store_for
 
 
 class Event(StrEnum):
@@ -37,68 +35,22 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _line_hash(line: bytes) -> str:
-    return hashlib.sha256(line).hexdigest()
+def append(
+    run: str | os.PathLike[str], event: Event, *, store: RunStore | None = None, **fields: Any
+) -> dict[str, Any]:
+    """Append one event to the run's log and return it as written."""
+    record = {"event": event.value, "at": now_iso(), **fields}
+    return (store or store_for()).append_event(os.fspath(run), record)
 
 
-def _last_line(fd: int) -> bytes | None:
-    """The last line of the file (without its newline), read backwards in chunks."""
-    end = os.lseek(fd, 0, os.SEEK_END)
-    if end == 0:
-        return None
-    tail = b""
-    pos = end
-    while pos > 0:
-        step = min(_TAIL_CHUNK, pos)
-        pos -= step
-        tail = os.pread(fd, step, pos) + tail
-        body = tail[:-1] if tail.endswith(b"\n") else tail
-        cut = body.rfind(b"\n")
-        if cut >= 0:
-            return body[cut + 1 :]
-    return tail[:-1] if tail.endswith(b"\n") else tail
+def _read_log(run: str | os.PathLike[str], store: RunStore | None = None) -> bytes:
+    return (store or store_for()).log_bytes(os.fspath(run))
 
 
-def append(run_dir: Path, event: Event, **fields: Any) -> dict[str, Any]:
-    """Append one event and return it as written.
-
-    A torn last line (a writer killed mid-append) is closed with a newline first; it
-    stays in the log and ``verify_chain`` reports it.
-    """
-    path = run_dir / AUDIT_FILE
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        last = _last_line(fd)
-        prefix = b""
-        if last is not None:
-            size = os.lseek(fd, 0, os.SEEK_END)
-            if os.pread(fd, 1, size - 1) != b"\n":
-                prefix = b"\n"
-        record = {"event": event.value, "at": now_iso(), **fields}
-        record["prev"] = GENESIS if last is None else _line_hash(last)
-        line = json.dumps(record, ensure_ascii=True, separators=(",", ":"), sort_keys=True)
-        os.write(fd, prefix + line.encode() + b"\n")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    return record
-
-
-def _read_log(run_dir: Path) -> bytes:
-    """The whole log (empty if there is none), refusing a symlink planted in its place."""
-    try:
-        fd = os.open(run_dir / AUDIT_FILE, os.O_RDONLY | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        return b""
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read()
-
-
-def read_events(run_dir: Path) -> list[dict[str, Any]]:
+def read_events(run: str | os.PathLike[str], store: RunStore | None = None) -> list[dict[str, Any]]:
     """All parseable events in order; unparseable lines are skipped (see ``verify_chain``)."""
     events = []
-    for raw in _read_log(run_dir).splitlines():
+    for raw in _read_log(run, store).splitlines():
         try:
             value = json.loads(raw)
         except ValueError:
@@ -108,12 +60,12 @@ def read_events(run_dir: Path) -> list[dict[str, Any]]:
     return events
 
 
-def verify_chain(run_dir: Path) -> list[str]:
+def verify_chain(run: str | os.PathLike[str], store: RunStore | None = None) -> list[str]:
     """Every break in the log as a readable problem; an empty list means intact."""
     problems: list[str] = []
     expected = GENESIS
     known = {e.value for e in Event}
-    for number, raw in enumerate(_read_log(run_dir).splitlines(), start=1):
+    for number, raw in enumerate(_read_log(run, store).splitlines(), start=1):
         try:
             value = json.loads(raw)
         except ValueError:
@@ -125,5 +77,5 @@ def verify_chain(run_dir: Path) -> list[str]:
                 problems.append(f"line {number}: prev does not match the line before it")
             if value.get("event") not in known:
                 problems.append(f"line {number}: unknown event {value.get('event')!r}")
-        expected = _line_hash(raw)
+        expected = line_hash(raw)
     return problems

@@ -10,44 +10,46 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
+import jiter
+from pydantic import BaseModel
+
+from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.store.durable import exclusive_create, inside, reserve
-from handoff_gate.gates.store.filesystem import (
-    DECISIONS,
-    HANDOFFS,
-    SEQ,
-    HandoffRef,
-    list_handoffs,
-    ref_of,
-)
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.filesystem import HandoffRef, handoff_path
+from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+
+#: What ``submit`` accepts as the producer's output (see ``payload_bytes``).
+Payload = bytes | str | dict[str, Any] | BaseModel
 
 
-def _taken_seqs(run_dir: Path) -> set[int]:
-    taken = {ref.seq for ref in list_handoffs(run_dir)}
-    marks = run_dir / HANDOFFS / SEQ
-    if marks.is_dir():
-        taken.update(int(m.name) for m in marks.iterdir() if m.name.isdigit())
-    return taken
+def payload_bytes(payload: Payload) -> bytes:
+    """The bytes a payload is stored as: ``bytes`` exactly as given; ``str`` as UTF-8;
+    a ``dict`` as compact JSON (UTF-8, no NaN); a pydantic model as ``model_dump_json()``.
 
-
-def _allocate_seq(run_dir: Path) -> int:
-    """The next free sequence number, claimed with an exclusive marker file.
-
-    Two submitters that pick the same number race on the marker; the loser moves on
-    to the next number, so ids stay unique across phases without a lock.
+    Pass the producer's own bytes whenever you have them: serialising a parsed object
+    again hides truncation and duplicate keys that the raw reply would show.
     """
-    marks = run_dir / HANDOFFS / SEQ
-    marks.mkdir(parents=True, exist_ok=True)
-    seq = max(_taken_seqs(run_dir), default=0) + 1
-    while not reserve(marks / f"{seq:04d}"):
-        seq += 1
-    return seq
+    if isinstance(payload, bytes):
+        return payload
+    if isinstance(payload, str):
+        return payload.encode("utf-8", "surrogatepass")
+    if isinstance(payload, BaseModel):
+        return payload.model_dump_json().encode()
+    if isinstance(payload, dict):
+        try:
+            return json.dumps(payload, ensure_ascii=False, allow_nan=False).encode()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"payload is not JSON data: {exc}") from exc
+    raise TypeError(f"payload must be bytes, str, dict or a pydantic model, not {type(payload)}")
 
 
 def _encode_raw(payload: bytes) -> dict[str, str]:
@@ -57,9 +59,14 @@ def _encode_raw(payload: bytes) -> dict[str, str]:
         return {"raw_base64": base64.b64encode(payload).decode("ascii")}
 
 
+def run_name(run: str | os.PathLike[str], store: RunStore) -> str:
+    """The name a run's envelopes carry: a directory's own name, or a database run id."""
+    return Path(os.fspath(run)).resolve().name if store.is_local else os.fspath(run)
+
+
 def submit(
-    run_dir: Path,
-    payload: bytes,
+    run: str | os.PathLike[str],
+    payload: Payload,
     *,
     phase: str,
     schema_id: str,
@@ -71,17 +78,33 @@ def submit(
     model: str | None = None,
     input_tokens: int | None = None,
     output_tokens: int | None = None,
+    idempotency_key: str | None = None,
+    registry: Registry | None = None,
+    allow_unknown_schema: bool = False,
+    store: RunStore | None = None,
 ) -> HandoffRef:
-    """Store ``payload`` (the producer's exact bytes) as the run's next handoff.
+    """Store ``payload`` (the producer's output, see ``payload_bytes``) as the run's next handoff.
 
-    The payload is not judged here: a broken handoff is still recorded so a person
-    sees it blocked. Raises ``ValueError`` for bad bookkeeping (phase, roles, schema).
+    The payload is not judged here: a broken handoff is still recorded so a person sees
+    it blocked. ``ValueError`` for bad bookkeeping: a phase or role that does not fit, a
+    ``schema_id`` that no contract in ``registry`` (default: built-ins and
+    ``HANDOFF_GATE_SCHEMAS``) names unless ``allow_unknown_schema``, or an
+    ``idempotency_key`` already used in this run for other bytes. With a key already used
+    for the same bytes, nothing is written and the first handoff is returned, so a
+    pipeline step that runs again after a crash does not submit twice.
+    ``FileNotFoundError`` when the folder meant to hold a new run does not exist.
     """
+    if not isinstance(run, str | os.PathLike):
+        raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
+    data = payload_bytes(payload)
     if not PHASE_PATTERN.match(phase):
         raise ValueError(f"phase must match {PHASE_PATTERN.pattern}: {phase!r}")
-    (run_dir / HANDOFFS).mkdir(parents=True, exist_ok=True)
-    (run_dir / DECISIONS).mkdir(exist_ok=True)
-    inside(run_dir, HANDOFFS, SEQ)
+    if not allow_unknown_schema and schema_id not in (registry or load_registry()):
+        raise ValueError(
+            f"unknown schema {schema_id!r}: load its contract with HANDOFF_GATE_SCHEMAS "
+            "or --schemas, or pass allow_unknown_schema=True"
+        )
+    store = store or store_for()
     producer = {
         "finish_reason": finish_reason,
         "refusal": refusal,
@@ -90,38 +113,68 @@ def submit(
         "output_tokens": output_tokens,
     }
     base = {
-        "run": run_dir.resolve().name,
+        "run": run_name(run, store),
         "phase": phase,
         "from": from_role,
         "to": to_role,
         "schema": schema_id,
         "created": audit.now_iso(),
         "producer": {k: v for k, v in producer.items() if v is not None},
-        **_encode_raw(payload),
+        **_encode_raw(data),
     }
     if upstream_payload is not ABSENT:
         base["payload"] = upstream_payload
     Envelope.model_validate({"id": "0001-x", "seq": 1, **base})
     try:
         json.dumps(base, allow_nan=False)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         raise ValueError(f"upstream_payload is not JSON data: {exc}") from exc
-    while True:
-        seq = _allocate_seq(run_dir)
-        handoff_id = f"{seq:04d}-{phase}"
-        envelope = {"format": "handoff-gate/1", "id": handoff_id, "seq": seq, **base}
-        data = (json.dumps(envelope, ensure_ascii=True, indent=2, allow_nan=False) + "\n").encode()
-        ref = ref_of(run_dir, handoff_id)
-        try:
-            exclusive_create(ref.path, data)
-        except FileExistsError:
-            continue
-        audit.append(
-            run_dir,
-            audit.Event.HANDOFF_SUBMITTED,
-            handoff=handoff_id,
-            schema=schema_id,
-            sha256=hashlib.sha256(data).hexdigest(),
-            size=len(data),
-        )
+    written: list[bytes] = []
+
+    def envelope(seq: int, handoff_id: str) -> bytes:
+        fields = {"format": "handoff-gate/1", "id": handoff_id, "seq": seq, **base}
+        text = json.dumps(fields, ensure_ascii=True, indent=2, allow_nan=False) + "\n"
+        written.append(text.encode())
+        return written[-1]
+
+    key = run_key(run, store)
+    stored = store.add_handoff(key, phase, envelope, idempotency_key=idempotency_key)
+    run_dir = Path(key)
+    ref = HandoffRef(run_dir, stored.id, stored.seq, phase, handoff_path(run_dir, stored.id))
+    if not stored.created:
+        _same_producer_bytes(store, key, stored.id, data, idempotency_key)
         return ref
+    audit.append(
+        key,
+        audit.Event.HANDOFF_SUBMITTED,
+        store=store,
+        handoff=stored.id,
+        schema=schema_id,
+        sha256=hashlib.sha256(written[-1]).hexdigest(),
+        size=len(written[-1]),
+    )
+    return ref
+
+
+def run_key(run: str | os.PathLike[str], store: RunStore) -> str:
+    """How ``store`` addresses ``run``: as given (a path or a run id)."""
+    return os.fspath(run)
+
+
+def _same_producer_bytes(
+    store: RunStore, run: str, handoff_id: str, data: bytes, key: str | None
+) -> None:
+    """Refuse a reused idempotency key whose first handoff carried other bytes."""
+    existing = store.handoff_bytes(run, handoff_id, MAX_HANDOFF_BYTES)
+    envelope = jiter.from_json(existing)
+    raw = envelope.get("raw") if isinstance(envelope, dict) else None
+    if isinstance(raw, str):
+        first = raw.encode("utf-8", "surrogatepass")
+    else:
+        encoded = envelope.get("raw_base64") if isinstance(envelope, dict) else None
+        first = base64.b64decode(encoded) if isinstance(encoded, str) else b""
+    if first != data:
+        raise ValueError(
+            f"idempotency key {key!r} was used for {handoff_id} with other bytes; "
+            "use a new key for a new payload"
+        )

@@ -13,17 +13,31 @@ from an argument is checked against the id pattern and must resolve inside the r
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import os
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from handoff_gate.gates.store.durable import inside, read_bounded
-from handoff_gate.gates.vocab.ids import ID_PATTERN, validate_id
-from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+from handoff_gate.gates.store.base import DecisionExists, RunMissing, StoredHandoff
+from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
+from handoff_gate.gates.store.log_chain import chained_line
+from handoff_gate.gates.vocab.ids import ID_PATTERN, PRINCIPAL_PATTERN, validate_id
+from handoff_gate.gates.vocab.limits import MAX_DECISION_BYTES, MAX_HANDOFF_BYTES
 
 HANDOFFS = "handoffs"
 DECISIONS = "decisions"
 SEQ = ".seq"
+KEYS = ".keys"
+AUDIT_FILE = "audit.jsonl"
+_TAIL_CHUNK = 4096
+#: How long a submit with a known idempotency key waits for the first submitter to
+#: finish publishing the handoff that key names.
+_KEY_SETTLE_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,3 +105,195 @@ def list_handoffs(run_dir: Path) -> list[HandoffRef]:
 def read_handoff_bytes(run_dir: Path, handoff_id: str, max_bytes: int = MAX_HANDOFF_BYTES) -> bytes:
     """The exact bytes of a handoff file, refusing symlinks and files over ``max_bytes``."""
     return read_bounded(handoff_path(run_dir, handoff_id), max_bytes)
+
+
+def decision_dir(run_dir: Path, handoff_id: str) -> Path:
+    """Where the signed decisions of one handoff go, one file per principal."""
+    return inside(run_dir, DECISIONS, validate_id(handoff_id))
+
+
+def _last_line(fd: int) -> bytes | None:
+    """The last line of the file (without its newline), read backwards in chunks."""
+    end = os.lseek(fd, 0, os.SEEK_END)
+    if end == 0:
+        return None
+    tail = b""
+    pos = end
+    while pos > 0:
+        step = min(_TAIL_CHUNK, pos)
+        pos -= step
+        tail = os.pread(fd, step, pos) + tail
+        body = tail[:-1] if tail.endswith(b"\n") else tail
+        cut = body.rfind(b"\n")
+        if cut >= 0:
+            return body[cut + 1 :]
+    return tail[:-1] if tail.endswith(b"\n") else tail
+
+
+class FilesystemStore:
+    """Runs as directories (see the module docstring); safe for many processes at once.
+
+    Exclusivity comes from ``os.link`` (first writer wins), sequence numbers from
+    exclusive marker files, the audit chain from ``flock`` on the log.
+    """
+
+    is_local = True
+
+    def exists(self, run: str) -> bool:
+        return is_run(Path(run))
+
+    def create(self, run: str) -> None:
+        """Make ``run`` a run directory; its parent folder must exist (a typo is not a run)."""
+        run_dir = Path(run)
+        if not run_dir.is_dir() and not run_dir.parent.is_dir():
+            raise RunMissing(f"no folder {run_dir.parent} to hold the run {run_dir.name!r}")
+        (run_dir / HANDOFFS).mkdir(parents=True, exist_ok=True)
+        (run_dir / DECISIONS).mkdir(exist_ok=True)
+        inside(run_dir, HANDOFFS, SEQ)
+
+    def add_handoff(
+        self,
+        run: str,
+        phase: str,
+        envelope: Callable[[int, str], bytes],
+        *,
+        idempotency_key: str | None = None,
+    ) -> StoredHandoff:
+        run_dir = Path(run)
+        self.create(run)
+        key_mark: Path | None = None
+        if idempotency_key is not None:
+            digest = hashlib.sha256(idempotency_key.encode()).hexdigest()
+            (run_dir / HANDOFFS / KEYS).mkdir(exist_ok=True)
+            key_mark = inside(run_dir, HANDOFFS, KEYS, digest)
+            known = self._keyed(key_mark)
+            if known is not None:
+                return known
+        while True:
+            seq = self._allocate_seq(run_dir)
+            handoff_id = f"{seq:04d}-{phase}"
+            if key_mark is not None:
+                try:
+                    exclusive_create(key_mark, handoff_id.encode())
+                except FileExistsError:
+                    known = self._keyed(key_mark)
+                    if known is not None:
+                        return known
+                    raise
+            try:
+                exclusive_create(handoff_path(run_dir, handoff_id), envelope(seq, handoff_id))
+            except FileExistsError:
+                if key_mark is not None:
+                    raise
+                continue
+            return StoredHandoff(handoff_id, seq, True)
+
+    def _keyed(self, key_mark: Path) -> StoredHandoff | None:
+        """The handoff an idempotency key already names, once it is published."""
+        deadline = time.monotonic() + _KEY_SETTLE_S
+        try:
+            handoff_id = read_bounded(key_mark, 64).decode("ascii")
+        except FileNotFoundError:
+            return None
+        validate_id(handoff_id)
+        run_dir = key_mark.parents[2]
+        while not handoff_path(run_dir, handoff_id).is_file():
+            if time.monotonic() > deadline:
+                raise FileNotFoundError(
+                    f"idempotency key names {handoff_id}, which was never published"
+                )
+            time.sleep(0.01)
+        return StoredHandoff(handoff_id, int(handoff_id.split("-", 1)[0]), False)
+
+    @staticmethod
+    def _allocate_seq(run_dir: Path) -> int:
+        """The next free sequence number, claimed with an exclusive marker file.
+
+        Two submitters that pick the same number race on the marker; the loser moves on
+        to the next number, so ids stay unique across phases without a lock.
+        """
+        marks = run_dir / HANDOFFS / SEQ
+        marks.mkdir(parents=True, exist_ok=True)
+        taken = {ref.seq for ref in list_handoffs(run_dir)}
+        taken.update(int(m.name) for m in marks.iterdir() if m.name.isdigit())
+        seq = max(taken, default=0) + 1
+        while not reserve(marks / f"{seq:04d}"):
+            seq += 1
+        return seq
+
+    def handoff_ids(self, run: str) -> list[str]:
+        return [ref.id for ref in list_handoffs(Path(run))]
+
+    def handoff_bytes(self, run: str, handoff_id: str, max_bytes: int) -> bytes:
+        return read_bounded(handoff_path(Path(run), handoff_id), max_bytes)
+
+    def create_decision(
+        self,
+        run: str,
+        handoff_id: str,
+        principal: str | None,
+        data: bytes,
+        event: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        """Publish the decision file first, then log it: a crash in between leaves a
+        decision without its event, which ``audit --verify`` reports; never an event
+        for a decision that does not exist."""
+        run_dir = Path(run)
+        (run_dir / DECISIONS).mkdir(exist_ok=True)
+        try:
+            exclusive_create(self._decision_path(run_dir, handoff_id, principal), data)
+        except FileExistsError as exc:
+            raise DecisionExists(f"{handoff_id} is already decided") from exc
+        return self.append_event(run, event)
+
+    @staticmethod
+    def _decision_path(run_dir: Path, handoff_id: str, principal: str | None) -> Path:
+        if principal is None:
+            return decision_path(run_dir, handoff_id)
+        if not PRINCIPAL_PATTERN.match(principal):
+            raise ValueError(f"not a principal name: {principal!r}")
+        folder = decision_dir(run_dir, handoff_id)
+        folder.mkdir(exist_ok=True)
+        return inside(run_dir, DECISIONS, handoff_id, f"{principal}.json")
+
+    def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
+        run_dir = Path(run)
+        records: dict[str | None, bytes] = {}
+        with contextlib.suppress(FileNotFoundError):
+            records[None] = read_bounded(decision_path(run_dir, handoff_id), MAX_DECISION_BYTES)
+        folder = decision_dir(run_dir, handoff_id)
+        if folder.is_dir():
+            for entry in sorted(folder.iterdir()):
+                name = entry.name.removesuffix(".json")
+                if name != entry.name and PRINCIPAL_PATTERN.match(name):
+                    records[name] = read_bounded(entry, MAX_DECISION_BYTES)
+        return records
+
+    def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
+        """Append under an exclusive ``flock``; a torn last line (a writer killed
+        mid-append) is closed with a newline first and stays for ``verify`` to report."""
+        path = Path(run) / AUDIT_FILE
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            last = _last_line(fd)
+            prefix = b""
+            if last is not None:
+                size = os.lseek(fd, 0, os.SEEK_END)
+                if os.pread(fd, 1, size - 1) != b"\n":
+                    prefix = b"\n"
+            line, record = chained_line(last, event)
+            os.write(fd, prefix + line + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return record
+
+    def log_bytes(self, run: str) -> bytes:
+        """The whole log (empty if there is none), refusing a symlink planted in its place."""
+        try:
+            fd = os.open(Path(run) / AUDIT_FILE, os.O_RDONLY | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            return b""
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()

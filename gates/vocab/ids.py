@@ -23,3 +23,8 @@ def validate_id(handoff_id: str) -> str:
     if not ID_PATTERN.match(handoff_id):
         raise UnsafePathError(f"not a handoff id: {handoff_id!r} (expected e.g. 0003-plan)")
     return handoff_id
+
+
+#: A principal: the first field of an ``allowed_signers`` line, also a file name for
+#: that principal's decision.
+PRINCIPAL_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}\Z")

@@ -107,6 +107,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
             to_role=args.to_role,
             finish_reason=args.finish_reason,
             refusal=args.refusal,
+            registry=registry,
+            allow_unknown_schema=True,
         )
     except (ValueError, OSError) as exc:
         raise UsageError(f"cannot submit: {_one_line(exc)}") from exc

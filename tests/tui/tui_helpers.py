@@ -66,6 +66,7 @@ def put(
         schema_id=schema,
         from_role="planner",
         to_role="designer",
+        allow_unknown_schema=True,
         **producer,
     )
     return ref.id

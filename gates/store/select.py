@@ -1,0 +1,29 @@
+"""Which store a command or a pipeline talks to: a URL, or the filesystem by default.
+
+``HANDOFF_GATE_STORE`` (or the CLI's ``--store``) names a PostgreSQL database with a
+``postgresql://`` URL; unset, runs are directories, exactly as without a database. The
+database driver is loaded only when a URL asks for it, so filesystem users never pay
+for it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.filesystem import FilesystemStore
+
+#: The environment variable naming the store.
+STORE_ENV = "HANDOFF_GATE_STORE"
+
+
+class StoreURLError(ValueError):
+    """A store URL this build cannot use."""
+
+
+def store_for(url: str | None = None) -> RunStore:
+    """The store ``url`` names; ``None`` reads ``HANDOFF_GATE_STORE``; empty: the filesystem."""
+    spec = os.environ.get(STORE_ENV, "") if url is None else url
+    if not spec:
+        return FilesystemStore()
+    raise StoreURLError(f"{STORE_ENV} must be empty or a postgresql:// URL, not {spec[:40]!r}")
