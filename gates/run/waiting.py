@@ -146,6 +146,8 @@ class _Waiter:
                 _prepare(self.run_dir, self.handoff_id, self.registry)
                 self.prepared = True
                 continue
+            if self.deadline is not None and self.deadline <= time.monotonic():
+                return self.unsettled(WaitOutcome.TIMEOUT)  # a look, not a wait: no watcher
             decisions = self.run_dir / DECISIONS
             target = decisions if decisions.is_dir() else self.run_dir
             if target != self.watched:  # subscribed before the next look: nothing is missed

@@ -41,7 +41,7 @@ async def _review(run: Path, actions: list[tuple[str, str | None]]) -> list[str]
             while len(refs := list_handoffs(run)) <= len(seen):
                 await asyncio.sleep(0.01)
             hid = refs[len(seen)].id
-            decide(run, hid, action, reason=reason, registry=REGISTRY)  # type: ignore[arg-type]
+            decide(run, hid, action, reason=reason, registry=REGISTRY)
             seen.append(hid)
     return seen
 
@@ -89,7 +89,7 @@ async def test_a_reject_reprompts_the_model_with_the_reason_and_findings(tmp_pat
     )
     result = await agent.run("plan the churn study")
     assert await reviewer == ["0001-plan", "0002-plan"]
-    assert result.output.risks == ["churn data may be stale"]
+    assert result.output.model_dump()["risks"] == ["churn data may be stale"]
     (retry,) = prompts[1]
     assert "name at least one risk" in retry
     assert "risks" in retry  # the empty-list finding travels with the reason
