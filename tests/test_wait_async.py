@@ -125,8 +125,7 @@ def test_sync_waiters_share_the_watcher_too(tmp_path: Path) -> None:
     refs = [_submit(tmp_path) for _ in range(20)]
     results: list[WaitOutcome] = []
     threads = [
-        threading.Thread(target=lambda r=r: results.append(wait(tmp_path, r).outcome))
-        for r in refs
+        threading.Thread(target=lambda r=r: results.append(wait(tmp_path, r).outcome)) for r in refs
     ]
     for thread in threads:
         thread.start()
