@@ -3,7 +3,7 @@
     .venv/bin/python examples/langgraph_graph.py /tmp/graph-run
 
 The ``gate`` node submits the draft once per thread and interrupts; this driver then
-waits for the decision (``handoff-gate review /tmp/graph-run``) and resumes the graph
+waits for the decision (``handoff-gate watch /tmp/graph-run``) and resumes the graph
 with it. A reject sends the graph back to ``write`` with the reason; the approved plan
 is printed as JSON. With a persistent checkpointer (``SqliteSaver``, ``PostgresSaver``)
 the driver may exit at the interrupt and another process resume the same thread later.

@@ -2,7 +2,7 @@
 
     .venv/bin/python examples/pydantic_ai_agent.py /tmp/agent-run
 
-Decide each handoff with ``handoff-gate review /tmp/agent-run`` (or ``decide``). The
+Decide each handoff with ``handoff-gate watch /tmp/agent-run`` (or ``decide``). The
 scripted model leaves ``risks`` empty until a reviewer's reject tells it otherwise;
 the approved plan is printed as JSON. Replace ``FunctionModel(scripted)`` by a real model
 name (``"openai:gpt-4o"``...) for a real agent.
