@@ -15,7 +15,6 @@ own, so cancelling its task stops it at once.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 import time
@@ -224,6 +223,8 @@ async def wait_async(
     Many concurrent calls share one watcher thread per run; the checks between
     wake-ups read a few small files on the event loop.
     """
+    import asyncio  # here, not at the top: ``handoff-gate wait`` must not pay for it
+
     loop = asyncio.get_running_loop()
     woken = asyncio.Event()
 
