@@ -23,7 +23,7 @@ from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import HandoffRef, handoff_path
 from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.vocab.absent import ABSENT
-from handoff_gate.gates.vocab.envelope import Envelope
+from handoff_gate.gates.vocab.envelope import FORMAT, Envelope
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
@@ -132,7 +132,7 @@ def submit(
     written: list[bytes] = []
 
     def envelope(seq: int, handoff_id: str) -> bytes:
-        fields = {"format": "handoff-gate/1", "id": handoff_id, "seq": seq, **base}
+        fields = {"format": FORMAT, "id": handoff_id, "seq": seq, **base}
         text = json.dumps(fields, ensure_ascii=True, indent=2, allow_nan=False) + "\n"
         written.append(text.encode())
         return written[-1]
