@@ -29,9 +29,9 @@ goes up (the next submit is a new handoff) and the graph goes to ``on_reject``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, interrupt
@@ -41,8 +41,15 @@ from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait, wait_async
 from handoff_gate.integrations.feedback import rejection_text, settled
 
-#: The state is whatever mapping the graph declares (a ``TypedDict`` usually).
-GateNode = Callable[[Any, RunnableConfig], Command[str]]
+
+class GateNode(Protocol):
+    """A node taking the graph's state (whatever mapping it declares) and its config.
+
+    A protocol rather than a ``Callable`` alias: LangGraph's ``add_node`` infers the
+    node's input type from it, and ``Callable[[Any, ...]]`` made mypy infer ``Never``.
+    """
+
+    def __call__(self, state: Any, config: RunnableConfig) -> Command[str]: ...
 
 
 def _key(config: RunnableConfig, attempt: int) -> str:
