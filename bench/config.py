@@ -25,12 +25,13 @@ class Profile:
     handoffs_per_run: int
     leaves: int  # TUI scale: leaf fields of one payload
     scale_reps: int  # first paints of the big root (the first also runs to idle)
+    fanout: int = 500  # concurrent wait_async calls on one handoff
 
 
 PROFILES = {
     "full": Profile("full", 60, 100, 300, 12, 5.0, (1.0, 4.0), 12, 100, 100, 100_000, 5),
     "quick": Profile("quick", 15, 100, 100, 5, 5.0, (1.0, 4.0), 5, 100, 100, 100_000, 2),
-    "smoke": Profile("smoke", 2, 5, 3, 1, 0.05, (0.02, 0.08), 1, 2, 3, 200, 1),
+    "smoke": Profile("smoke", 2, 5, 3, 1, 0.05, (0.02, 0.08), 1, 2, 3, 200, 1, fanout=20),
 }
 
 

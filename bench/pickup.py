@@ -1,9 +1,11 @@
 """Decision pickup: ``decide`` returns in this process -> a blocked waiter process returns.
 
-Three waiters, each started before the decision and armed (its inotify watch is in
+Three single waiters, each started before the decision and armed (its inotify watch is in
 place) before we decide: ``gates.waiting.wait`` in a process of its own, the real
 ``handoff-gate wait`` command, and a bare watchfiles waiter with the same step and
 debounce as ``gates.waiting``. They take turns, so machine drift hits all three alike.
+Then the fan-out: one process with hundreds of ``wait_async`` calls on one handoff
+(sharing one watcher), measured beside the single ``wait`` waiter as its baseline.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ from bench.figures import Figure, Target
 from bench.procs import finish, start, start_module, wait_until_watching
 from bench.stats import summarize
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run import waiting
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.store.filesystem import DECISIONS
+from handoff_gate.gates.store import fs_watch
+from handoff_gate.gates.store.filesystem import DECISIONS, list_handoffs
 from handoff_gate.schemas import example_path
 
 TARGET = Target(stat="p95", limit=25.0, max_ratio=1.5)
+#: Fan-out: decisions measured among the waiters, and the quiet time before each.
+FANOUT_DECISIONS = 40
+FANOUT_GAP_S = 0.15
 
 
 def _decide_after_arming(
@@ -52,7 +57,7 @@ def _decide_after_arming(
 def run(ctx: Context) -> list[Figure]:
     run_dir = ctx.workdir / "pickup-run"
     payload = example_path("design/v1").read_bytes()
-    step, debounce = str(waiting._STEP_MS), str(waiting._DEBOUNCE_MS)
+    step, debounce = str(fs_watch.STEP_MS), str(fs_watch.DEBOUNCE_MS)
     gate = str(ctx.bin_dir / "handoff-gate")
     series: dict[str, list[float]] = {"api": [], "cli": [], "bare": []}
     bare_exit: list[float] = []
@@ -83,6 +88,7 @@ def run(ctx: Context) -> list[Figure]:
                 bare_exit.append(exited)
     bare = summarize(series["bare"])
     settings = f"step={step} ms, debounce={debounce} ms"
+    fanout, threads = _fanout(ctx, payload)
     return [
         Figure(
             name="pickup.wait_api",
@@ -101,4 +107,47 @@ def run(ctx: Context) -> list[Figure]:
             baseline=summarize(bare_exit),
             note="decide -> handoff-gate wait exited, approved payload printed",
         ),
+        Figure(
+            name=f"pickup.wait_async_x{ctx.profile.fanout}",
+            unit="ms",
+            value=summarize(fanout),
+            baseline_name="single wait() waiter",
+            baseline=summarize(series["api"]),
+            target=Target(stat="p95", limit=25.0),
+            note=(
+                f"{ctx.profile.fanout} wait_async calls on one run in one process, decide one "
+                f"-> its waiter returns; watcher threads: {threads}"
+            ),
+        ),
     ]
+
+
+def _fanout(ctx: Context, payload: bytes) -> tuple[list[float], int]:
+    """ms from ``decide`` to its waiter's return while ``profile.fanout`` waiters share the run.
+
+    Every handoff of the run has its own ``wait_async`` in one child process; each
+    decision wakes all of them (one watcher), and all but one find nothing to do.
+    """
+    run_dir = ctx.workdir / "fanout-run"
+    for _ in range(ctx.profile.fanout):
+        submit(run_dir, payload, phase="design", schema_id="design/v1")
+    (run_dir / DECISIONS).mkdir(exist_ok=True)
+    handoffs = [ref.id for ref in list_handoffs(run_dir)]
+    picks = random.sample(handoffs, min(FANOUT_DECISIONS, ctx.profile.latency_reps * 2))
+    armed = ctx.workdir / "fanout-armed"
+    proc = start_module("bench.fanout_waiter", str(run_dir), str(armed), str(len(picks)))
+    deadline = time.monotonic() + 60
+    while not armed.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"fan-out waiter never armed: {finish(proc, 1)}")
+        time.sleep(0.005)
+    decided: dict[str, float] = {}
+    for handoff in picks:  # isolated decisions: each lands after the last one settled
+        time.sleep(FANOUT_GAP_S + random.uniform(0.0, 0.02))
+        decide(run_dir, handoff, "approve", reviewer="bench", registry=load_registry())
+        decided[handoff] = time.perf_counter()
+    result = finish(proc, 60)
+    if result["outcomes"] != ["approved"] or set(result["t"]) != set(picks):
+        raise RuntimeError(f"fan-out waiters did not get exactly the decided payloads: {result}")
+    samples = [(float(result["t"][h]) - decided[h]) * 1000 for h in picks]
+    return samples, int(result["watcher_threads"])

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.run.decisions import DecisionRefused, decide
     from handoff_gate.gates.run.report_in_run import inspect_in_run
     from handoff_gate.gates.run.submit import submit
-    from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
+    from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait, wait_async
     from handoff_gate.gates.store.filesystem import HandoffRef, find_runs, list_handoffs
     from handoff_gate.gates.vocab.actions import Action, Category
     from handoff_gate.gates.vocab.findings import Code, Finding, Severity, Verdict
@@ -55,6 +55,7 @@ _HOMES: dict[str, str] = {
     "WaitOutcome": "run.waiting",
     "WaitResult": "run.waiting",
     "wait": "run.waiting",
+    "wait_async": "run.waiting",
     "HandoffRef": "store.filesystem",
     "find_runs": "store.filesystem",
     "list_handoffs": "store.filesystem",
@@ -101,6 +102,7 @@ __all__ = [
     "state_of",
     "submit",
     "wait",
+    "wait_async",
 ]
 
 

@@ -149,3 +149,16 @@ def test_shell_pipeline_stops_on_rejection(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "scope too wide" in done.stderr
     assert [ref.id for ref in list_handoffs(tmp_path)] == PHASES[:1]
+
+
+@pytest.mark.parametrize("example", ["pydantic_ai_agent.py", "langgraph_graph.py"])
+def test_framework_examples_retry_after_a_reject_and_print_the_approved_plan(
+    tmp_path: Path, example: str
+) -> None:
+    run_dir = tmp_path / "run"
+    done, reviewer = run_example(
+        [sys.executable, str(EXAMPLES / example), str(run_dir)], run_dir, reject="0001-plan"
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert reviewer.decided == ["0001-plan", "0002-plan"]
+    assert json.loads(done.stdout)["risks"] == ["the export may miss manual retries"]

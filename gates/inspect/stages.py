@@ -131,12 +131,18 @@ def inspect(
     upstream_payload: object = ABSENT,
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> Report:
-    """Inspect bare payload bytes exactly as a producer emitted them. Never raises.
+    """Inspect bare payload bytes exactly as a producer emitted them.
+
+    Never raises for bad content.
 
     ``previous`` is the previous payload of the same contract in the same run (for
     append-only fields); ``upstream_payload`` is a parsed object that upstream code
     handed over with the raw text, which must equal what the text strictly parses to.
+    Raises ``TypeError`` for anything but bytes: the hash is over the exact bytes, and
+    a ``str`` has no single encoding to hash.
     """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"inspect() needs the payload's bytes, not {type(data).__name__}")
     try:
         draft = _Draft(hashlib.sha256(data).hexdigest(), len(data), schema_id)
     except Exception as exc:

@@ -1,0 +1,205 @@
+"""One change watcher per directory per process, shared by every waiter on it.
+
+An inotify instance is a file descriptor and the per-user default allows 128 of them,
+so a watcher per waiter ran out at about a hundred concurrent waits. Here the first
+subscriber to a directory starts one background thread that runs ``watchfiles.watch``
+on it and wakes every subscriber on each batch of changes; the last one to leave stops
+it. When the system refuses a watcher (too many open files, no inotify watches left)
+the thread falls back to a periodic timer that wakes subscribers instead, and says so
+once per process.
+
+A wake-up is only a hint that something changed: subscribers re-read the real state
+after every wake-up and on their own periodic re-check, so a missed, late or spurious
+event never decides anything.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import watchfiles
+
+#: watchfiles batching: report a change after ``STEP_MS`` of quiet, at most ``DEBOUNCE_MS``.
+STEP_MS = 5
+DEBOUNCE_MS = 50
+#: How often the watcher thread looks up from the kernel to see whether it should stop.
+RUST_TIMEOUT_MS = 250
+#: Fallback (or ``force_polling``): how often subscribers are woken without events.
+POLL_MS = 100
+#: Name prefix of watcher threads, so a test or an operator can count them.
+THREAD_PREFIX = "handoff-gate-watch"
+
+_log = logging.getLogger("handoff_gate.watch")
+
+Wake = Callable[[], None]
+
+
+@dataclass(eq=False)
+class _Watcher:
+    """The thread watching one directory and the callbacks it wakes."""
+
+    directory: Path
+    force_polling: bool
+    subscribers: dict[int, tuple[str | None, Wake]] = field(default_factory=dict)
+    stop: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
+    polling: bool = False
+
+    def wake_all(self, names: set[str] | None = None) -> None:
+        """Wake the subscribers interested in any of ``names`` (``None``: everyone)."""
+        with _lock:
+            wakes = [
+                wake
+                for name, wake in self.subscribers.values()
+                if names is None or name is None or name in names
+            ]
+        for wake in wakes:
+            try:
+                wake()
+            except Exception:  # noqa: S112 - one broken waiter must not starve the rest
+                continue
+
+    def run(self) -> None:
+        self.polling = self.force_polling
+        try:
+            self._watch()
+        except (OSError, RuntimeError) as exc:
+            if self.stop.is_set():
+                return
+            _refused(self.directory, exc)
+        if self.stop.is_set():
+            return
+        self.polling = True
+        self.wake_all()  # events may have been lost while the watcher failed
+        while not self.stop.wait(POLL_MS / 1000):
+            self.wake_all()
+
+    def _watch(self) -> None:
+        for changes in watchfiles.watch(
+            self.directory,
+            step=STEP_MS,
+            debounce=DEBOUNCE_MS,
+            rust_timeout=RUST_TIMEOUT_MS,
+            yield_on_timeout=True,
+            stop_event=self.stop,
+            force_polling=self.force_polling,
+            poll_delay_ms=POLL_MS,
+            recursive=False,
+        ):
+            if self.stop.is_set():
+                return
+            if changes:
+                self.wake_all({Path(path).name for _, path in changes})
+
+
+_lock = threading.Lock()
+_watchers: dict[tuple[Path, bool], _Watcher] = {}
+_next_token = 0
+_warned = False
+
+
+def _refused(directory: Path, exc: BaseException) -> None:
+    """Say once per process that watching failed and polling took over."""
+    global _warned
+    with _lock:
+        first, _warned = not _warned, True
+    if first:
+        reason = " ".join(str(exc).split())[:200]
+        _log.warning(
+            "handoff-gate: cannot watch %s for changes (%s); polling every %d ms instead",
+            directory,
+            reason,
+            POLL_MS,
+        )
+
+
+class Subscription:
+    """A registered wake-up callback; ``close()`` (or leaving a ``with``) unregisters it."""
+
+    __slots__ = ("_closed", "_token", "_watcher")
+
+    def __init__(self, watcher: _Watcher, token: int) -> None:
+        self._watcher = watcher
+        self._token = token
+        self._closed = False
+
+    @property
+    def polling(self) -> bool:
+        """True when this directory is polled because no watcher was available."""
+        return self._watcher.polling
+
+    def close(self) -> None:
+        """Unregister; the last subscriber to leave stops the watcher thread."""
+        with _lock:
+            if self._closed:
+                return
+            self._closed = True
+            watcher = self._watcher
+            watcher.subscribers.pop(self._token, None)
+            if watcher.subscribers:
+                return
+            watcher.stop.set()
+            key = (watcher.directory, watcher.force_polling)
+            if _watchers.get(key) is watcher:
+                del _watchers[key]
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def subscribe(
+    directory: Path, wake: Wake, *, name: str | None = None, force_polling: bool = False
+) -> Subscription:
+    """Call ``wake()`` (from the watcher thread) whenever ``directory`` changes.
+
+    With ``name``, only changes to that entry of the directory wake this subscriber, so
+    a decision wakes its own waiter and not the hundreds of others on the same run; a
+    polling watcher wakes everyone. ``wake`` must be quick and thread-safe
+    (``threading.Event.set``, or ``loop.call_soon_threadsafe``). ``force_polling`` skips
+    the kernel watcher, for network filesystems that deliver no change events.
+    """
+    global _next_token
+    key = (directory.absolute(), force_polling)
+    with _lock:
+        watcher = _watchers.get(key)
+        if watcher is None:
+            watcher = _Watcher(key[0], force_polling)
+            _watchers[key] = watcher
+            watcher.thread = threading.Thread(
+                target=watcher.run, name=f"{THREAD_PREFIX}:{key[0].name}", daemon=True
+            )
+            start = True
+        else:
+            start = False
+        _next_token += 1
+        watcher.subscribers[_next_token] = (name, wake)
+        subscription = Subscription(watcher, _next_token)
+    if start and watcher.thread is not None:
+        watcher.thread.start()
+    return subscription
+
+
+def watcher_threads() -> list[threading.Thread]:
+    """The live watcher threads of this process (stopped ones exit within a re-check)."""
+    return [t for t in threading.enumerate() if t.name.startswith(THREAD_PREFIX)]
+
+
+def watched_directories() -> list[Path]:
+    """Directories with at least one subscriber right now."""
+    with _lock:
+        return sorted(path for path, _ in _watchers)
+
+
+def subscriber_count(directory: Path) -> int:
+    """How many subscribers share the watcher of ``directory`` (events or polling)."""
+    with _lock:
+        return sum(
+            len(w.subscribers) for (path, _), w in _watchers.items() if path == directory.absolute()
+        )

@@ -1,0 +1,9 @@
+"""Adapters that put the gate inside agent frameworks, each behind an optional extra.
+
+- ``handoff_gate.integrations.pydantic_ai`` (``pip install 'handoff-gate[pydantic-ai]'``):
+  an output validator that holds an agent's output until a person approves it.
+- ``handoff_gate.integrations.langgraph`` (``pip install 'handoff-gate[langgraph]'``):
+  a gate node that submits once per graph thread and interrupts until decided.
+
+Importing this package loads neither framework; each module imports its own.
+"""

@@ -1,0 +1,116 @@
+"""pydantic-ai: hold an agent's output until a person approves it.
+
+::
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
+    agent = Agent(model, output_type=Plan)
+    agent.output_validator(approval_gate("runs/r1", phase="plan", schema_id="plan/v1"))
+    plan = (await agent.run("...")).output     # the approved, contract-validated Plan
+
+The validator submits the model's raw output (the exact tool-call arguments or text it
+produced, with the model name and token counts), waits with ``wait_async``, and then:
+
+- approved: returns the delivered payload (only the contract's fields) as the agent's
+  output type, so whatever the reviewer did not see cannot reach the next phase;
+- rejected: raises ``ModelRetry`` with the reviewer's reason and the findings, so the
+  model is prompted again (each retry is a new handoff);
+- anything else (timeout, a handoff edited after approval) raises ``HandoffNotApproved``.
+
+Partial outputs while streaming are passed through untouched: only the final output
+is submitted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pydantic_core
+from pydantic import BaseModel
+from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.run.waiting import wait_async
+from handoff_gate.integrations.feedback import rejection_text, settled
+
+OutputT = TypeVar("OutputT")
+
+Validator = Callable[[RunContext[Any], OutputT], Awaitable[OutputT]]
+
+
+def _raw_output(ctx: RunContext[Any], output: object) -> bytes:
+    """The bytes the model produced for this output, else the output serialized once."""
+    last = ctx.messages[-1] if ctx.messages else None
+    if isinstance(last, ModelResponse):
+        for part in reversed(last.parts):
+            if isinstance(part, ToolCallPart) and part.tool_name == ctx.tool_name:
+                return part.args_as_json_str().encode()
+        if ctx.tool_name is None:
+            texts = [p.content for p in last.parts if isinstance(p, TextPart)]
+            if texts:
+                return "".join(texts).encode()
+    if isinstance(output, BaseModel):
+        return output.model_dump_json(by_alias=True).encode()
+    return pydantic_core.to_json(output)
+
+
+def _finish_reason(ctx: RunContext[Any]) -> str | None:
+    last = ctx.messages[-1] if ctx.messages else None
+    reason = getattr(last, "finish_reason", None)
+    return reason if isinstance(reason, str) else None
+
+
+def _typed(output: OutputT, payload: dict[str, Any], model: BaseModel | None) -> OutputT:
+    """The approved payload in the agent's output type (the contract's model if it matches)."""
+    kind = type(output)
+    if isinstance(model, kind):
+        return model
+    if isinstance(output, BaseModel):
+        typed: OutputT = kind.model_validate(payload)  # type: ignore[attr-defined]
+        return typed
+    return payload  # type: ignore[return-value]
+
+
+def approval_gate(
+    run: str | os.PathLike[str],
+    *,
+    phase: str,
+    schema_id: str,
+    timeout: float | None = None,
+    registry: Registry | None = None,
+    from_role: str | None = None,
+    to_role: str | None = None,
+) -> Validator[Any]:
+    """An ``Agent.output_validator`` that submits each final output and waits for a person.
+
+    ``registry=None`` uses the built-in contracts plus ``$HANDOFF_GATE_SCHEMAS``.
+    """
+    run_dir = Path(run)
+
+    async def validate(ctx: RunContext[Any], output: Any) -> Any:
+        if ctx.partial_output:
+            return output
+        ref = submit(
+            run_dir,
+            _raw_output(ctx, output),
+            phase=phase,
+            schema_id=schema_id,
+            from_role=from_role,
+            to_role=to_role,
+            finish_reason=_finish_reason(ctx),
+            model=ctx.model.model_name,
+            input_tokens=ctx.usage.input_tokens,
+            output_tokens=ctx.usage.output_tokens,
+        )
+        result = await wait_async(run_dir, ref, timeout=timeout, registry=registry)
+        if not settled(result, ref.id):
+            raise ModelRetry(rejection_text(result))
+        assert result.payload is not None  # approved always carries the payload
+        return _typed(output, result.payload, result.model)
+
+    return validate

@@ -1,0 +1,124 @@
+"""The pydantic-ai output validator against the real library and its offline models."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_ai.models.test import TestModel
+
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run.decisions import decide
+from handoff_gate.gates.store.filesystem import list_handoffs
+from handoff_gate.integrations.feedback import HandoffNotApproved
+from handoff_gate.integrations.pydantic_ai import approval_gate
+from handoff_gate.schemas import SCHEMAS, example_path
+
+Plan = SCHEMAS["plan/v1"]
+PLAN = json.loads(example_path("plan/v1").read_bytes())
+REGISTRY = load_registry("")
+BOUND = 30.0
+
+
+async def _review(run: Path, actions: list[tuple[str, str | None]]) -> list[str]:
+    """Decide each new handoff in turn, like a person at the TUI; return their ids."""
+    seen: list[str] = []
+    async with asyncio.timeout(BOUND):
+        for action, reason in actions:
+            while len(refs := list_handoffs(run)) <= len(seen):
+                await asyncio.sleep(0.01)
+            hid = refs[len(seen)].id
+            decide(run, hid, action, reason=reason, registry=REGISTRY)
+            seen.append(hid)
+    return seen
+
+
+def _retry_texts(messages: list[ModelMessage]) -> list[str]:
+    """What the model was told about its earlier outputs (a retry prompt or a tool return)."""
+    return [
+        str(part.content)
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, RetryPromptPart | ToolReturnPart)
+    ]
+
+
+async def test_an_approved_output_is_the_delivered_payload_as_the_output_type(
+    tmp_path: Path,
+) -> None:
+    agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
+    agent.output_validator(approval_gate(tmp_path, phase="plan", schema_id="plan/v1"))
+    reviewer = asyncio.create_task(_review(tmp_path, [("approve", None)]))
+    result = await agent.run("plan the churn study")
+    (hid,) = await reviewer
+    assert isinstance(result.output, Plan)
+    assert result.output.model_dump(mode="json", by_alias=True) == PLAN
+    envelope = json.loads(list_handoffs(tmp_path)[0].path.read_bytes())
+    assert envelope["producer"]["model"] == "test"
+    assert json.loads(envelope["raw"]) == PLAN  # what the model said, as it said it
+    assert hid == "0001-plan"
+
+
+async def test_a_reject_reprompts_the_model_with_the_reason_and_findings(tmp_path: Path) -> None:
+    prompts: list[list[str]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompts.append(_retry_texts(messages))
+        risks = ["churn data may be stale"] if prompts[-1] else []
+        args = json.dumps({**PLAN, "risks": risks})
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, args)])
+
+    agent = Agent(FunctionModel(model), output_type=Plan, retries=3)
+    agent.output_validator(approval_gate(str(tmp_path), phase="plan", schema_id="plan/v1"))
+    reviewer = asyncio.create_task(
+        _review(tmp_path, [("reject", "name at least one risk"), ("approve", None)])
+    )
+    result = await agent.run("plan the churn study")
+    assert await reviewer == ["0001-plan", "0002-plan"]
+    assert result.output.model_dump()["risks"] == ["churn data may be stale"]
+    (retry,) = prompts[1]
+    assert "name at least one risk" in retry
+    assert "risks" in retry  # the empty-list finding travels with the reason
+
+
+async def test_partial_outputs_while_streaming_are_not_submitted(tmp_path: Path) -> None:
+    text = json.dumps(PLAN)
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> Any:
+        name = info.output_tools[0].name
+        for start in range(0, len(text), 40):
+            yield {
+                0: DeltaToolCall(
+                    name=name if start == 0 else None, json_args=text[start : start + 40]
+                )
+            }
+
+    agent = Agent(FunctionModel(stream_function=stream), output_type=Plan)
+    agent.output_validator(approval_gate(tmp_path, phase="plan", schema_id="plan/v1"))
+    reviewer = asyncio.create_task(_review(tmp_path, [("approve", None)]))
+    async with agent.run_stream("plan") as run:
+        outputs = [output async for output in run.stream_output(debounce_by=None)]
+    await reviewer
+    assert len(outputs) > 1
+    assert [r.id for r in list_handoffs(tmp_path)] == ["0001-plan"]
+
+
+async def test_a_timeout_is_an_error_not_an_output(tmp_path: Path) -> None:
+    agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
+    agent.output_validator(approval_gate(tmp_path, phase="plan", schema_id="plan/v1", timeout=0))
+    with pytest.raises(HandoffNotApproved, match="timeout"):
+        await agent.run("plan")

@@ -1,0 +1,147 @@
+"""The built wheel installs one import name and coexists with a pipeline's own packages.
+
+The wheel is built from a copy of the sources in a temp folder (a build writes
+``build/`` and ``*.egg-info`` next to its sources) and installed with ``--no-deps`` into
+a fresh venv; the dependencies come from this test's own environment through a path
+entry, so nothing is downloaded and the installed ``handoff_gate`` is only the wheel's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ["pyproject.toml", "README.md", "handoff_gate", "gates", "schemas", "tui"]
+BOUND = 300.0
+
+#: A pipeline that ships its own ``schemas``, ``tui`` and ``gates`` packages.
+PIPELINE = {
+    "schemas/__init__.py": "MINE = 'the pipeline schemas'\n",
+    "tui/__init__.py": "MINE = 'the pipeline tui'\n",
+    "gates/__init__.py": "MINE = 'the pipeline gates'\n",
+    "main.py": textwrap.dedent(
+        """
+        import sys
+        from pathlib import Path
+        import gates, schemas, tui
+        import handoff_gate as hg
+
+        run = Path(sys.argv[1])
+        ref = hg.submit(run, {"summary": "ok"}, phase="plan", schema_id="plan/v1")
+        hg.decide(run, ref.id, "reject", reason="demo", registry=hg.load_registry())
+        result = hg.wait(run, ref)
+        print(schemas.MINE, tui.MINE, gates.MINE, result.outcome.value, sep="|")
+        """
+    ),
+}
+
+
+def _run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(args, capture_output=True, text=True, timeout=BOUND, **kwargs)  # type: ignore[call-overload]
+    assert done.returncode == 0, f"{args}: {done.stderr[-3000:]}"
+    return done  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv holding only the wheel; returns its ``bin`` folder."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    src.mkdir()
+    for name in SOURCES:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(
+                path, src / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
+            )
+        else:
+            shutil.copy2(path, src / name)
+    dist = tmp / "dist"
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(src)])
+    (wheel,) = dist.glob("handoff_gate-*.whl")
+    venv = tmp / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    python = venv / "bin" / "python"
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            str(wheel),
+        ]
+    )
+    purelib = _site(venv / "bin")
+    # Dependencies from this environment: a plain path entry (its .pth files, and with
+    # them this checkout's editable install, are not processed from there).
+    (purelib / "zz_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return venv / "bin"
+
+
+def _site(bin_dir: Path) -> Path:
+    out = _run(
+        [
+            str(bin_dir / "python"),
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ],
+        cwd=bin_dir,
+    )
+    return Path(out.stdout.strip())
+
+
+def test_the_only_top_level_name_is_handoff_gate_and_it_is_typed(installed: Path) -> None:
+    site = _site(installed)
+    names = {p.name for p in site.iterdir()} - {"zz_test_deps.pth", "__pycache__"}
+    assert {n for n in names if not n.endswith(".dist-info")} == {"handoff_gate"}
+    assert (site / "handoff_gate" / "py.typed").is_file()
+    assert (site / "handoff_gate" / "gates" / "run" / "waiting.py").is_file()
+    assert not (site / "handoff_gate" / "gates").is_symlink()
+    where = _run(
+        [str(installed / "python"), "-c", "import handoff_gate; print(handoff_gate.__file__)"],
+        cwd=site,
+    )
+    assert Path(where.stdout.strip()).is_relative_to(site)
+
+
+def _pipeline(tmp_path: Path) -> Path:
+    for name, text in PIPELINE.items():
+        path = tmp_path / "pipeline" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path / "pipeline"
+
+
+def test_a_pipeline_with_its_own_schemas_tui_and_gates_packages(
+    installed: Path, tmp_path: Path
+) -> None:
+    folder = _pipeline(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "HANDOFF_GATE_SCHEMAS"}}
+    expected = "the pipeline schemas|the pipeline tui|the pipeline gates|rejected"
+    from_folder = _run(
+        [str(installed / "python"), "main.py", str(tmp_path / "r1")], cwd=folder, env=env
+    )
+    assert from_folder.stdout.strip() == expected
+    with_path = {**env, "PYTHONPATH": "."}
+    from_path = _run(
+        [str(installed / "python"), str(folder / "main.py"), str(tmp_path / "r2")],
+        cwd=folder,
+        env=with_path,
+    )
+    assert from_path.stdout.strip() == expected
+    help_text = _run(
+        [str(installed / "handoff-gate"), "watch", "--help"], cwd=folder, env=with_path
+    )
+    assert "usage: handoff-gate watch" in help_text.stdout
