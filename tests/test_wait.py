@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit, waiting
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.run.waiters import live_waiters
 from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
 from handoff_gate.gates.store.durable import atomic_write
 from handoff_gate.schemas import example_path
@@ -123,3 +125,40 @@ def test_waiting_for_a_handoff_that_does_not_exist_is_an_error(tmp_path: Path) -
     _submit(tmp_path)
     with pytest.raises(FileNotFoundError):
         wait(tmp_path, "0042-plan", registry=REGISTRY, timeout=0)
+
+
+def test_a_blocked_wait_is_a_listed_waiter_and_announces_itself_once(tmp_path: Path) -> None:
+    """Reviewers can tell a listening pipeline from one that gave up: the API's wait
+    records itself while blocked (not only the CLI's), and ``on_block`` runs once."""
+    hid = _submit(tmp_path)
+    announced: list[str] = []
+    blocked = threading.Event()
+
+    def on_block(report: Any) -> None:
+        announced.append(report.verdict.value)
+        blocked.set()
+
+    results: list[WaitResult] = []
+    waiter = threading.Thread(
+        target=lambda: results.append(
+            wait(tmp_path, hid, registry=REGISTRY, timeout=BOUND, on_block=on_block)
+        )
+    )
+    waiter.start()
+    assert blocked.wait(BOUND)
+    assert [w.pid for w in live_waiters(tmp_path, hid)] == [os.getpid()]
+    decide(tmp_path, hid, "approve", reviewer="ana", registry=REGISTRY)
+    waiter.join(BOUND)
+    assert results[0].outcome is WaitOutcome.APPROVED
+    assert announced == ["approvable"]
+    assert live_waiters(tmp_path, hid) == []
+
+
+def test_a_decided_handoff_returns_without_announcing(tmp_path: Path) -> None:
+    hid = _submit(tmp_path)
+    decide(tmp_path, hid, "reject", reason="no", reviewer="ana", registry=REGISTRY)
+    announced: list[Any] = []
+    result = wait(tmp_path, hid, registry=REGISTRY, timeout=BOUND, on_block=announced.append)
+    assert result.outcome is WaitOutcome.REJECTED
+    assert announced == []
+    assert not (tmp_path / "waiters").exists() or not any((tmp_path / "waiters").iterdir())

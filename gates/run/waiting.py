@@ -19,6 +19,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -30,6 +31,7 @@ from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decision_record import Decision, read_decision
 from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.run.waiters import registered
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import DECISIONS, HandoffRef, handoff_path
 from handoff_gate.gates.vocab.actions import Action
@@ -121,6 +123,7 @@ class _Waiter:
         timeout: float | None,
         force_polling: bool,
         wake: Callable[[], None],
+        on_block: Callable[[Report], None] | None = None,
     ) -> None:
         self.run_dir = Path(run)
         self.handoff_id = ref_or_id.id if isinstance(ref_or_id, HandoffRef) else ref_or_id
@@ -135,6 +138,9 @@ class _Waiter:
         self.prepared = False
         self.subscription: fs_watch.Subscription | None = None
         self.watched: Path | None = None
+        self.on_block = on_block
+        self.registration = ExitStack()
+        self.announced = False
 
     def step(self) -> WaitResult | float:
         while True:
@@ -147,10 +153,12 @@ class _Waiter:
                 continue
             if self.deadline is not None and self.deadline <= time.monotonic():
                 return self.unsettled(WaitOutcome.TIMEOUT)  # a look, not a wait: no watcher
+            if not self.announced:
+                self._announce()
             decisions = self.run_dir / DECISIONS
             target = decisions if decisions.is_dir() else self.run_dir
             if target != self.watched:  # subscribed before the next look: nothing is missed
-                self.close()
+                self._unsubscribe()
                 self.subscription = fs_watch.subscribe(
                     target,
                     self.wake,
@@ -166,11 +174,23 @@ class _Waiter:
                 return self.unsettled(WaitOutcome.TIMEOUT)
             return min(left, _RECHECK_MS / 1000)
 
+    def _announce(self) -> None:
+        """The wait is about to block: say so where reviewers look (a waiter record) and
+        to whoever asked to be told (``on_block``, with the handoff's current report)."""
+        self.announced = True
+        self.registration.enter_context(registered(self.run_dir, self.handoff_id))
+        if self.on_block is not None:
+            self.on_block(inspect_in_run(self.run_dir, self.handoff_id, self.registry))
+
     def unsettled(self, outcome: WaitOutcome) -> WaitResult:
         self.close()
         return _unsettled(self.run_dir, self.handoff_id, self.registry, outcome)
 
     def close(self) -> None:
+        self.registration.close()
+        self._unsubscribe()
+
+    def _unsubscribe(self) -> None:
         if self.subscription is not None:
             self.subscription.close()
             self.subscription = None
@@ -185,16 +205,19 @@ def wait(
     registry: Registry | None = None,
     poll: bool = False,
     stop_event: threading.Event | None = None,
+    on_block: Callable[[Report], None] | None = None,
 ) -> WaitResult:
     """Return once the handoff is decided, ``timeout`` seconds pass, or ``stop_event`` is set.
 
     Returns at once if the decision already exists. ``registry=None`` loads the built-in
     contracts plus ``$HANDOFF_GATE_SCHEMAS``. ``poll=True`` forces polling, for network
-    filesystems that deliver no change events. Raises ``FileNotFoundError`` when the
-    handoff does not exist, ``DecisionCorrupt`` for an unusable decision file.
+    filesystems that deliver no change events. While blocked, the wait is recorded as a
+    waiter on the handoff (``gates.run.waiters``), and ``on_block`` is called once with
+    the handoff's current report. Raises ``FileNotFoundError`` when the handoff does not
+    exist, ``DecisionCorrupt`` for an unusable decision file.
     """
     woken = threading.Event()
-    waiter = _Waiter(run, ref_or_id, registry, timeout, poll, woken.set)
+    waiter = _Waiter(run, ref_or_id, registry, timeout, poll, woken.set, on_block)
     try:
         while True:
             step = waiter.step()
@@ -217,6 +240,7 @@ async def wait_async(
     timeout: float | None = None,
     registry: Registry | None = None,
     poll: bool = False,
+    on_block: Callable[[Report], None] | None = None,
 ) -> WaitResult:
     """``wait`` for asyncio: no thread of its own, and cancelling the task stops it at once.
 
@@ -234,7 +258,7 @@ async def wait_async(
         except RuntimeError:  # the loop has closed: nobody is waiting any more
             return
 
-    waiter = _Waiter(run, ref_or_id, registry, timeout, poll, wake)
+    waiter = _Waiter(run, ref_or_id, registry, timeout, poll, wake, on_block)
     try:
         while True:
             step = waiter.step()

@@ -3,16 +3,20 @@
 Everything that can be wrong with the arguments (the run, the handoff, ``--out``) is
 found before blocking, so a pipeline never learns of a typo after a person approved.
 While blocked, the wait is registered as a waiter on the handoff (reviewers see that a
-pipeline is listening) and ``--notify`` runs once. Ctrl-C records ``cancelled`` in the
-audit log and exits 130.
+pipeline is listening) and ``--notify`` runs once. Ctrl-C or SIGTERM records
+``cancelled`` in the audit log and exits 130.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 from handoff_gate.cli.errors import (
     CHANGED,
@@ -26,13 +30,10 @@ from handoff_gate.cli.errors import (
 from handoff_gate.cli.inputs import existing_handoff, registry
 from handoff_gate.cli.notify import Notifier, notify_env
 from handoff_gate.cli.outfile import checked_target, write_payload
-from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision
-from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.run.waiters import registered
+from handoff_gate.gates.run.decision_record import DecisionCorrupt
 from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
 from handoff_gate.gates.store.filesystem import ref_of
+from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
 
 
@@ -48,28 +49,32 @@ def _changed_message(handoff_id: str, who: str, result: WaitResult) -> str:
     return f"{handoff_id} changed after it was approved by {who}; nothing delivered"
 
 
-def blocking_wait(
-    run_dir: Path,
-    handoff_id: str,
-    contracts: Registry,
-    *,
-    timeout: float | None,
-    poll: bool,
-    notify: str | None,
-) -> WaitResult:
-    """``gates.run.waiting.wait`` plus what a blocked pipeline announces: its waiter
-    record while undecided, and the ``--notify`` command once.
+def _notifier(
+    run_dir: Path, handoff_id: str, notify: str | None
+) -> Callable[[Report], None] | None:
+    """What ``--notify`` runs once the wait starts blocking (never for a decided handoff)."""
+    if not notify:
+        return None
+    phase = ref_of(run_dir, handoff_id).phase
 
-    A decision that already exists returns at once, without registering or notifying.
-    """
-    if read_decision(run_dir, handoff_id) is not None:
-        return wait(run_dir, handoff_id, registry=contracts, timeout=timeout, poll=poll)
-    with registered(run_dir, handoff_id):
-        if notify:
-            verdict = inspect_in_run(run_dir, handoff_id, contracts).verdict.value
-            phase = ref_of(run_dir, handoff_id).phase
-            Notifier(notify, notify_env(run_dir, handoff_id, phase, verdict))
-        return wait(run_dir, handoff_id, registry=contracts, timeout=timeout, poll=poll)
+    def announce(report: Report) -> None:
+        Notifier(notify, notify_env(run_dir, handoff_id, phase, report.verdict.value))
+
+    return announce
+
+
+def _stop_on_interrupt() -> threading.Event:
+    """Ctrl-C (and SIGTERM) end the wait through its stop event: it then returns
+    ``cancelled`` by the same path as any other outcome, logged once, with its waiter
+    record removed, instead of an exception landing wherever the main thread happens to be."""
+    stop = threading.Event()
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    return stop
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,25 +82,20 @@ def run(args: argparse.Namespace) -> int:
     run_dir = existing_handoff(args.run_dir, args.handoff_id)
     target = checked_target(args.out) if args.out else None
     try:
-        result = blocking_wait(
+        result = wait(
             run_dir,
             args.handoff_id,
-            contracts,
+            registry=contracts,
             timeout=args.timeout,
             poll=args.poll,
-            notify=args.notify,
+            stop_event=_stop_on_interrupt(),
+            on_block=_notifier(run_dir, args.handoff_id, args.notify),
         )
-    except KeyboardInterrupt:
-        audit.append(
-            run_dir,
-            audit.Event.WAIT_RETURNED,
-            handoff=args.handoff_id,
-            outcome=WaitOutcome.CANCELLED.value,
-        )
-        print(f"cancelled waiting for {args.handoff_id}; nothing delivered", file=sys.stderr)
-        return INTERRUPTED
     except (DecisionCorrupt, ValueError, OSError) as exc:
         raise UsageError(one_line(exc)) from exc
+    if result.outcome is WaitOutcome.CANCELLED:
+        print(f"cancelled waiting for {args.handoff_id}; nothing delivered", file=sys.stderr)
+        return INTERRUPTED
     who = visible(result.decision.reviewer) if result.decision else ""
     if result.outcome is WaitOutcome.APPROVED:
         write_payload(target, json.dumps(result.payload, ensure_ascii=True, indent=2) + "\n")
