@@ -50,6 +50,10 @@ class Envelope(BaseModel):
     raw: str | None = None
     raw_base64: str | None = None
     payload: Any = None
+    #: The producer's principal and its armored SSHSIG over ``handoff_statement`` (see
+    #: ``gates.run.producer``); absent on unsigned handoffs and on files from before.
+    signer: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
+    signature: str | None = Field(default=None, max_length=4096)
 
     @property
     def has_payload(self) -> bool:
