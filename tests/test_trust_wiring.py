@@ -359,3 +359,16 @@ def test_decision_model_is_strict() -> None:
                 "verdict": "approvable",
             }
         )
+
+
+def test_a_decision_that_stands_is_reported_as_made_when_its_log_fails(tmp_path: Path) -> None:
+    run = _run(tmp_path)
+    hid = submit(run, PLAN, phase="plan", schema_id="plan/v1").id
+    log = run / audit.AUDIT_FILE
+    log.rename(run / "old.jsonl")
+    log.mkdir()  # the next append cannot open the log
+    warnings: list[str] = []
+    decision = decide(run, hid, "approve", registry=REGISTRY, on_warning=warnings.append)
+    assert decision.action == "approve"
+    assert len(warnings) == 1 and "not logged" in warnings[0]
+    assert _settle(run, hid, None) is Outcome.APPROVED

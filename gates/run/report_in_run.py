@@ -17,6 +17,7 @@ import jiter
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.stages import inspect_handoff
+from handoff_gate.gates.run import schema_index
 from handoff_gate.gates.run.decision_record import DecisionCorrupt, parse_decision, run_name_of
 from handoff_gate.gates.run.placement import misplaced, producer_finding
 from handoff_gate.gates.store.base import RunStore
@@ -82,7 +83,7 @@ def previous_payload(
     store = store or store_for()
     key = os.fspath(run)
     current = _order(handoff_id)
-    for earlier in reversed(store.handoff_ids(key)):
+    for earlier in _candidates(store, key, schema_id, fields, registry):
         if _order(earlier) >= current:
             continue
         try:
@@ -106,6 +107,21 @@ def previous_payload(
         if not fields or any(payload.get(name) is not None for name in fields):
             return payload
     return None
+
+
+def _candidates(
+    store: RunStore, run: str, schema_id: str, fields: frozenset[str], registry: Registry | None
+) -> list[str]:
+    """Earlier handoffs that may be related, latest first: from the run's contract index
+    when it has one (a few reads in a run of any length), else every handoff."""
+    if store.is_local:
+        related = {schema_id}
+        if registry is not None and fields:
+            related.update(s for s in registry if fields & _append_only(registry, s))
+        indexed = schema_index.ids_for(Path(run), sorted(related))
+        if indexed is not None:
+            return indexed
+    return list(reversed(store.handoff_ids(run)))
 
 
 def _order(handoff_id: str) -> tuple[int, str]:

@@ -18,7 +18,7 @@ import jiter
 from pydantic import BaseModel
 
 from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.run import audit
+from handoff_gate.gates.run import audit, schema_index
 from handoff_gate.gates.run.placement import sign_handoff
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import HandoffRef, handoff_path
@@ -142,6 +142,8 @@ def submit(
         raise ValueError("signing a handoff needs both a key and the signer's principal name")
 
     def envelope(seq: int, handoff_id: str) -> bytes:
+        if store.is_local and schema_index.start(Path(key)):
+            schema_index.note(Path(key), schema_id, handoff_id)
         fields = {"format": "handoff-gate/1", "id": handoff_id, "seq": seq, **base}
         if key_path is not None and signer is not None:
             fields["signer"] = signer
