@@ -17,6 +17,7 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy -p handoff_gate
+	$(BIN)/mypy sample_runs
 	$(BIN)/lint-imports
 
 unit: $(STAMP)

@@ -1,8 +1,13 @@
-"""Command start-up: the pipeline-facing commands against ``python -c "import pydantic"``,
-and ``handoff-gate watch`` to first paint against a minimal Textual app that imports pydantic.
+"""Command start-up: the pipeline-facing commands against a minimal pydantic script, and
+``handoff-gate watch`` to first paint against a minimal Textual app that imports pydantic.
+
+The baseline a pipeline command is judged by (issue 8: within 1.2x) is a script that
+imports pydantic, defines one model and validates the same payload bytes: what any
+pydantic-based step pays. The older ``import pydantic`` baseline stays as a second
+column (in the note and ``extra``), so figures remain comparable with earlier runs.
 
 Each repetition runs every command once, in the order a pipeline would (submit, check,
-decide, wait), with the baseline in between, so drift on a shared machine hits all alike.
+decide, wait), with the baselines in between, so drift on a shared machine hits all alike.
 """
 
 from __future__ import annotations
@@ -19,8 +24,20 @@ from bench.stats import summarize
 from handoff_gate.schemas import example_path
 
 COMMANDS = ("submit", "check", "decide", "wait")
-#: ``import pydantic`` is lazy (loads little); defining one model is what any user pays.
-MODEL_SNIPPET = "import pydantic\nclass M(pydantic.BaseModel):\n    x: int"
+PAYLOAD = example_path("plan/v1")
+#: ``import pydantic`` is lazy (loads little); defining one model and validating the
+#: payload the commands handle is what any pydantic-based pipeline step pays.
+VALIDATE_SNIPPET = (
+    "import sys, pydantic\n"
+    "class M(pydantic.BaseModel):\n"
+    "    model_config = pydantic.ConfigDict(extra='allow')\n"
+    "    problem_statement: str\n"
+    "with open(sys.argv[1], 'rb') as f:\n"
+    "    M.model_validate_json(f.read())\n"
+)
+VALIDATE_BASELINE = "pydantic: one model validating the payload"
+#: Issue 8's bound for a pipeline command against ``VALIDATE_BASELINE``.
+MAX_RATIO = 1.2
 
 
 def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, str, str]:
@@ -41,7 +58,7 @@ def _textual_imported(stderr: str) -> bool:
 
 def _pipeline(gate: str, run_dir: Path, env: dict[str, str]) -> dict[str, tuple[float, str]]:
     """Submit a fresh handoff, check it, approve it, wait for it: ``{command: (s, stderr)}``."""
-    payload = str(example_path("plan/v1"))
+    payload = str(PAYLOAD)
     t, out, err = _timed(
         [gate, "submit", str(run_dir), "--phase", "plan", "--schema", "plan/v1", payload], env
     )
@@ -62,36 +79,41 @@ def _cli_figures(ctx: Context) -> list[Figure]:
     gate = str(ctx.bin_dir / "handoff-gate")
     env = child_env()
     run_dir = ctx.workdir / "startup-run"
-    baseline: list[float] = []
-    with_model: list[float] = []
+    import_only: list[float] = []
+    validating: list[float] = []
     samples: dict[str, list[float]] = {c: [] for c in COMMANDS}
     for rep in range(ctx.profile.startup_reps + 1):  # rep 0 warms the page cache
-        base_t, _, _ = _timed([ctx.python, "-c", "import pydantic"], env)
-        model_t, _, _ = _timed([ctx.python, "-c", MODEL_SNIPPET], env)
+        import_t, _, _ = _timed([ctx.python, "-c", "import pydantic"], env)
+        validate_t, _, _ = _timed([ctx.python, "-c", VALIDATE_SNIPPET, str(PAYLOAD)], env)
         times = _pipeline(gate, run_dir, env)
         if rep:
-            baseline.append(base_t * 1000)
-            with_model.append(model_t * 1000)
+            import_only.append(import_t * 1000)
+            validating.append(validate_t * 1000)
             for name, (t, _) in times.items():
                 samples[name].append(t * 1000)
     probe = _pipeline(gate, run_dir, env | {"PYTHONPROFILEIMPORTTIME": "1"})
-    base = summarize(baseline)
-    model_base = summarize(with_model).median
+    base = summarize(validating)
+    import_base = summarize(import_only).median
     figures = []
     for name in COMMANDS:
         textual = _textual_imported(probe[name][1])
+        value = summarize(samples[name])
         figures.append(
             Figure(
                 name=f"startup.{name}",
                 unit="ms",
-                value=summarize(samples[name]),
-                baseline_name="import pydantic",
+                value=value,
+                baseline_name=VALIDATE_BASELINE,
                 baseline=base,
-                target=Target(stat="median", max_ratio=1.5),
+                target=Target(stat="median", max_ratio=MAX_RATIO),
                 note=("IMPORTS TEXTUAL" if textual else "no textual")
-                + f"; {summarize(samples[name]).median / model_base:.2f}x one-model script"
+                + f"; {value.median / import_base:.2f}x import pydantic ({import_base:.1f} ms)"
                 + f"; {CACHED}",
-                extra={"imports_textual": textual, "pydantic_with_model_ms": model_base},
+                extra={
+                    "imports_textual": textual,
+                    "import_pydantic_ms": import_base,
+                    "ratio_to_import_pydantic": value.median / import_base,
+                },
             )
         )
     return figures

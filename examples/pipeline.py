@@ -3,17 +3,20 @@
 The "agents" are stand-ins that return canned replies from ``replies/``; in a real
 pipeline they are model calls. What matters is the boundary: every reply is submitted as
 its exact bytes, the pipeline blocks until a person decides, and the next phase receives
-only the approved, validated fields.
+only the approved, validated fields. A rejection is not the end: the phase runs again
+with the reviewer's reason fed back (as the demo's simulated pipeline does), up to
+``--retries`` times.
 
-    python examples/pipeline.py RUN_DIR [--timeout SECONDS]
+    python examples/pipeline.py RUN_DIR [--timeout SECONDS] [--retries N]
 
-Exit codes follow ``handoff-gate wait``: 0 every phase approved, 1 rejected, 3 timed out,
-4 a handoff changed after it was decided.
+Exit codes follow ``handoff-gate wait``: 0 every phase approved, 1 rejected (retries used
+up), 3 timed out, 4 a handoff changed after it was decided, 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,32 +35,47 @@ PHASES = (
 )
 
 EXIT = {WaitOutcome.REJECTED: 1, WaitOutcome.TIMEOUT: 3, WaitOutcome.CHANGED: 4}
+INTERRUPTED = 130
+
+#: Where the canned stand-in writes the reviewer's feedback (a list of free text).
+FEEDBACK_FIELD = {"research": "open_questions", "plan": "constraints", "design": "dependencies"}
 
 
-def agent(phase: str, approved_input: dict[str, Any] | None) -> bytes:
-    """Stand-in for a model call, whose prompt would include ``approved_input``.
+def agent(phase: str, approved_input: dict[str, Any] | None, feedback: str | None) -> bytes:
+    """Stand-in for a model call, whose prompt would include ``approved_input`` and, on a
+    retry, the reviewer's ``feedback``.
 
-    Returns what the model replied, byte for byte: the gate judges the exact bytes.
+    Returns what the model replied, byte for byte: the gate judges the exact bytes. The
+    canned reply cannot really revise itself, so it records the feedback it was given.
     """
-    return (REPLIES / f"{phase}.json").read_bytes()
+    reply = (REPLIES / f"{phase}.json").read_bytes()
+    if feedback is None:
+        return reply
+    revised = json.loads(reply)
+    revised[FEEDBACK_FIELD[phase]].append(f"Reviewer asked: {' '.join(feedback.split())[:200]}")
+    return json.dumps(revised, indent=2).encode()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="A gated three-phase pipeline.")
-    parser.add_argument("run_dir", type=Path)
-    parser.add_argument("--timeout", type=float, default=600.0)
-    args = parser.parse_args(argv)
+def run_phases(run_dir: Path, timeout: float, retries: int) -> int:
+    """Every phase in order; each rejected one is retried with the reviewer's reason."""
     registry = load_registry()
     approved: dict[str, Any] | None = None
     for phase, schema, source, target in PHASES:
-        reply = agent(phase, approved)
-        ref = submit(
-            args.run_dir, reply, phase=phase, schema_id=schema, from_role=source, to_role=target
-        )
-        print(
-            f"{ref.id}: waiting; decide with: handoff-gate decide {args.run_dir} {ref.id} approve"
-        )
-        result = wait(args.run_dir, ref.id, registry=registry, timeout=args.timeout)
+        feedback: str | None = None
+        for _attempt in range(retries + 1):
+            reply = agent(phase, approved, feedback)
+            ref = submit(
+                run_dir, reply, phase=phase, schema_id=schema, from_role=source, to_role=target
+            )
+            print(
+                f"{ref.id}: waiting; decide with: handoff-gate decide {run_dir} {ref.id} approve",
+                flush=True,
+            )
+            result = wait(run_dir, ref.id, registry=registry, timeout=timeout)
+            if result.outcome is not WaitOutcome.REJECTED:
+                break
+            feedback = (result.decision.reason if result.decision else None) or "no reason"
+            print(f"{ref.id}: rejected ({feedback}); retrying {phase} with that feedback")
         if result.outcome is not WaitOutcome.APPROVED:
             why = result.decision.reason if result.decision else "no decision"
             print(f"{ref.id}: {result.outcome.value} ({why}); stopping", file=sys.stderr)
@@ -66,6 +84,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{ref.id}: approved; {target} receives {sorted(approved or {})}")
     print("pipeline finished")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="A gated three-phase pipeline.")
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per decision")
+    parser.add_argument("--retries", type=int, default=2, help="re-runs of a rejected phase")
+    args = parser.parse_args(argv)
+    try:
+        return run_phases(args.run_dir, args.timeout, max(args.retries, 0))
+    except KeyboardInterrupt:
+        print("interrupted; nothing more is submitted or approved", file=sys.stderr)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from handoff_gate.gates.run import audit  # noqa: E402
 from handoff_gate.gates.run.decisions import decide  # noqa: E402
 from handoff_gate.gates.run.submit import submit  # noqa: E402
 from handoff_gate.gates.vocab.absent import ABSENT  # noqa: E402
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES  # noqa: E402
 
 EXPECTED = "expected_findings.json"
 #: When the first sample run starts; each later run starts a day later.
@@ -129,9 +130,9 @@ def run_readme(run: Run, handoffs: dict[str, Any]) -> str:
 
 INTRO = """# Sample runs
 
-Run directories in the gate's real on-disk format, written by `generate.py` through
-`gates.store.submit` and `gates.decisions.decide`. Together they show every finding code
-in a situation where it really happens. Browse them with
+Run directories in the gate's real on-disk format, written by `generate.py` through the
+gate's own `submit` and `decide`. Together they show every finding code in a situation
+where it really happens. Browse them with
 `handoff-gate watch sample_runs --schemas sample_runs/lenient_contracts.py`.
 
 Findings are written `code!path` (blocks approval) or `code?path` (a warning); an empty
@@ -139,14 +140,14 @@ path means the whole payload. `expected_findings.json` holds the same list for
 `tests/test_samples.py`. Regenerate with `.venv/bin/python sample_runs/generate.py`; the
 generator uses a stepped clock, so its output is the same byte for byte every time.
 
-Not sampled: `oversize` (a handoff over the 16 MiB cap does not belong in a repository),
+Not sampled: `oversize` (a handoff over the {cap} MiB cap does not belong in a repository),
 `bad_envelope` and `internal_error` (they describe a damaged file or a gate bug, which the
 API cannot write).
 """
 
 
 def index_readme(expected: dict[str, Any]) -> str:
-    lines = [INTRO]
+    lines = [INTRO.format(cap=MAX_HANDOFF_BYTES // 2**20)]
     for name, run in expected["runs"].items():
         lines += [f"## [{name}]({name}/README.md)", "", run["summary"], ""]
         lines += [*_table(run["handoffs"]), ""]

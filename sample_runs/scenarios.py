@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 LENIENT = "lenient_contracts.py"
+
+
+class Roles(TypedDict):
+    """Who hands over to whom, spread into each ``Step`` of a stretch of a run."""
+
+    from_role: str
+    to_role: str
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ def js(value: Any) -> bytes:
 
 # --- researcher -> coder -----------------------------------------------------------
 
-GOOD_BRIEF = {
+GOOD_BRIEF: dict[str, Any] = {
     "brief": (
         "test_export_retries is flaky because RetryPolicy.sleep reads time.monotonic "
         "directly; under load the third attempt starts after the test's 2 s budget. "
@@ -67,7 +74,7 @@ GOOD_BRIEF = {
     "open_questions": ["Should the retry budget become configurable per exporter?"],
 }
 
-RC = {"from_role": "researcher", "to_role": "coder"}
+RC: Roles = {"from_role": "researcher", "to_role": "coder"}
 
 RESEARCH = Run(
     name="research-to-coder",
@@ -144,7 +151,7 @@ RESEARCH = Run(
 
 # --- planner -> designer on a lenient user contract --------------------------------
 
-PD = {"from_role": "planner", "to_role": "designer"}
+PD: Roles = {"from_role": "planner", "to_role": "designer"}
 
 LENIENT_PLAN = {
     "problem_statement": (

@@ -298,9 +298,15 @@ def test_submit_records_producer_signals_that_block(tmp_path: Path) -> None:
         assert code in {f["code"] for f in json.loads(done.stdout)["findings"]}
 
 
-def test_submit_warns_about_an_unknown_contract_but_records_it_blocked(tmp_path: Path) -> None:
-    args = ("submit", str(tmp_path), "--phase", "plan", "--schema", "plan/v9", "-")
-    done = cli(*args, stdin=PLAN_BYTES)
+def test_submit_refuses_an_unknown_contract_unless_allowed(tmp_path: Path) -> None:
+    """A handoff of a contract nobody knows can never be approved: refused by default."""
+    args = ("submit", str(tmp_path), "--phase", "plan", "--schema", "plan/v9")
+    refused = cli(*args, "-", stdin=PLAN_BYTES)
+    assert refused.returncode == 2
+    assert "unknown schema 'plan/v9'" in refused.stderr
+    assert "--allow-unknown-schema" in refused.stderr
+    assert not (tmp_path / "handoffs").exists()
+    done = cli(*args, "--allow-unknown-schema", "-", stdin=PLAN_BYTES)
     assert done.returncode == 0
     assert "unknown schema" in done.stderr
     checked = cli("check", str(tmp_path / "handoffs" / f"{done.stdout.strip()}.json"))

@@ -112,9 +112,9 @@ def test_rejection_brings_a_revised_plan(tmp_path: Path) -> None:
     assert f"kept at {workspace}" in out
 
 
-def test_default_workspace_is_a_fresh_temp_dir(tmp_path: Path) -> None:
+def test_default_workspace_is_a_fresh_temp_dir_kept_with_keep(tmp_path: Path) -> None:
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    demo = start_demo(env=env)
+    demo = start_demo("--keep", env=env)
     try:
         until(
             lambda: any(tmp_path.glob(f"handoff-gate-demo-*/{LIVE_RUN}/handoffs/*.json")),
@@ -128,6 +128,30 @@ def test_default_workspace_is_a_fresh_temp_dir(tmp_path: Path) -> None:
             demo.kill()
     (workspace,) = tmp_path.glob("handoff-gate-demo-*")
     assert f"demo workspace: {workspace}" in out
+
+
+def test_headless_demo_prints_what_to_type_and_removes_its_workspace(tmp_path: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    demo = start_demo(env=env)
+    try:
+        assert demo.stdout is not None
+        lines = []
+        while not any("decide" in line and "approve" in line for line in lines):
+            line = demo.stdout.readline()
+            assert line, f"demo ended before printing a decide command: {lines}"
+            lines.append(line)
+        demo.send_signal(signal.SIGINT)
+        out, err = demo.communicate(timeout=BOUND)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+    assert demo.returncode == 0, err
+    text = "".join(lines)
+    assert "0001-plan is waiting for a decision" in text
+    assert f"handoff-gate decide {tmp_path}" in text
+    assert "0001-plan approve" in text
+    assert "is removed" in out
+    assert list(tmp_path.glob("handoff-gate-demo-*")) == []
 
 
 @pytest.mark.parametrize("where", ["repo", "non-empty"])

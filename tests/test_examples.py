@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -87,11 +89,39 @@ def test_python_pipeline_runs_every_phase_on_approval(tmp_path: Path) -> None:
     assert "builder receives ['dependencies', 'entry_point', 'files', 'run_command']" in done.stdout
 
 
-def test_python_pipeline_stops_on_rejection(tmp_path: Path) -> None:
-    done, _ = run_example(python_example(tmp_path), tmp_path, reject="0002-plan")
+def test_python_pipeline_retries_a_rejected_phase_with_the_reason(tmp_path: Path) -> None:
+    done, reviewer = run_example(python_example(tmp_path), tmp_path, reject="0002-plan")
+    assert done.returncode == 0, done.stderr
+    assert reviewer.decided == ["0001-research", "0002-plan", "0003-plan", "0004-design"]
+    assert "retrying plan" in done.stdout
+    retry = (tmp_path / "handoffs" / "0003-plan.json").read_text()
+    assert "Reviewer asked: scope too wide" in json.loads(retry)["raw"]
+
+
+def test_python_pipeline_stops_on_rejection_when_retries_are_used_up(tmp_path: Path) -> None:
+    command = python_example(tmp_path, "--retries", "0")
+    done, _ = run_example(command, tmp_path, reject="0002-plan")
     assert done.returncode == 1
     assert "scope too wide" in done.stderr
     assert [ref.id for ref in list_handoffs(tmp_path)] == PHASES[:2]
+
+
+def test_python_pipeline_ctrl_c_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        python_example(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        assert "0001-research: waiting" in proc.stdout.readline()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=BOUND)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert "Traceback" not in err
+    assert "interrupted" in err
+    assert read_decision(tmp_path, "0001-research") is None
 
 
 def test_python_pipeline_timeout_never_approves(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import threading
 from typing import Any
 
 import pytest
@@ -32,3 +33,33 @@ def test_collector_state_is_restored_on_every_path(enabled: bool) -> None:
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_the_collector_is_left_running_while_another_thread_works() -> None:
+    """The collector is process-wide: pausing it for one inspection would pause it for the
+    TUI's screen thread or a pipeline's own threads too."""
+    seen: list[bool] = []
+    go, done = threading.Event(), threading.Event()
+
+    class _Watching(dict[str, Any]):
+        def __getitem__(self, key: str) -> Any:
+            seen.append(gc.isenabled())
+            return REGISTRY[key]
+
+        def __contains__(self, key: object) -> bool:
+            return key in REGISTRY
+
+    def other() -> None:
+        go.set()
+        done.wait(10)
+
+    worker = threading.Thread(target=other)
+    worker.start()
+    go.wait(10)
+    try:
+        assert gc.isenabled()
+        inspect(dumps(VALID_STRICT), "strict/v1", _Watching())
+    finally:
+        done.set()
+        worker.join()
+    assert seen and all(seen)

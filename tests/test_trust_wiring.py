@@ -7,7 +7,6 @@ shell would. Each test names the attack and what must hold afterwards.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -218,7 +217,7 @@ def test_replaying_a_run_into_another_delivers_nothing(tmp_path: Path) -> None:
     _approve_unsigned(source, hid)
     assert _settle(source, hid, None) is Outcome.APPROVED
     target = tmp_path / "target"
-    shutil.copytree(source, target)
+    subprocess.run(["cp", "-a", str(source), str(target)], check=True)  # as a shell would
     settled = settle(STORE, target, hid, REGISTRY)
     assert settled.outcome is None
     assert any("source" in line for line in settled.refused)

@@ -11,6 +11,7 @@ import gc
 import hashlib
 import json
 import os
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -152,20 +153,24 @@ def inspect(
 
 
 class _CollectorPaused:
-    """Pause the cyclic garbage collector while a payload is parsed and validated.
+    """Pause the cyclic garbage collector while a payload is parsed and validated, in a
+    process that runs no other thread.
 
     A 5 MB payload allocates about a million containers, none of them in cycles; with
     the collector running, each allocation burst triggers full traversals of all of
-    them, which costs more than the parsing itself. It is restored on every exit path,
-    and only re-enabled if it was enabled before. A plain class, not a generator
-    context manager: on a 2 KB payload that machinery was a measurable share.
+    them, which costs more than the parsing itself. The collector is process-wide, so
+    with another thread running (the TUI's screen, a pipeline's own work) it is left
+    alone. It is restored on every exit path, and only re-enabled if it was enabled
+    before. A plain class, not a generator context manager: on a 2 KB payload that
+    machinery was a measurable share.
     """
 
     __slots__ = ("enabled",)
 
     def __enter__(self) -> None:
-        self.enabled = gc.isenabled()
-        gc.disable()
+        self.enabled = gc.isenabled() and threading.active_count() == 1
+        if self.enabled:
+            gc.disable()
 
     def __exit__(self, *exc: object) -> None:
         if self.enabled:

@@ -23,7 +23,9 @@ from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.envelope import PRINCIPAL_REGEX
 from handoff_gate.gates.vocab.findings import Code, Verdict
+from handoff_gate.gates.vocab.ids import ID_REGEX
 from handoff_gate.gates.vocab.safe_text import has_unsafe
 
 #: The decided_at spelling ``audit.now_iso`` writes and a signed statement requires.
@@ -47,7 +49,7 @@ class Decision(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     format: Literal["handoff-gate-decision/1"] = "handoff-gate-decision/1"
-    handoff: str = Field(pattern=r"^[0-9]{4,}-[a-z0-9][a-z0-9_-]{0,39}$")
+    handoff: str = Field(pattern=ID_REGEX)
     run: str = Field(min_length=1, max_length=200)
     action: Action
     reason: str | None = Field(default=None, max_length=10_000)
@@ -58,7 +60,7 @@ class Decision(BaseModel):
     verdict: Verdict
     #: Written as each code once (``codes_of``); records from before listed every finding.
     codes: tuple[str, ...] = ()
-    principal: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
+    principal: str | None = Field(default=None, pattern=PRINCIPAL_REGEX)
     log_head: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     signature: str | None = Field(default=None, max_length=4096)
 
@@ -107,11 +109,11 @@ def parse_decision(data: bytes, run_name: str, handoff_id: str) -> Decision:
     try:
         value = jiter.from_json(data, catch_duplicate_keys=True, allow_inf_nan=False)
         decision = Decision.model_validate(value)
-    except ValidationError as exc:
+    except ValidationError as exc:  # the cause lists each field's problem for `list`
         raise DecisionCorrupt(
-            f"decision for {handoff_id} is not a valid decision record "
+            f"decision for {handoff_id} is not a valid decision file "
             f"({exc.error_count()} problem(s))"
-        ) from None
+        ) from exc
     except ValueError as exc:
         raise DecisionCorrupt(f"decision for {handoff_id} is not valid JSON: {exc}") from None
     if decision.handoff != handoff_id:

@@ -24,7 +24,7 @@ from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import HandoffRef, handoff_path
 from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.vocab.absent import ABSENT
-from handoff_gate.gates.vocab.envelope import Envelope
+from handoff_gate.gates.vocab.envelope import FORMAT, Envelope
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
@@ -144,7 +144,7 @@ def submit(
     def envelope(seq: int, handoff_id: str) -> bytes:
         if store.is_local and schema_index.start(Path(key)):
             schema_index.note(Path(key), schema_id, handoff_id)
-        fields = {"format": "handoff-gate/1", "id": handoff_id, "seq": seq, **base}
+        fields = {"format": FORMAT, "id": handoff_id, "seq": seq, **base}
         if key_path is not None and signer is not None:
             fields["signer"] = signer
             fields["signature"] = sign_handoff(

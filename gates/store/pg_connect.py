@@ -124,6 +124,7 @@ def listen(
     timeout: float = 1.0,
     backoff: float = 0.1,
     max_backoff: float = 5.0,
+    announce: bool = False,
 ) -> Iterator[ListenEvent]:
     """Yield notifications on ``channel`` for as long as the caller keeps iterating.
 
@@ -132,10 +133,15 @@ def listen(
     :class:`Lost` per failed attempt followed by :data:`RECONNECTED` once listening again,
     pausing ``backoff`` seconds before the first retry and doubling up to ``max_backoff``.
     The first connection is not retried: a wrong URL or login raises
-    :class:`StoreUnavailable` at once. Closing the generator closes the connection.
+    :class:`StoreUnavailable` at once. With ``announce`` the first LISTEN is reported too,
+    with :data:`RECONNECTED`, for a caller that must re-query once it is subscribed
+    (anything that changed before then sent no notice it could have heard). Closing the
+    generator closes the connection.
     """
     conn = _listening(url, channel, timeout)
     try:
+        if announce:
+            yield RECONNECTED
         while True:
             try:
                 quiet = True

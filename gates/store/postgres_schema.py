@@ -93,7 +93,9 @@ _V1: tuple[str, ...] = (
     CREATE TABLE handoffs (
         run text NOT NULL REFERENCES runs (run),
         seq integer NOT NULL CHECK (seq >= 1),
-        id text NOT NULL CHECK (id = lpad(seq::text, 4, '0') || '-' || phase),
+        id text NOT NULL CHECK (
+            id = lpad(seq::text, greatest(4, length(seq::text)), '0') || '-' || phase
+        ),
         phase text NOT NULL CHECK (phase ~ '^[a-z0-9][a-z0-9_-]{0,39}$'),
         data bytea NOT NULL,
         sha256 text NOT NULL CHECK (sha256 = encode(sha256(data), 'hex')),

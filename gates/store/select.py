@@ -15,6 +15,8 @@ from handoff_gate.gates.store.filesystem import FilesystemStore
 
 #: The environment variable naming the store.
 STORE_ENV = "HANDOFF_GATE_STORE"
+#: URL schemes naming a PostgreSQL database (libpq accepts both).
+_SCHEMES = ("postgresql://", "postgres://")
 
 
 class StoreURLError(ValueError):
@@ -26,4 +28,8 @@ def store_for(url: str | None = None) -> RunStore:
     spec = os.environ.get(STORE_ENV, "") if url is None else url
     if not spec:
         return FilesystemStore()
+    if spec.startswith(_SCHEMES):
+        from handoff_gate.gates.store.postgres import PostgresStore
+
+        return PostgresStore(spec)
     raise StoreURLError(f"{STORE_ENV} must be empty or a postgresql:// URL, not {spec[:40]!r}")

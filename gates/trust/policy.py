@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from handoff_gate.gates.trust.signers import AllowedSigners, AllowedSignersError
+from handoff_gate.gates.vocab.ids import PHASE_PATTERN
 
-_PHASE = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}\Z")
 _PRINCIPAL = re.compile(r"[^\s,\"*?!\x00-\x1f\x7f]{1,128}\Z")
 _TOP_KEYS = frozenset({"allowed_signers", "rule"})
 _RULE_KEYS = frozenset({"phase", "approvers", "required", "producers"})
@@ -112,7 +112,7 @@ class _Checker:
             raise self.fail(where, "must be a table ([[rule]])")
         self.unknown(table, _RULE_KEYS, f"{where}.")
         phase = table.get("phase")
-        if not isinstance(phase, str) or not (phase == "*" or _PHASE.match(phase)):
+        if not isinstance(phase, str) or not (phase == "*" or PHASE_PATTERN.match(phase)):
             raise self.fail(f"{where}.phase", "must be '*' or a phase name like 'plan'")
         approvers = self.names(table.get("approvers"), f"{where}.approvers")
         required = table.get("required", 1)

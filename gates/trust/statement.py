@@ -18,6 +18,8 @@ import json
 import re
 from datetime import UTC, datetime
 
+from handoff_gate.gates.vocab.ids import PHASE_PATTERN
+
 DECISION_PREFIX = b"handoff-gate-decision/1\n"
 HANDOFF_PREFIX = b"handoff-gate-handoff/1\n"
 NO_LOG_HEAD = "0" * 64
@@ -25,7 +27,6 @@ ACTIONS = ("approve", "reject")
 
 _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 _AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z\Z")
-_PHASE = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}\Z")
 
 
 class StatementError(ValueError):
@@ -113,7 +114,7 @@ def handoff_statement(
         "run": _text("run", run),
         "handoff": _text("handoff", handoff),
         "sha256": _matching("sha256", sha256, _SHA256, "64 lowercase hex digits"),
-        "phase": _matching("phase", phase, _PHASE, "a phase name like 'plan'"),
+        "phase": _matching("phase", phase, PHASE_PATTERN, "a phase name like 'plan'"),
         "schema": _text("schema", schema),
         "principal": _text("principal", principal),
         "at": _at(at),

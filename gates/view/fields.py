@@ -10,7 +10,7 @@ the default shown); keys the contract does not name follow as dropped rows.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -64,11 +64,6 @@ def _index(report: Report) -> _Index:
         _INDEXES[key] = index
         weakref.finalize(report, _INDEXES.pop, key, None)
     return index
-
-
-def findings_at(report: Report) -> Mapping[str, list[Finding]]:
-    """The report's findings grouped by path."""
-    return _index(report).at
 
 
 def field_rows(

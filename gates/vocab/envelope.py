@@ -14,6 +14,11 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from handoff_gate.gates.vocab.ids import ID_REGEX, PHASE_REGEX, PRINCIPAL_PATTERN
+
+#: ``PRINCIPAL_PATTERN`` as a pydantic (Rust) pattern.
+PRINCIPAL_REGEX = PRINCIPAL_PATTERN.pattern.removesuffix(r"\Z") + "$"
+
 FORMAT: Final = "handoff-gate/1"
 
 #: Provider stop reasons that mean the reply was cut off by a length limit.
@@ -38,10 +43,10 @@ class Envelope(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     format: Literal["handoff-gate/1"] = FORMAT
-    id: str = Field(pattern=r"^[0-9]{4,}-[a-z0-9][a-z0-9_-]{0,39}$")
+    id: str = Field(pattern=ID_REGEX)
     run: str = Field(min_length=1, max_length=200)
     seq: int = Field(ge=1)
-    phase: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")
+    phase: str = Field(pattern=PHASE_REGEX)
     from_role: str | None = Field(default=None, alias="from", max_length=100)
     to_role: str | None = Field(default=None, alias="to", max_length=100)
     schema_id: str = Field(alias="schema", min_length=1, max_length=200)
@@ -52,7 +57,7 @@ class Envelope(BaseModel):
     payload: Any = None
     #: The producer's principal and its armored SSHSIG over ``handoff_statement`` (see
     #: ``gates.run.producer``); absent on unsigned handoffs and on files from before.
-    signer: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
+    signer: str | None = Field(default=None, pattern=PRINCIPAL_REGEX)
     signature: str | None = Field(default=None, max_length=4096)
 
     @property

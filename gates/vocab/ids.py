@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import re
 
+#: A phase name, the part of an id after the sequence number. As a pydantic ``pattern``
+#: (a Rust regex, anchored with ``$``, which there matches only at the very end).
+PHASE_REGEX = r"^[a-z0-9][a-z0-9_-]{0,39}$"
 #: A handoff id: ``{seq:04d}-{phase}``. Also the file stem of its handoff and decision.
-ID_PATTERN = re.compile(r"^[0-9]{4,}-[a-z0-9][a-z0-9_-]{0,39}\Z")
-#: A phase name, the part of an id after the sequence number.
-PHASE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}\Z")
+ID_REGEX = r"^[0-9]{4,}-" + PHASE_REGEX[1:]
+#: The same patterns for Python's ``re``, where ``$`` would also accept a final newline.
+PHASE_PATTERN = re.compile(PHASE_REGEX[:-1] + r"\Z")
+ID_PATTERN = re.compile(ID_REGEX[:-1] + r"\Z")
 
 
 class UnsafePathError(ValueError):

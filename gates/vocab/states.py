@@ -30,6 +30,9 @@ class HandoffState(StrEnum):
     APPROVED = "approved"
     REJECTED = "rejected"
     CHANGED = "changed"
+    #: The decision record itself is invalid (unreadable, malformed, for another handoff):
+    #: decided, never an approval; ``state_of`` cannot see it, the reader of the record does.
+    UNUSABLE = "unusable"
 
 
 def state_of(report: Report, decision: Decided | None) -> HandoffState:

@@ -3,13 +3,15 @@
 The sample runs are copied out of the repository first, so a demo can approve, reject
 and edit freely without touching committed files. The simulated pipeline runs in a child
 process so that it blocks on the gate exactly like a real one, and its output goes to a
-log file because the terminal belongs to the TUI.
+log file because the terminal belongs to the TUI. Without the TUI, the demo prints each
+handoff the pipeline blocks on with the ``decide`` commands to type. A temporary
+workspace is removed on exit unless ``--keep``; one named with ``--workspace`` is kept.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -20,7 +22,9 @@ from types import FrameType
 
 from handoff_gate.demo.simulator import LIVE_RUN
 from handoff_gate.gates.contracts.registry import ENV_VAR, load_registry
-from handoff_gate.gates.store.filesystem import is_run
+from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision
+from handoff_gate.gates.store.filesystem import is_run, list_handoffs
+from handoff_gate.tui.app import run_app
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_runs"
@@ -28,6 +32,8 @@ CONTRACTS = "lenient_contracts.py"
 LOG = "simulator.log"
 #: How long the simulator gets to finish after SIGTERM before it is killed.
 STOP_GRACE_SECONDS = 10.0
+#: Headless: how often the live run is listed for new handoffs (one small folder).
+FOLLOW_SECONDS = 0.2
 
 
 class DemoError(Exception):
@@ -91,19 +97,54 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def _run_headless(proc: subprocess.Popen[bytes]) -> None:
-    """Block until the simulator ends or this process gets SIGINT/SIGTERM."""
+def _undecided(run_dir: Path, handoff_id: str) -> bool:
+    try:
+        return read_decision(run_dir, handoff_id) is None
+    except DecisionCorrupt:
+        return False
+
+
+def _announce(run_dir: Path, handoff_id: str) -> None:
+    """Tell the person at the terminal what the pipeline is blocked on and what to type."""
+    run = shlex.quote(str(run_dir))
+    print(f"{handoff_id} is waiting for a decision; type one of:", flush=True)
+    print(f"  handoff-gate show {run} {handoff_id}")
+    print(f"  handoff-gate decide {run} {handoff_id} approve")
+    print(f"  handoff-gate decide {run} {handoff_id} reject --reason 'what to change'", flush=True)
+
+
+def _follow(proc: subprocess.Popen[bytes], run_dir: Path) -> None:
+    """Announce each new undecided handoff of the live run until the simulator ends."""
+    announced: set[str] = set()
+    while True:
+        for ref in list_handoffs(run_dir):
+            if ref.id not in announced and _undecided(run_dir, ref.id):
+                announced.add(ref.id)
+                _announce(run_dir, ref.id)
+        try:
+            proc.wait(timeout=FOLLOW_SECONDS)
+        except subprocess.TimeoutExpired:
+            continue
+        print(f"pipeline finished (exit {proc.returncode})", flush=True)
+        return
+
+
+def _run_headless(proc: subprocess.Popen[bytes], run_dir: Path) -> None:
+    """Follow the live run until the simulator ends or this process gets SIGINT/SIGTERM."""
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        proc.wait()
+        _follow(proc, run_dir)
     except KeyboardInterrupt:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
-def run_demo(workspace: Path | None, *, open_tui: bool) -> int:
-    """Copy the samples, start the live pipeline, show it; 0 on a clean stop, 2 if it cannot."""
+def run_demo(workspace: Path | None, *, open_tui: bool, keep: bool = False) -> int:
+    """Copy the samples, start the live pipeline, show it; 0 on a clean stop, 2 if it cannot.
+
+    A temporary workspace (``workspace`` is ``None``) is removed at the end unless ``keep``.
+    """
     try:
         target = prepare_workspace(workspace)
         registry = load_registry(str(target / CONTRACTS))
@@ -114,13 +155,16 @@ def run_demo(workspace: Path | None, *, open_tui: bool) -> int:
     proc = start_simulator(target)
     try:
         if open_tui:
-            app = importlib.import_module("handoff_gate.tui.app")
-            app.run_app(target, registry, reviewer=None, show="pending", poll=False, quiet=False)
+            run_app(target, registry, reviewer=None, show="pending", poll=False, quiet=False)
         else:
             print(f"live run {target / LIVE_RUN}: headless, Ctrl-C stops", flush=True)
-            _run_headless(proc)
+            _run_headless(proc, target / LIVE_RUN)
     finally:
         code = stop_simulator(proc)
         print(f"simulator stopped (exit {code}); log: {target / LOG}")
-        print(f"the demo workspace is kept at {target}", flush=True)
+        if workspace is None and not keep:
+            shutil.rmtree(target, ignore_errors=True)
+            print(f"the demo workspace {target} is removed (--keep keeps it)", flush=True)
+        else:
+            print(f"the demo workspace is kept at {target}", flush=True)
     return 0

@@ -1,0 +1,99 @@
+"""Who is blocked on a handoff: one small record per live ``wait``, so a reviewer can tell
+a waiting pipeline from one that gave up.
+
+``RUN_DIR/waiters/{handoff}.{pid}`` holds the waiter's pid and start time. It is written
+when a wait starts blocking and removed when it ends, however it ends. A record whose
+process is gone (the waiter was killed before it could clean up) counts as no waiter;
+readers never delete it, so looking stays read-only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from handoff_gate.gates.run.audit import now_iso
+from handoff_gate.gates.store.durable import atomic_write, inside, read_bounded
+from handoff_gate.gates.vocab.ids import validate_id
+
+WAITERS = "waiters"
+#: A record is a pid and a timestamp; anything larger is not one of ours.
+_MAX_RECORD_BYTES = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Waiter:
+    """A process blocked on a handoff since ``started`` (ISO-8601 UTC)."""
+
+    pid: int
+    started: str
+
+
+def _record_path(run_dir: Path, handoff_id: str, pid: int) -> Path:
+    return inside(run_dir, WAITERS, f"{validate_id(handoff_id)}.{pid}")
+
+
+@contextmanager
+def registered(run_dir: Path, handoff_id: str) -> Iterator[Waiter]:
+    """Record this process as waiting on ``handoff_id`` for the duration of the block."""
+    waiter = Waiter(os.getpid(), now_iso())
+    path = _record_path(run_dir, handoff_id, waiter.pid)
+    path.parent.mkdir(exist_ok=True)
+    body = {"pid": waiter.pid, "started": waiter.started}
+    atomic_write(path, json.dumps(body, separators=(",", ":")).encode())
+    try:
+        yield waiter
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one we may not signal still exists)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _read(path: Path) -> Waiter | None:
+    try:
+        value = json.loads(read_bounded(path, _MAX_RECORD_BYTES))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    pid, started = value.get("pid"), value.get("started")
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return None
+    if not isinstance(started, str) or not path.name.endswith(f".{pid}"):
+        return None
+    return Waiter(pid, started)
+
+
+def live_waiters(run_dir: Path, handoff_id: str) -> list[Waiter]:
+    """The processes currently waiting on ``handoff_id``, oldest first; stale records skipped.
+
+    A pid can be reused after its waiter died without cleaning up; that rare case reads
+    as a live waiter until the record is removed by hand.
+    """
+    folder = inside(run_dir, WAITERS)
+    prefix = f"{validate_id(handoff_id)}."
+    if not folder.is_dir():
+        return []
+    found = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            suffix = entry.name.removeprefix(prefix)
+            if suffix == entry.name or not suffix.isdigit() or entry.is_symlink():
+                continue
+            waiter = _read(Path(entry.path))
+            if waiter is not None and _alive(waiter.pid):
+                found.append(waiter)
+    return sorted(found, key=lambda w: (w.started, w.pid))

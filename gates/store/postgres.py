@@ -1,0 +1,330 @@
+"""Runs in a PostgreSQL database: the store for pipelines and reviewers on different hosts.
+
+Same guarantees as the filesystem store, enforced by the database (see
+``postgres_schema``): handoffs are numbered under a per-run advisory lock and kept with
+their sha256; a decision is a row under a UNIQUE (run, handoff, principal) constraint and
+is inserted in the same transaction as its audit event; events are chained with
+``log_chain`` under the same lock, so ``audit.verify_chain`` reads both stores alike.
+
+A run is a run id (``RUN_ID_PATTERN``), not a path. Each store object holds one lazily
+opened connection for reads and writes and, once something waits, one more that LISTENs;
+a store object is for one thread. A connection found dead is reopened for the next call:
+reads are retried once at once, writes only when they failed before anything was sent
+inside their transaction (otherwise their outcome is unknown and the caller is told so).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import errors
+
+from handoff_gate.gates.store.base import DecisionExists, RunMissing, StoredHandoff
+from handoff_gate.gates.store.durable import OversizeError
+from handoff_gate.gates.store.log_chain import chained_line
+from handoff_gate.gates.store.pg_connect import (
+    ListenEvent,
+    Notice,
+    Reconnected,
+    StoreUnavailable,
+    connect,
+    listen,
+    one_line,
+)
+from handoff_gate.gates.store.postgres_schema import CHANNEL, lock_run, require_schema
+from handoff_gate.gates.vocab.ids import PRINCIPAL_PATTERN, validate_id
+
+#: A run id: the rule for run directory names, which the ``runs`` table checks too.
+RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
+#: The principal column value of the one unsigned decision slot. The column is NOT NULL so
+#: that the UNIQUE constraint covers it (NULLs never collide); no principal name can be
+#: this, since principals start with a letter or digit.
+UNSIGNED = "(unsigned)"
+#: How long one LISTEN poll blocks: the most ``wait_for_change`` overruns its timeout by
+#: while connected.
+_TICK = 0.1
+#: Longest pause between reconnect attempts of the listening connection.
+_MAX_BACKOFF = 1.0
+
+T = TypeVar("T")
+Conn = psycopg.Connection[tuple[Any, ...]]
+
+
+class StoreRefused(PermissionError):
+    """The database refused a write (a role without the privilege, a broken rule)."""
+
+
+def validate_run_id(run: str) -> str:
+    """Return ``run`` unchanged if it is a run id; ``ValueError`` otherwise."""
+    if not isinstance(run, str) or not RUN_ID_PATTERN.match(run):
+        raise ValueError(f"not a run id: {run!r} (letters, digits, '.', '_', '-'; max 200)")
+    return run
+
+
+def _slot(principal: str | None) -> str:
+    if principal is None:
+        return UNSIGNED
+    if not PRINCIPAL_PATTERN.match(principal):
+        raise ValueError(f"not a principal name: {principal!r}")
+    return principal
+
+
+def _names_run(payload: str, run: str) -> bool:
+    """Whether a notification payload (server text: untrusted) is about ``run``."""
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        return True  # unreadable hint: let the caller re-query rather than miss a change
+    return not isinstance(value, dict) or value.get("run") == run
+
+
+class PostgresStore:
+    """Runs as rows of one PostgreSQL database (see the module docstring)."""
+
+    is_local = False
+
+    def __init__(self, url: str, *, connect_timeout: float = 5.0) -> None:
+        self.url = url
+        self._timeout = connect_timeout
+        self._db: Conn | None = None
+        self._events: Iterator[ListenEvent] | None = None
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close both connections; the next call opens what it needs again."""
+        if self._events is not None:
+            events, self._events = self._events, None
+            close = getattr(events, "close", None)
+            if close is not None:
+                close()
+        if self._db is not None:
+            db, self._db = self._db, None
+            db.close()
+
+    def _connection(self) -> Conn:
+        """The open connection, opened (and the schema checked) if there is none."""
+        if self._db is not None and not (self._db.closed or self._db.broken):
+            return self._db
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        conn = connect(self.url, timeout=self._timeout)
+        try:
+            require_schema(conn)
+        except psycopg.Error as exc:
+            conn.close()
+            raise StoreUnavailable(f"store unavailable: {one_line(exc)}") from None
+        except BaseException:
+            conn.close()
+            raise
+        self._db = conn
+        return conn
+
+    def _read(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Rows of one query, retried once on a fresh connection if the old one died."""
+        for attempt in (1, 2):
+            conn = self._connection()
+            try:
+                return conn.execute(query, params).fetchall()
+            except psycopg.OperationalError as exc:
+                if attempt == 2 or not conn.broken:
+                    raise StoreUnavailable(f"store unavailable: {one_line(exc)}") from None
+            except psycopg.Error as exc:
+                raise StoreRefused(f"the store refused a read: {one_line(exc)}") from None
+        raise AssertionError("unreachable")
+
+    def _write(self, run: str, work: Callable[[Conn], T]) -> T:
+        """Run ``work`` in one transaction holding the run's lock.
+
+        A connection that died while idle fails at the lock, before anything is written,
+        so that one attempt is repeated on a fresh connection; a failure after it leaves
+        the outcome unknown (the commit may have happened) and is reported as such.
+        """
+        for attempt in (1, 2):
+            conn = self._connection()
+            locked = False
+            try:
+                with conn.transaction():
+                    lock_run(conn, run)
+                    locked = True
+                    return work(conn)
+            except psycopg.OperationalError as exc:
+                if locked:
+                    raise StoreUnavailable(
+                        f"store connection lost during a write, which may or may not have "
+                        f"been saved: {one_line(exc)}"
+                    ) from None
+                if attempt == 2 or not conn.broken:
+                    raise StoreUnavailable(f"store unavailable: {one_line(exc)}") from None
+            except (errors.UniqueViolation, errors.ForeignKeyViolation):
+                raise  # the caller knows what these mean for its write
+            except psycopg.Error as exc:
+                raise StoreRefused(f"the database refused the write: {one_line(exc)}") from None
+        raise AssertionError("unreachable")
+
+    def exists(self, run: str) -> bool:
+        validate_run_id(run)
+        return bool(self._read("SELECT 1 FROM runs WHERE run = %s", (run,)))
+
+    def runs(self) -> list[str]:
+        """Every run id in the store, sorted."""
+        return [row[0] for row in self._read("SELECT run FROM runs ORDER BY run", ())]
+
+    def add_handoff(
+        self,
+        run: str,
+        phase: str,
+        envelope: Callable[[int, str], bytes],
+        *,
+        idempotency_key: str | None = None,
+    ) -> StoredHandoff:
+        validate_run_id(run)
+
+        def work(conn: Conn) -> StoredHandoff:
+            conn.execute("INSERT INTO runs (run) VALUES (%s) ON CONFLICT DO NOTHING", (run,))
+            if idempotency_key is not None:
+                row = conn.execute(
+                    "SELECT id, seq FROM handoffs WHERE run = %s AND idempotency_key = %s",
+                    (run, idempotency_key),
+                ).fetchone()
+                if row is not None:
+                    return StoredHandoff(row[0], row[1], False)
+            row = conn.execute(
+                "SELECT coalesce(max(seq), 0) + 1 FROM handoffs WHERE run = %s", (run,)
+            ).fetchone()
+            assert row is not None
+            seq = int(row[0])
+            handoff_id = validate_id(f"{seq:04d}-{phase}")
+            data = envelope(seq, handoff_id)
+            conn.execute(
+                "INSERT INTO handoffs (run, seq, id, phase, data, sha256, idempotency_key) "
+                "VALUES (%s, %s, %s, %s, %s, encode(sha256(%s), 'hex'), %s)",
+                (run, seq, handoff_id, phase, data, data, idempotency_key),
+            )
+            return StoredHandoff(handoff_id, seq, True)
+
+        return self._write(run, work)
+
+    def handoff_ids(self, run: str) -> list[str]:
+        validate_run_id(run)
+        rows = self._read("SELECT id FROM handoffs WHERE run = %s ORDER BY seq", (run,))
+        return [row[0] for row in rows]
+
+    def handoff_bytes(self, run: str, handoff_id: str, max_bytes: int) -> bytes:
+        """The stored bytes; the size is checked in the database, so an oversize
+        handoff is refused without being transferred."""
+        validate_run_id(run)
+        validate_id(handoff_id)
+        rows = self._read(
+            "SELECT octet_length(data), CASE WHEN octet_length(data) <= %s THEN data END "
+            "FROM handoffs WHERE run = %s AND id = %s",
+            (max_bytes, run, handoff_id),
+        )
+        if not rows:
+            raise FileNotFoundError(f"no handoff {handoff_id} in run {run}")
+        size, data = rows[0]
+        if data is None:
+            raise OversizeError(int(size), max_bytes)
+        return bytes(data)
+
+    def create_decision(
+        self,
+        run: str,
+        handoff_id: str,
+        principal: str | None,
+        data: bytes,
+        event: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        """The decision row and its audit event commit together or not at all."""
+        validate_run_id(run)
+        validate_id(handoff_id)
+        slot = _slot(principal)
+
+        def work(conn: Conn) -> dict[str, Any]:
+            conn.execute(
+                "INSERT INTO decisions (run, handoff_id, principal, data) VALUES (%s, %s, %s, %s)",
+                (run, handoff_id, slot, data),
+            )
+            return self._append(conn, run, event)
+
+        try:
+            return self._write(run, work)
+        except errors.UniqueViolation:
+            raise DecisionExists(f"{handoff_id} is already decided") from None
+        except errors.ForeignKeyViolation:
+            raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
+
+    def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
+        validate_run_id(run)
+        validate_id(handoff_id)
+        rows = self._read(
+            "SELECT principal, data FROM decisions WHERE run = %s AND handoff_id = %s "
+            "ORDER BY principal",
+            (run, handoff_id),
+        )
+        return {(None if name == UNSIGNED else name): bytes(data) for name, data in rows}
+
+    def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
+        validate_run_id(run)
+        try:
+            return self._write(run, lambda conn: self._append(conn, run, event))
+        except errors.ForeignKeyViolation:
+            raise RunMissing(f"no run {run!r} in the store") from None
+
+    @staticmethod
+    def _append(conn: Conn, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
+        """Chain ``event`` to the run's last line; the caller holds the run's lock."""
+        row = conn.execute(
+            "SELECT n, line FROM events WHERE run = %s ORDER BY n DESC LIMIT 1", (run,)
+        ).fetchone()
+        number, last = (0, None) if row is None else (int(row[0]), bytes(row[1]))
+        line, record = chained_line(last, event)
+        conn.execute(
+            "INSERT INTO events (run, n, line) VALUES (%s, %s, %s)", (run, number + 1, line)
+        )
+        return record
+
+    def log_bytes(self, run: str) -> bytes:
+        validate_run_id(run)
+        rows = self._read("SELECT line FROM events WHERE run = %s ORDER BY n", (run,))
+        return b"".join(bytes(row[0]) + b"\n" for row in rows)
+
+    def wait_for_change(self, run: str, timeout: float) -> None:
+        """Block until a handoff or decision of ``run`` may have changed, or ``timeout``.
+
+        A notification is only a hint: re-read after this returns. It returns at once
+        when listening (re)starts, since a change made while not listening sent no hint
+        that could still arrive; so the first call returns straight away, and the loop
+        ``while not done(): wait_for_change(...)`` misses nothing. While the server is
+        unreachable it retries with backoff, overrunning ``timeout`` by at most one
+        connection attempt. ``StoreUnavailable`` if the server cannot be reached at all.
+        """
+        validate_run_id(run)
+        deadline = time.monotonic() + timeout
+        if self._events is None:
+            self._connection()
+            self._events = listen(
+                self.url, CHANNEL, timeout=_TICK, max_backoff=_MAX_BACKOFF, announce=True
+            )
+        while True:
+            try:
+                event = next(self._events)
+            except BaseException:
+                self._events = None
+                raise
+            if isinstance(event, Reconnected):
+                return
+            if isinstance(event, Notice) and _names_run(event.payload, run):
+                return
+            if time.monotonic() >= deadline:
+                return

@@ -1,0 +1,62 @@
+"""``handoff-gate check``: inspect a handoff file, or a bare payload with ``--schema``.
+
+A handoff inside a run is inspected in its run (so append-only checks see the previous
+handoff); any other file is inspected on its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from handoff_gate.cli.errors import FAIL, OK, UsageError, flat
+from handoff_gate.cli.inputs import registry
+from handoff_gate.cli.report_text import print_report
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.inspect.stages import inspect_file
+from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.store.filesystem import is_run
+from handoff_gate.gates.vocab.ids import ID_PATTERN
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+from handoff_gate.gates.vocab.report import Report
+
+
+def _is_envelope(path: Path) -> bool:
+    """Whether the file looks like a stored handoff (an object with ``format``)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return b'"format"' in head and b"handoff-gate/" in head
+
+
+def inspect_path(path: Path, schema: str | None, contracts: Registry) -> Report:
+    """The report for ``path``: in its run when it is a stored handoff of one."""
+    if path.is_dir():
+        raise UsageError(f"{flat(str(path))} is a directory, not a file")
+    if not path.is_file():
+        raise UsageError(f"no such file: {flat(str(path))}")
+    stem = path.name.removesuffix(".json")
+    in_run = path.parent.name == "handoffs" and is_run(path.parent.parent)
+    if schema is None and in_run and ID_PATTERN.match(stem) and path.suffix == ".json":
+        return inspect_in_run(path.parent.parent, stem, contracts)
+    if schema is None and not _is_envelope(path):
+        print(
+            f"hint: {flat(str(path))} is not a stored handoff; for a bare payload, name its "
+            "contract with --schema ID (see: handoff-gate schemas)",
+            file=sys.stderr,
+        )
+    return inspect_file(path, contracts, schema_id=schema, max_bytes=MAX_HANDOFF_BYTES)
+
+
+def run(args: argparse.Namespace) -> int:
+    contracts = registry(args.schemas)
+    report = inspect_path(Path(args.path), args.schema, contracts)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=True, indent=2))
+    else:
+        print_report(args.path, report)
+    return OK if report.approvable else FAIL

@@ -1,0 +1,13 @@
+"""``handoff-gate demo``: the sample runs plus a live, blocked pipeline in a scratch folder."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from handoff_gate.demo import run_demo
+
+
+def run(args: argparse.Namespace) -> int:
+    workspace = Path(args.workspace) if args.workspace else None
+    return run_demo(workspace, open_tui=not args.no_tui, keep=args.keep)

@@ -1,0 +1,52 @@
+"""``handoff-gate list``: every handoff under ROOT, one line (or JSON object) each.
+
+The shell view for reviewers: grep it by run, reviewer, category or reason; filter it
+by state. Text from decisions is flattened to one escape-free line per handoff.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from handoff_gate.cli.errors import OK, UsageError, flat
+from handoff_gate.cli.inputs import registry
+from handoff_gate.cli.status import HandoffStatus, status_of
+from handoff_gate.gates.store.filesystem import find_runs, list_handoffs
+
+
+def _field(value: object) -> str:
+    return "-" if value is None or value == "" else flat(str(value))
+
+
+def _line(status: HandoffStatus) -> str:
+    row = status.to_json()
+    fixed = "  ".join(
+        _field(row[key]) for key in ("run", "id", "phase", "schema", "state", "verdict")
+    )
+    waiter = "waiter=yes" if status.waiter else "waiter=no"
+    tail = "  ".join(
+        f"{key}={_field(row[key])}" for key in ("reviewer", "category", "decided_at", "reason")
+    )
+    problem = f"  problem={_field(status.problem)}" if status.problem else ""
+    return f"{fixed}  {waiter}  {tail}{problem}"
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.root)
+    if not root.is_dir():
+        raise UsageError(f"not a directory: {flat(args.root)}")
+    contracts = registry(args.schemas)
+    found = [
+        status
+        for run_dir in find_runs(root)
+        for status in (status_of(ref, contracts) for ref in list_handoffs(run_dir))
+        if args.state is None or status.state.value == args.state
+    ]
+    if args.json:
+        print(json.dumps([s.to_json() for s in found], ensure_ascii=True, indent=2))
+    else:
+        for status in found:
+            print(_line(status))
+    return OK

@@ -1,0 +1,73 @@
+"""``handoff-gate submit``: store a payload as the run's next handoff and print its id.
+
+The run folder may be new, but its parent must exist: a typo in the path is an error,
+not a new run. A contract nobody knows is refused unless ``--allow-unknown-schema``,
+since such a handoff could never be approved. The verdict is reported on stderr (stdout
+carries only the id, for scripts) without inspecting anything: submit stays cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from handoff_gate.cli.errors import OK, UsageError, one_line, os_problem, unknown_schema
+from handoff_gate.cli.inputs import read_input, registry
+from handoff_gate.gates.run.submit import submit
+
+
+def _known_block(payload: bytes, args: argparse.Namespace, known_schema: bool) -> str | None:
+    """Why the handoff is certainly blocked, from what is visible without inspecting it."""
+    if not payload.strip():
+        return "empty payload"
+    if not known_schema:
+        return f"unknown schema {args.schema!r}"
+    if args.refusal:
+        return "the producer refused"
+    try:
+        json.loads(payload)
+    except ValueError:
+        return "not JSON"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    contracts = registry(args.schemas)
+    if args.schema not in contracts:
+        if not args.allow_unknown_schema:
+            raise UsageError(
+                f"{unknown_schema(args.schema)}; --allow-unknown-schema stores it blocked"
+            )
+        print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
+    run_dir = Path(args.run_dir)
+    if not run_dir.absolute().parent.is_dir():
+        raise UsageError(f"cannot submit: the folder {run_dir.absolute().parent} does not exist")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise UsageError(f"cannot submit: {args.run_dir} is not a directory")
+    payload = read_input(args.payload)
+    try:
+        ref = submit(
+            run_dir,
+            payload,
+            phase=args.phase,
+            schema_id=args.schema,
+            from_role=args.from_role,
+            to_role=args.to_role,
+            finish_reason=args.finish_reason,
+            refusal=args.refusal,
+            registry=contracts,
+            allow_unknown_schema=args.allow_unknown_schema,
+        )
+    except PermissionError as exc:
+        raise os_problem("submit into", args.run_dir, exc) from exc
+    except (ValueError, OSError) as exc:
+        raise UsageError(f"cannot submit: {one_line(exc)}") from exc
+    print(ref.id)
+    blocked = _known_block(payload, args, args.schema in contracts)
+    if blocked:
+        print(f"{ref.id}: stored BLOCKED ({blocked}); it cannot be approved", file=sys.stderr)
+    else:
+        print(f"{ref.id}: stored for review; full verdict: handoff-gate check", file=sys.stderr)
+    return OK

@@ -1,0 +1,48 @@
+"""Exit codes, the usage error, and the one wording each mistake gets in every command.
+
+Exit codes are a contract (docs/protocol.md): 0 success/approvable/approved, 1
+blocked/refused/rejected, 2 usage or I/O error, 3 timed out, 4 changed after the
+decision, 130 interrupted. Text from a payload, a decision or the disk goes through
+``visible`` so it can never drive the terminal.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from handoff_gate.gates.vocab.safe_text import visible
+
+OK, FAIL, USAGE, TIMED_OUT, CHANGED = 0, 1, 2, 3, 4
+INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """A bad argument, missing file or unreadable input: exit 2 with this message."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one escape-free line."""
+    return visible(" ".join(str(exc).split()))
+
+
+def flat(text: str) -> str:
+    """``visible`` text kept on one line, so each finding or field is one greppable line."""
+    return visible(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
+def os_problem(action: str, target: str | Path, exc: OSError) -> UsageError:
+    """``cannot ACTION TARGET: permission denied`` rather than a raw ``[Errno 13] …``."""
+    why = exc.strerror.lower() if exc.strerror else one_line(exc)
+    return UsageError(f"cannot {action} {target}: {why}")
+
+
+def no_handoff(run_dir: str | Path, handoff_id: str) -> UsageError:
+    return UsageError(f"no handoff {handoff_id} in {run_dir}")
+
+
+def not_a_run(run_dir: str | Path) -> UsageError:
+    return UsageError(f"not a run directory (no handoffs/ folder): {run_dir}")
+
+
+def unknown_schema(schema_id: str) -> UsageError:
+    return UsageError(f"unknown schema {schema_id!r}; see: handoff-gate schemas")

@@ -1,0 +1,211 @@
+"""The composition root of ``handoff-gate``: the argument parser and a dispatch table.
+
+This is the one place that defers imports: parsing needs only the vocabulary, and
+``main`` then imports just the module of the command being run (``commands.watch`` is
+the only one that loads Textual, ``commands.submit`` loads no inspection), so every
+command starts as fast as what it actually uses allows. Command modules import what
+they use at the top.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import math
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, UsageError, flat
+from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.states import HandoffState
+
+#: command name -> the module holding its ``run(args) -> int``.
+COMMANDS = {
+    name: f"handoff_gate.cli.commands.{name}"
+    for name in ("submit", "check", "decide", "wait", "schemas", "list", "show", "watch", "demo")
+}
+VERSION_MODULE = "handoff_gate.cli.commands.version"
+LIST_STATES = [s.value for s in HandoffState]
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Every option's help ends with its default, unless it has none worth showing."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        shown = default not in (None, False, argparse.SUPPRESS) and action.option_strings
+        if shown and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
+class _Version(argparse.Action):
+    """``--version``: imports the version lookup only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any, **__: Any) -> None:
+        print(importlib.import_module(VERSION_MODULE).text())
+        parser.exit()
+
+
+def seconds(text: str) -> float:
+    """A finite, non-negative number of seconds (``inf``, ``nan`` and ``-1`` are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0: {text!r}")
+    return value
+
+
+def _add_submit(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run; created if only it is missing")
+    p.add_argument("--phase", required=True, help="phase name, e.g. plan (the id's suffix)")
+    p.add_argument("--schema", required=True, metavar="ID", help="contract id, e.g. plan/v1")
+    p.add_argument("--from", dest="from_role", metavar="ROLE", help="the producing role")
+    p.add_argument("--to", dest="to_role", metavar="ROLE", help="the receiving role")
+    p.add_argument("--finish-reason", metavar="REASON", help="the provider's stop reason")
+    p.add_argument("--refusal", metavar="TEXT", help="the provider's refusal text, if any")
+    p.add_argument(
+        "--allow-unknown-schema",
+        action="store_true",
+        help="store a handoff of a contract nobody knows (it stays blocked)",
+    )
+    p.add_argument("payload", metavar="PAYLOAD_FILE|-", help="the payload bytes; - for stdin")
+
+
+def _add_check(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", metavar="PATH", help="a stored handoff, or a bare payload")
+    p.add_argument("--schema", metavar="ID", help="treat PATH as a bare payload of this contract")
+    p.add_argument("--json", action="store_true", help="print the stable JSON report")
+
+
+def _add_decide(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run holding the handoff")
+    p.add_argument("handoff_id", metavar="HANDOFF_ID", help="e.g. 0001-plan")
+    p.add_argument("action", choices=[a.value for a in Action], help="the decision")
+    p.add_argument("--reason", metavar="TEXT", help="why; required to reject")
+    p.add_argument(
+        "--category", choices=[c.value for c in Category], help="the kind of problem, to reject"
+    )
+    p.add_argument("--reviewer", metavar="NAME", help="who decides (default: OS user@host)")
+
+
+def _add_wait(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run holding the handoff")
+    p.add_argument("handoff_id", metavar="HANDOFF_ID", help="e.g. 0001-plan")
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        metavar="SECONDS",
+        help="give up (exit 3) after this long (default: wait forever)",
+    )
+    p.add_argument("--out", metavar="FILE", help="write the approved payload here; - for stdout")
+    p.add_argument("--poll", action="store_true", help="poll (network filesystems)")
+    p.add_argument(
+        "--notify",
+        metavar="CMD",
+        help="shell command run once when the wait starts blocking; it gets "
+        "HANDOFF_GATE_RUN, _ID, _PHASE, _VERDICT in its environment",
+    )
+
+
+def _add_schemas(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json-schema", metavar="ID", help="print this contract as JSON Schema")
+
+
+def _add_list(p: argparse.ArgumentParser) -> None:
+    p.add_argument("root", metavar="ROOT", help="a run, or a folder of runs")
+    p.add_argument("--state", choices=LIST_STATES, help="only handoffs in this state")
+    p.add_argument("--json", action="store_true", help="print one JSON array")
+
+
+def _add_show(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run holding the handoff")
+    p.add_argument("handoff_id", metavar="HANDOFF_ID", help="e.g. 0001-plan")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _add_watch(p: argparse.ArgumentParser) -> None:
+    p.add_argument("root", metavar="ROOT", help="a run, or a folder of runs")
+    p.add_argument("--reviewer", metavar="NAME", help="who decides (default: OS user@host)")
+    p.add_argument(
+        "--show",
+        choices=["pending", "rejected", "approved", "all"],
+        default="pending",
+        help="which handoffs the list starts with",
+    )
+    p.add_argument("--poll", action="store_true", help="poll (network filesystems)")
+    p.add_argument("--quiet", action="store_true", help="no terminal bell on new handoffs")
+    p.add_argument(
+        "--read-only", action="store_true", help="review only: no decisions, nothing written"
+    )
+
+
+def _add_demo(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workspace", metavar="DIR", help="use this empty folder (default: a temp one)")
+    p.add_argument("--no-tui", action="store_true", help="run headless; print what to type")
+    p.add_argument("--keep", action="store_true", help="keep the scratch workspace on exit")
+
+
+_ARGUMENTS = {
+    "submit": ("store a payload as the run's next handoff; prints its id", _add_submit),
+    "check": ("inspect a handoff file, or a bare payload with --schema", _add_check),
+    "decide": ("approve or reject a handoff", _add_decide),
+    "wait": ("block until a handoff is decided; prints the approved payload", _add_wait),
+    "schemas": ("list known contracts, or print one as strict JSON Schema", _add_schemas),
+    "list": ("one line per handoff under ROOT: state, verdict, decision, waiter", _add_list),
+    "show": ("one handoff's report, decision and waiter", _add_show),
+    "watch": ("review handoffs under ROOT in the terminal UI", _add_watch),
+    "demo": ("create a sample run and open it in the terminal UI", _add_demo),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="handoff-gate",
+        description="A fail-closed human-approval gate for JSON handoffs between LLM phases.",
+        formatter_class=_Formatter,
+    )
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (help_text, add) in _ARGUMENTS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
+        add(p)
+        if name != "demo":
+            p.add_argument(
+                "--schemas",
+                metavar="SPEC",
+                help="extra contracts: a .py file or module (default: $HANDOFF_GATE_SCHEMAS)",
+            )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns the exit code (argparse errors become 2, never a traceback)."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else USAGE
+    try:
+        return int(importlib.import_module(COMMANDS[args.command]).run(args))
+    except UsageError as exc:
+        print(f"handoff-gate {args.command}: {flat(str(exc))}", file=sys.stderr)
+        return USAGE
+    except KeyboardInterrupt:
+        return INTERRUPTED
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: stop quietly, and keep the interpreter's
+        # final flush from raising the same error again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return FAIL

@@ -1,0 +1,58 @@
+"""``wait --notify CMD``: tell someone that a pipeline is now blocked on a handoff.
+
+CMD runs once, through ``/bin/sh -c``, in the background: it learns which handoff from
+its environment (``HANDOFF_GATE_RUN``, ``_ID``, ``_PHASE``, ``_VERDICT``), never from
+payload text in its arguments. Its output goes to stderr (stdout carries the approved
+payload), and its failure is reported there; it never decides or ends the wait.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from handoff_gate.cli.errors import one_line
+
+SHELL = "/bin/sh"
+
+
+class Notifier:
+    """One run of the notify command, watched by a daemon thread that reports failure."""
+
+    def __init__(self, command: str, env: dict[str, str]) -> None:
+        self._thread = threading.Thread(
+            target=self._run, args=(command, env), name="notify", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, command: str, env: dict[str, str]) -> None:
+        try:
+            code = subprocess.run(
+                [SHELL, "-c", command],
+                env={**os.environ, **env},
+                stdin=subprocess.DEVNULL,
+                stdout=sys.stderr.fileno(),
+                check=False,
+            ).returncode
+        except OSError as exc:
+            print(f"handoff-gate wait: --notify could not run: {one_line(exc)}", file=sys.stderr)
+            return
+        if code != 0:
+            print(
+                f"handoff-gate wait: --notify command exited {code}; still waiting",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def notify_env(run_dir: Path, handoff_id: str, phase: str, verdict: str) -> dict[str, str]:
+    """What the notify command is told, all of it bookkeeping (no payload text)."""
+    return {
+        "HANDOFF_GATE_RUN": str(run_dir.absolute()),
+        "HANDOFF_GATE_ID": handoff_id,
+        "HANDOFF_GATE_PHASE": phase,
+        "HANDOFF_GATE_VERDICT": verdict,
+    }

@@ -1,0 +1,79 @@
+"""One handoff's standing for ``list`` and ``show``: its state, verdict, decision, waiter.
+
+An unusable decision record is a state of its own, with the exact problem spelled out
+(which fields failed validation, or why it could not be read), since "changed" or "N
+problem(s)" tells a reviewer nothing they can act on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt, read_decision
+from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.run.waiters import live_waiters
+from handoff_gate.gates.store.filesystem import HandoffRef
+from handoff_gate.gates.vocab.report import Report
+from handoff_gate.gates.vocab.states import HandoffState, state_of
+
+#: At most this many validation problems are named; the rest are counted.
+_MAX_PROBLEMS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffStatus:
+    """What ``list`` prints for a handoff; ``problem`` is set only for ``unusable``."""
+
+    ref: HandoffRef
+    report: Report
+    state: HandoffState
+    decision: Decision | None
+    problem: str | None
+    waiter: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``list --json`` object (documented in docs/protocol.md)."""
+        d = self.decision
+        return {
+            "run": self.ref.run_dir.name,
+            "id": self.ref.id,
+            "phase": self.ref.phase,
+            "schema": self.report.schema_id,
+            "state": self.state.value,
+            "verdict": self.report.verdict.value,
+            "waiter": self.waiter,
+            "reviewer": d.reviewer if d else None,
+            "category": d.category.value if d and d.category else None,
+            "reason": d.reason if d else None,
+            "decided_at": d.decided_at if d else None,
+            "problem": self.problem,
+        }
+
+
+def unusable_reason(exc: DecisionCorrupt) -> str:
+    """The decision's exact problem: each invalid field and why, or the read error."""
+    cause = exc.__cause__
+    if not isinstance(cause, ValidationError):
+        return str(exc)
+    problems = [
+        f"{'.'.join(str(p) for p in err['loc']) or '(record)'}: {err['msg']}"
+        for err in cause.errors(include_url=False, include_input=False)
+    ]
+    more = len(problems) - _MAX_PROBLEMS
+    text = "; ".join(problems[:_MAX_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
+    return f"not a valid decision file: {text}"
+
+
+def status_of(ref: HandoffRef, contracts: Registry) -> HandoffStatus:
+    """Inspect the handoff in its run and read its decision, without trusting either."""
+    report = inspect_in_run(ref.run_dir, ref.id, contracts)
+    waiter = bool(live_waiters(ref.run_dir, ref.id))
+    try:
+        decision = read_decision(ref.run_dir, ref.id)
+    except DecisionCorrupt as exc:
+        return HandoffStatus(ref, report, HandoffState.UNUSABLE, None, unusable_reason(exc), waiter)
+    return HandoffStatus(ref, report, state_of(report, decision), decision, None, waiter)

@@ -1,0 +1,155 @@
+"""What is particular to the PostgreSQL store: its failures are one line, a database
+without the schema says how to make one, ``store init`` makes it, and ids are checked
+before they reach SQL."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import subprocess
+import sys
+from typing import Any
+
+import psycopg
+import pytest
+from pg_rows import add_handoff, add_run
+from pg_server import PgServer
+
+from handoff_gate.cli.commands import store as store_command
+from handoff_gate.cli.errors import UsageError
+from handoff_gate.gates.store.pg_connect import StoreUnavailable
+from handoff_gate.gates.store.postgres import PostgresStore, StoreRefused, _names_run
+from handoff_gate.gates.store.postgres_schema import LATEST, REVIEWER_ROLE, SchemaMissing
+from handoff_gate.gates.store.select import StoreURLError, store_for
+
+BOUND = 60
+
+
+def _dead_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"postgresql://nobody@127.0.0.1:{port}/x"
+
+
+def _store_init(*argv: str) -> int:
+    """``store init`` as ``cli.main`` runs it: a ``UsageError`` is one line and exit 2."""
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    store_command.add_arguments(sub.add_parser("store"))
+    args = parser.parse_args(["store", "init", *argv])
+    try:
+        return store_command.run(args)
+    except UsageError as exc:
+        print(f"handoff-gate store: {exc}", file=sys.stderr)
+        return 2
+
+
+def test_a_database_without_the_schema_says_to_run_store_init(pg_url: str) -> None:
+    with PostgresStore(pg_url) as store, pytest.raises(SchemaMissing, match="store init"):
+        store.exists("run-1")
+
+
+def test_a_server_that_is_down_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with PostgresStore(_dead_url()) as store, pytest.raises(StoreUnavailable) as caught:
+        store.handoff_ids("run-1")
+    assert "\n" not in str(caught.value)
+    assert _store_init("--store", _dead_url()) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("handoff-gate store: store unavailable:")
+    assert err.count("\n") == 1
+
+
+def test_store_init_creates_the_schema_twice_over_and_the_store_then_works(
+    pg_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _store_init("--store", pg_url, "--roles") == 0
+    monkeypatch.setenv("HANDOFF_GATE_STORE", pg_url)
+    assert _store_init() == 0
+    out = capsys.readouterr().out
+    assert out.count(f"schema at version {LATEST}") == 2
+    assert REVIEWER_ROLE in out
+    store = store_for()
+    assert isinstance(store, PostgresStore)
+    with store:
+        assert store.runs() == []
+        store.add_handoff("b-run", "plan", lambda seq, hid: b"{}")
+        store.add_handoff("a-run", "plan", lambda seq, hid: b"{}")
+        assert store.runs() == ["a-run", "b-run"]
+        assert store.exists("a-run")
+        assert not store.exists("c-run")
+
+
+def test_store_init_without_a_database_url_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HANDOFF_GATE_STORE", raising=False)
+    assert _store_init() == 2
+    assert "postgresql:// URL" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("run", ["", "../etc", "a/b", "-x", "a b", "x" * 201, "ü"])
+def test_run_ids_are_checked_before_any_query(run: str) -> None:
+    store = PostgresStore(_dead_url())  # never connected: the check comes first
+    with pytest.raises(ValueError, match="not a run id"):
+        store.handoff_ids(run)
+
+
+def test_a_reviewer_cannot_submit(pg_server: PgServer, schema_db: psycopg.Connection[Any]) -> None:
+    url = pg_server.url(schema_db.info.dbname, user=REVIEWER_ROLE)
+    with PostgresStore(url) as store, pytest.raises(StoreRefused, match="permission denied"):
+        store.add_handoff("run-1", "plan", lambda seq, hid: b"{}")
+    assert schema_db.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+
+
+def test_a_waiter_wakes_for_a_change_made_between_two_waits(
+    pg_url: str, schema_db: psycopg.Connection[Any]
+) -> None:
+    with PostgresStore(pg_url) as waiter, PostgresStore(pg_url) as writer:
+        waiter.wait_for_change("run-1", BOUND)  # returns at once: listening just began
+        hid = writer.add_handoff("run-1", "plan", lambda seq, hid: b"{}").id
+        waiter.wait_for_change("run-1", BOUND)  # the handoff's notice, queued meanwhile
+        writer.create_decision("run-1", hid, None, b"{}", {"event": "decision_written"})
+        waiter.wait_for_change("run-1", BOUND)
+        assert list(waiter.decision_records("run-1", hid)) == [None]
+
+
+def test_a_store_object_outlives_server_restarts_for_reads_and_writes(
+    pg_server: PgServer, schema_db: psycopg.Connection[Any]
+) -> None:
+    with PostgresStore(schema_db.info.dsn) as store:
+        hid = store.add_handoff("run-1", "plan", lambda seq, hid: b"{}").id
+        pg_server.stop("immediate")
+        pg_server.start()
+        store.create_decision("run-1", hid, "alice", b"{}", {"event": "decision_written"})
+        pg_server.stop("immediate")
+        pg_server.start()
+        assert list(store.decision_records("run-1", hid)) == ["alice"]
+        assert store.log_bytes("run-1").count(b"\n") == 1
+
+
+def test_choosing_the_store_loads_the_driver_only_for_a_database_url() -> None:
+    code = (
+        "import sys; from handoff_gate.gates.store.select import store_for; store_for(''); "
+        "import handoff_gate.cli.commands.store; "
+        "assert 'psycopg' not in sys.modules, 'psycopg loaded'; "
+        "store_for('postgres://u@h/db'); assert 'psycopg' in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=BOUND)
+    with pytest.raises(StoreURLError):
+        store_for("mysql://u@h/db")
+
+
+def test_numbers_past_9999_keep_growing(pg_url: str, schema_db: psycopg.Connection[Any]) -> None:
+    add_run(schema_db)
+    add_handoff(schema_db, seq=9999)
+    with PostgresStore(pg_url) as store:
+        assert store.add_handoff("run-1", "plan", lambda seq, hid: b"{}").id == "10000-plan"
+        assert store.handoff_ids("run-1") == ["9999-plan", "10000-plan"]
+
+
+def test_a_notice_wakes_only_waiters_of_its_run_unless_it_is_unreadable() -> None:
+    assert _names_run('{"run": "run-1", "handoff": "0001-plan"}', "run-1")
+    assert not _names_run('{"run": "run-2", "handoff": "0001-plan"}', "run-1")
+    assert _names_run("not json", "run-1")  # re-reading costs less than missing a change
+    assert _names_run("[1]", "run-1")

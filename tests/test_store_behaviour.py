@@ -1,0 +1,249 @@
+"""One behaviour suite for every ``RunStore``: the filesystem and PostgreSQL alike.
+
+Each test runs against both stores through the same calls, so the guarantees the seam
+promises (numbering, idempotency, exact bytes, one decision per principal, a linear audit
+chain) are checked once and hold for both. Races run in real processes, each with its own
+store object (its own connection for PostgreSQL), released together by a barrier.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+from collections.abc import Iterator
+from dataclasses import dataclass
+from multiprocessing.pool import Pool
+from typing import Any
+
+import psycopg
+import pytest
+
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.store.base import DecisionExists, RunStore
+from handoff_gate.gates.store.durable import OversizeError
+from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.store.postgres import PostgresStore
+from handoff_gate.gates.store.postgres_schema import init_schema
+
+WORKERS = 8
+BOUND = 60
+#: Exact bytes with everything a re-encoding would change: CRLF, tabs, trailing blanks,
+#: non-ASCII, a NUL and invalid UTF-8.
+ODD_BYTES = b'{"a": "\xc3\xa9\xe2\x80\x94"}\r\n\t  \x00\xff\xfe '
+
+
+@dataclass(frozen=True)
+class Target:
+    """A store and a run in it; ``spec`` rebuilds the store in another process."""
+
+    spec: tuple[str, str]
+    store: RunStore
+    run: str
+
+
+def make_store(spec: tuple[str, str]) -> RunStore:
+    kind, url = spec
+    return FilesystemStore() if kind == "fs" else PostgresStore(url)
+
+
+@pytest.fixture(params=["fs", "pg"])
+def target(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Target]:
+    if request.param == "fs":
+        yield Target(("fs", ""), FilesystemStore(), str(tmp_path / "run-1"))
+        return
+    url: str = request.getfixturevalue("pg_url")
+    with psycopg.connect(url, autocommit=True) as conn:
+        init_schema(conn, roles=True)
+    store = PostgresStore(url)
+    try:
+        yield Target(("pg", url), store, "run-1")
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[tuple[Pool, Any]]:
+    """Worker processes and a manager for barriers, started once for the whole module."""
+    ctx = multiprocessing.get_context("spawn")
+    manager = ctx.Manager()
+    workers = ctx.Pool(WORKERS)
+    try:
+        yield workers, manager
+    finally:
+        workers.terminate()
+        workers.join()
+        manager.shutdown()
+
+
+def _envelope_for(tag: str) -> Any:
+    def envelope(seq: int, handoff_id: str) -> bytes:
+        return json.dumps({"id": handoff_id, "seq": seq, "tag": tag}).encode()
+
+    return envelope
+
+
+def _task(spec: tuple[str, str], run: str, job: str, n: int, gate: Any) -> list[str]:
+    """One racer: wait for the others, then do ``job``; returns what it saw."""
+    store = make_store(spec)
+    try:
+        gate.wait(BOUND)
+        if job == "handoffs":
+            return [store.add_handoff(run, "plan", _envelope_for(f"{n}.{i}")).id for i in range(3)]
+        if job == "keyed":
+            got = store.add_handoff(run, "plan", _envelope_for(str(n)), idempotency_key="k")
+            return [got.id, "created" if got.created else "found"]
+        if job in ("same-principal", "principals"):
+            who = "alice" if job == "same-principal" else f"p{n}"
+            try:
+                store.create_decision(
+                    run,
+                    "0001-plan",
+                    who,
+                    f'{{"racer":{n}}}'.encode(),
+                    {"event": "decision_written", "n": n},
+                )
+            except DecisionExists:
+                return ["lost"]
+            return ["won"]
+        if job == "events":
+            return [
+                str(store.append_event(run, {"event": "wait_returned", "n": n, "i": i}))
+                for i in range(5)
+            ]
+        raise AssertionError(job)
+    finally:
+        close = getattr(store, "close", None)
+        if close is not None:
+            close()
+
+
+def race(pool: tuple[Pool, Any], target: Target, job: str, racers: int) -> list[list[str]]:
+    workers, manager = pool
+    gate = manager.Barrier(racers)
+    args = [(target.spec, target.run, job, n, gate) for n in range(racers)]
+    return workers.starmap_async(_task, args, chunksize=1).get(BOUND)
+
+
+def _first_handoff(target: Target) -> str:
+    return target.store.add_handoff(target.run, "plan", _envelope_for("first")).id
+
+
+def test_concurrent_submitters_get_distinct_consecutive_numbers(target: Target, pool) -> None:
+    results = race(pool, target, "handoffs", 4)
+    ids = [hid for result in results for hid in result]
+    assert sorted(ids) == [f"{n:04d}-plan" for n in range(1, 13)]
+    assert target.store.handoff_ids(target.run) == sorted(ids)
+    for result in results:
+        assert result == sorted(result)  # each submitter's own handoffs in its order
+    for hid in ids:
+        envelope = json.loads(target.store.handoff_bytes(target.run, hid, 1000))
+        assert (envelope["id"], envelope["seq"]) == (hid, int(hid[:4]))
+
+
+def test_an_idempotency_key_names_one_handoff_even_under_a_race(target: Target, pool) -> None:
+    results = race(pool, target, "keyed", 4)
+    assert sorted(r[1] for r in results) == ["created", "found", "found", "found"]
+    first = {r[0] for r in results}
+    assert len(first) == 1  # (the filesystem may skip numbers the losers reserved)
+    (hid,) = first
+    assert target.store.handoff_ids(target.run) == [hid]
+    again = target.store.add_handoff(target.run, "plan", _envelope_for("x"), idempotency_key="k")
+    assert (again.id, again.created) == (hid, False)
+    other = target.store.add_handoff(target.run, "plan", _envelope_for("y"), idempotency_key="j")
+    assert other.created and other.seq > again.seq
+    assert target.store.handoff_ids(target.run) == [hid, other.id]
+
+
+def test_handoff_bytes_come_back_exactly_and_are_bounded(target: Target) -> None:
+    stored = target.store.add_handoff(target.run, "plan", lambda seq, hid: ODD_BYTES)
+    assert target.store.handoff_bytes(target.run, stored.id, len(ODD_BYTES)) == ODD_BYTES
+    with pytest.raises(OversizeError):
+        target.store.handoff_bytes(target.run, stored.id, len(ODD_BYTES) - 1)
+    with pytest.raises(FileNotFoundError):
+        target.store.handoff_bytes(target.run, "0002-plan", 1000)
+    if target.spec[0] == "pg":
+        with psycopg.connect(target.spec[1]) as conn:
+            row = conn.execute("SELECT sha256 FROM handoffs WHERE id = %s", (stored.id,))
+            assert row.fetchone() == (hashlib.sha256(ODD_BYTES).hexdigest(),)
+
+
+def test_eight_racers_as_one_principal_leave_exactly_one_decision(target: Target, pool) -> None:
+    hid = _first_handoff(target)
+    results = race(pool, target, "same-principal", WORKERS)
+    outcomes = sorted(r[0] for r in results)
+    assert outcomes == ["lost"] * (WORKERS - 1) + ["won"]
+    records = target.store.decision_records(target.run, hid)
+    assert list(records) == ["alice"]
+    winner = json.loads(records["alice"])["racer"]
+    logged = audit.read_events(target.run, target.store)
+    assert [e["n"] for e in logged if e["event"] == "decision_written"] == [winner]
+
+
+def test_different_principals_and_the_unsigned_slot_are_all_recorded(target: Target, pool) -> None:
+    hid = _first_handoff(target)
+    assert sorted(r[0] for r in race(pool, target, "principals", 4)) == ["won"] * 4
+    target.store.create_decision(target.run, hid, None, b"unsigned", {"event": "decision_written"})
+    with pytest.raises(DecisionExists):
+        target.store.create_decision(target.run, hid, None, b"again", {"event": "decision_written"})
+    records = target.store.decision_records(target.run, hid)
+    assert set(records) == {None, "p0", "p1", "p2", "p3"}
+    assert records[None] == b"unsigned"
+    assert records["p2"] == b'{"racer":2}'
+    assert len(audit.read_events(target.run, target.store)) == 5
+
+
+def test_concurrent_appends_keep_one_linear_chain(target: Target, pool) -> None:
+    _first_handoff(target)
+    race(pool, target, "events", 4)
+    log = target.store.log_bytes(target.run)
+    assert len(log.splitlines()) == 20
+    assert log.endswith(b"\n")
+    assert audit.verify_chain(target.run, target.store) == []
+
+
+def test_the_log_returns_each_event_exactly_as_appended(target: Target) -> None:
+    _first_handoff(target)
+    first = audit.append(target.run, audit.Event.HANDOFF_SUBMITTED, store=target.store, a="é")
+    second = audit.append(target.run, audit.Event.WAIT_RETURNED, store=target.store, b=[1])
+    assert audit.read_events(target.run, target.store) == [first, second]
+    assert audit.verify_chain(target.run, target.store) == []
+
+
+def test_submit_through_the_api_records_the_handoff_and_its_event(target: Target) -> None:
+    payload = b'{"goal": "ship", "steps": []}\n'
+    ref = submit(target.run, payload, phase="plan", schema_id="plan/v1", store=target.store)
+    again = submit(
+        target.run,
+        payload,
+        phase="plan",
+        schema_id="plan/v1",
+        store=target.store,
+        idempotency_key="step-1",
+    )
+    same = submit(
+        target.run,
+        payload,
+        phase="plan",
+        schema_id="plan/v1",
+        store=target.store,
+        idempotency_key="step-1",
+    )
+    assert (ref.id, again.id, same.id) == ("0001-plan", "0002-plan", "0002-plan")
+    with pytest.raises(ValueError, match="other bytes"):
+        submit(
+            target.run,
+            b"{}",
+            phase="plan",
+            schema_id="plan/v1",
+            store=target.store,
+            idempotency_key="step-1",
+        )
+    envelope = json.loads(target.store.handoff_bytes(target.run, ref.id, 100_000))
+    assert envelope["raw"] == payload.decode()
+    assert envelope["run"] == "run-1"
+    events = audit.read_events(target.run, target.store)
+    assert [e["handoff"] for e in events] == ["0001-plan", "0002-plan"]
+    assert audit.verify_chain(target.run, target.store) == []
+    assert target.store.exists(target.run)
