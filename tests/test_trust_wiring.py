@@ -17,7 +17,7 @@ from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.audit_verify import verify_run
 from handoff_gate.gates.run.decision_record import Decision
 from handoff_gate.gates.run.decisions import DecisionRefused, decide
-from handoff_gate.gates.run.quorum import NoRule, Outcome, settle
+from handoff_gate.gates.run.quorum import NoRule, Outcome, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.filesystem import FilesystemStore
@@ -371,3 +371,18 @@ def test_a_decision_that_stands_is_reported_as_made_when_its_log_fails(tmp_path:
     assert decision.action == "approve"
     assert len(warnings) == 1 and "not logged" in warnings[0]
     assert _settle(run, hid, None) is Outcome.APPROVED
+
+
+def test_each_refusal_is_logged_once_however_often_wait_settles(
+    tmp_path: Path, keys: dict[str, Path], policy: Policy
+) -> None:
+    run = _run(tmp_path)
+    hid = _plan(run, keys)
+    _approve_unsigned(run, hid)
+    seen: set[str] = set()
+    first = record_refusals(STORE, run, hid, settle(STORE, run, hid, REGISTRY, policy), seen)
+    again = record_refusals(STORE, run, hid, settle(STORE, run, hid, REGISTRY, policy), seen)
+    assert len(first) == 1 and again == []
+    refused = [e for e in audit.read_events(run) if e["event"] == "decision_refused"]
+    assert [e["why"] for e in refused] == first
+    assert verify_run(run, STORE, policy) == []

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decision_record import (
     Decision,
     DecisionCorrupt,
@@ -196,3 +197,25 @@ def _unsigned(
     if report.sha256 != decision.sha256 or not report.approvable or report.delivered is None:
         return Settlement(Outcome.CHANGED, (decision,), report)
     return Settlement(Outcome.APPROVED, (decision,), report)
+
+
+def record_refusals(
+    store: RunStore,
+    run: str | os.PathLike[str],
+    handoff_id: str,
+    settlement: Settlement,
+    seen: set[str],
+) -> list[str]:
+    """Log each refusal not in ``seen`` once (``decision_refused``) and return them, so a
+    wait that settles again and again prints and records every ignored record only once."""
+    fresh = [line for line in settlement.refused if line not in seen]
+    for line in fresh:
+        seen.add(line)
+        audit.append(
+            os.fspath(run),
+            audit.Event.DECISION_REFUSED,
+            store=store,
+            handoff=handoff_id,
+            why=line,
+        )
+    return fresh
