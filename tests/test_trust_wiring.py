@@ -6,6 +6,7 @@ shell would. Each test names the attack and what must hold afterwards.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 from pathlib import Path
@@ -21,7 +22,10 @@ from handoff_gate.gates.run.quorum import NoRule, Outcome, record_refusals, sett
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.store.log_chain import line_hash
 from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.sshsig import sign
+from handoff_gate.gates.trust.statement import decision_statement
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.schemas import example_path
 
@@ -386,3 +390,50 @@ def test_each_refusal_is_logged_once_however_often_wait_settles(
     refused = [e for e in audit.read_events(run) if e["event"] == "decision_refused"]
     assert [e["why"] for e in refused] == first
     assert verify_run(run, STORE, policy) == []
+
+
+def _forge(run: Path, hid: str, principal: str, key: Path, sha256: str | None = None) -> None:
+    """What an agent holding some listed key can do: sign a record itself, skip decide."""
+    digest = sha256 or hashlib.sha256((run / "handoffs" / f"{hid}.json").read_bytes()).hexdigest()
+    lines = (run / audit.AUDIT_FILE).read_bytes().splitlines()
+    fields = {
+        "run": run.name,
+        "handoff": hid,
+        "sha256": digest,
+        "action": "approve",
+        "reason": None,
+        "category": None,
+        "principal": principal,
+        "at": "2026-11-30T20:00:00.000Z",
+        "log_head": line_hash(lines[-1]),
+    }
+    record = {
+        **{k: v for k, v in fields.items() if k != "at"},
+        "decided_at": fields["at"],
+        "reviewer": principal,
+        "verdict": "approvable",
+        "signature": sign(decision_statement(**fields), key),  # type: ignore[arg-type]
+    }
+    folder = run / "decisions" / hid
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{principal}.json").write_text(json.dumps(record))
+
+
+def test_self_signed_records_by_listed_keys_are_ignored_when_not_allowed(
+    tmp_path: Path, keys: dict[str, Path], policy: Policy
+) -> None:
+    run = _run(tmp_path)
+    plan = _plan(run, keys)
+    review = _plan(run, keys, phase="review")
+    _forge(run, plan, "planner", keys["planner"])  # listed, but not an approver of plan
+    _forge(run, review, "planner", keys["planner"])  # an approver, but the producer
+    _forge(run, plan, "alice", keys["alice"], sha256="0" * 64)  # bound to other bytes
+    first = settle(STORE, run, plan, REGISTRY, policy)
+    second = settle(STORE, run, review, REGISTRY, policy)
+    assert first.outcome is None and second.outcome is None
+    reasons = " ".join(first.refused + second.refused)
+    assert "not an approver" in reasons
+    assert "produced this handoff" in reasons
+    assert "other bytes" in reasons
+    _forge(run, review, "alice", keys["alice"])
+    assert _settle(run, review, policy) is Outcome.APPROVED
