@@ -25,7 +25,14 @@ EXPECTED = json.loads((SAMPLES / "expected_findings.json").read_text(encoding="u
 RUNS: dict[str, Any] = EXPECTED["runs"]
 HANDOFFS = [(run, hid) for run, spec in RUNS.items() for hid in spec["handoffs"]]
 #: Codes a sample cannot honestly show (see sample_runs/README.md).
-NOT_SAMPLED = {Code.OVERSIZE, Code.BAD_ENVELOPE, Code.INTERNAL_ERROR}
+NOT_SAMPLED = {
+    Code.OVERSIZE,
+    Code.BAD_ENVELOPE,
+    Code.INTERNAL_ERROR,
+    Code.MISPLACED,
+    Code.UNSIGNED_HANDOFF,
+    Code.UNKNOWN_PRODUCER,
+}
 
 
 def registry_for(run: str) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import os
 import threading
 from dataclasses import dataclass, field, replace
@@ -209,7 +210,8 @@ def _inspect(
     if isinstance(finish_reason, str) and finish_reason.lower() in LENGTH_STOPS:
         d.block(Code.TRUNCATED, f"the producer stopped at its length limit ({finish_reason})")
     if refusal is not None and refusal.strip():
-        d.block(Code.REFUSAL, f"the producer refused: {elide(refusal, REFUSAL_QUOTE_LIMIT)}")
+        quoted = elide(_masked_text(refusal), REFUSAL_QUOTE_LIMIT)
+        d.block(Code.REFUSAL, f"the producer refused: {quoted}")
     if not data.strip():
         d.block(Code.EMPTY_INPUT, "the payload is empty" if not data else "only whitespace")
         return
@@ -286,7 +288,11 @@ def _unparsed(d: _Draft, text: str, parsed: parse.Parsed) -> None:
     if parsed.too_deep:
         d.block(Code.TOO_DEEP, "nested too deep to parse")
     elif parsed.duplicate_key is not None:
-        d.block(Code.DUPLICATE_KEY, f"a key appears twice in one object: {parsed.error}")
+        d.block(
+            Code.DUPLICATE_KEY,
+            f"a key appears twice in one object: {parsed.error}",
+            _duplicate_path(text),
+        )
     elif parsed.truncated:
         d.payload, d.partial = parsed.partial, True
         d.block(Code.TRUNCATED, f"the text ends mid-value ({parsed.error})")
@@ -294,6 +300,44 @@ def _unparsed(d: _Draft, text: str, parsed: parse.Parsed) -> None:
         d.block(Code.REFUSAL, f"the producer replied in prose: {elide(text, REFUSAL_QUOTE_LIMIT)}")
     else:
         d.block(Code.NOT_JSON, f"not strict JSON: {parsed.error}{_hint(text)}")
+
+
+class _Duplicate:
+    """Where the standard parser met a key for the second time in one object."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _duplicate_path(text: str) -> str:
+    """The field path of the first duplicated key ("" when it cannot be found).
+
+    Only on this error path: the standard parser marks the object holding the duplicate,
+    and a walk from the root names where that object sits.
+    """
+
+    def pairs(items: list[tuple[str, Any]]) -> Any:
+        seen: set[str] = set()
+        for key, _ in items:
+            if key in seen:
+                return _Duplicate(key)
+            seen.add(key)
+        return dict(items)
+
+    try:
+        value = json.loads(text, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return ""
+    stack: list[tuple[Any, list[str | int]]] = [(value, [])]
+    while stack:
+        node, steps = stack.pop()
+        if isinstance(node, _Duplicate):
+            return fieldpaths.path_of([*steps, node.key])
+        if isinstance(node, dict):
+            stack.extend((child, [*steps, key]) for key, child in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((child, [*steps, i]) for i, child in reversed(list(enumerate(node))))
+    return ""
 
 
 def _text_secret_message(text: str) -> str:

@@ -19,6 +19,7 @@ from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import AUDIT_FILE as AUDIT_FILE
 from handoff_gate.gates.store.log_chain import GENESIS, line_hash
 from handoff_gate.gates.store.select import store_for
+from handoff_gate.gates.vocab.safe_text import visible
 
 
 class Event(StrEnum):
@@ -79,3 +80,32 @@ def verify_chain(run: str | os.PathLike[str], store: RunStore | None = None) -> 
                 problems.append(f"line {number}: unknown event {value.get('event')!r}")
         expected = line_hash(raw)
     return problems
+
+
+def audit_events(
+    run: str | os.PathLike[str], store: RunStore | None = None
+) -> list[dict[str, Any]]:
+    """The run's events in order, as ``audit --json`` prints them (one object a line)."""
+    return read_events(run, store)
+
+
+def _field(event: dict[str, Any], name: str) -> str:
+    value = event.get(name)
+    return "" if value is None else visible(str(value)).replace("\n", " ").replace("\t", " ")
+
+
+def audit_lines(events: list[dict[str, Any]]) -> list[str]:
+    """One readable line per event: when, what, which handoff, who, and why.
+
+    Every value comes from a file anyone with write access could have edited, so each
+    goes through the sanitiser before it can reach a terminal.
+    """
+    lines = []
+    for event in events:
+        who = _field(event, "principal") or _field(event, "reviewer")
+        what = _field(event, "action") or _field(event, "outcome") or _field(event, "schema")
+        why = _field(event, "reason") or _field(event, "why") or _field(event, "category")
+        parts = [_field(event, "at"), _field(event, "event"), _field(event, "handoff")]
+        parts += [f"by {who}" if who else "", what, f"({why})" if why else ""]
+        lines.append("  ".join(part for part in parts if part))
+    return lines

@@ -1,25 +1,47 @@
 """A decision as recorded: its model, and reading one back without trusting it.
 
-A decision names the sha256 of the exact handoff bytes that were reviewed. A record that
-cannot be read or validated is ``DecisionCorrupt``: decided, but never an approval.
+A decision names the sha256 of the exact handoff bytes that were reviewed, and the run
+and handoff it was made for: a record copied into another run or filed under another id
+is refused, with or without a policy. A signed decision adds the principal, the log head
+its decider saw and an SSHSIG over ``trust.statement.decision_statement``. A record that
+cannot be read or validated is ``DecisionCorrupt``: never an approval.
+
+The record's size is bounded whatever the handoff held: ``codes`` lists each finding code
+once (the vocabulary is finite), so a payload with 14,000 findings still fits the cap.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import jiter
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from handoff_gate.gates.store.durable import OversizeError, read_bounded
-from handoff_gate.gates.store.filesystem import decision_path
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.durable import OversizeError
+from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.vocab.actions import Action, Category
-from handoff_gate.gates.vocab.findings import Verdict
-from handoff_gate.gates.vocab.limits import MAX_DECISION_BYTES
+from handoff_gate.gates.vocab.envelope import PRINCIPAL_REGEX
+from handoff_gate.gates.vocab.findings import Code, Verdict
+from handoff_gate.gates.vocab.ids import ID_REGEX
+from handoff_gate.gates.vocab.safe_text import has_unsafe
+
+#: The decided_at spelling ``audit.now_iso`` writes and a signed statement requires.
+_STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def parse_stamp(text: str) -> datetime:
+    """The moment ``2026-11-30T20:39:32.123Z`` names; ``ValueError`` for anything else."""
+    if not text.endswith("Z") or len(text) != 24:
+        raise ValueError("must be UTC ISO-8601 with milliseconds and Z")
+    return datetime.strptime(text, _STAMP).replace(tzinfo=UTC)
 
 
 class Decision(BaseModel):
-    """One decision file, ``RUN_DIR/decisions/{handoff}.json``.
+    """One decision record: ``decisions/{handoff}.json`` (unsigned) or
+    ``decisions/{handoff}/{principal}.json`` (signed).
 
     ``defer_build``: the validator is built when the first decision is read or written.
     """
@@ -27,46 +49,102 @@ class Decision(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     format: Literal["handoff-gate-decision/1"] = "handoff-gate-decision/1"
-    handoff: str = Field(pattern=r"^[0-9]{4,}-[a-z0-9][a-z0-9_-]{0,39}$")
+    handoff: str = Field(pattern=ID_REGEX)
     run: str = Field(min_length=1, max_length=200)
     action: Action
     reason: str | None = Field(default=None, max_length=10_000)
     category: Category | None = None
-    reviewer: str = Field(min_length=1, max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")
+    reviewer: str = Field(min_length=1, max_length=200)
     decided_at: str
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     verdict: Verdict
+    #: Written as each code once (``codes_of``); records from before listed every finding.
     codes: tuple[str, ...] = ()
+    principal: str | None = Field(default=None, pattern=PRINCIPAL_REGEX)
+    log_head: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    signature: str | None = Field(default=None, max_length=4096)
+
+    @field_validator("reviewer")
+    @classmethod
+    def _safe_reviewer(cls, value: str) -> str:
+        if has_unsafe(value) or value != value.strip() or "\n" in value or "\t" in value:
+            raise ValueError("must be printable text on one line")
+        return value
+
+    @field_validator("decided_at")
+    @classmethod
+    def _real_time(cls, value: str) -> str:
+        parse_stamp(value)
+        return value
+
+    @property
+    def signed(self) -> bool:
+        return self.signature is not None
 
 
 class DecisionCorrupt(ValueError):
-    """A decision file exists but is not a valid decision (tampering or disk damage).
+    """A decision record exists but is not a valid decision (tampering or disk damage).
 
     Callers treat it as "decided, but unusable": never as an approval.
     """
 
 
-def read_decision(run_dir: Path, handoff_id: str) -> Decision | None:
-    """The decision for a handoff, ``None`` if there is none; ``DecisionCorrupt`` if unusable."""
-    path = decision_path(run_dir, handoff_id)
+class DecisionMisplaced(DecisionCorrupt):
+    """A valid record made for another run or handoff: a copy, refused and ignored."""
+
+
+def codes_of(codes: object) -> tuple[str, ...]:
+    """Each finding code once, in vocabulary order: the bounded form a record keeps."""
+    present = {str(code) for code in codes} if isinstance(codes, list | tuple) else set()
+    return tuple(code.value for code in Code if code.value in present)
+
+
+def parse_decision(data: bytes, run_name: str, handoff_id: str) -> Decision:
+    """Validate record bytes for the handoff ``handoff_id`` of the run named ``run_name``.
+
+    Duplicate keys are refused before validation (a second ``action`` must not hide behind
+    the first), and a record naming another run or handoff is refused: a copy is not a
+    decision here.
+    """
     try:
-        data = read_bounded(path, MAX_DECISION_BYTES)
-    except FileNotFoundError:
-        return None
-    except OversizeError as exc:
-        raise DecisionCorrupt(f"decision for {handoff_id} is unusable: {exc}") from exc
-    except OSError as exc:
-        raise DecisionCorrupt(f"decision for {handoff_id} is unreadable: {exc}") from exc
-    try:
-        decision = Decision.model_validate_json(data)
-    except ValidationError as exc:
+        value = jiter.from_json(data, catch_duplicate_keys=True, allow_inf_nan=False)
+        decision = Decision.model_validate(value)
+    except ValidationError as exc:  # the cause lists each field's problem for `list`
         raise DecisionCorrupt(
             f"decision for {handoff_id} is not a valid decision file "
             f"({exc.error_count()} problem(s))"
         ) from exc
+    except ValueError as exc:
+        raise DecisionCorrupt(f"decision for {handoff_id} is not valid JSON: {exc}") from None
     if decision.handoff != handoff_id:
-        raise DecisionCorrupt(f"decision file for {handoff_id} names {decision.handoff!r}")
+        raise DecisionMisplaced(f"decision record for {handoff_id} names {decision.handoff!r}")
+    if decision.run != run_name:
+        raise DecisionMisplaced(
+            f"decision record for {handoff_id} was made in run {decision.run!r}, not {run_name!r}"
+        )
     return decision
+
+
+def run_name_of(run: str | Path, store: RunStore) -> str:
+    """The name records carry for ``run``: a directory's own name, or a database run id."""
+    return Path(run).resolve().name if store.is_local else str(run)
+
+
+def read_decision(
+    run: str | Path, handoff_id: str, store: RunStore | None = None
+) -> Decision | None:
+    """The unsigned decision for a handoff, ``None`` if there is none; ``DecisionCorrupt``
+    if unusable (unreadable, invalid, or made for another run or handoff)."""
+    store = store or store_for()
+    try:
+        data = store.decision_records(str(run), handoff_id).get(None)
+    except OversizeError as exc:
+        raise DecisionCorrupt(f"decision for {handoff_id} is unusable: {exc}") from exc
+    except OSError as exc:
+        raise DecisionCorrupt(f"decision for {handoff_id} is unreadable: {exc}") from exc
+    if data is None:
+        return None
+    return parse_decision(data, run_name_of(run, store), handoff_id)
 
 
 def describe(decision: Decision) -> str:

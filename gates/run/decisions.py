@@ -1,33 +1,57 @@
-"""Durable approve/reject decisions: at most one per handoff, first writer wins.
+"""Durable approve/reject decisions, made through the run's store.
 
-A decision pins the sha256 of the exact handoff bytes the reviewer saw, so a file
-edited afterwards can be told apart from the one that was approved. It is published
-with an exclusive create, so racing reviewers (or processes) cannot both succeed and
-a crash leaves either no decision or a complete one.
+A decision pins the sha256 of the exact handoff bytes the reviewer saw, so a file edited
+afterwards can be told apart from the one that was approved. Each principal has one
+exclusive record per handoff (the unsigned decision one shared slot), so racing writers
+cannot both succeed and a crash leaves either no record or a complete one.
+
+With a key (and the policy naming its principal) the record is signed: an SSHSIG over
+``decision_statement`` that also binds the audit log's head, so history rewritten before
+it is detected. A key whose principal may not decide the phase, or that produced the
+handoff, is refused before anything is written, naming who may.
+
+The record is published before its audit event. If logging fails afterwards the decision
+still stands, so ``decide`` returns it and reports the failed log through ``on_warning``;
+``audit --verify`` lists the decision without its event.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decision_record import (
     Decision,
     DecisionCorrupt,
+    codes_of,
     describe,
-    read_decision,
+    parse_decision,
+    run_name_of,
 )
+from handoff_gate.gates.run.placement import verified_producer
+from handoff_gate.gates.run.quorum import NoRule, rule_of
 from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.store.durable import exclusive_create
-from handoff_gate.gates.store.filesystem import DECISIONS, decision_path, handoff_path, is_run
+from handoff_gate.gates.store.base import DecisionExists, RunStore
+from handoff_gate.gates.store.durable import OversizeError
+from handoff_gate.gates.store.log_chain import line_hash
+from handoff_gate.gates.store.select import store_for
+from handoff_gate.gates.trust.policy import Policy, Rule
+from handoff_gate.gates.trust.sshsig import NAMESPACE, SigningError, public_key_of, sign
+from handoff_gate.gates.trust.statement import NO_LOG_HEAD, decision_statement
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.ids import validate_id
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.safe_text import has_unsafe
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.vocab.report import Report
 
 
 class DecisionRefused(Exception):
@@ -46,64 +70,182 @@ def default_reviewer() -> str:
     return f"{user}@{socket.gethostname() or 'localhost'}"
 
 
-def _refuse(
-    run_dir: Path, handoff_id: str, action: Action, reviewer: str, message: str
-) -> NoReturn:
-    """Log the refusal (when there is a run to log in) and raise it."""
-    if is_run(run_dir):
-        audit.append(
-            run_dir,
-            audit.Event.DECISION_REFUSED,
-            handoff=handoff_id,
-            action=action.value,
-            reviewer=reviewer,
-            why=message,
-        )
-    raise DecisionRefused(message)
+class _Attempt:
+    """One call of ``decide``: where it writes, and how a refusal is logged and raised."""
+
+    def __init__(
+        self, store: RunStore, run: str, handoff_id: str, action: Action, who: str
+    ) -> None:
+        self.store = store
+        self.run = run
+        self.handoff_id = handoff_id
+        self.action = action
+        self.who = who
+
+    def refuse(self, message: str) -> NoReturn:
+        """Log the refusal (when there is a run to log in) and raise it."""
+        if self.store.exists(self.run):
+            audit.append(
+                self.run,
+                audit.Event.DECISION_REFUSED,
+                store=self.store,
+                handoff=self.handoff_id,
+                action=self.action.value,
+                reviewer=self.who,
+                why=message,
+            )
+        raise DecisionRefused(message)
+
+
+def principal_for(key_path: Path, policy: Policy, rule: Rule, reviewer: str | None) -> str:
+    """The approver of ``rule`` the key may sign as (``reviewer`` picks among several).
+
+    ``DecisionRefused`` naming who may decide when the key signs for none of them.
+    """
+    try:
+        public_key = public_key_of(key_path)
+    except SigningError as exc:
+        raise DecisionRefused(str(exc)) from None
+    now = datetime.now(UTC)
+    entries = [
+        e
+        for e in policy.signers.entries
+        if e.public_key == public_key and e.allows_namespace(NAMESPACE) and e.valid_at(now)
+    ]
+    allowed = [name for name in rule.approvers if any(e.names(name) for e in entries)]
+    if reviewer is not None and reviewer in allowed:
+        return reviewer
+    if allowed:
+        return allowed[0]
+    raise DecisionRefused(
+        f"this key may not decide phase {rule.phase!r}; who may: {', '.join(rule.approvers)}"
+    )
 
 
 def decide(
-    run_dir: Path,
+    run: str | os.PathLike[str],
     handoff_id: str,
     action: Action | str,
     *,
     reason: str | None = None,
     category: Category | str | None = None,
     reviewer: str | None = None,
-    registry: Registry,
+    registry: Registry | None = None,
     expected_sha256: str | None = None,
+    key_path: Path | None = None,
+    policy: Policy | None = None,
+    store: RunStore | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> Decision:
     """Record a decision after re-inspecting the handoff's current bytes.
 
-    Refused (``DecisionRefused``, audited) when: rejecting without a reason, the handoff
-    is already decided, missing, changed since ``expected_sha256`` was reviewed, or
-    blocked and the action is approve. ``ValueError`` for a malformed id or argument.
+    Refused (``DecisionRefused``, audited, nothing written) when: rejecting without a
+    reason, this slot already decided, the handoff missing, changed since
+    ``expected_sha256`` was reviewed, blocked and the action is approve; with a key: its
+    principal may not decide the phase or produced the handoff. ``ValueError`` for a
+    malformed id or argument, a key without a policy, or a phase the policy has no rule
+    for (``NoRule``).
     """
     validate_id(handoff_id)
     action = Action(action)
     category = Category(category) if category is not None else None
-    who = default_reviewer() if reviewer is None else reviewer.strip()
+    if key_path is not None and policy is None:
+        raise ValueError("--key needs --policy: the policy's allowed_signers names the signer")
+    store = store or store_for()
+    key = os.fspath(run)
+    rule = rule_of(policy, handoff_id) if policy is not None else None
+    principal = None
+    if key_path is not None and policy is not None and rule is not None:
+        principal = principal_for(key_path, policy, rule, reviewer)
+    who = principal if reviewer is None and principal is not None else reviewer
+    who = default_reviewer() if who is None else who.strip()
     if not who or len(who) > 200 or has_unsafe(who) or "\n" in who or "\t" in who:
         raise ValueError("the reviewer name must be 1-200 printable characters on one line")
+    attempt = _Attempt(store, key, handoff_id, action, who)
     reason = reason.strip() if reason is not None else None
     if action is Action.REJECT and not reason:
-        _refuse(run_dir, handoff_id, action, who, "a rejection needs a non-blank --reason")
-    existing = _existing(run_dir, handoff_id)
+        attempt.refuse("a rejection needs a non-blank --reason")
+    existing = _existing(store, key, handoff_id, principal)
     if existing is not None:
-        _refuse(run_dir, handoff_id, action, who, f"{handoff_id} is already {existing}")
-    if not handoff_path(run_dir, handoff_id).is_file():
-        _refuse(run_dir, handoff_id, action, who, f"no handoff {handoff_id} in {run_dir}")
-    report = inspect_in_run(run_dir, handoff_id, registry)
+        attempt.refuse(f"{handoff_id} is already {existing}")
+    try:
+        store.handoff_bytes(key, handoff_id, MAX_HANDOFF_BYTES)
+    except OversizeError:
+        pass  # inspection reports it, and a reject is still possible
+    except OSError:
+        attempt.refuse(f"no handoff {handoff_id} in {key}")
+    registry = registry or load_registry()
+    report = inspect_in_run(key, handoff_id, registry, policy=policy, store=store)
+    _check_report(attempt, report, expected_sha256)
+    if policy is not None and principal is not None and report.envelope is not None:
+        producer = verified_producer(report.envelope, run_name_of(key, store), policy)
+        if producer == principal:
+            attempt.refuse(f"{principal!r} produced {handoff_id} and may not decide it")
+    decision = _record(store, key, handoff_id, action, reason, category, who, report)
+    if principal is not None and key_path is not None:
+        decision = _signed(store, key, decision, principal, key_path, attempt)
+    data = _encode(decision)
+    event = {
+        "event": audit.Event.DECISION_WRITTEN.value,
+        "at": audit.now_iso(),
+        "handoff": handoff_id,
+        "action": action.value,
+        "category": category.value if category else None,
+        **({"reason": reason} if reason else {}),
+        "reviewer": who,
+        **({"principal": principal} if principal is not None else {}),
+        "sha256": report.sha256,
+        "verdict": report.verdict.value,
+    }
+    try:
+        store.create_decision(key, handoff_id, principal, data, event)
+    except DecisionExists:
+        attempt.refuse(f"{handoff_id} is already {_existing(store, key, handoff_id, principal)}")
+    except OSError as exc:
+        if store.decision_records(key, handoff_id).get(principal) != data:
+            raise
+        if on_warning is not None:
+            on_warning(f"{handoff_id}: the decision stands but was not logged: {exc}")
+    return decision
+
+
+#: Fields only signed records carry; an unsigned record is written as before them.
+_SIGNED_ONLY = frozenset({"principal", "log_head", "signature"})
+
+
+def _encode(decision: Decision) -> bytes:
+    fields = {
+        name: value
+        for name, value in decision.model_dump(mode="json").items()
+        if value is not None or name not in _SIGNED_ONLY
+    }
+    return (json.dumps(fields, ensure_ascii=True, indent=2) + "\n").encode()
+
+
+def _check_report(attempt: _Attempt, report: Report, expected_sha256: str | None) -> None:
+    handoff_id = attempt.handoff_id
     if not report.sha256:
-        _refuse(run_dir, handoff_id, action, who, f"{handoff_id} cannot be read; nothing to decide")
+        attempt.refuse(f"{handoff_id} cannot be read; nothing to decide")
     if expected_sha256 is not None and report.sha256 != expected_sha256:
-        _refuse(run_dir, handoff_id, action, who, f"{handoff_id} changed since it was reviewed")
-    if action is Action.APPROVE and not report.approvable:
+        attempt.refuse(f"{handoff_id} changed since it was reviewed")
+    if attempt.action is Action.APPROVE and not report.approvable:
         codes = ", ".join(sorted({f.code.value for f in report.blocking}))
-        _refuse(run_dir, handoff_id, action, who, f"{handoff_id} is blocked ({codes})")
-    decision = Decision(
+        attempt.refuse(f"{handoff_id} is blocked ({codes})")
+
+
+def _record(
+    store: RunStore,
+    run: str,
+    handoff_id: str,
+    action: Action,
+    reason: str | None,
+    category: Category | None,
+    who: str,
+    report: Report,
+) -> Decision:
+    return Decision(
         handoff=handoff_id,
-        run=run_dir.resolve().name,
+        run=run_name_of(run, store),
         action=action,
         reason=reason or None,
         category=category,
@@ -111,37 +253,54 @@ def decide(
         decided_at=audit.now_iso(),
         sha256=report.sha256,
         verdict=report.verdict,
-        codes=tuple(f.code.value for f in report.findings),
+        codes=codes_of([f.code.value for f in report.findings]),
     )
-    (run_dir / DECISIONS).mkdir(exist_ok=True)
-    data = json.dumps(decision.model_dump(mode="json"), ensure_ascii=True, indent=2) + "\n"
-    try:
-        exclusive_create(decision_path(run_dir, handoff_id), data.encode())
-    except FileExistsError:
-        _refuse(
-            run_dir,
-            handoff_id,
-            action,
-            who,
-            f"{handoff_id} is already {_existing(run_dir, handoff_id)}",
-        )
-    audit.append(
-        run_dir,
-        audit.Event.DECISION_WRITTEN,
-        handoff=handoff_id,
-        action=action.value,
-        category=category.value if category else None,
-        reviewer=who,
-        sha256=report.sha256,
-        verdict=report.verdict.value,
-    )
-    return decision
 
 
-def _existing(run_dir: Path, handoff_id: str) -> str | None:
-    """A one-line description of the decision already on disk, if any."""
+def _signed(
+    store: RunStore,
+    run: str,
+    decision: Decision,
+    principal: str,
+    key_path: Path,
+    attempt: _Attempt,
+) -> Decision:
+    """The decision with its principal, the log head it saw, and its signature."""
+    lines = store.log_bytes(run).splitlines()
+    log_head = line_hash(lines[-1]) if lines else NO_LOG_HEAD
+    statement = decision_statement(
+        run=decision.run,
+        handoff=decision.handoff,
+        sha256=decision.sha256,
+        action=decision.action.value,
+        reason=decision.reason,
+        category=decision.category.value if decision.category else None,
+        principal=principal,
+        at=decision.decided_at,
+        log_head=log_head,
+    )
     try:
-        found = read_decision(run_dir, handoff_id)
+        signature = sign(statement, key_path)
+    except SigningError as exc:
+        attempt.refuse(f"cannot sign: {exc}")
+    return decision.model_copy(
+        update={"principal": principal, "log_head": log_head, "signature": signature}
+    )
+
+
+def _existing(store: RunStore, run: str, handoff_id: str, principal: str | None) -> str | None:
+    """A one-line description of this slot's decision already stored, if any."""
+    try:
+        data = store.decision_records(run, handoff_id).get(principal)
+    except OSError:
+        return "decided (the decision record is unreadable)"
+    if data is None:
+        return None
+    try:
+        found = parse_decision(data, run_name_of(run, store), handoff_id)
     except DecisionCorrupt:
-        return "decided (the decision file is unreadable)"
-    return describe(found) if found is not None else None
+        return "decided (the decision record is unreadable)"
+    return describe(found)
+
+
+__all__ = ["DecisionRefused", "NoRule", "decide", "default_reviewer", "principal_for"]

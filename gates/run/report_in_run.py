@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +17,14 @@ import jiter
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.stages import inspect_handoff
-from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision
+from handoff_gate.gates.run import schema_index
+from handoff_gate.gates.run.decision_record import DecisionCorrupt, parse_decision, run_name_of
+from handoff_gate.gates.run.placement import misplaced, producer_finding
+from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
-from handoff_gate.gates.store.filesystem import (
-    handoff_path,
-    list_handoffs,
-    read_handoff_bytes,
-    ref_of,
-)
+from handoff_gate.gates.store.filesystem import handoff_path
+from handoff_gate.gates.store.select import store_for
+from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
@@ -44,17 +45,28 @@ def _append_only(registry: Registry | None, schema_id: Any) -> frozenset[str]:
     return frozenset(getattr(contract, "append_only", ()) or ())
 
 
-def _rejected(run_dir: Path, handoff_id: str) -> bool:
-    """Whether a readable decision rejects the handoff (unreadable counts as not rejected)."""
+def _rejected(store: RunStore, run: str, handoff_id: str) -> bool:
+    """Whether a readable decision record rejects the handoff (unreadable ones do not)."""
     try:
-        decision = read_decision(run_dir, handoff_id)
-    except DecisionCorrupt:
+        records = store.decision_records(run, handoff_id)
+    except (OSError, ValueError):
         return False
-    return decision is not None and decision.action is Action.REJECT
+    name = run_name_of(run, store)
+    for data in records.values():
+        try:
+            if parse_decision(data, name, handoff_id).action is Action.REJECT:
+                return True
+        except DecisionCorrupt:
+            continue
+    return False
 
 
 def previous_payload(
-    run_dir: Path, handoff_id: str, schema_id: str, registry: Registry | None = None
+    run: str | os.PathLike[str],
+    handoff_id: str,
+    schema_id: str,
+    registry: Registry | None = None,
+    store: RunStore | None = None,
 ) -> dict[str, Any] | None:
     """The payload an append-only check compares against: the latest earlier handoff of
     the same contract that was not rejected.
@@ -68,17 +80,19 @@ def previous_payload(
     fields = _append_only(registry, schema_id)
     if registry is not None and not fields:
         return None
-    current = ref_of(run_dir, handoff_id)
-    for ref in reversed(list_handoffs(run_dir)):
-        if (ref.seq, ref.id) >= (current.seq, current.id):
+    store = store or store_for()
+    key = os.fspath(run)
+    current = _order(handoff_id)
+    for earlier in _candidates(store, key, schema_id, fields, registry):
+        if _order(earlier) >= current:
             continue
         try:
             envelope = Envelope.model_validate_json(
-                read_handoff_bytes(run_dir, ref.id, MAX_HANDOFF_BYTES)
+                store.handoff_bytes(key, earlier, MAX_HANDOFF_BYTES)
             )
             schema = envelope.schema_id
             related = schema == schema_id or bool(fields & _append_only(registry, schema))
-            if not related or _rejected(run_dir, ref.id):
+            if not related or _rejected(store, key, earlier):
                 continue
             produced = envelope.producer_bytes()
             payload = (
@@ -93,6 +107,25 @@ def previous_payload(
         if not fields or any(payload.get(name) is not None for name in fields):
             return payload
     return None
+
+
+def _candidates(
+    store: RunStore, run: str, schema_id: str, fields: frozenset[str], registry: Registry | None
+) -> list[str]:
+    """Earlier handoffs that may be related, latest first: from the run's contract index
+    when it has one (a few reads in a run of any length), else every handoff."""
+    if store.is_local:
+        related = {schema_id}
+        if registry is not None and fields:
+            related.update(s for s in registry if fields & _append_only(registry, s))
+        indexed = schema_index.ids_for(Path(run), sorted(related))
+        if indexed is not None:
+            return indexed
+    return list(reversed(store.handoff_ids(run)))
+
+
+def _order(handoff_id: str) -> tuple[int, str]:
+    return int(handoff_id.split("-", 1)[0]), handoff_id
 
 
 def blocked_report(code: Code, message: str, sha256: str = "", size: int = 0) -> Report:
@@ -113,12 +146,26 @@ def _streamed_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def inspect_in_run(run_dir: Path, handoff_id: str, registry: Registry) -> Report:
-    """Inspect one handoff of a run. Never raises: any failure is a blocked report."""
+def inspect_in_run(
+    run: str | os.PathLike[str],
+    handoff_id: str,
+    registry: Registry,
+    *,
+    policy: Policy | None = None,
+    store: RunStore | None = None,
+) -> Report:
+    """Inspect one handoff of a run. Never raises: any failure is a blocked report.
+
+    Beyond its bytes, the envelope must name the place it is stored at (``misplaced``)
+    and, under a ``policy`` whose rule names producers, carry a producer's signature that
+    verifies (``unsigned_handoff``, ``unknown_producer``).
+    """
+    store = store or store_for()
+    key = os.fspath(run)
     try:
-        data = read_handoff_bytes(run_dir, handoff_id, MAX_HANDOFF_BYTES)
+        data = store.handoff_bytes(key, handoff_id, MAX_HANDOFF_BYTES)
     except OversizeError as exc:
-        digest = _streamed_sha256(handoff_path(run_dir, handoff_id))
+        digest = _streamed_sha256(handoff_path(Path(key), handoff_id)) if store.is_local else ""
         return blocked_report(Code.OVERSIZE, f"{exc}; not inspected", digest, exc.size)
     except (OSError, UnsafePathError) as exc:
         return blocked_report(Code.BAD_ENVELOPE, f"cannot read handoff {handoff_id!r}: {exc}")
@@ -126,13 +173,27 @@ def inspect_in_run(run_dir: Path, handoff_id: str, registry: Registry) -> Report
     try:
         schema = _schema_of(data)
         if isinstance(schema, str):
-            previous = previous_payload(run_dir, handoff_id, schema, registry)
-    except ValueError:
+            previous = previous_payload(key, handoff_id, schema, registry, store)
+    except (OSError, ValueError):
         previous = None
     try:
         if previous is None:  # inspection's own default means "no previous payload"
-            return inspect_handoff(data, registry, max_bytes=MAX_HANDOFF_BYTES)
-        return inspect_handoff(data, registry, previous=previous, max_bytes=MAX_HANDOFF_BYTES)
+            report = inspect_handoff(data, registry, max_bytes=MAX_HANDOFF_BYTES)
+        else:
+            report = inspect_handoff(data, registry, previous=previous, max_bytes=MAX_HANDOFF_BYTES)
+        return _placed(report, run_name_of(key, store), handoff_id, policy)
     except Exception as exc:  # inspection promises not to raise; fail closed if it does
         digest = hashlib.sha256(data).hexdigest()
         return blocked_report(Code.INTERNAL_ERROR, f"inspection failed: {exc!r}", digest, len(data))
+
+
+def _placed(report: Report, run_name: str, handoff_id: str, policy: Policy | None) -> Report:
+    """The report with the findings about the envelope's place and producer added."""
+    envelope = report.envelope
+    if envelope is None:
+        return report
+    extra = [misplaced(envelope, run_name, handoff_id)]
+    if policy is not None:
+        extra.append(producer_finding(envelope, run_name, policy))
+    found = tuple(f for f in extra if f is not None)
+    return replace(report, findings=report.findings + found) if found else report

@@ -18,7 +18,8 @@ import jiter
 from pydantic import BaseModel
 
 from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.run import audit
+from handoff_gate.gates.run import audit, schema_index
+from handoff_gate.gates.run.placement import sign_handoff
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import HandoffRef, handoff_path
 from handoff_gate.gates.store.select import store_for
@@ -82,6 +83,8 @@ def submit(
     registry: Registry | None = None,
     allow_unknown_schema: bool = False,
     store: RunStore | None = None,
+    key_path: Path | None = None,
+    signer: str | None = None,
 ) -> HandoffRef:
     """Store ``payload`` (the producer's output, see ``payload_bytes``) as the run's next handoff.
 
@@ -93,6 +96,10 @@ def submit(
     for the same bytes, nothing is written and the first handoff is returned, so a
     pipeline step that runs again after a crash does not submit twice.
     ``FileNotFoundError`` when the folder meant to hold a new run does not exist.
+
+    With ``key_path`` and ``signer`` (the producer's principal) the envelope carries the
+    producer's SSHSIG over ``handoff_statement``, which a policy rule with ``producers``
+    requires (``gates.run.placement``).
     """
     if not isinstance(run, str | os.PathLike):
         raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
@@ -131,8 +138,25 @@ def submit(
         raise ValueError(f"upstream_payload is not JSON data: {exc}") from exc
     written: list[bytes] = []
 
+    if (key_path is None) != (signer is None):
+        raise ValueError("signing a handoff needs both a key and the signer's principal name")
+
     def envelope(seq: int, handoff_id: str) -> bytes:
+        if store.is_local and schema_index.start(Path(key)):
+            schema_index.note(Path(key), schema_id, handoff_id)
         fields = {"format": FORMAT, "id": handoff_id, "seq": seq, **base}
+        if key_path is not None and signer is not None:
+            fields["signer"] = signer
+            fields["signature"] = sign_handoff(
+                run_name=str(base["run"]),
+                handoff_id=handoff_id,
+                payload=data,
+                phase=phase,
+                schema=schema_id,
+                principal=signer,
+                at=str(base["created"]),
+                key_path=key_path,
+            )
         text = json.dumps(fields, ensure_ascii=True, indent=2, allow_nan=False) + "\n"
         written.append(text.encode())
         return written[-1]

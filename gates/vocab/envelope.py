@@ -14,7 +14,10 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from handoff_gate.gates.vocab.ids import ID_REGEX, PHASE_REGEX
+from handoff_gate.gates.vocab.ids import ID_REGEX, PHASE_REGEX, PRINCIPAL_PATTERN
+
+#: ``PRINCIPAL_PATTERN`` as a pydantic (Rust) pattern.
+PRINCIPAL_REGEX = PRINCIPAL_PATTERN.pattern.removesuffix(r"\Z") + "$"
 
 FORMAT: Final = "handoff-gate/1"
 
@@ -52,6 +55,10 @@ class Envelope(BaseModel):
     raw: str | None = None
     raw_base64: str | None = None
     payload: Any = None
+    #: The producer's principal and its armored SSHSIG over ``handoff_statement`` (see
+    #: ``gates.run.producer``); absent on unsigned handoffs and on files from before.
+    signer: str | None = Field(default=None, pattern=PRINCIPAL_REGEX)
+    signature: str | None = Field(default=None, max_length=4096)
 
     @property
     def has_payload(self) -> bool:

@@ -36,6 +36,9 @@ class Code(StrEnum):
     CROSS_FIELD = "cross_field"
     APPEND_ONLY = "append_only"
     BAD_ENVELOPE = "bad_envelope"
+    MISPLACED = "misplaced"
+    UNSIGNED_HANDOFF = "unsigned_handoff"
+    UNKNOWN_PRODUCER = "unknown_producer"
     INTERNAL_ERROR = "internal_error"
 
 

@@ -1,0 +1,130 @@
+"""Checks that bind a handoff to its place and its producer, beyond what its bytes say.
+
+A file's content is not enough to trust it: an envelope copied from another run, or
+renamed to another id, must not be reviewed (or delivered) as if it belonged here, so its
+``id``, ``run``, ``seq`` and ``phase`` must agree with where it is stored (``misplaced``).
+Under a policy rule with ``producers``, the producer's SSHSIG over ``handoff_statement``
+must verify for one of them (``unsigned_handoff``, ``unknown_producer``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.sshsig import NAMESPACE, SignatureError, public_key_of, sign
+from handoff_gate.gates.trust.statement import StatementError, handoff_statement
+from handoff_gate.gates.vocab.envelope import Envelope
+from handoff_gate.gates.vocab.findings import Code, Finding, Severity
+
+
+def misplaced(envelope: Envelope, run_name: str, handoff_id: str) -> Finding | None:
+    """A ``misplaced`` finding when the envelope names another place than where it is."""
+    seq, phase = handoff_id.split("-", 1)
+    wrong = [
+        f"{name} {found!r} (stored as {expected!r})"
+        for name, found, expected in (
+            ("id", envelope.id, handoff_id),
+            ("run", envelope.run, run_name),
+            ("seq", envelope.seq, int(seq)),
+            ("phase", envelope.phase, phase),
+        )
+        if found != expected
+    ]
+    if not wrong:
+        return None
+    return Finding(
+        Code.MISPLACED, "", Severity.BLOCK, "the envelope names another place: " + ", ".join(wrong)
+    )
+
+
+def producer_bytes_sha256(envelope: Envelope) -> str | None:
+    """The sha256 a producer signs: of its exact output (``None`` if there is none)."""
+    try:
+        produced = envelope.producer_bytes()
+    except ValueError:
+        return None
+    return None if produced is None else hashlib.sha256(produced).hexdigest()
+
+
+def sign_handoff(
+    *,
+    run_name: str,
+    handoff_id: str,
+    payload: bytes,
+    phase: str,
+    schema: str,
+    principal: str,
+    at: str,
+    key_path: Path,
+) -> str:
+    """The producer's armored SSHSIG binding these payload bytes to this handoff."""
+    statement = handoff_statement(
+        run=run_name,
+        handoff=handoff_id,
+        sha256=hashlib.sha256(payload).hexdigest(),
+        phase=phase,
+        schema=schema,
+        principal=principal,
+        at=at,
+    )
+    return sign(statement, key_path)
+
+
+def producer_principal(key_path: Path, policy: Policy, phase: str) -> str:
+    """The producer of ``phase`` the key may sign as (for ``submit --key``).
+
+    ``ValueError`` naming the phase's producers when the key signs for none of them.
+    """
+    rule = policy.rule_for(phase)
+    if rule is None or rule.producers is None:
+        raise ValueError(f"{policy.path}: phase {phase!r} names no producers to sign as")
+    listed = [e for e in policy.signers.entries if e.public_key == public_key_of(key_path)]
+    for name in rule.producers:
+        if any(e.names(name) and e.allows_namespace(NAMESPACE) for e in listed):
+            return name
+    who = ", ".join(rule.producers)
+    raise ValueError(f"this key may not produce phase {phase!r}; who may: {who}")
+
+
+def verified_producer(envelope: Envelope, run_name: str, policy: Policy) -> str | None:
+    """The envelope's signer when its signature verifies under the policy, else ``None``."""
+    if envelope.signer is None or envelope.signature is None:
+        return None
+    digest = producer_bytes_sha256(envelope)
+    if digest is None:
+        return None
+    try:
+        statement = handoff_statement(
+            run=run_name,
+            handoff=envelope.id,
+            sha256=digest,
+            phase=envelope.phase,
+            schema=envelope.schema_id,
+            principal=envelope.signer,
+            at=envelope.created,
+        )
+        policy.signers.verify(statement, envelope.signature, envelope.signer)
+    except (SignatureError, StatementError):
+        return None
+    return envelope.signer
+
+
+def producer_finding(envelope: Envelope, run_name: str, policy: Policy) -> Finding | None:
+    """``unsigned_handoff``/``unknown_producer`` when the phase's rule names producers."""
+    rule = policy.rule_for(envelope.phase)
+    if rule is None or rule.producers is None:
+        return None
+    allowed = ", ".join(rule.producers)
+    if envelope.signature is None:
+        message = f"phase {envelope.phase!r} must be signed by one of: {allowed}"
+        return Finding(Code.UNSIGNED_HANDOFF, "", Severity.BLOCK, message)
+    signer = verified_producer(envelope, run_name, policy)
+    if signer is None or signer not in rule.producers:
+        message = (
+            f"the handoff's signature does not verify for one of the producers of phase "
+            f"{envelope.phase!r} ({allowed})"
+        )
+        return Finding(Code.UNKNOWN_PRODUCER, "", Severity.BLOCK, message)
+    return None

@@ -1,0 +1,221 @@
+"""Settling a handoff: what its decision records, taken together, allow ``wait`` to return.
+
+Without a policy a run has one decision slot and whoever writes it decides (today's
+behaviour): any writer of the run directory can approve, which ``NO_POLICY_WARNING`` says.
+
+Under a policy only signed decisions count, each in its principal's own exclusive record.
+A record is **refused** (ignored, and reported so wait can print and audit it) when it is
+unsigned, badly signed, signed by a key ``allowed_signers`` does not list for its
+principal, made by a principal who is not an approver of the phase, made by the
+handoff's own producer, or bound to another run, handoff or sha256. Of what remains, one
+reject rejects; ``required`` distinct approvals approve, provided the bytes still inspect
+as approvable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.run.decision_record import (
+    Decision,
+    DecisionCorrupt,
+    DecisionMisplaced,
+    parse_decision,
+    parse_stamp,
+    run_name_of,
+)
+from handoff_gate.gates.run.placement import verified_producer
+from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.trust.policy import Policy, Rule
+from handoff_gate.gates.trust.sshsig import SignatureError
+from handoff_gate.gates.trust.statement import StatementError, decision_statement
+from handoff_gate.gates.vocab.actions import Action
+from handoff_gate.gates.vocab.envelope import Envelope
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+from handoff_gate.gates.vocab.report import Report
+
+#: What ``wait`` prints once on stderr when it runs without a policy.
+NO_POLICY_WARNING = (
+    "handoff-gate: no --policy: any process that can write the run directory can approve"
+)
+
+
+class NoRule(ValueError):
+    """The policy has no rule for the handoff's phase: nobody may decide it (exit 2)."""
+
+
+class Outcome(StrEnum):
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    CHANGED = "changed"
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """``outcome`` is ``None`` while the wait must go on; ``decisions`` are the ones that
+    count (valid approvals so far, or the reject); ``refused`` one line per ignored record."""
+
+    outcome: Outcome | None
+    decisions: tuple[Decision, ...] = ()
+    report: Report | None = None
+    refused: tuple[str, ...] = field(default=())
+
+
+def rule_of(policy: Policy, handoff_id: str) -> Rule:
+    """The policy's rule for the handoff's phase; ``NoRule`` when none matches."""
+    phase = handoff_id.split("-", 1)[1]
+    rule = policy.rule_for(phase)
+    if rule is None:
+        raise NoRule(f"{policy.path}: no rule covers phase {phase!r}; nobody may decide it")
+    return rule
+
+
+def check_signed(
+    decision: Decision,
+    slot: str,
+    *,
+    policy: Policy,
+    rule: Rule,
+    sha256: str,
+    producer: str | None,
+) -> str | None:
+    """Why a signed decision must be ignored, or ``None`` when it counts."""
+    if decision.signature is None or decision.log_head is None:
+        return "unsigned"
+    if decision.principal != slot:
+        return f"filed as {slot!r} but made by {decision.principal!r}"
+    if decision.sha256 != sha256:
+        return "made for other bytes (sha256 differs)"
+    try:
+        statement = decision_statement(
+            run=decision.run,
+            handoff=decision.handoff,
+            sha256=decision.sha256,
+            action=decision.action.value,
+            reason=decision.reason,
+            category=decision.category.value if decision.category else None,
+            principal=slot,
+            at=decision.decided_at,
+            log_head=decision.log_head,
+        )
+        at = parse_stamp(decision.decided_at)
+        policy.signers.verify(statement, decision.signature, slot, at=at)
+    except (SignatureError, StatementError, ValueError) as exc:
+        return f"signature: {exc}"
+    if slot not in rule.approvers:
+        return f"{slot!r} is not an approver of phase {rule.phase!r}"
+    if producer is not None and slot == producer:
+        return f"{slot!r} produced this handoff and may not decide it"
+    return None
+
+
+def _current(store: RunStore, run: str, handoff_id: str) -> tuple[str, Envelope | None]:
+    """The handoff's current sha256 and envelope (``None`` if it does not parse)."""
+    data = store.handoff_bytes(run, handoff_id, MAX_HANDOFF_BYTES)
+    try:
+        envelope = Envelope.model_validate_json(data)
+    except ValueError:
+        envelope = None
+    return hashlib.sha256(data).hexdigest(), envelope
+
+
+def settle(
+    store: RunStore,
+    run: str | os.PathLike[str],
+    handoff_id: str,
+    registry: Registry,
+    policy: Policy | None = None,
+) -> Settlement:
+    """What the handoff's decision records allow now (see the module docstring).
+
+    Without a policy, an unusable unsigned record raises ``DecisionCorrupt`` (decided but
+    unusable, as before) unless it was made for another run or handoff, which is refused
+    and ignored. ``NoRule`` when the policy does not cover the phase; ``OSError`` when the
+    handoff cannot be read.
+    """
+    key = os.fspath(run)
+    name = run_name_of(key, store)
+    records = store.decision_records(key, handoff_id)
+    if policy is None:
+        return _unsigned(store, key, name, handoff_id, registry, records.get(None))
+    rule = rule_of(policy, handoff_id)
+    sha256, envelope = _current(store, key, handoff_id)
+    producer = verified_producer(envelope, name, policy) if envelope is not None else None
+    refused: list[str] = []
+    approvals: list[Decision] = []
+    for slot, data in records.items():
+        if slot is None:
+            refused.append(f"{handoff_id}: the unsigned decision is ignored under the policy")
+            continue
+        try:
+            decision = parse_decision(data, name, handoff_id)
+        except DecisionCorrupt as exc:
+            refused.append(f"{handoff_id}: {slot}: {exc}")
+            continue
+        problem = check_signed(
+            decision, slot, policy=policy, rule=rule, sha256=sha256, producer=producer
+        )
+        if problem is not None:
+            refused.append(f"{handoff_id}: decision by {slot!r} ignored: {problem}")
+        elif decision.action is Action.REJECT:
+            return Settlement(Outcome.REJECTED, (decision,), refused=tuple(refused))
+        else:
+            approvals.append(decision)
+    if len(approvals) < rule.required:
+        return Settlement(None, tuple(approvals), refused=tuple(refused))
+    report = inspect_in_run(key, handoff_id, registry, policy=policy, store=store)
+    outcome = Outcome.APPROVED
+    if report.sha256 != sha256 or not report.approvable or report.delivered is None:
+        outcome = Outcome.CHANGED
+    return Settlement(outcome, tuple(approvals), report, tuple(refused))
+
+
+def _unsigned(
+    store: RunStore,
+    run: str,
+    name: str,
+    handoff_id: str,
+    registry: Registry,
+    data: bytes | None,
+) -> Settlement:
+    """Today's single-decision behaviour, refusing a record made for another place."""
+    if data is None:
+        return Settlement(None)
+    try:
+        decision = parse_decision(data, name, handoff_id)
+    except DecisionMisplaced as exc:
+        return Settlement(None, refused=(str(exc),))
+    if decision.action is Action.REJECT:
+        return Settlement(Outcome.REJECTED, (decision,))
+    report = inspect_in_run(run, handoff_id, registry, store=store)
+    if report.sha256 != decision.sha256 or not report.approvable or report.delivered is None:
+        return Settlement(Outcome.CHANGED, (decision,), report)
+    return Settlement(Outcome.APPROVED, (decision,), report)
+
+
+def record_refusals(
+    store: RunStore,
+    run: str | os.PathLike[str],
+    handoff_id: str,
+    settlement: Settlement,
+    seen: set[str],
+) -> list[str]:
+    """Log each refusal not in ``seen`` once (``decision_refused``) and return them, so a
+    wait that settles again and again prints and records every ignored record only once."""
+    fresh = [line for line in settlement.refused if line not in seen]
+    for line in fresh:
+        seen.add(line)
+        audit.append(
+            os.fspath(run),
+            audit.Event.DECISION_REFUSED,
+            store=store,
+            handoff=handoff_id,
+            why=line,
+        )
+    return fresh
