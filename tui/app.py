@@ -24,7 +24,13 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Static
 
 from handoff_gate.gates.run.decision_record import describe
-from handoff_gate.gates.run.decisions import DecisionRefused, decide, default_reviewer
+from handoff_gate.gates.run.decisions import (
+    DecisionRefused,
+    decide,
+    default_reviewer,
+    principal_for,
+)
+from handoff_gate.gates.run.quorum import NoRule, rule_of
 from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.report import FieldRow
@@ -43,13 +49,16 @@ from handoff_gate.tui.model import (
 )
 from handoff_gate.tui.palette import ActionProvider, JumpProvider
 from handoff_gate.tui.render import BADGE_WIDTH, finding_text, fit, list_row, safe
-from handoff_gate.tui.scan import RunListing, inspect_ref
+from handoff_gate.tui.scan import LOCAL, RunListing
+from handoff_gate.tui.store_feed import StoreFeed, store_copy, store_label
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.store.base import RunStore
+    from handoff_gate.gates.trust.policy import Policy, Rule
     from handoff_gate.tui.screens.reject import Rejection
 
 #: Widest run name and handoff id columns in the list (longer ones are cut with "…").
@@ -105,7 +114,7 @@ class HandoffGateApp(App[int]):
 
     def __init__(
         self,
-        root: Path,
+        root: Path | None,
         registry: Registry,
         *,
         reviewer: str | None = None,
@@ -113,12 +122,30 @@ class HandoffGateApp(App[int]):
         poll: bool = False,
         quiet: bool = False,
         read_only: bool = False,
+        key_path: Path | None = None,
+        policy: Policy | None = None,
+        store: RunStore | None = None,
     ) -> None:
         """``read_only``: review only; approve and reject are refused and nothing is
-        written under ``root``."""
+        written under ``root``. ``key_path`` and ``policy``: decisions are signed with the
+        key, and only a principal the policy lets decide a handoff's phase may try.
+        ``store``: a non-local store (a database) shows every run in it; ``root`` is then
+        ignored, and runs are keyed by ``Path(run_id)``."""
         super().__init__()
         self.read_only = read_only
-        self.root = root.absolute()
+        self.store = store if store is not None and not store.is_local else None
+        self.key_path = key_path
+        self.policy = policy
+        self._principals: dict[Rule, str | DecisionRefused] = {}
+        if self.store is None:
+            if root is None:
+                raise ValueError("a filesystem review needs a root folder")
+            self.root = root.absolute()
+            self._where = self.root.name or str(self.root)
+        else:
+            self._where = store_label(self.store)
+            self.root = Path(self._where)
+            self.title = f"handoff-gate · {visible(self._where)}"
         self.registry = registry
         self.reviewer = reviewer
         self._reviewer_shown = reviewer or default_reviewer()
@@ -128,7 +155,11 @@ class HandoffGateApp(App[int]):
         self.entries: dict[Key, Entry] = {}
         self._runs: dict[Path, set[str]] = {}
         self._rows: dict[Key, Text] = {}
-        self.feed = Feed(self.root, registry, self.post_message, poll=poll)
+        self.feed: Feed = (
+            Feed(self.root, registry, self.post_message, poll=poll, policy=policy)
+            if self.store is None
+            else StoreFeed(self.store, registry, self.post_message, policy=policy)
+        )
         self._scanned = False
         self._list_painted = 0.0
         self._list_pending = False
@@ -161,7 +192,11 @@ class HandoffGateApp(App[int]):
         self._update_topbar()
         self.feed.start()
         self.run_worker(self.feed.relist_loop, thread=True, group="relist", name="relist")
-        self.run_worker(self.feed.watch(self._runs), exclusive=True, group="watch", name="watch")
+        feed = self.feed
+        if isinstance(feed, StoreFeed):
+            self.run_worker(feed.listen_loop, thread=True, group="watch", name="listen")
+        else:
+            self.run_worker(feed.watch(self._runs), exclusive=True, group="watch", name="watch")
         self.call_after_refresh(self._start_inspecting)
 
     def _start_inspecting(self) -> None:
@@ -252,14 +287,21 @@ class HandoffGateApp(App[int]):
             stamp = listing.stamps[ref.id]
             decision_stamp = listing.decision_stamps.get(ref.id)
             entry = self.entries.get(key)
+            waiters = None if listing.waiters is None else listing.waiters.get(ref.id, ())
             if entry is None:
-                entry = Entry(ref, stamp, decision_stamp, fresh=not initial)
+                entry = Entry(ref, stamp, decision_stamp, fresh=not initial, waiters=waiters)
                 self.entries[key] = entry
                 if not initial:
                     self._arrived.append(key)
                 self._id_width = max(self._id_width, len(ref.id))
-            elif (entry.stamp, entry.decision_stamp) == (stamp, decision_stamp):
-                continue
+            else:
+                if entry.waiters != waiters:
+                    entry.waiters = waiters
+                    self._rows.pop(key, None)
+                    if key == self._list.current:
+                        self._detail.show(entry)
+                if (entry.stamp, entry.decision_stamp) == (stamp, decision_stamp):
+                    continue
             entry.stamp, entry.decision_stamp = stamp, decision_stamp
             self._rows.pop(key, None)
             self.feed.inspect(ref, urgent=key == self._list.current)
@@ -279,6 +321,7 @@ class HandoffGateApp(App[int]):
             self._keep_report(entry)
             entry.decision, entry.decision_error = result.decision, result.decision_error
             entry.state = result.state
+            entry.trust = result.trust
             moved = moved or placement(entry, self.show) != before
             self._rows.pop(result.key, None)
             refresh_detail = refresh_detail or result.key == current
@@ -382,9 +425,11 @@ class HandoffGateApp(App[int]):
     def on_decided(self, message: Decided) -> None:
         run_dir, handoff_id = message.key
         if message.decision is None:
-            self.notify(message.refusal, title="Not written", severity="error", markup=False)
+            self.notify(
+                safe(message.refusal, 400), title="Not written", severity="error", markup=False
+            )
         else:
-            self.notify(f"{handoff_id}: {describe(message.decision)}", markup=False)
+            self.notify(f"{handoff_id}: {safe(describe(message.decision), 300)}", markup=False)
             target = self._next_after(message.key)
             if target is not None:
                 self._list.select_key(target)
@@ -433,7 +478,7 @@ class HandoffGateApp(App[int]):
 
     def on_watch_failed(self, message: WatchFailed) -> None:
         self.notify(
-            f"Watching {safe(str(self.root), 80)} stopped: {safe(message.error, 200)}. "
+            f"Watching {safe(self._where, 80)} stopped: {safe(message.error, 200)}. "
             "It resumes as soon as it can.",
             title="Watcher",
             severity="warning",
@@ -517,15 +562,20 @@ class HandoffGateApp(App[int]):
             return
         self._topbar_pending = False
         self._topbar_painted = time.monotonic()
-        actionable = sum(1 for e in self.entries.values() if e.actionable)
+        actionable = [e for e in self.entries.values() if e.actionable]
         listed = self._list.row_count
+        waited = (
+            ""
+            if self.store is not None
+            else f" · {sum(1 for e in actionable if e.waiters)} with a waiter"
+        )
         bar = Text.assemble(
             (" handoff-gate ", "bold reverse"),
             " ",
             (" read-only ", "bold reverse") if self.read_only else "",
             " ",
-            (safe(self.root.name or str(self.root), 30), "bold"),
-            f"  pending {actionable}",
+            (safe(self._where, 30), "bold"),
+            f"  pending {len(actionable)}{waited}",
             f"  showing {self.show.value} {listed}/{len(self.entries)}",
             ("  reviewer ", "dim"),
             safe(self._reviewer_shown, 20),
@@ -571,7 +621,51 @@ class HandoffGateApp(App[int]):
                 note += " Its file changed since, so a new handoff must be submitted."
             self.notify(note, severity="warning", markup=False)
             return None
+        refusal = self.may_not_decide(entry)
+        if refusal:
+            self.notify(
+                f"{safe(refusal, 300)}. Nothing was written.",
+                title="Not allowed",
+                severity="error",
+                markup=False,
+            )
+            return None
         return entry
+
+    def may_not_decide(self, entry: Entry) -> str:
+        """Why this app's key may not decide ``entry`` under the policy (empty: it may).
+
+        Checked before a dialog opens, so nobody types a reason for a decision ``decide``
+        would refuse; ``decide`` checks again when writing.
+        """
+        policy = self.policy
+        if policy is None:
+            return ""
+        handoff_id = entry.ref.id
+        try:
+            rule = rule_of(policy, handoff_id)
+        except NoRule as exc:
+            return str(exc)
+        if self.key_path is None:
+            return (
+                f"under the policy only signed decisions count: start watch with --key; "
+                f"who may decide {handoff_id}: {', '.join(rule.approvers)}"
+            )
+        principal = self._principals.get(rule)
+        if principal is None:
+            try:
+                principal = principal_for(self.key_path, policy, rule, self.reviewer)
+            except DecisionRefused as exc:
+                principal = exc
+            self._principals[rule] = principal
+        if isinstance(principal, DecisionRefused):
+            return f"{handoff_id}: {principal}"
+        trust = entry.trust
+        if trust is not None and trust.producer == principal:
+            return f"{principal!r} produced {handoff_id} and may not decide it"
+        if trust is not None and principal in trust.approvals:
+            return f"{principal!r} already approved {handoff_id}"
+        return ""
 
     def action_approve(self) -> None:
         entry = self._decidable(self.current_entry())
@@ -622,9 +716,10 @@ class HandoffGateApp(App[int]):
         reason: str | None = None,
         category: Category | None = None,
     ) -> None:
+        store = LOCAL if self.store is None else store_copy(self.store)
         try:
             decision = decide(
-                entry.ref.run_dir,
+                str(entry.ref.run_dir),
                 entry.ref.id,
                 action,
                 reason=reason,
@@ -632,10 +727,21 @@ class HandoffGateApp(App[int]):
                 reviewer=self.reviewer,
                 registry=self.registry,
                 expected_sha256=sha256,
+                key_path=self.key_path,
+                policy=self.policy,
+                store=store,
             )
         except (DecisionRefused, ValueError, OSError) as exc:
             self.post_message(Decided(entry.key, None, f"Not written: {exc}"))
             return
+        except Exception as exc:  # a store driver's own error: refused, never a crash
+            self.post_message(Decided(entry.key, None, f"Not written: {type(exc).__name__}: {exc}"))
+            return
+        finally:
+            if store is not LOCAL:
+                close = getattr(store, "close", None)
+                if close is not None:
+                    close()
         self.post_message(Decided(entry.key, decision, ""))
 
     def action_raw(self) -> None:
@@ -675,7 +781,7 @@ class HandoffGateApp(App[int]):
         if previous is None:
             title, lines = raw_view(entry.ref, report)
         else:
-            before = previous.report or inspect_ref(previous.ref, self.registry).report
+            before = previous.report or self.feed.inspect_now(previous.ref).report
             title, lines = diff_view(before, previous.ref.id, report, entry.ref.id)
         self.post_message(BodyReady(entry.key, body.value, title, tuple(lines)))
 
@@ -735,7 +841,7 @@ class HandoffGateApp(App[int]):
 
 
 def run_app(
-    root: Path,
+    root: Path | None,
     registry: Registry,
     *,
     reviewer: str | None,
@@ -743,16 +849,34 @@ def run_app(
     poll: bool,
     quiet: bool,
     read_only: bool = False,
+    key_path: Path | None = None,
+    policy: Policy | None = None,
+    store: RunStore | None = None,
 ) -> int:
     """Entry point of ``handoff-gate watch``; returns the process exit code.
 
     ``read_only``: decisions are refused in the app and nothing is written under ``root``.
+    ``key_path``/``policy``: sign decisions, and refuse up front those the key's principal
+    may not make. ``store``: a non-local store shows every run in it (``root`` ignored).
     """
-    if not root.is_dir():
+    if key_path is not None and policy is None:
+        print("handoff-gate watch: --key needs --policy", file=sys.stderr)
+        return 2
+    remote = store is not None and not store.is_local
+    if not remote and (root is None or not root.is_dir()):
         print(f"handoff-gate watch: not a directory: {visible(str(root))}", file=sys.stderr)
         return 2
     app = HandoffGateApp(
-        root, registry, reviewer=reviewer, show=show, poll=poll, quiet=quiet, read_only=read_only
+        root,
+        registry,
+        reviewer=reviewer,
+        show=show,
+        poll=poll,
+        quiet=quiet,
+        read_only=read_only,
+        key_path=key_path,
+        policy=policy,
+        store=store if remote else None,
     )
     result: Any = app.run()
     return int(result or 0)

@@ -19,6 +19,7 @@ from textual.message import Message
 from watchfiles import awatch
 
 from handoff_gate.gates.run.audit import AUDIT_FILE
+from handoff_gate.gates.run.waiters import WAITERS
 from handoff_gate.gates.store.filesystem import DECISIONS, HANDOFFS, HandoffRef
 from handoff_gate.tui.messages import Inspected, Listed, WatchFailed
 from handoff_gate.tui.scan import (
@@ -34,6 +35,7 @@ from handoff_gate.tui.scan import (
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.trust.policy import Policy
 
 #: watchfiles settings: report an isolated change after ~5 ms instead of 50-1600 ms.
 WATCH_STEP_MS = 5
@@ -49,11 +51,18 @@ class Feed:
     """The background side of the app; ``post`` delivers messages to it."""
 
     def __init__(
-        self, root: Path, registry: Registry, post: Callable[[Message], object], *, poll: bool
+        self,
+        root: Path,
+        registry: Registry,
+        post: Callable[[Message], object],
+        *,
+        poll: bool,
+        policy: Policy | None = None,
     ) -> None:
         self.root = root
         self.registry = registry
         self.poll = poll
+        self.policy = policy
         self._post = post
         self._relist = RunQueue()
         self._inspect = InspectQueue()
@@ -143,6 +152,11 @@ class Feed:
                 self._relist.put_run(run_dir)
             elif len(inner) == 2 and name.endswith(".json") and not name.startswith("."):
                 self._relist.put_id(run_dir, name.removesuffix(".json"))
+            elif len(inner) >= 2 and inner[0] == DECISIONS and not inner[1].startswith("."):
+                self._relist.put_id(run_dir, inner[1])  # a signed record, or its folder
+        elif inner[:1] == (WAITERS,):
+            if len(inner) == 2 and "." in inner[1]:
+                self._relist.put_id(run_dir, inner[1].rpartition(".")[0])
         elif inner != (AUDIT_FILE,):
             self._relist.put_run(run_dir)
 
@@ -170,6 +184,10 @@ class Feed:
             self._post(Listed(tuple(listings), runs, initial))
             initial = False
 
+    def inspect_now(self, ref: HandoffRef) -> Inspection:
+        """Inspect one handoff on the calling thread (a worker's, never the UI's)."""
+        return inspect_ref(ref, self.registry, policy=self.policy)
+
     def inspect_loop(self) -> None:
         """Inspect queued handoffs, posting results in time-boxed batches."""
         batch: list[Inspection] = []
@@ -180,7 +198,7 @@ class Feed:
                 ref, urgent = taken
                 if not batch:
                     started = time.monotonic()
-                batch.append(inspect_ref(ref, self.registry))
+                batch.append(self.inspect_now(ref))
             if batch and (taken is None or urgent or time.monotonic() - started > BATCH_S):
                 self._post(Inspected(tuple(batch)))
                 batch = []

@@ -19,15 +19,17 @@ from handoff_gate.gates.vocab.states import ACTIONABLE, HandoffState, needs_pers
 if TYPE_CHECKING:
     from handoff_gate.gates.run.decision_record import Decision
 
-#: A handoff across runs: (run directory, handoff id).
+#: A handoff across runs: (run directory, handoff id). For a database store the "run
+#: directory" is ``Path(run_id)``: a key, never a place on disk (``str()`` gives the id back).
 Key = tuple[Path, str]
 #: What changes on disk when a handoff or its decision is touched: (mtime_ns, size, inode).
 Stamp = tuple[int, int, int]
 
 
 class Show(StrEnum):
-    """The list filter; ``pending`` lists what needs a person (blocked included) and what
-    changed after its decision (nobody can decide it, but someone should notice)."""
+    """The list filter; ``pending`` lists what needs a person (blocked included), what
+    changed after its decision and what has an unusable decision record (nobody can
+    decide those, but someone should notice)."""
 
     PENDING = "pending"
     REJECTED = "rejected"
@@ -37,6 +39,27 @@ class Show(StrEnum):
     def next(self) -> Show:
         members = list(Show)
         return members[(members.index(self) + 1) % len(members)]
+
+
+@dataclass(frozen=True, slots=True)
+class Trust:
+    """What a policy makes of a handoff: approvals so far, who signed it, what was ignored.
+
+    ``required`` is 0 without a policy. ``signer`` is the producer as shown ("unsigned",
+    or the principal with whether its signature verifies); ``producer`` only a verified
+    one (who may therefore not decide it). ``rule_problem`` says why nobody may decide.
+    """
+
+    required: int = 0
+    approvals: tuple[str, ...] = ()
+    approvers: tuple[str, ...] = ()
+    signer: str = "unsigned"
+    producer: str | None = None
+    refused: tuple[str, ...] = ()
+    rule_problem: str = ""
+
+
+NO_TRUST = Trust()
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +97,10 @@ class Entry:
     label: Label | None = None
     fresh: bool = False
     notified: bool = False
+    #: Under a policy: approvals so far, the producer's signature (``None`` until inspected).
+    trust: Trust | None = None
+    #: Start times of the live ``wait`` processes on it; ``None``: the store cannot tell.
+    waiters: tuple[str, ...] | None = ()
     key: Key = field(init=False)
     run: str = field(init=False)
 
@@ -96,6 +123,10 @@ class Entry:
         return self.state in ACTIONABLE
 
 
+#: Decided, but someone should look: the bytes changed, or the record is broken.
+_NOTICE = frozenset({HandoffState.CHANGED, HandoffState.UNUSABLE})
+
+
 def placement(entry: Entry, show: Show) -> tuple[bool, bool]:
     """What decides an entry's place in the list: (listed under ``show``, waiting)."""
     return shown(entry, show), entry.waiting
@@ -105,7 +136,7 @@ def shown(entry: Entry, show: Show) -> bool:
     if show is Show.ALL:
         return True
     if show is Show.PENDING:
-        return entry.waiting or entry.state is HandoffState.CHANGED
+        return entry.waiting or entry.state in _NOTICE
     if show is Show.REJECTED:
         return entry.state is HandoffState.REJECTED
     return entry.state is HandoffState.APPROVED

@@ -29,6 +29,7 @@ STATE_BADGES: dict[HandoffState | None, tuple[str, str]] = {
     HandoffState.APPROVED: ("✓ APPROVED", "bold black on green"),
     HandoffState.REJECTED: ("✗ REJECTED", "bold white on magenta"),
     HandoffState.CHANGED: ("△ CHANGED ", "bold black on bright_yellow"),
+    HandoffState.UNUSABLE: ("⊘ UNUSABLE", "bold white on dark_red"),
     None: ("… checking", "dim"),
 }
 
@@ -295,8 +296,27 @@ def warnings_text(report: Report) -> Text:
 
 
 def decision_text(entry: Entry) -> Text:
-    """The reviewer's view: decision, reason, category, reviewer and time."""
-    if entry.decision_error:
+    """The reviewer's view: decision, reason, category, reviewer and time; then who
+    signed the handoff, the approvals so far under a policy, and whether a pipeline
+    is waiting on it."""
+    text = _decided_text(entry)
+    lines = trust_lines(entry)
+    waiter = waiter_line(entry)
+    if lines and waiter:
+        lines[0].append("   ")
+        lines[0].append_text(waiter)
+    elif waiter:
+        lines.append(waiter)
+    for line in lines:
+        if line:
+            if text:
+                text.append("\n")
+            text.append_text(line)
+    return text
+
+
+def _decided_text(entry: Entry) -> Text:
+    if entry.state is HandoffState.UNUSABLE or entry.decision_error:
         return Text.assemble(
             (" DECISION UNUSABLE ", "bold reverse"), "  ", safe(entry.decision_error, 300)
         )
@@ -319,6 +339,52 @@ def decision_text(entry: Entry) -> Text:
             "\nThe file changed after this decision: it no longer applies.", style="bold red"
         )
     return text
+
+
+def approvals_text(entry: Entry) -> str:
+    """``1 of 2: alice`` under a policy; empty without one."""
+    trust = entry.trust
+    if trust is None or not trust.required:
+        return ""
+    names = ", ".join(trust.approvals)
+    return f"{len(trust.approvals)} of {trust.required}" + (f": {names}" if names else "")
+
+
+def trust_lines(entry: Entry) -> list[Text]:
+    """Who signed the handoff; under a policy who may decide, approvals so far, and each
+    decision record the policy ignored."""
+    trust = entry.trust
+    if trust is None:
+        return []
+    lines = [Text.assemble(("producer ", "dim"), safe(trust.signer, 120))]
+    if trust.rule_problem:
+        lines.append(Text.assemble(("policy ", "dim"), (safe(trust.rule_problem, 300), "red")))
+    approvals = approvals_text(entry)
+    if approvals and entry.state is not HandoffState.REJECTED:
+        line = Text.assemble(("approvals ", "dim"), (safe(approvals, 200), "bold"))
+        if trust.approvers:
+            line.append(f"   approvers {safe(', '.join(trust.approvers), 120)}", style="dim")
+        lines.append(line)
+    for refused in trust.refused[:3]:
+        lines.append(Text.assemble(("ignored ", "dim"), safe(refused, 200)))
+    if len(trust.refused) > 3:
+        lines.append(Text(f"…and {len(trust.refused) - 3} more ignored records", style="dim"))
+    return lines
+
+
+def waiter_line(entry: Entry) -> Text:
+    """Whether a pipeline's ``wait`` is blocked on the handoff now (undecided ones only)."""
+    if entry.waiters is None or not entry.waiting:
+        return Text()
+    if not entry.waiters:
+        return Text.assemble(("waiter ", "dim"), ("none (nobody is waiting)", "yellow"))
+    count = len(entry.waiters)
+    who = "a pipeline is" if count == 1 else f"{count} pipelines are"
+    return Text.assemble(
+        ("waiter ", "dim"),
+        (f"{who} waiting", "bold green"),
+        f" (since {safe(entry.waiters[0], 40)})",
+    )
 
 
 def _decision_word(decision: Decision) -> Text:

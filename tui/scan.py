@@ -14,23 +14,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision
+from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision, run_name_of
+from handoff_gate.gates.run.placement import verified_producer
+from handoff_gate.gates.run.quorum import NoRule, Outcome, settle
 from handoff_gate.gates.run.report_in_run import blocked_report, inspect_in_run
+from handoff_gate.gates.run.waiters import WAITERS, live_waiters
 from handoff_gate.gates.store.filesystem import (
     DECISIONS,
+    FilesystemStore,
     HandoffRef,
     find_runs,
     handoff_path,
     list_handoffs,
 )
+from handoff_gate.gates.view.decision_problem import standing, unusable_reason
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState, state_of
-from handoff_gate.tui.model import Key, Stamp
+from handoff_gate.tui.model import NO_TRUST, Key, Stamp, Trust
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.run.decision_record import Decision
+    from handoff_gate.gates.store.base import RunStore
+    from handoff_gate.gates.trust.policy import Policy
+
+#: The shared filesystem store: stateless, so every thread may use it.
+LOCAL = FilesystemStore()
 
 
 def stamp_of(stat: os.stat_result) -> Stamp:
@@ -43,7 +53,9 @@ class RunListing:
 
     A complete listing names every handoff of the run. A partial one covers only some
     ids (those a filesystem event named): ``removed`` lists the ones that are gone. A
-    ``None`` decision stamp means there is no decision file.
+    ``None`` decision stamp means there is no decision file. ``waiters`` gives, per id,
+    the start times of the live ``wait`` processes blocked on it (filesystem runs only;
+    ``None`` when the store cannot tell).
     """
 
     run_dir: Path
@@ -52,6 +64,7 @@ class RunListing:
     decision_stamps: dict[str, Stamp | None]
     complete: bool = True
     removed: frozenset[str] = frozenset()
+    waiters: dict[str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +78,7 @@ class Inspection:
     decision: Decision | None
     decision_error: str
     state: HandoffState
+    trust: Trust = field(default_factory=lambda: NO_TRUST)
 
 
 def runs_under(root: Path) -> list[Path]:
@@ -87,7 +101,32 @@ def list_run(run_dir: Path) -> RunListing:
         if stamp is not None:
             stamps[ref.id] = stamp
             refs.append(ref)
-    return RunListing(run_dir, tuple(refs), stamps, _decision_stamps(run_dir))
+    return RunListing(
+        run_dir, tuple(refs), stamps, _decision_stamps(run_dir), waiters=waiters_in(run_dir)
+    )
+
+
+def waiters_in(run_dir: Path, ids: set[str] | None = None) -> dict[str, tuple[str, ...]]:
+    """Start times of the live waiters of each handoff (of ``ids``, or all) in the run.
+
+    One directory read; a record's process is checked only for ids that have one, so a
+    run nobody waits on costs a failed ``scandir``.
+    """
+    try:
+        with os.scandir(run_dir / WAITERS) as found:
+            names = [item.name for item in found]
+    except OSError:
+        return {}
+    named = {name.rpartition(".")[0] for name in names if "." in name}
+    out: dict[str, tuple[str, ...]] = {}
+    for handoff_id in sorted(named if ids is None else named & ids):
+        try:
+            live = live_waiters(run_dir, handoff_id)
+        except (OSError, ValueError):
+            continue
+        if live:
+            out[handoff_id] = tuple(w.started for w in live)
+    return out
 
 
 def _stamp(path: Path) -> Stamp | None:
@@ -119,10 +158,23 @@ def touch_ids(run_dir: Path, ids: set[str]) -> RunListing:
         seq, phase = handoff_id.split("-", 1)
         refs.append(HandoffRef(run_dir, handoff_id, int(seq), phase, path))
         stamps[handoff_id] = stamp
-        decisions[handoff_id] = _stamp(run_dir / DECISIONS / f"{handoff_id}.json")
+        decisions[handoff_id] = _decision_stamp(run_dir, handoff_id)
     return RunListing(
-        run_dir, tuple(refs), stamps, decisions, complete=False, removed=frozenset(removed)
+        run_dir,
+        tuple(refs),
+        stamps,
+        decisions,
+        complete=False,
+        removed=frozenset(removed),
+        waiters=waiters_in(run_dir, ids),
     )
+
+
+def _decision_stamp(run_dir: Path, handoff_id: str) -> Stamp | None:
+    """The unsigned record's stamp, or the signed records' folder's (it changes as each
+    principal's record is added)."""
+    folder = run_dir / DECISIONS
+    return _stamp(folder / f"{handoff_id}.json") or _stamp(folder / handoff_id)
 
 
 def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
@@ -133,33 +185,130 @@ def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
     except OSError:
         return stamps
     for name in names:
-        if name.endswith(".json") and not name.startswith("."):
+        if name.startswith("."):
+            continue
+        if name.endswith(".json"):
             stamps[name.removesuffix(".json")] = _stamp(run_dir / DECISIONS / name)
+        elif name not in stamps:  # a folder of signed records, one per principal
+            stamps[name] = _stamp(run_dir / DECISIONS / name)
     return stamps
 
 
-def inspect_ref(ref: HandoffRef, registry: Registry) -> Inspection:
-    """Inspect one handoff; never raises.
+def inspect_ref(
+    ref: HandoffRef,
+    registry: Registry,
+    *,
+    store: RunStore | None = None,
+    policy: Policy | None = None,
+) -> Inspection:
+    """Inspect one handoff and settle its decisions; never raises.
 
-    ``gates`` already turns every problem with the bytes into a finding; anything else
-    that goes wrong here (a path that cannot be resolved, say) is shown as blocked too,
-    so the app fails closed and keeps running.
+    ``store`` is where the run lives (the filesystem when ``None``; the run's key is
+    ``str(ref.run_dir)`` either way). ``gates`` already turns every problem with the
+    bytes into a finding; anything else that goes wrong here (a path that cannot be
+    resolved, a store that went away) is shown as blocked too, so the app fails closed
+    and keeps running.
     """
-    stamp = _stamp(ref.path)
-    decision_stamp = _stamp(ref.run_dir / DECISIONS / f"{ref.id}.json")
+    store = store or LOCAL
+    run = str(ref.run_dir)
+    local = store.is_local
+    stamp = _stamp(ref.path) if local else None
+    decision_stamp = _decision_stamp(ref.run_dir, ref.id) if local else None
     try:
-        report = inspect_in_run(ref.run_dir, ref.id, registry)
+        report = inspect_in_run(run, ref.id, registry, policy=policy, store=store)
     except Exception as exc:  # fail closed: the app must outlive any one bad file
         report = blocked_report(Code.INTERNAL_ERROR, f"could not inspect {ref.id}: {exc!r}")
-    error = ""
-    decision = None
-    if decision_stamp is not None:  # no decision file: nothing to read (a later one re-lists)
-        try:
-            decision = read_decision(ref.run_dir, ref.id)
-        except (DecisionCorrupt, ValueError, OSError, RuntimeError) as exc:
-            error = str(exc)
-    state = HandoffState.CHANGED if error else state_of(report, decision)
-    return Inspection((ref.run_dir, ref.id), stamp, decision_stamp, report, decision, error, state)
+    key = (ref.run_dir, ref.id)
+    try:
+        if policy is None:
+            decision, problem = _unsigned_decision(store, run, ref.id, local, decision_stamp)
+            state, problem = standing(report, decision, problem)
+            trust = Trust(signer=_signer(report, None, run, store))
+        else:
+            return Inspection(
+                key, stamp, decision_stamp, *_settled(store, run, ref, registry, policy, report)
+            )
+    except Exception as exc:  # a store that failed mid-way: show it, never approve
+        decision, state = None, HandoffState.UNUSABLE
+        problem, trust = f"the decisions cannot be read: {exc}", NO_TRUST
+    return Inspection(key, stamp, decision_stamp, report, decision, problem, state, trust)
+
+
+def _unsigned_decision(
+    store: RunStore, run: str, handoff_id: str, local: bool, decision_stamp: Stamp | None
+) -> tuple[Decision | None, str]:
+    if local and decision_stamp is None:  # no decision file: nothing to read
+        return None, ""
+    try:
+        return read_decision(run, handoff_id, store), ""
+    except DecisionCorrupt as exc:
+        return None, unusable_reason(exc)
+    except (ValueError, OSError, RuntimeError) as exc:
+        return None, f"the decision record cannot be read: {exc}"
+
+
+def _signer(report: Report, policy: Policy | None, run: str, store: RunStore) -> str:
+    envelope = report.envelope
+    if envelope is None or envelope.signer is None:
+        return "unsigned"
+    if policy is None:
+        return f"signed as {envelope.signer} (not checked: no policy)"
+    if verified_producer(envelope, run_name_of(run, store), policy) == envelope.signer:
+        return f"signed by {envelope.signer}"
+    return f"signed as {envelope.signer}, but the signature does not verify"
+
+
+def _settled(
+    store: RunStore,
+    run: str,
+    ref: HandoffRef,
+    registry: Registry,
+    policy: Policy,
+    report: Report,
+) -> tuple[Report, Decision | None, str, HandoffState, Trust]:
+    """Report, decision, problem, state and trust of a handoff under ``policy``."""
+    signer = _signer(report, policy, run, store)
+    envelope = report.envelope
+    producer = None
+    if envelope is not None:
+        producer = verified_producer(envelope, run_name_of(run, store), policy)
+    try:
+        settlement = settle(store, run, ref.id, registry, policy)
+    except NoRule as exc:
+        trust = Trust(signer=signer, producer=producer, rule_problem=str(exc))
+        return report, None, "", HandoffState.BLOCKED, trust
+    except OSError as exc:
+        if store.decision_records(run, ref.id):
+            problem = f"the handoff cannot be read, so its decisions cannot be checked: {exc}"
+            return report, None, problem, HandoffState.UNUSABLE, Trust(signer=signer)
+        return report, None, "", state_of(report, None), Trust(signer=signer)
+    rule = policy.rule_for(ref.phase)
+    trust = Trust(
+        required=rule.required if rule is not None else 0,
+        approvals=tuple(d.principal or d.reviewer for d in settlement.decisions),
+        approvers=rule.approvers if rule is not None else (),
+        signer=signer,
+        producer=producer,
+        refused=settlement.refused,
+    )
+    outcome = settlement.outcome
+    if outcome is None:
+        return report, None, "", state_of(report, None), trust
+    decision = settlement.decisions[-1] if settlement.decisions else None
+    state = {
+        Outcome.APPROVED: HandoffState.APPROVED,
+        Outcome.REJECTED: HandoffState.REJECTED,
+        Outcome.CHANGED: HandoffState.CHANGED,
+    }[outcome]
+    if outcome is Outcome.REJECTED:
+        trust = Trust(
+            required=trust.required,
+            approvers=trust.approvers,
+            signer=signer,
+            producer=producer,
+            refused=trust.refused,
+        )
+    return report, decision, "", state, trust
 
 
 class InspectQueue:

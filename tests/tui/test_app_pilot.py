@@ -351,8 +351,10 @@ async def test_an_unreadable_decision_is_shown_and_never_taken_for_approval(root
     app = make_app(root, registry, show="all")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        assert app.entries[(root / "job-1", handoff)].state is HandoffState.CHANGED
+        assert app.entries[(root / "job-1", handoff)].state is HandoffState.UNUSABLE
         await settle(pilot, lambda: "DECISION UNUSABLE" in screen_text(app))
+        assert "EOF while parsing" in screen_text(app)
+        assert "UNUSABLE" in screen_text(app).splitlines()[1]
         await pilot.press("a")
         await settle(pilot, lambda: "already decided" in notices(app))
         assert not isinstance(app.screen, ApproveScreen)
