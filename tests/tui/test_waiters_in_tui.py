@@ -1,0 +1,36 @@
+"""Waiter liveness on screen: a real ``handoff-gate wait`` process blocked on a handoff is
+shown in the detail and counted in the header; when it ends, the screen says nobody waits."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tui_helpers import PLAN, SIZE, all_inspected, make_app, put, screen_text, settle
+
+
+async def test_a_blocked_wait_is_shown_and_its_end_too(root, registry):
+    handoff = put(root, "job-1", PLAN)
+    put(root, "job-2", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        app.jump_to((root / "job-1", handoff))
+        await settle(pilot, lambda: "nobody is waiting" in screen_text(app))
+        assert "pending 2 · 0 with a waiter" in screen_text(app).splitlines()[0]
+        env = {**os.environ, "HANDOFF_GATE_STORE": ""}
+        waiter = subprocess.Popen(
+            [sys.executable, "-m", "handoff_gate.cli", "wait", str(root / "job-1"), handoff],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            await settle(pilot, lambda: "a pipeline is waiting" in screen_text(app), 20)
+            assert "pending 2 · 1 with a waiter" in screen_text(app).splitlines()[0]
+        finally:
+            waiter.terminate()
+            waiter.wait(timeout=10)
+        await settle(pilot, lambda: "nobody is waiting" in screen_text(app), 20)
+        assert "pending 2 · 0 with a waiter" in screen_text(app).splitlines()[0]
