@@ -75,6 +75,8 @@ HOT_REPORTS = 64
 FREEZE_MIN = 1000
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
+#: How often runs with a waiter are looked at again for waiters that died silently.
+WAITER_RECHECK_S = 5.0
 #: Actions that only make sense on the main view, not under a dialog.
 _MAIN_ACTIONS = frozenset(
     {
@@ -198,6 +200,8 @@ class HandoffGateApp(App[int]):
         else:
             self.run_worker(feed.watch(self._runs), exclusive=True, group="watch", name="watch")
         self.call_after_refresh(self._start_inspecting)
+        if self.store is None:
+            self.set_interval(WAITER_RECHECK_S, self._recheck_waiters)
 
     def _start_inspecting(self) -> None:
         """Start inspecting once the first screen is up.
@@ -209,6 +213,12 @@ class HandoffGateApp(App[int]):
         be missed.
         """
         self.run_worker(self.feed.inspect_loop, thread=True, group="inspect", name="inspect")
+
+    def _recheck_waiters(self) -> None:
+        """Re-list runs someone waits in: a waiter killed before it could remove its
+        record sends no event, and only a fresh look finds its process gone."""
+        for run_dir in {e.ref.run_dir for e in self.entries.values() if e.waiters}:
+            self.feed.relist(run_dir)
 
     def on_unmount(self) -> None:
         self.feed.close()
@@ -781,7 +791,7 @@ class HandoffGateApp(App[int]):
         if previous is None:
             title, lines = raw_view(entry.ref, report)
         else:
-            before = previous.report or self.feed.inspect_now(previous.ref).report
+            before = previous.report or self.feed.inspect_once(previous.ref).report
             title, lines = diff_view(before, previous.ref.id, report, entry.ref.id)
         self.post_message(BodyReady(entry.key, body.value, title, tuple(lines)))
 

@@ -157,6 +157,8 @@ class Feed:
         elif inner[:1] == (WAITERS,):
             if len(inner) == 2 and "." in inner[1]:
                 self._relist.put_id(run_dir, inner[1].rpartition(".")[0])
+            else:  # the folder itself: records made with it may have sent no event
+                self._relist.put_run(run_dir)
         elif inner != (AUDIT_FILE,):
             self._relist.put_run(run_dir)
 
@@ -187,6 +189,10 @@ class Feed:
     def inspect_now(self, ref: HandoffRef) -> Inspection:
         """Inspect one handoff on the calling thread (a worker's, never the UI's)."""
         return inspect_ref(ref, self.registry, policy=self.policy)
+
+    def inspect_once(self, ref: HandoffRef) -> Inspection:
+        """Inspect one handoff from a short-lived worker thread (what ``d`` compares with)."""
+        return self.inspect_now(ref)
 
     def inspect_loop(self) -> None:
         """Inspect queued handoffs, posting results in time-boxed batches."""

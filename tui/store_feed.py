@@ -114,8 +114,31 @@ class StoreFeed(Feed):
             mine = self._local.store = store_copy(self.store)
         return mine
 
+    def _close_store(self) -> None:
+        """Close this thread's store object (its connection) as the thread ends."""
+        mine = getattr(self._local, "store", None)
+        self._local.store = None
+        close = getattr(mine, "close", None)
+        if mine is not self.store and close is not None:
+            close()
+
+    def inspect_loop(self) -> None:
+        try:
+            super().inspect_loop()
+        finally:
+            self._close_store()
+
     def inspect_now(self, ref: HandoffRef) -> Inspection:
         return inspect_ref(ref, self.registry, store=self._store(), policy=self.policy)
+
+    def inspect_once(self, ref: HandoffRef) -> Inspection:
+        store = store_copy(self.store)
+        try:
+            return inspect_ref(ref, self.registry, store=store, policy=self.policy)
+        finally:
+            close = getattr(store, "close", None)
+            if store is not self.store and close is not None:
+                close()
 
     def _tick(self) -> Stamp:
         self._ticks += 1
@@ -181,6 +204,12 @@ class StoreFeed(Feed):
 
     def relist_loop(self) -> None:
         """List what was marked: the whole store after a (re)connection, else single ids."""
+        try:
+            self._relist_until_closed()
+        finally:
+            self._close_store()
+
+    def _relist_until_closed(self) -> None:
         initial = True
         full_lists = 0
         while (dirty := self._relist.take()) is not None:

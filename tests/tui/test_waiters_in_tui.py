@@ -4,13 +4,31 @@ shown in the detail and counted in the header; when it ends, the screen says nob
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
 from tui_helpers import PLAN, SIZE, all_inspected, make_app, put, screen_text, settle
 
+from handoff_gate.tui import app as app_module
 
-async def test_a_blocked_wait_is_shown_and_its_end_too(root, registry):
+
+def _top(app: object) -> str:
+    return screen_text(app).splitlines()[0]  # type: ignore[arg-type]
+
+
+def _wait(root, handoff: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "HANDOFF_GATE_STORE": ""}
+    return subprocess.Popen(
+        [sys.executable, "-m", "handoff_gate.cli", "wait", str(root / "job-1"), handoff],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def test_a_blocked_wait_is_shown_and_its_end_too(root, registry, monkeypatch):
+    monkeypatch.setattr(app_module, "WAITER_RECHECK_S", 0.3)
     handoff = put(root, "job-1", PLAN)
     put(root, "job-2", PLAN)
     app = make_app(root, registry)
@@ -18,19 +36,21 @@ async def test_a_blocked_wait_is_shown_and_its_end_too(root, registry):
         await settle(pilot, lambda: all_inspected(app))
         app.jump_to((root / "job-1", handoff))
         await settle(pilot, lambda: "nobody is waiting" in screen_text(app))
-        assert "pending 2 · 0 with a waiter" in screen_text(app).splitlines()[0]
-        env = {**os.environ, "HANDOFF_GATE_STORE": ""}
-        waiter = subprocess.Popen(
-            [sys.executable, "-m", "handoff_gate.cli", "wait", str(root / "job-1"), handoff],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        await settle(pilot, lambda: "pending 2 · 0 with a waiter" in _top(app))
+        waiter = _wait(root, handoff)
         try:
             await settle(pilot, lambda: "a pipeline is waiting" in screen_text(app), 20)
-            assert "pending 2 · 1 with a waiter" in screen_text(app).splitlines()[0]
+            await settle(pilot, lambda: "pending 2 · 1 with a waiter" in _top(app))
         finally:
             waiter.terminate()
             waiter.wait(timeout=10)
         await settle(pilot, lambda: "nobody is waiting" in screen_text(app), 20)
-        assert "pending 2 · 0 with a waiter" in screen_text(app).splitlines()[0]
+        await settle(pilot, lambda: "pending 2 · 0 with a waiter" in _top(app))
+        killed = _wait(root, handoff)  # killed outright: its record stays behind
+        try:
+            await settle(pilot, lambda: "a pipeline is waiting" in screen_text(app), 20)
+        finally:
+            killed.send_signal(signal.SIGKILL)
+            killed.wait(timeout=10)
+        await settle(pilot, lambda: "nobody is waiting" in screen_text(app), 20)
+        assert list((root / "job-1" / "waiters").iterdir())  # the stale record is still there

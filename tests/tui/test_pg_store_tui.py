@@ -1,0 +1,53 @@
+"""The TUI over a real PostgreSQL store: every run in the store is listed, a handoff
+submitted from elsewhere appears (woken by LISTEN/NOTIFY), and approving from the TUI
+writes the decision into the store. Runs are keyed by ``Path(run_id)``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import psycopg
+from tui_helpers import PLAN, SIZE, all_inspected, screen_text, settle
+
+from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.store.postgres import PostgresStore
+from handoff_gate.gates.store.postgres_schema import init_schema
+from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.screens.approve import ApproveScreen
+
+
+def _put(store: PostgresStore, run: str) -> str:
+    data = json.dumps(PLAN).encode()
+    return submit(run, data, phase="plan", schema_id="plan/v1", store=store).id
+
+
+async def test_runs_in_the_store_are_listed_new_ones_appear_and_approve_writes_there(
+    pg_url: str, registry
+):
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        init_schema(conn, roles=False)
+    with PostgresStore(pg_url) as pipeline:
+        first = _put(pipeline, "alpha")
+        app = HandoffGateApp(
+            None, registry, reviewer="alice", quiet=True, store=PostgresStore(pg_url)
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: all_inspected(app))
+            assert set(app.entries) == {(Path("alpha"), first)}
+            top = screen_text(app).splitlines()[0]
+            assert "postgresql://" in top and "with a waiter" not in top
+            second = _put(pipeline, "beta")
+            key = (Path("beta"), second)
+            await settle(pilot, lambda: key in app.entries and all_inspected(app))
+            assert app.entries[key].state is HandoffState.PENDING
+            app.jump_to(key)
+            await pilot.press("a")
+            await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
+            await pilot.press("y")
+            await settle(pilot, lambda: app.entries[key].state is HandoffState.APPROVED)
+        records = pipeline.decision_records("beta", second)
+        assert set(records) == {None}
+        assert json.loads(records[None])["reviewer"] == "alice"
+        assert pipeline.decision_records("alpha", first) == {}
