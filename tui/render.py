@@ -300,13 +300,7 @@ def decision_text(entry: Entry) -> Text:
     signed the handoff, the approvals so far under a policy, and whether a pipeline
     is waiting on it."""
     text = _decided_text(entry)
-    lines = trust_lines(entry)
-    waiter = waiter_line(entry)
-    if lines and waiter:
-        lines[0].append("   ")
-        lines[0].append_text(waiter)
-    elif waiter:
-        lines.append(waiter)
+    lines = trust_lines(entry, waiter_line(entry))
     for line in lines:
         if line:
             if text:
@@ -323,7 +317,11 @@ def _decided_text(entry: Entry) -> Text:
     decision = entry.decision
     if decision is None:
         return Text()
-    text = Text.assemble(_decision_word(decision), "  by ")
+    text = Text()
+    if entry.state is HandoffState.CHANGED:
+        text.append("The file changed after this decision: it no longer applies.\n", "bold red")
+    text.append_text(_decision_word(decision))
+    text.append("  by ")
     text.append(safe(decision.reviewer, 60), style="bold")
     text.append(f"  at {safe(decision.decided_at, 40)}")
     if decision.category is not None:
@@ -334,10 +332,6 @@ def _decided_text(entry: Entry) -> Text:
         text.append(safe(decision.reason, 1000, multiline=True))
     text.append("\nreviewed sha256 ", style="dim")
     text.append(decision.sha256[:12])
-    if entry.state is HandoffState.CHANGED:
-        text.append(
-            "\nThe file changed after this decision: it no longer applies.", style="bold red"
-        )
     return text
 
 
@@ -350,13 +344,14 @@ def approvals_text(entry: Entry) -> str:
     return f"{len(trust.approvals)} of {trust.required}" + (f": {names}" if names else "")
 
 
-def trust_lines(entry: Entry) -> list[Text]:
-    """Who signed the handoff; under a policy who may decide, approvals so far, and each
-    decision record the policy ignored."""
+def trust_lines(entry: Entry, waiter: Text) -> list[Text]:
+    """Under a policy who may decide and the approvals so far (first: on 24 lines the
+    summary shows only its top); who signed the handoff, with ``waiter`` on that line;
+    each decision record the policy ignored."""
     trust = entry.trust
     if trust is None:
-        return []
-    lines = [Text.assemble(("producer ", "dim"), safe(trust.signer, 120))]
+        return [waiter] if waiter else []
+    lines = []
     if trust.rule_problem:
         lines.append(Text.assemble(("policy ", "dim"), (safe(trust.rule_problem, 300), "red")))
     approvals = approvals_text(entry)
@@ -365,6 +360,11 @@ def trust_lines(entry: Entry) -> list[Text]:
         if trust.approvers:
             line.append(f"   approvers {safe(', '.join(trust.approvers), 120)}", style="dim")
         lines.append(line)
+    producer = Text.assemble(("producer ", "dim"), safe(trust.signer, 120))
+    if waiter:
+        producer.append("   ")
+        producer.append_text(waiter)
+    lines.append(producer)
     for refused in trust.refused[:3]:
         lines.append(Text.assemble(("ignored ", "dim"), safe(refused, 200)))
     if len(trust.refused) > 3:
