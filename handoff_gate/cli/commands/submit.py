@@ -19,6 +19,7 @@ from handoff_gate.cli.inputs import key_path, policy, read_input, registry, stor
 from handoff_gate.gates.run.placement import producer_principal
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.vocab.safe_text import visible
 
 
 def _known_block(payload: bytes, args: argparse.Namespace, known_schema: bool) -> str | None:
@@ -34,6 +35,10 @@ def _known_block(payload: bytes, args: argparse.Namespace, known_schema: bool) -
     except ValueError:
         return "not JSON"
     return None
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {visible(message)}", file=sys.stderr)
 
 
 def _check_run_dir(run_dir: Path) -> None:
@@ -86,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
             registry=contracts,
             allow_unknown_schema=args.allow_unknown_schema,
             store=where,
+            on_warning=_warn,
             **signing,
         )
     except PermissionError as exc:
