@@ -150,3 +150,62 @@ def test_a_database_that_is_down_or_not_set_up_is_exit_2_with_one_line(
     assert rc == 0, err
     rc, out, err = _done(_gate(tmp_path, pg_url, "list", "--json"))
     assert (rc, json.loads(out)) == (0, [])
+
+
+def test_waiters_outlive_a_server_crash_and_get_a_decision_made_after_it(
+    pg_server: PgServer, schema_db: psycopg.Connection[Any], tmp_path: Path
+) -> None:
+    """A notification is only a hint: a decision made while the waiters were reconnecting
+    reaches every one of them, because each re-reads after any reconnect."""
+    pipeline_url, reviewer_url, _ = _urls(pg_server, schema_db)
+    submitted = _gate(
+        tmp_path / "ci",
+        pipeline_url,
+        "submit",
+        "nightly",
+        "--phase",
+        "plan",
+        "--schema",
+        "plan/v1",
+        "-",
+        stdin="",
+    )
+    rc, out, err = _done(submitted, PLAN.read_text())
+    hid = out.strip()
+    waiters = [
+        _gate(
+            tmp_path / f"w{n}",
+            pipeline_url,
+            "wait",
+            "nightly",
+            hid,
+            "--timeout",
+            str(BOUND),
+            "--notify",
+            "echo blocking >&2",
+        )
+        for n in range(4)
+    ]
+    for waiter in waiters:
+        assert waiter.stderr is not None
+        while "blocking" not in (line := waiter.stderr.readline()):
+            assert line, "the waiter ended before it blocked"
+    pg_server.stop("immediate")
+    pg_server.start()
+    rc, out, err = _done(
+        _gate(
+            tmp_path / "laptop",
+            reviewer_url,
+            "decide",
+            "nightly",
+            hid,
+            "approve",
+            "--reviewer",
+            "ana",
+        )
+    )
+    assert rc == 0, err
+    for waiter in waiters:
+        rc, out, err = _done(waiter)
+        assert rc == 0, err
+        assert json.loads(out)["problem_statement"]
