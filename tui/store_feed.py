@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
+from handoff_gate.gates.store.base import RunCatalog
 from handoff_gate.gates.store.filesystem import HANDOFFS, HandoffRef
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 from handoff_gate.tui.feed import BATCH_S, RETRY_S, Feed
@@ -73,11 +74,11 @@ def _ref(run: str, handoff_id: str) -> HandoffRef:
 
 
 def _runs_of(store: RunStore) -> list[str]:
-    """Every run id in a database store (``runs()`` is not part of ``RunStore``)."""
-    runs = getattr(store, "runs", None)
-    if runs is None:
+    """Every run id in a database store; a store that cannot name its runs cannot be
+    watched as a whole."""
+    if not isinstance(store, RunCatalog):
         raise OSError("this store cannot list its runs")
-    return list(runs())
+    return store.runs()
 
 
 class StoreFeed(Feed):
