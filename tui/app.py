@@ -624,6 +624,14 @@ class HandoffGateApp(App[int]):
             self.notify("Still inspecting this handoff; try again in a moment.", markup=False)
             self.feed.inspect(entry.ref, urgent=True)
             return None
+        if entry.state is HandoffState.UNUSABLE:
+            self.notify(
+                f"{entry.ref.id} is already decided, but its decision record is unusable: "
+                f"{safe(entry.decision_error, 300)}. Nothing was written.",
+                severity="warning",
+                markup=False,
+            )
+            return None
         if entry.decision is not None or entry.decision_error:
             done = describe(entry.decision) if entry.decision else "decided (unreadable)"
             note = f"{entry.ref.id} is already {safe(done, 200)}."

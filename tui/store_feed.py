@@ -179,6 +179,10 @@ class StoreFeed(Feed):
                 self._post(WatchFailed(str(exc)))
                 self._closing.wait(RETRY_S)
                 self._relist.put_root()
+            except Exception as exc:  # never let the listener take the app down
+                self._post(WatchFailed(f"{type(exc).__name__}: {exc}"))
+                self._closing.wait(RETRY_S)
+                self._relist.put_root()
 
     def _hint(self, payload: str) -> None:
         """Mark the handoff a notification names (server text: checked, never trusted)."""

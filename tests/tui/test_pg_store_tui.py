@@ -10,6 +10,7 @@ from pathlib import Path
 import psycopg
 from tui_helpers import PLAN, SIZE, all_inspected, screen_text, settle
 
+from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema
@@ -51,3 +52,24 @@ async def test_runs_in_the_store_are_listed_new_ones_appear_and_approve_writes_t
         assert set(records) == {None}
         assert json.loads(records[None])["reviewer"] == "alice"
         assert pipeline.decision_records("alpha", first) == {}
+
+
+async def test_a_lost_connection_is_reported_and_everything_is_read_again(pg_url: str, registry):
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        init_schema(conn, roles=False)
+    with PostgresStore(pg_url) as pipeline:
+        handoff = _put(pipeline, "alpha")
+        app = HandoffGateApp(
+            None, registry, reviewer="alice", quiet=True, store=PostgresStore(pg_url)
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: all_inspected(app))
+            with psycopg.connect(pg_url, autocommit=True) as admin:
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE application_name = 'handoff-gate' AND pid <> pg_backend_pid()"
+                )
+            await settle(pilot, lambda: any(n.title == "Watcher" for n in app._notifications))
+            decide("alpha", handoff, "reject", reason="no", registry=registry, store=pipeline)
+            key = (Path("alpha"), handoff)
+            await settle(pilot, lambda: app.entries[key].state is HandoffState.REJECTED)
