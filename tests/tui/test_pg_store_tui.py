@@ -73,3 +73,25 @@ async def test_a_lost_connection_is_reported_and_everything_is_read_again(pg_url
             decide("alpha", handoff, "reject", reason="no", registry=registry, store=pipeline)
             key = (Path("alpha"), handoff)
             await settle(pilot, lambda: app.entries[key].state is HandoffState.REJECTED)
+
+
+async def test_a_hostile_notification_is_only_a_hint(pg_url: str, registry):
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        init_schema(conn, roles=False)
+    with PostgresStore(pg_url) as pipeline:
+        handoff = _put(pipeline, "alpha")
+        app = HandoffGateApp(
+            None, registry, reviewer="alice", quiet=True, store=PostgresStore(pg_url)
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: all_inspected(app))
+            with psycopg.connect(pg_url, autocommit=True) as admin:
+                for payload in ('{"run": "\x1b]0;x\x07", "handoff": "../../x"}', "not json"):
+                    admin.execute("SELECT pg_notify('handoff_gate', %s)", (payload,))
+                admin.execute(
+                    "SELECT pg_notify('handoff_gate', %s)",
+                    ('{"run": "alpha", "handoff": "9999-ghost"}',),
+                )
+            await pilot.pause(0.5)
+            assert set(app.entries) == {(Path("alpha"), handoff)}
+            assert app.is_running and "\x1b" not in screen_text(app)
