@@ -59,11 +59,11 @@ def store_label(store: RunStore) -> str:
     url = getattr(store, "url", "")
     try:
         parts = urlsplit(url) if isinstance(url, str) else None
+        port = f":{parts.port}" if parts is not None and parts.port else ""
     except ValueError:
-        parts = None
+        parts, port = None, ""
     if parts is None or not parts.scheme:
         return "postgresql database"
-    port = f":{parts.port}" if parts.port else ""
     return f"postgresql://{parts.hostname or 'localhost'}{port}{parts.path or '/'}"
 
 
