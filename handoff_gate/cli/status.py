@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
 from handoff_gate.gates.run.quorum import NoRule, Outcome, settle
@@ -20,11 +18,9 @@ from handoff_gate.gates.run.waiters import live_waiters
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import HandoffRef
 from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.view.decision_problem import standing, unusable_reason
 from handoff_gate.gates.vocab.report import Report
-from handoff_gate.gates.vocab.states import HandoffState, state_of
-
-#: At most this many validation problems are named; the rest are counted.
-_MAX_PROBLEMS = 3
+from handoff_gate.gates.vocab.states import HandoffState
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,20 +52,6 @@ class HandoffStatus:
             "decided_at": d.decided_at if d else None,
             "problem": self.problem,
         }
-
-
-def unusable_reason(exc: DecisionCorrupt) -> str:
-    """The decision's exact problem: each invalid field and why, or the read error."""
-    cause = exc.__cause__
-    if not isinstance(cause, ValidationError):
-        return str(exc)
-    problems = [
-        f"{'.'.join(str(p) for p in err['loc']) or '(record)'}: {err['msg']}"
-        for err in cause.errors(include_url=False, include_input=False)
-    ]
-    more = len(problems) - _MAX_PROBLEMS
-    text = "; ".join(problems[:_MAX_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
-    return f"not a valid decision file: {text}"
 
 
 _SETTLED = {
@@ -109,5 +91,6 @@ def status_of(
         return status(HandoffState.BLOCKED, None, str(exc))
     decision = found.decisions[0] if found.decisions else None
     if policy is None or found.outcome is None:
-        return status(state_of(report, decision if policy is None else None), decision, None)
+        state, problem = standing(report, decision if policy is None else None)
+        return status(state, decision, problem or None)
     return status(_SETTLED[found.outcome], decision, None)

@@ -5,26 +5,31 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any
 
-from handoff_gate.cli.inputs import registry
+from handoff_gate.cli.errors import UsageError
+from handoff_gate.cli.inputs import key_path, policy, registry, store
 from handoff_gate.gates.contracts.registry import ENV_VAR
 from handoff_gate.tui.app import run_app
 
 
 def run(args: argparse.Namespace) -> int:
     spec = os.environ.get(ENV_VAR, "") if args.schemas is None else args.schemas
-    # ``read_only`` is passed only when asked for, so this works with a ``run_app``
-    # from before it took the parameter (then ``--read-only`` fails loudly, not silently).
-    options: dict[str, Any] = {"read_only": True} if args.read_only else {}
+    where = store(args)
+    if where.is_local and not args.root:
+        raise UsageError("watch needs ROOT: a run directory or a folder of runs")
+    if not where.is_local and args.root:
+        raise UsageError("with a database store, watch takes no ROOT: it shows every run")
     return int(
         run_app(
-            Path(args.root),
+            Path(args.root) if args.root else None,
             registry(spec),
             reviewer=args.reviewer,
             show=args.show,
             poll=args.poll,
             quiet=args.quiet,
-            **options,
+            read_only=args.read_only,
+            key_path=key_path(args),
+            policy=policy(args),
+            store=where,
         )
     )
