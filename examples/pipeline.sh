@@ -4,30 +4,46 @@
 #   examples/pipeline.sh RUN_DIR            (TIMEOUT=SECONDS to change the 600 s wait)
 #
 # Each phase submits its reply, blocks in `handoff-gate wait`, and passes only the
-# approved payload on. Exit codes are those of `wait`: 1 rejected, 3 timed out, 4 changed.
+# approved payload on. On a reject, REVISE (a command; it gets the phase as its argument
+# and the reviewer's reason in HANDOFF_GATE_REASON, and prints the revised reply) is run
+# and the reply resubmitted, up to RETRIES times (default 2); without REVISE the pipeline
+# stops. Exit codes are those of `wait`: 1 rejected, 3 timed out, 4 changed.
 set -euo pipefail
 
 run_dir=${1:?usage: pipeline.sh RUN_DIR}
 timeout=${TIMEOUT:-600}
+retries=${RETRIES:-2}
 replies="$(cd "$(dirname "$0")" && pwd)/replies"
-approved_dir=$(mktemp -d)
-trap 'rm -rf "$approved_dir"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+trap 'echo "interrupted; nothing more is submitted" >&2; exit 130' INT
 
 gate() {
   # phase, contract, producing role, receiving role
-  local phase=$1 schema=$2 from=$3 to=$4 id rc
-  id=$(handoff-gate submit "$run_dir" --phase "$phase" --schema "$schema" \
-    --from "$from" --to "$to" "$replies/$phase.json")
-  echo "$id: waiting; decide with: handoff-gate decide $run_dir $id approve"
-  rc=0
-  handoff-gate wait "$run_dir" "$id" --timeout "$timeout" --out "$approved_dir/$phase.json" || rc=$?
-  case $rc in
-    0) echo "$id: approved; $to receives $(wc -c <"$approved_dir/$phase.json") bytes" ;;
-    1) echo "$id: rejected; stopping" >&2; exit 1 ;;
-    3) echo "$id: no decision within ${timeout}s; stopping" >&2; exit 3 ;;
-    4) echo "$id: changed after it was decided; stopping" >&2; exit 4 ;;
-    *) echo "$id: handoff-gate wait failed ($rc)" >&2; exit "$rc" ;;
-  esac
+  local phase=$1 schema=$2 from=$3 to=$4 id rc reason attempt=0 reply
+  reply="$replies/$phase.json"
+  while true; do
+    id=$(handoff-gate submit "$run_dir" --phase "$phase" --schema "$schema" \
+      --from "$from" --to "$to" "$reply" 2>/dev/null)
+    echo "$id: waiting; decide with: handoff-gate decide $run_dir $id approve"
+    rc=0
+    handoff-gate wait "$run_dir" "$id" --timeout "$timeout" --out "$work/$phase.json" \
+      2>"$work/wait.err" || rc=$?
+    case $rc in
+      0) echo "$id: approved; $to receives $(wc -c <"$work/$phase.json") bytes"; return ;;
+      1)
+        reason=$(sed -n 's/^rejected by [^:]*: //p' "$work/wait.err")
+        echo "$id: rejected: $reason" >&2
+        if [ -z "${REVISE:-}" ] || [ "$attempt" -ge "$retries" ]; then exit 1; fi
+        attempt=$((attempt + 1))
+        reply="$work/$phase.revised.json"
+        HANDOFF_GATE_REASON=$reason $REVISE "$phase" >"$reply"
+        echo "$phase: revised with the reviewer's reason (attempt $attempt of $retries)" ;;
+      3) echo "$id: no decision within ${timeout}s; stopping" >&2; exit 3 ;;
+      4) echo "$id: changed after it was decided; stopping" >&2; exit 4 ;;
+      *) cat "$work/wait.err" >&2; echo "$id: handoff-gate wait failed ($rc)" >&2; exit "$rc" ;;
+    esac
+  done
 }
 
 gate research research_brief/v1 researcher planner

@@ -151,6 +151,26 @@ def test_shell_pipeline_stops_on_rejection(tmp_path: Path) -> None:
     assert [ref.id for ref in list_handoffs(tmp_path)] == PHASES[:1]
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_shell_pipeline_revises_a_rejected_phase_with_the_reason(tmp_path: Path) -> None:
+    """REVISE gets the phase and the reviewer's reason; its output is submitted again."""
+    revise = tmp_path / "revise.sh"
+    revise.write_text(
+        "#!/bin/sh\n"
+        f'sed "s/Move the/Move (reviewer: $HANDOFF_GATE_REASON) the/" {EXAMPLES}/replies/$1.json\n'
+    )
+    revise.chmod(0o755)
+    run_dir = tmp_path / "run"
+    command = ["bash", str(EXAMPLES / "pipeline.sh"), str(run_dir)]
+    env = {**shell_env(), "REVISE": str(revise)}
+    done, reviewer = run_example(command, run_dir, reject="0002-plan", env=env)
+    assert done.returncode == 0, done.stderr
+    assert reviewer.decided == ["0001-research", "0002-plan", "0003-plan", "0004-design"]
+    assert "rejected: scope too wide" in done.stderr
+    retry = json.loads((run_dir / "handoffs" / "0003-plan.json").read_text())["raw"]
+    assert "(reviewer: scope too wide)" in retry
+
+
 @pytest.mark.parametrize("example", ["pydantic_ai_agent.py", "langgraph_graph.py"])
 def test_framework_examples_retry_after_a_reject_and_print_the_approved_plan(
     tmp_path: Path, example: str

@@ -323,3 +323,15 @@ def test_any_payload_bytes_survive_submit_exactly(tmp_path: Path, payload: bytes
         assert envelope.raw_base64 is not None
         assert base64.b64decode(envelope.raw_base64) == payload
     assert ref.path.read_bytes().isascii()
+
+
+def test_a_handoff_that_could_not_be_logged_is_still_returned_once(tmp_path: Path) -> None:
+    """Failing after the handoff is stored would make the pipeline's retry store it twice."""
+    first = submit(tmp_path, b"{}", phase="plan", schema_id="plan/v1")
+    (tmp_path / "audit.jsonl").unlink()
+    (tmp_path / "audit.jsonl").mkdir()  # the log cannot be appended to any more
+    told: list[str] = []
+    second = submit(tmp_path, b"{}", phase="plan", schema_id="plan/v1", on_warning=told.append)
+    assert (first.id, second.id) == ("0001-plan", "0002-plan")
+    assert second.path.is_file()
+    assert len(told) == 1 and "not logged" in told[0]

@@ -83,6 +83,18 @@ def _signature_problem(decision: Decision, policy: Policy | None) -> str | None:
     return None
 
 
+def _logged_fields(decision: Decision) -> dict[str, Any]:
+    """What a ``decision_written`` event repeats of its record, so that an edit of either
+    (the log's last line included, which no later line's chain protects) shows."""
+    return {
+        "action": decision.action.value,
+        "sha256": decision.sha256,
+        "reviewer": decision.reviewer,
+        "category": decision.category.value if decision.category else None,
+        "reason": decision.reason or None,
+    }
+
+
 class _Check:
     """The problems found so far, and what the log says about each record."""
 
@@ -154,10 +166,13 @@ class _Check:
             self.problems.append(f"decision {_who(slot)} has no decision_written event")
         else:
             index, event = logged
-            if event.get("action") != decision.action.value or event.get("sha256") != (
-                decision.sha256
-            ):
-                self.problems.append(f"decision {_who(slot)} does not match its event")
+            differ = [
+                name for name, value in _logged_fields(decision).items() if event.get(name) != value
+            ]
+            if differ:
+                self.problems.append(
+                    f"decision {_who(slot)} does not match its event ({', '.join(differ)})"
+                )
             if decision.log_head is not None and not self.before(decision.log_head, index):
                 self.problems.append(
                     f"decision {_who(slot)} signed a log head the log no longer holds "

@@ -39,12 +39,14 @@ from handoff_gate.gates.run.quorum import NoRule, rule_of
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import DecisionExists, RunStore
 from handoff_gate.gates.store.durable import OversizeError
+from handoff_gate.gates.store.filesystem import HandoffRef
 from handoff_gate.gates.store.log_chain import line_hash
 from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.trust.policy import Policy, Rule
 from handoff_gate.gates.trust.sshsig import NAMESPACE, SigningError, public_key_of, sign
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD, decision_statement
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.ids import validate_id
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.safe_text import has_unsafe
@@ -124,7 +126,7 @@ def principal_for(key_path: Path, policy: Policy, rule: Rule, reviewer: str | No
 
 def decide(
     run: str | os.PathLike[str],
-    handoff_id: str,
+    ref_or_id: HandoffRef | str,
     action: Action | str,
     *,
     reason: str | None = None,
@@ -146,6 +148,9 @@ def decide(
     malformed id or argument, a key without a policy, or a phase the policy has no rule
     for (``NoRule``).
     """
+    handoff_id = ref_or_id.id if isinstance(ref_or_id, HandoffRef) else ref_or_id
+    if not isinstance(handoff_id, str):
+        raise TypeError(f"expected a HandoffRef or an id string, got {type(ref_or_id)}")
     validate_id(handoff_id)
     action = Action(action)
     category = Category(category) if category is not None else None
@@ -229,8 +234,15 @@ def _check_report(attempt: _Attempt, report: Report, expected_sha256: str | None
     if expected_sha256 is not None and report.sha256 != expected_sha256:
         attempt.refuse(f"{handoff_id} changed since it was reviewed")
     if attempt.action is Action.APPROVE and not report.approvable:
-        codes = ", ".join(sorted({f.code.value for f in report.blocking}))
-        attempt.refuse(f"{handoff_id} is blocked ({codes})")
+        blocking = {f.code for f in report.blocking}
+        codes = ", ".join(sorted(code.value for code in blocking))
+        hint = (
+            "; its contract is not loaded here: pass the contracts module with --schemas "
+            "(or HANDOFF_GATE_SCHEMAS), a module that defines only contracts"
+            if Code.UNKNOWN_SCHEMA in blocking
+            else ""
+        )
+        attempt.refuse(f"{handoff_id} is blocked ({codes}){hint}")
 
 
 def _record(

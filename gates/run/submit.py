@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,7 @@ def submit(
     registry: Registry | None = None,
     allow_unknown_schema: bool = False,
     store: RunStore | None = None,
+    on_warning: Callable[[str], None] | None = None,
     key_path: Path | None = None,
     signer: str | None = None,
 ) -> HandoffRef:
@@ -95,7 +97,9 @@ def submit(
     ``idempotency_key`` already used in this run for other bytes. With a key already used
     for the same bytes, nothing is written and the first handoff is returned, so a
     pipeline step that runs again after a crash does not submit twice.
-    ``FileNotFoundError`` when the folder meant to hold a new run does not exist.
+    ``FileNotFoundError`` when the folder meant to hold a new run does not exist. A
+    handoff that is stored but could not be logged is returned all the same (a retry would
+    store it twice); ``on_warning`` is told, and ``audit --verify`` reports the gap.
 
     With ``key_path`` and ``signer`` (the producer's principal) the envelope carries the
     producer's SSHSIG over ``handoff_statement``, which a policy rule with ``producers``
@@ -168,15 +172,19 @@ def submit(
     if not stored.created:
         _same_producer_bytes(store, key, stored.id, data, idempotency_key)
         return ref
-    audit.append(
-        key,
-        audit.Event.HANDOFF_SUBMITTED,
-        store=store,
-        handoff=stored.id,
-        schema=schema_id,
-        sha256=hashlib.sha256(written[-1]).hexdigest(),
-        size=len(written[-1]),
-    )
+    try:
+        audit.append(
+            key,
+            audit.Event.HANDOFF_SUBMITTED,
+            store=store,
+            handoff=stored.id,
+            schema=schema_id,
+            sha256=hashlib.sha256(written[-1]).hexdigest(),
+            size=len(written[-1]),
+        )
+    except OSError as exc:  # the handoff stands: failing here would make a retry submit twice
+        if on_warning is not None:
+            on_warning(f"{stored.id}: the handoff stands but was not logged: {exc}")
     return ref
 
 

@@ -1,21 +1,24 @@
 """Block a pipeline until a person decides, then hand over only what was approved.
 
 Waiting is event-driven with a periodic re-check as a backstop, which also closes the
-gap between "no decision yet" and "watching". Every waiter on a run shares one watcher
-of its decisions folder (``store.fs_watch``), so hundreds of concurrent waits cost one
-inotify instance; a wake-up is only a hint, the decision file is always re-read.
+gap between "no decision yet" and "watching". On the filesystem every waiter on a run
+shares one watcher of its decisions folder (``store.fs_watch``), so hundreds of
+concurrent waits cost one inotify instance; on a database store the wake-ups come from
+the store (``LISTEN/NOTIFY``). Either way a wake-up is only a hint: the decision records
+are always re-read and settled (``run.quorum``), under the policy when there is one.
 
 On approval the handoff is inspected again: its bytes must still hash to what the
-reviewer saw, and only the contract-validated ``report.delivered`` is returned. A
+reviewers approved, and only the contract-validated ``report.delivered`` is returned. A
 timeout or a cancel never approves.
 
-``wait`` blocks its thread; ``wait_async`` is a coroutine that holds no thread of its
-own, so cancelling its task stops it at once.
+``wait`` blocks its thread; ``wait_async`` is a coroutine that, on the filesystem, holds
+no thread of its own, so cancelling its task stops it at once.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -27,25 +30,28 @@ from typing import TYPE_CHECKING, Any
 
 import watchfiles  # noqa: F401 - the watcher's library; tests observe it through this module
 
-from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decision_record import Decision, read_decision
+from handoff_gate.gates.run.decision_record import Decision
+from handoff_gate.gates.run.quorum import Outcome, Settlement, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.waiters import registered
 from handoff_gate.gates.store import fs_watch
+from handoff_gate.gates.store.base import ChangeFeed, RunStore, StoreUnavailable
 from handoff_gate.gates.store.filesystem import DECISIONS, HandoffRef, handoff_path
-from handoff_gate.gates.vocab.actions import Action
+from handoff_gate.gates.store.select import store_for
+from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.vocab.report import Report
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
-
-    from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.vocab.report import Report
 
 #: Re-check at least this often even without events (missed events, network filesystems).
 _RECHECK_MS = 250
 #: With a ``stop_event``: how often a blocked ``wait`` looks at it.
 _STOP_CHECK_MS = 50
+#: A database store that cannot be reached is tried again after this long, doubling.
+_RETRY_S, _MAX_RETRY_S = 0.1, 5.0
 
 
 class WaitOutcome(StrEnum):
@@ -63,6 +69,8 @@ class WaitResult:
     ``report`` is always the handoff's current inspection report (for a reject too, so
     its findings can go back to the producer). ``payload`` (the validated, allow-listed
     fields) and ``model`` (the contract's model instance) are set only for ``approved``.
+    ``decision`` is the deciding record (the reject, or the first approval);
+    ``decisions`` every record that counted (all approvals of a quorum).
     """
 
     outcome: WaitOutcome
@@ -70,121 +78,171 @@ class WaitResult:
     payload: dict[str, Any] | None = None
     report: Report | None = None
     model: BaseModel | None = None
+    decisions: tuple[Decision, ...] = ()
 
 
-def _settle(run_dir: Path, handoff_id: str, registry: Registry) -> WaitResult | None:
-    decision = read_decision(run_dir, handoff_id)
-    if decision is None:
-        return None
-    report = inspect_in_run(run_dir, handoff_id, registry)
-    if decision.action is Action.REJECT:
-        return WaitResult(WaitOutcome.REJECTED, decision, report=report)
-    if report.sha256 != decision.sha256 or not report.approvable or report.delivered is None:
-        return WaitResult(WaitOutcome.CHANGED, decision, report=report)
-    return WaitResult(WaitOutcome.APPROVED, decision, report.delivered, report, report.model)
-
-
-def _prepare(run_dir: Path, handoff_id: str, registry: Registry) -> None:
-    """Do the one-time work of a pickup while nobody is waiting on it yet: loading
-    inspection and building the contract's and the decision's validators (all deferred
-    until first use) would otherwise add about 30 ms between a decision and its delivery."""
-    inspect_in_run(run_dir, handoff_id, registry)
-    Decision.model_rebuild()
-
-
-def _finish(run_dir: Path, handoff_id: str, result: WaitResult) -> WaitResult:
-    audit.append(
-        run_dir, audit.Event.WAIT_RETURNED, handoff=handoff_id, outcome=result.outcome.value
-    )
-    return result
-
-
-def _unsettled(
-    run_dir: Path, handoff_id: str, registry: Registry, outcome: WaitOutcome
-) -> WaitResult:
-    """A timeout or cancel, with the report as it stands (never approving)."""
-    report = inspect_in_run(run_dir, handoff_id, registry)
-    return _finish(run_dir, handoff_id, WaitResult(outcome, report=report))
+def print_refusal(line: str) -> None:
+    """The default for ``on_refused``: an ignored decision record is said on stderr."""
+    print(f"handoff-gate: {line}", file=sys.stderr)
 
 
 class _Waiter:
     """The state both ``wait`` and ``wait_async`` step through, minus the blocking.
 
-    ``step()`` returns a result once decided; otherwise it makes sure the waiter is
-    subscribed to the folder a decision will appear in (the run itself until its
-    ``decisions/`` folder exists) and returns how long to sleep before the next look.
+    ``step()`` returns a result once decided; otherwise it makes sure the waiter will be
+    woken (a filesystem subscription to the folder a decision will appear in) and
+    returns how long to sleep before the next look.
     """
 
     def __init__(
         self,
         run: str | os.PathLike[str],
         ref_or_id: HandoffRef | str,
+        *,
         registry: Registry | None,
         timeout: float | None,
         force_polling: bool,
         wake: Callable[[], None],
-        on_block: Callable[[Report], None] | None = None,
+        on_block: Callable[[Report], None] | None,
+        policy: Policy | None,
+        store: RunStore | None,
+        on_refused: Callable[[str], None],
     ) -> None:
-        self.run_dir = Path(run)
+        if not isinstance(run, str | os.PathLike):
+            raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
+        self.run = os.fspath(run)
         self.handoff_id = ref_or_id.id if isinstance(ref_or_id, HandoffRef) else ref_or_id
         if not isinstance(self.handoff_id, str):
             raise TypeError(f"expected a HandoffRef or an id string, got {type(ref_or_id)}")
-        if not handoff_path(self.run_dir, self.handoff_id).is_file():
-            raise FileNotFoundError(f"no handoff {self.handoff_id} in {self.run_dir}")
+        self.store = store or store_for()
+        if not self._exists():
+            raise FileNotFoundError(f"no handoff {self.handoff_id} in {self.run}")
         self.registry = load_registry() if registry is None else registry
+        self.policy = policy
         self.deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
         self.force_polling = force_polling
         self.wake = wake
+        self.on_block = on_block
+        self.on_refused = on_refused
+        self.refusals_seen: set[str] = set()
         self.prepared = False
+        self.announced = False
+        self.registration = ExitStack()
         self.subscription: fs_watch.Subscription | None = None
         self.watched: Path | None = None
-        self.on_block = on_block
-        self.registration = ExitStack()
-        self.announced = False
+
+    def _exists(self) -> bool:
+        if self.store.is_local:
+            return handoff_path(Path(self.run), self.handoff_id).is_file()
+        return self.handoff_id in self.store.handoff_ids(self.run)
+
+    def _report(self) -> Report:
+        return inspect_in_run(
+            self.run, self.handoff_id, self.registry, policy=self.policy, store=self.store
+        )
+
+    def settled(self) -> WaitResult | None:
+        """The result the decision records allow now, refusals said once; ``None``: go on."""
+        found = settle(self.store, self.run, self.handoff_id, self.registry, self.policy)
+        for line in record_refusals(
+            self.store, self.run, self.handoff_id, found, self.refusals_seen
+        ):
+            self.on_refused(line)
+        if found.outcome is None:
+            return None
+        return self._finish(self._result(found))
+
+    def _result(self, found: Settlement) -> WaitResult:
+        decision = found.decisions[0] if found.decisions else None
+        report = found.report or self._report()
+        if found.outcome is Outcome.APPROVED:
+            return WaitResult(
+                WaitOutcome.APPROVED,
+                decision,
+                report.delivered,
+                report,
+                report.model,
+                found.decisions,
+            )
+        outcome = WaitOutcome.REJECTED if found.outcome is Outcome.REJECTED else WaitOutcome.CHANGED
+        return WaitResult(outcome, decision, report=report, decisions=found.decisions)
 
     def step(self) -> WaitResult | float:
         while True:
-            result = _settle(self.run_dir, self.handoff_id, self.registry)
+            result = self.settled()
             if result is not None:
-                return _finish(self.run_dir, self.handoff_id, result)
+                return result
             if not self.prepared:  # then settle again: the decision may have come meanwhile
-                _prepare(self.run_dir, self.handoff_id, self.registry)
-                self.prepared = True
+                self._prepare()
                 continue
             if self.deadline is not None and self.deadline <= time.monotonic():
                 return self.unsettled(WaitOutcome.TIMEOUT)  # a look, not a wait: no watcher
             if not self.announced:
                 self._announce()
-            decisions = self.run_dir / DECISIONS
-            target = decisions if decisions.is_dir() else self.run_dir
-            if target != self.watched:  # subscribed before the next look: nothing is missed
-                self._unsubscribe()
-                self.subscription = fs_watch.subscribe(
-                    target,
-                    self.wake,
-                    name=f"{self.handoff_id}.json" if target == decisions else None,
-                    force_polling=self.force_polling,
-                )
-                self.watched = target
-                continue
+            if self.store.is_local and self._subscribe():
+                continue  # subscribed before the next look: nothing is missed
             if self.deadline is None:
                 return _RECHECK_MS / 1000
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                return self.unsettled(WaitOutcome.TIMEOUT)
-            return min(left, _RECHECK_MS / 1000)
+            return min(max(self.deadline - time.monotonic(), 0.0), _RECHECK_MS / 1000)
+
+    def _prepare(self) -> None:
+        """Do the one-time work of a pickup while nobody is waiting on it yet: loading
+        inspection and building the contract's and the decision's validators (all deferred
+        until first use) would otherwise add about 30 ms between a decision and its delivery."""
+        self._report()
+        Decision.model_rebuild()
+        self.prepared = True
+
+    def _subscribe(self) -> bool:
+        """Watch the folder the decision will appear in; ``True`` if that changed."""
+        run_dir = Path(self.run)
+        decisions = run_dir / DECISIONS
+        target = decisions if decisions.is_dir() else run_dir
+        if target == self.watched:
+            return False
+        self._unsubscribe()
+        # Under a policy, decisions are per-principal files in a folder of the handoff's
+        # id: any change in decisions/ may matter. Without one, only this handoff's file.
+        name = None if target != decisions or self.policy else f"{self.handoff_id}.json"
+        self.subscription = fs_watch.subscribe(
+            target, self.wake, name=name, force_polling=self.force_polling
+        )
+        self.watched = target
+        return True
 
     def _announce(self) -> None:
-        """The wait is about to block: say so where reviewers look (a waiter record) and
-        to whoever asked to be told (``on_block``, with the handoff's current report)."""
+        """The wait is about to block: say so where reviewers look (a waiter record, on
+        the filesystem) and to whoever asked to be told (``on_block``, with the report)."""
         self.announced = True
-        self.registration.enter_context(registered(self.run_dir, self.handoff_id))
+        if self.store.is_local:
+            self.registration.enter_context(registered(Path(self.run), self.handoff_id))
         if self.on_block is not None:
-            self.on_block(inspect_in_run(self.run_dir, self.handoff_id, self.registry))
+            self.on_block(self._report())
+
+    def block(self, seconds: float, woken: threading.Event) -> None:
+        """Sleep until woken or ``seconds`` pass: the shared watcher, or the store."""
+        if self.store.is_local:
+            woken.wait(seconds)
+            woken.clear()
+            return
+        if not isinstance(self.store, ChangeFeed):
+            raise TypeError(f"{type(self.store).__name__} cannot wake a waiter")
+        self.store.wait_for_change(self.run, seconds)
 
     def unsettled(self, outcome: WaitOutcome) -> WaitResult:
+        """A timeout or cancel, with the report as it stands (never approving)."""
         self.close()
-        return _unsettled(self.run_dir, self.handoff_id, self.registry, outcome)
+        return self._finish(WaitResult(outcome, report=self._report()))
+
+    def _finish(self, result: WaitResult) -> WaitResult:
+        audit.append(
+            self.run,
+            audit.Event.WAIT_RETURNED,
+            store=self.store,
+            handoff=self.handoff_id,
+            outcome=result.outcome.value,
+        )
+        return result
 
     def close(self) -> None:
         self.registration.close()
@@ -197,6 +255,15 @@ class _Waiter:
             self.watched = None
 
 
+def _unreachable(waiter: _Waiter, exc: StoreUnavailable, pause: float) -> float:
+    """A database that went away mid-wait: try again with backoff until the deadline,
+    then let the caller see the failure (``handoff-gate wait`` exits 2 with it)."""
+    if waiter.deadline is not None and time.monotonic() + pause > waiter.deadline:
+        raise exc
+    time.sleep(pause)
+    return min(pause * 2, _MAX_RETRY_S)
+
+
 def wait(
     run: str | os.PathLike[str],
     ref_or_id: HandoffRef | str,
@@ -206,29 +273,51 @@ def wait(
     poll: bool = False,
     stop_event: threading.Event | None = None,
     on_block: Callable[[Report], None] | None = None,
+    policy: Policy | None = None,
+    store: RunStore | None = None,
+    on_refused: Callable[[str], None] = print_refusal,
 ) -> WaitResult:
     """Return once the handoff is decided, ``timeout`` seconds pass, or ``stop_event`` is set.
 
     Returns at once if the decision already exists. ``registry=None`` loads the built-in
-    contracts plus ``$HANDOFF_GATE_SCHEMAS``. ``poll=True`` forces polling, for network
+    contracts plus ``$HANDOFF_GATE_SCHEMAS``; ``store=None`` the store
+    ``$HANDOFF_GATE_STORE`` names (the filesystem when unset). Under a ``policy`` only
+    signed decisions of its approvers count (``run.quorum``); ignored records are logged
+    and passed to ``on_refused`` once each. ``poll=True`` forces polling, for network
     filesystems that deliver no change events. While blocked, the wait is recorded as a
     waiter on the handoff (``gates.run.waiters``), and ``on_block`` is called once with
     the handoff's current report. Raises ``FileNotFoundError`` when the handoff does not
-    exist, ``DecisionCorrupt`` for an unusable decision file.
+    exist, ``DecisionCorrupt`` for an unusable decision file, ``NoRule`` when the policy
+    does not cover the phase.
     """
     woken = threading.Event()
-    waiter = _Waiter(run, ref_or_id, registry, timeout, poll, woken.set, on_block)
+    waiter = _Waiter(
+        run,
+        ref_or_id,
+        registry=registry,
+        timeout=timeout,
+        force_polling=poll,
+        wake=woken.set,
+        on_block=on_block,
+        policy=policy,
+        store=store,
+        on_refused=on_refused,
+    )
+    pause = _RETRY_S
     try:
         while True:
-            step = waiter.step()
-            if isinstance(step, WaitResult):
-                return step
-            if stop_event is not None:
-                step = min(step, _STOP_CHECK_MS / 1000)
-                if stop_event.is_set():
-                    return waiter.unsettled(WaitOutcome.CANCELLED)
-            woken.wait(step)
-            woken.clear()
+            try:
+                step = waiter.step()
+                if isinstance(step, WaitResult):
+                    return step
+                if stop_event is not None:
+                    step = min(step, _STOP_CHECK_MS / 1000)
+                    if stop_event.is_set():
+                        return waiter.unsettled(WaitOutcome.CANCELLED)
+                waiter.block(step, woken)
+                pause = _RETRY_S
+            except StoreUnavailable as exc:
+                pause = _unreachable(waiter, exc, pause)
     finally:
         waiter.close()
 
@@ -241,11 +330,15 @@ async def wait_async(
     registry: Registry | None = None,
     poll: bool = False,
     on_block: Callable[[Report], None] | None = None,
+    policy: Policy | None = None,
+    store: RunStore | None = None,
+    on_refused: Callable[[str], None] = print_refusal,
 ) -> WaitResult:
-    """``wait`` for asyncio: no thread of its own, and cancelling the task stops it at once.
+    """``wait`` for asyncio: cancelling the task stops it at once.
 
-    Many concurrent calls share one watcher thread per run; the checks between
-    wake-ups read a few small files on the event loop.
+    On the filesystem, many concurrent calls share one watcher thread per run and hold
+    no thread of their own; the checks between wake-ups read a few small files on the
+    event loop. On a database store each sleep is a short ``LISTEN`` in a worker thread.
     """
     import asyncio  # here, not at the top: ``handoff-gate wait`` must not pay for it
 
@@ -258,12 +351,26 @@ async def wait_async(
         except RuntimeError:  # the loop has closed: nobody is waiting any more
             return
 
-    waiter = _Waiter(run, ref_or_id, registry, timeout, poll, wake, on_block)
+    waiter = _Waiter(
+        run,
+        ref_or_id,
+        registry=registry,
+        timeout=timeout,
+        force_polling=poll,
+        wake=wake,
+        on_block=on_block,
+        policy=policy,
+        store=store,
+        on_refused=on_refused,
+    )
     try:
         while True:
             step = waiter.step()
             if isinstance(step, WaitResult):
                 return step
+            if not waiter.store.is_local:
+                await asyncio.to_thread(waiter.block, step, threading.Event())
+                continue
             try:
                 async with asyncio.timeout(step):
                     await woken.wait()

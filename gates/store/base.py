@@ -19,11 +19,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 
 class DecisionExists(FileExistsError):
     """Another writer already decided this handoff for this principal."""
+
+
+class StoreError(Exception):
+    """The store cannot serve the request (down, not set up, too new); the message is one
+    line, fit for stderr."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached or refused the login; the message is one line.
+
+    Defined here, not with the database driver, so code that waits on any store can
+    catch it without loading the driver.
+    """
 
 
 class RunMissing(FileNotFoundError):
@@ -96,4 +109,27 @@ class RunStore(Protocol):
 
     def log_bytes(self, run: str) -> bytes:
         """The whole audit log, one JSON object a line."""
+        ...
+
+
+@runtime_checkable
+class ChangeFeed(Protocol):
+    """A store that can wake a waiter (a database's ``LISTEN``). The filesystem store has
+    none of its own: waiters share a watcher of the run folder (``store.fs_watch``)."""
+
+    def wait_for_change(self, run: str, timeout: float) -> None:
+        """Block until a handoff or decision of ``run`` may have changed, or ``timeout``.
+
+        Only a hint: callers re-read what they wait for after it returns.
+        """
+        ...
+
+
+@runtime_checkable
+class RunCatalog(Protocol):
+    """A store that can name all of its runs (a database). On the filesystem, runs are
+    found by looking under a folder (``store.filesystem.find_runs``)."""
+
+    def runs(self) -> list[str]:
+        """Every run id in the store, sorted."""
         ...

@@ -20,6 +20,8 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from handoff_gate.gates.store.base import StoreUnavailable as StoreUnavailable
+
 #: Defaults under the caller's own settings. TCP keepalives make a peer that vanished
 #: without closing the socket (host down, network cut) noticed within about 25 seconds
 #: instead of never, which matters most to a connection idling in LISTEN.
@@ -32,10 +34,6 @@ _DEFAULTS = {
 }
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
 _MAX_MESSAGE = 500
-
-
-class StoreUnavailable(Exception):
-    """The store cannot be reached or refused the login; the message is one line."""
 
 
 @dataclass(frozen=True, slots=True)

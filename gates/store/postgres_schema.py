@@ -24,6 +24,8 @@ from typing import Any
 
 from psycopg import Connection, sql
 
+from handoff_gate.gates.store.base import StoreError
+
 #: The ``LISTEN``/``NOTIFY`` channel the insert triggers publish on.
 CHANNEL = "handoff_gate"
 #: May add runs, handoffs and events and read everything; may not decide.
@@ -167,11 +169,11 @@ _INSERTS = {
 _ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY)
 
 
-class SchemaMissing(Exception):
+class SchemaMissing(StoreError):
     """The database lacks the handoff-gate schema, or holds an older version of it."""
 
 
-class SchemaTooNew(Exception):
+class SchemaTooNew(StoreError):
     """The database schema is newer than this handoff-gate: upgrade handoff-gate."""
 
 

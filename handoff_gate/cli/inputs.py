@@ -1,4 +1,5 @@
-"""Turning arguments into what the commands work on: contracts, payload bytes, runs.
+"""Turning arguments into what the commands work on: contracts, payload bytes, the store,
+runs, keys and policies.
 
 Every failure here is a ``UsageError`` worded by ``errors``, so the same mistake reads
 the same in every command.
@@ -6,13 +7,17 @@ the same in every command.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
-from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, os_problem
+from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, one_line, os_problem
 from handoff_gate.gates.contracts.registry import Registry, RegistryError, load_registry
+from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import read_bounded
 from handoff_gate.gates.store.filesystem import handoff_path, is_run
+from handoff_gate.gates.store.select import StoreURLError, store_for
+from handoff_gate.gates.trust.policy import Policy, PolicyError
 from handoff_gate.gates.vocab.ids import UnsafePathError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
@@ -43,21 +48,68 @@ def read_input(name: str) -> bytes:
         raise os_problem("read", name, exc) from exc
 
 
-def existing_run(run_dir: str) -> Path:
-    """A run directory that must already exist."""
-    path = Path(run_dir)
-    if not is_run(path):
-        raise not_a_run(run_dir)
+def store(args: argparse.Namespace) -> RunStore:
+    """The store ``--store`` (or ``HANDOFF_GATE_STORE``) names; the filesystem by default."""
+    try:
+        return store_for(getattr(args, "store", None))
+    except StoreURLError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def policy(args: argparse.Namespace) -> Policy | None:
+    """The ``--policy`` file (or ``HANDOFF_GATE_POLICY``), checked against
+    ``--policy-sha256`` when given: a pipeline that can write next to the policy must not
+    be able to widen it."""
+    path = getattr(args, "policy", None)
+    pinned = getattr(args, "policy_sha256", None)
+    if not path:
+        if pinned:
+            raise UsageError("--policy-sha256 pins a policy, but no --policy was given")
+        return None
+    try:
+        loaded = Policy.load(Path(path))
+    except (PolicyError, OSError) as exc:
+        raise UsageError(f"cannot use the policy: {one_line(exc)}") from exc
+    if pinned and loaded.digest != pinned.lower():
+        raise UsageError(
+            f"the policy {path} (with its allowed_signers) is not the one pinned by "
+            f"--policy-sha256: its digest is {loaded.digest}"
+        )
+    return loaded
+
+
+def key_path(args: argparse.Namespace) -> Path | None:
+    """The ``--key`` private key file (or ``HANDOFF_GATE_KEY``), which must exist."""
+    name = getattr(args, "key", None)
+    if not name:
+        return None
+    path = Path(name)
+    if not path.is_file():
+        raise UsageError(f"no such key file: {name}")
     return path
 
 
-def existing_handoff(run_dir: str, handoff_id: str) -> Path:
+def existing_run(run: str, where: RunStore) -> str:
+    """A run that must already exist: a run directory, or a run id in a database."""
+    if where.is_local:
+        if not is_run(Path(run)):
+            raise not_a_run(run)
+    elif not where.exists(run):
+        raise UsageError(f"no run {run} in the store")
+    return run
+
+
+def existing_handoff(run: str, handoff_id: str, where: RunStore) -> str:
     """The run of a handoff that must already exist there."""
-    path = existing_run(run_dir)
+    existing_run(run, where)
     try:
-        found = handoff_path(path, handoff_id).is_file()
-    except UnsafePathError as exc:
+        found = (
+            handoff_path(Path(run), handoff_id).is_file()
+            if where.is_local
+            else handoff_id in where.handoff_ids(run)
+        )
+    except (UnsafePathError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
     if not found:
-        raise no_handoff(run_dir, handoff_id)
-    return path
+        raise no_handoff(run, handoff_id)
+    return run

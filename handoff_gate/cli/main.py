@@ -18,16 +18,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, UsageError, flat
+from handoff_gate.gates.store.base import StoreError
+from handoff_gate.gates.store.select import STORE_ENV
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.states import HandoffState
 
-#: command name -> the module holding its ``run(args) -> int``.
-COMMANDS = {
-    name: f"handoff_gate.cli.commands.{name}"
-    for name in ("submit", "check", "decide", "wait", "schemas", "list", "show", "watch", "demo")
-}
 VERSION_MODULE = "handoff_gate.cli.commands.version"
 LIST_STATES = [s.value for s in HandoffState]
+#: Environment defaults for the signing key and the policy.
+KEY_ENV, POLICY_ENV = "HANDOFF_GATE_KEY", "HANDOFF_GATE_POLICY"
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -64,6 +63,25 @@ def seconds(text: str) -> float:
     return value
 
 
+def _add_key(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--key",
+        metavar="PATH",
+        default=os.environ.get(KEY_ENV) or None,
+        help=f"OpenSSH ed25519 private key that signs {what} (default: ${KEY_ENV})",
+    )
+
+
+def _add_policy(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--policy",
+        metavar="PATH",
+        default=os.environ.get(POLICY_ENV) or None,
+        help=f"TOML policy: who may decide which phase, with how many approvals "
+        f"(default: ${POLICY_ENV})",
+    )
+
+
 def _add_submit(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run; created if only it is missing")
     p.add_argument("--phase", required=True, help="phase name, e.g. plan (the id's suffix)")
@@ -77,6 +95,8 @@ def _add_submit(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="store a handoff of a contract nobody knows (it stays blocked)",
     )
+    _add_key(p, "the handoff as its producer")
+    _add_policy(p)
     p.add_argument("payload", metavar="PAYLOAD_FILE|-", help="the payload bytes; - for stdin")
 
 
@@ -84,6 +104,7 @@ def _add_check(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", metavar="PATH", help="a stored handoff, or a bare payload")
     p.add_argument("--schema", metavar="ID", help="treat PATH as a bare payload of this contract")
     p.add_argument("--json", action="store_true", help="print the stable JSON report")
+    _add_policy(p)
 
 
 def _add_decide(p: argparse.ArgumentParser) -> None:
@@ -95,6 +116,14 @@ def _add_decide(p: argparse.ArgumentParser) -> None:
         "--category", choices=[c.value for c in Category], help="the kind of problem, to reject"
     )
     p.add_argument("--reviewer", metavar="NAME", help="who decides (default: OS user@host)")
+    p.add_argument(
+        "--sha256",
+        metavar="HEX",
+        help="refuse (exit 1, nothing written) unless the handoff's bytes have this sha256, "
+        "as `check` prints it: the decision binds to what was reviewed",
+    )
+    _add_key(p, "the decision")
+    _add_policy(p)
 
 
 def _add_wait(p: argparse.ArgumentParser) -> None:
@@ -114,6 +143,13 @@ def _add_wait(p: argparse.ArgumentParser) -> None:
         help="shell command run once when the wait starts blocking; it gets "
         "HANDOFF_GATE_RUN, _ID, _PHASE, _VERDICT in its environment",
     )
+    _add_policy(p)
+    p.add_argument(
+        "--policy-sha256",
+        metavar="HEX",
+        help="exit 2 unless the policy and its allowed_signers have this digest "
+        "(handoff-gate policy PATH prints it)",
+    )
 
 
 def _add_schemas(p: argparse.ArgumentParser) -> None:
@@ -121,19 +157,54 @@ def _add_schemas(p: argparse.ArgumentParser) -> None:
 
 
 def _add_list(p: argparse.ArgumentParser) -> None:
-    p.add_argument("root", metavar="ROOT", help="a run, or a folder of runs")
+    p.add_argument(
+        "root", metavar="ROOT", nargs="?", help="a run, or a folder of runs (none with --store)"
+    )
     p.add_argument("--state", choices=LIST_STATES, help="only handoffs in this state")
     p.add_argument("--json", action="store_true", help="print one JSON array")
+    _add_policy(p)
 
 
 def _add_show(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run holding the handoff")
     p.add_argument("handoff_id", metavar="HANDOFF_ID", help="e.g. 0001-plan")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_policy(p)
+
+
+def _add_audit(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_dir", metavar="RUN", help="the run whose log to print or verify")
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="exit 0 when the log and the run's records agree, 1 listing every problem",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per event")
+    _add_policy(p)
+
+
+def _add_policy_command(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", metavar="PATH", help="the policy file to check")
+
+
+def _add_store(p: argparse.ArgumentParser) -> None:
+    actions = p.add_subparsers(
+        dest="store_action", required=True, metavar="ACTION", help="what to do with the store"
+    )
+    text = "create or migrate the schema (idempotent, versioned; safe from two hosts at once)"
+    init = actions.add_parser("init", help=text, description=text, formatter_class=_Formatter)
+    init.add_argument(
+        "--roles",
+        action="store_true",
+        help="also create the LOGIN roles handoff_gate_pipeline and handoff_gate_reviewer "
+        "(no passwords) and grant each only what it may do",
+    )
 
 
 def _add_watch(p: argparse.ArgumentParser) -> None:
-    p.add_argument("root", metavar="ROOT", help="a run, or a folder of runs")
+    p.add_argument(
+        "root", metavar="ROOT", nargs="?", help="a run, or a folder of runs (none with --store)"
+    )
     p.add_argument("--reviewer", metavar="NAME", help="who decides (default: OS user@host)")
     p.add_argument(
         "--show",
@@ -146,6 +217,8 @@ def _add_watch(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--read-only", action="store_true", help="review only: no decisions, nothing written"
     )
+    _add_key(p, "decisions")
+    _add_policy(p)
 
 
 def _add_demo(p: argparse.ArgumentParser) -> None:
@@ -162,9 +235,19 @@ _ARGUMENTS = {
     "schemas": ("list known contracts, or print one as strict JSON Schema", _add_schemas),
     "list": ("one line per handoff under ROOT: state, verdict, decision, waiter", _add_list),
     "show": ("one handoff's report, decision and waiter", _add_show),
+    "audit": ("print a run's audit log, or verify it against the run's records", _add_audit),
     "watch": ("review handoffs under ROOT in the terminal UI", _add_watch),
     "demo": ("create a sample run and open it in the terminal UI", _add_demo),
+    "policy": (
+        "check a policy file; print its rules and the digest that pins it",
+        _add_policy_command,
+    ),
+    "store": ("manage the PostgreSQL store (--store URL or HANDOFF_GATE_STORE)", _add_store),
 }
+
+
+#: command name -> the module holding its ``run(args) -> int``.
+COMMANDS = {name: f"handoff_gate.cli.commands.{name}" for name in _ARGUMENTS}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -174,11 +257,18 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action=_Version, help="print the version and exit")
+    parser.add_argument(
+        "--store",
+        metavar="URL",
+        default=None,
+        help=f"a postgresql:// URL: keep runs in that database instead of run directories; "
+        f"RUN is then a run id (default: ${STORE_ENV}, else the filesystem)",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (help_text, add) in _ARGUMENTS.items():
         p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         add(p)
-        if name != "demo":
+        if name not in ("demo", "store", "policy"):
             p.add_argument(
                 "--schemas",
                 metavar="SPEC",
@@ -199,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else USAGE
     try:
         return int(importlib.import_module(COMMANDS[args.command]).run(args))
-    except UsageError as exc:
+    except (UsageError, StoreError) as exc:
         print(f"handoff-gate {args.command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:

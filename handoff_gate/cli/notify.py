@@ -48,10 +48,13 @@ class Notifier:
             )
 
 
-def notify_env(run_dir: Path, handoff_id: str, phase: str, verdict: str) -> dict[str, str]:
-    """What the notify command is told, all of it bookkeeping (no payload text)."""
+def notify_env(
+    run: str, handoff_id: str, phase: str, verdict: str, *, local: bool = True
+) -> dict[str, str]:
+    """What the notify command is told, all of it bookkeeping (no payload text): the run
+    as an absolute path when it is a directory, else the database store's run id."""
     return {
-        "HANDOFF_GATE_RUN": str(run_dir.absolute()),
+        "HANDOFF_GATE_RUN": str(Path(run).absolute()) if local else run,
         "HANDOFF_GATE_ID": handoff_id,
         "HANDOFF_GATE_PHASE": phase,
         "HANDOFF_GATE_VERDICT": verdict,

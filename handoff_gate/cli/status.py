@@ -13,10 +13,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt, read_decision
+from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
+from handoff_gate.gates.run.quorum import NoRule, Outcome, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.waiters import live_waiters
+from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import HandoffRef
+from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState, state_of
 
@@ -29,6 +32,7 @@ class HandoffStatus:
     """What ``list`` prints for a handoff; ``problem`` is set only for ``unusable``."""
 
     ref: HandoffRef
+    run: str
     report: Report
     state: HandoffState
     decision: Decision | None
@@ -39,7 +43,7 @@ class HandoffStatus:
         """The ``list --json`` object (documented in docs/protocol.md)."""
         d = self.decision
         return {
-            "run": self.ref.run_dir.name,
+            "run": self.run,
             "id": self.ref.id,
             "phase": self.ref.phase,
             "schema": self.report.schema_id,
@@ -68,12 +72,42 @@ def unusable_reason(exc: DecisionCorrupt) -> str:
     return f"not a valid decision file: {text}"
 
 
-def status_of(ref: HandoffRef, contracts: Registry) -> HandoffStatus:
-    """Inspect the handoff in its run and read its decision, without trusting either."""
-    report = inspect_in_run(ref.run_dir, ref.id, contracts)
-    waiter = bool(live_waiters(ref.run_dir, ref.id))
+_SETTLED = {
+    Outcome.APPROVED: HandoffState.APPROVED,
+    Outcome.REJECTED: HandoffState.REJECTED,
+    Outcome.CHANGED: HandoffState.CHANGED,
+}
+
+
+def status_of(
+    ref: HandoffRef,
+    contracts: Registry,
+    *,
+    store: RunStore,
+    policy: Policy | None = None,
+) -> HandoffStatus:
+    """Inspect the handoff in its run and settle its decisions, trusting neither.
+
+    Under a policy the state follows the quorum (``pending`` until enough approvers
+    signed); ``decision`` is the deciding record, or the first approval so far.
+    """
+    run = str(ref.run_dir)
+    name = ref.run_dir.name if store.is_local else run
+    report = inspect_in_run(run, ref.id, contracts, policy=policy, store=store)
+    waiter = bool(live_waiters(ref.run_dir, ref.id)) if store.is_local else False
+
+    def status(
+        state: HandoffState, decision: Decision | None, problem: str | None
+    ) -> HandoffStatus:
+        return HandoffStatus(ref, name, report, state, decision, problem, waiter)
+
     try:
-        decision = read_decision(ref.run_dir, ref.id)
+        found = settle(store, run, ref.id, contracts, policy)
     except DecisionCorrupt as exc:
-        return HandoffStatus(ref, report, HandoffState.UNUSABLE, None, unusable_reason(exc), waiter)
-    return HandoffStatus(ref, report, state_of(report, decision), decision, None, waiter)
+        return status(HandoffState.UNUSABLE, None, unusable_reason(exc))
+    except NoRule as exc:
+        return status(HandoffState.BLOCKED, None, str(exc))
+    decision = found.decisions[0] if found.decisions else None
+    if policy is None or found.outcome is None:
+        return status(state_of(report, decision if policy is None else None), decision, None)
+    return status(_SETTLED[found.outcome], decision, None)

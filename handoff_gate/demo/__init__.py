@@ -3,8 +3,9 @@
 The sample runs are copied out of the repository first, so a demo can approve, reject
 and edit freely without touching committed files. The simulated pipeline runs in a child
 process so that it blocks on the gate exactly like a real one, and its output goes to a
-log file because the terminal belongs to the TUI. Without the TUI, the demo prints each
-handoff the pipeline blocks on with the ``decide`` commands to type. A temporary
+log file because the terminal belongs to the TUI; the app raises each of its lines as a
+notification (``demo.progress``), "pipeline finished" included. Without the TUI, the
+demo prints each handoff the pipeline blocks on with the ``decide`` commands to type. A temporary
 workspace is removed on exit unless ``--keep``; one named with ``--workspace`` is kept.
 """
 
@@ -20,11 +21,12 @@ import tempfile
 from pathlib import Path
 from types import FrameType
 
+from handoff_gate.demo.progress import ProgressToasts
 from handoff_gate.demo.simulator import LIVE_RUN
-from handoff_gate.gates.contracts.registry import ENV_VAR, load_registry
+from handoff_gate.gates.contracts.registry import ENV_VAR, Registry, load_registry
 from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision
 from handoff_gate.gates.store.filesystem import is_run, list_handoffs
-from handoff_gate.tui.app import run_app
+from handoff_gate.tui.app import HandoffGateApp
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_runs"
@@ -140,6 +142,17 @@ def _run_headless(proc: subprocess.Popen[bytes], run_dir: Path) -> None:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _run_tui(target: Path, registry: Registry) -> None:
+    """The app over the workspace, with the pipeline's progress raised as notifications."""
+    app = HandoffGateApp(target, registry, reviewer=None, show="pending")
+    progress = ProgressToasts(app, target / LOG)
+    progress.start()
+    try:
+        app.run()
+    finally:
+        progress.stop()
+
+
 def run_demo(workspace: Path | None, *, open_tui: bool, keep: bool = False) -> int:
     """Copy the samples, start the live pipeline, show it; 0 on a clean stop, 2 if it cannot.
 
@@ -155,7 +168,7 @@ def run_demo(workspace: Path | None, *, open_tui: bool, keep: bool = False) -> i
     proc = start_simulator(target)
     try:
         if open_tui:
-            run_app(target, registry, reviewer=None, show="pending", poll=False, quiet=False)
+            _run_tui(target, registry)
         else:
             print(f"live run {target / LIVE_RUN}: headless, Ctrl-C stops", flush=True)
             _run_headless(proc, target / LIVE_RUN)

@@ -4,7 +4,6 @@ before they reach SQL."""
 
 from __future__ import annotations
 
-import argparse
 import socket
 import subprocess
 import sys
@@ -15,8 +14,7 @@ import pytest
 from pg_rows import add_handoff, add_run
 from pg_server import PgServer
 
-from handoff_gate.cli.commands import store as store_command
-from handoff_gate.cli.errors import UsageError
+from handoff_gate.cli.main import main
 from handoff_gate.gates.store.pg_connect import StoreUnavailable
 from handoff_gate.gates.store.postgres import PostgresStore, StoreRefused, _names_run
 from handoff_gate.gates.store.postgres_schema import LATEST, REVIEWER_ROLE, SchemaMissing
@@ -33,16 +31,11 @@ def _dead_url() -> str:
 
 
 def _store_init(*argv: str) -> int:
-    """``store init`` as ``cli.main`` runs it: a ``UsageError`` is one line and exit 2."""
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers(dest="command", required=True)
-    store_command.add_arguments(sub.add_parser("store"))
-    args = parser.parse_args(["store", "init", *argv])
-    try:
-        return store_command.run(args)
-    except UsageError as exc:
-        print(f"handoff-gate store: {exc}", file=sys.stderr)
-        return 2
+    """``store init`` through the real command line (``--store URL`` is a global option,
+    given before the command): a failure is one line and exit 2."""
+    if argv[:1] == ("--store",):
+        return main([*argv[:2], "store", "init", *argv[2:]])
+    return main(["store", "init", *argv])
 
 
 def test_a_database_without_the_schema_says_to_run_store_init(pg_url: str) -> None:
@@ -131,7 +124,7 @@ def test_a_store_object_outlives_server_restarts_for_reads_and_writes(
 def test_choosing_the_store_loads_the_driver_only_for_a_database_url() -> None:
     code = (
         "import sys; from handoff_gate.gates.store.select import store_for; store_for(''); "
-        "import handoff_gate.cli.commands.store; "
+        "from handoff_gate.cli.main import build_parser; build_parser(); "
         "assert 'psycopg' not in sys.modules, 'psycopg loaded'; "
         "store_for('postgres://u@h/db'); assert 'psycopg' in sys.modules"
     )

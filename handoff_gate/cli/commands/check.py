@@ -12,12 +12,13 @@ import sys
 from pathlib import Path
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat
-from handoff_gate.cli.inputs import registry
+from handoff_gate.cli.inputs import policy, registry
 from handoff_gate.cli.report_text import print_report
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.stages import inspect_file
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.store.filesystem import is_run
+from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
@@ -33,7 +34,9 @@ def _is_envelope(path: Path) -> bool:
     return b'"format"' in head and b"handoff-gate/" in head
 
 
-def inspect_path(path: Path, schema: str | None, contracts: Registry) -> Report:
+def inspect_path(
+    path: Path, schema: str | None, contracts: Registry, rules: Policy | None = None
+) -> Report:
     """The report for ``path``: in its run when it is a stored handoff of one."""
     if path.is_dir():
         raise UsageError(f"{flat(str(path))} is a directory, not a file")
@@ -42,7 +45,7 @@ def inspect_path(path: Path, schema: str | None, contracts: Registry) -> Report:
     stem = path.name.removesuffix(".json")
     in_run = path.parent.name == "handoffs" and is_run(path.parent.parent)
     if schema is None and in_run and ID_PATTERN.match(stem) and path.suffix == ".json":
-        return inspect_in_run(path.parent.parent, stem, contracts)
+        return inspect_in_run(path.parent.parent, stem, contracts, policy=rules)
     if schema is None and not _is_envelope(path):
         print(
             f"hint: {flat(str(path))} is not a stored handoff; for a bare payload, name its "
@@ -54,7 +57,7 @@ def inspect_path(path: Path, schema: str | None, contracts: Registry) -> Report:
 
 def run(args: argparse.Namespace) -> int:
     contracts = registry(args.schemas)
-    report = inspect_path(Path(args.path), args.schema, contracts)
+    report = inspect_path(Path(args.path), args.schema, contracts, policy(args))
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=True, indent=2))
     else:

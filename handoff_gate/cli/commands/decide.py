@@ -1,4 +1,10 @@
-"""``handoff-gate decide``: approve or reject a handoff, bound to the bytes it has now."""
+"""``handoff-gate decide``: approve or reject a handoff, bound to the bytes it has now.
+
+With ``--sha256`` the decision binds to the bytes the person looked at (``check`` prints
+that sha256): if the handoff changed since, nothing is written. With ``--key`` and
+``--policy`` the decision is signed, and refused up front unless the key's principal may
+decide the handoff's phase.
+"""
 
 from __future__ import annotations
 
@@ -6,24 +12,34 @@ import argparse
 import sys
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
-from handoff_gate.cli.inputs import existing_run, registry
+from handoff_gate.cli.inputs import existing_run, key_path, policy, registry, store
 from handoff_gate.gates.run.decisions import DecisionRefused, decide
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.safe_text import visible
 
 
+def _warn(message: str) -> None:
+    print(f"warning: {visible(message)}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     contracts = registry(args.schemas)
-    run_dir = existing_run(args.run_dir)
+    where = store(args)
+    run = existing_run(args.run_dir, where)
     try:
         decision = decide(
-            run_dir,
+            run,
             args.handoff_id,
             args.action,
             reason=args.reason,
             category=args.category,
             reviewer=args.reviewer,
             registry=contracts,
+            expected_sha256=args.sha256.lower() if args.sha256 else None,
+            key_path=key_path(args),
+            policy=policy(args),
+            store=where,
+            on_warning=_warn,
         )
     except DecisionRefused as exc:
         print(f"refused: {one_line(exc)}", file=sys.stderr)

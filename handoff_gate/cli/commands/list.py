@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from handoff_gate.cli.errors import OK, UsageError, flat
-from handoff_gate.cli.inputs import registry
+from handoff_gate.cli.inputs import policy, registry, store
 from handoff_gate.cli.status import HandoffStatus, status_of
-from handoff_gate.gates.store.filesystem import find_runs, list_handoffs
+from handoff_gate.gates.store.base import RunCatalog, RunStore
+from handoff_gate.gates.store.filesystem import HandoffRef, find_runs, list_handoffs, ref_of
 
 
 def _field(value: object) -> str:
@@ -33,15 +35,33 @@ def _line(status: HandoffStatus) -> str:
     return f"{fixed}  {waiter}  {tail}{problem}"
 
 
-def run(args: argparse.Namespace) -> int:
+def _handoffs(args: argparse.Namespace, where: RunStore) -> Iterator[HandoffRef]:
+    """Every handoff under ROOT (a run directory or a folder of them), or in the store."""
+    if not where.is_local:
+        if args.root:
+            raise UsageError("with a database store, list takes no ROOT: it lists every run")
+        for run in where.runs() if isinstance(where, RunCatalog) else []:
+            for handoff_id in where.handoff_ids(run):
+                yield ref_of(Path(run), handoff_id)
+        return
+    if not args.root:
+        raise UsageError("list needs ROOT: a run directory or a folder of runs")
     root = Path(args.root)
     if not root.is_dir():
         raise UsageError(f"not a directory: {flat(args.root)}")
+    for run_dir in find_runs(root):
+        yield from list_handoffs(run_dir)
+
+
+def run(args: argparse.Namespace) -> int:
     contracts = registry(args.schemas)
+    where = store(args)
+    rules = policy(args)
     found = [
         status
-        for run_dir in find_runs(root)
-        for status in (status_of(ref, contracts) for ref in list_handoffs(run_dir))
+        for status in (
+            status_of(ref, contracts, store=where, policy=rules) for ref in _handoffs(args, where)
+        )
         if args.state is None or status.state.value == args.state
     ]
     if args.json:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from handoff_gate.cli.errors import OK, flat
-from handoff_gate.cli.inputs import existing_handoff, registry
+from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
 from handoff_gate.cli.report_text import print_report
 from handoff_gate.cli.status import HandoffStatus, status_of
 from handoff_gate.gates.store.filesystem import ref_of
@@ -33,8 +34,11 @@ def _print_decision(status: HandoffStatus) -> None:
 
 def run(args: argparse.Namespace) -> int:
     contracts = registry(args.schemas)
-    run_dir = existing_handoff(args.run_dir, args.handoff_id)
-    status = status_of(ref_of(run_dir, args.handoff_id), contracts)
+    where = store(args)
+    run = existing_handoff(args.run_dir, args.handoff_id, where)
+    status = status_of(
+        ref_of(Path(run), args.handoff_id), contracts, store=where, policy=policy(args)
+    )
     if args.json:
         body = {
             **status.to_json(),
@@ -43,6 +47,6 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps(body, ensure_ascii=True, indent=2))
         return OK
-    print_report(f"{run_dir.name}/{args.handoff_id}", status.report)
+    print_report(f"{status.run}/{args.handoff_id}", status.report)
     _print_decision(status)
     return OK

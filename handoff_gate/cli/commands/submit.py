@@ -12,10 +12,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from handoff_gate.cli.errors import OK, UsageError, one_line, os_problem, unknown_schema
-from handoff_gate.cli.inputs import read_input, registry
+from handoff_gate.cli.inputs import key_path, policy, read_input, registry, store
+from handoff_gate.gates.run.placement import producer_principal
 from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.vocab.safe_text import visible
 
 
 def _known_block(payload: bytes, args: argparse.Namespace, known_schema: bool) -> str | None:
@@ -33,6 +37,34 @@ def _known_block(payload: bytes, args: argparse.Namespace, known_schema: bool) -
     return None
 
 
+def _warn(message: str) -> None:
+    print(f"warning: {visible(message)}", file=sys.stderr)
+
+
+def _check_run_dir(run_dir: Path) -> None:
+    """A new run may be created, but only in a folder that exists: a typo is not a run."""
+    if not run_dir.absolute().parent.is_dir():
+        raise UsageError(f"cannot submit: the folder {run_dir.absolute().parent} does not exist")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise UsageError(f"cannot submit: {run_dir} is not a directory")
+
+
+def _signing(args: argparse.Namespace, where: RunStore) -> dict[str, Any]:
+    """``submit``'s signing arguments: the key and the producer it signs as (the policy
+    must name the key's principal among the phase's producers)."""
+    key = key_path(args)
+    if key is None:
+        return {}
+    rules = policy(args)
+    if rules is None:
+        raise UsageError("--key signs the handoff as a producer the policy names: give --policy")
+    try:
+        signer = producer_principal(key, rules, args.phase)
+    except (ValueError, OSError) as exc:
+        raise UsageError(f"cannot sign: {one_line(exc)}") from exc
+    return {"key_path": key, "signer": signer}
+
+
 def run(args: argparse.Namespace) -> int:
     contracts = registry(args.schemas)
     if args.schema not in contracts:
@@ -41,15 +73,14 @@ def run(args: argparse.Namespace) -> int:
                 f"{unknown_schema(args.schema)}; --allow-unknown-schema stores it blocked"
             )
         print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
-    run_dir = Path(args.run_dir)
-    if not run_dir.absolute().parent.is_dir():
-        raise UsageError(f"cannot submit: the folder {run_dir.absolute().parent} does not exist")
-    if run_dir.exists() and not run_dir.is_dir():
-        raise UsageError(f"cannot submit: {args.run_dir} is not a directory")
+    where = store(args)
+    if where.is_local:
+        _check_run_dir(Path(args.run_dir))
     payload = read_input(args.payload)
+    signing = _signing(args, where)
     try:
         ref = submit(
-            run_dir,
+            args.run_dir,
             payload,
             phase=args.phase,
             schema_id=args.schema,
@@ -59,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
             refusal=args.refusal,
             registry=contracts,
             allow_unknown_schema=args.allow_unknown_schema,
+            store=where,
+            on_warning=_warn,
+            **signing,
         )
     except PermissionError as exc:
         raise os_problem("submit into", args.run_dir, exc) from exc

@@ -15,7 +15,6 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from types import FrameType
 
 from handoff_gate.cli.errors import (
@@ -27,12 +26,12 @@ from handoff_gate.cli.errors import (
     UsageError,
     one_line,
 )
-from handoff_gate.cli.inputs import existing_handoff, registry
+from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
 from handoff_gate.cli.notify import Notifier, notify_env
 from handoff_gate.cli.outfile import checked_target, write_payload
 from handoff_gate.gates.run.decision_record import DecisionCorrupt
+from handoff_gate.gates.run.quorum import NO_POLICY_WARNING
 from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
-from handoff_gate.gates.store.filesystem import ref_of
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
 
@@ -50,15 +49,15 @@ def _changed_message(handoff_id: str, who: str, result: WaitResult) -> str:
 
 
 def _notifier(
-    run_dir: Path, handoff_id: str, notify: str | None
+    run: str, handoff_id: str, notify: str | None, *, local: bool
 ) -> Callable[[Report], None] | None:
     """What ``--notify`` runs once the wait starts blocking (never for a decided handoff)."""
     if not notify:
         return None
-    phase = ref_of(run_dir, handoff_id).phase
+    phase = handoff_id.split("-", 1)[1]
 
     def announce(report: Report) -> None:
-        Notifier(notify, notify_env(run_dir, handoff_id, phase, report.verdict.value))
+        Notifier(notify, notify_env(run, handoff_id, phase, report.verdict.value, local=local))
 
     return announce
 
@@ -79,17 +78,23 @@ def _stop_on_interrupt() -> threading.Event:
 
 def run(args: argparse.Namespace) -> int:
     contracts = registry(args.schemas)
-    run_dir = existing_handoff(args.run_dir, args.handoff_id)
+    where = store(args)
+    run = existing_handoff(args.run_dir, args.handoff_id, where)
+    rules = policy(args)
+    if rules is None:
+        print(NO_POLICY_WARNING, file=sys.stderr)
     target = checked_target(args.out) if args.out else None
     try:
         result = wait(
-            run_dir,
+            run,
             args.handoff_id,
             registry=contracts,
             timeout=args.timeout,
             poll=args.poll,
             stop_event=_stop_on_interrupt(),
-            on_block=_notifier(run_dir, args.handoff_id, args.notify),
+            on_block=_notifier(run, args.handoff_id, args.notify, local=where.is_local),
+            policy=rules,
+            store=where,
         )
     except (DecisionCorrupt, ValueError, OSError) as exc:
         raise UsageError(one_line(exc)) from exc

@@ -1,0 +1,29 @@
+"""``handoff-gate policy PATH``: check a policy and print what it allows and its digest.
+
+The digest pins the policy file together with the allowed_signers file it names; a
+pipeline passes it to ``wait --policy-sha256`` so that whoever can write next to the
+policy cannot widen it.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from handoff_gate.cli.errors import OK, flat
+from handoff_gate.cli.inputs import policy
+
+
+def run(args: argparse.Namespace) -> int:
+    args.policy = args.path
+    loaded = policy(args)
+    assert loaded is not None  # a path was given, so a policy or a UsageError
+    print(f"policy {flat(str(loaded.path))}")
+    print(f"allowed_signers {flat(str(loaded.signers_path))}")
+    for rule in loaded.rules:
+        producers = ", ".join(rule.producers) if rule.producers else "anyone"
+        print(
+            f"phase {rule.phase}: {rule.required} of {', '.join(rule.approvers)} approve; "
+            f"produced by {producers}"
+        )
+    print(f"sha256 {loaded.digest}")
+    return OK

@@ -1,0 +1,180 @@
+"""Signed decisions through the real command line: keys, a policy with a quorum, pinning.
+
+An agent with a shell can run every command here; what stops it is that it holds no
+approver's key, and that the pipeline pins the policy it waits under.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from cli_helpers import BOUND, PLAN_BYTES, cli, start_wait, submit
+
+from handoff_gate.gates.run.audit import read_events
+
+POLICY = """\
+allowed_signers = "allowed_signers"
+
+[[rule]]
+phase = "plan"
+approvers = ["alice", "bob"]
+required = 2
+"""
+
+
+def _key(folder: Path, name: str) -> Path:
+    path = folder / name
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", path], check=True
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("keys")
+    return {name: _key(folder, name) for name in ("alice", "bob", "mallory")}
+
+
+@pytest.fixture
+def policy(tmp_path: Path, keys: dict[str, Path]) -> Path:
+    trust = tmp_path / "trust"
+    trust.mkdir()
+    lines = [
+        f"{name} {' '.join(keys[name].with_suffix('.pub').read_text().split()[:2])}"
+        for name in ("alice", "bob")
+    ]
+    (trust / "allowed_signers").write_text("\n".join(lines) + "\n")
+    (trust / "policy.toml").write_text(POLICY)
+    return trust / "policy.toml"
+
+
+def _decide(
+    run: Path, hid: str, key: Path, policy: Path, *extra: str
+) -> subprocess.CompletedProcess[str]:
+    return cli(
+        "decide", str(run), hid, "approve", "--key", str(key), "--policy", str(policy), *extra
+    )
+
+
+def test_a_quorum_of_signed_approvals_releases_the_wait(
+    tmp_path: Path, keys: dict[str, Path], policy: Path
+) -> None:
+    run = tmp_path / "run"
+    hid = submit(run)
+    digest = cli("policy", str(policy)).stdout.split("sha256 ")[-1].strip()
+    waiter = start_wait(run, hid, "--policy", str(policy), "--policy-sha256", digest)
+    try:
+        assert _decide(run, hid, keys["alice"], policy).returncode == 0
+        listed = json.loads(cli("list", str(tmp_path), "--json", "--policy", str(policy)).stdout)
+        assert [row["state"] for row in listed] == ["pending"]
+        assert waiter.poll() is None, "one approval of two released the wait"
+        assert _decide(run, hid, keys["bob"], policy).returncode == 0
+        out, err = waiter.communicate(timeout=BOUND)
+    finally:
+        if waiter.poll() is None:
+            waiter.kill()
+    assert waiter.returncode == 0, err
+    assert json.loads(out)["problem_statement"]
+    assert cli("audit", str(run), "--verify", "--policy", str(policy)).returncode == 0
+
+
+def test_keys_that_may_not_decide_are_refused_up_front(
+    tmp_path: Path, keys: dict[str, Path], policy: Path
+) -> None:
+    run = tmp_path / "run"
+    hid = submit(run)
+    refused = _decide(run, hid, keys["mallory"], policy)
+    assert refused.returncode == 1
+    assert "alice" in refused.stderr and "bob" in refused.stderr
+    assert not (run / "decisions" / hid).exists()
+    unsigned = cli("decide", str(run), hid, "approve", "--reviewer", "security-lead@corp")
+    assert unsigned.returncode == 0  # written to the unsigned slot, which the policy ignores
+    waited = cli("wait", str(run), hid, "--timeout", "0.5", "--policy", str(policy))
+    assert waited.returncode == 3
+    assert "ignored" in waited.stderr
+    assert any(e["event"] == "decision_refused" for e in read_events(run))
+
+
+def test_a_widened_policy_fails_its_pin(
+    tmp_path: Path, keys: dict[str, Path], policy: Path
+) -> None:
+    run = tmp_path / "run"
+    hid = submit(run)
+    digest = cli("policy", str(policy)).stdout.split("sha256 ")[-1].strip()
+    signers = policy.parent / "allowed_signers"
+    mallory = " ".join(keys["mallory"].with_suffix(".pub").read_text().split()[:2])
+    signers.write_text(signers.read_text() + f"alice {mallory}\n")
+    waited = cli(
+        "wait", str(run), hid, "--timeout", "0", "--policy", str(policy), "--policy-sha256", digest
+    )
+    assert waited.returncode == 2
+    assert "not the one pinned" in waited.stderr
+
+
+def test_decide_binds_to_the_reviewed_bytes(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    hid = submit(run)
+    checked = cli("check", str(run / "handoffs" / f"{hid}.json"))
+    sha256 = checked.stdout.split("sha256 ")[1].split()[0]
+    wrong = cli("decide", str(run), hid, "approve", "--sha256", "0" * 64)
+    assert wrong.returncode == 1 and "changed since it was reviewed" in wrong.stderr
+    assert cli("decide", str(run), hid, "approve", "--sha256", sha256).returncode == 0
+
+
+def test_audit_prints_the_history_and_verify_finds_a_tampered_log(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    hid = submit(run)
+    assert cli("decide", str(run), hid, "reject", "--reason", "no baseline").returncode == 0
+    printed = cli("audit", str(run))
+    assert printed.returncode == 0
+    assert "decision_written" in printed.stdout and "no baseline" in printed.stdout
+    events = [json.loads(line) for line in cli("audit", str(run), "--json").stdout.splitlines()]
+    assert [e["event"] for e in events] == ["handoff_submitted", "decision_written"]
+    log = run / "audit.jsonl"
+    log.write_text(log.read_text().replace("no baseline", "approved by ceo"))
+    verified = cli("audit", str(run), "--verify")
+    assert verified.returncode == 1
+    assert verified.stdout.strip()
+
+
+def test_a_signed_handoff_names_its_producer(tmp_path: Path, keys: dict[str, Path]) -> None:
+    trust = tmp_path / "trust"
+    trust.mkdir()
+    public = " ".join(keys["alice"].with_suffix(".pub").read_text().split()[:2])
+    bob = " ".join(keys["bob"].with_suffix(".pub").read_text().split()[:2])
+    (trust / "allowed_signers").write_text(f"planner {public}\nbob {bob}\n")
+    (trust / "policy.toml").write_text(
+        'allowed_signers = "allowed_signers"\n\n[[rule]]\nphase = "plan"\n'
+        'approvers = ["bob"]\nproducers = ["planner"]\n'
+    )
+    policy = trust / "policy.toml"
+    run = tmp_path / "run"
+    signed = cli(
+        "submit",
+        str(run),
+        "--phase",
+        "plan",
+        "--schema",
+        "plan/v1",
+        "--key",
+        str(keys["alice"]),
+        "--policy",
+        str(policy),
+        "-",
+        stdin=PLAN_BYTES,
+    )
+    assert signed.returncode == 0, signed.stderr
+    hid = signed.stdout.strip()
+    assert (
+        cli("check", str(run / "handoffs" / f"{hid}.json"), "--policy", str(policy)).returncode == 0
+    )
+    unsigned = submit(run)
+    report = cli(
+        "check", str(run / "handoffs" / f"{unsigned}.json"), "--policy", str(policy), "--json"
+    )
+    assert report.returncode == 1
+    assert "unsigned_handoff" in {f["code"] for f in json.loads(report.stdout)["findings"]}
