@@ -227,6 +227,7 @@ def _inspect(
 
 
 def _contract(d: _Draft, registry: Registry) -> type[BaseModel] | None:
+    """The payload's contract from the registry; a finding (not an error) when none."""
     if d.schema_id is None:
         d.block(Code.UNKNOWN_SCHEMA, "no contract given for this payload")
         return None
