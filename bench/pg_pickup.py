@@ -22,12 +22,10 @@ import psycopg
 from bench.config import Context
 from bench.figures import Figure, Target
 from bench.procs import finish, start_module
-from bench.signed import takes
 from bench.stats import summarize
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiting import wait
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.schemas import example_path
@@ -80,9 +78,6 @@ def _measure(server: PgServer, reps: int) -> dict[str, list[float]]:
 
 
 def run(ctx: Context) -> list[Figure]:
-    if not takes(wait, "store"):
-        print("[pg] wait() takes no store yet: pg.wait_api left out", file=sys.stderr)
-        return []
     try:
         server = PgServer.create()
     except PgUnavailable as exc:

@@ -15,19 +15,17 @@ same per-principal decision file, in the same rotation.
 from __future__ import annotations
 
 import random
-import sys
 import time
 from pathlib import Path
 
 from bench.config import Context
 from bench.figures import Figure, Target
 from bench.procs import finish, start, start_module, wait_until_watching
-from bench.signed import APPROVER, signing_policy, takes
+from bench.signed import APPROVER, signing_policy
 from bench.stats import summarize
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiting import wait
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import DECISIONS, list_handoffs
 from handoff_gate.gates.trust.policy import Policy
@@ -87,13 +85,10 @@ def run(ctx: Context) -> list[Figure]:
     payload = example_path("design/v1").read_bytes()
     step, debounce = str(fs_watch.STEP_MS), str(fs_watch.DEBOUNCE_MS)
     gate = str(ctx.bin_dir / "handoff-gate")
-    series: dict[str, list[float]] = {"api": [], "cli": [], "bare": []}
-    signing = None
-    if takes(wait, "policy"):
-        signing = _Signing(ctx.workdir / "signing")
-        series |= {"signed": [], "bare_signed": []}
-    else:
-        print("[pickup] wait() takes no policy yet: pickup.wait_signed left out", file=sys.stderr)
+    series: dict[str, list[float]] = {
+        k: [] for k in ("api", "cli", "bare", "signed", "bare_signed")
+    }
+    signing = _Signing(ctx.workdir / "signing")
     bare_exit: list[float] = []
     random.seed(5)
     for _ in range(ctx.profile.latency_reps):
@@ -105,7 +100,7 @@ def run(ctx: Context) -> list[Figure]:
             name = f"{ref.id}/{APPROVER}.json" if signed else f"{ref.id}.json"
             if kind == "api":
                 args, module = ["bench.waiter", str(run_dir), ref.id], True
-            elif kind == "signed" and signing is not None:
+            elif kind == "signed":
                 args, module = ["bench.waiter", str(at), ref.id, str(signing.path)], True
             elif kind == "cli":
                 args, module = [gate, "wait", str(run_dir), ref.id, "--timeout", "60"], False
@@ -131,7 +126,7 @@ def run(ctx: Context) -> list[Figure]:
     settings = f"step={step} ms, debounce={debounce} ms"
     fanout, threads = _fanout(ctx, payload)
     return [
-        *_signed_figure(series, settings),
+        _signed_figure(series, settings),
         Figure(
             name="pickup.wait_api",
             unit="ms",
@@ -164,24 +159,20 @@ def run(ctx: Context) -> list[Figure]:
     ]
 
 
-def _signed_figure(series: dict[str, list[float]], settings: str) -> list[Figure]:
-    """``pickup.wait_signed``, when ``wait`` could be given a policy."""
-    if "signed" not in series:
-        return []
-    return [
-        Figure(
-            name="pickup.wait_signed",
-            unit="ms",
-            value=summarize(series["signed"]),
-            baseline_name="bare waiter on the signed decision file",
-            baseline=summarize(series["bare_signed"]),
-            target=TARGET,
-            note=(
-                "wait(policy=...) in its own process, settled by one approver's ed25519-signed "
-                f"approval (signature verified); {settings}"
-            ),
-        )
-    ]
+def _signed_figure(series: dict[str, list[float]], settings: str) -> Figure:
+    """``pickup.wait_signed``: the signed waiter against the bare one on the same file."""
+    return Figure(
+        name="pickup.wait_signed",
+        unit="ms",
+        value=summarize(series["signed"]),
+        baseline_name="bare waiter on the signed decision file",
+        baseline=summarize(series["bare_signed"]),
+        target=TARGET,
+        note=(
+            "wait(policy=...) in its own process, settled by one approver's ed25519-signed "
+            f"approval (signature verified); {settings}"
+        ),
+    )
 
 
 def _fanout(ctx: Context, payload: bytes) -> tuple[list[float], int]:

@@ -6,11 +6,8 @@ it); the policy's only rule lets ``alice`` approve every phase alone.
 
 from __future__ import annotations
 
-import inspect
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from handoff_gate.gates.trust.policy import Policy
 
@@ -34,9 +31,3 @@ def signing_policy(folder: Path) -> tuple[Path, Path]:
     )
     Policy.load(policy)  # fail here, not in the waiter, if the files are wrong
     return key, policy
-
-
-def takes(function: Callable[..., Any], parameter: str) -> bool:
-    """Whether ``function`` accepts ``parameter``: a figure whose API is not wired yet is
-    left out of the run (and said so on stderr) rather than reported as a failure."""
-    return parameter in inspect.signature(function).parameters
