@@ -5,8 +5,9 @@ Both runs hold the same cycle of contracts (the mixed examples and ``baton/v1``,
 ``decision_log`` is append-only, so every check looks up the previous baton). The first
 handoff of each contract is submitted for real, which starts the run's contract index;
 the rest are its envelope with the next id and sequence number, written straight to
-the run together with their index entry, exactly what ``submit`` writes (submitting
-100,000 handoffs one by one would take minutes). The measured calls are the in-process
+the run after their index entry (``schema_index.note``), exactly what ``submit``
+writes (submitting 100,000 handoffs one by one would take minutes). The measured
+calls are the in-process
 API, alternating between the two runs so drift hits both alike: ``inspect_in_run`` (what
 ``handoff-gate check`` runs on a handoff of a run) of the last baton, and ``decide``
 (approve) of a fresh baton; each finds its previous baton after the same few reads.
@@ -63,22 +64,18 @@ def build_run(run_dir: Path, count: int, fresh: int, registry: Registry) -> list
         )
         templates[schema_id] = json.loads(ref.path.read_bytes())
     fresh_ids: list[str] = []
-    index: dict[str, list[str]] = {}
     for seq in range(len(CYCLE) + 1, count + fresh + 1):
         schema_id = BATON if seq > count else CYCLE[(seq - 1) % len(CYCLE)]
         handoff_id = f"{seq:04d}-{PHASE}"
         data = _envelope_bytes(templates[schema_id], seq, handoff_id)
-        fd = os.open(handoff_path(run_dir, handoff_id), os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        schema_index.note(run_dir, schema_id, handoff_id)  # as submit does, before publishing
+        fd = os.open(handoff_path(run_dir, handoff_id), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
             os.write(fd, data)
         finally:
             os.close(fd)
-        index.setdefault(schema_id, []).append(handoff_id)
         if seq > count:
             fresh_ids.append(handoff_id)
-    for schema_id, ids in index.items():  # what schema_index.note appends, one id a line
-        with schema_index._file(run_dir, schema_id).open("a", encoding="ascii") as out:
-            out.write("".join(f"{i}\n" for i in ids))
     return fresh_ids
 
 
