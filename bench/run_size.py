@@ -7,10 +7,10 @@ handoff of each contract is submitted for real, which starts the run's contract 
 the rest are its envelope with the next id and sequence number, written straight to
 the run after their index entry (``schema_index.note``), exactly what ``submit``
 writes (submitting 100,000 handoffs one by one would take minutes). The measured
-calls are the in-process
-API, alternating between the two runs so drift hits both alike: ``inspect_in_run`` (what
-``handoff-gate check`` runs on a handoff of a run) of the last baton, and ``decide``
-(approve) of a fresh baton; each finds its previous baton after the same few reads.
+calls are the in-process API, alternating between the two runs so drift hits both
+alike: ``inspect_in_run`` (what ``handoff-gate check`` runs on a handoff of a run) of
+the last baton, and ``decide`` (approve) of a fresh baton; each finds its previous
+baton after the same few reads.
 """
 
 from __future__ import annotations
