@@ -26,8 +26,9 @@ from handoff_gate.gates.store.filesystem import HANDOFFS, list_handoffs
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 
 INDEX = ".index"
-#: How much of an index file is read at a time, from its end (about 400 ids).
-_CHUNK = 8192
+#: How much of an index file is read at a time, from its end (about 70 ids): the id a
+#: lookup wants is nearly always among the last few, and each chunk is sorted.
+_CHUNK = 1024
 
 
 def _file(run_dir: Path, schema_id: str) -> Path:

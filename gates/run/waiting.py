@@ -40,6 +40,7 @@ from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.base import ChangeFeed, RunStore, StoreUnavailable
 from handoff_gate.gates.store.filesystem import DECISIONS, HandoffRef, handoff_path
 from handoff_gate.gates.store.select import store_for
+from handoff_gate.gates.trust import sshsig
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.vocab.report import Report
 
@@ -191,6 +192,8 @@ class _Waiter:
         until first use) would otherwise add about 30 ms between a decision and its delivery."""
         self._report()
         Decision.model_rebuild()
+        if self.policy is not None:
+            sshsig.prepare()
         self.prepared = True
 
     def _subscribe(self) -> bool:
