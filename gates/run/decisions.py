@@ -17,8 +17,10 @@ still stands, so ``decide`` returns it and reports the failed log through ``on_w
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
+import socket
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -62,9 +64,6 @@ class DecisionRefused(Exception):
 
 def default_reviewer() -> str:
     """``user@host`` of the OS account, so an unattended approval still names someone."""
-    import getpass  # imported here: only a decision without --reviewer needs it
-    import socket
-
     try:
         user = getpass.getuser()
     except (OSError, KeyError):
