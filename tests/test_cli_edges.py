@@ -169,3 +169,11 @@ def test_a_refused_store_url_never_echoes_its_credentials(spec: str, named: str)
     assert "hunter2" not in done.stderr
     assert named in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_key_that_is_a_directory_is_named_as_one(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    submit(run)
+    done = cli("decide", str(run), "0001-plan", "approve", "--key", str(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith(f"{tmp_path} is a directory, not a key file")
