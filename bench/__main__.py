@@ -20,6 +20,8 @@ from bench.table import render
 BENCHMARKS = {
     "inspect": "bench.inspect_cost",
     "pickup": "bench.pickup",
+    "run_size": "bench.run_size",
+    "pg": "bench.pg_pickup",
     "visible": "bench.visible",
     "scale": "bench.scale",
     "startup": "bench.startup",

@@ -26,12 +26,15 @@ class Profile:
     leaves: int  # TUI scale: leaf fields of one payload
     scale_reps: int  # first paints of the big root (the first also runs to idle)
     fanout: int = 500  # concurrent wait_async calls on one handoff
+    run_size: int = 100_000  # handoffs in the long run of the append-only lookup
 
 
 PROFILES = {
     "full": Profile("full", 60, 100, 300, 12, 5.0, (1.0, 4.0), 12, 100, 100, 100_000, 5),
     "quick": Profile("quick", 15, 100, 100, 5, 5.0, (1.0, 4.0), 5, 100, 100, 100_000, 2),
-    "smoke": Profile("smoke", 2, 5, 3, 1, 0.05, (0.02, 0.08), 1, 2, 3, 200, 1, fanout=20),
+    "smoke": Profile(
+        "smoke", 2, 5, 3, 1, 0.05, (0.02, 0.08), 1, 2, 3, 200, 1, fanout=20, run_size=60
+    ),
 }
 
 

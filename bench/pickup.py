@@ -6,6 +6,10 @@ place) before we decide: ``gates.waiting.wait`` in a process of its own, the rea
 debounce as ``gates.waiting``. They take turns, so machine drift hits all three alike.
 Then the fan-out: one process with hundreds of ``wait_async`` calls on one handoff
 (sharing one watcher), measured beside the single ``wait`` waiter as its baseline.
+
+With signature verification (issue 9): a ``wait`` under a policy with one approver, settled
+by that approver's signed approval (a real ed25519 key), against a bare waiter on the
+same per-principal decision file, in the same rotation.
 """
 
 from __future__ import annotations
@@ -17,12 +21,14 @@ from pathlib import Path
 from bench.config import Context
 from bench.figures import Figure, Target
 from bench.procs import finish, start, start_module, wait_until_watching
+from bench.signed import APPROVER, signing_policy
 from bench.stats import summarize
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import DECISIONS, list_handoffs
+from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.schemas import example_path
 
 TARGET = Target(stat="p95", limit=25.0, max_ratio=1.5)
@@ -31,15 +37,35 @@ FANOUT_DECISIONS = 40
 FANOUT_GAP_S = 0.15
 
 
+class _Signing:
+    """The approver's key and the policy a signed decision is made under."""
+
+    def __init__(self, folder: Path) -> None:
+        self.key, self.path = signing_policy(folder)
+        self.policy = Policy.load(self.path)
+
+
 def _decide_after_arming(
-    run_dir: Path, handoff: str, args: list[str], module: bool
+    run_dir: Path, handoff: str, args: list[str], module: bool, signing: _Signing | None = None
 ) -> tuple[float, float]:
     """Start a waiter, arm it, decide; return ms to the waiter's own stamp and to its exit."""
     proc = start_module(*args) if module else start(args)
-    wait_until_watching(proc, run_dir / DECISIONS)
+    # The gate watches decisions/ itself; under a policy the records go one level down,
+    # where only the bare (recursive) watcher has watches of its own.
+    wait_until_watching(proc, run_dir / DECISIONS, recursive=args[0] == "bench.bare")
     # A random pause so the decision lands at any phase of the watcher's polling step.
     time.sleep(random.uniform(0.0, 0.02))
-    decide(run_dir, handoff, "approve", reviewer="bench", registry=load_registry())
+    if signing is None:
+        decide(run_dir, handoff, "approve", reviewer="bench", registry=load_registry())
+    else:
+        decide(
+            run_dir,
+            handoff,
+            "approve",
+            registry=load_registry(),
+            key_path=signing.key,
+            policy=signing.policy,
+        )
     decided = time.perf_counter()
     result = finish(proc, 30, whole=not module)
     exited = (time.perf_counter() - decided) * 1000
@@ -59,15 +85,23 @@ def run(ctx: Context) -> list[Figure]:
     payload = example_path("design/v1").read_bytes()
     step, debounce = str(fs_watch.STEP_MS), str(fs_watch.DEBOUNCE_MS)
     gate = str(ctx.bin_dir / "handoff-gate")
-    series: dict[str, list[float]] = {"api": [], "cli": [], "bare": []}
+    series: dict[str, list[float]] = {
+        k: [] for k in ("api", "cli", "bare", "signed", "bare_signed")
+    }
+    signing = _Signing(ctx.workdir / "signing")
     bare_exit: list[float] = []
     random.seed(5)
     for _ in range(ctx.profile.latency_reps):
         for kind in series:
-            ref = submit(run_dir, payload, phase="design", schema_id="design/v1")
-            decisions = str(run_dir / DECISIONS)
+            signed = kind.endswith("signed")
+            at = ctx.workdir / "pickup-signed-run" if signed else run_dir
+            ref = submit(at, payload, phase="design", schema_id="design/v1")
+            decisions = str(at / DECISIONS)
+            name = f"{ref.id}/{APPROVER}.json" if signed else f"{ref.id}.json"
             if kind == "api":
                 args, module = ["bench.waiter", str(run_dir), ref.id], True
+            elif kind == "signed":
+                args, module = ["bench.waiter", str(at), ref.id, str(signing.path)], True
             elif kind == "cli":
                 args, module = [gate, "wait", str(run_dir), ref.id, "--timeout", "60"], False
             else:
@@ -75,14 +109,16 @@ def run(ctx: Context) -> list[Figure]:
                     "bench.bare",
                     "wait",
                     decisions,
-                    f"{ref.id}.json",
+                    name,
                     "--step",
                     step,
                     "--debounce",
                     debounce,
                 ]
                 module = True
-            returned, exited = _decide_after_arming(run_dir, ref.id, args, module)
+            returned, exited = _decide_after_arming(
+                at, ref.id, args, module, signing if signed else None
+            )
             series[kind].append(returned)
             if kind == "bare":
                 bare_exit.append(exited)
@@ -90,6 +126,7 @@ def run(ctx: Context) -> list[Figure]:
     settings = f"step={step} ms, debounce={debounce} ms"
     fanout, threads = _fanout(ctx, payload)
     return [
+        _signed_figure(series, settings),
         Figure(
             name="pickup.wait_api",
             unit="ms",
@@ -120,6 +157,22 @@ def run(ctx: Context) -> list[Figure]:
             ),
         ),
     ]
+
+
+def _signed_figure(series: dict[str, list[float]], settings: str) -> Figure:
+    """``pickup.wait_signed``: the signed waiter against the bare one on the same file."""
+    return Figure(
+        name="pickup.wait_signed",
+        unit="ms",
+        value=summarize(series["signed"]),
+        baseline_name="bare waiter on the signed decision file",
+        baseline=summarize(series["bare_signed"]),
+        target=TARGET,
+        note=(
+            "wait(policy=...) in its own process, settled by one approver's ed25519-signed "
+            f"approval (signature verified); {settings}"
+        ),
+    )
 
 
 def _fanout(ctx: Context, payload: bytes) -> tuple[list[float], int]:

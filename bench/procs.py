@@ -74,9 +74,14 @@ def directories(root: Path) -> int:
     return 1 + sum(1 for p in root.rglob("*") if p.is_dir())
 
 
-def wait_until_watching(proc: subprocess.Popen[str], root: Path, bound_s: float = 30.0) -> None:
-    """Block until ``proc`` watches every directory under ``root`` (it is armed), or fail."""
-    want = directories(root)
+def wait_until_watching(
+    proc: subprocess.Popen[str], root: Path, bound_s: float = 30.0, *, recursive: bool = True
+) -> None:
+    """Block until ``proc`` watches every directory under ``root`` (it is armed), or fail.
+
+    ``recursive=False`` for a watcher of ``root`` alone (the gate's shared watcher).
+    """
+    want = directories(root) if recursive else 1
     deadline = time.monotonic() + bound_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pg_server import PgUnavailable, find_bindir
 
 from bench.figures import Figure, Target
 from bench.stats import percentile, summarize
@@ -18,6 +19,15 @@ from bench.table import render
 
 # bench/ is a tool of the checkout, not an installed package: pytest's pythonpath finds it.
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _postgres_available() -> bool:
+    """Whether this machine has server binaries (the PostgreSQL benchmark needs them)."""
+    try:
+        find_bindir()
+    except PgUnavailable:
+        return False
+    return True
 
 
 def test_p95_is_an_observed_sample_by_nearest_rank():
@@ -54,8 +64,11 @@ def test_smoke_run_reports_every_benchmark_beside_its_baseline(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     doc = json.loads(out.read_text())
     figures = {f["name"]: f for f in doc["figures"]}
-    for prefix in ("inspect.", "pickup.", "visible.", "scale.", "startup."):
+    for prefix in ("inspect.", "pickup.", "run_size.", "visible.", "scale.", "startup."):
         assert any(name.startswith(prefix) for name in figures), prefix
+    assert "pickup.wait_signed" in figures
+    if _postgres_available():  # the benchmark leaves itself out without server binaries
+        assert "pg.wait_api" in figures
     for f in figures.values():
         assert not f["error"], f
         assert f["value"]["n"] >= 1 and f["baseline"]["n"] >= 1, f["name"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.inspect.stages import inspect, inspect_handoff
-from handoff_gate.gates.run import report_in_run
+from handoff_gate.gates.run import report_in_run, schema_index
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.filesystem import FilesystemStore
@@ -82,3 +82,31 @@ def test_a_run_from_before_the_index_is_still_looked_up(tmp_path: Path) -> None:
     last = submit(run, baton, phase="handoff", schema_id="baton/v1").id
     assert not (run / "handoffs" / ".index").exists()
     assert report_in_run.previous_payload(run, last, "baton/v1", REGISTRY) is not None
+
+
+def test_the_index_is_read_from_its_end_across_chunks(tmp_path: Path) -> None:
+    """Over a thousand batons (several index chunks), some noted out of order as racing
+    submitters leave them: the lookup still takes the latest earlier one, in one read."""
+    baton = json.loads(example_path("baton/v1").read_bytes())
+    first = submit(tmp_path, json.dumps(baton).encode(), phase="handoff", schema_id="baton/v1")
+    handoffs = tmp_path / "handoffs"
+    for seq in range(2, 1202):  # envelopes written as submit writes them, minus the fsyncs
+        envelope = json.loads(first.path.read_bytes())
+        hid = f"{seq:04d}-handoff"
+        raw = json.dumps({**baton, "goal": f"goal {seq}"})
+        envelope.update(id=hid, seq=seq, raw=raw)
+        (handoffs / f"{hid}.json").write_text(json.dumps(envelope))
+    index = next((handoffs / ".index").iterdir())
+    ids = [f"{seq:04d}-handoff" for seq in range(1, 1202)]
+    ids[-3], ids[-2] = ids[-2], ids[-3]  # 1199 noted after 1200
+    index.write_text("\n".join(ids) + "\n")
+    assert [*(schema_index.ids_for(tmp_path, ["baton/v1"]) or [])][:4] == [
+        "1201-handoff",
+        "1200-handoff",
+        "1199-handoff",
+        "1198-handoff",
+    ]
+    store = CountingStore()
+    found = report_in_run.previous_payload(tmp_path, "1201-handoff", "baton/v1", REGISTRY, store)
+    assert found is not None and found["goal"] == "goal 1200"
+    assert store.reads == 1

@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,8 @@ from handoff_gate.gates.run.decisions import DecisionRefused, decide
 from handoff_gate.gates.run.quorum import NoRule, Outcome, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.run.waiting import WaitOutcome, wait
+from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.log_chain import line_hash
 from handoff_gate.gates.trust.policy import Policy
@@ -437,3 +441,34 @@ def test_self_signed_records_by_listed_keys_are_ignored_when_not_allowed(
     assert "other bytes" in reasons
     _forge(run, review, "alice", keys["alice"])
     assert _settle(run, review, policy) is Outcome.APPROVED
+
+
+def test_a_waiter_under_a_policy_is_woken_by_each_approvers_record(
+    tmp_path: Path, keys: dict[str, Path], policy: Policy
+) -> None:
+    """Approvals land in ``decisions/{id}/``: once that folder exists the waiter watches
+    it, so the second approval is an event, not a wait for the next periodic look."""
+    run = _run(tmp_path)
+    hid = _plan(run, keys)
+    blocked = threading.Event()
+    results: list[WaitOutcome] = []
+
+    def waiting() -> None:
+        result = wait(
+            run, hid, registry=REGISTRY, policy=policy, timeout=60, on_block=lambda _: blocked.set()
+        )
+        results.append(result.outcome)
+
+    waiter = threading.Thread(target=waiting)
+    waiter.start()
+    assert blocked.wait(60)
+    decide(run, hid, "approve", registry=REGISTRY, key_path=keys["alice"], policy=policy)
+    folder = run / "decisions" / hid
+    deadline = time.monotonic() + 60
+    while folder not in fs_watch.watched_directories():
+        assert time.monotonic() < deadline, "the waiter never moved to the approvals folder"
+        time.sleep(0.01)
+    assert not results
+    decide(run, hid, "approve", registry=REGISTRY, key_path=keys["bob"], policy=policy)
+    waiter.join(60)
+    assert results == [WaitOutcome.APPROVED]

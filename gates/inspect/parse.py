@@ -136,3 +136,24 @@ def overflowed_paths(value: Any) -> list[str]:
         elif isinstance(item, list):
             stack.extend(((trail, i), v) for i, v in enumerate(item))
     return found
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as JSON values: like ``==``, but ``true`` is not ``1`` (nor ``false`` ``0``).
+
+    Python's ``==`` does the bulk in C; the walk that tells booleans from numbers runs
+    only when it said equal.
+    """
+    if a != b:
+        return False
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, bool) or isinstance(y, bool):
+            if type(x) is not type(y):
+                return False
+        elif isinstance(x, dict) and isinstance(y, dict):
+            stack.extend((v, y[k]) for k, v in x.items())
+        elif isinstance(x, list) and isinstance(y, list):
+            stack.extend(zip(x, y, strict=True))
+    return True

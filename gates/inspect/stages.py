@@ -1,5 +1,11 @@
 """Inspect a handoff from its exact bytes and report, field by field, what arrived.
 
+The stages run in order, each once, and each returns what its name says: the bytes
+become text (:func:`_readable_text`), the text a parsed value (:func:`_parsed`, with
+:mod:`.parse`), the value is checked against its contract (:func:`_validated`, with
+:mod:`.validate`), its content scanned for secrets and unsafe text (:func:`_scanned`,
+with :mod:`.strings`, :mod:`.secret_patterns`), and the findings become the report.
+
 Fail closed: every step that cannot vouch for the payload adds a ``block`` finding,
 and anything unexpected (a bug here, a contract hook that raises) becomes an
 ``internal_error`` finding rather than an exception. ``inspect`` never raises.
@@ -30,7 +36,7 @@ from handoff_gate.gates.inspect.secret_patterns import (
     secrets_in,
     spans,
 )
-from handoff_gate.gates.inspect.validate import check_contract, same_json
+from handoff_gate.gates.inspect.validate import Outcome, check_contract, empty_shapes
 from handoff_gate.gates.vocab import fieldpaths
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.envelope import LENGTH_STOPS, Envelope
@@ -40,10 +46,6 @@ from handoff_gate.gates.vocab.safe_text import elide, mask
 
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
-
-#: Bytes per structural character above which the tree is small next to its text (a
-#: few long strings): looking at each field beats searching the text for empty values.
-SPARSE_TEXT = 64
 
 #: Longest refusal text quoted in a finding message (the reviewer sees it verbatim).
 REFUSAL_QUOTE_LIMIT = 4000
@@ -64,7 +66,7 @@ class _Draft:
     contract: type[BaseModel] | None = None
     model: BaseModel | None = None
     secret: bool = False
-    secret_hits: list[strings.Hit] = field(default_factory=list)
+    secret_hits: tuple[strings.Hit, ...] = ()
 
     def block(self, code: Code, message: str, path: str = "") -> None:
         self.findings.append(Finding(code, path, Severity.BLOCK, message))
@@ -203,75 +205,29 @@ def _inspect(
     upstream: object,
     max_bytes: int,
 ) -> None:
+    """Run the stages in order, each once: bytes -> text -> parsed -> validated -> scanned.
+
+    Each stage returns its findings instead of adding them, so the report lists them in
+    one fixed order: what the bytes and the text are, what the content holds, what the
+    contract says.
+    """
     contract = _contract(d, registry)
-    if d.size > max_bytes:
-        d.block(Code.OVERSIZE, f"{d.size} bytes, over the {max_bytes}-byte limit; not read")
+    text = _readable_text(d, data, finish_reason, refusal, max_bytes)
+    if text is None:
         return
-    if isinstance(finish_reason, str) and finish_reason.lower() in LENGTH_STOPS:
-        d.block(Code.TRUNCATED, f"the producer stopped at its length limit ({finish_reason})")
-    if refusal is not None and refusal.strip():
-        quoted = elide(_masked_text(refusal), REFUSAL_QUOTE_LIMIT)
-        d.block(Code.REFUSAL, f"the producer refused: {quoted}")
-    if not data.strip():
-        d.block(Code.EMPTY_INPUT, "the payload is empty" if not data else "only whitespace")
-        return
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        d.raw_text = data.decode("utf-8", "replace")
-        d.block(Code.NOT_UTF8, f"not valid UTF-8 (first bad byte at offset {exc.start})")
-        return
-    d.raw_text = text
-    digits = parse.digit_view(data)
-    found = kinds_in(text, digits)
-    if found:  # markers are a superset: keep the kinds actually present
-        found = frozenset(kind for _, _, kind in spans(text, found))
-    d.secret = bool(found)
-    parsed = parse.parse(data)
-    if not parsed.ok:
-        _unparsed(d, text, parsed)
-        if upstream is not ABSENT:
-            d.block(
-                Code.MODIFIED_UPSTREAM,
-                "upstream supplied a parsed payload, but the producer's text does not parse",
-            )
-        if d.partial:
-            _scan(d, text, data, d.payload, found)
-        elif d.secret:
-            d.block(Code.SECRET, _text_secret_message(text))
-        return
-    value = parsed.value
-    d.payload = value
-    if upstream is not ABSENT and not same_json(upstream, value):
-        d.block(
-            Code.MODIFIED_UPSTREAM,
-            "the parsed payload upstream supplied differs from the producer's text",
-        )
-    structure = parse.skeleton(data)
-    if parse.depth_exceeds(structure):
-        d.block(Code.TOO_DEEP, f"nested more than {parse.MAX_DEPTH} levels deep")
-        _scan(d, text, data, value, found)
-        return
-    if parse.may_overflow(digits):
-        for path in parse.overflowed_paths(value):
-            d.block(Code.NOT_JSON, "a number too large to represent exactly", path)
-    _scan(d, text, data, value, found)
-    if not isinstance(value, dict):
-        _not_object(d, value)
-        return
-    if contract is not None:
-        if len(structure) * SPARSE_TEXT < len(data):
-            empties, blanks = True, True
-        else:
-            empties, blanks = strings.empty_shapes(text, data, structure)
-        outcome = check_contract(
-            value, data, contract, previous=previous, empties=empties, blanks=blanks
-        )
-        d.findings.extend(outcome.findings)
-        d.model, d.delivered = outcome.model, outcome.delivered
+    parsed = _parsed(data, text, upstream)
+    validated = _validated(parsed, data, text, contract, previous)
+    scanned = _scanned(parsed, data, text)
+    d.payload, d.partial = parsed.value, parsed.partial
+    d.secret, d.secret_hits = scanned.secret, scanned.hits
+    d.findings += parsed.findings
+    d.findings += scanned.findings
+    d.findings += validated.findings
+    d.model, d.delivered = validated.model, validated.delivered
 
 
 def _contract(d: _Draft, registry: Registry) -> type[BaseModel] | None:
+    """The payload's contract from the registry; a finding (not an error) when none."""
     if d.schema_id is None:
         d.block(Code.UNKNOWN_SCHEMA, "no contract given for this payload")
         return None
@@ -284,22 +240,112 @@ def _contract(d: _Draft, registry: Registry) -> type[BaseModel] | None:
     return contract
 
 
-def _unparsed(d: _Draft, text: str, parsed: parse.Parsed) -> None:
+def _readable_text(
+    d: _Draft, data: bytes, finish_reason: str | None, refusal: str | None, max_bytes: int
+) -> str | None:
+    """The payload as text, or ``None`` when there is nothing to read (oversize, empty,
+    not UTF-8). Also notes what the producer said about its own output."""
+    if d.size > max_bytes:
+        d.block(Code.OVERSIZE, f"{d.size} bytes, over the {max_bytes}-byte limit; not read")
+        return None
+    if isinstance(finish_reason, str) and finish_reason.lower() in LENGTH_STOPS:
+        d.block(Code.TRUNCATED, f"the producer stopped at its length limit ({finish_reason})")
+    if refusal is not None and refusal.strip():
+        quoted = elide(_masked_text(refusal), REFUSAL_QUOTE_LIMIT)
+        d.block(Code.REFUSAL, f"the producer refused: {quoted}")
+    if not data.strip():
+        d.block(Code.EMPTY_INPUT, "the payload is empty" if not data else "only whitespace")
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        d.raw_text = data.decode("utf-8", "replace")
+        d.block(Code.NOT_UTF8, f"not valid UTF-8 (first bad byte at offset {exc.start})")
+        return None
+    d.raw_text = text
+    return text
+
+
+class _Parse(NamedTuple):
+    """What the parse stage returns.
+
+    ``value`` is the parsed value, the partial value of a cut-off text, or ``None``;
+    ``tree`` says whether the content scans may walk it. ``structure`` (the text's
+    skeleton) is set only for a complete parse within the depth limit: the one value the
+    contract check may look at. ``digits`` is the bytes' digit view, for the scans.
+    """
+
+    findings: list[Finding]
+    value: Any
+    partial: bool
+    tree: bool
+    structure: bytes | None
+    digits: bytes
+
+
+def _parsed(data: bytes, text: str, upstream: object) -> _Parse:
+    """Strictly parse the bytes; findings for what keeps them from being a sound value."""
+    digits = parse.digit_view(data)
+    result = parse.parse(data)
+    if not result.ok:
+        findings = [_unparsed(text, result)]
+        if upstream is not ABSENT:
+            findings.append(_blocked(Code.MODIFIED_UPSTREAM, _UPSTREAM_UNPARSED))
+        cut = result.truncated and not result.too_deep and result.duplicate_key is None
+        partial = result.partial if cut else None
+        return _Parse(findings, partial, cut, cut, None, digits)
+    value = result.value
+    findings = []
+    if upstream is not ABSENT and not parse.same_json(upstream, value):
+        findings.append(_blocked(Code.MODIFIED_UPSTREAM, _UPSTREAM_DIFFERS))
+    structure = parse.skeleton(data)
+    if parse.depth_exceeds(structure):
+        findings.append(_blocked(Code.TOO_DEEP, f"nested more than {parse.MAX_DEPTH} levels deep"))
+        return _Parse(findings, value, False, True, None, digits)
+    if parse.may_overflow(digits):
+        findings += [
+            _blocked(Code.NOT_JSON, "a number too large to represent exactly", path)
+            for path in parse.overflowed_paths(value)
+        ]
+    return _Parse(findings, value, False, True, structure, digits)
+
+
+_UPSTREAM_UNPARSED = "upstream supplied a parsed payload, but the producer's text does not parse"
+_UPSTREAM_DIFFERS = "the parsed payload upstream supplied differs from the producer's text"
+
+
+def _blocked(code: Code, message: str, path: str = "") -> Finding:
+    return Finding(code, path, Severity.BLOCK, message)
+
+
+def _unparsed(text: str, parsed: parse.Parsed) -> Finding:
+    """The one finding that says why the text did not parse."""
     if parsed.too_deep:
-        d.block(Code.TOO_DEEP, "nested too deep to parse")
-    elif parsed.duplicate_key is not None:
-        d.block(
-            Code.DUPLICATE_KEY,
-            f"a key appears twice in one object: {parsed.error}",
-            _duplicate_path(text),
-        )
-    elif parsed.truncated:
-        d.payload, d.partial = parsed.partial, True
-        d.block(Code.TRUNCATED, f"the text ends mid-value ({parsed.error})")
-    elif reads_as_refusal(text):
-        d.block(Code.REFUSAL, f"the producer replied in prose: {elide(text, REFUSAL_QUOTE_LIMIT)}")
-    else:
-        d.block(Code.NOT_JSON, f"not strict JSON: {parsed.error}{_hint(text)}")
+        return _blocked(Code.TOO_DEEP, "nested too deep to parse")
+    if parsed.duplicate_key is not None:
+        message = f"a key appears twice in one object: {parsed.error}"
+        return _blocked(Code.DUPLICATE_KEY, message, _duplicate_path(text))
+    if parsed.truncated:
+        return _blocked(Code.TRUNCATED, f"the text ends mid-value ({parsed.error})")
+    if reads_as_refusal(text):
+        quoted = elide(text, REFUSAL_QUOTE_LIMIT)
+        return _blocked(Code.REFUSAL, f"the producer replied in prose: {quoted}")
+    return _blocked(Code.NOT_JSON, f"not strict JSON: {parsed.error}{_hint(text)}")
+
+
+def _validated(
+    parsed: _Parse, data: bytes, text: str, contract: type[BaseModel] | None, previous: object
+) -> Outcome:
+    """The contract's findings and validated model, for a complete object only."""
+    if parsed.structure is None:
+        return Outcome([])
+    value = parsed.value
+    if not isinstance(value, dict):
+        return Outcome([_not_object(value)])
+    if contract is None:
+        return Outcome([])
+    empties, blanks = empty_shapes(text, data, parsed.structure)
+    return check_contract(value, data, contract, previous=previous, empties=empties, blanks=blanks)
 
 
 class _Duplicate:
@@ -340,11 +386,11 @@ def _duplicate_path(text: str) -> str:
     return ""
 
 
-def _text_secret_message(text: str) -> str:
+def _text_secret_finding(text: str) -> Finding:
     found = secrets_in(text)
     shown = ", ".join(f"{kind} {mask(match)}" for kind, match in found[:3])
     more = f" and {len(found) - 3} more" if len(found) > 3 else ""
-    return f"the text contains what looks like a secret: {shown}{more}"
+    return _blocked(Code.SECRET, f"the text contains what looks like a secret: {shown}{more}")
 
 
 def _hint(text: str) -> str:
@@ -358,41 +404,59 @@ def _hint(text: str) -> str:
     return ""
 
 
-def _not_object(d: _Draft, value: Any) -> None:
+def _not_object(value: Any) -> Finding:
     if isinstance(value, str) and reads_as_refusal(value):
-        d.block(
-            Code.REFUSAL, f"the producer replied with text: {elide(value, REFUSAL_QUOTE_LIMIT)}"
-        )
-        return
+        quoted = elide(value, REFUSAL_QUOTE_LIMIT)
+        return _blocked(Code.REFUSAL, f"the producer replied with text: {quoted}")
     kind = "null" if value is None else type(value).__name__
     kind = {"str": "a string", "list": "an array", "bool": "a boolean"}.get(kind, kind)
-    d.block(Code.NOT_OBJECT, f"the payload must be a JSON object, not {kind}")
+    return _blocked(Code.NOT_OBJECT, f"the payload must be a JSON object, not {kind}")
 
 
-def _scan(d: _Draft, text: str, data: bytes, value: Any, found: frozenset[str]) -> None:
-    """Locate secrets and unsafe text; ``found`` are the secret kinds in the raw text.
+class _Scan(NamedTuple):
+    """What the content scans return: their findings, whether the payload holds a
+    secret (it is then masked in the report), and where in the tree the secrets are."""
 
-    ``\\u`` escapes can spell what the raw text does not show, so when there are any
-    the checks are repeated on the text with those escapes decoded.
+    findings: tuple[Finding, ...]
+    secret: bool
+    hits: tuple[strings.Hit, ...]
+
+
+#: The scan of a payload with nothing to report, shared: most payloads.
+_CLEAN = _Scan((), False, ())
+
+
+def _scanned(parsed: _Parse, data: bytes, text: str) -> _Scan:
+    """Locate secrets and unsafe text, in the tree when there is one, else in the text.
+
+    The raw text is checked first (C-level, cheap); ``\\u`` escapes can spell what the
+    raw text does not show, so when there are any the checks are repeated on the text
+    with those escapes decoded. The tree is walked only when a check trips.
     """
+    found = kinds_in(text, parsed.digits)
+    if found:  # markers are a superset: keep the kinds actually present
+        found = frozenset(kind for _, _, kind in spans(text, found))
+    secret = bool(found)
+    if not parsed.tree:
+        return _Scan((_text_secret_finding(text),), True, ()) if secret else _CLEAN
     kinds = found
     unsafe = strings.text_may_hold_unsafe(text, data)
     if b"\\" in data and "\\u" in text:
         decoded, spelled_unsafe = strings.decode_u_escapes(text)
         kinds = found | {kind for _, _, kind in spans(decoded, kinds_in(decoded))}
         unsafe = unsafe or spelled_unsafe
-    if not (kinds or unsafe):
-        return
-    secret_hits, unsafe_hits = strings.scan(value, kinds, unsafe=unsafe)
-    for hit in secret_hits:
-        d.block(Code.SECRET, hit.message, fieldpaths.path_of(fieldpaths.steps_of(hit.trail)))
-    if secret_hits:
-        d.secret = True
-        d.secret_hits = secret_hits
-    elif d.secret:
-        d.block(Code.SECRET, _text_secret_message(text))
-    for hit in unsafe_hits:
-        d.block(Code.UNSAFE_TEXT, hit.message, fieldpaths.path_of(fieldpaths.steps_of(hit.trail)))
+    if not (kinds or unsafe):  # nothing found in the text: ``kinds`` holds ``found``
+        return _CLEAN
+    secret_hits, unsafe_hits = strings.scan(parsed.value, kinds, unsafe=unsafe)
+    findings = [_blocked(Code.SECRET, hit.message, _hit_path(hit)) for hit in secret_hits]
+    if not secret_hits and secret:
+        findings.append(_text_secret_finding(text))
+    findings += [_blocked(Code.UNSAFE_TEXT, hit.message, _hit_path(hit)) for hit in unsafe_hits]
+    return _Scan(tuple(findings), secret or bool(secret_hits), tuple(secret_hits))
+
+
+def _hit_path(hit: strings.Hit) -> str:
+    return fieldpaths.path_of(fieldpaths.steps_of(hit.trail))
 
 
 def inspect_handoff(

@@ -11,6 +11,7 @@ sends the scan to the decoded strings.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,10 +21,6 @@ from handoff_gate.gates.vocab.safe_text import mask, token, unsafe_chars
 
 _CONTROL_ESCAPE = re.compile(r"\\[bfr]")
 _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
-_EMPTY_STRING = re.compile('""')
-_NULL = re.compile("null")
-_BLANK_STRING = re.compile(r'"(?:\s|\\[nrtbf]|\\u[0-9a-fA-F]{4})+"')
-_BLANK_ASCII = re.compile(r'" +"')
 #: A number below this has fewer digits than any card number.
 _SHORTEST_CARD = 10**12
 
@@ -73,28 +70,6 @@ def decode_u_escapes(text: str) -> tuple[str, bool]:
     return _U_ESCAPE.sub(decode, text.replace("\\\\", "\0")), unsafe
 
 
-def empty_shapes(text: str, data: bytes, structure: bytes) -> tuple[bool, bool]:
-    """Which empty values the JSON text can hold: ``(any empty value, blank strings)``.
-
-    A false "yes" only costs a closer look; a false "no" would hide an empty field.
-    Without escapes or non-ASCII text, a blank string can only be spaces. ``structure``
-    is :func:`gates.parsing.skeleton` of the (valid) text: an empty array or object is
-    ``[]`` or ``{}`` there, whatever whitespace it held, so the text needs no search
-    for those.
-    """
-    if b"\\" in data or not data.isascii():
-        blanks = _BLANK_STRING.search(text) is not None
-    else:
-        blanks = _BLANK_ASCII.search(text) is not None
-    return (
-        blanks
-        or b"[]" in structure
-        or b"{}" in structure
-        or _EMPTY_STRING.search(text) is not None
-        or _NULL.search(text) is not None
-    ), blanks
-
-
 def scan(value: Any, kinds: frozenset[str], *, unsafe: bool) -> tuple[list[Hit], list[Hit]]:
     """Walk the parsed value; ``(secret hits, unsafe hits)`` for every string, key and int.
 
@@ -134,7 +109,7 @@ def scan(value: Any, kinds: frozenset[str], *, unsafe: bool) -> tuple[list[Hit],
     return secret_hits, unsafe_hits
 
 
-def mask_at(value: Any, hits: list[Hit]) -> Any:
+def mask_at(value: Any, hits: Sequence[Hit]) -> Any:
     """A copy of ``value`` with the secret at each hit masked; other branches are shared.
 
     Deeper hits go first, and a value before its own key, so every path still leads

@@ -10,6 +10,7 @@ found, so plain leaves cost nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,13 +38,48 @@ __all__ = [
     "append_only_findings",
     "check_contract",
     "contract_checks",
+    "empty_shapes",
     "is_empty",
-    "same_json",
     "walk_contract",
     "without",
 ]
 
 Step = str | int
+
+
+#: Bytes per structural character above which the tree is small next to its text (a
+#: few long strings): looking at each field beats searching the text for empty values.
+SPARSE_TEXT = 64
+
+_EMPTY_STRING = re.compile('""')
+_NULL = re.compile("null")
+_BLANK_STRING = re.compile(r'"(?:\s|\\[nrtbf]|\\u[0-9a-fA-F]{4})+"')
+_BLANK_ASCII = re.compile(r'" +"')
+
+
+def empty_shapes(text: str, data: bytes, structure: bytes) -> tuple[bool, bool]:
+    """Which empty values the JSON text can hold: ``(any empty value, blank strings)``.
+
+    The pre-check that spares the contract walk on most payloads. A false "yes" only
+    costs a closer look; a false "no" would hide an empty field. A sparse text (see
+    :data:`SPARSE_TEXT`) is answered "yes" unsearched. Without escapes or non-ASCII
+    text, a blank string can only be spaces. ``structure`` is :func:`parse.skeleton`
+    of the (valid) text: an empty array or object is ``[]`` or ``{}`` there, whatever
+    whitespace it held, so the text needs no search for those.
+    """
+    if len(structure) * SPARSE_TEXT < len(data):
+        return True, True
+    if b"\\" in data or not data.isascii():
+        blanks = _BLANK_STRING.search(text) is not None
+    else:
+        blanks = _BLANK_ASCII.search(text) is not None
+    return (
+        blanks
+        or b"[]" in structure
+        or b"{}" in structure
+        or _EMPTY_STRING.search(text) is not None
+        or _NULL.search(text) is not None
+    ), blanks
 
 
 def is_empty(value: Any) -> bool:
@@ -379,24 +415,3 @@ def append_only_findings(contract: type[BaseModel], data: Any, previous: Any) ->
             continue
         findings.append(Finding(Code.APPEND_ONLY, str(name), Severity.BLOCK, message))
     return findings
-
-
-def same_json(a: Any, b: Any) -> bool:
-    """Equal as JSON values: like ``==``, but ``true`` is not ``1`` (nor ``false`` ``0``).
-
-    Python's ``==`` does the bulk in C; the walk that tells booleans from numbers runs
-    only when it said equal.
-    """
-    if a != b:
-        return False
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if isinstance(x, bool) or isinstance(y, bool):
-            if type(x) is not type(y):
-                return False
-        elif isinstance(x, dict) and isinstance(y, dict):
-            stack.extend((v, y[k]) for k, v in x.items())
-        elif isinstance(x, list) and isinstance(y, list):
-            stack.extend(zip(x, y, strict=True))
-    return True

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
+from handoff_gate.gates.store.filesystem import run_dir_name
 from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.trust.statement import decision_statement
 from handoff_gate.gates.vocab.actions import Action, Category
@@ -146,7 +147,7 @@ def parse_decision(data: bytes, run_name: str, handoff_id: str) -> Decision:
 
 def run_name_of(run: str | Path, store: RunStore) -> str:
     """The name records carry for ``run``: a directory's own name, or a database run id."""
-    return Path(run).resolve().name if store.is_local else str(run)
+    return run_dir_name(run) if store.is_local else str(run)
 
 
 def read_decision(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -111,7 +112,7 @@ def previous_payload(
 
 def _candidates(
     store: RunStore, run: str, schema_id: str, fields: frozenset[str], registry: Registry | None
-) -> list[str]:
+) -> Iterator[str]:
     """Earlier handoffs that may be related, latest first: from the run's contract index
     when it has one (a few reads in a run of any length), else every handoff."""
     if store.is_local:
@@ -121,7 +122,7 @@ def _candidates(
         indexed = schema_index.ids_for(Path(run), sorted(related))
         if indexed is not None:
             return indexed
-    return list(reversed(store.handoff_ids(run)))
+    return reversed(store.handoff_ids(run))
 
 
 def _order(handoff_id: str) -> tuple[int, str]:

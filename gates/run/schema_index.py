@@ -16,17 +16,19 @@ handoff (older runs are read the slow way).
 from __future__ import annotations
 
 import hashlib
+import heapq
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from handoff_gate.gates.store.durable import inside, read_bounded
+from handoff_gate.gates.store.durable import inside
 from handoff_gate.gates.store.filesystem import HANDOFFS, list_handoffs
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 
 INDEX = ".index"
-#: Largest index file read (about 800k ids); beyond it, the slow way.
-_MAX_INDEX_BYTES = 16 * 1024 * 1024
+#: How much of an index file is read at a time, from its end (about 70 ids): the id a
+#: lookup wants is nearly always among the last few, and each chunk is sorted.
+_CHUNK = 1024
 
 
 def _file(run_dir: Path, schema_id: str) -> Path:
@@ -53,19 +55,56 @@ def note(run_dir: Path, schema_id: str, handoff_id: str) -> None:
         os.close(fd)
 
 
-def ids_for(run_dir: Path, schema_ids: Iterable[str]) -> list[str] | None:
-    """Every indexed id of these contracts, latest first; ``None`` without an index."""
+def ids_for(run_dir: Path, schema_ids: Iterable[str]) -> Iterator[str] | None:
+    """The indexed ids of these contracts, latest first, read lazily from the end of each
+    index file; ``None`` without an index.
+
+    The caller stops at the first id it can use, which is almost always among the last
+    few entries, so a lookup reads one small chunk however long the run is. Entries are
+    appended in the order sequence numbers were claimed, give or take submitters racing
+    each other; each chunk is sorted before it is handed out, which puts such neighbours
+    back in order.
+    """
     if not (run_dir / HANDOFFS / INDEX).is_dir():
         return None
-    found: set[str] = set()
+    streams = []
     for schema_id in schema_ids:
         try:
-            data = read_bounded(_file(run_dir, schema_id), _MAX_INDEX_BYTES)
+            fd = os.open(_file(run_dir, schema_id), os.O_RDONLY | os.O_NOFOLLOW)
         except FileNotFoundError:
             continue
         except OSError:
             return None
-        found.update(
-            line for line in data.decode("ascii", "replace").split("\n") if ID_PATTERN.match(line)
-        )
-    return sorted(found, key=lambda i: (int(i.split("-", 1)[0]), i), reverse=True)
+        streams.append(_backwards(fd))
+    return _unique(heapq.merge(*streams, key=_newest_first))
+
+
+def _newest_first(handoff_id: str) -> tuple[int, str]:
+    seq, _, phase = handoff_id.partition("-")
+    return -int(seq), phase
+
+
+def _backwards(fd: int) -> Iterator[str]:
+    """The ids of one index file, newest first, a chunk at a time; closes ``fd``."""
+    try:
+        end = os.lseek(fd, 0, os.SEEK_END)
+        carry = b""
+        while end > 0:
+            start = max(0, end - _CHUNK)
+            data = os.pread(fd, end - start, start) + carry
+            end = start
+            lines = data.split(b"\n")
+            carry = lines.pop(0) if start > 0 else b""
+            ids = [line.decode("ascii", "replace") for line in lines]
+            yield from sorted(filter(ID_PATTERN.match, ids), key=_newest_first)
+    finally:
+        os.close(fd)
+
+
+def _unique(ids: Iterator[str]) -> Iterator[str]:
+    """Each id once (a retried submit may have noted it twice)."""
+    seen: set[str] = set()
+    for handoff_id in ids:
+        if handoff_id not in seen:
+            seen.add(handoff_id)
+            yield handoff_id

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.run import audit, schema_index
+from handoff_gate.gates.run.decision_record import run_name_of
 from handoff_gate.gates.run.placement import sign_handoff
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import HandoffRef, handoff_path
@@ -59,11 +60,6 @@ def _encode_raw(payload: bytes) -> dict[str, str]:
         return {"raw": payload.decode("utf-8")}
     except UnicodeDecodeError:
         return {"raw_base64": base64.b64encode(payload).decode("ascii")}
-
-
-def run_name(run: str | os.PathLike[str], store: RunStore) -> str:
-    """The name a run's envelopes carry: a directory's own name, or a database run id."""
-    return Path(os.fspath(run)).resolve().name if store.is_local else os.fspath(run)
 
 
 def submit(
@@ -126,7 +122,7 @@ def submit(
         "output_tokens": output_tokens,
     }
     base = {
-        "run": run_name(run, store),
+        "run": run_name_of(os.fspath(run), store),
         "phase": phase,
         "from": from_role,
         "to": to_role,

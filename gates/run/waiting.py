@@ -40,6 +40,7 @@ from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.base import ChangeFeed, RunStore, StoreUnavailable
 from handoff_gate.gates.store.filesystem import DECISIONS, HandoffRef, handoff_path
 from handoff_gate.gates.store.select import store_for
+from handoff_gate.gates.trust import sshsig
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.vocab.report import Report
 
@@ -191,19 +192,31 @@ class _Waiter:
         until first use) would otherwise add about 30 ms between a decision and its delivery."""
         self._report()
         Decision.model_rebuild()
+        if self.policy is not None:
+            sshsig.prepare()
         self.prepared = True
 
     def _subscribe(self) -> bool:
-        """Watch the folder the decision will appear in; ``True`` if that changed."""
+        """Watch where the decision will appear next; ``True`` if that changed.
+
+        Without a policy that is the handoff's own file in ``decisions/``. Under one,
+        each approver's record is a file in ``decisions/{id}/``: that folder is watched
+        once it exists, and ``decisions/`` for its creation until then (a change inside a
+        subfolder is not a change of ``decisions/`` itself). Before any decision, the run.
+        """
         run_dir = Path(self.run)
         decisions = run_dir / DECISIONS
-        target = decisions if decisions.is_dir() else run_dir
+        principals = decisions / self.handoff_id
+        if self.policy is not None and principals.is_dir():
+            target, name = principals, None
+        elif decisions.is_dir():
+            target = decisions
+            name = self.handoff_id if self.policy is not None else f"{self.handoff_id}.json"
+        else:
+            target, name = run_dir, None
         if target == self.watched:
             return False
         self._unsubscribe()
-        # Under a policy, decisions are per-principal files in a folder of the handoff's
-        # id: any change in decisions/ may matter. Without one, only this handoff's file.
-        name = None if target != decisions or self.policy else f"{self.handoff_id}.json"
         self.subscription = fs_watch.subscribe(
             target, self.wake, name=name, force_polling=self.force_polling
         )

@@ -20,6 +20,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,20 @@ class HandoffRef:
     seq: int
     phase: str
     path: Path
+
+
+@lru_cache(maxsize=4096)
+def _resolved_name(run: str) -> str:
+    return Path(run).resolve().name
+
+
+def run_dir_name(run_dir: str | Path) -> str:
+    """The name a run directory's records carry: its own name, symlinks resolved.
+
+    Cached per path: resolving costs tens of microseconds, and every inspection in a run
+    asks (the TUI inspects ten thousand handoffs on start).
+    """
+    return _resolved_name(str(Path(run_dir).absolute()))
 
 
 def is_run(path: Path) -> bool:
