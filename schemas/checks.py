@@ -19,42 +19,32 @@ from handoff_gate.schemas.base import Issue
 _ODD_SEGMENT = re.compile(r"/\.{0,2}/")
 
 
-def objects(data: object, key: str) -> list[tuple[int, Mapping[str, Any]]]:
-    """The ``(index, element)`` pairs of ``data[key]`` whose element is a JSON object."""
+def _listed(data: object, key: str) -> list[Any]:
+    """``data[key]`` when ``data`` is a JSON object and that value is a list, else ``[]``."""
     if not isinstance(data, Mapping):
         return []
     value = data.get(key)
-    if not isinstance(value, list):
-        return []
+    return value if isinstance(value, list) else []
+
+
+def objects(data: object, key: str) -> list[tuple[int, Mapping[str, Any]]]:
+    """The ``(index, element)`` pairs of ``data[key]`` whose element is a JSON object."""
     # Parsed JSON objects are dicts: the exact type check spares the ABC machinery.
     return [
-        (i, item) for i, item in enumerate(value) if type(item) is dict or isinstance(item, Mapping)
+        (i, item)
+        for i, item in enumerate(_listed(data, key))
+        if type(item) is dict or isinstance(item, Mapping)
     ]
 
 
 def strings_in(data: object, key: str, field: str) -> list[tuple[int, str]]:
     """``(index, element[field])`` for the JSON objects in ``data[key]`` with a string there."""
-    if not isinstance(data, Mapping):
-        return []
-    value = data.get(key)
-    if not isinstance(value, list):
-        return []
-    return [
-        (i, text)
-        for i, item in enumerate(value)
-        if (type(item) is dict or isinstance(item, Mapping))
-        and isinstance(text := item.get(field), str)
-    ]
+    return [(i, text) for i, item in objects(data, key) if isinstance(text := item.get(field), str)]
 
 
 def strings(data: object, key: str) -> list[tuple[int, str]]:
     """The ``(index, element)`` pairs of ``data[key]`` whose element is a string."""
-    if not isinstance(data, Mapping):
-        return []
-    value = data.get(key)
-    if not isinstance(value, list):
-        return []
-    return [(i, item) for i, item in enumerate(value) if isinstance(item, str)]
+    return [(i, item) for i, item in enumerate(_listed(data, key)) if isinstance(item, str)]
 
 
 def duplicates(located: Iterable[tuple[str, object]], what: str) -> list[Issue]:

@@ -152,3 +152,28 @@ def test_watch_read_only_is_parsed() -> None:
     args = build_parser().parse_args(["watch", "somewhere", "--read-only"])
     assert args.read_only is True
     assert build_parser().parse_args(["watch", "somewhere"]).read_only is False
+
+
+@pytest.mark.parametrize(
+    ("spec", "named"),
+    [
+        ("mysql://admin:hunter2@db/x", "a mysql:// URL"),
+        ("host=db password=hunter2", "this value"),
+        ("postgresq://admin:hunter2@db/x", "a postgresq:// URL"),
+    ],
+)
+def test_a_refused_store_url_never_echoes_its_credentials(spec: str, named: str) -> None:
+    done = cli("--store", spec, "list")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1
+    assert "hunter2" not in done.stderr
+    assert named in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_key_that_is_a_directory_is_named_as_one(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    submit(run)
+    done = cli("decide", str(run), "0001-plan", "approve", "--key", str(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith(f"{tmp_path} is a directory, not a key file")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from inspect_contracts import REGISTRY, VALID_STRICT, dumps, strict_with
+from pydantic import BaseModel, Field
 
 from handoff_gate.gates.inspect.stages import inspect
 from handoff_gate.gates.view.fields import field_rows
@@ -108,3 +109,21 @@ def test_a_window_over_a_long_level() -> None:
         ("notes[50002]", "n50002"),
     ]
     assert len(field_rows(report, "notes")) == 100_000
+
+
+class _DerivedDefault(BaseModel):
+    """A default that needs the other fields: the view cannot know it before validation."""
+
+    title: str
+    slug: str = Field(default_factory=lambda data: data["title"].lower())
+
+
+def test_a_default_that_needs_other_fields_shows_as_no_value() -> None:
+    """``default_of``'s "cannot know" and the view's must be the one ``ABSENT`` sentinel,
+    or the sentinel object itself is shown as the field's value."""
+    report = inspect(b'{"title": "T"}', "derived/v1", {"derived/v1": _DerivedDefault})
+    rows = {r.key: r for r in field_rows(report)}
+    assert rows["slug"].states == (FieldState.DEFAULTED,)
+    assert rows["slug"].value is None
+    messages = {f.path: f.message for f in report.findings}
+    assert messages["slug"] == "absent; the contract computed a default"

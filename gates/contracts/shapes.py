@@ -18,10 +18,9 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel
 from pydantic.fields import FieldInfo
 
-Kind = Literal["leaf", "any", "model", "list", "dict", "union"]
+from handoff_gate.gates.vocab.absent import ABSENT
 
-#: Marks an argument that was not given (``None`` is a real JSON value).
-ABSENT: Any = object()
+Kind = Literal["leaf", "any", "model", "list", "dict", "union"]
 
 
 @dataclass(frozen=True, slots=True)

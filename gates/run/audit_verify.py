@@ -36,7 +36,7 @@ from handoff_gate.gates.store.log_chain import line_hash
 from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.sshsig import SignatureError, verify
-from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError, decision_statement
+from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
 _Slot = tuple[str, str | None]
@@ -62,17 +62,7 @@ def _signature_problem(decision: Decision, policy: Policy | None) -> str | None:
     if decision.signature is None or decision.log_head is None or decision.principal is None:
         return "a signed field is missing"
     try:
-        statement = decision_statement(
-            run=decision.run,
-            handoff=decision.handoff,
-            sha256=decision.sha256,
-            action=decision.action.value,
-            reason=decision.reason,
-            category=decision.category.value if decision.category else None,
-            principal=decision.principal,
-            at=decision.decided_at,
-            log_head=decision.log_head,
-        )
+        statement = decision.statement(decision.principal, decision.log_head)
         if policy is None:
             verify(statement, decision.signature)
         else:

@@ -23,6 +23,7 @@ from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import run_dir_name
 from handoff_gate.gates.store.select import store_for
+from handoff_gate.gates.trust.statement import decision_statement
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.envelope import PRINCIPAL_REGEX
 from handoff_gate.gates.vocab.findings import Code, Verdict
@@ -81,6 +82,24 @@ class Decision(BaseModel):
     @property
     def signed(self) -> bool:
         return self.signature is not None
+
+    def statement(self, principal: str, log_head: str) -> bytes:
+        """The bytes ``principal`` signs for this decision after seeing ``log_head``.
+
+        One builder for signing and for every verifier, so the fields a signature binds
+        can never drift between the two. ``StatementError`` for a field that cannot go in.
+        """
+        return decision_statement(
+            run=self.run,
+            handoff=self.handoff,
+            sha256=self.sha256,
+            action=self.action.value,
+            reason=self.reason,
+            category=self.category.value if self.category else None,
+            principal=principal,
+            at=self.decided_at,
+            log_head=log_head,
+        )
 
 
 class DecisionCorrupt(ValueError):

@@ -17,8 +17,10 @@ still stands, so ``decide`` returns it and reports the failed log through ``on_w
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
+import socket
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,7 +46,7 @@ from handoff_gate.gates.store.log_chain import line_hash
 from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.trust.policy import Policy, Rule
 from handoff_gate.gates.trust.sshsig import NAMESPACE, SigningError, public_key_of, sign
-from handoff_gate.gates.trust.statement import NO_LOG_HEAD, decision_statement
+from handoff_gate.gates.trust.statement import NO_LOG_HEAD
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.ids import validate_id
@@ -62,9 +64,6 @@ class DecisionRefused(Exception):
 
 def default_reviewer() -> str:
     """``user@host`` of the OS account, so an unattended approval still names someone."""
-    import getpass  # imported here: only a decision without --reviewer needs it
-    import socket
-
     try:
         user = getpass.getuser()
     except (OSError, KeyError):
@@ -280,17 +279,7 @@ def _signed(
     """The decision with its principal, the log head it saw, and its signature."""
     lines = store.log_bytes(run).splitlines()
     log_head = line_hash(lines[-1]) if lines else NO_LOG_HEAD
-    statement = decision_statement(
-        run=decision.run,
-        handoff=decision.handoff,
-        sha256=decision.sha256,
-        action=decision.action.value,
-        reason=decision.reason,
-        category=decision.category.value if decision.category else None,
-        principal=principal,
-        at=decision.decided_at,
-        log_head=log_head,
-    )
+    statement = decision.statement(principal, log_head)
     try:
         signature = sign(statement, key_path)
     except SigningError as exc:

@@ -34,7 +34,7 @@ from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.trust.policy import Policy, Rule
 from handoff_gate.gates.trust.sshsig import SignatureError
-from handoff_gate.gates.trust.statement import StatementError, decision_statement
+from handoff_gate.gates.trust.statement import StatementError
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -93,17 +93,7 @@ def check_signed(
     if decision.sha256 != sha256:
         return "made for other bytes (sha256 differs)"
     try:
-        statement = decision_statement(
-            run=decision.run,
-            handoff=decision.handoff,
-            sha256=decision.sha256,
-            action=decision.action.value,
-            reason=decision.reason,
-            category=decision.category.value if decision.category else None,
-            principal=slot,
-            at=decision.decided_at,
-            log_head=decision.log_head,
-        )
+        statement = decision.statement(slot, decision.log_head)
         at = parse_stamp(decision.decided_at)
         policy.signers.verify(statement, decision.signature, slot, at=at)
     except (SignatureError, StatementError, ValueError) as exc:

@@ -34,12 +34,12 @@ from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
 
 
-def _schema_of(file_bytes: bytes) -> Any:
+def _schema_of(file_bytes: bytes) -> object:
     envelope = jiter.from_json(file_bytes)
     return envelope.get("schema") if isinstance(envelope, dict) else None
 
 
-def _append_only(registry: Registry | None, schema_id: Any) -> frozenset[str]:
+def _append_only(registry: Registry | None, schema_id: object) -> frozenset[str]:
     contract = (
         registry.get(schema_id) if registry is not None and isinstance(schema_id, str) else None
     )

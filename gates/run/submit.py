@@ -112,6 +112,8 @@ def submit(
             "or --schemas, or pass allow_unknown_schema=True"
         )
     store = store or store_for()
+    # How the store addresses the run: as given (a path or a run id).
+    key = os.fspath(run)
     producer = {
         "finish_reason": finish_reason,
         "refusal": refusal,
@@ -161,7 +163,6 @@ def submit(
         written.append(text.encode())
         return written[-1]
 
-    key = run_key(run, store)
     stored = store.add_handoff(key, phase, envelope, idempotency_key=idempotency_key)
     run_dir = Path(key)
     ref = HandoffRef(run_dir, stored.id, stored.seq, phase, handoff_path(run_dir, stored.id))
@@ -182,11 +183,6 @@ def submit(
         if on_warning is not None:
             on_warning(f"{stored.id}: the handoff stands but was not logged: {exc}")
     return ref
-
-
-def run_key(run: str | os.PathLike[str], store: RunStore) -> str:
-    """How ``store`` addresses ``run``: as given (a path or a run id)."""
-    return os.fspath(run)
 
 
 def _same_producer_bytes(

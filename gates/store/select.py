@@ -9,6 +9,7 @@ for it.
 from __future__ import annotations
 
 import os
+import re
 
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import FilesystemStore
@@ -17,6 +18,8 @@ from handoff_gate.gates.store.filesystem import FilesystemStore
 STORE_ENV = "HANDOFF_GATE_STORE"
 #: URL schemes naming a PostgreSQL database (libpq accepts both).
 _SCHEMES = ("postgresql://", "postgres://")
+#: What an error may show of a refused URL: its scheme, never the rest (it may hold a password).
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,19})://")
 
 
 class StoreURLError(ValueError):
@@ -32,4 +35,13 @@ def store_for(url: str | None = None) -> RunStore:
         from handoff_gate.gates.store.postgres import PostgresStore
 
         return PostgresStore(spec)
-    raise StoreURLError(f"{STORE_ENV} must be empty or a postgresql:// URL, not {spec[:40]!r}")
+    raise StoreURLError(f"the store must be empty or a postgresql:// URL, not {_shown(spec)}")
+
+
+def _shown(spec: str) -> str:
+    """A refused store spec as an error may name it: a URL or a libpq ``key=value`` string
+    can carry a password, so only a well-formed scheme is ever repeated."""
+    scheme = _SCHEME.match(spec)
+    if scheme is None:
+        return "this value (not shown: it may hold a password)"
+    return f"a {scheme.group(1)}:// URL"

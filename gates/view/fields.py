@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from pydantic.fields import FieldInfo
+
 from handoff_gate.gates.contracts.shapes import ModelPlan, Shape, default_of, pick, plan_of
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.fieldpaths import child, join, split
@@ -131,7 +133,7 @@ def _contract_row(
     node: dict[str, Any],
     keys: tuple[str, ...],
     required: bool,
-    info: Any,
+    info: FieldInfo,
     shape: Shape,
 ) -> FieldRow:
     key = next((k for k in keys if k in node), None)

@@ -37,8 +37,8 @@ class FieldRow:
 
     ``value`` is the value as it arrived (or the default that was used, for a
     defaulted field; ``None`` for a missing one). It is untrusted: render it with
-    ``gates.sanitize`` and never as markup. ``child_count`` > 0 means the row can be
-    expanded with ``gates.fields.field_rows(report, row.path)``.
+    ``gates.vocab.safe_text.visible`` and never as markup. ``child_count`` > 0 means the
+    row can be expanded with ``gates.view.fields.field_rows(report, row.path)``.
     """
 
     path: str

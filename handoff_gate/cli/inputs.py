@@ -84,6 +84,8 @@ def key_path(args: argparse.Namespace) -> Path | None:
     if not name:
         return None
     path = Path(name)
+    if path.is_dir():
+        raise UsageError(f"{name} is a directory, not a key file")
     if not path.is_file():
         raise UsageError(f"no such key file: {name}")
     return path

@@ -82,6 +82,12 @@ def _add_policy(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_handoff(p: argparse.ArgumentParser) -> None:
+    """The ``RUN_DIR HANDOFF_ID`` pair naming one handoff, spelled alike in every command."""
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run holding the handoff")
+    p.add_argument("handoff_id", metavar="HANDOFF_ID", help="e.g. 0001-plan")
+
+
 def _add_submit(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run; created if only it is missing")
     p.add_argument("--phase", required=True, help="phase name, e.g. plan (the id's suffix)")
@@ -108,8 +114,7 @@ def _add_check(p: argparse.ArgumentParser) -> None:
 
 
 def _add_decide(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run_dir", metavar="RUN_DIR", help="the run holding the handoff")
-    p.add_argument("handoff_id", metavar="HANDOFF_ID", help="e.g. 0001-plan")
+    _add_handoff(p)
     p.add_argument("action", choices=[a.value for a in Action], help="the decision")
     p.add_argument("--reason", metavar="TEXT", help="why; required to reject")
     p.add_argument(
@@ -127,8 +132,7 @@ def _add_decide(p: argparse.ArgumentParser) -> None:
 
 
 def _add_wait(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run_dir", metavar="RUN_DIR", help="the run holding the handoff")
-    p.add_argument("handoff_id", metavar="HANDOFF_ID", help="e.g. 0001-plan")
+    _add_handoff(p)
     p.add_argument(
         "--timeout",
         type=seconds,
@@ -166,8 +170,7 @@ def _add_list(p: argparse.ArgumentParser) -> None:
 
 
 def _add_show(p: argparse.ArgumentParser) -> None:
-    p.add_argument("run_dir", metavar="RUN_DIR", help="the run holding the handoff")
-    p.add_argument("handoff_id", metavar="HANDOFF_ID", help="e.g. 0001-plan")
+    _add_handoff(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_policy(p)
 
