@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +58,11 @@ def agent(phase: str, approved_input: dict[str, Any] | None, feedback: str | Non
     return json.dumps(revised, indent=2).encode()
 
 
-def run_phases(run_dir: Path, timeout: float, retries: int) -> int:
-    """Every phase in order; each rejected one is retried with the reviewer's reason."""
+def run_phases(run_dir: Path, timeout: float, retries: int, stop: threading.Event) -> int:
+    """Every phase in order; each rejected one is retried with the reviewer's reason.
+
+    ``stop`` (set by Ctrl-C) ends a wait as ``cancelled``: nothing more is submitted.
+    """
     registry = load_registry()
     approved: dict[str, Any] | None = None
     for phase, schema, source, target in PHASES:
@@ -71,7 +76,10 @@ def run_phases(run_dir: Path, timeout: float, retries: int) -> int:
                 f"{ref.id}: waiting; decide with: handoff-gate decide {run_dir} {ref.id} approve",
                 flush=True,
             )
-            result = wait(run_dir, ref.id, registry=registry, timeout=timeout)
+            result = wait(run_dir, ref.id, registry=registry, timeout=timeout, stop_event=stop)
+            if result.outcome is WaitOutcome.CANCELLED:
+                print("interrupted; nothing more is submitted or approved", file=sys.stderr)
+                return INTERRUPTED
             if result.outcome is not WaitOutcome.REJECTED:
                 break
             feedback = (result.decision.reason if result.decision else None) or "no reason"
@@ -92,11 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per decision")
     parser.add_argument("--retries", type=int, default=2, help="re-runs of a rejected phase")
     args = parser.parse_args(argv)
-    try:
-        return run_phases(args.run_dir, args.timeout, max(args.retries, 0))
-    except KeyboardInterrupt:
-        print("interrupted; nothing more is submitted or approved", file=sys.stderr)
-        return INTERRUPTED
+    # Ctrl-C asks the wait to stop instead of raising wherever the program happens to be,
+    # so the wait ends by its own path: logged as cancelled, its waiter record removed.
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    return run_phases(args.run_dir, args.timeout, max(args.retries, 0), stop)
 
 
 if __name__ == "__main__":
