@@ -178,3 +178,13 @@ def test_a_signed_handoff_names_its_producer(tmp_path: Path, keys: dict[str, Pat
     )
     assert report.returncode == 1
     assert "unsigned_handoff" in {f["code"] for f in json.loads(report.stdout)["findings"]}
+
+
+def test_a_file_that_is_not_a_key_is_a_usage_error(tmp_path: Path, policy: Path) -> None:
+    run = tmp_path / "run"
+    hid = submit(run)
+    bad = tmp_path / "not-a-key"
+    bad.write_text("hello\n")
+    done = cli("decide", str(run), hid, "approve", "--key", str(bad), "--policy", str(policy))
+    assert done.returncode == 2
+    assert "not an OpenSSH private key" in done.stderr and "Traceback" not in done.stderr

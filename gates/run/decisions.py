@@ -101,12 +101,13 @@ class _Attempt:
 def principal_for(key_path: Path, policy: Policy, rule: Rule, reviewer: str | None) -> str:
     """The approver of ``rule`` the key may sign as (``reviewer`` picks among several).
 
-    ``DecisionRefused`` naming who may decide when the key signs for none of them.
+    ``DecisionRefused`` naming who may decide when the key signs for none of them;
+    ``ValueError`` when the file is not a key at all (a usage error, not a refusal).
     """
     try:
         public_key = public_key_of(key_path)
     except SigningError as exc:
-        raise DecisionRefused(str(exc)) from None
+        raise ValueError(f"cannot use the key: {exc}") from None
     now = datetime.now(UTC)
     entries = [
         e
