@@ -234,7 +234,11 @@ def _contract(d: _Draft, registry: Registry) -> type[BaseModel] | None:
     try:
         contract = registry[d.schema_id]
     except KeyError:
-        d.block(Code.UNKNOWN_SCHEMA, f"no contract named {d.schema_id!r}")
+        d.block(
+            Code.UNKNOWN_SCHEMA,
+            f"no contract named {d.schema_id!r} is loaded; load the module that defines it "
+            "with --schemas or HANDOFF_GATE_SCHEMAS",
+        )
         return None
     d.contract = contract
     return contract
