@@ -22,6 +22,7 @@ BENCHMARKS = {
     "pickup": "bench.pickup",
     "run_size": "bench.run_size",
     "pg": "bench.pg_pickup",
+    "pg_watch": "bench.pg_watch",
     "visible": "bench.visible",
     "scale": "bench.scale",
     "startup": "bench.startup",

@@ -28,6 +28,7 @@ class Paint:
     seconds: float  # spawn -> marker on the terminal
     settled_s: float  # spawn -> CPU went quiet (initial work done)
     peak_rss_mb: float  # VmHWM when measured: peak resident memory up to then
+    screen: str = ""  # the tail of what was painted by then, escapes and boxes removed
 
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?<>=$ ]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|.)")
@@ -103,7 +104,7 @@ def first_paint(
             while quiet < 2 and time.perf_counter() < deadline:
                 window_end = time.perf_counter() + 0.3
                 while time.perf_counter() < window_end:
-                    _drain(master, 0.05)
+                    seen = (seen + _drain(master, 0.05))[-1_000_000:]
                 now = _cpu_ticks(proc.pid)
                 quiet = quiet + 1 if now - before <= 1 else 0
                 before = now
@@ -118,4 +119,4 @@ def first_paint(
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGKILL)
     os.close(master)
-    return Paint(painted, settled, peak)
+    return Paint(painted, settled, peak, _plain(seen[-200_000:]))

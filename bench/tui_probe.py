@@ -30,7 +30,8 @@ from handoff_gate.tui.widgets.handoff_list import HandoffList
 SIZE = (120, 40)
 
 
-def _probe_rows(painted: dict[str, float], listed: dict[str, float]) -> None:
+def probe_rows(painted: dict[str, float], listed: dict[str, float]) -> None:
+    """Stamp each row's file name when it first enters the list and when first painted."""
     original = HandoffList.render_line
     original_set_rows = HandoffList.set_rows
 
@@ -56,7 +57,7 @@ def _probe_rows(painted: dict[str, float], listed: dict[str, float]) -> None:
 async def visible(root: Path, expect: int, bound: float) -> dict[str, Any]:
     painted: dict[str, float] = {}
     listed: dict[str, float] = {}
-    _probe_rows(painted, listed)
+    probe_rows(painted, listed)
     app = HandoffGateApp(root, load_registry(), quiet=True)
     deadline = time.perf_counter() + bound
     existing = {p.name for p in root.rglob("*.json")}  # the writer starts after we watch

@@ -69,6 +69,9 @@ def test_smoke_run_reports_every_benchmark_beside_its_baseline(tmp_path):
     assert "pickup.wait_signed" in figures
     if _postgres_available():  # the benchmark leaves itself out without server binaries
         assert "pg.wait_api" in figures
+        for name in ("pg.visible", "pg.scale_first_row", "pg.scale_peak_rss"):
+            assert name in figures, name
+        assert figures["pg.scale_first_row"]["extra"]["all_listed"]
     for f in figures.values():
         assert not f["error"], f
         assert f["value"]["n"] >= 1 and f["baseline"]["n"] >= 1, f["name"]
