@@ -97,6 +97,8 @@ class StoreFeed(Feed):
         self._closing = threading.Event()
         #: Per handoff, a number bumped by each hint: a new one makes the app re-inspect.
         self._hinted: dict[tuple[Path, str], Stamp] = {}
+        #: Handoffs listed before: a hint about one of these is a change to re-inspect.
+        self._seen: set[tuple[Path, str]] = set()
         self._ticks = 0
         self._local = threading.local()
 
@@ -268,6 +270,7 @@ class StoreFeed(Feed):
         for ref in refs:
             if reinspect:
                 self._hinted[(run, ref.id)] = self._tick()
+            self._seen.add((run, ref.id))
             decisions[ref.id] = self._hinted.get((run, ref.id))
         return RunListing(run, refs, stamps, decisions, waiters=None)
 
@@ -277,8 +280,14 @@ class StoreFeed(Feed):
         stamps = {ref.id: (ref.seq, 0, 0) for ref in refs}
         decisions: dict[str, Stamp | None] = {}
         for ref in refs:
-            stamp = self._hinted[(run, ref.id)] = self._tick()
-            decisions[ref.id] = stamp
+            # A handoff hinted for the first time is new: no decision stamp, so it lists as
+            # undecided at once (a stamp would hide it under "pending" until inspected).
+            # Any later hint is a decision (or a change): a fresh stamp re-inspects it.
+            key = (run, ref.id)
+            if key in self._seen:
+                self._hinted[key] = self._tick()
+            self._seen.add(key)
+            decisions[ref.id] = self._hinted.get(key)
         removed = frozenset(ids - present)
         return RunListing(
             run, refs, stamps, decisions, complete=False, removed=removed, waiters=None
