@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 import time
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -34,9 +33,10 @@ from handoff_gate.tui.deciding import READ_ONLY, Decider, Notice
 from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
 from handoff_gate.tui.model import Entry, Key, Show, placement, previous_same_phase, visible_entries
-from handoff_gate.tui.palette import Target
+from handoff_gate.tui.palette import Target, action_targets, jump_targets
 from handoff_gate.tui.render import finding_text, safe
 from handoff_gate.tui.rows import RowCache, topbar
+from handoff_gate.tui.throttle import Throttled
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
@@ -100,10 +100,10 @@ class ReviewScreen(Screen[None]):
         self._rows = RowCache(self._book.by_key, self._book.runs)
         self._body_view: tuple[Text | None, tuple[Text, ...]] = (None, ())
         self._scanned = False
-        self._list_painted = 0.0
-        self._list_pending = False
-        self._topbar_painted = 0.0
-        self._topbar_pending = False
+        #: Repaint the list (re-filter, re-sort) or only the header; ``now=False`` from
+        #: bulk updates coalesces them to one paint per ``LIST_REFRESH_S``.
+        self._paint_list = Throttled(self, LIST_REFRESH_S, self._repaint_list)
+        self._update_topbar = Throttled(self, LIST_REFRESH_S, self._repaint_topbar)
         self._show_painted = show
         #: (decided run, where the decision sent the cursor, until when) while following.
         self._follow: tuple[Path, object, float] | None = None
@@ -173,34 +173,11 @@ class ReviewScreen(Screen[None]):
 
     def jump_targets(self) -> list[Target]:
         """Palette entries: each run (its newest handoff), then every handoff."""
-        targets: list[Target] = []
-        for run_dir, ids in sorted(self._book.runs.items()):
-            if ids:
-                newest = max(ids)
-                targets.append(
-                    (
-                        f"run {safe(run_dir.name, 60)}",
-                        partial(self.jump_to, (run_dir, newest)),
-                        "Jump to this run's newest handoff",
-                    )
-                )
-        for entry in sorted(self.entries.values(), key=lambda e: (e.run, e.ref.seq)):
-            label = f"{safe(entry.run, 60)} {entry.ref.id}"
-            targets.append((label, partial(self.jump_to, entry.key), "Jump to this handoff"))
-        return targets
+        return jump_targets(self._book.runs, self.entries.values(), self.jump_to)
 
     def palette_actions(self) -> list[Target]:
         """Palette entries that act: every key of the main view, and each filter."""
-        actions: list[Target] = []
-        for binding in self.BINDINGS:
-            if isinstance(binding, Binding):
-                run = partial(self.run_action_soon, binding.action)
-                actions.append((binding.description, run, binding.tooltip))
-        for show in Show:
-            actions.append(
-                (f"Show {show.value}", partial(self._show, show), f"list {show.value} handoffs")
-            )
-        return actions
+        return action_targets(self.BINDINGS, self.run_action_soon, self._show)
 
     def run_action_soon(self, action: str) -> None:
         """Run a main-view action once the palette has closed (it is inert under it)."""
@@ -345,7 +322,7 @@ class ReviewScreen(Screen[None]):
         the settled list, every time.
         """
         handoffs = self._list
-        if not handoffs.follow_top or not self._scanned or self._list_pending:
+        if not handoffs.follow_top or not self._scanned or self._paint_list.pending:
             return
         if all(entry.state is not None for entry in self.entries.values()):
             handoffs.follow_top = False
@@ -403,16 +380,8 @@ class ReviewScreen(Screen[None]):
 
     # ------------------------------------------------------------------ list
 
-    def _paint_list(self, *, now: bool = True) -> None:
-        """Re-filter and re-sort; bulk updates are coalesced to one paint per interval."""
-        wait = self._list_painted + LIST_REFRESH_S - time.monotonic()
-        if not now and wait > 0:
-            if not self._list_pending:
-                self._list_pending = True
-                self.set_timer(wait, self._paint_list)
-            return
-        self._list_pending = False
-        self._list_painted = time.monotonic()
+    def _repaint_list(self) -> None:
+        """Re-filter and re-sort the list."""
         show = self.show
         listed = visible_entries(self.entries, show)
         if self._show_painted is not show:
@@ -438,16 +407,8 @@ class ReviewScreen(Screen[None]):
             )
         return Text(f"Nothing {self.show.value} here. Press f to change the filter.", style="dim")
 
-    def _update_topbar(self, *, now: bool = True) -> None:
-        """Counts across all entries; during bulk updates at most once per interval."""
-        wait = self._topbar_painted + LIST_REFRESH_S - time.monotonic()
-        if not now and wait > 0:
-            if not self._topbar_pending:
-                self._topbar_pending = True
-                self.set_timer(wait, self._update_topbar)
-            return
-        self._topbar_pending = False
-        self._topbar_painted = time.monotonic()
+    def _repaint_topbar(self) -> None:
+        """The header's counts across all entries."""
         bar = topbar(
             where=self._where,
             read_only=self.decider.read_only,
