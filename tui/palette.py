@@ -7,17 +7,61 @@ strings are fixed English, never payload or file names.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
 from typing import Protocol, cast
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from handoff_gate.tui.model import Entry, Key, Show
+from handoff_gate.tui.render import safe
 
 #: The palette lists at most this many handoffs before a query narrows them.
 _DISCOVER_LIMIT = 50
 
 
 Target = tuple[str, Callable[[], None], str]
+
+
+def jump_targets(
+    runs: dict[Path, set[str]], entries: Iterable[Entry], jump: Callable[[Key], None]
+) -> list[Target]:
+    """Each run (to its newest handoff), then every handoff, by run and sequence."""
+    targets: list[Target] = []
+    for run_dir, ids in sorted(runs.items()):
+        if ids:
+            newest = max(ids)
+            targets.append(
+                (
+                    f"run {safe(run_dir.name, 60)}",
+                    partial(jump, (run_dir, newest)),
+                    "Jump to this run's newest handoff",
+                )
+            )
+    for entry in sorted(entries, key=lambda e: (e.run, e.ref.seq)):
+        label = f"{safe(entry.run, 60)} {entry.ref.id}"
+        targets.append((label, partial(jump, entry.key), "Jump to this handoff"))
+    return targets
+
+
+def action_targets(
+    bindings: Iterable[BindingType],
+    run_action: Callable[[str], None],
+    show: Callable[[Show], None],
+) -> list[Target]:
+    """Every key of the main view by its label (tooltip as help), then each filter."""
+    actions: list[Target] = []
+    for binding in bindings:
+        if isinstance(binding, Binding):
+            actions.append(
+                (binding.description, partial(run_action, binding.action), binding.tooltip)
+            )
+    for each in Show:
+        actions.append((f"Show {each.value}", partial(show, each), f"list {each.value} handoffs"))
+    return actions
 
 
 class Jumpable(Protocol):

@@ -328,7 +328,7 @@ async def test_the_command_palette_jumps_to_a_handoff_hidden_by_the_filter(root,
         await settle(pilot, lambda: "Jump to this handoff" in screen_text(app))
         await pilot.press("enter")
         await settle(pilot, lambda: app.current_entry().run == "job-2")
-        assert app.show.value == "all"
+        assert app.review.show.value == "all"
 
 
 async def test_a_new_pending_handoff_rings_the_bell_unless_quiet(root, registry):

@@ -15,6 +15,8 @@ from pathlib import Path
 from pydantic import BaseModel, field_validator
 from tui_helpers import PLAN, SIZE, all_inspected, decide_as, make_app, put, settle
 
+from handoff_gate.tui.widgets.handoff_list import HandoffList
+
 STARTS = 30
 
 
@@ -44,7 +46,8 @@ def _build(root: Path, registry: dict[str, type[BaseModel]], order: list[str]) -
 async def _first_selection(root: Path, registry: dict[str, type[BaseModel]], show: str):
     app = make_app(root, registry, show=show)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: all_inspected(app) and not app._list.follow_top)
+        handoffs = app.query_one(HandoffList)
+        await settle(pilot, lambda: all_inspected(app) and not handoffs.follow_top)
         await pilot.pause()
         listed = app.listed()
         current = app.current_entry()

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import psycopg
-from tui_helpers import PLAN, SIZE, all_inspected, screen_text, settle
+from tui_helpers import PLAN, SIZE, all_inspected, raised, screen_text, settle
 
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
@@ -69,7 +69,7 @@ async def test_a_lost_connection_is_reported_and_everything_is_read_again(pg_url
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                     "WHERE application_name = 'handoff-gate' AND pid <> pg_backend_pid()"
                 )
-            await settle(pilot, lambda: any(n.title == "Watcher" for n in app._notifications))
+            await settle(pilot, lambda: any(n.title == "Watcher" for n in raised(app)))
             decide("alpha", handoff, "reject", reason="no", registry=registry, store=pipeline)
             key = (Path("alpha"), handoff)
             await settle(pilot, lambda: app.entries[key].state is HandoffState.REJECTED)

@@ -65,9 +65,10 @@ async def test_the_header_counts_only_what_a_person_can_decide(root, registry):
     app = make_app(root, registry)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        await pilot.pause()
-        header = screen_text(app).splitlines()[0]
-        assert "pending 1 " in header
+        # The header repaints at most every LIST_REFRESH_S during inspection: wait for it.
+        await settle(pilot, lambda: "pending 1 " in screen_text(app).splitlines()[0])
+        await pilot.pause(0.2)
+        assert "pending 1 " in screen_text(app).splitlines()[0]
 
 
 async def test_after_a_decision_the_cursor_goes_to_the_same_run_then_the_next(root, registry):

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tui_helpers import PLAN, SIZE, all_inspected, make_app, put, screen_text, settle
+from tui_helpers import PLAN, SIZE, all_inspected, make_app, put, raised, screen_text, settle
 
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.vocab.safe_text import has_unsafe
@@ -29,12 +29,12 @@ def _clean(text: str) -> bool:
 
 
 def _shown(app: HandoffGateApp) -> str:
-    told = [f"{n.title}\n{n.message}" for n in app._notifications]
+    told = [f"{n.title}\n{n.message}" for n in raised(app)]
     return "\n".join([*told, screen_text(app), app.title, app.sub_title])
 
 
 def _titles(app: HandoffGateApp) -> str:
-    return "\n".join(n.title or "" for n in app._notifications)
+    return "\n".join(n.title or "" for n in raised(app))
 
 
 def _assert_clean(app: HandoffGateApp) -> None:
@@ -73,13 +73,13 @@ async def test_decision_refused_and_written_toasts(root, registry):
         (root / EVIL / "handoffs" / f"{handoff}.json").unlink()  # gone under the dialog
         await pilot.press("y")
         await settle(pilot, lambda: "Not written" in _titles(app))
-        assert any("evil" in n.message for n in app._notifications)  # the run path, made safe
+        assert any("evil" in n.message for n in raised(app))  # the run path, made safe
         _assert_clean(app)
         app.jump_to((root / EVIL, other))
         await pilot.press("a")
         await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
         await pilot.press("y")
-        await settle(pilot, lambda: any("approved by" in n.message for n in app._notifications))
+        await settle(pilot, lambda: any("approved by" in n.message for n in raised(app)))
         _assert_clean(app)
 
 
@@ -92,7 +92,7 @@ async def test_watcher_failure_names_the_root_safely(tmp_path, registry):
         await settle(pilot, lambda: all_inspected(app))
         shutil.rmtree(root)
         await settle(pilot, lambda: "Watcher" in _titles(app))
-        assert any("evil" in n.message for n in app._notifications)
+        assert any("evil" in n.message for n in raised(app))
         _assert_clean(app)
 
 
@@ -113,7 +113,7 @@ async def test_not_allowed_names_the_policy_safely(tmp_path, root, registry):
         await settle(pilot, lambda: all_inspected(app))
         await pilot.press("a")
         await settle(pilot, lambda: "Not allowed" in _titles(app))
-        assert any("no rule covers" in n.message for n in app._notifications)
+        assert any("no rule covers" in n.message for n in raised(app))
         _assert_clean(app)
 
 
@@ -139,5 +139,5 @@ async def test_a_reason_and_reviewer_with_escapes_never_reach_the_screen(root, r
         await settle(pilot, lambda: "UNUSABLE" in screen_text(app))
         _assert_clean(app)
         await pilot.press("r")
-        await settle(pilot, lambda: "already" in "".join(n.message for n in app._notifications))
+        await settle(pilot, lambda: "already" in "".join(n.message for n in raised(app)))
         _assert_clean(app)

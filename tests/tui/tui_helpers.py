@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, field_validator
 from textual.app import App
+from textual.notifications import Notification
 from textual.pilot import Pilot
 
 from handoff_gate.gates.run.decisions import decide
@@ -93,11 +94,23 @@ def all_inspected(app: HandoffGateApp) -> bool:
 
 
 def screen_text(app: App[Any]) -> str:
-    """What the terminal would show for the top screen, as plain text."""
+    """What the terminal would show for the top screen, as plain text.
+
+    Textual has no public plain-text rendering of a screen (``export_screenshot`` gives
+    SVG); this is the one place the tests read its compositor."""
     strips = app.screen._compositor.render_strips()
     return "\n".join("".join(segment.text for segment in strip) for strip in strips)
 
 
+def raised(app: App[Any]) -> list[Notification]:
+    """The notifications currently raised, oldest first.
+
+    Textual has no public read access to them (``App.notify`` adds, ``clear_notifications``
+    clears, the toasts only draw them); this is the one place the tests read ``App``'s
+    private list, so a Textual upgrade that renames it breaks this helper only."""
+    return list(app._notifications)
+
+
 def notices(app: App[Any]) -> str:
     """The text of the notifications currently raised (toasts are drawn on their own layer)."""
-    return "\n".join(f"{n.title}: {n.message}" for n in app._notifications)
+    return "\n".join(f"{n.title}: {n.message}" for n in raised(app))

@@ -1,1 +1,1 @@
-"""Modal dialogs: approve confirmation, reject reason, help, and the diff view."""
+"""Screens: the review screen (the main view), and the dialogs and views pushed over it."""

@@ -1,0 +1,155 @@
+"""Decisions from the TUI: whether this app may decide a handoff, and writing the decision.
+
+Refusals are worked out before a dialog opens, so nobody types a reason for a decision
+``decide`` would refuse; ``decide`` checks everything again when it writes. Every
+message is one plain line (payload and file names made safe), never markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from handoff_gate.gates.run.decision_record import describe
+from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_for
+from handoff_gate.gates.run.quorum import NoRule, rule_of
+from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.tui.messages import Decided
+from handoff_gate.tui.render import safe
+from handoff_gate.tui.scan import LOCAL
+from handoff_gate.tui.store_feed import store_copy
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.store.base import RunStore
+    from handoff_gate.gates.trust.policy import Policy, Rule
+    from handoff_gate.gates.vocab.actions import Action, Category
+    from handoff_gate.tui.model import Entry
+
+Severity = Literal["information", "warning", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Why nothing was decided, as the toast that says so."""
+
+    message: str
+    title: str = ""
+    severity: Severity = "information"
+
+
+READ_ONLY = Notice(
+    "Read-only review: decisions cannot be made here. Nothing was written.",
+    "Read-only",
+    "warning",
+)
+
+
+class Decider:
+    """Who decides from this app (reviewer, key, policy) and where decisions are written."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        reviewer: str | None,
+        read_only: bool,
+        key_path: Path | None,
+        policy: Policy | None,
+        store: RunStore | None,
+    ) -> None:
+        """``store``: a non-local store, or ``None`` for runs on this filesystem."""
+        self.registry = registry
+        self.reviewer = reviewer
+        self.read_only = read_only
+        self.key_path = key_path
+        self.policy = policy
+        self.store = store
+        self._principals: dict[Rule, str | DecisionRefused] = {}
+
+    def refusal(self, entry: Entry) -> Notice | None:
+        """Why an inspected ``entry`` cannot be decided from here (``None``: it can)."""
+        if entry.state is HandoffState.UNUSABLE:
+            return Notice(
+                f"{entry.ref.id} is already decided, but its decision record is unusable: "
+                f"{safe(entry.decision_error, 300)}. Nothing was written.",
+                severity="warning",
+            )
+        if entry.decision is not None or entry.decision_error:
+            done = describe(entry.decision) if entry.decision else "decided (unreadable)"
+            note = f"{entry.ref.id} is already {safe(done, 200)}."
+            if entry.state is HandoffState.CHANGED:
+                note += " Its file changed since, so a new handoff must be submitted."
+            return Notice(note, severity="warning")
+        refused = self.may_not_decide(entry)
+        if refused:
+            return Notice(f"{safe(refused, 300)}. Nothing was written.", "Not allowed", "error")
+        return None
+
+    def may_not_decide(self, entry: Entry) -> str:
+        """Why this app's key may not decide ``entry`` under the policy (empty: it may)."""
+        policy = self.policy
+        if policy is None:
+            return ""
+        handoff_id = entry.ref.id
+        try:
+            rule = rule_of(policy, handoff_id)
+        except NoRule as exc:
+            return str(exc)
+        if self.key_path is None:
+            return (
+                f"under the policy only signed decisions count: start watch with --key; "
+                f"who may decide {handoff_id}: {', '.join(rule.approvers)}"
+            )
+        principal = self._principals.get(rule)
+        if principal is None:
+            try:
+                principal = principal_for(self.key_path, policy, rule, self.reviewer)
+            except DecisionRefused as exc:
+                principal = exc
+            self._principals[rule] = principal
+        if isinstance(principal, DecisionRefused):
+            return f"{handoff_id}: {principal}"
+        trust = entry.trust
+        if trust is not None and trust.producer == principal:
+            return f"{principal!r} produced {handoff_id} and may not decide it"
+        if trust is not None and principal in trust.approvals:
+            return f"{principal!r} already approved {handoff_id}"
+        return ""
+
+    def decide(
+        self,
+        entry: Entry,
+        action: Action,
+        sha256: str,
+        reason: str | None = None,
+        category: Category | None = None,
+    ) -> Decided:
+        """Write the decision (blocking: run it off the UI thread); a refusal, or a store
+        driver's own error, comes back as the ``Decided`` message's reason, never a crash."""
+        store = LOCAL if self.store is None else store_copy(self.store)
+        try:
+            decision = decide(
+                str(entry.ref.run_dir),
+                entry.ref.id,
+                action,
+                reason=reason,
+                category=category,
+                reviewer=self.reviewer,
+                registry=self.registry,
+                expected_sha256=sha256,
+                key_path=self.key_path,
+                policy=self.policy,
+                store=store,
+            )
+        except (DecisionRefused, ValueError, OSError) as exc:
+            return Decided(entry.key, None, f"Not written: {exc}")
+        except Exception as exc:  # a store driver's own error: refused, never a crash
+            return Decided(entry.key, None, f"Not written: {type(exc).__name__}: {exc}")
+        finally:
+            if store is not LOCAL:
+                close = getattr(store, "close", None)
+                if close is not None:
+                    close()
+        return Decided(entry.key, decision, "")

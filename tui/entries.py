@@ -1,0 +1,112 @@
+"""The app's book of handoffs: entries folded from listings and inspections.
+
+Listings add, restamp and remove entries; inspections complete them. Only recently
+viewed or inspected entries keep their parsed report (``HOT_REPORTS``): ten thousand
+parsed payloads would make every garbage collection pause the screen. The screen
+decides what to repaint from what these methods return.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from handoff_gate.gates.store.filesystem import HandoffRef
+from handoff_gate.tui.model import Entry, Key, Label
+from handoff_gate.tui.scan import Inspection, RunListing
+
+#: Parsed reports kept in memory (the rest keep only their state and list label).
+HOT_REPORTS = 64
+
+
+@dataclass
+class Merged:
+    """What a listing changed: rows to re-render, handoffs to (re)inspect, and whether
+    the selected handoff's waiters changed (its detail shows them)."""
+
+    stale: list[Key] = field(default_factory=list)
+    inspect: list[HandoffRef] = field(default_factory=list)
+    selected_changed: bool = False
+    #: The longest id among the new entries (ids keep their full width in the list).
+    id_width: int = 0
+
+
+class Entries:
+    """Every handoff known, by key, and the handoff ids of every run."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[Key, Entry] = {}
+        self.runs: dict[Path, set[str]] = {}
+        #: Keys that arrived after the first listing, not yet looked at by the screen.
+        self.arrived: list[Key] = []
+        self._hot: dict[Key, None] = {}
+
+    def merge(self, listing: RunListing, initial: bool, selected: object) -> Merged:
+        """Fold one run's listing in; ``selected`` is the key the cursor is on."""
+        merged = Merged()
+        run_dir = listing.run_dir
+        known = self.runs.setdefault(run_dir, set())
+        present = {ref.id for ref in listing.refs}
+        gone = (known - present) if listing.complete else listing.removed
+        for handoff_id in gone:
+            self.by_key.pop((run_dir, handoff_id), None)
+            merged.stale.append((run_dir, handoff_id))
+        self.runs[run_dir] = present if listing.complete else (known - gone) | present
+        for ref in listing.refs:
+            key = (run_dir, ref.id)
+            stamp = listing.stamps[ref.id]
+            decision_stamp = listing.decision_stamps.get(ref.id)
+            entry = self.by_key.get(key)
+            waiters = None if listing.waiters is None else listing.waiters.get(ref.id, ())
+            if entry is None:
+                entry = Entry(ref, stamp, decision_stamp, fresh=not initial, waiters=waiters)
+                self.by_key[key] = entry
+                if not initial:
+                    self.arrived.append(key)
+                merged.id_width = max(merged.id_width, len(ref.id))
+            else:
+                if entry.waiters != waiters:
+                    entry.waiters = waiters
+                    merged.stale.append(key)
+                    merged.selected_changed = merged.selected_changed or key == selected
+                if (entry.stamp, entry.decision_stamp) == (stamp, decision_stamp):
+                    continue
+            entry.stamp, entry.decision_stamp = stamp, decision_stamp
+            merged.stale.append(key)
+            merged.inspect.append(ref)
+        return merged
+
+    def forget_run(self, run_dir: Path, initial: bool, selected: object) -> Merged:
+        """A run that is gone: its entries go with it."""
+        merged = self.merge(RunListing(run_dir, (), {}, {}), initial, selected)
+        self.runs.pop(run_dir, None)
+        return merged
+
+    def fold(self, result: Inspection, selected: object) -> Entry | None:
+        """Complete an entry from its inspection; ``None`` if the entry is gone meanwhile.
+        The report object is kept when the bytes are the same (views hold on to it)."""
+        entry = self.by_key.get(result.key)
+        if entry is None:
+            return None
+        same_bytes = entry.report is not None and entry.report.sha256 == result.report.sha256
+        entry.report = entry.report if same_bytes else result.report
+        entry.label = Label.of(result.report)
+        self.keep_report(entry, selected)
+        entry.decision, entry.decision_error = result.decision, result.decision_error
+        entry.state = result.state
+        entry.trust = result.trust
+        return entry
+
+    def keep_report(self, entry: Entry, selected: object) -> None:
+        """Remember ``entry``'s report; drop the least recently used beyond the limit
+        (never the selected one's)."""
+        self._hot.pop(entry.key, None)
+        self._hot[entry.key] = None
+        while len(self._hot) > HOT_REPORTS:
+            key = next(iter(self._hot))
+            del self._hot[key]
+            old = self.by_key.get(key)
+            if key == selected:
+                self._hot[key] = None
+            elif old is not None:
+                old.report = None

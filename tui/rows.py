@@ -1,0 +1,101 @@
+"""The list's rows and the header line, fitted to the terminal's width.
+
+Rows are rendered when first painted and cached until their entry, the filter or the
+list's width changes: ten thousand handoffs must not be rendered on every repaint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from rich.text import Text
+
+from handoff_gate.tui.model import Entry, Key, Show
+from handoff_gate.tui.render import BADGE_WIDTH, fit, list_row, safe
+
+#: Widest run name and handoff id columns in the list (longer ones are cut with "…").
+MAX_RUN_WIDTH = 22
+MAX_ID_WIDTH = 18
+#: The run column never shrinks below this (an id still comes first).
+MIN_RUN_WIDTH = 4
+
+
+class RowCache:
+    """Rendered list rows by key; ``drop`` one when its entry changes, ``clear`` all."""
+
+    def __init__(self, entries: dict[Key, Entry], runs: dict[Path, set[str]]) -> None:
+        self._entries = entries
+        self._runs = runs
+        self._rows: dict[Key, Text] = {}
+        self._widths = (16, 12, 0)
+        #: The widest handoff id seen so far (ids keep their full width).
+        self.id_width = 8
+
+    def drop(self, key: Key) -> None:
+        self._rows.pop(key, None)
+
+    def clear(self) -> None:
+        self._rows.clear()
+
+    def columns(self, width: int, show: Show) -> tuple[int, int]:
+        """Run and id column widths for a list ``width`` cells wide.
+
+        The id keeps its full width (it is what a reviewer types into ``decide``); the
+        run name gives way first, cut with a visible "…".
+        """
+        id_width = min(self.id_width, MAX_ID_WIDTH)
+        widest = MAX_RUN_WIDTH if show is not Show.REJECTED else MIN_RUN_WIDTH * 3
+        natural = min(max((len(run.name) for run in self._runs), default=8), widest)
+        room = width - BADGE_WIDTH - 1 - id_width - len(" …")
+        return max(min(natural, room), MIN_RUN_WIDTH), id_width
+
+    def row(self, key: object, width: int, show: Show) -> Text:
+        """The row of ``key`` fitted to ``width`` (empty for a key no entry has)."""
+        widths = (*self.columns(width, show), width)
+        if widths != self._widths:
+            self._widths = widths
+            self._rows.clear()
+        text = self._rows.get(key) if isinstance(key, tuple) else None
+        if text is None:
+            entry = self._entries.get(key) if isinstance(key, tuple) else None
+            if entry is None:
+                return Text()
+            text = self._rows[entry.key] = list_row(entry, *widths, decision=show is Show.REJECTED)
+        return text
+
+
+def topbar(
+    *,
+    where: str,
+    read_only: bool,
+    reviewer: str,
+    entries: Iterable[Entry],
+    show: Show,
+    listed: int,
+    count_waiters: bool,
+    scanned: bool,
+    backlog: int,
+    width: int,
+) -> Text:
+    """The header: what is reviewed, what a person can act on (and how many of those
+    have a waiter, where the store can tell), the filter, the reviewer, progress."""
+    every = list(entries)
+    actionable = [e for e in every if e.actionable]
+    waited = f" · {sum(1 for e in actionable if e.waiters)} with a waiter" if count_waiters else ""
+    bar = Text.assemble(
+        (" handoff-gate ", "bold reverse"),
+        " ",
+        (" read-only ", "bold reverse") if read_only else "",
+        " ",
+        (safe(where, 30), "bold"),
+        f"  pending {len(actionable)}{waited}",
+        f"  showing {show.value} {listed}/{len(every)}",
+        ("  reviewer ", "dim"),
+        safe(reviewer, 20),
+    )
+    if not scanned:
+        bar.append("  scanning…", style="dim")
+    elif backlog:
+        bar.append(f"  inspecting {backlog}…", style="dim")
+    return fit(bar, width)

@@ -1,0 +1,583 @@
+"""The review screen: the live list of handoffs and the selected one, field by field.
+
+It owns the main view's keys and its state: the filter (``show``), the selected handoff
+(``selected``) and what the detail's body shows (``body``: fields, raw or diff), each a
+reactive whose watcher repaints. It folds the feed's messages into its entries; the list
+and the detail only ever display entries. Decisions are written by a ``Decider`` in a
+worker thread.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from handoff_gate.gates.run.decision_record import describe
+from handoff_gate.gates.view.reject_hint import suggest_category
+from handoff_gate.gates.vocab.actions import Action
+from handoff_gate.gates.vocab.report import FieldRow
+from handoff_gate.gates.vocab.states import HandoffState, needs_person
+from handoff_gate.tui.cursor import next_after, step_waiting
+from handoff_gate.tui.deciding import READ_ONLY, Decider, Notice
+from handoff_gate.tui.entries import Entries, Merged
+from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
+from handoff_gate.tui.model import Entry, Key, Show, placement, previous_same_phase, visible_entries
+from handoff_gate.tui.palette import Target, action_targets, jump_targets
+from handoff_gate.tui.render import finding_text, safe
+from handoff_gate.tui.rows import RowCache, topbar
+from handoff_gate.tui.throttle import Throttled
+from handoff_gate.tui.widgets.detail import Body, Detail
+from handoff_gate.tui.widgets.field_tree import FieldTree
+from handoff_gate.tui.widgets.handoff_list import HandoffList
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.vocab.actions import Category
+    from handoff_gate.tui.feed import Feed
+    from handoff_gate.tui.screens.reject import Rejection
+
+#: After a decision sent the cursor to another run, a handoff that arrives in the decided
+#: run this soon (the pipeline's next step) takes the cursor back, if it has not moved.
+FOLLOW_RUN_S = 5.0
+#: New entries it takes before the heap is frozen out of garbage collection again.
+FREEZE_MIN = 1000
+#: Bulk updates (background inspection) repaint the list at most this often.
+LIST_REFRESH_S = 0.1
+
+
+class ReviewScreen(Screen[None]):
+    """The main view of ``handoff-gate watch``: review and decide handoffs as they arrive."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "approve", "Approve", tooltip="approve the selected handoff (asks first)"),
+        Binding("r", "reject", "Reject", tooltip="reject with a reason and a category"),
+        Binding("v", "raw", "Raw", tooltip="the exact text, unsafe characters made visible"),
+        Binding("d", "diff", "Diff", tooltip="diff with the run's previous handoff of the phase"),
+        Binding("n", "next_waiting", "Next pending", tooltip="next handoff needing a decision"),
+        Binding("p", "previous_waiting", "Prev pending", tooltip="previous one needing one"),
+        Binding("f", "filter", "Filter", tooltip="cycle pending → rejected → approved → all"),
+        Binding("R", "show_rejected", "Rejected", show=False, tooltip="list rejected handoffs"),
+        Binding("o", "open_value", "Full value", show=False, tooltip="the field's whole value"),
+        Binding("question_mark", "help", "Help", tooltip="this help"),
+    ]
+
+    #: The list filter; every assignment repaints the list.
+    show: reactive[Show] = reactive(Show.PENDING, init=False, always_update=True)
+    #: The handoff the list's cursor is on (``None``: no handoff row).
+    selected: reactive[Key | None] = reactive(None, init=False, always_update=True)
+    #: What the detail's body shows; raw and diff are set once their lines are ready.
+    body: reactive[Body] = reactive(Body.FIELDS, init=False, always_update=True)
+
+    def __init__(
+        self,
+        feed: Feed,
+        decider: Decider,
+        *,
+        where: str,
+        reviewer: str,
+        show: Show,
+        quiet: bool,
+    ) -> None:
+        """``where``: the root or store as the header names it; ``quiet``: no bell."""
+        super().__init__()
+        self.feed = feed
+        self.decider = decider
+        self._where = where
+        self._reviewer_shown = reviewer
+        self._quiet = quiet
+        self.set_reactive(ReviewScreen.show, show)
+        self._book = Entries()
+        self._rows = RowCache(self._book.by_key, self._book.runs)
+        self._body_view: tuple[Text | None, tuple[Text, ...]] = (None, ())
+        self._scanned = False
+        #: Repaint the list (re-filter, re-sort) or only the header; ``now=False`` from
+        #: bulk updates coalesces them to one paint per ``LIST_REFRESH_S``.
+        self._paint_list = Throttled(self, LIST_REFRESH_S, self._repaint_list)
+        self._update_topbar = Throttled(self, LIST_REFRESH_S, self._repaint_topbar)
+        self._show_painted = show
+        #: (decided run, where the decision sent the cursor, until when) while following.
+        self._follow: tuple[Path, object, float] | None = None
+        self._frozen_at: int | None = None
+        self._topbar = Static("", id="topbar", markup=False)
+        self._list = HandoffList(id="list")
+        self._main = Horizontal(id="main")
+        self._detail = Detail(id="detail")
+
+    def compose(self) -> ComposeResult:
+        yield self._topbar
+        with self._main:
+            yield self._list
+            yield self._detail
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._list.focus()
+        self._update_topbar()
+
+    def on_unmount(self) -> None:
+        if self._frozen_at is not None:
+            gc.unfreeze()
+
+    def on_resize(self) -> None:
+        """The header is fitted to the width with a marker; fit it again."""
+        self._update_topbar()
+
+    # ------------------------------------------------------------ public view
+
+    @property
+    def entries(self) -> dict[Key, Entry]:
+        """Every handoff known, by (run directory, handoff id); read it, do not edit it."""
+        return self._book.by_key
+
+    @property
+    def runs(self) -> dict[Path, set[str]]:
+        """The handoff ids of every run known; the feed's watcher reads it live."""
+        return self._book.runs
+
+    @property
+    def scanned(self) -> bool:
+        """Whether the first look at the whole root is through."""
+        return self._scanned
+
+    def listed(self) -> list[Key]:
+        """The handoffs in the list, top to bottom, as (run directory, handoff id)."""
+        return [key for key in self._list.keys if isinstance(key, tuple)]
+
+    def current_entry(self) -> Entry | None:
+        key = self._list.current
+        return self.entries.get(key) if isinstance(key, tuple) else None
+
+    def waited_runs(self) -> set[Path]:
+        """Run directories with a live waiter on some handoff (worth a fresh look)."""
+        return {e.ref.run_dir for e in self.entries.values() if e.waiters}
+
+    def jump_to(self, key: Key) -> None:
+        """Select a handoff, widening the filter if it hides it."""
+        if key not in self.entries:
+            return
+        handoffs = self._list
+        if not handoffs.select_key(key):
+            self.show = Show.ALL
+            handoffs.select_key(key)
+        handoffs.focus()
+
+    def jump_targets(self) -> list[Target]:
+        """Palette entries: each run (its newest handoff), then every handoff."""
+        return jump_targets(self._book.runs, self.entries.values(), self.jump_to)
+
+    def palette_actions(self) -> list[Target]:
+        """Palette entries that act: every key of the main view, and each filter."""
+        return action_targets(self.BINDINGS, self.run_action_soon, self._show)
+
+    def run_action_soon(self, action: str) -> None:
+        """Run a main-view action once the palette has closed (it is inert under it)."""
+        self.call_after_refresh(self.run_action, action)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Main-view actions stay inert while a dialog, the full-value view or the palette
+        is over this screen (palette actions run on it once the palette is closed)."""
+        return self.app.screen is self
+
+    # -------------------------------------------------------------- watchers
+
+    def watch_show(self) -> None:
+        self._paint_list()
+
+    def watch_selected(self, key: Key | None) -> None:
+        """Show the selected handoff; with an empty list, say why it is empty (the list
+        reports its empty cursor whenever it likes, also after the list was painted)."""
+        entry = self.entries.get(key) if key is not None else None
+        if entry is None:
+            self._show_detail(None, None if self._list.keys else self._empty_hint())
+            return
+        self._show_detail(entry)
+        if entry.report is None:
+            self.feed.inspect(entry.ref, urgent=True)
+        else:
+            self._book.keep_report(entry, self._list.current)
+
+    def watch_body(self, body: Body) -> None:
+        title, lines = self._body_view if body is not Body.FIELDS else (None, ())
+        self._detail.set_body(body, title, lines)
+
+    def _show_detail(self, entry: Entry | None, empty: Text | None = None) -> None:
+        """Show ``entry`` in the detail; showing an entry starts on its fields."""
+        self._detail.show(entry, empty)
+        self.set_reactive(ReviewScreen.body, self._detail.body)
+
+    # --------------------------------------------------------------- messages
+
+    def on_handoff_list_highlighted(self, message: HandoffList.Highlighted) -> None:
+        self.selected = message.key if isinstance(message.key, tuple) else None
+
+    def on_listed(self, message: Listed) -> None:
+        selected = self._list.current
+        for listing in message.listings:
+            self._apply(self._book.merge(listing, message.initial, selected))
+        if message.runs is not None:
+            for gone in set(self._book.runs) - message.runs:
+                self._apply(self._book.forget_run(gone, message.initial, selected))
+        if message.runs is not None or not message.initial:
+            self._scanned = True
+        self._paint_list()
+        self._follow_run()
+        if message.runs is not None:
+            self._freeze_heap(settled=True)
+        current = self.current_entry()
+        if current is not None and current.report is None:
+            self.feed.inspect(current.ref, urgent=True)
+
+    def _apply(self, merged: Merged) -> None:
+        rows = self._rows
+        rows.id_width = max(rows.id_width, merged.id_width)
+        for key in merged.stale:
+            rows.drop(key)
+        if merged.selected_changed:
+            self._show_detail(self.current_entry())
+        current = self._list.current
+        for ref in merged.inspect:
+            self.feed.inspect(ref, urgent=(ref.run_dir, ref.id) == current)
+
+    def on_inspected(self, message: Inspected) -> None:
+        current = self._list.current
+        refresh_detail = False
+        moved = False
+        for result in message.results:
+            entry = self.entries.get(result.key)
+            if entry is None:
+                continue
+            before = placement(entry, self.show)
+            self._book.fold(result, current)
+            moved = moved or placement(entry, self.show) != before
+            self._rows.drop(result.key)
+            refresh_detail = refresh_detail or result.key == current
+            self._maybe_notify(entry)
+        if moved:
+            self._paint_list(now=False)
+        else:
+            self._list.refresh()
+            self._update_topbar(now=False)
+        self._freeze_heap()
+        self._settle_cursor()
+        if refresh_detail:
+            self._show_detail(self.current_entry())
+
+    def on_decided(self, message: Decided) -> None:
+        run_dir, handoff_id = message.key
+        if message.decision is None:
+            self.notify(
+                safe(message.refusal, 400), title="Not written", severity="error", markup=False
+            )
+        else:
+            self.notify(f"{handoff_id}: {safe(describe(message.decision), 300)}", markup=False)
+            target = next_after(self.entries, self._list.keys, message.key)
+            if target is not None:
+                self._list.select_key(target)
+            if target is None or target[0] != run_dir:
+                self._follow = (run_dir, self._list.current, time.monotonic() + FOLLOW_RUN_S)
+        self.feed.relist(run_dir)
+
+    def on_body_ready(self, message: BodyReady) -> None:
+        entry = self._detail.entry
+        if entry is not None and entry.key == message.key:
+            self._body_view = (message.title, message.lines)
+            self.body = Body(message.body)
+
+    def on_watch_failed(self, message: WatchFailed) -> None:
+        self.notify(
+            f"Watching {safe(self._where, 80)} stopped: {safe(message.error, 200)}. "
+            "It resumes as soon as it can.",
+            title="Watcher",
+            severity="warning",
+            markup=False,
+        )
+
+    def on_field_tree_open(self, message: FieldTree.Open) -> None:
+        entry = self._detail.entry
+        if entry is None or entry.report is None:
+            return
+        from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
+
+        findings = field_findings(entry.report, message.row.path)
+        self.app.push_screen(FullValueScreen(self._title(entry), message.row, findings))
+
+    # ------------------------------------------------------- cursor and heap
+
+    def _settle_cursor(self) -> None:
+        """Let the cursor leave the first row once the first look at the root is complete.
+
+        Until every handoff of the first listing is inspected, results arrive in whatever
+        order the threads deliver them and rows appear, move and vanish under the filter;
+        holding the cursor on the first row makes the starting selection the first row of
+        the settled list, every time.
+        """
+        handoffs = self._list
+        if not handoffs.follow_top or not self._scanned or self._paint_list.pending:
+            return
+        if all(entry.state is not None for entry in self.entries.values()):
+            handoffs.follow_top = False
+
+    def _follow_run(self) -> None:
+        """Bring the cursor to a handoff just submitted in the run a decision was made in.
+
+        A pipeline writes its next step a moment after the decision it waited for, so
+        the next thing to review in that run often arrives after the cursor has moved
+        on. Only within ``FOLLOW_RUN_S`` and only if the reader left the cursor where the
+        decision put it; any other arrival never moves the cursor.
+        """
+        arrived, self._book.arrived = self._book.arrived, []
+        follow = self._follow
+        if follow is None:
+            return
+        run_dir, parked, until = follow
+        if time.monotonic() > until or self._list.current != parked:
+            self._follow = None
+            return
+        for key in arrived:
+            entry = self.entries.get(key)
+            if entry is not None and key[0] == run_dir and entry.waiting:
+                self._follow = None
+                self._list.select_key(key)
+                return
+
+    def _freeze_heap(self, *, settled: bool = False) -> None:
+        """Exempt the settled heap from the cyclic garbage collector.
+
+        Done when a look at the whole root is through or the inspection backlog drains,
+        at first and then whenever the entries have doubled. Full collections of the
+        modules, widgets and entries paused the screen for 60-100 ms and slowed the
+        background inspection; those objects are long-lived and entries have no cycles,
+        so reference counting still frees them.
+        """
+        count = len(self.entries)
+        grown = self._frozen_at is None or count >= 2 * self._frozen_at + FREEZE_MIN
+        if (settled or self.feed.backlog == 0) and grown:
+            gc.freeze()
+            self._frozen_at = count
+
+    def _maybe_notify(self, entry: Entry) -> None:
+        if not entry.fresh or entry.notified or not needs_person(entry.state):
+            return
+        entry.notified = True
+        state = "blocked" if entry.state is HandoffState.BLOCKED else "waiting for you"
+        self.notify(
+            f"{safe(entry.run, 40)} / {entry.ref.id} is {state}",
+            title="New handoff",
+            markup=False,
+        )
+        if not self._quiet:
+            self.app.bell()
+
+    # ------------------------------------------------------------------ list
+
+    def _repaint_list(self) -> None:
+        """Re-filter and re-sort the list."""
+        show = self.show
+        listed = visible_entries(self.entries, show)
+        if self._show_painted is not show:
+            self._show_painted = show
+            self._rows.clear()
+        self._main.set_class(show is Show.REJECTED, "decisions")
+        keys = [entry.key for entry in listed]
+        self._list.set_rows(keys, self._row_text)
+        if not keys:
+            self._show_detail(None, self._empty_hint())
+        self._update_topbar()
+        self._settle_cursor()
+
+    def _row_text(self, key: object, width: int) -> Text:
+        return self._rows.row(key, width, self.show)
+
+    def _empty_hint(self) -> Text:
+        if not self._scanned:
+            return Text("Scanning…", style="dim")
+        if not self.entries:
+            return Text(
+                "No handoffs yet. New ones appear here as soon as they are written.", style="dim"
+            )
+        return Text(f"Nothing {self.show.value} here. Press f to change the filter.", style="dim")
+
+    def _repaint_topbar(self) -> None:
+        """The header's counts across all entries."""
+        bar = topbar(
+            where=self._where,
+            read_only=self.decider.read_only,
+            reviewer=self._reviewer_shown,
+            entries=self.entries.values(),
+            show=self.show,
+            listed=self._list.row_count,
+            count_waiters=self.decider.store is None,
+            scanned=self._scanned,
+            backlog=self.feed.backlog,
+            width=self.app.size.width or 80,
+        )
+        self._topbar.update(bar)
+
+    # --------------------------------------------------------------- actions
+
+    def _title(self, entry: Entry) -> Text:
+        return Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
+
+    def _tell(self, notice: Notice) -> None:
+        self.notify(notice.message, title=notice.title, severity=notice.severity, markup=False)
+
+    def _decidable(self, entry: Entry | None) -> Entry | None:
+        if self.decider.read_only:
+            self._tell(READ_ONLY)
+            return None
+        if entry is None:
+            return None
+        if entry.report is None:
+            self.notify("Still inspecting this handoff; try again in a moment.", markup=False)
+            self.feed.inspect(entry.ref, urgent=True)
+            return None
+        refusal = self.decider.refusal(entry)
+        if refusal is not None:
+            self._tell(refusal)
+            return None
+        return entry
+
+    def action_approve(self) -> None:
+        entry = self._decidable(self.current_entry())
+        if entry is None or entry.report is None:
+            return
+        report = entry.report
+        if not report.approvable:
+            codes = ", ".join(sorted({f.code.value for f in report.blocking}))
+            self.notify(
+                f"Approval refused: {entry.ref.id} is blocked ({codes}). Nothing was written.",
+                title="Blocked",
+                severity="error",
+                markup=False,
+            )
+            return
+        from handoff_gate.tui.screens.approve import ApproveScreen  # dialogs load on first use
+
+        warnings = [finding_text(f) for f in report.warnings]
+        screen = ApproveScreen(self._title(entry), report.sha256, warnings)
+
+        def confirmed(ok: bool | None) -> None:
+            if ok:
+                self._decide(entry, Action.APPROVE, report.sha256)
+
+        self.app.push_screen(screen, confirmed)
+
+    def action_reject(self) -> None:
+        entry = self._decidable(self.current_entry())
+        if entry is None or entry.report is None:
+            return
+        from handoff_gate.tui.screens.reject import RejectScreen
+
+        sha256 = entry.report.sha256
+
+        def submitted(rejection: Rejection | None) -> None:
+            if rejection is not None:
+                self._decide(entry, Action.REJECT, sha256, rejection.reason, rejection.category)
+
+        screen = RejectScreen(self._title(entry), suggest_category(entry.report))
+        self.app.push_screen(screen, submitted)
+
+    @work(thread=True, group="decide")
+    def _decide(
+        self,
+        entry: Entry,
+        action: Action,
+        sha256: str,
+        reason: str | None = None,
+        category: Category | None = None,
+    ) -> None:
+        self.post_message(self.decider.decide(entry, action, sha256, reason, category))
+
+    def action_raw(self) -> None:
+        self._toggle_body(Body.RAW)
+
+    def action_diff(self) -> None:
+        self._toggle_body(Body.DIFF)
+
+    def _toggle_body(self, body: Body) -> None:
+        entry = self.current_entry()
+        if entry is not self._detail.entry:
+            self._show_detail(entry)
+        if self.body is body or entry is None:
+            self.body = Body.FIELDS
+            return
+        if entry.report is None:
+            return
+        previous = None
+        if body is Body.DIFF:
+            previous = previous_same_phase(self.entries, entry)
+            if previous is None:
+                self.notify(
+                    f"No earlier {entry.ref.phase} handoff in this run to compare with.",
+                    markup=False,
+                )
+                return
+        self._load_body(entry, body, previous)
+
+    @work(thread=True, exclusive=True, group="body")
+    def _load_body(self, entry: Entry, body: Body, previous: Entry | None) -> None:
+        from handoff_gate.tui.textviews import diff_view, raw_view  # difflib: only when asked for
+
+        report = entry.report
+        if report is None:
+            return
+        if previous is None:
+            title, lines = raw_view(entry.ref, report)
+        else:
+            before = previous.report or self.feed.inspect_once(previous.ref).report
+            title, lines = diff_view(before, previous.ref.id, report, entry.ref.id)
+        self.post_message(BodyReady(entry.key, body.value, title, tuple(lines)))
+
+    def _step_waiting(self, direction: int) -> None:
+        handoffs = self._list
+        if not handoffs.keys:
+            return
+        key = step_waiting(self.entries, handoffs.keys, handoffs.cursor, direction)
+        if key is None:
+            self.notify("No other handoff is waiting for a decision.", markup=False)
+        else:
+            handoffs.select_key(key)
+
+    def action_next_waiting(self) -> None:
+        self._step_waiting(1)
+
+    def action_previous_waiting(self) -> None:
+        self._step_waiting(-1)
+
+    def action_filter(self) -> None:
+        self._show(self.show.next())
+
+    def action_show_rejected(self) -> None:
+        self._show(Show.REJECTED)
+
+    def _show(self, show: Show) -> None:
+        self.show = show
+        self.notify(f"Showing {show.value} handoffs", timeout=2, markup=False)
+
+    def action_open_value(self) -> None:
+        """Open the highlighted field's whole value (the first field when none is)."""
+        fields = self._detail.fields
+        row = fields.cursor_node_data
+        if not isinstance(row, FieldRow):
+            first = fields.root.children[0] if fields.root.children else None
+            row = first.data if first is not None else None
+        if isinstance(row, FieldRow):
+            self.post_message(FieldTree.Open(row))
+        else:
+            self.notify("No field to open.", markup=False)
+
+    def action_help(self) -> None:
+        from handoff_gate.tui.screens.help import HelpScreen, key_rows
+
+        bindings = [*self.BINDINGS, *self.app.BINDINGS, *HandoffList.BINDINGS, *FieldTree.BINDINGS]
+        self.app.push_screen(HelpScreen(key_rows(self.app, bindings)))
