@@ -1,5 +1,5 @@
 """Command palette entries: actions (approve, reject, filter, …) and jumps to a run or a
-handoff.
+handoff, found by run, id, state, reviewer, reject category or reason.
 
 Prompts are built as ``Text`` (the palette parses plain strings as markup) and help
 strings are fixed English, never payload or file names.
@@ -42,9 +42,23 @@ def jump_targets(
                 )
             )
     for entry in sorted(entries, key=lambda e: (e.run, e.ref.seq)):
-        label = f"{safe(entry.run, 60)} {entry.ref.id}"
+        label = f"{safe(entry.run, 60)} {entry.ref.id}{_decided(entry)}"
         targets.append((label, partial(jump, entry.key), "Jump to this handoff"))
     return targets
+
+
+def _decided(entry: Entry) -> str:
+    """What a reviewer searches decided handoffs by: state, reviewer, category, reason."""
+    decision = entry.decision
+    state = f" {entry.state.value}" if entry.state is not None else ""
+    if decision is None:
+        return state
+    parts = [state, f"by {safe(decision.reviewer, 40)}"]
+    if decision.category is not None:
+        parts.append(decision.category.value)
+    if decision.reason:
+        parts.append(safe(decision.reason, 80))
+    return " · ".join(parts)
 
 
 def action_targets(

@@ -434,3 +434,25 @@ async def test_enter_on_a_field_opens_its_whole_value_and_escape_returns(root, r
         await settle(pilot, lambda: not isinstance(app.screen, FullValueScreen))
         await pilot.press("space")
         await settle(pilot, lambda: isinstance(app.screen, FullValueScreen))
+
+
+async def test_the_palette_finds_a_decided_handoff_by_category_and_reason(root, registry):
+    put(root, "job-1", PLAN)
+    rejected = put(root, "job-2", PLAN)
+    decide_as(
+        root,
+        "job-2",
+        rejected,
+        "reject",
+        registry,
+        reason="Out of this quarter.",
+        category="out_of_scope",
+    )
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        await pilot.press("ctrl+p", *"quarter")
+        await settle(pilot, lambda: "out_of_scope" in screen_text(app))
+        assert "by alice" in screen_text(app)
+        await pilot.press("enter")
+        await settle(pilot, lambda: app.current_entry().run == "job-2")
