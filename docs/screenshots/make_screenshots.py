@@ -33,6 +33,7 @@ from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.run.waiters import registered
 from handoff_gate.tui.app import HandoffGateApp
 from handoff_gate.tui.widgets.detail import Body, Detail
 
@@ -102,21 +103,22 @@ def shoot(app: HandoffGateApp, name: str) -> None:
 
 
 async def operator(workspace: Path, registry: Registry) -> None:
-    """An operator approves the live Phase 1 plan."""
+    """An operator approves the live Phase 1 plan, which a pipeline is blocked on."""
     plan_id = live_submit(workspace, "plan", as_bytes(plan_first(None)))
     app = HandoffGateApp(workspace, registry, reviewer="operator", show="pending", quiet=True)
-    async with app.run_test(size=SIZE) as pilot:
-        await select(pilot, app, LIVE_RUN, plan_id)
-        shoot(app, "operator-1-live-plan")
-        await pilot.press("a")
-        await pilot.pause()
-        shoot(app, "operator-2-confirm")
-        await pilot.press("y")
-        key = (app.root / LIVE_RUN, plan_id)
-        await settle(pilot, lambda: app.entries[key].decision is not None, "the approval")
-        app.jump_to(key)
-        await pilot.pause()
-        shoot(app, "operator-3-approved")
+    with registered(workspace / LIVE_RUN, plan_id):  # as the pipeline's wait records it
+        async with app.run_test(size=SIZE) as pilot:
+            await select(pilot, app, LIVE_RUN, plan_id)
+            shoot(app, "operator-1-live-plan")
+            await pilot.press("a")
+            await pilot.pause()
+            shoot(app, "operator-2-confirm")
+            await pilot.press("y")
+            key = (app.root / LIVE_RUN, plan_id)
+            await settle(pilot, lambda: app.entries[key].decision is not None, "the approval")
+            app.jump_to(key)
+            await pilot.pause()
+            shoot(app, "operator-3-approved")
 
 
 async def reviewer(workspace: Path, registry: Registry) -> None:
