@@ -50,7 +50,6 @@ from handoff_gate.gates.trust.statement import NO_LOG_HEAD
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.ids import validate_id
-from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.safe_text import has_unsafe
 
 if TYPE_CHECKING:
@@ -173,11 +172,7 @@ def decide(
     existing = _existing(store, key, handoff_id, principal)
     if existing is not None:
         attempt.refuse(f"{handoff_id} is already {existing}")
-    try:
-        store.handoff_bytes(key, handoff_id, MAX_HANDOFF_BYTES)
-    except OversizeError:
-        pass  # inspection reports it, and a reject is still possible
-    except OSError:
+    if not _exists(store, key, handoff_id):
         attempt.refuse(f"no handoff {handoff_id} in {key}")
     registry = registry or load_registry()
     report = inspect_in_run(key, handoff_id, registry, policy=policy, store=store)
@@ -212,6 +207,18 @@ def decide(
         if on_warning is not None:
             on_warning(f"{handoff_id}: the decision stands but was not logged: {exc}")
     return decision
+
+
+def _exists(store: RunStore, run: str, handoff_id: str) -> bool:
+    """Whether the handoff is there, asked without reading it: a zero-byte cap makes the
+    store compare sizes only (an oversize handoff exists; inspection then blocks it)."""
+    try:
+        store.handoff_bytes(run, handoff_id, 0)
+    except OversizeError:
+        return True
+    except OSError:
+        return False
+    return True
 
 
 #: Fields only signed records carry; an unsigned record is written as before them.
