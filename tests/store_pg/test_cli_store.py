@@ -44,6 +44,18 @@ def _done(proc: subprocess.Popen[str], stdin: str | None = None) -> tuple[int, s
     return proc.returncode, out, err
 
 
+def _submit(home: Path, url: str) -> str:
+    """``handoff-gate submit`` of the example plan into run ``nightly``; its id."""
+    rc, out, err = _done(
+        _gate(
+            home, url, "submit", "nightly", "--phase", "plan", "--schema", "plan/v1", "-", stdin=""
+        ),
+        PLAN.read_text(),
+    )
+    assert rc == 0, err
+    return out.strip()
+
+
 def _urls(server: PgServer, conn: psycopg.Connection[Any]) -> tuple[str, str, str]:
     db = conn.info.dbname
     return (
@@ -59,21 +71,7 @@ def test_submit_wait_decide_across_hosts(
 ) -> None:
     pipeline_url, reviewer_url, _ = _urls(pg_server, schema_db)
     ci, laptop = tmp_path / "ci-runner", tmp_path / "laptop"
-    submitted = _gate(
-        ci,
-        pipeline_url,
-        "submit",
-        "nightly",
-        "--phase",
-        "plan",
-        "--schema",
-        "plan/v1",
-        "-",
-        stdin="",
-    )
-    rc, out, err = _done(submitted, PLAN.read_text())
-    assert rc == 0, err
-    hid = out.strip()
+    hid = _submit(ci, pipeline_url)
     waiter = _gate(ci, pipeline_url, "wait", "nightly", hid, "--timeout", str(BOUND))
     try:
         listed = _gate(laptop, reviewer_url, "list", "--json")
@@ -115,22 +113,9 @@ def test_the_pipeline_role_cannot_decide(
     pg_server: PgServer, schema_db: psycopg.Connection[Any], tmp_path: Path
 ) -> None:
     pipeline_url, _, _ = _urls(pg_server, schema_db)
-    submitted = _gate(
-        tmp_path / "ci",
-        pipeline_url,
-        "submit",
-        "nightly",
-        "--phase",
-        "plan",
-        "--schema",
-        "plan/v1",
-        "-",
-        stdin="",
-    )
-    rc, out, err = _done(submitted, PLAN.read_text())
-    hid = out.strip()
+    hid = _submit(tmp_path / "ci", pipeline_url)
     decided = _gate(tmp_path / "ci", pipeline_url, "decide", "nightly", hid, "approve")
-    rc, out, err = _done(decided)
+    rc, _, err = _done(decided)
     assert rc == 2
     assert err.count("\n") == 1 and "Traceback" not in err
     assert schema_db.execute("SELECT count(*) FROM decisions").fetchone() == (0,)
@@ -158,20 +143,7 @@ def test_waiters_outlive_a_server_crash_and_get_a_decision_made_after_it(
     """A notification is only a hint: a decision made while the waiters were reconnecting
     reaches every one of them, because each re-reads after any reconnect."""
     pipeline_url, reviewer_url, _ = _urls(pg_server, schema_db)
-    submitted = _gate(
-        tmp_path / "ci",
-        pipeline_url,
-        "submit",
-        "nightly",
-        "--phase",
-        "plan",
-        "--schema",
-        "plan/v1",
-        "-",
-        stdin="",
-    )
-    rc, out, err = _done(submitted, PLAN.read_text())
-    hid = out.strip()
+    hid = _submit(tmp_path / "ci", pipeline_url)
     waiters = [
         _gate(
             tmp_path / f"w{n}",
