@@ -66,16 +66,21 @@ def policy(args: argparse.Namespace) -> Policy | None:
         if pinned:
             raise UsageError("--policy-sha256 pins a policy, but no --policy was given")
         return None
-    try:
-        loaded = Policy.load(Path(path))
-    except (PolicyError, OSError) as exc:
-        raise UsageError(f"cannot use the policy: {one_line(exc)}") from exc
+    loaded = load_policy(path)
     if pinned and loaded.digest != pinned.lower():
         raise UsageError(
             f"the policy {path} (with its allowed_signers) is not the one pinned by "
             f"--policy-sha256: its digest is {loaded.digest}"
         )
     return loaded
+
+
+def load_policy(path: str) -> Policy:
+    """A policy file and the allowed_signers it names, or a one-line ``UsageError``."""
+    try:
+        return Policy.load(Path(path))
+    except (PolicyError, OSError) as exc:
+        raise UsageError(f"cannot use the policy: {one_line(exc)}") from exc
 
 
 def key_path(args: argparse.Namespace) -> Path | None:

@@ -10,13 +10,11 @@ from __future__ import annotations
 import argparse
 
 from handoff_gate.cli.errors import OK, flat
-from handoff_gate.cli.inputs import policy
+from handoff_gate.cli.inputs import load_policy
 
 
 def run(args: argparse.Namespace) -> int:
-    args.policy = args.path
-    loaded = policy(args)
-    assert loaded is not None  # a path was given, so a policy or a UsageError
+    loaded = load_policy(args.path)
     print(f"policy {flat(str(loaded.path))}")
     print(f"allowed_signers {flat(str(loaded.signers_path))}")
     for rule in loaded.rules:
