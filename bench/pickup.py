@@ -29,6 +29,7 @@ from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import DECISIONS, list_handoffs
 from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.schemas import example_path
 
 TARGET = Target(stat="p95", limit=25.0, max_ratio=1.5)
@@ -63,7 +64,7 @@ def _decide_after_arming(
             handoff,
             "approve",
             registry=load_registry(),
-            key_path=signing.key,
+            key=SigningKey(signing.key),
             policy=signing.policy,
         )
     decided = time.perf_counter()

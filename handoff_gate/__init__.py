@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from handoff_gate.gates.run.submit import submit
     from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait, wait_async
     from handoff_gate.gates.store.filesystem import HandoffRef, find_runs, list_handoffs
+    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.gates.vocab.actions import Action, Category
     from handoff_gate.gates.vocab.findings import Code, Finding, Severity, Verdict
     from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
@@ -59,6 +61,8 @@ _HOMES: dict[str, str] = {
     "HandoffRef": "store.filesystem",
     "find_runs": "store.filesystem",
     "list_handoffs": "store.filesystem",
+    "Policy": "trust.policy",
+    "SigningKey": "trust.signing_key",
     "Action": "vocab.actions",
     "Category": "vocab.actions",
     "Code": "vocab.findings",
@@ -84,9 +88,11 @@ __all__ = [
     "Finding",
     "HandoffRef",
     "HandoffState",
+    "Policy",
     "RegistryError",
     "Report",
     "Severity",
+    "SigningKey",
     "Verdict",
     "WaitOutcome",
     "WaitResult",

@@ -327,3 +327,20 @@ def test_a_closed_pipe_ends_quietly_without_a_traceback() -> None:
     assert proc.stdout == "{"
     assert "Traceback" not in proc.stderr
     assert "BrokenPipeError" not in proc.stderr
+
+
+def test_help_lists_every_command_even_when_only_one_is_parsed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Only the command being run gets its parser built; help must not notice."""
+    from handoff_gate.cli.main import COMMANDS, main
+
+    assert main(["--help"]) == 0
+    listing = capsys.readouterr().out
+    assert all(f"    {name} " in listing for name in COMMANDS)
+    assert main(["--store", "postgresql://nowhere/db", "check", "--help"]) == 0
+    assert capsys.readouterr().out.startswith("usage: handoff-gate check")
+    assert main(["-h", "check"]) == 0
+    assert capsys.readouterr().out == listing
+    assert main(["chek", "x"]) == 2
+    assert "invalid choice: 'chek'" in capsys.readouterr().err

@@ -27,8 +27,9 @@ from handoff_gate.gates.run.waiting import WaitOutcome, wait
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.log_chain import line_hash
+from handoff_gate.gates.trust.ed25519 import sign
 from handoff_gate.gates.trust.policy import Policy
-from handoff_gate.gates.trust.sshsig import sign
+from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.trust.statement import decision_statement
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.schemas import example_path
@@ -89,7 +90,12 @@ def _run(tmp_path: Path, name: str = "run") -> Path:
 
 def _plan(run: Path, keys: dict[str, Path], phase: str = "plan") -> str:
     return submit(
-        run, PLAN, phase=phase, schema_id="plan/v1", key_path=keys["planner"], signer="planner"
+        run,
+        PLAN,
+        phase=phase,
+        schema_id="plan/v1",
+        key=SigningKey(keys["planner"]),
+        signer="planner",
     ).id
 
 
@@ -102,11 +108,11 @@ def test_quorum_of_two_needs_both_approvers(
 ) -> None:
     run = _run(tmp_path)
     hid = _plan(run, keys)
-    decide(run, hid, "approve", key_path=keys["alice"], policy=policy, registry=REGISTRY)
+    decide(run, hid, "approve", key=SigningKey(keys["alice"]), policy=policy, registry=REGISTRY)
     settled = settle(STORE, run, hid, REGISTRY, policy)
     assert settled.outcome is None
     assert [d.principal for d in settled.decisions] == ["alice"]
-    decide(run, hid, "approve", key_path=keys["bob"], policy=policy, registry=REGISTRY)
+    decide(run, hid, "approve", key=SigningKey(keys["bob"]), policy=policy, registry=REGISTRY)
     done = settle(STORE, run, hid, REGISTRY, policy)
     assert done.outcome is Outcome.APPROVED
     assert done.report is not None and done.report.delivered is not None
@@ -118,7 +124,15 @@ def test_one_signed_reject_rejects_at_once(
 ) -> None:
     run = _run(tmp_path)
     hid = _plan(run, keys)
-    decide(run, hid, "reject", reason="no", key_path=keys["bob"], policy=policy, registry=REGISTRY)
+    decide(
+        run,
+        hid,
+        "reject",
+        reason="no",
+        key=SigningKey(keys["bob"]),
+        policy=policy,
+        registry=REGISTRY,
+    )
     assert _settle(run, hid, policy) is Outcome.REJECTED
 
 
@@ -128,7 +142,9 @@ def test_the_producer_cannot_approve_its_own_handoff(
     run = _run(tmp_path)
     hid = _plan(run, keys, phase="review")
     with pytest.raises(DecisionRefused, match="produced"):
-        decide(run, hid, "approve", key_path=keys["planner"], policy=policy, registry=REGISTRY)
+        decide(
+            run, hid, "approve", key=SigningKey(keys["planner"]), policy=policy, registry=REGISTRY
+        )
     assert STORE.decision_records(str(run), hid) == {}
 
 
@@ -139,7 +155,14 @@ def test_a_key_that_may_not_decide_is_refused_naming_who_may(
     hid = _plan(run, keys)
     for intruder in ("mallory", "planner"):
         with pytest.raises(DecisionRefused, match="who may: alice, bob"):
-            decide(run, hid, "approve", key_path=keys[intruder], policy=policy, registry=REGISTRY)
+            decide(
+                run,
+                hid,
+                "approve",
+                key=SigningKey(keys[intruder]),
+                policy=policy,
+                registry=REGISTRY,
+            )
     assert STORE.decision_records(str(run), hid) == {}
 
 
@@ -179,7 +202,7 @@ def test_hand_written_signed_decisions_are_ignored(
     """Mallory copies alice's record into bob's slot, and forges one in her own."""
     run = _run(tmp_path)
     hid = _plan(run, keys)
-    decide(run, hid, "approve", key_path=keys["alice"], policy=policy, registry=REGISTRY)
+    decide(run, hid, "approve", key=SigningKey(keys["alice"]), policy=policy, registry=REGISTRY)
     record = _signed_record(run, hid)
     (run / "decisions" / hid / "bob.json").write_text(json.dumps({**record, "principal": "bob"}))
     forged = {**record, "principal": "mallory", "reviewer": "mallory"}
@@ -248,10 +271,15 @@ def test_producer_signatures_are_required_where_the_policy_says(
     run = _run(tmp_path)
     unsigned = submit(run, PLAN, phase="plan", schema_id="plan/v1").id
     wrong = submit(
-        run, PLAN, phase="plan", schema_id="plan/v1", key_path=keys["alice"], signer="alice"
+        run, PLAN, phase="plan", schema_id="plan/v1", key=SigningKey(keys["alice"]), signer="alice"
     ).id
     forged = submit(
-        run, PLAN, phase="plan", schema_id="plan/v1", key_path=keys["mallory"], signer="planner"
+        run,
+        PLAN,
+        phase="plan",
+        schema_id="plan/v1",
+        key=SigningKey(keys["mallory"]),
+        signer="planner",
     ).id
     good = _plan(run, keys)
 
@@ -278,7 +306,7 @@ def _tampered_run(tmp_path: Path, keys: dict[str, Path], policy: Policy) -> Path
     run = _run(tmp_path)
     hid = _plan(run, keys)
     _plan(run, keys)
-    decide(run, hid, "approve", key_path=keys["alice"], policy=policy, registry=REGISTRY)
+    decide(run, hid, "approve", key=SigningKey(keys["alice"]), policy=policy, registry=REGISTRY)
     assert verify_run(run, STORE, policy) == []
     return run
 
@@ -462,13 +490,13 @@ def test_a_waiter_under_a_policy_is_woken_by_each_approvers_record(
     waiter = threading.Thread(target=waiting)
     waiter.start()
     assert blocked.wait(60)
-    decide(run, hid, "approve", registry=REGISTRY, key_path=keys["alice"], policy=policy)
+    decide(run, hid, "approve", registry=REGISTRY, key=SigningKey(keys["alice"]), policy=policy)
     folder = run / "decisions" / hid
     deadline = time.monotonic() + 60
     while folder not in fs_watch.watched_directories():
         assert time.monotonic() < deadline, "the waiter never moved to the approvals folder"
         time.sleep(0.01)
     assert not results
-    decide(run, hid, "approve", registry=REGISTRY, key_path=keys["bob"], policy=policy)
+    decide(run, hid, "approve", registry=REGISTRY, key=SigningKey(keys["bob"]), policy=policy)
     waiter.join(60)
     assert results == [WaitOutcome.APPROVED]

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.trust.signing_key import SigningKey
 
 #: How often runs with a waiter are looked at again for waiters that died silently.
 WAITER_RECHECK_S = 5.0
@@ -53,12 +54,12 @@ class HandoffGateApp(App[int]):
         poll: bool = False,
         quiet: bool = False,
         read_only: bool = False,
-        key_path: Path | None = None,
+        key: SigningKey | None = None,
         policy: Policy | None = None,
         store: RunStore | None = None,
     ) -> None:
         """``read_only``: review only; approve and reject are refused and nothing is
-        written under ``root``. ``key_path`` and ``policy``: decisions are signed with the
+        written under ``root``. ``key`` and ``policy``: decisions are signed with the
         key, and only a principal the policy lets decide a handoff's phase may try.
         ``store``: a non-local store (a database) shows every run in it; ``root`` is then
         ignored, and runs are keyed by ``Path(run_id)``."""
@@ -78,7 +79,7 @@ class HandoffGateApp(App[int]):
             registry,
             reviewer=reviewer,
             read_only=read_only,
-            key_path=key_path,
+            key=key,
             policy=policy,
             store=self.store,
         )
@@ -193,17 +194,17 @@ def run_app(
     poll: bool,
     quiet: bool,
     read_only: bool = False,
-    key_path: Path | None = None,
+    key: SigningKey | None = None,
     policy: Policy | None = None,
     store: RunStore | None = None,
 ) -> int:
     """Entry point of ``handoff-gate watch``; returns the process exit code.
 
     ``read_only``: decisions are refused in the app and nothing is written under ``root``.
-    ``key_path``/``policy``: sign decisions, and refuse up front those the key's principal
+    ``key``/``policy``: sign decisions, and refuse up front those the key's principal
     may not make. ``store``: a non-local store shows every run in it (``root`` ignored).
     """
-    if key_path is not None and policy is None:
+    if key is not None and policy is None:
         print("handoff-gate watch: --key needs --policy", file=sys.stderr)
         return 2
     remote = store is not None and not store.is_local
@@ -218,7 +219,7 @@ def run_app(
         poll=poll,
         quiet=quiet,
         read_only=read_only,
-        key_path=key_path,
+        key=key,
         policy=policy,
         store=store if remote else None,
     )

@@ -8,7 +8,6 @@ message is one plain line (payload and file names made safe), never markup.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from handoff_gate.gates.run.decision_record import describe
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy, Rule
+    from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.gates.vocab.actions import Action, Category
     from handoff_gate.tui.model import Entry
 
@@ -55,7 +55,7 @@ class Decider:
         *,
         reviewer: str | None,
         read_only: bool,
-        key_path: Path | None,
+        key: SigningKey | None,
         policy: Policy | None,
         store: RunStore | None,
     ) -> None:
@@ -63,7 +63,7 @@ class Decider:
         self.registry = registry
         self.reviewer = reviewer
         self.read_only = read_only
-        self.key_path = key_path
+        self.key = key
         self.policy = policy
         self.store = store
         self._principals: dict[Rule, str | DecisionRefused] = {}
@@ -97,7 +97,7 @@ class Decider:
             rule = rule_of(policy, handoff_id)
         except NoRule as exc:
             return str(exc)
-        if self.key_path is None:
+        if self.key is None:
             return (
                 f"under the policy only signed decisions count: start watch with --key; "
                 f"who may decide {handoff_id}: {', '.join(rule.approvers)}"
@@ -105,7 +105,7 @@ class Decider:
         principal = self._principals.get(rule)
         if principal is None:
             try:
-                principal = principal_for(self.key_path, policy, rule, self.reviewer)
+                principal = principal_for(self.key, policy, rule, self.reviewer)
             except DecisionRefused as exc:
                 principal = exc
             self._principals[rule] = principal
@@ -139,7 +139,7 @@ class Decider:
                 reviewer=self.reviewer,
                 registry=self.registry,
                 expected_sha256=sha256,
-                key_path=self.key_path,
+                key=self.key,
                 policy=self.policy,
                 store=store,
             )

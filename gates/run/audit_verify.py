@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.run.audit import Event, verify_chain
 from handoff_gate.gates.run.decision_record import (
@@ -34,10 +34,13 @@ from handoff_gate.gates.run.decision_record import (
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.log_chain import line_hash
 from handoff_gate.gates.store.select import store_for
-from handoff_gate.gates.trust.policy import Policy
-from handoff_gate.gates.trust.sshsig import SignatureError, verify
+from handoff_gate.gates.trust.ed25519 import verify
+from handoff_gate.gates.trust.sshsig import SignatureError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy
 
 _Slot = tuple[str, str | None]
 

@@ -12,6 +12,7 @@ once (the vocabulary is finite), so a payload with 14,000 findings still fits th
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -31,14 +32,19 @@ from handoff_gate.gates.vocab.ids import ID_REGEX
 from handoff_gate.gates.vocab.safe_text import has_unsafe
 
 #: The decided_at spelling ``audit.now_iso`` writes and a signed statement requires.
-_STAMP = "%Y-%m-%dT%H:%M:%S.%fZ"
+_STAMP = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{3})Z"
+)
 
 
 def parse_stamp(text: str) -> datetime:
-    """The moment ``2026-11-30T20:39:32.123Z`` names; ``ValueError`` for anything else."""
-    if not text.endswith("Z") or len(text) != 24:
+    """The moment ``2026-11-30T20:39:32.123Z`` names; ``ValueError`` for anything else,
+    an impossible date included. (Not ``strptime``: its first use costs a waiter 2 ms.)"""
+    found = _STAMP.fullmatch(text)
+    if found is None:
         raise ValueError("must be UTC ISO-8601 with milliseconds and Z")
-    return datetime.strptime(text, _STAMP).replace(tzinfo=UTC)
+    year, month, day, hour, minute, second, milli = map(int, found.groups())
+    return datetime(year, month, day, hour, minute, second, milli * 1000, tzinfo=UTC)
 
 
 class Decision(BaseModel):

@@ -23,7 +23,6 @@ import os
 import socket
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from handoff_gate.gates.contracts.registry import load_registry
@@ -44,8 +43,7 @@ from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import HandoffRef
 from handoff_gate.gates.store.log_chain import line_hash
 from handoff_gate.gates.store.select import store_for
-from handoff_gate.gates.trust.policy import Policy, Rule
-from handoff_gate.gates.trust.sshsig import NAMESPACE, SigningError, public_key_of, sign
+from handoff_gate.gates.trust.sshsig import NAMESPACE, SigningError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.findings import Code
@@ -54,6 +52,8 @@ from handoff_gate.gates.vocab.safe_text import has_unsafe
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.trust.policy import Policy, Rule
+    from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.gates.vocab.report import Report
 
 
@@ -97,14 +97,14 @@ class _Attempt:
         raise DecisionRefused(message)
 
 
-def principal_for(key_path: Path, policy: Policy, rule: Rule, reviewer: str | None) -> str:
+def principal_for(key: SigningKey, policy: Policy, rule: Rule, reviewer: str | None) -> str:
     """The approver of ``rule`` the key may sign as (``reviewer`` picks among several).
 
     ``DecisionRefused`` naming who may decide when the key signs for none of them;
     ``ValueError`` when the file is not a key at all (a usage error, not a refusal).
     """
     try:
-        public_key = public_key_of(key_path)
+        public_key = key.public_key()
     except SigningError as exc:
         raise ValueError(f"cannot use the key: {exc}") from None
     now = datetime.now(UTC)
@@ -133,7 +133,7 @@ def decide(
     reviewer: str | None = None,
     registry: Registry | None = None,
     expected_sha256: str | None = None,
-    key_path: Path | None = None,
+    key: SigningKey | None = None,
     policy: Policy | None = None,
     store: RunStore | None = None,
     on_warning: Callable[[str], None] | None = None,
@@ -153,37 +153,37 @@ def decide(
     validate_id(handoff_id)
     action = Action(action)
     category = Category(category) if category is not None else None
-    if key_path is not None and policy is None:
+    if key is not None and policy is None:
         raise ValueError("--key needs --policy: the policy's allowed_signers names the signer")
     store = store or store_for()
-    key = os.fspath(run)
+    where = os.fspath(run)
     rule = rule_of(policy, handoff_id) if policy is not None else None
     principal = None
-    if key_path is not None and policy is not None and rule is not None:
-        principal = principal_for(key_path, policy, rule, reviewer)
+    if key is not None and policy is not None and rule is not None:
+        principal = principal_for(key, policy, rule, reviewer)
     who = principal if reviewer is None and principal is not None else reviewer
     who = default_reviewer() if who is None else who.strip()
     if not who or len(who) > 200 or has_unsafe(who) or "\n" in who or "\t" in who:
         raise ValueError("the reviewer name must be 1-200 printable characters on one line")
-    attempt = _Attempt(store, key, handoff_id, action, who)
+    attempt = _Attempt(store, where, handoff_id, action, who)
     reason = reason.strip() if reason is not None else None
     if action is Action.REJECT and not reason:
         attempt.refuse("a rejection needs a non-blank --reason")
-    existing = _existing(store, key, handoff_id, principal)
+    existing = _existing(store, where, handoff_id, principal)
     if existing is not None:
         attempt.refuse(f"{handoff_id} is already {existing}")
-    if not _exists(store, key, handoff_id):
-        attempt.refuse(f"no handoff {handoff_id} in {key}")
+    if not _exists(store, where, handoff_id):
+        attempt.refuse(f"no handoff {handoff_id} in {where}")
     registry = registry or load_registry()
-    report = inspect_in_run(key, handoff_id, registry, policy=policy, store=store)
+    report = inspect_in_run(where, handoff_id, registry, policy=policy, store=store)
     _check_report(attempt, report, expected_sha256)
     if policy is not None and principal is not None and report.envelope is not None:
-        producer = verified_producer(report.envelope, run_name_of(key, store), policy)
+        producer = verified_producer(report.envelope, run_name_of(where, store), policy)
         if producer == principal:
             attempt.refuse(f"{principal!r} produced {handoff_id} and may not decide it")
-    decision = _record(store, key, handoff_id, action, reason, category, who, report)
-    if principal is not None and key_path is not None:
-        decision = _signed(store, key, decision, principal, key_path, attempt)
+    decision = _record(store, where, handoff_id, action, reason, category, who, report)
+    if principal is not None and key is not None:
+        decision = _signed(store, where, decision, principal, key, attempt)
     data = _encode(decision)
     event = {
         "event": audit.Event.DECISION_WRITTEN.value,
@@ -198,11 +198,11 @@ def decide(
         "verdict": report.verdict.value,
     }
     try:
-        store.create_decision(key, handoff_id, principal, data, event)
+        store.create_decision(where, handoff_id, principal, data, event)
     except DecisionExists:
-        attempt.refuse(f"{handoff_id} is already {_existing(store, key, handoff_id, principal)}")
+        attempt.refuse(f"{handoff_id} is already {_existing(store, where, handoff_id, principal)}")
     except OSError as exc:
-        if store.decision_records(key, handoff_id).get(principal) != data:
+        if store.decision_records(where, handoff_id).get(principal) != data:
             raise
         if on_warning is not None:
             on_warning(f"{handoff_id}: the decision stands but was not logged: {exc}")
@@ -281,7 +281,7 @@ def _signed(
     run: str,
     decision: Decision,
     principal: str,
-    key_path: Path,
+    key: SigningKey,
     attempt: _Attempt,
 ) -> Decision:
     """The decision with its principal, the log head it saw, and its signature."""
@@ -289,7 +289,7 @@ def _signed(
     log_head = line_hash(lines[-1]) if lines else NO_LOG_HEAD
     statement = decision.statement(principal, log_head)
     try:
-        signature = sign(statement, key_path)
+        signature = key.sign(statement)
     except SigningError as exc:
         attempt.refuse(f"cannot sign: {exc}")
     return decision.model_copy(

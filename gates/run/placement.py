@@ -10,13 +10,16 @@ must verify for one of them (``unsigned_handoff``, ``unknown_producer``).
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from handoff_gate.gates.trust.policy import Policy
-from handoff_gate.gates.trust.sshsig import NAMESPACE, SignatureError, public_key_of, sign
+from handoff_gate.gates.trust.sshsig import NAMESPACE, SignatureError
 from handoff_gate.gates.trust.statement import StatementError, handoff_statement
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.trust.signing_key import SigningKey
 
 
 def misplaced(envelope: Envelope, run_name: str, handoff_id: str) -> Finding | None:
@@ -57,7 +60,7 @@ def sign_handoff(
     schema: str,
     principal: str,
     at: str,
-    key_path: Path,
+    key: SigningKey,
 ) -> str:
     """The producer's armored SSHSIG binding these payload bytes to this handoff."""
     statement = handoff_statement(
@@ -69,10 +72,10 @@ def sign_handoff(
         principal=principal,
         at=at,
     )
-    return sign(statement, key_path)
+    return key.sign(statement)
 
 
-def producer_principal(key_path: Path, policy: Policy, phase: str) -> str:
+def producer_principal(key: SigningKey, policy: Policy, phase: str) -> str:
     """The producer of ``phase`` the key may sign as (for ``submit --key``).
 
     ``ValueError`` naming the phase's producers when the key signs for none of them.
@@ -80,7 +83,8 @@ def producer_principal(key_path: Path, policy: Policy, phase: str) -> str:
     rule = policy.rule_for(phase)
     if rule is None or rule.producers is None:
         raise ValueError(f"{policy.path}: phase {phase!r} names no producers to sign as")
-    listed = [e for e in policy.signers.entries if e.public_key == public_key_of(key_path)]
+    public_key = key.public_key()
+    listed = [e for e in policy.signers.entries if e.public_key == public_key]
     for name in rule.producers:
         if any(e.names(name) and e.allows_namespace(NAMESPACE) for e in listed):
             return name

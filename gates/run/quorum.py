@@ -18,6 +18,7 @@ import hashlib
 import os
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run import audit
@@ -32,13 +33,15 @@ from handoff_gate.gates.run.decision_record import (
 from handoff_gate.gates.run.placement import verified_producer
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.trust.policy import Policy, Rule
 from handoff_gate.gates.trust.sshsig import SignatureError
 from handoff_gate.gates.trust.statement import StatementError
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy, Rule
 
 #: What ``wait`` prints once on stderr when it runs without a policy.
 NO_POLICY_WARNING = (

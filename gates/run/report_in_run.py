@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jiter
 
@@ -25,13 +25,15 @@ from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import handoff_path
 from handoff_gate.gates.store.select import store_for
-from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.ids import UnsafePathError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy
 
 
 def _schema_of(file_bytes: bytes) -> object:

@@ -13,7 +13,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jiter
 from pydantic import BaseModel
@@ -29,6 +29,9 @@ from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.envelope import FORMAT, Envelope
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.signing_key import SigningKey
 
 #: What ``submit`` accepts as the producer's output (see ``payload_bytes``).
 Payload = bytes | str | dict[str, Any] | BaseModel
@@ -81,7 +84,7 @@ def submit(
     allow_unknown_schema: bool = False,
     store: RunStore | None = None,
     on_warning: Callable[[str], None] | None = None,
-    key_path: Path | None = None,
+    key: SigningKey | None = None,
     signer: str | None = None,
 ) -> HandoffRef:
     """Store ``payload`` (the producer's output, see ``payload_bytes``) as the run's next handoff.
@@ -97,7 +100,7 @@ def submit(
     handoff that is stored but could not be logged is returned all the same (a retry would
     store it twice); ``on_warning`` is told, and ``audit --verify`` reports the gap.
 
-    With ``key_path`` and ``signer`` (the producer's principal) the envelope carries the
+    With ``key`` and ``signer`` (the producer's principal) the envelope carries the
     producer's SSHSIG over ``handoff_statement``, which a policy rule with ``producers``
     requires (``gates.run.placement``).
     """
@@ -113,7 +116,7 @@ def submit(
         )
     store = store or store_for()
     # How the store addresses the run: as given (a path or a run id).
-    key = os.fspath(run)
+    where = os.fspath(run)
     producer = {
         "finish_reason": finish_reason,
         "refusal": refusal,
@@ -140,14 +143,14 @@ def submit(
         raise ValueError(f"upstream_payload is not JSON data: {exc}") from exc
     written: list[bytes] = []
 
-    if (key_path is None) != (signer is None):
+    if (key is None) != (signer is None):
         raise ValueError("signing a handoff needs both a key and the signer's principal name")
 
     def envelope(seq: int, handoff_id: str) -> bytes:
-        if store.is_local and schema_index.start(Path(key)):
-            schema_index.note(Path(key), schema_id, handoff_id)
+        if store.is_local and schema_index.start(Path(where)):
+            schema_index.note(Path(where), schema_id, handoff_id)
         fields = {"format": FORMAT, "id": handoff_id, "seq": seq, **base}
-        if key_path is not None and signer is not None:
+        if key is not None and signer is not None:
             fields["signer"] = signer
             fields["signature"] = sign_handoff(
                 run_name=str(base["run"]),
@@ -157,21 +160,21 @@ def submit(
                 schema=schema_id,
                 principal=signer,
                 at=str(base["created"]),
-                key_path=key_path,
+                key=key,
             )
         text = json.dumps(fields, ensure_ascii=True, indent=2, allow_nan=False) + "\n"
         written.append(text.encode())
         return written[-1]
 
-    stored = store.add_handoff(key, phase, envelope, idempotency_key=idempotency_key)
-    run_dir = Path(key)
+    stored = store.add_handoff(where, phase, envelope, idempotency_key=idempotency_key)
+    run_dir = Path(where)
     ref = HandoffRef(run_dir, stored.id, stored.seq, phase, handoff_path(run_dir, stored.id))
     if not stored.created:
-        _same_producer_bytes(store, key, stored.id, data, idempotency_key)
+        _same_producer_bytes(store, where, stored.id, data, idempotency_key)
         return ref
     try:
         audit.append(
-            key,
+            where,
             audit.Event.HANDOFF_SUBMITTED,
             store=store,
             handoff=stored.id,

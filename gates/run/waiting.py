@@ -40,12 +40,12 @@ from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.base import ChangeFeed, RunStore, StoreUnavailable
 from handoff_gate.gates.store.filesystem import DECISIONS, HandoffRef, handoff_path
 from handoff_gate.gates.store.select import store_for
-from handoff_gate.gates.trust import sshsig
-from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.vocab.report import Report
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+
+    from handoff_gate.gates.trust.policy import Policy
 
 #: Re-check at least this often even without events (missed events, network filesystems).
 _RECHECK_MS = 250
@@ -193,7 +193,7 @@ class _Waiter:
         self._report()
         Decision.model_rebuild()
         if self.policy is not None:
-            sshsig.prepare()
+            self.policy.signers.prepare()
         self.prepared = True
 
     def _subscribe(self) -> bool:

@@ -1,16 +1,14 @@
-"""SSHSIG signatures (the format of ``ssh-keygen -Y sign``) for ed25519 keys, made in-process.
+"""SSHSIG (the format of ``ssh-keygen -Y sign``) for ed25519 keys: its wire format.
 
-Why in-process: a watcher or ``wait`` verifies a decision on every look, and starting
-``ssh-keygen`` for each costs milliseconds where this costs tens of microseconds. Why SSHSIG:
-reviewers already hold OpenSSH keys, and any signature made here can be checked with
-``ssh-keygen -Y verify`` (and the other way round), so nobody has to trust this code alone.
+Why SSHSIG: reviewers already hold OpenSSH keys, and any signature made here can be
+checked with ``ssh-keygen -Y verify`` (and the other way round), so nobody has to trust
+this code alone. The format is OpenSSH's PROTOCOL.sshsig. Only ``ssh-ed25519`` keys are
+accepted: one key type keeps the parser small, and ed25519 is what ``ssh-keygen -t
+ed25519`` makes.
 
-The format is OpenSSH's PROTOCOL.sshsig. Only ``ssh-ed25519`` keys are accepted: one key
-type keeps the parser small, and ed25519 is what ``ssh-keygen -t ed25519`` makes.
-
-Signing loads an unencrypted OpenSSH private key with ``cryptography``. A passphrase-protected
-key is handed to ``ssh-keygen -Y sign`` instead, which uses a running ``ssh-agent`` holding
-the key, or asks for the passphrase on the terminal: the passphrase never passes through here.
+This module reads and writes the bytes (keys, armored signatures, what a key signs) and
+needs no crypto library; the ed25519 arithmetic lives in ``ed25519``, which only a run
+that signs or verifies loads.
 """
 
 from __future__ import annotations
@@ -18,11 +16,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import struct
-import subprocess
 from pathlib import Path
-
-from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from typing import NamedTuple
 
 NAMESPACE = "handoff-gate"
 KEY_TYPE = "ssh-ed25519"
@@ -133,63 +128,12 @@ def _dearmor(armored: str) -> bytes:
         raise SignatureError("signature armor is not valid base64") from None
 
 
-def _signed_data(namespace: bytes, reserved: bytes, hash_algorithm: bytes, message: bytes) -> bytes:
+def signed_data(namespace: bytes, reserved: bytes, hash_algorithm: bytes, message: bytes) -> bytes:
     """What the key actually signs: the message's hash, bound to namespace and algorithm."""
     digest = hashlib.new(hash_algorithm.decode(), message).digest()
     return (
         _MAGIC + _string(namespace) + _string(reserved) + _string(hash_algorithm) + _string(digest)
     )
-
-
-def verify(message: bytes, armored: str, namespace: str = NAMESPACE) -> str:
-    """Check an armored SSHSIG over ``message`` and return the signer's public key.
-
-    Raises ``SignatureError`` for a malformed blob, another namespace, another key type,
-    a hash other than sha512/sha256, or a signature that does not match the message. The
-    returned key says only who signed; whether that key may sign is ``signers``' question.
-    """
-    reader = _Reader(_dearmor(armored), "signature")
-    if reader.take(len(_MAGIC)) != _MAGIC:
-        raise SignatureError("signature does not start with SSHSIG")
-    version = reader.uint32()
-    if version != _VERSION:
-        raise SignatureError(f"unsupported SSHSIG version {version}")
-    key_blob = reader.string()
-    signed_namespace = reader.string()
-    reserved = reader.string()
-    hash_algorithm = reader.string()
-    signature_blob = reader.string()
-    reader.end()
-    raw_key = _ed25519_blob(key_blob, "public key", 32)
-    raw_signature = _ed25519_blob(signature_blob, "signature", 64)
-    if signed_namespace != namespace.encode():
-        raise SignatureError(
-            f"signature is for namespace {_show(signed_namespace)}, not {_show(namespace)}"
-        )
-    if hash_algorithm.decode("ascii", "replace") not in HASH_ALGORITHMS:
-        raise SignatureError(f"unsupported hash algorithm {_show(hash_algorithm)}")
-    signed = _signed_data(signed_namespace, reserved, hash_algorithm, message)
-    try:
-        Ed25519PublicKey.from_public_bytes(raw_key).verify(raw_signature, signed)
-    except InvalidSignature:
-        raise SignatureError("signature does not match the message") from None
-    return format_public_key(raw_key)
-
-
-def prepare() -> None:
-    """Run the verifier once on nothing, so that its first real use is as fast as the rest.
-
-    The first ed25519 verification in a process sets up the crypto library's code paths
-    (about a millisecond); a waiter does that while nobody is waiting on it yet.
-    """
-    try:
-        Ed25519PublicKey.from_public_bytes(_WARM_KEY).verify(bytes(64), b"")
-    except (InvalidSignature, ValueError):
-        return
-
-
-#: Any 32 bytes decode as a key; verifying the zero signature with it always fails.
-_WARM_KEY = bytes(range(32))
 
 
 def _armor(blob: bytes) -> str:
@@ -198,7 +142,7 @@ def _armor(blob: bytes) -> str:
     return f"{_BEGIN}\n{body}\n{_END}\n"
 
 
-def _private_header(data: bytes, key_path: Path) -> tuple[bytes, str]:
+def private_header(data: bytes, key_path: Path) -> tuple[bytes, str]:
     """(cipher name, public key) of an OpenSSH ed25519 private key, read without a passphrase."""
     text = data.decode("ascii", "replace").strip().splitlines()
     if len(text) < 3 or text[0] != _PRIVATE_BEGIN or text[-1] != _PRIVATE_END:
@@ -221,49 +165,60 @@ def _private_header(data: bytes, key_path: Path) -> tuple[bytes, str]:
         raise SigningError(f"{key_path}: {error}") from None
 
 
-def _read_key(key_path: Path) -> bytes:
-    try:
-        return key_path.read_bytes()
-    except OSError as error:
-        raise SigningError(f"{key_path}: {error.strerror or error}") from None
-
-
 def public_key_of(key_path: Path) -> str:
     """The public key (``ssh-ed25519 AAAA...``) of an OpenSSH private key file.
 
     Read from the file's unencrypted header, so it works for passphrase-protected keys too.
     """
-    return _private_header(_read_key(key_path), key_path)[1]
+    return private_header(read_key(key_path), key_path)[1]
 
 
-def sign(
-    message: bytes, key_path: Path, namespace: str = NAMESPACE, hash_algorithm: str = "sha512"
-) -> str:
-    """An armored SSHSIG over ``message`` that ``ssh-keygen -Y verify`` accepts.
+class Signature(NamedTuple):
+    """An SSHSIG blob taken apart: who signed, over which namespace and hash, and the bytes."""
 
-    An unencrypted key signs in-process; a passphrase-protected one is passed to
-    ``ssh-keygen -Y sign`` (agent or terminal prompt). Raises ``SigningError``.
+    raw_key: bytes
+    namespace: bytes
+    reserved: bytes
+    hash_algorithm: bytes
+    raw_signature: bytes
+
+    def signed_data(self, message: bytes) -> bytes:
+        """What the key must have signed for this signature to be over ``message``."""
+        return signed_data(self.namespace, self.reserved, self.hash_algorithm, message)
+
+
+def parse_signature(armored: str, namespace: str = NAMESPACE) -> Signature:
+    """An armored SSHSIG, checked for everything but the arithmetic.
+
+    Raises ``SignatureError`` for a malformed blob, another namespace, another key type
+    or a hash other than sha512/sha256.
     """
-    if not namespace:
-        raise SigningError("namespace must not be empty")
-    if hash_algorithm not in HASH_ALGORITHMS:
-        raise SigningError(f"unsupported hash algorithm {_show(hash_algorithm)}")
-    data = _read_key(key_path)
-    cipher, _ = _private_header(data, key_path)
-    if cipher != b"none":
-        return _sign_with_ssh_keygen(message, key_path, namespace, hash_algorithm)
-    # Loaded here: the key loader costs milliseconds at import and only signing needs it.
-    from cryptography.hazmat.primitives.serialization import load_ssh_private_key
+    reader = _Reader(_dearmor(armored), "signature")
+    if reader.take(len(_MAGIC)) != _MAGIC:
+        raise SignatureError("signature does not start with SSHSIG")
+    version = reader.uint32()
+    if version != _VERSION:
+        raise SignatureError(f"unsupported SSHSIG version {version}")
+    key_blob = reader.string()
+    signed_namespace = reader.string()
+    reserved = reader.string()
+    hash_algorithm = reader.string()
+    signature_blob = reader.string()
+    reader.end()
+    raw_key = _ed25519_blob(key_blob, "public key", 32)
+    raw_signature = _ed25519_blob(signature_blob, "signature", 64)
+    if signed_namespace != namespace.encode():
+        raise SignatureError(
+            f"signature is for namespace {_show(signed_namespace)}, not {_show(namespace)}"
+        )
+    if hash_algorithm.decode("ascii", "replace") not in HASH_ALGORITHMS:
+        raise SignatureError(f"unsupported hash algorithm {_show(hash_algorithm)}")
+    return Signature(raw_key, signed_namespace, reserved, hash_algorithm, raw_signature)
 
-    try:
-        key = load_ssh_private_key(data, password=None)
-    except (ValueError, TypeError, UnsupportedAlgorithm) as error:
-        raise SigningError(f"{key_path}: unreadable OpenSSH private key ({error})") from None
-    if not isinstance(key, Ed25519PrivateKey):
-        raise SigningError(f"{key_path}: only {KEY_TYPE} keys are supported")
-    raw_key = key.public_key().public_bytes_raw()
-    signed = _signed_data(namespace.encode(), b"", hash_algorithm.encode(), message)
-    signature_blob = _string(KEY_TYPE.encode()) + _string(key.sign(signed))
+
+def armored_signature(raw_key: bytes, namespace: str, hash_algorithm: str, raw: bytes) -> str:
+    """The armored SSHSIG of an ed25519 signature ``raw`` made over ``signed_data``."""
+    signature_blob = _string(KEY_TYPE.encode()) + _string(raw)
     blob = (
         _MAGIC
         + struct.pack(">I", _VERSION)
@@ -276,20 +231,17 @@ def sign(
     return _armor(blob)
 
 
-def _sign_with_ssh_keygen(
-    message: bytes, key_path: Path, namespace: str, hash_algorithm: str
-) -> str:
-    """Sign through ``ssh-keygen`` so that an agent or the terminal supplies the passphrase."""
-    command = ["ssh-keygen", "-q", "-Y", "sign", "-n", namespace, "-f", str(key_path)]
-    command += ["-O", f"hashalg={hash_algorithm}"]
+def check_signing_request(namespace: str, hash_algorithm: str) -> None:
+    """``SigningError`` for a request no signer should act on."""
+    if not namespace:
+        raise SigningError("namespace must not be empty")
+    if hash_algorithm not in HASH_ALGORITHMS:
+        raise SigningError(f"unsupported hash algorithm {_show(hash_algorithm)}")
+
+
+def read_key(key_path: Path) -> bytes:
+    """A private key file's bytes; ``SigningError`` naming the file when unreadable."""
     try:
-        done = subprocess.run(command, input=message, capture_output=True, check=False)
+        return key_path.read_bytes()
     except OSError as error:
-        raise SigningError(f"cannot run ssh-keygen for an encrypted key: {error}") from None
-    if done.returncode != 0:
-        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        last = lines[-1] if lines else f"exit status {done.returncode}"
-        raise SigningError(f"ssh-keygen could not sign with {key_path}: {last}")
-    armored = done.stdout.decode("ascii", "replace")
-    verify(message, armored, namespace)
-    return armored
+        raise SigningError(f"{key_path}: {error.strerror or error}") from None

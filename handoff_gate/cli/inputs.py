@@ -10,16 +10,20 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, one_line, os_problem
+from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, os_problem
 from handoff_gate.gates.contracts.registry import Registry, RegistryError, load_registry
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import read_bounded
 from handoff_gate.gates.store.filesystem import handoff_path, is_run
 from handoff_gate.gates.store.select import StoreURLError, store_for
-from handoff_gate.gates.trust.policy import Policy, PolicyError
 from handoff_gate.gates.vocab.ids import UnsafePathError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.trust.signing_key import SigningKey
 
 
 def registry(spec: str | None) -> Registry:
@@ -57,43 +61,27 @@ def store(args: argparse.Namespace) -> RunStore:
 
 
 def policy(args: argparse.Namespace) -> Policy | None:
-    """The ``--policy`` file (or ``HANDOFF_GATE_POLICY``), checked against
-    ``--policy-sha256`` when given: a pipeline that can write next to the policy must not
-    be able to widen it."""
-    path = getattr(args, "policy", None)
+    """The policy ``--policy`` (or ``HANDOFF_GATE_POLICY``) loaded while parsing, checked
+    against ``--policy-sha256`` when given: a pipeline that can write next to the policy
+    must not be able to widen it."""
+    loaded: Policy | None = getattr(args, "policy", None)
     pinned = getattr(args, "policy_sha256", None)
-    if not path:
+    if loaded is None:
         if pinned:
             raise UsageError("--policy-sha256 pins a policy, but no --policy was given")
         return None
-    loaded = load_policy(path)
     if pinned and loaded.digest != pinned.lower():
         raise UsageError(
-            f"the policy {path} (with its allowed_signers) is not the one pinned by "
+            f"the policy {loaded.path} (with its allowed_signers) is not the one pinned by "
             f"--policy-sha256: its digest is {loaded.digest}"
         )
     return loaded
 
 
-def load_policy(path: str) -> Policy:
-    """A policy file and the allowed_signers it names, or a one-line ``UsageError``."""
-    try:
-        return Policy.load(Path(path))
-    except (PolicyError, OSError) as exc:
-        raise UsageError(f"cannot use the policy: {one_line(exc)}") from exc
-
-
-def key_path(args: argparse.Namespace) -> Path | None:
-    """The ``--key`` private key file (or ``HANDOFF_GATE_KEY``), which must exist."""
-    name = getattr(args, "key", None)
-    if not name:
-        return None
-    path = Path(name)
-    if path.is_dir():
-        raise UsageError(f"{name} is a directory, not a key file")
-    if not path.is_file():
-        raise UsageError(f"no such key file: {name}")
-    return path
+def signing_key(args: argparse.Namespace) -> SigningKey | None:
+    """The key ``--key`` (or ``HANDOFF_GATE_KEY``) names, checked while parsing."""
+    key: SigningKey | None = getattr(args, "key", None)
+    return key
 
 
 def existing_run(run: str, where: RunStore) -> str:

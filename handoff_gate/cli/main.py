@@ -14,7 +14,7 @@ import importlib
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, UsageError, flat
@@ -24,6 +24,7 @@ from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.states import HandoffState
 
 VERSION_MODULE = "handoff_gate.cli.commands.version"
+TRUST_INPUTS = "handoff_gate.cli.trust_inputs"
 LIST_STATES = [s.value for s in HandoffState]
 #: Environment defaults for the signing key and the policy.
 KEY_ENV, POLICY_ENV = "HANDOFF_GATE_KEY", "HANDOFF_GATE_POLICY"
@@ -63,9 +64,25 @@ def seconds(text: str) -> float:
     return value
 
 
+def _loaded_by_trust_inputs(name: str) -> Callable[[str], Any]:
+    """An argparse ``type`` that hands the option to ``cli.trust_inputs.NAME``.
+
+    That module (policy files, keys, and through them the ed25519 library) is imported
+    only when the option or its environment default is set, so a command run without
+    ``--policy`` and ``--key`` never loads it.
+    """
+
+    def load(text: str) -> Any:
+        return getattr(importlib.import_module(TRUST_INPUTS), name)(text)
+
+    load.__name__ = name
+    return load
+
+
 def _add_key(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
         "--key",
+        type=_loaded_by_trust_inputs("signing_key"),
         metavar="PATH",
         default=os.environ.get(KEY_ENV) or None,
         help=f"OpenSSH ed25519 private key that signs {what} (default: ${KEY_ENV})",
@@ -75,6 +92,7 @@ def _add_key(p: argparse.ArgumentParser, what: str) -> None:
 def _add_policy(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--policy",
+        type=_loaded_by_trust_inputs("load_policy"),
         metavar="PATH",
         default=os.environ.get(POLICY_ENV) or None,
         help=f"TOML policy: who may decide which phase, with how many approvals "
@@ -253,7 +271,24 @@ _ARGUMENTS = {
 COMMANDS = {name: f"handoff_gate.cli.commands.{name}" for name in _ARGUMENTS}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs, if it is a known one: the first word that is not a
+    global option (``--store URL`` takes a value). Help asked before it means all."""
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help"):
+            return None
+        if word == "--store":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word if word in _ARGUMENTS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``only`` one command's: building all fourteen costs a
+    few milliseconds that every pipeline step would pay, and one command's arguments are
+    all its parsing and ``--help`` need. Top-level help and unknown commands get all."""
     parser = argparse.ArgumentParser(
         prog="handoff-gate",
         description="A fail-closed human-approval gate for JSON handoffs between LLM phases.",
@@ -269,6 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (help_text, add) in _ARGUMENTS.items():
+        if only is not None and name != only:
+            continue
         p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         add(p)
         if name not in ("demo", "store", "policy"):
@@ -285,11 +322,15 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    parser = build_parser()
+    command = command_named(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(command)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else USAGE
+    except UsageError as exc:  # a --policy or --key file that cannot be used
+        print(f"handoff-gate {command}: {flat(str(exc))}", file=sys.stderr)
+        return USAGE
     try:
         return int(importlib.import_module(COMMANDS[args.command]).run(args))
     except (UsageError, StoreError) as exc:

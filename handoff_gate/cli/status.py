@@ -8,7 +8,7 @@ problem(s)" tells a reviewer nothing they can act on.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
@@ -17,10 +17,12 @@ from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.waiters import live_waiters
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import HandoffRef
-from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.view.decision_problem import standing, unusable_reason
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy
 
 
 @dataclass(frozen=True, slots=True)

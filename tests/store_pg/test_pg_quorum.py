@@ -16,6 +16,7 @@ from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.run.waiting import WaitOutcome, wait
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.schemas import example_path
 
 REGISTRY = load_registry("")
@@ -63,7 +64,7 @@ def test_two_approvers_release_the_wait_and_a_stranger_counts_for_nothing(
                 ref,
                 "approve",
                 registry=REGISTRY,
-                key_path=keys[who],
+                key=SigningKey(keys[who]),
                 policy=policy,
                 store=store,
             )

@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from trust_helpers import Keys, ssh_keygen_verify
 
+from handoff_gate.gates.trust.ed25519 import sign
 from handoff_gate.gates.trust.signers import AllowedSigners, AllowedSignersError, UntrustedSigner
-from handoff_gate.gates.trust.sshsig import SignatureError, sign
+from handoff_gate.gates.trust.sshsig import SignatureError
 
 MESSAGE = b"approve 0001-plan"
 

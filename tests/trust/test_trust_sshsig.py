@@ -9,13 +9,12 @@ import subprocess
 import pytest
 from trust_helpers import PASSPHRASE, Keys, make_key, ssh_keygen_sign, ssh_keygen_verify
 
+from handoff_gate.gates.trust.ed25519 import sign, verify
 from handoff_gate.gates.trust.sshsig import (
     SignatureError,
     SigningError,
     fingerprint,
     public_key_of,
-    sign,
-    verify,
 )
 
 MESSAGE = b"handoff-gate-decision/1\n{}"

@@ -20,6 +20,7 @@ from tui_helpers import PLAN, all_inspected, decide_as, make_app, put, screen_te
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.tui.app import HandoffGateApp
 
 SMALL = (80, 24)
@@ -97,13 +98,18 @@ def test_approvals_so_far_under_a_policy(snap_compare, tmp_path, root, registry)
         data,
         phase="plan",
         schema_id="plan/v1",
-        key_path=keys["planner"],
+        key=SigningKey(keys["planner"]),
         signer="planner",
     )
     decide(
-        root / "job-1", ref.id, "approve", registry=registry, key_path=keys["bob"], policy=policy
+        root / "job-1",
+        ref.id,
+        "approve",
+        registry=registry,
+        key=SigningKey(keys["bob"]),
+        policy=policy,
     )
     app = HandoffGateApp(
-        root, registry, reviewer="alice", quiet=True, key_path=keys["alice"], policy=policy
+        root, registry, reviewer="alice", quiet=True, key=SigningKey(keys["alice"]), policy=policy
     )
     assert _snap(snap_compare, app, root)

@@ -15,6 +15,7 @@ from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.tui.app import HandoffGateApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 
@@ -59,14 +60,16 @@ def _signed_plan(root: Path, keys: dict[str, Path]) -> str:
         json.dumps(PLAN).encode(),
         phase="plan",
         schema_id="plan/v1",
-        key_path=keys["planner"],
+        key=SigningKey(keys["planner"]),
         signer="planner",
     )
     return ref.id
 
 
 def _app(root: Path, registry, policy: Policy, key: Path | None) -> HandoffGateApp:
-    return HandoffGateApp(root, registry, quiet=True, show="all", key_path=key, policy=policy)
+    return HandoffGateApp(
+        root, registry, quiet=True, show="all", key=key and SigningKey(key), policy=policy
+    )
 
 
 async def test_a_key_that_may_not_decide_is_refused_before_the_dialog(root, registry, keys, policy):
@@ -107,7 +110,12 @@ async def test_approvals_so_far_and_the_signer_are_shown_and_the_tui_signs(
 ):
     handoff = _signed_plan(root, keys)
     decide(
-        root / "job-1", handoff, "approve", registry=registry, key_path=keys["bob"], policy=policy
+        root / "job-1",
+        handoff,
+        "approve",
+        registry=registry,
+        key=SigningKey(keys["bob"]),
+        policy=policy,
     )
     app = _app(root, registry, policy, keys["alice"])
     async with app.run_test(size=SIZE) as pilot:

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat
 from handoff_gate.cli.inputs import policy, registry
@@ -18,10 +19,12 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.stages import inspect_file
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.store.filesystem import is_run
-from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy
 
 
 def _is_envelope(path: Path) -> bool:

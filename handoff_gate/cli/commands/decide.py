@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
-from handoff_gate.cli.inputs import existing_run, key_path, policy, registry, store
+from handoff_gate.cli.inputs import existing_run, policy, registry, signing_key, store
 from handoff_gate.gates.run.decisions import DecisionRefused, decide
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.safe_text import visible
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
             reviewer=args.reviewer,
             registry=contracts,
             expected_sha256=args.sha256.lower() if args.sha256 else None,
-            key_path=key_path(args),
+            key=signing_key(args),
             policy=policy(args),
             store=where,
             on_warning=_warn,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from handoff_gate.cli.errors import OK, flat
-from handoff_gate.cli.inputs import load_policy
+from handoff_gate.cli.trust_inputs import load_policy
 
 
 def run(args: argparse.Namespace) -> int:

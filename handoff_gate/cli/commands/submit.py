@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from handoff_gate.cli.errors import OK, UsageError, one_line, os_problem, unknown_schema
-from handoff_gate.cli.inputs import key_path, policy, read_input, registry, store
+from handoff_gate.cli.inputs import policy, read_input, registry, signing_key, store
 from handoff_gate.gates.run.placement import producer_principal
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible
 
 
@@ -52,7 +53,7 @@ def _check_run_dir(run_dir: Path) -> None:
 def _signing(args: argparse.Namespace, where: RunStore) -> dict[str, Any]:
     """``submit``'s signing arguments: the key and the producer it signs as (the policy
     must name the key's principal among the phase's producers)."""
-    key = key_path(args)
+    key = signing_key(args)
     if key is None:
         return {}
     rules = policy(args)
@@ -60,9 +61,9 @@ def _signing(args: argparse.Namespace, where: RunStore) -> dict[str, Any]:
         raise UsageError("--key signs the handoff as a producer the policy names: give --policy")
     try:
         signer = producer_principal(key, rules, args.phase)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, SigningError) as exc:
         raise UsageError(f"cannot sign: {one_line(exc)}") from exc
-    return {"key_path": key, "signer": signer}
+    return {"key": key, "signer": signer}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from handoff_gate.cli.errors import UsageError
-from handoff_gate.cli.inputs import key_path, policy, registry, store
+from handoff_gate.cli.inputs import policy, registry, signing_key, store
 from handoff_gate.gates.contracts.registry import ENV_VAR
 from handoff_gate.tui.app import run_app
 
@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
             poll=args.poll,
             quiet=args.quiet,
             read_only=args.read_only,
-            key_path=key_path(args),
+            key=signing_key(args),
             policy=policy(args),
             store=where,
         )
