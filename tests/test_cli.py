@@ -230,7 +230,7 @@ def test_schemas_prints_a_strict_json_schema(tmp_path: Path) -> None:
     assert set(schema["required"]) == set(schema["properties"])
 
 
-def test_textual_is_never_imported_by_the_fast_commands(tmp_path: Path) -> None:
+def test_unsigned_pipeline_commands_load_neither_textual_nor_the_trust_code(tmp_path: Path) -> None:
     _submit(tmp_path)
     script = (
         "import sys, contextlib, io\n"
@@ -244,12 +244,14 @@ def test_textual_is_never_imported_by_the_fast_commands(tmp_path: Path) -> None:
         "assert codes == [0, 0, 0, 0], codes\n"
         "ui = ('textual', 'handoff_gate.tui')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ui or m.startswith(ui[1])))\n"
+        "trust = ('cryptography', 'tomllib', 'handoff_gate.gates.trust.policy')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in trust or m in trust))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert done.stdout.split("\n")[:2] == ["[]", "[]"], "an unsigned step loaded UI or trust code"
 
 
 def test_submit_loads_neither_inspection_nor_the_watcher(tmp_path: Path) -> None:
@@ -262,7 +264,7 @@ def test_submit_loads_neither_inspection_nor_the_watcher(tmp_path: Path) -> None
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert main(args) == 0\n"
         "core = 'handoff_gate.gates.'\n"
-        "heavy = {core + 'inspection', core + 'validation', 'watchfiles', 'textual'}\n"
+        "heavy = {core + 'inspect.stages', core + 'inspect.validate', 'watchfiles', 'textual'}\n"
         "print(sorted(m for m in sys.modules if m in heavy))\n"
     )
     done = subprocess.run(
