@@ -36,7 +36,12 @@ from handoff_gate.gates.store.pg_connect import (
     listen,
     one_line,
 )
-from handoff_gate.gates.store.postgres_schema import CHANNEL, lock_run, require_schema
+from handoff_gate.gates.store.postgres_schema import (
+    CHANNEL,
+    insert_event,
+    lock_run,
+    require_schema,
+)
 from handoff_gate.gates.vocab.ids import PRINCIPAL_PATTERN, validate_id
 
 #: A run id: the rule for run directory names, which the ``runs`` table checks too.
@@ -50,6 +55,10 @@ UNSIGNED = "(unsigned)"
 _TICK = 0.1
 #: Longest pause between reconnect attempts of the listening connection.
 _MAX_BACKOFF = 1.0
+#: How often ``append_event`` chains its line again after another writer appended first,
+#: before it reads and inserts under the run's lock throughout (which cannot race).
+_APPEND_TRIES = 3
+_LAST_EVENT = "SELECT n, line FROM events WHERE run = %s ORDER BY n DESC LIMIT 1"
 
 T = TypeVar("T")
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -72,6 +81,15 @@ def _slot(principal: str | None) -> str:
     if not PRINCIPAL_PATTERN.match(principal):
         raise ValueError(f"not a principal name: {principal!r}")
     return principal
+
+
+def _next_line(
+    last: tuple[Any, ...] | None, event: Mapping[str, Any]
+) -> tuple[int, bytes, dict[str, Any]]:
+    """The number, bytes and record of the line after ``last`` (a row of ``_LAST_EVENT``)."""
+    number, previous = (0, None) if last is None else (int(last[0]), bytes(last[1]))
+    line, record = chained_line(previous, event)
+    return number + 1, line, record
 
 
 def _names_run(payload: str, run: str) -> bool:
@@ -276,14 +294,46 @@ class PostgresStore:
         return {(None if name == UNSIGNED else name): bytes(data) for name, data in rows}
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
+        """Two round trips when no other writer of the run gets in between: read the last
+        line, then insert the next in one statement that takes the run's lock and commits
+        alone (``postgres_schema.insert_event``). A writer that got in between makes that
+        insert fail, writing nothing, and the line is chained again; after
+        ``_APPEND_TRIES`` such races, the read and the insert run under the lock."""
         validate_run_id(run)
         try:
+            for _ in range(_APPEND_TRIES):
+                rows = self._read(_LAST_EVENT, (run,))
+                number, line, record = _next_line(rows[0] if rows else None, event)
+                if self._insert_event(run, number, line):
+                    return record
             return self._write(run, lambda conn: self._append(conn, run, event))
         except errors.ForeignKeyViolation:
             raise RunMissing(f"no run {run!r} in the store") from None
 
+    def _insert_event(self, run: str, number: int, line: bytes) -> bool:
+        """Insert one line on its own; ``False`` when another writer took its number.
+
+        It follows a read on the same connection, so a connection that died while idle
+        has been replaced already: a failure here leaves the outcome unknown.
+        """
+        conn = self._connection()
+        try:
+            insert_event(conn, run, number, line)
+        except (errors.CheckViolation, errors.UniqueViolation):
+            return False
+        except errors.ForeignKeyViolation:
+            raise
+        except psycopg.OperationalError as exc:
+            raise StoreUnavailable(
+                f"store connection lost during a write, which may or may not have "
+                f"been saved: {one_line(exc)}"
+            ) from None
+        except psycopg.Error as exc:
+            raise StoreRefused(f"the database refused the write: {one_line(exc)}") from None
+        return True
+
     def rehearse_event(self, run: str, event: Mapping[str, Any]) -> None:
-        """Run every statement of ``append_event`` and roll them back: nothing is kept.
+        """Run the statements of ``append_event`` and roll them back: nothing is kept.
 
         A connection's first append is several times slower than the next (the server
         compiles the numbering trigger and plans the foreign-key check once per
@@ -291,22 +341,22 @@ class PostgresStore:
         append it will make while it is idle, not after the decision it waits for.
         """
         validate_run_id(run)
+
+        def work(conn: Conn) -> None:
+            row = conn.execute(_LAST_EVENT, (run,)).fetchone()
+            number, line, _ = _next_line(row, event)
+            insert_event(conn, run, number, line)
+
         try:
-            self._write(run, lambda conn: self._append(conn, run, event), keep=False)
+            self._write(run, work, keep=False)
         except errors.ForeignKeyViolation:
             raise RunMissing(f"no run {run!r} in the store") from None
 
     @staticmethod
     def _append(conn: Conn, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """Chain ``event`` to the run's last line; the caller holds the run's lock."""
-        row = conn.execute(
-            "SELECT n, line FROM events WHERE run = %s ORDER BY n DESC LIMIT 1", (run,)
-        ).fetchone()
-        number, last = (0, None) if row is None else (int(row[0]), bytes(row[1]))
-        line, record = chained_line(last, event)
-        conn.execute(
-            "INSERT INTO events (run, n, line) VALUES (%s, %s, %s)", (run, number + 1, line)
-        )
+        number, line, record = _next_line(conn.execute(_LAST_EVENT, (run,)).fetchone(), event)
+        conn.execute("INSERT INTO events (run, n, line) VALUES (%s, %s, %s)", (run, number, line))
         return record
 
     def log_bytes(self, run: str) -> bytes:

@@ -7,21 +7,28 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from pg_rows import add_handoff, add_run
+from pg_rows import add_event, add_handoff, add_run
 from pg_server import PgServer
 
 from handoff_gate.cli.main import main
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.base import RunMissing
 from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.store.pg_connect import StoreUnavailable
 from handoff_gate.gates.store.postgres import PostgresStore, StoreRefused, _names_run
-from handoff_gate.gates.store.postgres_schema import LATEST, REVIEWER_ROLE, SchemaMissing
+from handoff_gate.gates.store.postgres_schema import (
+    LATEST,
+    REVIEWER_ROLE,
+    SchemaMissing,
+    lock_run,
+)
 from handoff_gate.gates.store.select import StoreURLError, store_for
 
 BOUND = 60
@@ -174,3 +181,38 @@ def test_rehearsing_on_the_filesystem_writes_nothing(tmp_path: Path) -> None:
     run.mkdir()
     audit.rehearse(run, audit.Event.WAIT_RETURNED, store=FilesystemStore(), handoff="0001-plan")
     assert list(run.iterdir()) == []
+
+
+def test_an_append_overtaken_by_a_writer_holding_the_lock_waits_and_chains_after_it(
+    schema_db: psycopg.Connection[Any],
+) -> None:
+    """The appender reads line 1, then its insert of line 2 waits for the run's lock; the
+    holder commits its own line 2, so the appender chains its line again as line 3."""
+    event = {"event": audit.Event.WAIT_RETURNED.value, "handoff": "0001-plan"}
+    with PostgresStore(schema_db.info.dsn) as store:
+        store.add_handoff("run-1", "plan", lambda seq, hid: b"{}")
+        store.append_event("run-1", event)
+        appender = threading.Thread(target=store.append_event, args=("run-1", event))
+        with schema_db.transaction():
+            lock_run(schema_db, "run-1")
+            last = schema_db.execute("SELECT line FROM events WHERE n = 1").fetchone()
+            assert last is not None
+            add_event(schema_db, "run-1", 2, chained_line(bytes(last[0]), event)[0])
+            appender.start()
+            assert _lock_waiters(schema_db.info.dsn) == 1
+        appender.join(BOUND)
+        assert store.log_bytes("run-1").count(b"\n") == 3
+        assert audit.verify_chain("run-1", store) == []
+
+
+def _lock_waiters(url: str) -> int:
+    """How many sessions wait for an advisory lock, once one does (or after ``BOUND``)."""
+    with psycopg.connect(url, autocommit=True) as watcher:
+        for _ in range(BOUND * 100):
+            row = watcher.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            ).fetchone()
+            if row is not None and row[0]:
+                return int(row[0])
+            threading.Event().wait(0.01)
+    return 0
