@@ -19,6 +19,7 @@ from pg_server import PgServer
 from handoff_gate.cli.main import main
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.base import RunMissing
+from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.store.pg_connect import StoreUnavailable
@@ -216,3 +217,31 @@ def _lock_waiters(url: str) -> int:
                 return int(row[0])
             threading.Event().wait(0.01)
     return 0
+
+
+def test_a_waiting_store_reads_ahead_with_the_decisions_and_still_reads_right(
+    schema_db: psycopg.Connection[Any],
+) -> None:
+    """Once it waits, reading a decided handoff's records also brings its bytes and the
+    run's last line. Each serves one later call: bytes over that call's limit are refused
+    as before, and a line another writer followed meanwhile is chained again."""
+    event = {"event": audit.Event.WAIT_RETURNED.value, "handoff": "0001-plan"}
+    url = schema_db.info.dsn
+    with PostgresStore(url) as waiter, PostgresStore(url) as writer:
+        hid = writer.add_handoff("run-1", "plan", lambda seq, hid: b'{"x": 1}').id
+        waiter.wait_for_change("run-1", BOUND)  # returns at once: listening just began
+        assert waiter.decision_records("run-1", hid) == {}
+        writer.create_decision("run-1", hid, "bob", b"{}", event)
+        writer.create_decision("run-1", hid, "alice", b"[]", event)
+        assert list(waiter.decision_records("run-1", hid).items()) == [
+            ("alice", b"[]"),
+            ("bob", b"{}"),
+        ]
+        with pytest.raises(OversizeError):
+            waiter.handoff_bytes("run-1", hid, 3)
+        waiter.decision_records("run-1", hid)
+        assert waiter.handoff_bytes("run-1", hid, 100) == b'{"x": 1}'
+        writer.append_event("run-1", event)  # after the waiter read the last line
+        waiter.append_event("run-1", event)
+        assert waiter.log_bytes("run-1").count(b"\n") == 4
+        assert audit.verify_chain("run-1", waiter) == []
