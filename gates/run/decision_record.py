@@ -151,6 +151,22 @@ def parse_decision(data: bytes, run_name: str, handoff_id: str) -> Decision:
     return decision
 
 
+#: A well-formed unsigned record that ``prepare`` parses; it is never stored anywhere.
+_SAMPLE = (
+    b'{"format":"handoff-gate-decision/1","handoff":"0001-sample","run":"sample",'
+    b'"action":"approve","reviewer":"sample","decided_at":"2026-01-01T00:00:00.000Z",'
+    b'"sha256":"' + b"0" * 64 + b'","verdict":"approvable","codes":[]}'
+)
+
+
+def prepare() -> None:
+    """Parse a sample record, so that the first real parse in the process is as fast as
+    the rest: it builds the deferred validator and loads what the checks use (the first
+    ``datetime.strptime`` in a process imports and compiles its parser, about 1 ms). A
+    waiter does this while nobody is waiting on it yet."""
+    parse_decision(_SAMPLE, "sample", "0001-sample")
+
+
 def run_name_of(run: str | Path, store: RunStore) -> str:
     """The name records carry for ``run``: a directory's own name, or a database run id."""
     return run_dir_name(run) if store.is_local else str(run)

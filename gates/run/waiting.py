@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import watchfiles  # noqa: F401 - the watcher's library; tests observe it through this module
 
 from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.run import audit
+from handoff_gate.gates.run import audit, decision_record
 from handoff_gate.gates.run.decision_record import Decision
 from handoff_gate.gates.run.quorum import Outcome, Settlement, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
@@ -191,7 +191,7 @@ class _Waiter:
         inspection and building the contract's and the decision's validators (all deferred
         until first use) would otherwise add about 30 ms between a decision and its delivery."""
         self._report()
-        Decision.model_rebuild()
+        decision_record.prepare()
         if self.policy is not None:
             self.policy.signers.prepare()
         self.prepared = True
@@ -225,10 +225,21 @@ class _Waiter:
 
     def _announce(self) -> None:
         """The wait is about to block: say so where reviewers look (a waiter record, on
-        the filesystem) and to whoever asked to be told (``on_block``, with the report)."""
+        the filesystem) and to whoever asked to be told (``on_block``, with the report).
+        A database store also rehearses the ``wait_returned`` append now, rolled back, so
+        that the real one after the decision does not pay the connection's first write
+        (about 3 ms)."""
         self.announced = True
         if self.store.is_local:
             self.registration.enter_context(registered(Path(self.run), self.handoff_id))
+        else:
+            audit.rehearse(
+                self.run,
+                audit.Event.WAIT_RETURNED,
+                store=self.store,
+                handoff=self.handoff_id,
+                outcome=WaitOutcome.APPROVED.value,
+            )
         if self.on_block is not None:
             self.on_block(self._report())
 

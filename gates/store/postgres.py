@@ -11,6 +11,8 @@ opened connection for reads and writes and, once something waits, one more that 
 a store object is for one thread. A connection found dead is reopened for the next call:
 reads are retried once at once, writes only when they failed before anything was sent
 inside their transaction (otherwise their outcome is unknown and the caller is told so).
+A store that waits reads a decided handoff's bytes and the run's last audit line along
+with its decisions: what a waiter reads after its wake-up, in one round trip, not three.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import psycopg
@@ -36,8 +39,14 @@ from handoff_gate.gates.store.pg_connect import (
     listen,
     one_line,
 )
-from handoff_gate.gates.store.postgres_schema import CHANNEL, lock_run, require_schema
+from handoff_gate.gates.store.postgres_schema import (
+    CHANNEL,
+    insert_event,
+    lock_run,
+    require_schema,
+)
 from handoff_gate.gates.vocab.ids import PRINCIPAL_PATTERN, validate_id
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
 #: A run id: the rule for run directory names, which the ``runs`` table checks too.
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
@@ -50,6 +59,25 @@ UNSIGNED = "(unsigned)"
 _TICK = 0.1
 #: Longest pause between reconnect attempts of the listening connection.
 _MAX_BACKOFF = 1.0
+#: How often ``append_event`` chains its line again after another writer appended first,
+#: before it reads and inserts under the run's lock throughout (which cannot race).
+_APPEND_TRIES = 3
+_LAST_EVENT = "SELECT n, line FROM events WHERE run = %s ORDER BY n DESC LIMIT 1"
+#: A waiting store's read of a handoff's decisions (part 0, by principal). Once there is
+#: one, the same round trip brings what settling it and recording the wait's end read
+#: next: the handoff's size and bytes (part 1) and the run's last audit line (part 2).
+_DECIDED = """
+SELECT 0 AS part, principal, data FROM decisions WHERE run = %(run)s AND handoff_id = %(id)s
+UNION ALL
+SELECT 1, octet_length(data)::text, CASE WHEN octet_length(data) <= %(max)s THEN data END
+FROM handoffs WHERE run = %(run)s AND id = %(id)s
+AND EXISTS (SELECT FROM decisions WHERE run = %(run)s AND handoff_id = %(id)s)
+UNION ALL
+(SELECT 2, n::text, line FROM events WHERE run = %(run)s
+AND EXISTS (SELECT FROM decisions WHERE run = %(run)s AND handoff_id = %(id)s)
+ORDER BY events.n DESC LIMIT 1)
+ORDER BY part, principal
+"""
 
 T = TypeVar("T")
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -74,6 +102,26 @@ def _slot(principal: str | None) -> str:
     return principal
 
 
+@dataclass(slots=True)
+class _ReadAhead:
+    """Rows a waiting store read with a handoff's decisions, each for one later use."""
+
+    run: str
+    handoff_id: str
+    handoff: bytes | None = None
+    last: tuple[Any, ...] | None = None
+    has_last: bool = False
+
+
+def _next_line(
+    last: tuple[Any, ...] | None, event: Mapping[str, Any]
+) -> tuple[int, bytes, dict[str, Any]]:
+    """The number, bytes and record of the line after ``last`` (a row of ``_LAST_EVENT``)."""
+    number, previous = (0, None) if last is None else (int(last[0]), bytes(last[1]))
+    line, record = chained_line(previous, event)
+    return number + 1, line, record
+
+
 def _names_run(payload: str, run: str) -> bool:
     """Whether a notification payload (server text: untrusted) is about ``run``."""
     try:
@@ -93,6 +141,7 @@ class PostgresStore:
         self._timeout = connect_timeout
         self._db: Conn | None = None
         self._events: Iterator[ListenEvent] | None = None
+        self._ahead: _ReadAhead | None = None
 
     def __enter__(self) -> PostgresStore:
         return self
@@ -130,12 +179,20 @@ class PostgresStore:
         self._db = conn
         return conn
 
-    def _read(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """Rows of one query, retried once on a fresh connection if the old one died."""
+    def _read(
+        self,
+        query: str,
+        params: tuple[Any, ...] | Mapping[str, Any],
+        *,
+        prepare: bool | None = None,
+    ) -> list[tuple[Any, ...]]:
+        """Rows of one query, retried once on a fresh connection if the old one died.
+        ``prepare=True`` plans it once per connection (psycopg's default: from the fifth
+        run on), for a query whose planning costs more than running it."""
         for attempt in (1, 2):
             conn = self._connection()
             try:
-                return conn.execute(query, params).fetchall()
+                return conn.execute(query, params, prepare=prepare).fetchall()
             except psycopg.OperationalError as exc:
                 if attempt == 2 or not conn.broken:
                     raise StoreUnavailable(f"store unavailable: {one_line(exc)}") from None
@@ -143,18 +200,19 @@ class PostgresStore:
                 raise StoreRefused(f"the store refused a read: {one_line(exc)}") from None
         raise AssertionError("unreachable")
 
-    def _write(self, run: str, work: Callable[[Conn], T]) -> T:
+    def _write(self, run: str, work: Callable[[Conn], T], *, keep: bool = True) -> T:
         """Run ``work`` in one transaction holding the run's lock.
 
         A connection that died while idle fails at the lock, before anything is written,
         so that one attempt is repeated on a fresh connection; a failure after it leaves
         the outcome unknown (the commit may have happened) and is reported as such.
+        ``keep=False`` rolls the transaction back instead of committing it.
         """
         for attempt in (1, 2):
             conn = self._connection()
             locked = False
             try:
-                with conn.transaction():
+                with conn.transaction(force_rollback=not keep):
                     lock_run(conn, run)
                     locked = True
                     return work(conn)
@@ -225,6 +283,11 @@ class PostgresStore:
         handoff is refused without being transferred."""
         validate_run_id(run)
         validate_id(handoff_id)
+        ahead = self._ahead
+        if ahead is not None and ahead.handoff is not None and ahead.run == run:
+            data, ahead.handoff = ahead.handoff, None
+            if ahead.handoff_id == handoff_id and len(data) <= max_bytes:
+                return data
         rows = self._read(
             "SELECT octet_length(data), CASE WHEN octet_length(data) <= %s THEN data END "
             "FROM handoffs WHERE run = %s AND id = %s",
@@ -265,33 +328,103 @@ class PostgresStore:
             raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
+        """Every record, by principal. A store that waits (``wait_for_change``) reads
+        ahead in the same round trip once a decision exists (``_DECIDED``): the handoff's
+        bytes for the next ``handoff_bytes`` of it, and the run's last audit line for the
+        next ``append_event``'s first try, which its insert checks. Each is used once."""
         validate_run_id(run)
         validate_id(handoff_id)
-        rows = self._read(
-            "SELECT principal, data FROM decisions WHERE run = %s AND handoff_id = %s "
-            "ORDER BY principal",
-            (run, handoff_id),
-        )
-        return {(None if name == UNSIGNED else name): bytes(data) for name, data in rows}
+        self._ahead = None
+        if self._events is None:
+            rows = self._read(
+                "SELECT 0, principal, data FROM decisions WHERE run = %s AND handoff_id = %s "
+                "ORDER BY principal",
+                (run, handoff_id),
+            )
+        else:
+            params = {"run": run, "id": handoff_id, "max": MAX_HANDOFF_BYTES}
+            rows = self._read(_DECIDED, params, prepare=True)
+        records: dict[str | None, bytes] = {}
+        ahead = _ReadAhead(run, handoff_id, has_last=self._events is not None and bool(rows))
+        for part, name, data in rows:
+            if part == 0:
+                records[None if name == UNSIGNED else name] = bytes(data)
+            elif part == 1:
+                ahead.handoff = None if data is None else bytes(data)
+            else:
+                ahead.last = (name, data)
+        self._ahead = ahead if ahead.has_last else None
+        return records
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
+        """Two round trips when no other writer of the run gets in between: read the last
+        line, then insert the next in one statement that takes the run's lock and commits
+        alone (``postgres_schema.insert_event``). A writer that got in between makes that
+        insert fail, writing nothing, and the line is chained again; after
+        ``_APPEND_TRIES`` such races, the read and the insert run under the lock."""
         validate_run_id(run)
+        ahead, self._ahead = self._ahead, None
         try:
+            for _ in range(_APPEND_TRIES):
+                if ahead is not None and ahead.run == run and ahead.has_last:
+                    last, ahead = ahead.last, None
+                else:
+                    rows = self._read(_LAST_EVENT, (run,))
+                    last = rows[0] if rows else None
+                number, line, record = _next_line(last, event)
+                if self._insert_event(run, number, line):
+                    return record
             return self._write(run, lambda conn: self._append(conn, run, event))
+        except errors.ForeignKeyViolation:
+            raise RunMissing(f"no run {run!r} in the store") from None
+
+    def _insert_event(self, run: str, number: int, line: bytes) -> bool:
+        """Insert one line on its own; ``False`` when another writer took its number.
+
+        It follows a read on the same connection, so a connection that died while idle
+        has been replaced already: a failure here leaves the outcome unknown.
+        """
+        conn = self._connection()
+        try:
+            insert_event(conn, run, number, line)
+        except (errors.CheckViolation, errors.UniqueViolation):
+            return False
+        except errors.ForeignKeyViolation:
+            raise
+        except psycopg.OperationalError as exc:
+            raise StoreUnavailable(
+                f"store connection lost during a write, which may or may not have "
+                f"been saved: {one_line(exc)}"
+            ) from None
+        except psycopg.Error as exc:
+            raise StoreRefused(f"the database refused the write: {one_line(exc)}") from None
+        return True
+
+    def rehearse_event(self, run: str, event: Mapping[str, Any]) -> None:
+        """Run the statements of ``append_event`` and roll them back: nothing is kept.
+
+        A connection's first append is several times slower than the next (the server
+        compiles the numbering trigger and plans the foreign-key check once per
+        connection, and the client's code paths are cold). A waiter rehearses the one
+        append it will make while it is idle, not after the decision it waits for.
+        """
+        validate_run_id(run)
+
+        def work(conn: Conn) -> None:
+            row = conn.execute(_LAST_EVENT, (run,)).fetchone()
+            number, line, _ = _next_line(row, event)
+            insert_event(conn, run, number, line)
+
+        try:
+            self._write(run, work, keep=False)
         except errors.ForeignKeyViolation:
             raise RunMissing(f"no run {run!r} in the store") from None
 
     @staticmethod
     def _append(conn: Conn, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """Chain ``event`` to the run's last line; the caller holds the run's lock."""
-        row = conn.execute(
-            "SELECT n, line FROM events WHERE run = %s ORDER BY n DESC LIMIT 1", (run,)
-        ).fetchone()
-        number, last = (0, None) if row is None else (int(row[0]), bytes(row[1]))
-        line, record = chained_line(last, event)
-        conn.execute(
-            "INSERT INTO events (run, n, line) VALUES (%s, %s, %s)", (run, number + 1, line)
-        )
+        number, line, record = _next_line(conn.execute(_LAST_EVENT, (run,)).fetchone(), event)
+        conn.execute("INSERT INTO events (run, n, line) VALUES (%s, %s, %s)", (run, number, line))
         return record
 
     def log_bytes(self, run: str) -> bytes:

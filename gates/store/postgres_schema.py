@@ -270,3 +270,20 @@ def lock_run(conn: Connection[Any], run: str) -> None:
     own numbering check turns a writer that skipped the lock into an error, not a fork.
     """
     conn.execute("SELECT pg_advisory_xact_lock(%s::integer, hashtext(%s))", (_RUN_LOCK_CLASS, run))
+
+
+def insert_event(conn: Connection[Any], run: str, number: int, line: bytes) -> None:
+    """Insert event ``number`` of ``run`` in one statement that takes the run's lock first.
+
+    For a writer outside a transaction (autocommit): the lock is held until that one
+    statement commits, so a writer using :func:`lock_run` waits for it and then reads
+    the new line, and this insert never makes such a writer fail. Read the last line
+    before it without the lock: if another writer appended meanwhile, the insert fails
+    (the numbering trigger's ``check_violation``, or the primary key's
+    ``unique_violation``) and writes nothing, and the caller chains its line again.
+    """
+    conn.execute(
+        "INSERT INTO events (run, n, line) SELECT %s, %s, %s "
+        "WHERE pg_advisory_xact_lock(%s::integer, hashtext(%s)) IS NOT NULL",
+        (run, number, line, _RUN_LOCK_CLASS, run),
+    )

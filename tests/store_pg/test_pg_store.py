@@ -7,17 +7,29 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
+from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-from pg_rows import add_handoff, add_run
+from pg_rows import add_event, add_handoff, add_run
 from pg_server import PgServer
 
 from handoff_gate.cli.main import main
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.store.base import RunMissing
+from handoff_gate.gates.store.durable import OversizeError
+from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.store.pg_connect import StoreUnavailable
 from handoff_gate.gates.store.postgres import PostgresStore, StoreRefused, _names_run
-from handoff_gate.gates.store.postgres_schema import LATEST, REVIEWER_ROLE, SchemaMissing
+from handoff_gate.gates.store.postgres_schema import (
+    LATEST,
+    REVIEWER_ROLE,
+    SchemaMissing,
+    lock_run,
+)
 from handoff_gate.gates.store.select import StoreURLError, store_for
 
 BOUND = 60
@@ -146,3 +158,90 @@ def test_a_notice_wakes_only_waiters_of_its_run_unless_it_is_unreadable() -> Non
     assert not _names_run('{"run": "run-2", "handoff": "0001-plan"}', "run-1")
     assert _names_run("not json", "run-1")  # re-reading costs less than missing a change
     assert _names_run("[1]", "run-1")
+
+
+def test_a_rehearsed_append_keeps_nothing_and_the_next_append_chains_on(
+    schema_db: psycopg.Connection[Any],
+) -> None:
+    event = {"event": audit.Event.WAIT_RETURNED.value, "handoff": "0001-plan"}
+    with PostgresStore(schema_db.info.dsn) as store, PostgresStore(schema_db.info.dsn) as other:
+        store.add_handoff("run-1", "plan", lambda seq, hid: b"{}")
+        store.append_event("run-1", event)
+        store.rehearse_event("run-1", event)
+        assert store.log_bytes("run-1").count(b"\n") == 1
+        other.append_event("run-1", event)  # the run's lock was released with the rollback
+        store.append_event("run-1", event)
+        assert store.log_bytes("run-1").count(b"\n") == 3
+        assert audit.verify_chain("run-1", store) == []
+        with pytest.raises(RunMissing):
+            store.rehearse_event("run-2", event)
+
+
+def test_rehearsing_on_the_filesystem_writes_nothing(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    audit.rehearse(run, audit.Event.WAIT_RETURNED, store=FilesystemStore(), handoff="0001-plan")
+    assert list(run.iterdir()) == []
+
+
+def test_an_append_overtaken_by_a_writer_holding_the_lock_waits_and_chains_after_it(
+    schema_db: psycopg.Connection[Any],
+) -> None:
+    """The appender reads line 1, then its insert of line 2 waits for the run's lock; the
+    holder commits its own line 2, so the appender chains its line again as line 3."""
+    event = {"event": audit.Event.WAIT_RETURNED.value, "handoff": "0001-plan"}
+    with PostgresStore(schema_db.info.dsn) as store:
+        store.add_handoff("run-1", "plan", lambda seq, hid: b"{}")
+        store.append_event("run-1", event)
+        appender = threading.Thread(target=store.append_event, args=("run-1", event))
+        with schema_db.transaction():
+            lock_run(schema_db, "run-1")
+            last = schema_db.execute("SELECT line FROM events WHERE n = 1").fetchone()
+            assert last is not None
+            add_event(schema_db, "run-1", 2, chained_line(bytes(last[0]), event)[0])
+            appender.start()
+            assert _lock_waiters(schema_db.info.dsn) == 1
+        appender.join(BOUND)
+        assert store.log_bytes("run-1").count(b"\n") == 3
+        assert audit.verify_chain("run-1", store) == []
+
+
+def _lock_waiters(url: str) -> int:
+    """How many sessions wait for an advisory lock, once one does (or after ``BOUND``)."""
+    with psycopg.connect(url, autocommit=True) as watcher:
+        for _ in range(BOUND * 100):
+            row = watcher.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+            ).fetchone()
+            if row is not None and row[0]:
+                return int(row[0])
+            threading.Event().wait(0.01)
+    return 0
+
+
+def test_a_waiting_store_reads_ahead_with_the_decisions_and_still_reads_right(
+    schema_db: psycopg.Connection[Any],
+) -> None:
+    """Once it waits, reading a decided handoff's records also brings its bytes and the
+    run's last line. Each serves one later call: bytes over that call's limit are refused
+    as before, and a line another writer followed meanwhile is chained again."""
+    event = {"event": audit.Event.WAIT_RETURNED.value, "handoff": "0001-plan"}
+    url = schema_db.info.dsn
+    with PostgresStore(url) as waiter, PostgresStore(url) as writer:
+        hid = writer.add_handoff("run-1", "plan", lambda seq, hid: b'{"x": 1}').id
+        waiter.wait_for_change("run-1", BOUND)  # returns at once: listening just began
+        assert waiter.decision_records("run-1", hid) == {}
+        writer.create_decision("run-1", hid, "bob", b"{}", event)
+        writer.create_decision("run-1", hid, "alice", b"[]", event)
+        assert list(waiter.decision_records("run-1", hid).items()) == [
+            ("alice", b"[]"),
+            ("bob", b"{}"),
+        ]
+        with pytest.raises(OversizeError):
+            waiter.handoff_bytes("run-1", hid, 3)
+        waiter.decision_records("run-1", hid)
+        assert waiter.handoff_bytes("run-1", hid, 100) == b'{"x": 1}'
+        writer.append_event("run-1", event)  # after the waiter read the last line
+        waiter.append_event("run-1", event)
+        assert waiter.log_bytes("run-1").count(b"\n") == 4
+        assert audit.verify_chain("run-1", waiter) == []
