@@ -161,9 +161,8 @@ _SAMPLE = (
 
 def prepare() -> None:
     """Parse a sample record, so that the first real parse in the process is as fast as
-    the rest: it builds the deferred validator and loads what the checks use (the first
-    ``datetime.strptime`` in a process imports and compiles its parser, about 1 ms). A
-    waiter does this while nobody is waiting on it yet."""
+    the rest: it builds the deferred validator and warms what its checks use. A waiter
+    does this while nobody is waiting on it yet."""
     parse_decision(_SAMPLE, "sample", "0001-sample")
 
 
