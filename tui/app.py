@@ -1,48 +1,30 @@
-"""The approval app: its lifecycle, the feed that keeps it current, and the entry point.
+"""``HandoffGateApp``: the approval app built from a loaded registry, for scripts and tests.
 
-Disk work never runs on the UI thread: the ``Feed`` (or ``StoreFeed`` for a database)
-watches, lists and inspects in background workers and posts its results to the
-``ReviewScreen``, which owns the main view, its keys and its state. This module only
-builds them, starts and stops the workers, and offers the palette's providers.
+``handoff-gate watch`` builds ``review_app.ReviewApp`` with a loader instead, so that
+the contracts and the inspection and decision code load after the first paint; here
+they are loaded already (importing this module imports them), and the app is the same.
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from functools import partial
+from typing import TYPE_CHECKING
 
-from textual.app import App
-from textual.binding import Binding, BindingType
-
-from handoff_gate.gates.run.decisions import default_reviewer
-from handoff_gate.gates.vocab.safe_text import visible
-from handoff_gate.tui.deciding import Decider
-from handoff_gate.tui.feed import Feed
-from handoff_gate.tui.model import Entry, Key, Show
-from handoff_gate.tui.palette import ActionProvider, JumpProvider, Target
-from handoff_gate.tui.screens.review import ReviewScreen
-from handoff_gate.tui.store_feed import StoreFeed, store_label
+from handoff_gate.tui.backend import CoreBackend
+from handoff_gate.tui.review_app import ReviewApp, run_review
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
 
-#: How often runs with a waiter are looked at again for waiters that died silently.
-WAITER_RECHECK_S = 5.0
 
-
-class HandoffGateApp(App[int]):
+class HandoffGateApp(ReviewApp):
     """``handoff-gate watch``: review and decide handoffs as they arrive."""
-
-    CSS_PATH = "app.tcss"
-    TITLE = "handoff-gate"
-    COMMANDS: ClassVar = App.COMMANDS | {ActionProvider, JumpProvider}
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit", tooltip="quit (nothing is decided on the way out)"),
-    ]
 
     def __init__(
         self,
@@ -63,126 +45,21 @@ class HandoffGateApp(App[int]):
         key, and only a principal the policy lets decide a handoff's phase may try.
         ``store``: a non-local store (a database) shows every run in it; ``root`` is then
         ignored, and runs are keyed by ``Path(run_id)``."""
-        super().__init__()
-        self.store = store if store is not None and not store.is_local else None
-        if self.store is None:
-            if root is None:
-                raise ValueError("a filesystem review needs a root folder")
-            self.root = root.absolute()
-            where = self.root.name or str(self.root)
-        else:
-            where = store_label(self.store)
-            self.root = Path(where)
-            self.title = f"handoff-gate · {visible(where)}"
-        self.registry = registry
-        decider = Decider(
-            registry,
+        remote = store if store is not None and not store.is_local else None
+        load = partial(
+            CoreBackend, registry, reviewer=reviewer, key=key, policy=policy, store=remote
+        )
+        super().__init__(
+            root,
+            load,
             reviewer=reviewer,
-            read_only=read_only,
-            key=key,
-            policy=policy,
-            store=self.store,
-        )
-        self.review = ReviewScreen(
-            self._make_feed(poll, policy),
-            decider,
-            where=where,
-            reviewer=reviewer or default_reviewer(),
-            show=Show(show),
+            show=show,
+            poll=poll,
             quiet=quiet,
+            read_only=read_only,
+            store=store,
         )
-
-    def _make_feed(self, poll: bool, policy: Policy | None) -> Feed:
-        """The feed posts straight to the review screen (its messages concern the view);
-        posting is thread-safe, and what arrives before the screen runs waits in its queue."""
-
-        def post(message: Any) -> bool:
-            return self.review.post_message(message)
-
-        if self.store is None:
-            return Feed(self.root, self.registry, post, poll=poll, policy=policy)
-        return StoreFeed(self.store, self.registry, post, policy=policy)
-
-    @property
-    def read_only(self) -> bool:
-        """Review only: approve and reject are refused and nothing is written."""
-        return self.review.decider.read_only
-
-    @read_only.setter
-    def read_only(self, value: bool) -> None:
-        self.review.decider.read_only = value
-
-    @property
-    def feed(self) -> Feed:
-        return self.review.feed
-
-    def get_default_screen(self) -> ReviewScreen:
-        """The review screen is the app's base screen: dialogs go over it, and queries on
-        the app (``app.query_one(FieldTree)``) find its widgets as before."""
-        return self.review
-
-    def on_mount(self) -> None:
-        feed = self.feed
-        feed.start()
-        self.run_worker(feed.relist_loop, thread=True, group="relist", name="relist")
-        if isinstance(feed, StoreFeed):
-            self.run_worker(feed.listen_loop, thread=True, group="watch", name="listen")
-        else:
-            self.run_worker(feed.watch(self._runs()), exclusive=True, group="watch", name="watch")
-        self.call_after_refresh(self._start_inspecting)
-        if self.store is None:
-            self.set_interval(WAITER_RECHECK_S, self._recheck_waiters)
-
-    def _runs(self) -> dict[Path, set[str]]:
-        """The handoff ids of every run known (the watcher reads it to spot new runs)."""
-        return self.review.runs
-
-    def _start_inspecting(self) -> None:
-        """Start inspecting once the first screen is up.
-
-        The inspection thread begins by importing the validators and the contracts (tens
-        of ms of Python holding the GIL); started with the listing, it slowed the first
-        paint by about as much. Listing alone fills the first screen's rows. Watching
-        still starts at mount: a handoff written as soon as the list is shown must not
-        be missed.
-        """
-        self.run_worker(self.feed.inspect_loop, thread=True, group="inspect", name="inspect")
-
-    def _recheck_waiters(self) -> None:
-        """Re-list runs someone waits in: a waiter killed before it could remove its
-        record sends no event, and only a fresh look finds its process gone."""
-        for run_dir in self.review.waited_runs():
-            self.feed.relist(run_dir)
-
-    def on_unmount(self) -> None:
-        self.feed.close()
-
-    # The review screen's view, for scripts and tests that hold the app.
-
-    @property
-    def entries(self) -> dict[Key, Entry]:
-        """Every handoff known, by (run directory, handoff id)."""
-        return self.review.entries
-
-    def listed(self) -> list[Key]:
-        """The handoffs in the list, top to bottom."""
-        return self.review.listed()
-
-    def current_entry(self) -> Entry | None:
-        """The handoff the list's cursor is on."""
-        return self.review.current_entry()
-
-    def jump_to(self, key: Key) -> None:
-        """Select a handoff, widening the filter if it hides it."""
-        self.review.jump_to(key)
-
-    def jump_targets(self) -> list[Target]:
-        """The palette's jumps (``JumpProvider``)."""
-        return self.review.jump_targets()
-
-    def palette_actions(self) -> list[Target]:
-        """The palette's actions (``ActionProvider``); they act on the review screen."""
-        return self.review.palette_actions()
+        self.registry = registry
 
 
 def run_app(
@@ -198,7 +75,7 @@ def run_app(
     policy: Policy | None = None,
     store: RunStore | None = None,
 ) -> int:
-    """Entry point of ``handoff-gate watch``; returns the process exit code.
+    """``handoff-gate watch`` over a loaded registry; returns the process exit code.
 
     ``read_only``: decisions are refused in the app and nothing is written under ``root``.
     ``key``/``policy``: sign decisions, and refuse up front those the key's principal
@@ -207,21 +84,15 @@ def run_app(
     if key is not None and policy is None:
         print("handoff-gate watch: --key needs --policy", file=sys.stderr)
         return 2
-    remote = store is not None and not store.is_local
-    if not remote and (root is None or not root.is_dir()):
-        print(f"handoff-gate watch: not a directory: {visible(str(root))}", file=sys.stderr)
-        return 2
-    app = HandoffGateApp(
+    remote = store if store is not None and not store.is_local else None
+    load = partial(CoreBackend, registry, reviewer=reviewer, key=key, policy=policy, store=remote)
+    return run_review(
         root,
-        registry,
+        load,
         reviewer=reviewer,
         show=show,
         poll=poll,
         quiet=quiet,
         read_only=read_only,
-        key=key,
-        policy=policy,
-        store=store if remote else None,
+        store=store,
     )
-    result: Any = app.run()
-    return int(result or 0)

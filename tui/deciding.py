@@ -7,14 +7,14 @@ message is one plain line (payload and file names made safe), never markup.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_for
 from handoff_gate.gates.run.quorum import NoRule, rule_of
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.messages import Decided
+from handoff_gate.tui.notice import Notice
 from handoff_gate.tui.render import safe
 from handoff_gate.tui.scan import LOCAL
 from handoff_gate.tui.store_feed import store_copy
@@ -27,34 +27,17 @@ if TYPE_CHECKING:
     from handoff_gate.gates.vocab.actions import Action, Category
     from handoff_gate.tui.model import Entry
 
-Severity = Literal["information", "warning", "error"]
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """Why nothing was decided, as the toast that says so."""
-
-    message: str
-    title: str = ""
-    severity: Severity = "information"
-
-
-READ_ONLY = Notice(
-    "Read-only review: decisions cannot be made here. Nothing was written.",
-    "Read-only",
-    "warning",
-)
-
 
 class Decider:
-    """Who decides from this app (reviewer, key, policy) and where decisions are written."""
+    """Who decides from this app (reviewer, key, policy) and where decisions are written.
+
+    Read-only review is the app's to enforce (``core.Core.read_only``): this only decides."""
 
     def __init__(
         self,
         registry: Registry,
         *,
         reviewer: str | None,
-        read_only: bool,
         key: SigningKey | None,
         policy: Policy | None,
         store: RunStore | None,
@@ -62,7 +45,6 @@ class Decider:
         """``store``: a non-local store, or ``None`` for runs on this filesystem."""
         self.registry = registry
         self.reviewer = reviewer
-        self.read_only = read_only
         self.key = key
         self.policy = policy
         self.store = store

@@ -27,15 +27,13 @@ from handoff_gate.tui.scan import (
     InspectQueue,
     RunListing,
     RunQueue,
-    inspect_ref,
     list_run,
     runs_under,
     touch_ids,
 )
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.tui.core import Core
 
 #: watchfiles settings: report an isolated change after ~5 ms instead of 50-1600 ms.
 WATCH_STEP_MS = 5
@@ -48,21 +46,20 @@ BATCH_S = 0.1
 
 
 class Feed:
-    """The background side of the app; ``post`` delivers messages to it."""
+    """The background side of the app; ``post`` delivers messages to it, ``core``
+    inspects (and is first loaded by the inspection thread)."""
 
     def __init__(
         self,
         root: Path,
-        registry: Registry,
+        core: Core,
         post: Callable[[Message], object],
         *,
         poll: bool,
-        policy: Policy | None = None,
     ) -> None:
         self.root = root
-        self.registry = registry
+        self.core = core
         self.poll = poll
-        self.policy = policy
         self._post = post
         self._relist = RunQueue()
         self._inspect = InspectQueue()
@@ -188,7 +185,7 @@ class Feed:
 
     def inspect_now(self, ref: HandoffRef) -> Inspection:
         """Inspect one handoff on the calling thread (a worker's, never the UI's)."""
-        return inspect_ref(ref, self.registry, policy=self.policy)
+        return self.core.inspect(ref)
 
     def inspect_once(self, ref: HandoffRef) -> Inspection:
         """Inspect one handoff from a short-lived worker thread (what ``d`` compares with)."""

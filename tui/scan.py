@@ -2,7 +2,8 @@
 
 Everything here runs in worker threads and only calls ``gates``; results travel to
 the app as small immutable values. A listing costs a directory read and a ``stat`` per
-file; an inspection parses and validates one handoff.
+file, and needs none of the core's inspection modules, so the first screen is painted
+without them; an inspection (``inspecting``) parses and validates one handoff.
 """
 
 from __future__ import annotations
@@ -14,10 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision, run_name_of
-from handoff_gate.gates.run.placement import verified_producer
-from handoff_gate.gates.run.quorum import NoRule, Outcome, settle
-from handoff_gate.gates.run.report_in_run import blocked_report, inspect_in_run
 from handoff_gate.gates.run.waiters import WAITERS, live_waiters
 from handoff_gate.gates.store.filesystem import (
     DECISIONS,
@@ -27,17 +24,12 @@ from handoff_gate.gates.store.filesystem import (
     handoff_path,
     list_handoffs,
 )
-from handoff_gate.gates.view.decision_problem import standing, unusable_reason
-from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.report import Report
-from handoff_gate.gates.vocab.states import HandoffState, state_of
+from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.model import NO_TRUST, Key, Stamp, Trust
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.run.decision_record import Decision
-    from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.gates.trust.policy import Policy
 
 #: The shared filesystem store: stateless, so every thread may use it.
 LOCAL = FilesystemStore()
@@ -97,7 +89,7 @@ def list_run(run_dir: Path) -> RunListing:
     refs: list[HandoffRef] = []
     stamps: dict[str, Stamp] = {}
     for ref in found:
-        stamp = _stamp(ref.path)
+        stamp = stamp_at(ref.path)
         if stamp is not None:
             stamps[ref.id] = stamp
             refs.append(ref)
@@ -129,7 +121,7 @@ def waiters_in(run_dir: Path, ids: set[str] | None = None) -> dict[str, tuple[st
     return out
 
 
-def _stamp(path: Path) -> Stamp | None:
+def stamp_at(path: Path) -> Stamp | None:
     try:
         return stamp_of(path.stat())
     except (OSError, ValueError):
@@ -151,14 +143,14 @@ def touch_ids(run_dir: Path, ids: set[str]) -> RunListing:
             path = handoff_path(run_dir, handoff_id)
         except (OSError, ValueError, RuntimeError):
             continue
-        stamp = _stamp(path) if path.is_file() and not path.is_symlink() else None
+        stamp = stamp_at(path) if path.is_file() and not path.is_symlink() else None
         if stamp is None:
             removed.add(handoff_id)
             continue
         seq, phase = handoff_id.split("-", 1)
         refs.append(HandoffRef(run_dir, handoff_id, int(seq), phase, path))
         stamps[handoff_id] = stamp
-        decisions[handoff_id] = _decision_stamp(run_dir, handoff_id)
+        decisions[handoff_id] = decision_stamp(run_dir, handoff_id)
     return RunListing(
         run_dir,
         tuple(refs),
@@ -170,11 +162,11 @@ def touch_ids(run_dir: Path, ids: set[str]) -> RunListing:
     )
 
 
-def _decision_stamp(run_dir: Path, handoff_id: str) -> Stamp | None:
+def decision_stamp(run_dir: Path, handoff_id: str) -> Stamp | None:
     """The unsigned record's stamp, or the signed records' folder's (it changes as each
     principal's record is added)."""
     folder = run_dir / DECISIONS
-    return _stamp(folder / f"{handoff_id}.json") or _stamp(folder / handoff_id)
+    return stamp_at(folder / f"{handoff_id}.json") or stamp_at(folder / handoff_id)
 
 
 def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
@@ -188,127 +180,10 @@ def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
         if name.startswith("."):
             continue
         if name.endswith(".json"):
-            stamps[name.removesuffix(".json")] = _stamp(run_dir / DECISIONS / name)
+            stamps[name.removesuffix(".json")] = stamp_at(run_dir / DECISIONS / name)
         elif name not in stamps:  # a folder of signed records, one per principal
-            stamps[name] = _stamp(run_dir / DECISIONS / name)
+            stamps[name] = stamp_at(run_dir / DECISIONS / name)
     return stamps
-
-
-def inspect_ref(
-    ref: HandoffRef,
-    registry: Registry,
-    *,
-    store: RunStore | None = None,
-    policy: Policy | None = None,
-) -> Inspection:
-    """Inspect one handoff and settle its decisions; never raises.
-
-    ``store`` is where the run lives (the filesystem when ``None``; the run's key is
-    ``str(ref.run_dir)`` either way). ``gates`` already turns every problem with the
-    bytes into a finding; anything else that goes wrong here (a path that cannot be
-    resolved, a store that went away) is shown as blocked too, so the app fails closed
-    and keeps running.
-    """
-    store = store or LOCAL
-    run = str(ref.run_dir)
-    local = store.is_local
-    stamp = _stamp(ref.path) if local else None
-    decision_stamp = _decision_stamp(ref.run_dir, ref.id) if local else None
-    try:
-        report = inspect_in_run(run, ref.id, registry, policy=policy, store=store)
-    except Exception as exc:  # fail closed: the app must outlive any one bad file
-        report = blocked_report(Code.INTERNAL_ERROR, f"could not inspect {ref.id}: {exc!r}")
-    key = (ref.run_dir, ref.id)
-    try:
-        if policy is None:
-            decision, problem = _unsigned_decision(store, run, ref.id, local, decision_stamp)
-            state, problem = standing(report, decision, problem)
-            trust = Trust(signer=_signer(report, None, run, store))
-        else:
-            return Inspection(
-                key, stamp, decision_stamp, *_settled(store, run, ref, registry, policy, report)
-            )
-    except Exception as exc:  # a store that failed mid-way: show it, never approve
-        decision, state = None, HandoffState.UNUSABLE
-        problem, trust = f"the decisions cannot be read: {exc}", NO_TRUST
-    return Inspection(key, stamp, decision_stamp, report, decision, problem, state, trust)
-
-
-def _unsigned_decision(
-    store: RunStore, run: str, handoff_id: str, local: bool, decision_stamp: Stamp | None
-) -> tuple[Decision | None, str]:
-    if local and decision_stamp is None:  # no decision file: nothing to read
-        return None, ""
-    try:
-        return read_decision(run, handoff_id, store), ""
-    except DecisionCorrupt as exc:
-        return None, unusable_reason(exc)
-    except (ValueError, OSError, RuntimeError) as exc:
-        return None, f"the decision record cannot be read: {exc}"
-
-
-def _signer(report: Report, policy: Policy | None, run: str, store: RunStore) -> str:
-    envelope = report.envelope
-    if envelope is None or envelope.signer is None:
-        return "unsigned"
-    if policy is None:
-        return f"signed as {envelope.signer} (not checked: no policy)"
-    if verified_producer(envelope, run_name_of(run, store), policy) == envelope.signer:
-        return f"signed by {envelope.signer}"
-    return f"signed as {envelope.signer}, but the signature does not verify"
-
-
-def _settled(
-    store: RunStore,
-    run: str,
-    ref: HandoffRef,
-    registry: Registry,
-    policy: Policy,
-    report: Report,
-) -> tuple[Report, Decision | None, str, HandoffState, Trust]:
-    """Report, decision, problem, state and trust of a handoff under ``policy``."""
-    signer = _signer(report, policy, run, store)
-    envelope = report.envelope
-    producer = None
-    if envelope is not None:
-        producer = verified_producer(envelope, run_name_of(run, store), policy)
-    try:
-        settlement = settle(store, run, ref.id, registry, policy)
-    except NoRule as exc:
-        trust = Trust(signer=signer, producer=producer, rule_problem=str(exc))
-        return report, None, "", HandoffState.BLOCKED, trust
-    except OSError as exc:
-        if store.decision_records(run, ref.id):
-            problem = f"the handoff cannot be read, so its decisions cannot be checked: {exc}"
-            return report, None, problem, HandoffState.UNUSABLE, Trust(signer=signer)
-        return report, None, "", state_of(report, None), Trust(signer=signer)
-    rule = policy.rule_for(ref.phase)
-    trust = Trust(
-        required=rule.required if rule is not None else 0,
-        approvals=tuple(d.principal or d.reviewer for d in settlement.decisions),
-        approvers=rule.approvers if rule is not None else (),
-        signer=signer,
-        producer=producer,
-        refused=settlement.refused,
-    )
-    outcome = settlement.outcome
-    if outcome is None:
-        return report, None, "", state_of(report, None), trust
-    decision = settlement.decisions[-1] if settlement.decisions else None
-    state = {
-        Outcome.APPROVED: HandoffState.APPROVED,
-        Outcome.REJECTED: HandoffState.REJECTED,
-        Outcome.CHANGED: HandoffState.CHANGED,
-    }[outcome]
-    if outcome is Outcome.REJECTED:
-        trust = Trust(
-            required=trust.required,
-            approvers=trust.approvers,
-            signer=signer,
-            producer=producer,
-            refused=trust.refused,
-        )
-    return report, decision, "", state, trust
 
 
 class InspectQueue:

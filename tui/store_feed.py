@@ -27,12 +27,11 @@ from handoff_gate.gates.vocab.ids import ID_PATTERN
 from handoff_gate.tui.feed import BATCH_S, RETRY_S, Feed
 from handoff_gate.tui.messages import Listed, WatchFailed
 from handoff_gate.tui.model import Stamp
-from handoff_gate.tui.scan import Inspection, RunListing, inspect_ref
+from handoff_gate.tui.scan import Inspection, RunListing
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.tui.core import Core
 
 #: How long one LISTEN poll blocks before the listener checks whether it should stop.
 LISTEN_TICK_S = 0.2
@@ -87,12 +86,10 @@ class StoreFeed(Feed):
     def __init__(
         self,
         store: RunStore,
-        registry: Registry,
+        core: Core,
         post: Callable[[Message], object],
-        *,
-        policy: Policy | None = None,
     ) -> None:
-        super().__init__(Path(store_label(store)), registry, post, poll=False, policy=policy)
+        super().__init__(Path(store_label(store)), core, post, poll=False)
         self.store = store
         self._closing = threading.Event()
         #: Per handoff, a number bumped by each hint: a new one makes the app re-inspect.
@@ -132,12 +129,12 @@ class StoreFeed(Feed):
             self._close_store()
 
     def inspect_now(self, ref: HandoffRef) -> Inspection:
-        return inspect_ref(ref, self.registry, store=self._store(), policy=self.policy)
+        return self.core.inspect(ref, self._store())
 
     def inspect_once(self, ref: HandoffRef) -> Inspection:
         store = store_copy(self.store)
         try:
-            return inspect_ref(ref, self.registry, store=store, policy=self.policy)
+            return self.core.inspect(ref, store)
         finally:
             close = getattr(store, "close", None)
             if store is not self.store and close is not None:

@@ -10,7 +10,7 @@ import sys
 
 from tui_helpers import PLAN, SIZE, all_inspected, make_app, put, screen_text, settle
 
-from handoff_gate.tui import app as app_module
+from handoff_gate.tui import review_app as app_module
 
 
 def _top(app: object) -> str:

@@ -3,8 +3,8 @@
 It owns the main view's keys and its state: the filter (``show``), the selected handoff
 (``selected``) and what the detail's body shows (``body``: fields, raw or diff), each a
 reactive whose watcher repaints. It folds the feed's messages into its entries; the list
-and the detail only ever display entries. Decisions are written by a ``Decider`` in a
-worker thread.
+and the detail only ever display entries. Decisions are written through the ``Core``
+(loaded after the first paint) in a worker thread.
 """
 
 from __future__ import annotations
@@ -23,16 +23,15 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.cursor import next_after, step_waiting
-from handoff_gate.tui.deciding import READ_ONLY, Decider, Notice
 from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
 from handoff_gate.tui.model import Entry, Key, Show, placement, previous_same_phase, visible_entries
+from handoff_gate.tui.notice import READ_ONLY, Notice
 from handoff_gate.tui.palette import Target, action_targets, jump_targets
 from handoff_gate.tui.render import finding_text, safe
 from handoff_gate.tui.rows import RowCache, topbar
@@ -43,6 +42,7 @@ from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 if TYPE_CHECKING:
     from handoff_gate.gates.vocab.actions import Category
+    from handoff_gate.tui.core import Core
     from handoff_gate.tui.feed import Feed
     from handoff_gate.tui.screens.reject import Rejection
 
@@ -81,7 +81,7 @@ class ReviewScreen(Screen[None]):
     def __init__(
         self,
         feed: Feed,
-        decider: Decider,
+        core: Core,
         *,
         where: str,
         reviewer: str,
@@ -91,7 +91,7 @@ class ReviewScreen(Screen[None]):
         """``where``: the root or store as the header names it; ``quiet``: no bell."""
         super().__init__()
         self.feed = feed
-        self.decider = decider
+        self.core = core
         self._where = where
         self._reviewer_shown = reviewer
         self._quiet = quiet
@@ -279,7 +279,9 @@ class ReviewScreen(Screen[None]):
                 safe(message.refusal, 400), title="Not written", severity="error", markup=False
             )
         else:
-            self.notify(f"{handoff_id}: {safe(describe(message.decision), 300)}", markup=False)
+            self.notify(
+                f"{handoff_id}: {safe(self.core.describe(message.decision), 300)}", markup=False
+            )
             target = next_after(self.entries, self._list.keys, message.key)
             if target is not None:
                 self._list.select_key(target)
@@ -411,12 +413,12 @@ class ReviewScreen(Screen[None]):
         """The header's counts across all entries."""
         bar = topbar(
             where=self._where,
-            read_only=self.decider.read_only,
+            read_only=self.core.read_only,
             reviewer=self._reviewer_shown,
             entries=self.entries.values(),
             show=self.show,
             listed=self._list.row_count,
-            count_waiters=self.decider.store is None,
+            count_waiters=self.core.store is None,
             scanned=self._scanned,
             backlog=self.feed.backlog,
             width=self.app.size.width or 80,
@@ -432,7 +434,7 @@ class ReviewScreen(Screen[None]):
         self.notify(notice.message, title=notice.title, severity=notice.severity, markup=False)
 
     def _decidable(self, entry: Entry | None) -> Entry | None:
-        if self.decider.read_only:
+        if self.core.read_only:
             self._tell(READ_ONLY)
             return None
         if entry is None:
@@ -441,7 +443,7 @@ class ReviewScreen(Screen[None]):
             self.notify("Still inspecting this handoff; try again in a moment.", markup=False)
             self.feed.inspect(entry.ref, urgent=True)
             return None
-        refusal = self.decider.refusal(entry)
+        refusal = self.core.refusal(entry)
         if refusal is not None:
             self._tell(refusal)
             return None
@@ -496,7 +498,7 @@ class ReviewScreen(Screen[None]):
         reason: str | None = None,
         category: Category | None = None,
     ) -> None:
-        self.post_message(self.decider.decide(entry, action, sha256, reason, category))
+        self.post_message(self.core.decide(entry, action, sha256, reason, category))
 
     def action_raw(self) -> None:
         self._toggle_body(Body.RAW)

@@ -1,35 +1,106 @@
-"""``handoff-gate watch``: review the handoffs under ROOT in the terminal UI."""
+"""``handoff-gate watch``: review the handoffs under ROOT in the terminal UI.
+
+The first screen comes before the core. Arguments that can be wrong are checked before
+the app starts, so their mistakes are the same one-line usage errors as everywhere: the
+store, ``--key``, ``--policy`` and extra contracts (``--schemas`` or its variable). The
+built-in contracts, the validators and the decision code load after the first paint,
+when the app's inspection thread calls ``_loader``'s function: this command module is
+the boundary where start-up laziness is allowed, so the imports that defer them are
+here and nowhere in ``tui`` or ``gates``.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
-from handoff_gate.cli.inputs import policy, registry, signing_key, store
-from handoff_gate.gates.contracts.registry import ENV_VAR
-from handoff_gate.tui.app import run_app
+from handoff_gate.gates.store.select import StoreURLError, store_for
+from handoff_gate.tui.review_app import run_review
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.store.base import RunStore
+    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.trust.signing_key import SigningKey
+    from handoff_gate.tui.core import Backend
+
+#: ``gates.contracts.registry.ENV_VAR``, spelled out so that checking whether extra
+#: contracts were named does not load the contracts (a test pins the two together).
+SCHEMAS_ENV = "HANDOFF_GATE_SCHEMAS"
 
 
 def run(args: argparse.Namespace) -> int:
-    spec = os.environ.get(ENV_VAR, "") if args.schemas is None else args.schemas
-    where = store(args)
+    try:
+        where = store_for(getattr(args, "store", None))
+    except StoreURLError as exc:
+        raise UsageError(str(exc)) from exc
     if where.is_local and not args.root:
         raise UsageError("watch needs ROOT: a run directory or a folder of runs")
     if not where.is_local and args.root:
         raise UsageError("with a database store, watch takes no ROOT: it shows every run")
-    return int(
-        run_app(
-            Path(args.root) if args.root else None,
-            registry(spec),
-            reviewer=args.reviewer,
-            show=args.show,
-            poll=args.poll,
-            quiet=args.quiet,
-            read_only=args.read_only,
-            key=signing_key(args),
-            policy=policy(args),
-            store=where,
-        )
+    key, policy = _signing(args)
+    if key is not None and policy is None:
+        raise UsageError("--key needs --policy")
+    spec = os.environ.get(SCHEMAS_ENV, "") if args.schemas is None else args.schemas
+    registry = _registry(spec)
+    remote = None if where.is_local else where
+    return run_review(
+        Path(args.root) if args.root else None,
+        _loader(registry, reviewer=args.reviewer, key=key, policy=policy, store=remote),
+        reviewer=args.reviewer,
+        show=args.show,
+        poll=args.poll,
+        quiet=args.quiet,
+        read_only=args.read_only,
+        store=where,
     )
+
+
+def _signing(args: argparse.Namespace) -> tuple[SigningKey | None, Policy | None]:
+    """``--key`` and ``--policy`` (the parser loaded them when given), the policy checked
+    against ``--policy-sha256`` now; ``cli.inputs`` (and the contracts it imports) loads
+    here only when one of the three is given."""
+    if not any(getattr(args, name, None) for name in ("key", "policy", "policy_sha256")):
+        return None, None
+    from handoff_gate.cli.inputs import policy, signing_key
+
+    return signing_key(args), policy(args)
+
+
+def _registry(spec: str) -> Callable[[], Registry]:
+    """The contracts: loaded now when extra ones are named (a bad module is a usage
+    error before the app starts), else the built-ins, loaded when first needed."""
+
+    def load() -> Registry:
+        from handoff_gate.cli.inputs import registry
+
+        return registry(spec)
+
+    if spec:
+        loaded = load()
+        return lambda: loaded
+    return load
+
+
+def _loader(
+    registry: Callable[[], Registry],
+    *,
+    reviewer: str | None,
+    key: SigningKey | None,
+    policy: Policy | None,
+    store: RunStore | None,
+) -> Callable[[], Backend]:
+    """What the app calls (from its inspection thread, after the first paint) to load
+    inspection and decisions."""
+
+    def load() -> Backend:
+        from handoff_gate.tui.backend import CoreBackend
+
+        return CoreBackend(registry(), reviewer=reviewer, key=key, policy=policy, store=store)
+
+    return load

@@ -1,0 +1,19 @@
+"""Who a decision names when nobody said: the OS account, as ``user@host``.
+
+A module of its own (standard library only), so the TUI can show it in its header
+before the decision code is loaded.
+"""
+
+from __future__ import annotations
+
+import getpass
+import socket
+
+
+def default_reviewer() -> str:
+    """``user@host`` of the OS account, so an unattended approval still names someone."""
+    try:
+        user = getpass.getuser()
+    except (OSError, KeyError):
+        user = "unknown"
+    return f"{user}@{socket.gethostname() or 'localhost'}"
