@@ -40,6 +40,14 @@ class Entries:
         #: Keys that arrived after the first listing, not yet looked at by the screen.
         self.arrived: list[Key] = []
         self._hot: dict[Key, None] = {}
+        #: Keys of entries without a state yet: the screen asks after every batch of
+        #: inspections whether any is left, which a scan of ten thousand would make slow.
+        self._uninspected: set[Key] = set()
+
+    @property
+    def all_inspected(self) -> bool:
+        """Whether every entry has been inspected at least once."""
+        return not self._uninspected
 
     def merge(self, listing: RunListing, initial: bool, selected: object) -> Merged:
         """Fold one run's listing in; ``selected`` is the key the cursor is on."""
@@ -50,6 +58,7 @@ class Entries:
         gone = (known - present) if listing.complete else listing.removed
         for handoff_id in gone:
             self.by_key.pop((run_dir, handoff_id), None)
+            self._uninspected.discard((run_dir, handoff_id))
             merged.stale.append((run_dir, handoff_id))
         self.runs[run_dir] = present if listing.complete else (known - gone) | present
         for ref in listing.refs:
@@ -61,6 +70,7 @@ class Entries:
             if entry is None:
                 entry = Entry(ref, stamp, decision_stamp, fresh=not initial, waiters=waiters)
                 self.by_key[key] = entry
+                self._uninspected.add(key)
                 if not initial:
                     self.arrived.append(key)
                 merged.id_width = max(merged.id_width, len(ref.id))
@@ -94,6 +104,7 @@ class Entries:
         self.keep_report(entry, selected)
         entry.decision, entry.decision_error = result.decision, result.decision_error
         entry.state = result.state
+        self._uninspected.discard(result.key)
         entry.trust = result.trust
         return entry
 

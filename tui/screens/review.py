@@ -326,7 +326,7 @@ class ReviewScreen(Screen[None]):
         handoffs = self._list
         if not handoffs.follow_top or not self._scanned or self._paint_list.pending:
             return
-        if all(entry.state is not None for entry in self.entries.values()):
+        if self._book.all_inspected:
             handoffs.follow_top = False
 
     def _follow_run(self) -> None:
