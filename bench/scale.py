@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from bench.config import Context
@@ -18,7 +19,7 @@ from bench.figures import Figure, Target
 from bench.payloads import inventory_leaves
 from bench.procs import compile_project, finish, start_module
 from bench.pty_paint import first_paint
-from bench.runs import fill_run, replicate
+from bench.runs import fill_run
 from bench.stats import summarize
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run.report_in_run import inspect_in_run
@@ -29,12 +30,24 @@ from handoff_gate.schemas import example_path
 MARKER = "-step"
 
 
+def _fill(run_dir: Path, count: int) -> None:
+    fill_run(run_dir, count, phase="step", decided_every=4)
+
+
 def _root(ctx: Context) -> tuple[int, str]:
+    """Runs x handoffs, every run filled through ``submit``/``decide`` under its own name.
+
+    Copies of one run would be cheaper, but each copy's envelopes and decisions name the
+    template's run: the core blocks every such handoff as misplaced and finds every
+    decision unusable, which is not a reviewer's root (and moves a quarter of the rows
+    into the pending list while they load). Two processes fill the runs.
+    """
     p = ctx.profile
-    template = ctx.workdir / "template" / "run-template"
-    fill_run(template, p.handoffs_per_run, phase="step", decided_every=4)
-    replicate(template, ctx.workdir / "root", p.runs)
-    return p.runs * p.handoffs_per_run, str(ctx.workdir / "root")
+    root = ctx.workdir / "root"
+    runs = [root / f"run-{i:03d}" for i in range(p.runs)]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        list(pool.map(_fill, runs, [p.handoffs_per_run] * p.runs))
+    return p.runs * p.handoffs_per_run, str(root)
 
 
 def _inspect_all_estimate(root: Path, sample: int) -> list[float]:
