@@ -18,7 +18,7 @@ from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState, state_of
 from handoff_gate.tui.model import NO_TRUST, Stamp, Trust
-from handoff_gate.tui.scan import LOCAL, Inspection, decision_stamp, stamp_at
+from handoff_gate.tui.scan import LOCAL, Inspection, decision_stamp
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
@@ -46,7 +46,7 @@ def inspect_ref(
     store = store or LOCAL
     run = str(ref.run_dir)
     local = store.is_local
-    stamp = stamp_at(ref.path) if local else None
+    # Whether the run has a decision for it: none (most handoffs) means nothing to read.
     dstamp = decision_stamp(ref.run_dir, ref.id) if local else None
     try:
         report = inspect_in_run(run, ref.id, registry, policy=policy, store=store)
@@ -59,13 +59,11 @@ def inspect_ref(
             state, problem = standing(report, decision, problem)
             trust = Trust(signer=_signer(report, None, run, store))
         else:
-            return Inspection(
-                key, stamp, dstamp, *_settled(store, run, ref, registry, policy, report)
-            )
+            return Inspection(key, *_settled(store, run, ref, registry, policy, report))
     except Exception as exc:  # a store that failed mid-way: show it, never approve
         decision, state = None, HandoffState.UNUSABLE
         problem, trust = f"the decisions cannot be read: {exc}", NO_TRUST
-    return Inspection(key, stamp, dstamp, report, decision, problem, state, trust)
+    return Inspection(key, report, decision, problem, state, trust)
 
 
 def _unsigned_decision(

@@ -64,8 +64,6 @@ class Inspection:
     """One handoff inspected from its current bytes, with its decision and state."""
 
     key: Key
-    stamp: Stamp | None
-    decision_stamp: Stamp | None
     report: Report
     decision: Decision | None
     decision_error: str
@@ -165,8 +163,8 @@ def touch_ids(run_dir: Path, ids: set[str]) -> RunListing:
 def decision_stamp(run_dir: Path, handoff_id: str) -> Stamp | None:
     """The unsigned record's stamp, or the signed records' folder's (it changes as each
     principal's record is added)."""
-    folder = run_dir / DECISIONS
-    return stamp_at(folder / f"{handoff_id}.json") or stamp_at(folder / handoff_id)
+    record = run_dir.joinpath(DECISIONS, handoff_id)
+    return stamp_at(record.with_name(f"{handoff_id}.json")) or stamp_at(record)
 
 
 def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
