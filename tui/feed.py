@@ -8,15 +8,14 @@ messages through ``post``; nothing here touches widgets.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
+import threading
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.message import Message
-from watchfiles import awatch
+from watchfiles import watch
 
 from handoff_gate.gates.run.audit import AUDIT_FILE
 from handoff_gate.gates.run.waiters import WAITERS
@@ -63,7 +62,7 @@ class Feed:
         self._post = post
         self._relist = RunQueue()
         self._inspect = InspectQueue()
-        self._stop = asyncio.Event()
+        self._stop = threading.Event()
 
     @property
     def backlog(self) -> int:
@@ -84,9 +83,13 @@ class Feed:
     def relist(self, run_dir: Path) -> None:
         self._relist.put_run(run_dir)
 
-    async def watch(self, runs: Collection[Path]) -> None:
-        """Turn filesystem events under the root into marks; ``runs`` are the known runs.
+    def watch(self, runs: Collection[Path]) -> None:
+        """Turn filesystem events under the root into marks until closed; runs in its own
+        thread. ``runs`` are the known runs.
 
+        A thread with the blocking watcher, not ``awatch`` on the app's event loop: the
+        async one loads anyio's event-loop backend first (about 25 ms, before the first
+        paint), and events reach the listing thread without a hop through the loop.
         If the watcher fails or the root folder disappears, the problem is reported;
         watching resumes (by polling after a failure) once the root is back, with a full
         re-list.
@@ -95,7 +98,7 @@ class Feed:
         while not self._stop.is_set():
             if self.root.is_dir():
                 try:
-                    await self._watch_root(runs, polling=polling)
+                    self._watch_root(runs, polling=polling)
                 except (OSError, RuntimeError) as exc:
                     self._post(WatchFailed(str(exc)))
                     polling = True
@@ -103,13 +106,12 @@ class Feed:
                     if self._stop.is_set():
                         return
                     self._post(WatchFailed("the folder was removed"))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), timeout=RETRY_S)
+            self._stop.wait(RETRY_S)
             self._relist.put_root()
 
-    async def _watch_root(self, runs: Collection[Path], *, polling: bool) -> None:
+    def _watch_root(self, runs: Collection[Path], *, polling: bool) -> None:
         """Watch until stopped or until the root folder is gone."""
-        async for changes in awatch(
+        for changes in watch(
             self.root,
             step=WATCH_STEP_MS,
             debounce=WATCH_DEBOUNCE_MS,
@@ -120,6 +122,7 @@ class Feed:
             ignore_permission_denied=True,
             rust_timeout=int(RETRY_S * 1000),
             yield_on_timeout=True,
+            raise_interrupt=False,
         ):
             for _, changed in changes:
                 self.hint(Path(changed), runs)

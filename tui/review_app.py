@@ -13,6 +13,7 @@ from a loaded registry.
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -121,7 +122,9 @@ class ReviewApp(App[int]):
         if isinstance(feed, StoreFeed):
             self.run_worker(feed.listen_loop, thread=True, group="watch", name="listen")
         else:
-            self.run_worker(feed.watch(self._runs()), exclusive=True, group="watch", name="watch")
+            self.run_worker(
+                partial(feed.watch, self._runs()), thread=True, group="watch", name="watch"
+            )
         self.call_after_refresh(self._start_inspecting)
         if self.store is None:
             self.set_interval(WAITER_RECHECK_S, self._recheck_waiters)

@@ -203,8 +203,8 @@ class StoreFeed(Feed):
         else:
             self._relist.put_root()
 
-    async def watch(self, runs: object) -> None:
-        """Nothing to do on the event loop: ``listen_loop`` runs in a thread."""
+    def watch(self, runs: object) -> None:
+        """Nothing to watch on a filesystem: ``listen_loop`` does the watching."""
 
     def relist_loop(self) -> None:
         """List what was marked: the whole store after a (re)connection, else single ids."""
