@@ -15,6 +15,7 @@ from handoff_gate.tui.backend import CoreBackend
 from handoff_gate.tui.review_app import ReviewApp, run_review
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from handoff_gate.gates.contracts.registry import Registry
@@ -45,13 +46,9 @@ class HandoffGateApp(ReviewApp):
         key, and only a principal the policy lets decide a handoff's phase may try.
         ``store``: a non-local store (a database) shows every run in it; ``root`` is then
         ignored, and runs are keyed by ``Path(run_id)``."""
-        remote = store if store is not None and not store.is_local else None
-        load = partial(
-            CoreBackend, registry, reviewer=reviewer, key=key, policy=policy, store=remote
-        )
         super().__init__(
             root,
-            load,
+            _loaded(registry, reviewer, key, policy, store),
             reviewer=reviewer,
             show=show,
             poll=poll,
@@ -84,11 +81,9 @@ def run_app(
     if key is not None and policy is None:
         print("handoff-gate watch: --key needs --policy", file=sys.stderr)
         return 2
-    remote = store if store is not None and not store.is_local else None
-    load = partial(CoreBackend, registry, reviewer=reviewer, key=key, policy=policy, store=remote)
     return run_review(
         root,
-        load,
+        _loaded(registry, reviewer, key, policy, store),
         reviewer=reviewer,
         show=show,
         poll=poll,
@@ -96,3 +91,15 @@ def run_app(
         read_only=read_only,
         store=store,
     )
+
+
+def _loaded(
+    registry: Registry,
+    reviewer: str | None,
+    key: SigningKey | None,
+    policy: Policy | None,
+    store: RunStore | None,
+) -> Callable[[], CoreBackend]:
+    """The loader ``ReviewApp`` takes, over a registry that is loaded already."""
+    remote = store if store is not None and not store.is_local else None
+    return partial(CoreBackend, registry, reviewer=reviewer, key=key, policy=policy, store=remote)
