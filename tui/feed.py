@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,6 +63,11 @@ class Feed:
         self._relist = RunQueue()
         self._inspect = InspectQueue()
         self._stop = threading.Event()
+        #: The runs the listing thread has looked at (set before it lists them). Events
+        #: are sorted by this, not by what the screen has merged yet: an event in a run
+        #: listed but not yet merged would otherwise ask for a look at the root, which
+        #: finds no new run, and the handoff it announced would never be listed.
+        self._known: frozenset[Path] = frozenset()
 
     @property
     def backlog(self) -> int:
@@ -83,9 +88,9 @@ class Feed:
     def relist(self, run_dir: Path) -> None:
         self._relist.put_run(run_dir)
 
-    def watch(self, runs: Collection[Path]) -> None:
+    def watch(self) -> None:
         """Turn filesystem events under the root into marks until closed; runs in its own
-        thread. ``runs`` are the known runs.
+        thread.
 
         A thread with the blocking watcher, not ``awatch`` on the app's event loop: the
         async one loads anyio's event-loop backend first (about 25 ms, before the first
@@ -98,7 +103,7 @@ class Feed:
         while not self._stop.is_set():
             if self.root.is_dir():
                 try:
-                    self._watch_root(runs, polling=polling)
+                    self._watch_root(polling=polling)
                 except (OSError, RuntimeError) as exc:
                     self._post(WatchFailed(str(exc)))
                     polling = True
@@ -109,7 +114,7 @@ class Feed:
             self._stop.wait(RETRY_S)
             self._relist.put_root()
 
-    def _watch_root(self, runs: Collection[Path], *, polling: bool) -> None:
+    def _watch_root(self, *, polling: bool) -> None:
         """Watch until stopped or until the root folder is gone."""
         for changes in watch(
             self.root,
@@ -125,12 +130,13 @@ class Feed:
             raise_interrupt=False,
         ):
             for _, changed in changes:
-                self.hint(Path(changed), runs)
+                self.hint(Path(changed))
             if not self.root.is_dir():
                 return
 
-    def hint(self, path: Path, runs: Collection[Path]) -> None:
+    def hint(self, path: Path) -> None:
         """Mark what a changed path may affect: one handoff, one run, or the root."""
+        runs = self._known
         if self.root in runs:
             run_dir = self.root
         else:
@@ -165,15 +171,14 @@ class Feed:
     def relist_loop(self) -> None:
         """List what was marked; a big first scan is posted in time-boxed parts."""
         initial = True
-        known: set[Path] = set()
         while (dirty := self._relist.take()) is not None:
             runs: frozenset[Path] | None = None
             targets = set(dirty.runs)
             if dirty.root:
                 runs = frozenset(runs_under(self.root))
-                targets |= runs - known
-                known = set(runs)
-            known |= targets
+                targets |= runs - self._known
+                self._known = runs
+            self._known = self._known | targets
             listings: list[RunListing] = [
                 touch_ids(run, ids) for run, ids in dirty.ids.items() if run not in targets
             ]

@@ -13,7 +13,6 @@ from a loaded registry.
 from __future__ import annotations
 
 import sys
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -122,16 +121,10 @@ class ReviewApp(App[int]):
         if isinstance(feed, StoreFeed):
             self.run_worker(feed.listen_loop, thread=True, group="watch", name="listen")
         else:
-            self.run_worker(
-                partial(feed.watch, self._runs()), thread=True, group="watch", name="watch"
-            )
+            self.run_worker(feed.watch, thread=True, group="watch", name="watch")
         self.call_after_refresh(self._start_inspecting)
         if self.store is None:
             self.set_interval(WAITER_RECHECK_S, self._recheck_waiters)
-
-    def _runs(self) -> dict[Path, set[str]]:
-        """The handoff ids of every run known (the watcher reads it to spot new runs)."""
-        return self.review.runs
 
     def _start_inspecting(self) -> None:
         """Start inspecting once the first screen is up.

@@ -203,7 +203,7 @@ class StoreFeed(Feed):
         else:
             self._relist.put_root()
 
-    def watch(self, runs: object) -> None:
+    def watch(self) -> None:
         """Nothing to watch on a filesystem: ``listen_loop`` does the watching."""
 
     def relist_loop(self) -> None:
