@@ -62,10 +62,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _signing(args: argparse.Namespace) -> tuple[SigningKey | None, Policy | None]:
-    """``--key`` and ``--policy`` (the parser loaded them when given), the policy checked
-    against ``--policy-sha256`` now; ``cli.inputs`` (and the contracts it imports) loads
-    here only when one of the three is given."""
-    if not any(getattr(args, name, None) for name in ("key", "policy", "policy_sha256")):
+    """``--key`` and ``--policy`` as the parser loaded them; ``cli.inputs`` (and the
+    contracts it imports) loads here only when one of them is given."""
+    if getattr(args, "key", None) is None and getattr(args, "policy", None) is None:
         return None, None
     from handoff_gate.cli.inputs import policy, signing_key
 
