@@ -48,17 +48,3 @@ def staged(root: Path, run_name: str, count: int, phase: str = "step") -> tuple[
     first = sorted((stage_run / HANDOFFS).glob("*.json"))[0]
     shutil.move(first, watched / HANDOFFS / first.name)
     return watched, stage_run / HANDOFFS
-
-
-def replicate(template: Path, root: Path, runs: int) -> list[Path]:
-    """``runs`` copies of one run under ``root`` (run-000, run-001, ...), decisions included.
-
-    Copying keeps the envelope's ``run`` field of the template: cheap, and the listing
-    and inspection cost is the same as for distinct runs.
-    """
-    made = []
-    for i in range(runs):
-        dest = root / f"run-{i:03d}"
-        shutil.copytree(template, dest, ignore=shutil.ignore_patterns(".seq"))
-        made.append(dest)
-    return made

@@ -11,8 +11,9 @@ import pytest
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit, report_in_run
 from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision
-from handoff_gate.gates.run.decisions import DecisionRefused, decide, default_reviewer
+from handoff_gate.gates.run.decisions import DecisionRefused, decide
 from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.run.reviewer import default_reviewer
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.durable import atomic_write
 from handoff_gate.gates.vocab.actions import Action, Category

@@ -14,11 +14,11 @@ import pytest
 from pydantic import BaseModel
 
 from handoff_gate.gates.contracts.registry import (
-    ENV_VAR,
     RegistryError,
     load_registry,
     strict_json_schema,
 )
+from handoff_gate.gates.contracts.spec import ENV_VAR
 from handoff_gate.schemas import SCHEMAS
 
 USER_MODULE = """

@@ -1,7 +1,6 @@
 """Which contracts exist: the built-ins plus any the user loads with ``--schemas``.
 
-A SPEC is a ``.py`` file path or an importable module name exposing ``SCHEMAS``;
-several specs can be joined with ``os.pathsep``. Anything wrong with a spec is a
+Specs are named as ``gates.contracts.spec`` reads them. Anything wrong with a spec is a
 ``RegistryError`` with a one-line message, so the CLI can report it and exit 2.
 """
 
@@ -20,11 +19,11 @@ from typing import Any
 
 from pydantic import BaseModel, PydanticUserError
 
+from handoff_gate.gates.contracts.spec import named_specs
 from handoff_gate.schemas import SCHEMAS
 
 Registry = Mapping[str, type[BaseModel]]
 
-ENV_VAR = "HANDOFF_GATE_SCHEMAS"
 SCHEMA_ID = re.compile(r"[a-z][a-z0-9_]*/v[0-9]+")
 
 
@@ -38,9 +37,7 @@ def load_registry(spec: str | None = None) -> dict[str, type[BaseModel]]:
     Fails as a whole: on any error, no module imported for this call stays in
     ``sys.modules``, so a corrected file loads afresh on the next try.
     """
-    if spec is None:
-        spec = os.environ.get(ENV_VAR, "")
-    parts = [p.strip() for p in spec.split(os.pathsep) if p.strip()]
+    parts = named_specs(spec)
     owners = [_module_name(p) for p in parts]
     registry: dict[str, type[BaseModel]] = dict(SCHEMAS)
     origin = dict.fromkeys(SCHEMAS, "the built-ins")

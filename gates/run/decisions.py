@@ -17,10 +17,8 @@ still stands, so ``decide`` returns it and reports the failed log through ``on_w
 
 from __future__ import annotations
 
-import getpass
 import json
 import os
-import socket
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, NoReturn
@@ -38,6 +36,7 @@ from handoff_gate.gates.run.decision_record import (
 from handoff_gate.gates.run.placement import verified_producer
 from handoff_gate.gates.run.quorum import NoRule, rule_of
 from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.run.reviewer import default_reviewer
 from handoff_gate.gates.store.base import DecisionExists, RunStore
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import HandoffRef
@@ -59,15 +58,6 @@ if TYPE_CHECKING:
 
 class DecisionRefused(Exception):
     """A decision that must not be written; the message is one line, fit for stderr."""
-
-
-def default_reviewer() -> str:
-    """``user@host`` of the OS account, so an unattended approval still names someone."""
-    try:
-        user = getpass.getuser()
-    except (OSError, KeyError):
-        user = "unknown"
-    return f"{user}@{socket.gethostname() or 'localhost'}"
 
 
 class _Attempt:

@@ -13,8 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from handoff_gate.cli.commands.watch import SCHEMAS_ENV
-from handoff_gate.gates.contracts.registry import ENV_VAR
+from handoff_gate.gates.contracts.spec import ENV_VAR
 
 BOUND = 60
 #: Modules that must not load before the first paint (each pulls in much of the core).
@@ -52,10 +51,6 @@ def test_the_command_and_the_app_import_none_of_the_core() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=BOUND
     ).stdout.split()
     assert [name for name in CORE if name in loaded] == []
-
-
-def test_the_schemas_variable_is_the_one_the_registry_reads() -> None:
-    assert SCHEMAS_ENV == ENV_VAR
 
 
 def test_bad_extra_contracts_are_a_usage_error_before_any_screen(tmp_path: Path) -> None:

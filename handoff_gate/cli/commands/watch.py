@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
+from handoff_gate.gates.contracts.spec import ENV_VAR
 from handoff_gate.gates.store.select import StoreURLError, store_for
 from handoff_gate.tui.review_app import run_review
 
@@ -28,10 +29,6 @@ if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.tui.core import Backend
-
-#: ``gates.contracts.registry.ENV_VAR``, spelled out so that checking whether extra
-#: contracts were named does not load the contracts (a test pins the two together).
-SCHEMAS_ENV = "HANDOFF_GATE_SCHEMAS"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     key, policy = _signing(args)
     if key is not None and policy is None:
         raise UsageError("--key needs --policy")
-    spec = os.environ.get(SCHEMAS_ENV, "") if args.schemas is None else args.schemas
+    spec = os.environ.get(ENV_VAR, "") if args.schemas is None else args.schemas
     registry = _registry(spec)
     remote = None if where.is_local else where
     return run_review(
