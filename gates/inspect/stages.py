@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -468,22 +469,30 @@ def inspect_handoff(
     registry: Registry,
     *,
     previous: object = ABSENT,
+    previous_for: Callable[[str], object] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> Report:
     """Inspect a handoff file (an envelope around the producer's output). Never raises.
 
     The subject is ``raw`` (or ``raw_base64``) when present, else ``payload``
     re-serialized. ``sha256``/``size`` in the report are those of the whole file.
+    ``previous_for``, when given, is asked for ``previous`` with the envelope's schema
+    id once the envelope is read (``ABSENT``: none), so a caller that looks it up in the
+    run need not parse the file first to learn the contract.
     """
     try:
         with _CollectorPaused():
-            return _inspect_handoff(file_bytes, registry, previous, max_bytes)
+            return _inspect_handoff(file_bytes, registry, previous, previous_for, max_bytes)
     except Exception as exc:
         return _failed(file_bytes, None, exc)
 
 
 def _inspect_handoff(
-    file_bytes: bytes, registry: Registry, previous: object, max_bytes: int
+    file_bytes: bytes,
+    registry: Registry,
+    previous: object,
+    previous_for: Callable[[str], object] | None,
+    max_bytes: int,
 ) -> Report:
     whole = _Whole(hashlib.sha256(file_bytes).hexdigest(), len(file_bytes))
     if len(file_bytes) > max_bytes:
@@ -505,6 +514,8 @@ def _inspect_handoff(
         subject, upstream = pydantic_core.to_json(envelope.payload), ABSENT
     else:
         subject = b""
+    if previous_for is not None:
+        previous = previous_for(envelope.schema_id)
     report = inspect(
         subject,
         envelope.schema_id,

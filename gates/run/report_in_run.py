@@ -25,6 +25,7 @@ from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import handoff_path
 from handoff_gate.gates.store.select import store_for
+from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
@@ -34,11 +35,6 @@ from handoff_gate.gates.vocab.report import Report
 
 if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy
-
-
-def _schema_of(file_bytes: bytes) -> object:
-    envelope = jiter.from_json(file_bytes)
-    return envelope.get("schema") if isinstance(envelope, dict) else None
 
 
 def _append_only(registry: Registry | None, schema_id: object) -> frozenset[str]:
@@ -172,18 +168,20 @@ def inspect_in_run(
         return blocked_report(Code.OVERSIZE, f"{exc}; not inspected", digest, exc.size)
     except (OSError, UnsafePathError) as exc:
         return blocked_report(Code.BAD_ENVELOPE, f"cannot read handoff {handoff_id!r}: {exc}")
-    previous: dict[str, Any] | None = None
+    in_store = store
+
+    def previous_for(schema: str) -> object:
+        """The previous payload of the contract the envelope names (``ABSENT``: none)."""
+        try:
+            found = previous_payload(key, handoff_id, schema, registry, in_store)
+        except (OSError, ValueError):
+            return ABSENT
+        return ABSENT if found is None else found
+
     try:
-        schema = _schema_of(data)
-        if isinstance(schema, str):
-            previous = previous_payload(key, handoff_id, schema, registry, store)
-    except (OSError, ValueError):
-        previous = None
-    try:
-        if previous is None:  # inspection's own default means "no previous payload"
-            report = inspect_handoff(data, registry, max_bytes=MAX_HANDOFF_BYTES)
-        else:
-            report = inspect_handoff(data, registry, previous=previous, max_bytes=MAX_HANDOFF_BYTES)
+        report = inspect_handoff(
+            data, registry, previous_for=previous_for, max_bytes=MAX_HANDOFF_BYTES
+        )
         return _placed(report, run_name_of(key, store), handoff_id, policy)
     except Exception as exc:  # inspection promises not to raise; fail closed if it does
         digest = hashlib.sha256(data).hexdigest()
