@@ -423,7 +423,9 @@ class ReviewScreen(Screen[None]):
             backlog=self.feed.backlog,
             width=self.app.size.width or 80,
         )
-        self._topbar.update(bar)
+        # One line high (app.tcss), so new counts never resize it: no layout pass, which
+        # would re-render the whole screen ten times a second while a root loads.
+        self._topbar.update(bar, layout=False)
 
     # --------------------------------------------------------------- actions
 
