@@ -18,6 +18,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy -p handoff_gate
 	$(BIN)/mypy sample_runs
+	$(BIN)/mypy bench
 	$(BIN)/lint-imports
 
 unit: $(STAMP)

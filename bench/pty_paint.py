@@ -66,7 +66,12 @@ def _drain(fd: int, timeout: float) -> bytes:
 
 
 def first_paint(
-    argv: Sequence[str], marker: bytes, *, settle: bool = False, bound_s: float = 60.0
+    argv: Sequence[str],
+    marker: bytes,
+    *,
+    settle: bool = False,
+    bound_s: float = 60.0,
+    env: dict[str, str] | None = None,
 ) -> Paint:
     """Spawn ``argv`` on a pty, wait until ``marker`` is painted, optionally until CPU idles.
 
@@ -75,7 +80,8 @@ def first_paint(
     """
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", LINES, COLUMNS, 0, 0))
-    env = child_env() | {"TERM": "xterm-256color", "COLUMNS": str(COLUMNS), "LINES": str(LINES)}
+    terminal = {"TERM": "xterm-256color", "COLUMNS": str(COLUMNS), "LINES": str(LINES)}
+    env = (child_env() if env is None else env) | terminal
     env.pop("NO_COLOR", None)
     start = time.perf_counter()
     proc = subprocess.Popen(
