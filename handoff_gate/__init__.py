@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from handoff_gate.gates.run.decisions import DecisionRefused, decide
     from handoff_gate.gates.run.report_in_run import inspect_in_run
     from handoff_gate.gates.run.submit import submit
-    from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait, wait_async
+    from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
+    from handoff_gate.gates.run.waiting_async import wait_async
     from handoff_gate.gates.store.filesystem import HandoffRef, find_runs, list_handoffs
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
@@ -57,7 +58,7 @@ _HOMES: dict[str, str] = {
     "WaitOutcome": "run.waiting",
     "WaitResult": "run.waiting",
     "wait": "run.waiting",
-    "wait_async": "run.waiting",
+    "wait_async": "run.waiting_async",
     "HandoffRef": "store.filesystem",
     "find_runs": "store.filesystem",
     "list_handoffs": "store.filesystem",

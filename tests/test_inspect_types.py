@@ -14,4 +14,4 @@ def test_inspect_given_a_str_is_a_type_error() -> None:
 
 def test_wait_async_is_part_of_the_public_api() -> None:
     assert "wait_async" in dir(hg)
-    assert hg.wait_async.__module__ == "handoff_gate.gates.run.waiting"
+    assert hg.wait_async.__module__ == "handoff_gate.gates.run.waiting_async"

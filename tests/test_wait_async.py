@@ -16,7 +16,8 @@ import pytest
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiting import WaitOutcome, wait, wait_async
+from handoff_gate.gates.run.waiting import WaitOutcome, wait
+from handoff_gate.gates.run.waiting_async import wait_async
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import DECISIONS, HandoffRef
 from handoff_gate.schemas import SCHEMAS, example_path

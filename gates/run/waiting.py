@@ -11,8 +11,8 @@ On approval the handoff is inspected again: its bytes must still hash to what th
 reviewers approved, and only the contract-validated ``report.delivered`` is returned. A
 timeout or a cancel never approves.
 
-``wait`` blocks its thread; ``wait_async`` is a coroutine that, on the filesystem, holds
-no thread of its own, so cancelling its task stops it at once.
+``wait`` blocks its thread; ``run.waiting_async.wait_async`` steps the same ``Waiter``
+from a coroutine.
 """
 
 from __future__ import annotations
@@ -87,8 +87,8 @@ def print_refusal(line: str) -> None:
     print(f"handoff-gate: {line}", file=sys.stderr)
 
 
-class _Waiter:
-    """The state both ``wait`` and ``wait_async`` step through, minus the blocking.
+class Waiter:
+    """The state ``wait`` and ``waiting_async.wait_async`` step through, minus the blocking.
 
     ``step()`` returns a result once decided; otherwise it makes sure the waiter will be
     woken (a filesystem subscription to the folder a decision will appear in) and
@@ -279,7 +279,7 @@ class _Waiter:
             self.watched = None
 
 
-def _unreachable(waiter: _Waiter, exc: StoreUnavailable, pause: float) -> float:
+def _unreachable(waiter: Waiter, exc: StoreUnavailable, pause: float) -> float:
     """A database that went away mid-wait: try again with backoff until the deadline,
     then let the caller see the failure (``handoff-gate wait`` exits 2 with it)."""
     if waiter.deadline is not None and time.monotonic() + pause > waiter.deadline:
@@ -315,7 +315,7 @@ def wait(
     does not cover the phase.
     """
     woken = threading.Event()
-    waiter = _Waiter(
+    waiter = Waiter(
         run,
         ref_or_id,
         registry=registry,
@@ -342,64 +342,5 @@ def wait(
                 pause = _RETRY_S
             except StoreUnavailable as exc:
                 pause = _unreachable(waiter, exc, pause)
-    finally:
-        waiter.close()
-
-
-async def wait_async(
-    run: str | os.PathLike[str],
-    ref_or_id: HandoffRef | str,
-    *,
-    timeout: float | None = None,
-    registry: Registry | None = None,
-    poll: bool = False,
-    on_block: Callable[[Report], None] | None = None,
-    policy: Policy | None = None,
-    store: RunStore | None = None,
-    on_refused: Callable[[str], None] = print_refusal,
-) -> WaitResult:
-    """``wait`` for asyncio: cancelling the task stops it at once.
-
-    On the filesystem, many concurrent calls share one watcher thread per run and hold
-    no thread of their own; the checks between wake-ups read a few small files on the
-    event loop. On a database store each sleep is a short ``LISTEN`` in a worker thread.
-    """
-    import asyncio  # here, not at the top: ``handoff-gate wait`` must not pay for it
-
-    loop = asyncio.get_running_loop()
-    woken = asyncio.Event()
-
-    def wake() -> None:
-        try:
-            loop.call_soon_threadsafe(woken.set)
-        except RuntimeError:  # the loop has closed: nobody is waiting any more
-            return
-
-    waiter = _Waiter(
-        run,
-        ref_or_id,
-        registry=registry,
-        timeout=timeout,
-        force_polling=poll,
-        wake=wake,
-        on_block=on_block,
-        policy=policy,
-        store=store,
-        on_refused=on_refused,
-    )
-    try:
-        while True:
-            step = waiter.step()
-            if isinstance(step, WaitResult):
-                return step
-            if not waiter.store.is_local:
-                await asyncio.to_thread(waiter.block, step, threading.Event())
-                continue
-            try:
-                async with asyncio.timeout(step):
-                    await woken.wait()
-            except TimeoutError:
-                pass
-            woken.clear()
     finally:
         waiter.close()

@@ -35,7 +35,7 @@ from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiting import wait_async
+from handoff_gate.gates.run.waiting_async import wait_async
 from handoff_gate.integrations.feedback import rejection_text, settled
 
 OutputT = TypeVar("OutputT")
