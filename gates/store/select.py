@@ -32,6 +32,7 @@ def store_for(url: str | None = None) -> RunStore:
     if not spec:
         return FilesystemStore()
     if spec.startswith(_SCHEMES):
+        # The driver boundary: psycopg loads only for a database URL (see architecture.md).
         from handoff_gate.gates.store.postgres import PostgresStore
 
         return PostgresStore(spec)
