@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import RegistryError, load_registry
-    from handoff_gate.gates.inspect.stages import inspect, inspect_file, inspect_handoff
+    from handoff_gate.gates.inspect.handoff_file import inspect_file, inspect_handoff
+    from handoff_gate.gates.inspect.stages import inspect
     from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt, read_decision
     from handoff_gate.gates.run.decisions import DecisionRefused, decide
     from handoff_gate.gates.run.report_in_run import inspect_in_run
@@ -46,8 +47,8 @@ _HOMES: dict[str, str] = {
     "RegistryError": "contracts.registry",
     "load_registry": "contracts.registry",
     "inspect": "inspect.stages",
-    "inspect_file": "inspect.stages",
-    "inspect_handoff": "inspect.stages",
+    "inspect_file": "inspect.handoff_file",
+    "inspect_handoff": "inspect.handoff_file",
     "Decision": "run.decision_record",
     "DecisionCorrupt": "run.decision_record",
     "read_decision": "run.decision_record",

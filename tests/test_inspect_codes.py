@@ -9,7 +9,8 @@ from typing import Any
 
 from inspect_contracts import DROP, REGISTRY, VALID_STRICT, dumps, strict_with
 
-from handoff_gate.gates.inspect.stages import inspect, inspect_file, inspect_handoff
+from handoff_gate.gates.inspect.handoff_file import inspect_file, inspect_handoff
+from handoff_gate.gates.inspect.stages import inspect
 from handoff_gate.gates.vocab.findings import Code, Severity
 from handoff_gate.gates.vocab.report import Report
 

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from inspect_contracts import REGISTRY, VALID_STRICT, dumps
 
-from handoff_gate.gates.inspect.stages import inspect, inspect_handoff
+from handoff_gate.gates.inspect.handoff_file import inspect_handoff
+from handoff_gate.gates.inspect.stages import inspect
 from handoff_gate.gates.vocab.findings import Code
 
 

@@ -15,7 +15,8 @@ from inspect_contracts import REGISTRY as TEST_CONTRACTS
 from inspect_contracts import VALID_STRICT
 from pydantic import BaseModel
 
-from handoff_gate.gates.inspect.stages import inspect, inspect_handoff
+from handoff_gate.gates.inspect.handoff_file import inspect_handoff
+from handoff_gate.gates.inspect.stages import inspect
 from handoff_gate.gates.inspect.validate import check_contract
 from handoff_gate.gates.view.fields import field_rows
 from handoff_gate.gates.vocab.findings import Code, Severity

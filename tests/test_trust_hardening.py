@@ -7,7 +7,8 @@ import shutil
 from pathlib import Path
 
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.inspect.stages import inspect, inspect_handoff
+from handoff_gate.gates.inspect.handoff_file import inspect_handoff
+from handoff_gate.gates.inspect.stages import inspect
 from handoff_gate.gates.run import report_in_run, schema_index
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit

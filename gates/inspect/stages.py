@@ -6,6 +6,9 @@ become text (:func:`_readable_text`), the text a parsed value (:func:`_parsed`, 
 :mod:`.validate`), its content scanned for secrets and unsafe text (:func:`_scanned`,
 with :mod:`.strings`, :mod:`.secret_patterns`), and the findings become the report.
 
+A stored handoff file (the envelope around such bytes) is read by ``handoff_file``,
+which then calls ``inspect`` here.
+
 Fail closed: every step that cannot vouch for the payload adds a ``block`` finding,
 and anything unexpected (a bug here, a contract hook that raises) becomes an
 ``internal_error`` finding rather than an exception. ``inspect`` never raises.
@@ -16,22 +19,16 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import os
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, NamedTuple
 
-import jiter
-import pydantic_core
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect import parse, strings
 from handoff_gate.gates.inspect.refusal import reads_as_refusal
 from handoff_gate.gates.inspect.secret_patterns import (
-    ALL_KINDS,
     kinds_in,
     mask_secrets,
     secrets_in,
@@ -40,7 +37,7 @@ from handoff_gate.gates.inspect.secret_patterns import (
 from handoff_gate.gates.inspect.validate import Outcome, check_contract, empty_shapes
 from handoff_gate.gates.vocab import fieldpaths
 from handoff_gate.gates.vocab.absent import ABSENT
-from handoff_gate.gates.vocab.envelope import LENGTH_STOPS, Envelope
+from handoff_gate.gates.vocab.envelope import LENGTH_STOPS
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import elide, mask
@@ -150,18 +147,18 @@ def inspect(
     try:
         draft = _Draft(hashlib.sha256(data).hexdigest(), len(data), schema_id)
     except Exception as exc:
-        return _failed(b"", schema_id, exc)
+        return failed_report(b"", schema_id, exc)
     try:
-        with _CollectorPaused():
+        with CollectorPaused():
             _inspect(
                 draft, data, registry, previous, finish_reason, refusal, upstream_payload, max_bytes
             )
             return draft.report()
     except Exception as exc:
-        return _failed(data, schema_id, exc)
+        return failed_report(data, schema_id, exc)
 
 
-class _CollectorPaused:
+class CollectorPaused:
     """Pause the cyclic garbage collector while a payload is parsed and validated, in a
     process that runs no other thread.
 
@@ -186,7 +183,8 @@ class _CollectorPaused:
             gc.enable()
 
 
-def _failed(data: bytes, schema_id: str | None, exc: Exception) -> Report:
+def failed_report(data: bytes, schema_id: str | None, exc: Exception) -> Report:
+    """A blocked ``internal_error`` report: inspection itself failed on these bytes."""
     try:
         digest, size = hashlib.sha256(data).hexdigest(), len(data)
     except Exception:
@@ -462,156 +460,3 @@ def _scanned(parsed: _Parse, data: bytes, text: str) -> _Scan:
 
 def _hit_path(hit: strings.Hit) -> str:
     return fieldpaths.path_of(fieldpaths.steps_of(hit.trail))
-
-
-def inspect_handoff(
-    file_bytes: bytes,
-    registry: Registry,
-    *,
-    previous: object = ABSENT,
-    previous_for: Callable[[str], object] | None = None,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-) -> Report:
-    """Inspect a handoff file (an envelope around the producer's output). Never raises.
-
-    The subject is ``raw`` (or ``raw_base64``) when present, else ``payload``
-    re-serialized. ``sha256``/``size`` in the report are those of the whole file.
-    ``previous_for``, when given, is asked for ``previous`` with the envelope's schema
-    id once the envelope is read (``ABSENT``: none), so a caller that looks it up in the
-    run need not parse the file first to learn the contract.
-    """
-    try:
-        with _CollectorPaused():
-            return _inspect_handoff(file_bytes, registry, previous, previous_for, max_bytes)
-    except Exception as exc:
-        return _failed(file_bytes, None, exc)
-
-
-def _inspect_handoff(
-    file_bytes: bytes,
-    registry: Registry,
-    previous: object,
-    previous_for: Callable[[str], object] | None,
-    max_bytes: int,
-) -> Report:
-    whole = _Whole(hashlib.sha256(file_bytes).hexdigest(), len(file_bytes))
-    if len(file_bytes) > max_bytes:
-        return _bad(
-            whole, Code.OVERSIZE, f"{len(file_bytes)} bytes, over the {max_bytes}-byte limit"
-        )
-    envelope, problem = _envelope(file_bytes)
-    if envelope is None:
-        return _bad(whole, Code.BAD_ENVELOPE, problem)
-    producer = envelope.producer
-    upstream: object = envelope.payload if envelope.has_payload else ABSENT
-    try:
-        produced = envelope.producer_bytes()
-    except ValueError as exc:
-        return _bad(whole, Code.BAD_ENVELOPE, str(exc), envelope)
-    if produced is not None:
-        subject = produced
-    elif envelope.has_payload:
-        subject, upstream = pydantic_core.to_json(envelope.payload), ABSENT
-    else:
-        subject = b""
-    if previous_for is not None:
-        previous = previous_for(envelope.schema_id)
-    report = inspect(
-        subject,
-        envelope.schema_id,
-        registry,
-        previous=previous,
-        finish_reason=producer.finish_reason,
-        refusal=producer.refusal,
-        upstream_payload=upstream,
-        max_bytes=max_bytes,
-    )
-    if any(f.code is Code.SECRET for f in report.findings):
-        envelope = _masked_envelope(envelope)
-    return replace(report, envelope=envelope, sha256=whole.sha256, size=whole.size)
-
-
-def _masked_envelope(envelope: Envelope) -> Envelope:
-    """The envelope without the producer's output in full: it holds a secret."""
-    update: dict[str, Any] = {"raw_base64": None}
-    if envelope.raw is not None:
-        update["raw"] = mask_secrets(envelope.raw)
-    if envelope.has_payload:
-        hits, _ = strings.scan(envelope.payload, ALL_KINDS, unsafe=False)
-        update["payload"] = strings.mask_at(envelope.payload, hits)
-    return envelope.model_copy(update=update)
-
-
-def _envelope(file_bytes: bytes) -> tuple[Envelope | None, str]:
-    """The envelope, or ``None`` and why the file is not one (half-written, edited...)."""
-    if not file_bytes.strip():
-        return None, "the handoff file is empty (still being written?)"
-    try:
-        obj = jiter.from_json(file_bytes, catch_duplicate_keys=True, allow_inf_nan=False)
-    except ValueError as exc:
-        cut = " (cut off: half-written?)" if str(exc).startswith("EOF") else ""
-        return None, f"the handoff file is not valid JSON{cut}: {exc}"
-    if not isinstance(obj, dict):
-        return None, "the handoff file must be a JSON object"
-    try:
-        envelope = Envelope.model_validate(obj)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or '(file)'}: {e['msg']}"
-            for e in exc.errors(include_url=False, include_input=False)[:5]
-        )
-        return None, f"the handoff file is not a valid envelope: {problems}"
-    return envelope, ""
-
-
-class _Whole(NamedTuple):
-    sha256: str
-    size: int
-
-
-def _bad(whole: _Whole, code: Code, message: str, envelope: Envelope | None = None) -> Report:
-    schema = envelope.schema_id if envelope is not None else None
-    return Report(
-        sha256=whole.sha256,
-        size=whole.size,
-        findings=(Finding(code, "", Severity.BLOCK, message),),
-        schema_id=schema,
-        envelope=envelope,
-    )
-
-
-def inspect_file(
-    path: str | Path,
-    registry: Registry,
-    *,
-    schema_id: str | None = None,
-    previous: object = ABSENT,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-) -> Report:
-    """Inspect a file: a bare payload when ``schema_id`` is given, else a handoff file.
-
-    The size cap is checked before the content is read, and at most ``max_bytes + 1``
-    bytes are ever held in memory. An unreadable file is a blocked report.
-    """
-    try:
-        with Path(path).open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            data = b"" if size > max_bytes else handle.read(max_bytes + 1)
-    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
-        code = Code.EMPTY_INPUT if schema_id is not None else Code.BAD_ENVELOPE
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        message = f"cannot read {Path(path).name}: {reason}"
-        return _unread(code, message, schema_id)
-    if size > max_bytes or len(data) > max_bytes:
-        size = max(size, len(data))
-        message = f"{size} bytes, over the {max_bytes}-byte limit; not read"
-        return _unread(Code.OVERSIZE, message, schema_id, size)
-    if schema_id is not None:
-        return inspect(data, schema_id, registry, previous=previous, max_bytes=max_bytes)
-    return inspect_handoff(data, registry, previous=previous, max_bytes=max_bytes)
-
-
-def _unread(code: Code, message: str, schema_id: str | None, size: int = 0) -> Report:
-    """A file that was not (fully) read: no hash of bytes nobody looked at."""
-    finding = Finding(code, "", Severity.BLOCK, message)
-    return Report(sha256="", size=size, findings=(finding,), schema_id=schema_id)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import jiter
 
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.inspect.stages import inspect_handoff
+from handoff_gate.gates.inspect.handoff_file import inspect_handoff
 from handoff_gate.gates.run import schema_index
 from handoff_gate.gates.run.decision_record import DecisionCorrupt, parse_decision, run_name_of
 from handoff_gate.gates.run.placement import misplaced, producer_finding

@@ -16,7 +16,7 @@ from handoff_gate.cli.errors import FAIL, OK, UsageError, flat
 from handoff_gate.cli.inputs import policy, registry
 from handoff_gate.cli.report_text import print_report
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.inspect.stages import inspect_file
+from handoff_gate.gates.inspect.handoff_file import inspect_file
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.store.filesystem import is_run
 from handoff_gate.gates.vocab.ids import ID_PATTERN
