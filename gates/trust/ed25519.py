@@ -68,18 +68,24 @@ _WARM_KEY = bytes(range(32))
 
 
 def sign(
-    message: bytes, key_path: Path, namespace: str = NAMESPACE, hash_algorithm: str = "sha512"
+    message: bytes,
+    key_path: Path,
+    namespace: str = NAMESPACE,
+    hash_algorithm: str = "sha512",
+    *,
+    prompt: bool = True,
 ) -> str:
     """An armored SSHSIG over ``message`` that ``ssh-keygen -Y verify`` accepts.
 
     An unencrypted key signs in-process; a passphrase-protected one is passed to
-    ``ssh-keygen -Y sign`` (agent or terminal prompt). Raises ``SigningError``.
+    ``ssh-keygen -Y sign`` (agent, ``SSH_ASKPASS``, or with ``prompt`` the terminal).
+    Raises ``SigningError``.
     """
     check_signing_request(namespace, hash_algorithm)
     data = read_key(key_path)
     cipher, _ = private_header(data, key_path)
     if cipher != b"none":
-        return _sign_with_ssh_keygen(message, key_path, namespace, hash_algorithm)
+        return _sign_with_ssh_keygen(message, key_path, namespace, hash_algorithm, prompt)
     try:
         key = load_ssh_private_key(data, password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm) as error:
@@ -92,13 +98,21 @@ def sign(
 
 
 def _sign_with_ssh_keygen(
-    message: bytes, key_path: Path, namespace: str, hash_algorithm: str
+    message: bytes, key_path: Path, namespace: str, hash_algorithm: str, prompt: bool
 ) -> str:
-    """Sign through ``ssh-keygen`` so that an agent or the terminal supplies the passphrase."""
+    """Sign through ``ssh-keygen`` so that an agent or the terminal supplies the passphrase.
+
+    Without ``prompt`` it runs in a session of its own, with no terminal to ask on."""
     command = ["ssh-keygen", "-q", "-Y", "sign", "-n", namespace, "-f", str(key_path)]
     command += ["-O", f"hashalg={hash_algorithm}"]
     try:
-        done = subprocess.run(command, input=message, capture_output=True, check=False)
+        done = subprocess.run(
+            command,
+            input=message,
+            capture_output=True,
+            check=False,
+            start_new_session=not prompt,
+        )
     except OSError as error:
         raise SigningError(f"cannot run ssh-keygen for an encrypted key: {error}") from None
     if done.returncode != 0:

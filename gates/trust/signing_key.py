@@ -8,19 +8,27 @@ pays for it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from handoff_gate.gates.trust import ed25519
-from handoff_gate.gates.trust.sshsig import NAMESPACE, public_key_of
+from handoff_gate.gates.trust.agent import agent_holds
+from handoff_gate.gates.trust.sshsig import NAMESPACE, private_header, public_key_of, read_key
 
 
 @dataclass(frozen=True)
 class SigningKey:
     """An OpenSSH ed25519 private key file; a passphrase-protected one signs through
-    ``ssh-keygen`` (agent or terminal), so the passphrase never passes through here."""
+    ``ssh-keygen`` (agent or terminal), so the passphrase never passes through here.
+
+    ``prompt=False`` is for a process that does not own its terminal (the review app):
+    ``ssh-keygen`` then runs without one, so it can use the agent or ``SSH_ASKPASS``
+    but never writes a prompt over the screen or waits for an answer nobody sees.
+    """
 
     path: Path
+    prompt: bool = True
 
     def public_key(self) -> str:
         """``ssh-ed25519 AAAA...``, read from the file's unencrypted header; ``SigningError``
@@ -29,4 +37,16 @@ class SigningKey:
 
     def sign(self, message: bytes, namespace: str = NAMESPACE) -> str:
         """An armored SSHSIG over ``message``; ``SigningError`` when none can be made."""
-        return ed25519.sign(message, self.path, namespace)
+        return ed25519.sign(message, self.path, namespace, prompt=self.prompt)
+
+    def unattended_problem(self) -> str | None:
+        """Why this key cannot sign without a terminal prompt (``None``: it can): a
+        passphrase-protected key that the agent does not hold, with no ``SSH_ASKPASS``.
+        ``SigningError`` when the file is not such a key."""
+        cipher, public_key = private_header(read_key(self.path), self.path)
+        if cipher == b"none" or os.environ.get("SSH_ASKPASS") or agent_holds(public_key):
+            return None
+        return (
+            f"{self.path} is passphrase-protected and ssh-agent does not hold it; "
+            f"run ssh-add {self.path} first (the review app cannot ask for a passphrase)"
+        )

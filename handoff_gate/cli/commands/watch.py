@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,12 +61,25 @@ def run(args: argparse.Namespace) -> int:
 
 def _signing(args: argparse.Namespace) -> tuple[SigningKey | None, Policy | None]:
     """``--key`` and ``--policy`` as the parser loaded them; ``cli.inputs`` (and the
-    contracts it imports) loads here only when one of them is given."""
+    contracts it imports) loads here only when one of them is given.
+
+    The app owns the terminal, so its key never prompts for a passphrase: one that
+    would have to is refused now, before the first screen, naming ``ssh-add``."""
     if getattr(args, "key", None) is None and getattr(args, "policy", None) is None:
         return None, None
     from handoff_gate.cli.inputs import policy, signing_key
+    from handoff_gate.gates.trust.sshsig import SigningError
 
-    return signing_key(args), policy(args)
+    key = signing_key(args)
+    if key is not None:
+        key = replace(key, prompt=False)
+        try:
+            problem = key.unattended_problem()
+        except SigningError as exc:
+            raise UsageError(f"cannot use the key: {exc}") from exc
+        if problem is not None:
+            raise UsageError(problem)
+    return key, policy(args)
 
 
 def _registry(spec: str) -> Callable[[], Registry]:
