@@ -42,8 +42,6 @@ def run(args: argparse.Namespace) -> int:
     if not where.is_local and args.root:
         raise UsageError("with a database store, watch takes no ROOT: it shows every run")
     key, policy = _signing(args)
-    if key is not None and policy is None:
-        raise UsageError("--key needs --policy")
     spec = os.environ.get(ENV_VAR, "") if args.schemas is None else args.schemas
     registry = _registry(spec)
     remote = None if where.is_local else where
@@ -70,16 +68,19 @@ def _signing(args: argparse.Namespace) -> tuple[SigningKey | None, Policy | None
     from handoff_gate.cli.inputs import policy, signing_key
     from handoff_gate.gates.trust.sshsig import SigningError
 
-    key = signing_key(args)
-    if key is not None:
-        key = replace(key, prompt=False)
-        try:
-            problem = key.unattended_problem()
-        except SigningError as exc:
-            raise UsageError(f"cannot use the key: {exc}") from exc
-        if problem is not None:
-            raise UsageError(problem)
-    return key, policy(args)
+    key, rules = signing_key(args), policy(args)
+    if key is None:
+        return None, rules
+    if rules is None:
+        raise UsageError("--key needs --policy")
+    key = replace(key, prompt=False)
+    try:
+        problem = key.unattended_problem()
+    except SigningError as exc:
+        raise UsageError(f"cannot use the key: {exc}") from exc
+    if problem is not None:
+        raise UsageError(problem)
+    return key, rules
 
 
 def _registry(spec: str) -> Callable[[], Registry]:
