@@ -12,7 +12,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from handoff_gate.tui.backend import CoreBackend
-from handoff_gate.tui.review_app import ReviewApp, run_review
+from handoff_gate.tui.review_app import ReviewApp, header_name, run_review
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -49,7 +49,7 @@ class HandoffGateApp(ReviewApp):
         super().__init__(
             root,
             _loaded(registry, reviewer, key, policy, store),
-            reviewer=reviewer,
+            reviewer=header_name(reviewer, key, policy),
             show=show,
             poll=poll,
             quiet=quiet,
@@ -84,7 +84,7 @@ def run_app(
     return run_review(
         root,
         _loaded(registry, reviewer, key, policy, store),
-        reviewer=reviewer,
+        reviewer=header_name(reviewer, key, policy),
         show=show,
         poll=poll,
         quiet=quiet,

@@ -32,10 +32,26 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from handoff_gate.gates.store.base import RunStore
+    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.tui.core import Backend
 
 #: How often runs with a waiter are looked at again for waiters that died silently.
 WAITER_RECHECK_S = 5.0
+
+
+def header_name(reviewer: str | None, key: SigningKey | None, policy: Policy | None) -> str:
+    """Who the header says decides: with a key under a policy, the approvers the key
+    signs as (the name a signed decision carries), else ``--reviewer`` or ``user@host``."""
+    if key is None or policy is None:
+        return reviewer or default_reviewer()
+    try:
+        names = policy.approvers_for(key.public_key())
+    except (OSError, ValueError, RuntimeError):  # an unreadable key: deciding will say so
+        return "an unreadable key"
+    if reviewer in names:
+        return f"{reviewer} (key)"
+    return f"{', '.join(names)} (key)" if names else "no approver (key)"
 
 
 class ReviewApp(App[int]):

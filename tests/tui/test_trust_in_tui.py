@@ -122,6 +122,7 @@ async def test_approvals_so_far_and_the_signer_are_shown_and_the_tui_signs(
         await settle(pilot, lambda: all_inspected(app))
         await settle(pilot, lambda: "approvals 1 of 2: bob" in screen_text(app))
         assert "producer signed by planner" in screen_text(app)
+        assert "reviewer alice (key)" in screen_text(app)  # the name its decisions carry
         await pilot.press("a")
         await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
         await pilot.press("y")

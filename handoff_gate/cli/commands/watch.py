@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from handoff_gate.cli.errors import UsageError
 from handoff_gate.gates.contracts.spec import ENV_VAR
 from handoff_gate.gates.store.select import StoreURLError, store_for
-from handoff_gate.tui.review_app import run_review
+from handoff_gate.tui.review_app import header_name, run_review
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     return run_review(
         Path(args.root) if args.root else None,
         _loader(registry, reviewer=args.reviewer, key=key, policy=policy, store=remote),
-        reviewer=args.reviewer,
+        reviewer=header_name(args.reviewer, key, policy),
         show=args.show,
         poll=args.poll,
         quiet=args.quiet,
