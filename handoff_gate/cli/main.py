@@ -286,7 +286,7 @@ def command_named(argv: Sequence[str]) -> str | None:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser, or with ``only`` one command's: building all fourteen costs a
+    """The whole parser, or with ``only`` one command's: building every command's costs a
     few milliseconds that every pipeline step would pay, and one command's arguments are
     all its parsing and ``--help`` need. Top-level help and unknown commands get all."""
     parser = argparse.ArgumentParser(
