@@ -188,3 +188,9 @@ def test_a_file_that_is_not_a_key_is_a_usage_error(tmp_path: Path, policy: Path)
     done = cli("decide", str(run), hid, "approve", "--key", str(bad), "--policy", str(policy))
     assert done.returncode == 2
     assert "not an OpenSSH private key" in done.stderr and "Traceback" not in done.stderr
+    producing = policy.parent / "producing.toml"
+    producing.write_text(POLICY + 'producers = ["alice"]\n')
+    signing = ("--key", str(bad), "--policy", str(producing))
+    made = cli("submit", str(run), "--phase", "plan", "--schema", "plan/v1", *signing, "-")
+    assert made.returncode == 2
+    assert "not an OpenSSH private key" in made.stderr and "Traceback" not in made.stderr
