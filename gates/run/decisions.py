@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, NoReturn
 
 from handoff_gate.gates.contracts.registry import load_registry
@@ -42,7 +41,7 @@ from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import HandoffRef
 from handoff_gate.gates.store.log_chain import line_hash
 from handoff_gate.gates.store.select import store_for
-from handoff_gate.gates.trust.sshsig import NAMESPACE, SigningError
+from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.findings import Code
@@ -97,13 +96,7 @@ def principal_for(key: SigningKey, policy: Policy, rule: Rule, reviewer: str | N
         public_key = key.public_key()
     except SigningError as exc:
         raise ValueError(f"cannot use the key: {exc}") from None
-    now = datetime.now(UTC)
-    entries = [
-        e
-        for e in policy.signers.entries
-        if e.public_key == public_key and e.allows_namespace(NAMESPACE) and e.valid_at(now)
-    ]
-    allowed = [name for name in rule.approvers if any(e.names(name) for e in entries)]
+    allowed = policy.signers.names_among(public_key, rule.approvers)
     if reviewer is not None and reviewer in allowed:
         return reviewer
     if allowed:

@@ -175,11 +175,10 @@ class Policy:
         return next((rule for rule in self.rules if rule.matches(phase)), None)
 
     def approvers_for(self, public_key: str) -> tuple[str, ...]:
-        """The approvers of any rule that ``public_key`` is listed for (namespace and
-        validity are checked per decision); what a reviewer's key decides as."""
-        entries = [e for e in self.signers.entries if e.public_key == public_key]
+        """The approvers of any rule that ``public_key`` may sign as now: what a
+        reviewer's key decides as."""
         named = dict.fromkeys(a for rule in self.rules for a in rule.approvers)
-        return tuple(a for a in named if any(e.names(a) for e in entries))
+        return tuple(self.signers.names_among(public_key, named))
 
 
 def digest_of(path: Path) -> str:

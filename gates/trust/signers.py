@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -252,6 +253,23 @@ class AllowedSigners:
             ):
                 found.extend(p for p in entry.principals if p not in found)
         return found
+
+    def names_among(
+        self,
+        public_key: str,
+        names: Iterable[str],
+        namespace: str = NAMESPACE,
+        at: datetime | None = None,
+    ) -> list[str]:
+        """Those of ``names`` (in their order) this key may sign as, in this namespace,
+        at this time: who a key decides as under a rule's approvers."""
+        when = _aware(at) if at is not None else datetime.now(UTC)
+        entries = [
+            e
+            for e in self.entries
+            if e.public_key == public_key and e.allows_namespace(namespace) and e.valid_at(when)
+        ]
+        return [name for name in names if any(e.names(name) for e in entries)]
 
     def verify(
         self,

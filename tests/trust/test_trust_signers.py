@@ -95,6 +95,12 @@ def test_wildcard_principals(keys: Keys, tmp_path) -> None:
     assert not agree(tmp_path, text, keys.alice, "ops-12")
     signers = AllowedSigners.load(write(tmp_path, text))
     assert signers.principals_for(keys.public(keys.alice)) == ["*@example.com", "ops-?"]
+    candidates = ["ops-12", "bob@example.com", "ops-1", "alice@example.org"]
+    assert signers.names_among(keys.public(keys.alice), candidates) == [
+        "bob@example.com",
+        "ops-1",
+    ]
+    assert signers.names_among(keys.public(keys.bob), candidates) == []
 
 
 def test_quoted_principals_and_case_insensitive_options(keys: Keys, tmp_path) -> None:
@@ -109,6 +115,8 @@ def test_namespaces_option(keys: Keys, tmp_path) -> None:
     signers = AllowedSigners.load(write(tmp_path, text))
     with pytest.raises(UntrustedSigner, match="may not sign namespace 'handoff-gate'"):
         signers.verify(MESSAGE, sign(MESSAGE, keys.alice), "alice")
+    assert signers.names_among(keys.public(keys.alice), ["alice"]) == []
+    assert signers.names_among(keys.public(keys.alice), ["alice"], namespace="git") == ["alice"]
 
 
 @pytest.mark.parametrize(
