@@ -1,4 +1,5 @@
-"""The project as a pipeline installs it: a wheel in a fresh venv, for start-up figures.
+"""The project as a pipeline installs it: a wheel in a fresh venv, for the start-up
+figures and for ``tests/test_wheel.py``.
 
 ``pip install -e`` (this checkout's venv) resolves every ``handoff_gate`` import through
 setuptools' editable finder and this repository's symlinks, which costs a command about
@@ -19,6 +20,8 @@ from pathlib import Path
 
 from bench.procs import ROOT
 
+#: The path entry that lends the venv this environment's dependencies.
+DEPS_PTH = "zz_deps.pth"
 SOURCES = ("pyproject.toml", "README.md", "handoff_gate", "gates", "schemas", "tui")
 BOUND_S = 300
 
@@ -53,7 +56,7 @@ def installed_copy(workdir: Path) -> Path:
     purelib = Path(
         _run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).strip()
     )
-    (purelib / "zz_bench_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    (purelib / DEPS_PTH).write_text(sysconfig.get_paths()["purelib"] + "\n")
     _run([python, "-m", "compileall", "-q", str(purelib / "handoff_gate")])
     return venv / "bin"
 

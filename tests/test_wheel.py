@@ -9,17 +9,15 @@ entry, so nothing is downloaded and the installed ``handoff_gate`` is only the w
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
-import sysconfig
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from bench.install import DEPS_PTH, installed_copy
+
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ["pyproject.toml", "README.md", "handoff_gate", "gates", "schemas", "tui"]
 BOUND = 300.0
 
 #: A pipeline that ships its own ``schemas``, ``tui`` and ``gates`` packages.
@@ -52,42 +50,9 @@ def _run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv holding only the wheel; returns its ``bin`` folder."""
-    tmp = tmp_path_factory.mktemp("wheel")
-    src = tmp / "src"
-    src.mkdir()
-    for name in SOURCES:
-        path = ROOT / name
-        if path.is_dir():
-            shutil.copytree(
-                path, src / name, symlinks=True, ignore=shutil.ignore_patterns("__pycache__")
-            )
-        else:
-            shutil.copy2(path, src / name)
-    dist = tmp / "dist"
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(src)])
-    (wheel,) = dist.glob("handoff_gate-*.whl")
-    venv = tmp / "venv"
-    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
-    python = venv / "bin" / "python"
-    _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "-q",
-            "--no-deps",
-            str(wheel),
-        ]
-    )
-    purelib = _site(venv / "bin")
-    # Dependencies from this environment: a plain path entry (its .pth files, and with
-    # them this checkout's editable install, are not processed from there).
-    (purelib / "zz_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    return venv / "bin"
+    """A fresh venv holding only the wheel (built as the start-up bench builds it);
+    returns its ``bin`` folder."""
+    return installed_copy(tmp_path_factory.mktemp("wheel"))
 
 
 def _site(bin_dir: Path) -> Path:
@@ -104,7 +69,7 @@ def _site(bin_dir: Path) -> Path:
 
 def test_the_only_top_level_name_is_handoff_gate_and_it_is_typed(installed: Path) -> None:
     site = _site(installed)
-    names = {p.name for p in site.iterdir()} - {"zz_test_deps.pth", "__pycache__"}
+    names = {p.name for p in site.iterdir()} - {DEPS_PTH, "__pycache__"}
     assert {n for n in names if not n.endswith(".dist-info")} == {"handoff_gate"}
     assert (site / "handoff_gate" / "py.typed").is_file()
     assert (site / "handoff_gate" / "gates" / "run" / "waiting.py").is_file()
