@@ -20,6 +20,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from handoff_gate.gates.run.reviewer import default_reviewer
+from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.tui.core import Core
 from handoff_gate.tui.feed import Feed
@@ -47,7 +48,7 @@ def header_name(reviewer: str | None, key: SigningKey | None, policy: Policy | N
         return reviewer or default_reviewer()
     try:
         names = policy.approvers_for(key.public_key())
-    except (OSError, ValueError, RuntimeError):  # an unreadable key: deciding will say so
+    except SigningError:  # not a key: deciding will say so
         return "an unreadable key"
     if reviewer in names:
         return f"{reviewer} (key)"

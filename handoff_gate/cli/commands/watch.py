@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from handoff_gate.cli.errors import UsageError
 from handoff_gate.gates.contracts.spec import ENV_VAR
 from handoff_gate.gates.store.select import StoreURLError, store_for
+from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.tui.review_app import header_name, run_review
 
 if TYPE_CHECKING:
@@ -66,7 +67,6 @@ def _signing(args: argparse.Namespace) -> tuple[SigningKey | None, Policy | None
     if getattr(args, "key", None) is None and getattr(args, "policy", None) is None:
         return None, None
     from handoff_gate.cli.inputs import policy, signing_key
-    from handoff_gate.gates.trust.sshsig import SigningError
 
     key, rules = signing_key(args), policy(args)
     if key is None:
