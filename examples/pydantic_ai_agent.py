@@ -20,7 +20,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from handoff_gate.integrations.pydantic_ai import approval_gate
-from handoff_gate.schemas import SCHEMAS, example_path
+from handoff_gate.schemas import example_path
+from handoff_gate.schemas.planning import Plan
 
 PLAN = json.loads(example_path("plan/v1").read_bytes())
 
@@ -42,7 +43,7 @@ async def main() -> None:
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--timeout", type=float, default=None)
     args = parser.parse_args()
-    agent = Agent(FunctionModel(scripted), output_type=SCHEMAS["plan/v1"], retries=3)
+    agent = Agent(FunctionModel(scripted), output_type=Plan, retries=3)
     agent.output_validator(
         approval_gate(args.run_dir, phase="plan", schema_id="plan/v1", timeout=args.timeout)
     )

@@ -1,33 +1,31 @@
 """Built-in handoff contracts, by versioned id.
 
-A user module passed with ``--schemas`` exposes a ``SCHEMAS`` mapping of the same shape.
-``EXAMPLES`` holds one realistic, valid payload per built-in (``<name>_v1.json``) for
-tests, the benchmark and sample runs.
+Each built-in is named by where its class lives (``module:Class``) rather than imported
+here: ``gates.contracts.registry`` imports a contract's module the first time its id is
+looked up, so a command that handles one plan loads the plan's module, not all ten. The
+classes themselves are imported from their modules (``handoff_gate.schemas.planning``).
+
+A user module passed with ``--schemas`` exposes a ``SCHEMAS`` mapping of id -> model
+class instead. ``EXAMPLES`` holds one realistic, valid payload per built-in
+(``<name>_v1.json``) for tests, the benchmark and sample runs.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel
-
-from handoff_gate.schemas.baton import Baton, BatonPatch
-from handoff_gate.schemas.delivery import FeatureManifest, GapAnalysis, Learning, VerifyResult
-from handoff_gate.schemas.execution import ExecutorHandoff
-from handoff_gate.schemas.planning import Design, Plan
-from handoff_gate.schemas.research import ResearchBrief
-
-SCHEMAS: dict[str, type[BaseModel]] = {
-    "research_brief/v1": ResearchBrief,
-    "plan/v1": Plan,
-    "design/v1": Design,
-    "baton/v1": Baton,
-    "baton_patch/v1": BatonPatch,
-    "executor_handoff/v1": ExecutorHandoff,
-    "feature_manifest/v1": FeatureManifest,
-    "gap_analysis/v1": GapAnalysis,
-    "verify_result/v1": VerifyResult,
-    "learning/v1": Learning,
+#: Where each built-in contract class lives, by versioned id.
+BUILT_IN: dict[str, str] = {
+    "research_brief/v1": "handoff_gate.schemas.research:ResearchBrief",
+    "plan/v1": "handoff_gate.schemas.planning:Plan",
+    "design/v1": "handoff_gate.schemas.planning:Design",
+    "baton/v1": "handoff_gate.schemas.baton:Baton",
+    "baton_patch/v1": "handoff_gate.schemas.baton:BatonPatch",
+    "executor_handoff/v1": "handoff_gate.schemas.execution:ExecutorHandoff",
+    "feature_manifest/v1": "handoff_gate.schemas.delivery:FeatureManifest",
+    "gap_analysis/v1": "handoff_gate.schemas.delivery:GapAnalysis",
+    "verify_result/v1": "handoff_gate.schemas.delivery:VerifyResult",
+    "learning/v1": "handoff_gate.schemas.delivery:Learning",
 }
 
 EXAMPLES = Path(__file__).parent / "examples"
@@ -38,4 +36,4 @@ def example_path(schema_id: str) -> Path:
     return EXAMPLES / (schema_id.replace("/", "_") + ".json")
 
 
-__all__ = ["EXAMPLES", "SCHEMAS", "example_path"]
+__all__ = ["BUILT_IN", "EXAMPLES", "example_path"]

@@ -15,14 +15,16 @@ from inspect_contracts import REGISTRY as TEST_CONTRACTS
 from inspect_contracts import VALID_STRICT
 from pydantic import BaseModel
 
+from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.inspect.handoff_file import inspect_handoff
 from handoff_gate.gates.inspect.stages import inspect
 from handoff_gate.gates.inspect.validate import check_contract
 from handoff_gate.gates.view.fields import field_rows
 from handoff_gate.gates.vocab.findings import Code, Severity
 from handoff_gate.gates.vocab.report import Report
-from handoff_gate.schemas import SCHEMAS, example_path
+from handoff_gate.schemas import example_path
 
+SCHEMAS = dict(load_registry(""))
 REGISTRY: dict[str, type[BaseModel]] = {**SCHEMAS, **TEST_CONTRACTS}
 REGISTRY.pop("broken/v1")
 IDS = sorted(REGISTRY)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
@@ -19,7 +20,8 @@ from handoff_gate.gates.contracts.registry import (
     strict_json_schema,
 )
 from handoff_gate.gates.contracts.spec import ENV_VAR
-from handoff_gate.schemas import SCHEMAS
+from handoff_gate.schemas import BUILT_IN
+from handoff_gate.schemas.base import Contract
 
 USER_MODULE = """
 from pydantic import BaseModel
@@ -43,9 +45,39 @@ def write(folder: Path, name: str, source: str) -> Path:
     return path
 
 
+#: Every built-in contract class, by id.
+SCHEMAS = dict(load_registry(""))
+
+
 def test_builtins_only_by_default():
-    assert load_registry() == SCHEMAS
-    assert load_registry() is not SCHEMAS
+    registry = load_registry()
+    assert list(registry) == list(BUILT_IN)
+    for schema_id, where in BUILT_IN.items():
+        model = registry[schema_id]
+        assert issubclass(model, Contract)
+        assert f"{model.__module__}:{model.__name__}" == where
+
+
+def test_a_builtin_loads_when_first_looked_up_not_before():
+    """A command handling one plan imports the plan's contract module and no other."""
+    script = (
+        "import sys\n"
+        "from handoff_gate.gates.contracts.registry import load_registry\n"
+        "registry = load_registry('')\n"
+        "assert 'plan/v1' in registry and len(registry) == 10\n"
+        "def loaded():\n"
+        "    return sorted(m for m in sys.modules if m.startswith('handoff_gate.schemas.'))\n"
+        "print(loaded())\n"
+        "plan = registry['plan/v1']\n"
+        "assert registry.get('plan/v1') is plan and registry.get('nope/v1') is None\n"
+        "print(loaded())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    before, after = done.stdout.splitlines()
+    assert "handoff_gate.schemas.planning" not in before
+    assert "handoff_gate.schemas.planning" in after
+    assert "handoff_gate.schemas.baton" not in after
 
 
 def test_user_file_by_path(tmp_path):
@@ -76,7 +108,7 @@ def test_env_var_is_used_when_no_spec_is_given(tmp_path, monkeypatch):
     second = write(tmp_path, "two.py", USER_MODULE.replace("ticket/v1", "ticket/v2"))
     monkeypatch.setenv(ENV_VAR, f"{first}{os.pathsep}{second}")
     assert {"ticket/v1", "ticket/v2"} <= set(load_registry())
-    assert load_registry("") == SCHEMAS
+    assert list(load_registry("")) == list(BUILT_IN)
 
 
 def error(spec: str) -> str:

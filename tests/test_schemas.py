@@ -11,10 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from handoff_gate.schemas import EXAMPLES, SCHEMAS, example_path
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.schemas import EXAMPLES, example_path
 from handoff_gate.schemas.base import Contract, Issue
 from handoff_gate.schemas.baton import PATCHABLE
 from handoff_gate.schemas.checks import unsafe_path
+
+#: Every built-in contract class, by id.
+SCHEMAS = dict(load_registry(""))
 
 IDS = sorted(SCHEMAS)
 

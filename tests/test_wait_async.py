@@ -20,7 +20,8 @@ from handoff_gate.gates.run.waiting import WaitOutcome, wait
 from handoff_gate.gates.run.waiting_async import wait_async
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import DECISIONS, HandoffRef
-from handoff_gate.schemas import SCHEMAS, example_path
+from handoff_gate.schemas import example_path
+from handoff_gate.schemas.planning import Plan
 
 REGISTRY = load_registry("")
 PLAN = json.loads(example_path("plan/v1").read_bytes())
@@ -63,7 +64,7 @@ async def test_approved_carries_payload_model_and_report(tmp_path: Path) -> None
     result = await asyncio.wait_for(task, BOUND)
     assert result.outcome is WaitOutcome.APPROVED
     assert result.payload == PLAN
-    assert isinstance(result.model, SCHEMAS["plan/v1"])
+    assert isinstance(result.model, Plan)
     assert result.report is not None and result.report.approvable
 
 

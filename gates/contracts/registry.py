@@ -2,6 +2,11 @@
 
 Specs are named as ``gates.contracts.spec`` reads them. Anything wrong with a spec is a
 ``RegistryError`` with a one-line message, so the CLI can report it and exit 2.
+
+A built-in is imported the first time its id is looked up (``Contracts``): the built-ins
+are named by where they live, so their ids are known without importing them, and a
+command that handles one handoff loads one contract module. A user's module has to be
+imported to learn its ids, so it loads with the registry.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import importlib.util
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -20,8 +25,9 @@ from typing import Any
 from pydantic import BaseModel, PydanticUserError
 
 from handoff_gate.gates.contracts.spec import named_specs
-from handoff_gate.schemas import SCHEMAS
+from handoff_gate.schemas import BUILT_IN
 
+#: What inspection takes: any mapping of id -> contract class (``Contracts``, or a dict).
 Registry = Mapping[str, type[BaseModel]]
 
 SCHEMA_ID = re.compile(r"[a-z][a-z0-9_]*/v[0-9]+")
@@ -31,7 +37,44 @@ class RegistryError(Exception):
     """A contract spec that cannot be used, or a contract a strict schema cannot express."""
 
 
-def load_registry(spec: str | None = None) -> dict[str, type[BaseModel]]:
+class Contracts(Mapping[str, type[BaseModel]]):
+    """Contracts by id: the built-ins, imported on first lookup, then the user's classes.
+
+    ``in`` and iterating the ids import nothing; looking an id up (``[]``, ``get``,
+    ``values``) imports that built-in's module once.
+    """
+
+    __slots__ = ("_built_in", "_classes", "_ids")
+
+    def __init__(self, built_in: Mapping[str, str], classes: Mapping[str, type[BaseModel]]) -> None:
+        self._built_in = {i: where for i, where in built_in.items() if i not in classes}
+        self._classes = dict(classes)
+        self._ids = [*self._built_in, *(i for i in classes if i not in self._built_in)]
+
+    def __getitem__(self, schema_id: str) -> type[BaseModel]:
+        found = self._classes.get(schema_id)
+        if found is None:
+            found = self._classes[schema_id] = _built_in_class(self._built_in[schema_id])
+        return found
+
+    def __contains__(self, schema_id: object) -> bool:
+        return schema_id in self._classes or schema_id in self._built_in
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+def _built_in_class(where: str) -> type[BaseModel]:
+    """The class a built-in's ``module:Class`` names (a missing one is a broken install)."""
+    module, _, name = where.partition(":")
+    found: type[BaseModel] = getattr(importlib.import_module(module), name)
+    return found
+
+
+def load_registry(spec: str | None = None) -> Contracts:
     """Built-in contracts plus those from ``spec`` (default: ``$HANDOFF_GATE_SCHEMAS``).
 
     Fails as a whole: on any error, no module imported for this call stays in
@@ -39,8 +82,8 @@ def load_registry(spec: str | None = None) -> dict[str, type[BaseModel]]:
     """
     parts = named_specs(spec)
     owners = [_module_name(p) for p in parts]
-    registry: dict[str, type[BaseModel]] = dict(SCHEMAS)
-    origin = dict.fromkeys(SCHEMAS, "the built-ins")
+    registry: dict[str, type[BaseModel]] = {}
+    origin = dict.fromkeys(BUILT_IN, "the built-ins")
     before = set(sys.modules)
     kept = {o: sys.modules[o] for o in owners if o in sys.modules}
     try:
@@ -54,7 +97,7 @@ def load_registry(spec: str | None = None) -> dict[str, type[BaseModel]]:
                 del sys.modules[name]
         sys.modules.update(kept)
         raise
-    return registry
+    return Contracts(BUILT_IN, registry)
 
 
 def _is_path(spec: str) -> bool:

@@ -25,9 +25,9 @@ from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.store.filesystem import list_handoffs
 from handoff_gate.integrations.feedback import HandoffNotApproved
 from handoff_gate.integrations.pydantic_ai import approval_gate
-from handoff_gate.schemas import SCHEMAS, example_path
+from handoff_gate.schemas import example_path
+from handoff_gate.schemas.planning import Plan
 
-Plan = SCHEMAS["plan/v1"]
 PLAN = json.loads(example_path("plan/v1").read_bytes())
 REGISTRY = load_registry("")
 BOUND = 30.0
