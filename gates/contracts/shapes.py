@@ -11,9 +11,8 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import AliasChoices, BaseModel
 from pydantic.fields import FieldInfo
@@ -23,8 +22,7 @@ from handoff_gate.gates.vocab.absent import ABSENT
 Kind = Literal["leaf", "any", "model", "list", "dict", "union"]
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
+class Shape(NamedTuple):
     """Where nested models can hide inside one annotation."""
 
     kind: Kind
@@ -37,8 +35,7 @@ _LEAF = Shape("leaf")
 _ANY = Shape("any")
 
 
-@dataclass(frozen=True, slots=True)
-class FieldPlan:
+class FieldPlan(NamedTuple):
     """One field: the JSON keys that fill it (alias first), and its shape."""
 
     name: str
@@ -48,8 +45,7 @@ class FieldPlan:
     shape: Shape
 
 
-@dataclass(frozen=True, slots=True)
-class ModelPlan:
+class ModelPlan(NamedTuple):
     """A model's fields in contract order, every key it accepts, and the nested ones."""
 
     fields: tuple[FieldPlan, ...]

@@ -20,7 +20,7 @@ import gc
 import hashlib
 import json
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
@@ -88,7 +88,7 @@ class _Draft:
     def _mask(self) -> None:
         """Keep no secret in full anywhere in the report; it is blocked anyway."""
         self.findings = [
-            replace(f, path=_mask_path(f.path), message=mask_secrets(f.message))
+            f._replace(path=_mask_path(f.path), message=mask_secrets(f.message))
             for f in self.findings
         ]
         self.raw_text = _masked_text(self.raw_text)

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from handoff_gate.gates.inspect.secret_patterns import mask_secrets, may_hold, secrets_in
 from handoff_gate.gates.vocab.fieldpaths import Trail, steps_of
@@ -25,8 +24,7 @@ _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _SHORTEST_CARD = 10**12
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
+class Hit(NamedTuple):
     """Where the scan found something (``key``: in the key itself), and a safe message."""
 
     trail: Trail

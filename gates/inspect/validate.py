@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import pydantic_core
 from pydantic import BaseModel, ValidationError
@@ -101,8 +101,7 @@ class Walk:
     supplied: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class _Look:
+class _Look(NamedTuple):
     """Which empty values the walk must look for (the raw text rules some out)."""
 
     empties: bool

@@ -18,8 +18,7 @@ a database. Every id is checked against ``vocab.ids`` before a store sees it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 
 class DecisionExists(FileExistsError):
@@ -43,8 +42,7 @@ class RunMissing(FileNotFoundError):
     """The run (or the folder a new run would go in) does not exist."""
 
 
-@dataclass(frozen=True, slots=True)
-class StoredHandoff:
+class StoredHandoff(NamedTuple):
     """A handoff as the store returns it: its id and number, and whether it was new."""
 
     id: str

@@ -19,10 +19,9 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from handoff_gate.gates.store.base import DecisionExists, RunMissing, StoredHandoff
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
@@ -41,8 +40,7 @@ _TAIL_CHUNK = 4096
 _KEY_SETTLE_S = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class HandoffRef:
+class HandoffRef(NamedTuple):
     """Where one handoff lives; cheap to build from a file name, without reading it."""
 
     run_dir: Path

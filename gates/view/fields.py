@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic.fields import FieldInfo
 
@@ -38,8 +37,7 @@ _STATE = {
 _ORDER = tuple(FieldState)
 
 
-@dataclass(frozen=True, slots=True)
-class _Index:
+class _Index(NamedTuple):
     """A report's findings by path, and how many block/warn findings lie below each path."""
 
     at: dict[str, list[Finding]]
