@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import pydantic_core
@@ -91,14 +90,20 @@ def is_empty(value: Any) -> bool:
     return isinstance(value, list | dict) and not value
 
 
-@dataclass
 class Walk:
-    """What the walk noticed, before any validation."""
+    """What the walk noticed, before any validation.
 
-    drops: list[tuple[Trail, str]] = field(default_factory=list)
-    defaulted: list[tuple[str, Any]] = field(default_factory=list)
-    empty: list[tuple[str, Any]] = field(default_factory=list)
-    supplied: int = 0
+    A plain class, like ``Outcome`` a ``NamedTuple``: defining dataclasses at import was a
+    measurable part of every inspecting command's start-up.
+    """
+
+    __slots__ = ("defaulted", "drops", "empty", "supplied")
+
+    def __init__(self, supplied: int = 0) -> None:
+        self.drops: list[tuple[Trail, str]] = []
+        self.defaulted: list[tuple[str, Any]] = []
+        self.empty: list[tuple[str, Any]] = []
+        self.supplied = supplied
 
 
 class _Look(NamedTuple):
@@ -205,8 +210,9 @@ def without(payload: dict[str, Any], drops: list[tuple[Trail, str]]) -> dict[str
     return root
 
 
-@dataclass
-class Outcome:
+class Outcome(NamedTuple):
+    """What checking against the contract found, and the validated model if it passed."""
+
     findings: list[Finding]
     model: BaseModel | None = None
     delivered: dict[str, Any] | None = None
