@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run import audit, waiting
+from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.run.waiters import live_waiters
 from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
+from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.durable import atomic_write
 from handoff_gate.schemas import example_path
 
@@ -32,15 +33,16 @@ def _submit(run: Path, payload: Any = PLAN) -> str:
 
 @pytest.fixture
 def watching(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """Set once a waiter has started watching, so a test can decide strictly afterwards."""
+    """Set once a waiter has started watching, so a test can decide strictly afterwards:
+    the shared watcher (``store.fs_watch``) has entered ``watchfiles.watch``."""
     started = threading.Event()
-    real = waiting.watchfiles.watch
+    real = fs_watch.watchfiles.watch
 
     def spy(*args: Any, **kwargs: Any) -> Iterator[Any]:
         started.set()
         yield from real(*args, **kwargs)
 
-    monkeypatch.setattr(waiting.watchfiles, "watch", spy)
+    monkeypatch.setattr(fs_watch.watchfiles, "watch", spy)
     return started
 
 
