@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import watchfiles
 
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit
@@ -17,7 +18,6 @@ from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.run.waiters import live_waiters
 from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
-from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.durable import atomic_write
 from handoff_gate.schemas import example_path
 
@@ -34,15 +34,16 @@ def _submit(run: Path, payload: Any = PLAN) -> str:
 @pytest.fixture
 def watching(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """Set once a waiter has started watching, so a test can decide strictly afterwards:
-    the shared watcher (``store.fs_watch``) has entered ``watchfiles.watch``."""
+    the shared watcher (``store.fs_watch``, the only caller of ``watchfiles.watch``, looked
+    up on the module at each call) has entered it."""
     started = threading.Event()
-    real = fs_watch.watchfiles.watch
+    real = watchfiles.watch
 
     def spy(*args: Any, **kwargs: Any) -> Iterator[Any]:
         started.set()
         yield from real(*args, **kwargs)
 
-    monkeypatch.setattr(fs_watch.watchfiles, "watch", spy)
+    monkeypatch.setattr(watchfiles, "watch", spy)
     return started
 
 
