@@ -30,9 +30,10 @@ if TYPE_CHECKING:
     from handoff_gate.gates.inspect.stages import inspect
     from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt, read_decision
     from handoff_gate.gates.run.decisions import DecisionRefused, decide
+    from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
     from handoff_gate.gates.run.report_in_run import inspect_in_run
     from handoff_gate.gates.run.submit import submit
-    from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
+    from handoff_gate.gates.run.waiting import wait
     from handoff_gate.gates.run.waiting_async import wait_async
     from handoff_gate.gates.store.filesystem import HandoffRef, find_runs, list_handoffs
     from handoff_gate.gates.trust.policy import Policy
@@ -56,8 +57,8 @@ _HOMES: dict[str, str] = {
     "decide": "run.decisions",
     "inspect_in_run": "run.report_in_run",
     "submit": "run.submit",
-    "WaitOutcome": "run.waiting",
-    "WaitResult": "run.waiting",
+    "WaitOutcome": "run.pickup",
+    "WaitResult": "run.pickup",
     "wait": "run.waiting",
     "wait_async": "run.waiting_async",
     "HandoffRef": "store.filesystem",

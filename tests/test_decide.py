@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import getpass
 import hashlib
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,20 @@ def _submit(run: Path, payload: bytes = PLAN) -> str:
 
 def _events(run: Path, name: str) -> list[dict[str, object]]:
     return [e for e in audit.read_events(run) if e["event"] == name]
+
+
+@pytest.mark.parametrize("env", [{}, {"USER": "from-user"}, {"LNAME": "l", "LOGNAME": "first"}])
+def test_the_default_reviewer_is_the_account_getpass_names(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str]
+) -> None:
+    """``default_reviewer`` finds the user as ``getpass.getuser`` does, without importing
+    it: the environment in its order, else the password database."""
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    host = socket.gethostname() or "localhost"
+    assert default_reviewer() == f"{getpass.getuser()}@{host}"
 
 
 def test_approving_records_who_when_and_the_exact_bytes(tmp_path: Path) -> None:

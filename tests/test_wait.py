@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import watchfiles
 
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run import audit, waiting
+from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.run.waiters import live_waiters
@@ -32,15 +33,17 @@ def _submit(run: Path, payload: Any = PLAN) -> str:
 
 @pytest.fixture
 def watching(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """Set once a waiter has started watching, so a test can decide strictly afterwards."""
+    """Set once a waiter has started watching, so a test can decide strictly afterwards:
+    the shared watcher (``store.fs_watch``, the only caller of ``watchfiles.watch``, looked
+    up on the module at each call) has entered it."""
     started = threading.Event()
-    real = waiting.watchfiles.watch
+    real = watchfiles.watch
 
     def spy(*args: Any, **kwargs: Any) -> Iterator[Any]:
         started.set()
         yield from real(*args, **kwargs)
 
-    monkeypatch.setattr(waiting.watchfiles, "watch", spy)
+    monkeypatch.setattr(watchfiles, "watch", spy)
     return started
 
 

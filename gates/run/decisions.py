@@ -32,8 +32,8 @@ from handoff_gate.gates.run.decision_record import (
     parse_decision,
     run_name_of,
 )
+from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.run.placement import verified_producer
-from handoff_gate.gates.run.quorum import NoRule, rule_of
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.reviewer import default_reviewer
 from handoff_gate.gates.store.base import DecisionExists, RunStore

@@ -12,39 +12,31 @@ reviewers approved, and only the contract-validated ``report.delivered`` is retu
 timeout or a cancel never approves.
 
 ``wait`` blocks its thread; ``run.waiting_async.wait_async`` steps the same ``Waiter``
-from a coroutine.
+from a coroutine. Whether the handoff is decided, and what a wait then returns, is
+``run.pickup``'s: this module adds the blocking, so a wait that finds its decision
+already there (``handoff-gate wait`` on a decided handoff) never loads the watcher.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import watchfiles  # noqa: F401 - the watcher's library; tests observe it through this module
-
-from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run import audit, decision_record
-from handoff_gate.gates.run.decision_record import Decision
-from handoff_gate.gates.run.quorum import Outcome, Settlement, record_refusals, settle
-from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.run.waiters import registered
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.base import ChangeFeed, RunStore, StoreUnavailable
-from handoff_gate.gates.store.filesystem import DECISIONS, HandoffRef, handoff_path
-from handoff_gate.gates.store.select import store_for
+from handoff_gate.gates.store.filesystem import DECISIONS, HandoffRef
 from handoff_gate.gates.vocab.report import Report
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from handoff_gate.gates.trust.policy import Policy
 
 #: Re-check at least this often even without events (missed events, network filesystems).
@@ -55,44 +47,13 @@ _STOP_CHECK_MS = 50
 _RETRY_S, _MAX_RETRY_S = 0.1, 5.0
 
 
-class WaitOutcome(StrEnum):
-    APPROVED = "approved"
-    REJECTED = "rejected"
-    TIMEOUT = "timeout"
-    CHANGED = "changed"
-    CANCELLED = "cancelled"
-
-
-@dataclass(frozen=True, slots=True)
-class WaitResult:
-    """How a wait ended.
-
-    ``report`` is always the handoff's current inspection report (for a reject too, so
-    its findings can go back to the producer). ``payload`` (the validated, allow-listed
-    fields) and ``model`` (the contract's model instance) are set only for ``approved``.
-    ``decision`` is the deciding record (the reject, or the first approval);
-    ``decisions`` every record that counted (all approvals of a quorum).
-    """
-
-    outcome: WaitOutcome
-    decision: Decision | None = None
-    payload: dict[str, Any] | None = None
-    report: Report | None = None
-    model: BaseModel | None = None
-    decisions: tuple[Decision, ...] = ()
-
-
-def print_refusal(line: str) -> None:
-    """The default for ``on_refused``: an ignored decision record is said on stderr."""
-    print(f"handoff-gate: {line}", file=sys.stderr)
-
-
 class Waiter:
     """The state ``wait`` and ``waiting_async.wait_async`` step through, minus the blocking.
 
     ``step()`` returns a result once decided; otherwise it makes sure the waiter will be
     woken (a filesystem subscription to the folder a decision will appear in) and
-    returns how long to sleep before the next look.
+    returns how long to sleep before the next look. The looking itself is its
+    ``pickup``'s.
     """
 
     def __init__(
@@ -109,74 +70,71 @@ class Waiter:
         store: RunStore | None,
         on_refused: Callable[[str], None],
     ) -> None:
-        if not isinstance(run, str | os.PathLike):
-            raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
-        self.run = os.fspath(run)
-        self.handoff_id = ref_or_id.id if isinstance(ref_or_id, HandoffRef) else ref_or_id
-        if not isinstance(self.handoff_id, str):
-            raise TypeError(f"expected a HandoffRef or an id string, got {type(ref_or_id)}")
-        self.store = store or store_for()
-        if not self._exists():
-            raise FileNotFoundError(f"no handoff {self.handoff_id} in {self.run}")
-        self.registry = load_registry() if registry is None else registry
-        self.policy = policy
-        self.deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
+        pickup = Pickup(
+            run,
+            ref_or_id,
+            registry=registry,
+            timeout=timeout,
+            policy=policy,
+            store=store,
+            on_refused=on_refused,
+        )
+        self._take_over(pickup, force_polling=force_polling, wake=wake, on_block=on_block)
+
+    @classmethod
+    def after(
+        cls,
+        pickup: Pickup,
+        *,
+        force_polling: bool,
+        wake: Callable[[], None],
+        on_block: Callable[[Report], None] | None,
+    ) -> Waiter:
+        """A waiter that goes on from a look already taken: the pickup's deadline stands
+        and the refusals it reported are not reported again."""
+        waiter = cls.__new__(cls)
+        waiter._take_over(pickup, force_polling=force_polling, wake=wake, on_block=on_block)
+        return waiter
+
+    def _take_over(
+        self,
+        pickup: Pickup,
+        *,
+        force_polling: bool,
+        wake: Callable[[], None],
+        on_block: Callable[[Report], None] | None,
+    ) -> None:
+        self.pickup = pickup
         self.force_polling = force_polling
         self.wake = wake
         self.on_block = on_block
-        self.on_refused = on_refused
-        self.refusals_seen: set[str] = set()
         self.prepared = False
         self.announced = False
         self.registration = ExitStack()
         self.subscription: fs_watch.Subscription | None = None
         self.watched: Path | None = None
 
-    def _exists(self) -> bool:
-        if self.store.is_local:
-            return handoff_path(Path(self.run), self.handoff_id).is_file()
-        return self.handoff_id in self.store.handoff_ids(self.run)
+    @property
+    def store(self) -> RunStore:
+        return self.pickup.store
 
-    def _report(self) -> Report:
-        return inspect_in_run(
-            self.run, self.handoff_id, self.registry, policy=self.policy, store=self.store
-        )
+    @property
+    def deadline(self) -> float | None:
+        return self.pickup.deadline
 
     def settled(self) -> WaitResult | None:
         """The result the decision records allow now, refusals said once; ``None``: go on."""
-        found = settle(self.store, self.run, self.handoff_id, self.registry, self.policy)
-        for line in record_refusals(
-            self.store, self.run, self.handoff_id, found, self.refusals_seen
-        ):
-            self.on_refused(line)
-        if found.outcome is None:
-            return None
-        return self._finish(self._result(found))
-
-    def _result(self, found: Settlement) -> WaitResult:
-        decision = found.decisions[0] if found.decisions else None
-        report = found.report or self._report()
-        if found.outcome is Outcome.APPROVED:
-            return WaitResult(
-                WaitOutcome.APPROVED,
-                decision,
-                report.delivered,
-                report,
-                report.model,
-                found.decisions,
-            )
-        outcome = WaitOutcome.REJECTED if found.outcome is Outcome.REJECTED else WaitOutcome.CHANGED
-        return WaitResult(outcome, decision, report=report, decisions=found.decisions)
+        return self.pickup.settled()
 
     def step(self) -> WaitResult | float:
         while True:
-            result = self.settled()
+            result = self.pickup.settled()
             if result is not None:
                 return result
             if not self.prepared:  # then settle again: the decision may have come meanwhile
                 self._prepare()
                 continue
-            if self.deadline is not None and self.deadline <= time.monotonic():
+            if self.pickup.expired():
                 return self.unsettled(WaitOutcome.TIMEOUT)  # a look, not a wait: no watcher
             if not self.announced:
                 self._announce()
@@ -190,10 +148,10 @@ class Waiter:
         """Do the one-time work of a pickup while nobody is waiting on it yet: loading
         inspection and building the contract's and the decision's validators (all deferred
         until first use) would otherwise add about 30 ms between a decision and its delivery."""
-        self._report()
+        self.pickup.report()
         decision_record.prepare()
-        if self.policy is not None:
-            self.policy.signers.prepare()
+        if self.pickup.policy is not None:
+            self.pickup.policy.signers.prepare()
         self.prepared = True
 
     def _subscribe(self) -> bool:
@@ -204,14 +162,15 @@ class Waiter:
         once it exists, and ``decisions/`` for its creation until then (a change inside a
         subfolder is not a change of ``decisions/`` itself). Before any decision, the run.
         """
-        run_dir = Path(self.run)
+        handoff_id, signed = self.pickup.handoff_id, self.pickup.policy is not None
+        run_dir = Path(self.pickup.run)
         decisions = run_dir / DECISIONS
-        principals = decisions / self.handoff_id
-        if self.policy is not None and principals.is_dir():
+        principals = decisions / handoff_id
+        if signed and principals.is_dir():
             target, name = principals, None
         elif decisions.is_dir():
             target = decisions
-            name = self.handoff_id if self.policy is not None else f"{self.handoff_id}.json"
+            name = handoff_id if signed else f"{handoff_id}.json"
         else:
             target, name = run_dir, None
         if target == self.watched:
@@ -231,17 +190,19 @@ class Waiter:
         (about 3 ms)."""
         self.announced = True
         if self.store.is_local:
-            self.registration.enter_context(registered(Path(self.run), self.handoff_id))
+            self.registration.enter_context(
+                registered(Path(self.pickup.run), self.pickup.handoff_id)
+            )
         else:
             audit.rehearse(
-                self.run,
+                self.pickup.run,
                 audit.Event.WAIT_RETURNED,
                 store=self.store,
-                handoff=self.handoff_id,
+                handoff=self.pickup.handoff_id,
                 outcome=WaitOutcome.APPROVED.value,
             )
         if self.on_block is not None:
-            self.on_block(self._report())
+            self.on_block(self.pickup.report())
 
     def block(self, seconds: float, woken: threading.Event) -> None:
         """Sleep until woken or ``seconds`` pass: the shared watcher, or the store."""
@@ -251,22 +212,12 @@ class Waiter:
             return
         if not isinstance(self.store, ChangeFeed):
             raise TypeError(f"{type(self.store).__name__} cannot wake a waiter")
-        self.store.wait_for_change(self.run, seconds)
+        self.store.wait_for_change(self.pickup.run, seconds)
 
     def unsettled(self, outcome: WaitOutcome) -> WaitResult:
         """A timeout or cancel, with the report as it stands (never approving)."""
         self.close()
-        return self._finish(WaitResult(outcome, report=self._report()))
-
-    def _finish(self, result: WaitResult) -> WaitResult:
-        audit.append(
-            self.run,
-            audit.Event.WAIT_RETURNED,
-            store=self.store,
-            handoff=self.handoff_id,
-            outcome=result.outcome.value,
-        )
-        return result
+        return self.pickup.unsettled(outcome)
 
     def close(self) -> None:
         self.registration.close()
@@ -314,19 +265,30 @@ def wait(
     exist, ``DecisionCorrupt`` for an unusable decision file, ``NoRule`` when the policy
     does not cover the phase.
     """
-    woken = threading.Event()
-    waiter = Waiter(
+    pickup = Pickup(
         run,
         ref_or_id,
         registry=registry,
         timeout=timeout,
-        force_polling=poll,
-        wake=woken.set,
-        on_block=on_block,
         policy=policy,
         store=store,
         on_refused=on_refused,
     )
+    return wait_after(pickup, poll=poll, stop_event=stop_event, on_block=on_block)
+
+
+def wait_after(
+    pickup: Pickup,
+    *,
+    poll: bool = False,
+    stop_event: threading.Event | None = None,
+    on_block: Callable[[Report], None] | None = None,
+) -> WaitResult:
+    """``wait`` from a pickup already made, which may have looked once and found no
+    decision (``handoff-gate wait`` looks before it loads this module): its deadline and
+    the refusals it reported carry over, and it looks again before blocking."""
+    woken = threading.Event()
+    waiter = Waiter.after(pickup, force_polling=poll, wake=woken.set, on_block=on_block)
     pause = _RETRY_S
     try:
         while True:
@@ -344,3 +306,6 @@ def wait(
                 pause = _unreachable(waiter, exc, pause)
     finally:
         waiter.close()
+
+
+__all__ = ["WaitOutcome", "WaitResult", "Waiter", "print_refusal", "wait", "wait_after"]

@@ -13,7 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.waiting import Waiter, WaitResult, print_refusal
+from handoff_gate.gates.run.pickup import WaitResult, print_refusal
+from handoff_gate.gates.run.waiting import Waiter
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry

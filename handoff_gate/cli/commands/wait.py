@@ -5,6 +5,11 @@ found before blocking, so a pipeline never learns of a typo after a person appro
 While blocked, the wait is registered as a waiter on the handoff (reviewers see that a
 pipeline is listening) and ``--notify`` runs once. Ctrl-C or SIGTERM records
 ``cancelled`` in the audit log and exits 130.
+
+A decided handoff (every resumed pipeline) is answered by a first look
+(``gates.run.pickup``); only a wait that must block imports the blocking wait, with the
+change watcher and the notifier (about 10 ms of start-up that a decided handoff never
+needs). This module and ``cli.main`` are where the CLI defers loading.
 """
 
 from __future__ import annotations
@@ -27,11 +32,11 @@ from handoff_gate.cli.errors import (
     one_line,
 )
 from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
-from handoff_gate.cli.notify import Notifier, notify_env
 from handoff_gate.cli.outfile import checked_target, write_payload
 from handoff_gate.gates.run.decision_record import DecisionCorrupt
+from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.run.quorum import NO_POLICY_WARNING
-from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
+from handoff_gate.gates.store.base import StoreUnavailable
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
 
@@ -54,6 +59,8 @@ def _notifier(
     """What ``--notify`` runs once the wait starts blocking (never for a decided handoff)."""
     if not notify:
         return None
+    from handoff_gate.cli.notify import Notifier, notify_env  # only a wait that blocks
+
     phase = handoff_id.split("-", 1)[1]
 
     def announce(report: Report) -> None:
@@ -76,6 +83,31 @@ def _stop_on_interrupt() -> threading.Event:
     return stop
 
 
+def _looked(pickup: Pickup) -> WaitResult | None:
+    """The result when the handoff is decided already, else ``None``. A database that
+    cannot be reached just now is left to the blocking wait, which retries it until the
+    deadline, as it does for every later look."""
+    try:
+        return pickup.settled()
+    except StoreUnavailable:
+        return None
+
+
+def _blocked(
+    pickup: Pickup, args: argparse.Namespace, stop: threading.Event, *, local: bool
+) -> WaitResult:
+    """No decision yet: load the blocking wait (and with it the watcher) and go on from
+    the first look, keeping its deadline and the refusals it already reported."""
+    from handoff_gate.gates.run.waiting import wait_after  # only a wait that blocks
+
+    return wait_after(
+        pickup,
+        poll=args.poll,
+        stop_event=stop,
+        on_block=_notifier(pickup.run, args.handoff_id, args.notify, local=local),
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     contracts = registry(args.schemas)
     where = store(args)
@@ -84,18 +116,20 @@ def run(args: argparse.Namespace) -> int:
     if rules is None:
         print(NO_POLICY_WARNING, file=sys.stderr)
     target = checked_target(args.out) if args.out else None
+    stop = _stop_on_interrupt()
     try:
-        result = wait(
+        pickup = Pickup(
             run,
             args.handoff_id,
             registry=contracts,
             timeout=args.timeout,
-            poll=args.poll,
-            stop_event=_stop_on_interrupt(),
-            on_block=_notifier(run, args.handoff_id, args.notify, local=where.is_local),
             policy=rules,
             store=where,
+            on_refused=print_refusal,
         )
+        result = _looked(pickup)
+        if result is None:
+            result = _blocked(pickup, args, stop, local=where.is_local)
     except (DecisionCorrupt, ValueError, OSError) as exc:
         raise UsageError(one_line(exc)) from exc
     if result.outcome is WaitOutcome.CANCELLED:

@@ -1,0 +1,26 @@
+"""Which rule of a policy governs a handoff, for deciding it and for settling it.
+
+A module of its own so that ``decide`` (``run.decisions``) can find the rule without
+loading how decision records are settled (``run.quorum``), which only a wait, the
+status lines and the review screens use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy, Rule
+
+
+class NoRule(ValueError):
+    """The policy has no rule for the handoff's phase: nobody may decide it (exit 2)."""
+
+
+def rule_of(policy: Policy, handoff_id: str) -> Rule:
+    """The policy's rule for the handoff's phase; ``NoRule`` when none matches."""
+    phase = handoff_id.split("-", 1)[1]
+    rule = policy.rule_for(phase)
+    if rule is None:
+        raise NoRule(f"{policy.path}: no rule covers phase {phase!r}; nobody may decide it")
+    return rule

@@ -1,0 +1,158 @@
+"""Picking up a handoff: is it decided, and what does a wait return for it now.
+
+Most waits find the decision already there (a resumed pipeline, a reviewer who was
+quicker than the producer), so answering that takes no watching machinery: a
+``Pickup`` reads the decision records, settles them (``run.quorum``), inspects the
+handoff again on approval and writes the ``wait_returned`` event. ``run.waiting`` builds
+the blocking wait on top of it, and is the only module that loads the change watcher;
+``handoff-gate wait`` imports that module only when its first look finds no decision.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.run.decision_record import Decision
+from handoff_gate.gates.run.quorum import Outcome, Settlement, record_refusals, settle
+from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.filesystem import HandoffRef, handoff_path
+from handoff_gate.gates.store.select import store_for
+from handoff_gate.gates.vocab.report import Report
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from handoff_gate.gates.trust.policy import Policy
+
+
+class WaitOutcome(StrEnum):
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    TIMEOUT = "timeout"
+    CHANGED = "changed"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class WaitResult:
+    """How a wait ended.
+
+    ``report`` is always the handoff's current inspection report (for a reject too, so
+    its findings can go back to the producer). ``payload`` (the validated, allow-listed
+    fields) and ``model`` (the contract's model instance) are set only for ``approved``.
+    ``decision`` is the deciding record (the reject, or the first approval);
+    ``decisions`` every record that counted (all approvals of a quorum).
+    """
+
+    outcome: WaitOutcome
+    decision: Decision | None = None
+    payload: dict[str, Any] | None = None
+    report: Report | None = None
+    model: BaseModel | None = None
+    decisions: tuple[Decision, ...] = ()
+
+
+def print_refusal(line: str) -> None:
+    """The default for ``on_refused``: an ignored decision record is said on stderr."""
+    print(f"handoff-gate: {line}", file=sys.stderr)
+
+
+class Pickup:
+    """One wait's look at a handoff, and how the wait's end is recorded.
+
+    The deadline is set when the pickup is made, so a wait that turns to blocking after
+    its first look keeps the timeout its caller asked for; each refused decision record
+    is reported once over every look (``refusals_seen``).
+    """
+
+    def __init__(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        *,
+        registry: Registry | None,
+        timeout: float | None,
+        policy: Policy | None,
+        store: RunStore | None,
+        on_refused: Callable[[str], None],
+    ) -> None:
+        if not isinstance(run, str | os.PathLike):
+            raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
+        self.run = os.fspath(run)
+        self.handoff_id = ref_or_id.id if isinstance(ref_or_id, HandoffRef) else ref_or_id
+        if not isinstance(self.handoff_id, str):
+            raise TypeError(f"expected a HandoffRef or an id string, got {type(ref_or_id)}")
+        self.store = store or store_for()
+        if not self._exists():
+            raise FileNotFoundError(f"no handoff {self.handoff_id} in {self.run}")
+        self.registry = load_registry() if registry is None else registry
+        self.policy = policy
+        self.deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
+        self.on_refused = on_refused
+        self.refusals_seen: set[str] = set()
+
+    def _exists(self) -> bool:
+        if self.store.is_local:
+            return handoff_path(Path(self.run), self.handoff_id).is_file()
+        return self.handoff_id in self.store.handoff_ids(self.run)
+
+    def report(self) -> Report:
+        """The handoff's inspection report as it stands."""
+        return inspect_in_run(
+            self.run, self.handoff_id, self.registry, policy=self.policy, store=self.store
+        )
+
+    def expired(self) -> bool:
+        """Whether the timeout has run out (never, without one)."""
+        return self.deadline is not None and self.deadline <= time.monotonic()
+
+    def settled(self) -> WaitResult | None:
+        """The result the decision records allow now, refusals said once; ``None``: go on."""
+        found = settle(self.store, self.run, self.handoff_id, self.registry, self.policy)
+        for line in record_refusals(
+            self.store, self.run, self.handoff_id, found, self.refusals_seen
+        ):
+            self.on_refused(line)
+        if found.outcome is None:
+            return None
+        return self.finish(self._result(found))
+
+    def _result(self, found: Settlement) -> WaitResult:
+        decision = found.decisions[0] if found.decisions else None
+        report = found.report or self.report()
+        if found.outcome is Outcome.APPROVED:
+            return WaitResult(
+                WaitOutcome.APPROVED,
+                decision,
+                report.delivered,
+                report,
+                report.model,
+                found.decisions,
+            )
+        outcome = WaitOutcome.REJECTED if found.outcome is Outcome.REJECTED else WaitOutcome.CHANGED
+        return WaitResult(outcome, decision, report=report, decisions=found.decisions)
+
+    def unsettled(self, outcome: WaitOutcome) -> WaitResult:
+        """A timeout or cancel, with the report as it stands (never approving)."""
+        return self.finish(WaitResult(outcome, report=self.report()))
+
+    def finish(self, result: WaitResult) -> WaitResult:
+        """Record in the audit log how the wait ended, and return ``result``."""
+        audit.append(
+            self.run,
+            audit.Event.WAIT_RETURNED,
+            store=self.store,
+            handoff=self.handoff_id,
+            outcome=result.outcome.value,
+        )
+        return result

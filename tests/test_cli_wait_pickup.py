@@ -1,0 +1,79 @@
+"""``handoff-gate wait`` looks before it loads the blocking wait: a decided handoff is
+answered without the watcher, and a wait that goes on to block behaves as one wait."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from cli_helpers import BOUND, cli, submit
+
+from handoff_gate.gates.run import audit
+
+#: What only a wait that blocks needs: the watcher library, the module that runs it, the
+#: blocking wait and the ``--notify`` runner.
+BLOCKING = (
+    "watchfiles",
+    "handoff_gate.gates.store.fs_watch",
+    "handoff_gate.gates.run.waiting",
+    "handoff_gate.cli.notify",
+)
+
+
+def _loaded_by_wait(run: Path, handoff_id: str, *extra: str) -> tuple[int, list[str]]:
+    """Run ``wait`` in a fresh interpreter: its exit code and which of ``BLOCKING`` it loaded."""
+    script = (
+        "import contextlib, io, json, sys\n"
+        "from handoff_gate.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['wait', {str(run)!r}, {handoff_id!r}, *{list(extra)!r}])\n"
+        f"print(json.dumps([code, sorted(m for m in sys.modules if m in {BLOCKING!r})]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
+    )
+    assert done.returncode == 0, done.stderr
+    code, loaded = json.loads(done.stdout)
+    return code, loaded
+
+
+def test_a_decided_handoff_is_answered_without_the_watcher(tmp_path: Path) -> None:
+    hid = submit(tmp_path)
+    assert cli("decide", str(tmp_path), hid, "approve").returncode == 0
+    assert _loaded_by_wait(tmp_path, hid, "--timeout", "5", "--notify", "true") == (0, [])
+    assert audit.read_events(tmp_path)[-1]["outcome"] == "approved"
+
+
+def test_an_undecided_handoff_loads_the_blocking_wait(tmp_path: Path) -> None:
+    """The other side of the split: what the decided case skips is what blocking uses."""
+    hid = submit(tmp_path)
+    code, loaded = _loaded_by_wait(tmp_path, hid, "--timeout", "0")
+    assert code == 3
+    assert "handoff_gate.gates.run.waiting" in loaded
+    assert "watchfiles" in loaded
+    assert audit.read_events(tmp_path)[-1]["outcome"] == "timeout"
+
+
+def test_a_refused_record_is_reported_once_when_the_wait_goes_on_to_block(
+    tmp_path: Path,
+) -> None:
+    """The first look and the blocking wait are one wait: a record it ignores is said
+    and audited once, not once per part."""
+    decided, waited = submit(tmp_path), submit(tmp_path)
+    assert cli("decide", str(tmp_path), decided, "approve").returncode == 0
+    decisions = tmp_path / "decisions"
+    shutil.copy(decisions / f"{decided}.json", decisions / f"{waited}.json")
+    done = cli("wait", str(tmp_path), waited, "--timeout", "0.3")
+    assert done.returncode == 3, done.stderr
+    refusals = [line for line in done.stderr.splitlines() if f"names {decided!r}" in line]
+    assert len(refusals) == 1, done.stderr
+    events = [e for e in audit.read_events(tmp_path) if e.get("handoff") == waited]
+    assert [e["event"] for e in events] == [
+        "handoff_submitted",
+        "decision_refused",
+        "wait_returned",
+    ]
+    assert events[-1]["outcome"] == "timeout"
