@@ -58,52 +58,14 @@ class Waiter:
 
     def __init__(
         self,
-        run: str | os.PathLike[str],
-        ref_or_id: HandoffRef | str,
-        *,
-        registry: Registry | None,
-        timeout: float | None,
-        force_polling: bool,
-        wake: Callable[[], None],
-        on_block: Callable[[Report], None] | None,
-        policy: Policy | None,
-        store: RunStore | None,
-        on_refused: Callable[[str], None],
-    ) -> None:
-        pickup = Pickup(
-            run,
-            ref_or_id,
-            registry=registry,
-            timeout=timeout,
-            policy=policy,
-            store=store,
-            on_refused=on_refused,
-        )
-        self._take_over(pickup, force_polling=force_polling, wake=wake, on_block=on_block)
-
-    @classmethod
-    def after(
-        cls,
-        pickup: Pickup,
-        *,
-        force_polling: bool,
-        wake: Callable[[], None],
-        on_block: Callable[[Report], None] | None,
-    ) -> Waiter:
-        """A waiter that goes on from a look already taken: the pickup's deadline stands
-        and the refusals it reported are not reported again."""
-        waiter = cls.__new__(cls)
-        waiter._take_over(pickup, force_polling=force_polling, wake=wake, on_block=on_block)
-        return waiter
-
-    def _take_over(
-        self,
         pickup: Pickup,
         *,
         force_polling: bool,
         wake: Callable[[], None],
         on_block: Callable[[Report], None] | None,
     ) -> None:
+        """Go on from ``pickup``, which may have looked already: its deadline stands and
+        the refusals it reported are not reported again."""
         self.pickup = pickup
         self.force_polling = force_polling
         self.wake = wake
@@ -288,7 +250,7 @@ def wait_after(
     decision (``handoff-gate wait`` looks before it loads this module): its deadline and
     the refusals it reported carry over, and it looks again before blocking."""
     woken = threading.Event()
-    waiter = Waiter.after(pickup, force_polling=poll, wake=woken.set, on_block=on_block)
+    waiter = Waiter(pickup, force_polling=poll, wake=woken.set, on_block=on_block)
     pause = _RETRY_S
     try:
         while True:

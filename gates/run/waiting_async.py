@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.pickup import WaitResult, print_refusal
+from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
 from handoff_gate.gates.run.waiting import Waiter
 
 if TYPE_CHECKING:
@@ -51,18 +51,16 @@ async def wait_async(
         except RuntimeError:  # the loop has closed: nobody is waiting any more
             return
 
-    waiter = Waiter(
+    pickup = Pickup(
         run,
         ref_or_id,
         registry=registry,
         timeout=timeout,
-        force_polling=poll,
-        wake=wake,
-        on_block=on_block,
         policy=policy,
         store=store,
         on_refused=on_refused,
     )
+    waiter = Waiter(pickup, force_polling=poll, wake=wake, on_block=on_block)
     try:
         while True:
             step = waiter.step()
