@@ -20,7 +20,8 @@ from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.audit_verify import verify_run
 from handoff_gate.gates.run.decision_record import Decision
 from handoff_gate.gates.run.decisions import DecisionRefused, decide
-from handoff_gate.gates.run.quorum import NoRule, Outcome, record_refusals, settle
+from handoff_gate.gates.run.phase_rule import NoRule
+from handoff_gate.gates.run.quorum import Outcome, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.run.waiting import WaitOutcome, wait

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_for
-from handoff_gate.gates.run.quorum import NoRule, rule_of
+from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.messages import Decided
 from handoff_gate.tui.notice import Notice

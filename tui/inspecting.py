@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision, run_name_of
+from handoff_gate.gates.run.phase_rule import NoRule
 from handoff_gate.gates.run.placement import verified_producer
-from handoff_gate.gates.run.quorum import NoRule, Outcome, settle
+from handoff_gate.gates.run.quorum import Outcome, settle
 from handoff_gate.gates.run.report_in_run import blocked_report, inspect_in_run
 from handoff_gate.gates.view.decision_problem import standing, unusable_reason
 from handoff_gate.gates.vocab.findings import Code

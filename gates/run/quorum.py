@@ -29,7 +29,7 @@ from handoff_gate.gates.run.decision_record import (
     parse_stamp,
     run_name_of,
 )
-from handoff_gate.gates.run.phase_rule import NoRule, rule_of
+from handoff_gate.gates.run.phase_rule import rule_of
 from handoff_gate.gates.run.placement import verified_producer
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import RunStore
@@ -201,15 +201,3 @@ def record_refusals(
             why=line,
         )
     return fresh
-
-
-__all__ = [
-    "NO_POLICY_WARNING",
-    "NoRule",
-    "Outcome",
-    "Settlement",
-    "check_signed",
-    "record_refusals",
-    "rule_of",
-    "settle",
-]

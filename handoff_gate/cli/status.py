@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
-from handoff_gate.gates.run.quorum import NoRule, Outcome, settle
+from handoff_gate.gates.run.phase_rule import NoRule
+from handoff_gate.gates.run.quorum import Outcome, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.waiters import live_waiters
 from handoff_gate.gates.store.base import RunStore
