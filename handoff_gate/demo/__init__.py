@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from types import FrameType
 
@@ -96,10 +97,6 @@ def stop_simulator(proc: subprocess.Popen[bytes]) -> int | None:
     return proc.returncode
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
 def _undecided(run_dir: Path, handoff_id: str) -> bool:
     try:
         return read_decision(run_dir, handoff_id) is None
@@ -116,10 +113,11 @@ def _announce(run_dir: Path, handoff_id: str) -> None:
     print(f"  handoff-gate decide {run} {handoff_id} reject --reason 'what to change'", flush=True)
 
 
-def _follow(proc: subprocess.Popen[bytes], run_dir: Path) -> None:
-    """Announce each new undecided handoff of the live run until the simulator ends."""
+def _follow(proc: subprocess.Popen[bytes], run_dir: Path, stop: threading.Event) -> None:
+    """Announce each new undecided handoff of the live run until the simulator ends or
+    ``stop`` is set."""
     announced: set[str] = set()
-    while True:
+    while not stop.is_set():
         for ref in list_handoffs(run_dir):
             if ref.id not in announced and _undecided(run_dir, ref.id):
                 announced.add(ref.id)
@@ -133,14 +131,25 @@ def _follow(proc: subprocess.Popen[bytes], run_dir: Path) -> None:
 
 
 def _run_headless(proc: subprocess.Popen[bytes], run_dir: Path) -> None:
-    """Follow the live run until the simulator ends or this process gets SIGINT/SIGTERM."""
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    """Follow the live run until the simulator ends or this process gets SIGINT/SIGTERM.
+
+    The signals set an event that the loop reads between polls. Raising
+    ``KeyboardInterrupt`` from the handler let the exception land anywhere: inside
+    ``Popen.wait`` just after it took its internal lock, it left that lock held, and the
+    ``wait`` of ``stop_simulator`` then blocked forever, which is how the demo's tests
+    could hang under load.
+    """
+    stop = threading.Event()
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        _follow(proc, run_dir)
-    except KeyboardInterrupt:
-        pass
+        _follow(proc, run_dir, stop)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _run_tui(target: Path, registry: Registry) -> None:
