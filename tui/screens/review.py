@@ -9,7 +9,6 @@ and the detail only ever display entries. Decisions are written through the ``Co
 
 from __future__ import annotations
 
-import gc
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -29,6 +28,7 @@ from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.cursor import next_after, step_waiting
 from handoff_gate.tui.entries import Entries, Merged
+from handoff_gate.tui.heap import HeapFreeze
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
 from handoff_gate.tui.model import Entry, Key, Show, placement, previous_same_phase, visible_entries
 from handoff_gate.tui.notice import READ_ONLY, Notice
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
 #: After a decision sent the cursor to another run, a handoff that arrives in the decided
 #: run this soon (the pipeline's next step) takes the cursor back, if it has not moved.
 FOLLOW_RUN_S = 5.0
-#: New entries it takes before the heap is frozen out of garbage collection again.
-FREEZE_MIN = 1000
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
 
@@ -107,7 +105,7 @@ class ReviewScreen(Screen[None]):
         self._show_painted = show
         #: (decided run, where the decision sent the cursor, until when) while following.
         self._follow: tuple[Path, object, float] | None = None
-        self._frozen_at: int | None = None
+        self._heap = HeapFreeze()
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
@@ -125,8 +123,7 @@ class ReviewScreen(Screen[None]):
         self._update_topbar()
 
     def on_unmount(self) -> None:
-        if self._frozen_at is not None:
-            gc.unfreeze()
+        self._heap.release()
 
     def on_resize(self) -> None:
         """The header is fitted to the width with a marker; fit it again."""
@@ -353,19 +350,9 @@ class ReviewScreen(Screen[None]):
                 return
 
     def _freeze_heap(self, *, settled: bool = False) -> None:
-        """Exempt the settled heap from the cyclic garbage collector.
-
-        Done when a look at the whole root is through or the inspection backlog drains,
-        at first and then whenever the entries have doubled. Full collections of the
-        modules, widgets and entries paused the screen for 60-100 ms and slowed the
-        background inspection; those objects are long-lived and entries have no cycles,
-        so reference counting still frees them.
-        """
-        count = len(self.entries)
-        grown = self._frozen_at is None or count >= 2 * self._frozen_at + FREEZE_MIN
-        if (settled or self.feed.backlog == 0) and grown:
-            gc.freeze()
-            self._frozen_at = count
+        """Freeze the heap out of the collector once the first look at the whole root is
+        through (``settled``) or the inspection backlog drains (``heap.HeapFreeze``)."""
+        self._heap.settle(len(self.entries), settled=settled, backlog=self.feed.backlog)
 
     def _maybe_notify(self, entry: Entry) -> None:
         if not entry.fresh or entry.notified or not needs_person(entry.state):
