@@ -9,7 +9,6 @@ and the detail only ever display entries. Decisions are written through the ``Co
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -28,6 +27,7 @@ from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.cursor import next_after, step_waiting
 from handoff_gate.tui.entries import Entries, Merged
+from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.heap import HeapFreeze
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
 from handoff_gate.tui.model import Entry, Key, Show, placement, previous_same_phase, visible_entries
@@ -46,9 +46,6 @@ if TYPE_CHECKING:
     from handoff_gate.tui.feed import Feed
     from handoff_gate.tui.screens.reject import Rejection
 
-#: After a decision sent the cursor to another run, a handoff that arrives in the decided
-#: run this soon (the pipeline's next step) takes the cursor back, if it has not moved.
-FOLLOW_RUN_S = 5.0
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
 
@@ -103,8 +100,7 @@ class ReviewScreen(Screen[None]):
         self._paint_list = Throttled(self, LIST_REFRESH_S, self._repaint_list)
         self._update_topbar = Throttled(self, LIST_REFRESH_S, self._repaint_topbar)
         self._show_painted = show
-        #: (decided run, where the decision sent the cursor, until when) while following.
-        self._follow: tuple[Path, object, float] | None = None
+        self._follow = RunFollow()
         self._heap = HeapFreeze()
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
@@ -283,7 +279,7 @@ class ReviewScreen(Screen[None]):
             if target is not None:
                 self._list.select_key(target)
             if target is None or target[0] != run_dir:
-                self._follow = (run_dir, self._list.current, time.monotonic() + FOLLOW_RUN_S)
+                self._follow.start(run_dir, self._list.current)
         self.feed.relist(run_dir)
 
     def on_body_ready(self, message: BodyReady) -> None:
@@ -327,27 +323,12 @@ class ReviewScreen(Screen[None]):
             handoffs.follow_top = False
 
     def _follow_run(self) -> None:
-        """Bring the cursor to a handoff just submitted in the run a decision was made in.
-
-        A pipeline writes its next step a moment after the decision it waited for, so
-        the next thing to review in that run often arrives after the cursor has moved
-        on. Only within ``FOLLOW_RUN_S`` and only if the reader left the cursor where the
-        decision put it; any other arrival never moves the cursor.
-        """
+        """Bring the cursor to a handoff just submitted in the run a decision was made in
+        (``follow.RunFollow``); the arrivals are looked at once, followed or not."""
         arrived, self._book.arrived = self._book.arrived, []
-        follow = self._follow
-        if follow is None:
-            return
-        run_dir, parked, until = follow
-        if time.monotonic() > until or self._list.current != parked:
-            self._follow = None
-            return
-        for key in arrived:
-            entry = self.entries.get(key)
-            if entry is not None and key[0] == run_dir and entry.waiting:
-                self._follow = None
-                self._list.select_key(key)
-                return
+        key = self._follow.target(arrived, self.entries, self._list.current)
+        if key is not None:
+            self._list.select_key(key)
 
     def _freeze_heap(self, *, settled: bool = False) -> None:
         """Freeze the heap out of the collector once the first look at the whole root is
