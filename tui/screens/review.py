@@ -21,8 +21,6 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from handoff_gate.gates.view.reject_hint import suggest_category
-from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.cursor import next_after, step_waiting
@@ -31,10 +29,10 @@ from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.heap import HeapFreeze
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
 from handoff_gate.tui.model import Entry, Key, Show, placement, previous_same_phase, visible_entries
-from handoff_gate.tui.notice import READ_ONLY, Notice
 from handoff_gate.tui.palette import Target, action_targets, jump_targets
-from handoff_gate.tui.render import finding_text, safe
+from handoff_gate.tui.render import safe
 from handoff_gate.tui.rows import RowCache
+from handoff_gate.tui.screens.decision_flow import DecisionFlow, entry_title
 from handoff_gate.tui.throttle import Throttled
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.field_tree import FieldTree
@@ -42,10 +40,8 @@ from handoff_gate.tui.widgets.handoff_list import HandoffList
 from handoff_gate.tui.widgets.topbar import TopBar
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.vocab.actions import Category
     from handoff_gate.tui.core import Core
     from handoff_gate.tui.feed import Feed
-    from handoff_gate.tui.screens.reject import Rejection
 
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
@@ -100,6 +96,7 @@ class ReviewScreen(Screen[None]):
         self._paint_list = Throttled(self, LIST_REFRESH_S, self._repaint_list)
         self._update_topbar = Throttled(self, LIST_REFRESH_S, self._repaint_topbar)
         self._show_painted = show
+        self._decisions = DecisionFlow(self, core, feed)
         self._follow = RunFollow()
         self._heap = HeapFreeze()
         self._topbar = TopBar(where=where, reviewer=reviewer, id="topbar")
@@ -266,15 +263,11 @@ class ReviewScreen(Screen[None]):
             self._show_detail(self.current_entry())
 
     def on_decided(self, message: Decided) -> None:
-        run_dir, handoff_id = message.key
-        if message.decision is None:
-            self.notify(
-                safe(message.refusal, 400), title="Not written", severity="error", markup=False
-            )
-        else:
-            self.notify(
-                f"{handoff_id}: {safe(self.core.describe(message.decision), 300)}", markup=False
-            )
+        """Say what was decided; after a decision the cursor goes to the next handoff that
+        waits (``cursor.next_after``) and follows the run if that one is in another."""
+        run_dir = message.key[0]
+        self._decisions.announce(message)
+        if message.decision is not None:
             target = next_after(self.entries, self._list.keys, message.key)
             if target is not None:
                 self._list.select_key(target)
@@ -304,7 +297,7 @@ class ReviewScreen(Screen[None]):
         from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
 
         findings = field_findings(entry.report, message.row.path)
-        self.app.push_screen(FullValueScreen(self._title(entry), message.row, findings))
+        self.app.push_screen(FullValueScreen(entry_title(entry), message.row, findings))
 
     # ------------------------------------------------------- cursor and heap
 
@@ -391,78 +384,11 @@ class ReviewScreen(Screen[None]):
 
     # --------------------------------------------------------------- actions
 
-    def _title(self, entry: Entry) -> Text:
-        return Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
-
-    def _tell(self, notice: Notice) -> None:
-        self.notify(notice.message, title=notice.title, severity=notice.severity, markup=False)
-
-    def _decidable(self, entry: Entry | None) -> Entry | None:
-        if self.core.read_only:
-            self._tell(READ_ONLY)
-            return None
-        if entry is None:
-            return None
-        if entry.report is None:
-            self.notify("Still inspecting this handoff; try again in a moment.", markup=False)
-            self.feed.inspect(entry.ref, urgent=True)
-            return None
-        refusal = self.core.refusal(entry)
-        if refusal is not None:
-            self._tell(refusal)
-            return None
-        return entry
-
     def action_approve(self) -> None:
-        entry = self._decidable(self.current_entry())
-        if entry is None or entry.report is None:
-            return
-        report = entry.report
-        if not report.approvable:
-            codes = ", ".join(sorted({f.code.value for f in report.blocking}))
-            self.notify(
-                f"Approval refused: {entry.ref.id} is blocked ({codes}). Nothing was written.",
-                title="Blocked",
-                severity="error",
-                markup=False,
-            )
-            return
-        from handoff_gate.tui.screens.approve import ApproveScreen  # dialogs load on first use
-
-        warnings = [finding_text(f) for f in report.warnings]
-        screen = ApproveScreen(self._title(entry), report.sha256, warnings)
-
-        def confirmed(ok: bool | None) -> None:
-            if ok:
-                self._decide(entry, Action.APPROVE, report.sha256)
-
-        self.app.push_screen(screen, confirmed)
+        self._decisions.approve(self.current_entry())
 
     def action_reject(self) -> None:
-        entry = self._decidable(self.current_entry())
-        if entry is None or entry.report is None:
-            return
-        from handoff_gate.tui.screens.reject import RejectScreen
-
-        sha256 = entry.report.sha256
-
-        def submitted(rejection: Rejection | None) -> None:
-            if rejection is not None:
-                self._decide(entry, Action.REJECT, sha256, rejection.reason, rejection.category)
-
-        screen = RejectScreen(self._title(entry), suggest_category(entry.report))
-        self.app.push_screen(screen, submitted)
-
-    @work(thread=True, group="decide")
-    def _decide(
-        self,
-        entry: Entry,
-        action: Action,
-        sha256: str,
-        reason: str | None = None,
-        category: Category | None = None,
-    ) -> None:
-        self.post_message(self.core.decide(entry, action, sha256, reason, category))
+        self._decisions.reject(self.current_entry())
 
     def action_raw(self) -> None:
         self._toggle_body(Body.RAW)
