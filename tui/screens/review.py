@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -28,10 +27,11 @@ from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.heap import HeapFreeze
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
-from handoff_gate.tui.model import Entry, Key, Show, placement, previous_same_phase, visible_entries
+from handoff_gate.tui.model import Entry, Key, Show, placement, visible_entries
 from handoff_gate.tui.palette import Target, action_targets, jump_targets
 from handoff_gate.tui.render import safe
 from handoff_gate.tui.rows import RowCache
+from handoff_gate.tui.screens.body_loader import BodyLoader
 from handoff_gate.tui.screens.decision_flow import DecisionFlow, entry_title
 from handoff_gate.tui.throttle import Throttled
 from handoff_gate.tui.widgets.detail import Body, Detail
@@ -97,6 +97,7 @@ class ReviewScreen(Screen[None]):
         self._update_topbar = Throttled(self, LIST_REFRESH_S, self._repaint_topbar)
         self._show_painted = show
         self._decisions = DecisionFlow(self, core, feed)
+        self._bodies = BodyLoader(self, feed)
         self._follow = RunFollow()
         self._heap = HeapFreeze()
         self._topbar = TopBar(where=where, reviewer=reviewer, id="topbar")
@@ -403,32 +404,8 @@ class ReviewScreen(Screen[None]):
         if self.body is body or entry is None:
             self.body = Body.FIELDS
             return
-        if entry.report is None:
-            return
-        previous = None
-        if body is Body.DIFF:
-            previous = previous_same_phase(self.entries, entry)
-            if previous is None:
-                self.notify(
-                    f"No earlier {entry.ref.phase} handoff in this run to compare with.",
-                    markup=False,
-                )
-                return
-        self._load_body(entry, body, previous)
-
-    @work(thread=True, exclusive=True, group="body")
-    def _load_body(self, entry: Entry, body: Body, previous: Entry | None) -> None:
-        from handoff_gate.tui.textviews import diff_view, raw_view  # difflib: only when asked for
-
-        report = entry.report
-        if report is None:
-            return
-        if previous is None:
-            title, lines = raw_view(entry.ref, report)
-        else:
-            before = previous.report or self.feed.inspect_once(previous.ref).report
-            title, lines = diff_view(before, previous.ref.id, report, entry.ref.id)
-        self.post_message(BodyReady(entry.key, body.value, title, tuple(lines)))
+        if entry.report is not None:
+            self._bodies.load(entry, body, self.entries)
 
     def _step_waiting(self, direction: int) -> None:
         handoffs = self._list
