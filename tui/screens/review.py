@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 
 from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
@@ -30,14 +30,13 @@ from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, Wat
 from handoff_gate.tui.model import Entry, Key, Show, placement, visible_entries
 from handoff_gate.tui.palette import Target, action_targets, jump_targets
 from handoff_gate.tui.render import safe
-from handoff_gate.tui.rows import RowCache
+from handoff_gate.tui.rows import RowCache, topbar
 from handoff_gate.tui.screens.body_loader import BodyLoader
 from handoff_gate.tui.screens.decision_flow import DecisionFlow, entry_title
 from handoff_gate.tui.throttle import Throttled
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
-from handoff_gate.tui.widgets.topbar import TopBar
 
 if TYPE_CHECKING:
     from handoff_gate.tui.core import Core
@@ -85,6 +84,7 @@ class ReviewScreen(Screen[None]):
         self.feed = feed
         self.core = core
         self._where = where
+        self._reviewer_shown = reviewer
         self._quiet = quiet
         self.set_reactive(ReviewScreen.show, show)
         self._book = Entries()
@@ -100,7 +100,7 @@ class ReviewScreen(Screen[None]):
         self._bodies = BodyLoader(self, feed)
         self._follow = RunFollow()
         self._heap = HeapFreeze()
-        self._topbar = TopBar(where=where, reviewer=reviewer, id="topbar")
+        self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
         self._detail = Detail(id="detail")
@@ -373,15 +373,21 @@ class ReviewScreen(Screen[None]):
 
     def _repaint_topbar(self) -> None:
         """The header's counts across all entries."""
-        self._topbar.paint(
+        bar = topbar(
+            where=self._where,
             read_only=self.core.read_only,
+            reviewer=self._reviewer_shown,
             entries=self.entries.values(),
             show=self.show,
             listed=self._list.row_count,
             count_waiters=self.core.store is None,
             scanned=self._scanned,
             backlog=self.feed.backlog,
+            width=self.app.size.width or 80,
         )
+        # One line high (app.tcss), so new counts never resize it: no layout pass, which
+        # would re-render the whole screen ten times a second while a root loads.
+        self._topbar.update(bar, layout=False)
 
     # --------------------------------------------------------------- actions
 
