@@ -9,6 +9,7 @@ which ``announce`` turns into the toast; where the cursor goes next is the scree
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,6 @@ from handoff_gate.tui.notice import READ_ONLY, Notice
 from handoff_gate.tui.render import finding_text, safe
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.vocab.actions import Category
     from handoff_gate.tui.core import Core
     from handoff_gate.tui.feed import Feed
     from handoff_gate.tui.screens.reject import Rejection
@@ -64,7 +64,7 @@ class DecisionFlow:
 
         def confirmed(ok: bool | None) -> None:
             if ok:
-                self._decide(entry, Action.APPROVE, report.sha256)
+                self._decide(partial(self._core.decide, entry, Action.APPROVE, report.sha256))
 
         self._screen.app.push_screen(screen, confirmed)
 
@@ -79,7 +79,10 @@ class DecisionFlow:
 
         def submitted(rejection: Rejection | None) -> None:
             if rejection is not None:
-                self._decide(entry, Action.REJECT, sha256, rejection.reason, rejection.category)
+                reason, category = rejection.reason, rejection.category
+                self._decide(
+                    partial(self._core.decide, entry, Action.REJECT, sha256, reason, category)
+                )
 
         screen = RejectScreen(entry_title(entry), suggest_category(entry.report))
         self._screen.app.push_screen(screen, submitted)
@@ -118,25 +121,11 @@ class DecisionFlow:
             return None
         return entry
 
-    def _decide(
-        self,
-        entry: Entry,
-        action: Action,
-        sha256: str,
-        reason: str | None = None,
-        category: Category | None = None,
-    ) -> None:
-        """Write the decision in a worker thread of the screen (``decide`` blocks on disk or
-        the store); its ``Decided`` is posted to the screen."""
-        write = partial(self._write, entry, action, sha256, reason, category)
-        self._screen.run_worker(write, name="decide", group="decide", thread=True)
+    def _decide(self, write: Callable[[], Decided]) -> None:
+        """Run ``write`` (``Core.decide`` bound to its handoff and answer; it blocks on the
+        disk or the store) in a worker thread of the screen, and post its ``Decided`` there."""
 
-    def _write(
-        self,
-        entry: Entry,
-        action: Action,
-        sha256: str,
-        reason: str | None,
-        category: Category | None,
-    ) -> None:
-        self._screen.post_message(self._core.decide(entry, action, sha256, reason, category))
+        def in_thread() -> None:
+            self._screen.post_message(write())
+
+        self._screen.run_worker(in_thread, name="decide", group="decide", thread=True)
