@@ -3,8 +3,10 @@
 It owns the main view's keys and its state: the filter (``show``), the selected handoff
 (``selected``) and what the detail's body shows (``body``: fields, raw or diff), each a
 reactive whose watcher repaints. It folds the feed's messages into its entries; the list
-and the detail only ever display entries. Decisions are written through the ``Core``
-(loaded after the first paint) in a worker thread.
+and the detail only ever display entries. Its helpers each do one job: ``DecisionFlow``
+approves and rejects (refusals, dialogs, the write in a worker thread), ``BodyLoader``
+builds raw and diff bodies off the UI thread, ``RunFollow`` moves the cursor after a
+decision, ``HeapFreeze`` keeps the garbage collector off the settled heap.
 """
 
 from __future__ import annotations
