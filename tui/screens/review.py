@@ -3,19 +3,18 @@
 It owns the main view's keys and its state: the filter (``show``), the selected handoff
 (``selected``) and what the detail's body shows (``body``: fields, raw or diff), each a
 reactive whose watcher repaints. It folds the feed's messages into its entries; the list
-and the detail only ever display entries. Decisions are written through the ``Core``
-(loaded after the first paint) in a worker thread.
+and the detail only ever display entries. Its helpers each do one job: ``DecisionFlow``
+approves and rejects (refusals, dialogs, the write in a worker thread), ``BodyLoader``
+builds raw and diff bodies off the UI thread, ``RunFollow`` moves the cursor after a
+decision, ``HeapFreeze`` keeps the garbage collector off the settled heap.
 """
 
 from __future__ import annotations
 
-import gc
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -23,34 +22,28 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from handoff_gate.gates.view.reject_hint import suggest_category
-from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.cursor import next_after, step_waiting
 from handoff_gate.tui.entries import Entries, Merged
+from handoff_gate.tui.follow import RunFollow
+from handoff_gate.tui.heap import HeapFreeze
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
-from handoff_gate.tui.model import Entry, Key, Show, placement, previous_same_phase, visible_entries
-from handoff_gate.tui.notice import READ_ONLY, Notice
+from handoff_gate.tui.model import Entry, Key, Show, placement, visible_entries
 from handoff_gate.tui.palette import Target, action_targets, jump_targets
-from handoff_gate.tui.render import finding_text, safe
+from handoff_gate.tui.render import safe
 from handoff_gate.tui.rows import RowCache, topbar
+from handoff_gate.tui.screens.body_loader import BodyLoader
+from handoff_gate.tui.screens.decision_flow import DecisionFlow, entry_title
 from handoff_gate.tui.throttle import Throttled
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.vocab.actions import Category
     from handoff_gate.tui.core import Core
     from handoff_gate.tui.feed import Feed
-    from handoff_gate.tui.screens.reject import Rejection
 
-#: After a decision sent the cursor to another run, a handoff that arrives in the decided
-#: run this soon (the pipeline's next step) takes the cursor back, if it has not moved.
-FOLLOW_RUN_S = 5.0
-#: New entries it takes before the heap is frozen out of garbage collection again.
-FREEZE_MIN = 1000
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
 
@@ -105,9 +98,10 @@ class ReviewScreen(Screen[None]):
         self._paint_list = Throttled(self, LIST_REFRESH_S, self._repaint_list)
         self._update_topbar = Throttled(self, LIST_REFRESH_S, self._repaint_topbar)
         self._show_painted = show
-        #: (decided run, where the decision sent the cursor, until when) while following.
-        self._follow: tuple[Path, object, float] | None = None
-        self._frozen_at: int | None = None
+        self._decisions = DecisionFlow(self, core, feed)
+        self._bodies = BodyLoader(self, feed)
+        self._follow = RunFollow()
+        self._heap = HeapFreeze()
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
@@ -125,8 +119,7 @@ class ReviewScreen(Screen[None]):
         self._update_topbar()
 
     def on_unmount(self) -> None:
-        if self._frozen_at is not None:
-            gc.unfreeze()
+        self._heap.release()
 
     def on_resize(self) -> None:
         """The header is fitted to the width with a marker; fit it again."""
@@ -273,20 +266,16 @@ class ReviewScreen(Screen[None]):
             self._show_detail(self.current_entry())
 
     def on_decided(self, message: Decided) -> None:
-        run_dir, handoff_id = message.key
-        if message.decision is None:
-            self.notify(
-                safe(message.refusal, 400), title="Not written", severity="error", markup=False
-            )
-        else:
-            self.notify(
-                f"{handoff_id}: {safe(self.core.describe(message.decision), 300)}", markup=False
-            )
+        """Say what was decided; after a decision the cursor goes to the next handoff that
+        waits (``cursor.next_after``) and follows the run if that one is in another."""
+        run_dir = message.key[0]
+        self._decisions.announce(message)
+        if message.decision is not None:
             target = next_after(self.entries, self._list.keys, message.key)
             if target is not None:
                 self._list.select_key(target)
             if target is None or target[0] != run_dir:
-                self._follow = (run_dir, self._list.current, time.monotonic() + FOLLOW_RUN_S)
+                self._follow.start(run_dir, self._list.current)
         self.feed.relist(run_dir)
 
     def on_body_ready(self, message: BodyReady) -> None:
@@ -311,7 +300,7 @@ class ReviewScreen(Screen[None]):
         from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
 
         findings = field_findings(entry.report, message.row.path)
-        self.app.push_screen(FullValueScreen(self._title(entry), message.row, findings))
+        self.app.push_screen(FullValueScreen(entry_title(entry), message.row, findings))
 
     # ------------------------------------------------------- cursor and heap
 
@@ -330,42 +319,17 @@ class ReviewScreen(Screen[None]):
             handoffs.follow_top = False
 
     def _follow_run(self) -> None:
-        """Bring the cursor to a handoff just submitted in the run a decision was made in.
-
-        A pipeline writes its next step a moment after the decision it waited for, so
-        the next thing to review in that run often arrives after the cursor has moved
-        on. Only within ``FOLLOW_RUN_S`` and only if the reader left the cursor where the
-        decision put it; any other arrival never moves the cursor.
-        """
+        """Bring the cursor to a handoff just submitted in the run a decision was made in
+        (``follow.RunFollow``); the arrivals are looked at once, followed or not."""
         arrived, self._book.arrived = self._book.arrived, []
-        follow = self._follow
-        if follow is None:
-            return
-        run_dir, parked, until = follow
-        if time.monotonic() > until or self._list.current != parked:
-            self._follow = None
-            return
-        for key in arrived:
-            entry = self.entries.get(key)
-            if entry is not None and key[0] == run_dir and entry.waiting:
-                self._follow = None
-                self._list.select_key(key)
-                return
+        key = self._follow.target(arrived, self.entries, self._list.current)
+        if key is not None:
+            self._list.select_key(key)
 
     def _freeze_heap(self, *, settled: bool = False) -> None:
-        """Exempt the settled heap from the cyclic garbage collector.
-
-        Done when a look at the whole root is through or the inspection backlog drains,
-        at first and then whenever the entries have doubled. Full collections of the
-        modules, widgets and entries paused the screen for 60-100 ms and slowed the
-        background inspection; those objects are long-lived and entries have no cycles,
-        so reference counting still frees them.
-        """
-        count = len(self.entries)
-        grown = self._frozen_at is None or count >= 2 * self._frozen_at + FREEZE_MIN
-        if (settled or self.feed.backlog == 0) and grown:
-            gc.freeze()
-            self._frozen_at = count
+        """Freeze the heap out of the collector once the first look at the whole root is
+        through (``settled``) or the inspection backlog drains (``heap.HeapFreeze``)."""
+        self._heap.settle(len(self.entries), settled=settled, backlog=self.feed.backlog)
 
     def _maybe_notify(self, entry: Entry) -> None:
         if not entry.fresh or entry.notified or not needs_person(entry.state):
@@ -429,78 +393,11 @@ class ReviewScreen(Screen[None]):
 
     # --------------------------------------------------------------- actions
 
-    def _title(self, entry: Entry) -> Text:
-        return Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
-
-    def _tell(self, notice: Notice) -> None:
-        self.notify(notice.message, title=notice.title, severity=notice.severity, markup=False)
-
-    def _decidable(self, entry: Entry | None) -> Entry | None:
-        if self.core.read_only:
-            self._tell(READ_ONLY)
-            return None
-        if entry is None:
-            return None
-        if entry.report is None:
-            self.notify("Still inspecting this handoff; try again in a moment.", markup=False)
-            self.feed.inspect(entry.ref, urgent=True)
-            return None
-        refusal = self.core.refusal(entry)
-        if refusal is not None:
-            self._tell(refusal)
-            return None
-        return entry
-
     def action_approve(self) -> None:
-        entry = self._decidable(self.current_entry())
-        if entry is None or entry.report is None:
-            return
-        report = entry.report
-        if not report.approvable:
-            codes = ", ".join(sorted({f.code.value for f in report.blocking}))
-            self.notify(
-                f"Approval refused: {entry.ref.id} is blocked ({codes}). Nothing was written.",
-                title="Blocked",
-                severity="error",
-                markup=False,
-            )
-            return
-        from handoff_gate.tui.screens.approve import ApproveScreen  # dialogs load on first use
-
-        warnings = [finding_text(f) for f in report.warnings]
-        screen = ApproveScreen(self._title(entry), report.sha256, warnings)
-
-        def confirmed(ok: bool | None) -> None:
-            if ok:
-                self._decide(entry, Action.APPROVE, report.sha256)
-
-        self.app.push_screen(screen, confirmed)
+        self._decisions.approve(self.current_entry())
 
     def action_reject(self) -> None:
-        entry = self._decidable(self.current_entry())
-        if entry is None or entry.report is None:
-            return
-        from handoff_gate.tui.screens.reject import RejectScreen
-
-        sha256 = entry.report.sha256
-
-        def submitted(rejection: Rejection | None) -> None:
-            if rejection is not None:
-                self._decide(entry, Action.REJECT, sha256, rejection.reason, rejection.category)
-
-        screen = RejectScreen(self._title(entry), suggest_category(entry.report))
-        self.app.push_screen(screen, submitted)
-
-    @work(thread=True, group="decide")
-    def _decide(
-        self,
-        entry: Entry,
-        action: Action,
-        sha256: str,
-        reason: str | None = None,
-        category: Category | None = None,
-    ) -> None:
-        self.post_message(self.core.decide(entry, action, sha256, reason, category))
+        self._decisions.reject(self.current_entry())
 
     def action_raw(self) -> None:
         self._toggle_body(Body.RAW)
@@ -515,32 +412,8 @@ class ReviewScreen(Screen[None]):
         if self.body is body or entry is None:
             self.body = Body.FIELDS
             return
-        if entry.report is None:
-            return
-        previous = None
-        if body is Body.DIFF:
-            previous = previous_same_phase(self.entries, entry)
-            if previous is None:
-                self.notify(
-                    f"No earlier {entry.ref.phase} handoff in this run to compare with.",
-                    markup=False,
-                )
-                return
-        self._load_body(entry, body, previous)
-
-    @work(thread=True, exclusive=True, group="body")
-    def _load_body(self, entry: Entry, body: Body, previous: Entry | None) -> None:
-        from handoff_gate.tui.textviews import diff_view, raw_view  # difflib: only when asked for
-
-        report = entry.report
-        if report is None:
-            return
-        if previous is None:
-            title, lines = raw_view(entry.ref, report)
-        else:
-            before = previous.report or self.feed.inspect_once(previous.ref).report
-            title, lines = diff_view(before, previous.ref.id, report, entry.ref.id)
-        self.post_message(BodyReady(entry.key, body.value, title, tuple(lines)))
+        if entry.report is not None:
+            self._bodies.load(entry, body, self.entries)
 
     def _step_waiting(self, direction: int) -> None:
         handoffs = self._list
