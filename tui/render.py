@@ -180,6 +180,11 @@ def _value(row: FieldRow, states: tuple[FieldState, ...], limit: int) -> Text:
     return shown
 
 
+def entry_title(entry: Entry) -> Text:
+    """A handoff as the dialogs over the review screen name it: run / id."""
+    return Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
+
+
 def header(entry: Entry) -> Text:
     """Run, id and roles; creation, model and stop reason; schema, hash, size and tokens."""
     report = entry.report

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual.screen import Screen
 
 from handoff_gate.gates.view.reject_hint import suggest_category
@@ -21,17 +20,12 @@ from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.tui.messages import Decided
 from handoff_gate.tui.model import Entry
 from handoff_gate.tui.notice import READ_ONLY, Notice
-from handoff_gate.tui.render import finding_text, safe
+from handoff_gate.tui.render import entry_title, finding_text, safe
 
 if TYPE_CHECKING:
     from handoff_gate.tui.core import Core
     from handoff_gate.tui.feed import Feed
     from handoff_gate.tui.screens.reject import Rejection
-
-
-def entry_title(entry: Entry) -> Text:
-    """A handoff as the dialogs over the review screen name it: run / id."""
-    return Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
 
 
 class DecisionFlow:

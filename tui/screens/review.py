@@ -31,10 +31,10 @@ from handoff_gate.tui.heap import HeapFreeze
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
 from handoff_gate.tui.model import Entry, Key, Show, placement, visible_entries
 from handoff_gate.tui.palette import Target, action_targets, jump_targets
-from handoff_gate.tui.render import safe
+from handoff_gate.tui.render import entry_title, safe
 from handoff_gate.tui.rows import RowCache, topbar
 from handoff_gate.tui.screens.body_loader import BodyLoader
-from handoff_gate.tui.screens.decision_flow import DecisionFlow, entry_title
+from handoff_gate.tui.screens.decision_flow import DecisionFlow
 from handoff_gate.tui.throttle import Throttled
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.field_tree import FieldTree
