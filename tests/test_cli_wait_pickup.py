@@ -77,3 +77,31 @@ def test_a_refused_record_is_reported_once_when_the_wait_goes_on_to_block(
         "wait_returned",
     ]
     assert events[-1]["outcome"] == "timeout"
+
+
+def test_wait_run_inside_a_callers_process_gives_ctrl_c_back(tmp_path: Path) -> None:
+    """``main(['wait', ...])`` handles Ctrl-C only while it waits: afterwards the caller's
+    handlers are back, and from a worker thread (where none can be set) it still works."""
+    hid = submit(tmp_path)
+    script = (
+        "import contextlib, io, signal, threading\n"
+        "from handoff_gate.cli import main\n"
+        "def mine(signum, frame):\n"
+        "    pass\n"
+        "signal.signal(signal.SIGINT, mine)\n"
+        f"args = ['wait', {str(tmp_path)!r}, {hid!r}, '--timeout', '0']\n"
+        "codes = []\n"
+        "out, err = io.StringIO(), io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+        "    codes.append(main(args))\n"
+        "    worker = threading.Thread(target=lambda: codes.append(main(args)))\n"
+        "    worker.start()\n"
+        "    worker.join()\n"
+        "print(codes, signal.getsignal(signal.SIGINT) is mine,\n"
+        "      signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[3,", "3]", "True", "True"]

@@ -19,8 +19,10 @@ import json
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import (
     CHANGED,
@@ -36,9 +38,13 @@ from handoff_gate.cli.outfile import checked_target, write_payload
 from handoff_gate.gates.run.decision_record import DecisionCorrupt
 from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.run.quorum import NO_POLICY_WARNING
-from handoff_gate.gates.store.base import StoreUnavailable
+from handoff_gate.gates.store.base import RunStore, StoreUnavailable
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.trust.policy import Policy
 
 
 def _changed_message(handoff_id: str, who: str, result: WaitResult) -> str:
@@ -69,18 +75,30 @@ def _notifier(
     return announce
 
 
-def _stop_on_interrupt() -> threading.Event:
+@contextmanager
+def _stop_on_interrupt() -> Iterator[threading.Event]:
     """Ctrl-C (and SIGTERM) end the wait through its stop event: it then returns
     ``cancelled`` by the same path as any other outcome, logged once, with its waiter
-    record removed, instead of an exception landing wherever the main thread happens to be."""
+    record removed, instead of an exception landing wherever the main thread happens to be.
+
+    The caller's handlers are put back afterwards (``main`` may run inside a caller's
+    process). Off the main thread no handler can be set; signals are its owner's then.
+    """
     stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
 
     def request_stop(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
-    signal.signal(signal.SIGINT, request_stop)
-    signal.signal(signal.SIGTERM, request_stop)
-    return stop
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            if handler is not None:  # None: set outside Python, cannot be put back
+                signal.signal(sig, handler)
 
 
 def _looked(pickup: Pickup) -> WaitResult | None:
@@ -108,6 +126,30 @@ def _blocked(
     )
 
 
+def _waited(
+    run: str,
+    args: argparse.Namespace,
+    contracts: Registry,
+    rules: Policy | None,
+    where: RunStore,
+    stop: threading.Event,
+) -> WaitResult:
+    """Look once; block (loading the watcher) only if the handoff is undecided."""
+    pickup = Pickup(
+        run,
+        args.handoff_id,
+        registry=contracts,
+        timeout=args.timeout,
+        policy=rules,
+        store=where,
+        on_refused=print_refusal,
+    )
+    result = _looked(pickup)
+    if result is None:
+        result = _blocked(pickup, args, stop, local=where.is_local)
+    return result
+
+
 def run(args: argparse.Namespace) -> int:
     contracts = registry(args.schemas)
     where = store(args)
@@ -116,20 +158,9 @@ def run(args: argparse.Namespace) -> int:
     if rules is None:
         print(NO_POLICY_WARNING, file=sys.stderr)
     target = checked_target(args.out) if args.out else None
-    stop = _stop_on_interrupt()
     try:
-        pickup = Pickup(
-            run,
-            args.handoff_id,
-            registry=contracts,
-            timeout=args.timeout,
-            policy=rules,
-            store=where,
-            on_refused=print_refusal,
-        )
-        result = _looked(pickup)
-        if result is None:
-            result = _blocked(pickup, args, stop, local=where.is_local)
+        with _stop_on_interrupt() as stop:
+            result = _waited(run, args, contracts, rules, where, stop)
     except (DecisionCorrupt, ValueError, OSError) as exc:
         raise UsageError(one_line(exc)) from exc
     if result.outcome is WaitOutcome.CANCELLED:
