@@ -53,7 +53,7 @@ def test_an_event_in_a_run_listed_but_not_yet_shown_gets_its_handoff_listed(
     run.mkdir(parents=True)
     payload = json.dumps(PLAN).encode()
     first = submit(run, payload, phase="plan", schema_id="plan/v1", registry=registry)
-    backend = partial(CoreBackend, registry, reviewer=None, key_path=None, policy=None, store=None)
+    backend = partial(CoreBackend, registry, reviewer=None, key=None, policy=None, store=None)
     messages: list[object] = []
     feed = Feed(root, Core(backend, read_only=True, store=None), messages.append, poll=False)
     feed.start()
