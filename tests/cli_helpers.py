@@ -23,6 +23,16 @@ def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[s
     )
 
 
+def python_stdout(script: str) -> str:
+    """What a fresh interpreter running ``script`` prints; it must exit 0 (its stderr
+    is the failure message otherwise). For checks of what a process imports or sets."""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def submit(run: Path, payload: bytes = PLAN_BYTES, phase: str = "plan") -> str:
     done = cli("submit", str(run), "--phase", phase, "--schema", "plan/v1", "-", stdin=payload)
     assert done.returncode == 0, done.stderr

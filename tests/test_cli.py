@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import python_stdout
 
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.durable import atomic_write
@@ -247,11 +248,8 @@ def test_unsigned_pipeline_commands_load_neither_textual_nor_the_trust_code(tmp_
         "trust = ('cryptography', 'tomllib', 'handoff_gate.gates.trust.policy')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in trust or m in trust))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:2] == ["[]", "[]"], "an unsigned step loaded UI or trust code"
+    out = python_stdout(script)
+    assert out.split("\n")[:2] == ["[]", "[]"], "an unsigned step loaded UI or trust code"
 
 
 def test_loading_a_command_runs_no_collection_and_restores_the_collector() -> None:
@@ -268,11 +266,8 @@ def test_loading_a_command_runs_no_collection_and_restores_the_collector() -> No
         "_command_module('decide')\n"
         "print(gc.isenabled())\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["0", "True", "False"]
+    out = python_stdout(script)
+    assert out.split() == ["0", "True", "False"]
 
 
 def test_only_the_executable_freezes_the_heap_before_exit() -> None:
@@ -289,11 +284,8 @@ def test_only_the_executable_freezes_the_heap_before_exit() -> None:
         "    code = console()\n"
         "print(code, gc.get_freeze_count() > 0)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["0 0", "0 True"]
+    out = python_stdout(script)
+    assert out.splitlines() == ["0 0", "0 True"]
 
 
 def test_submit_loads_neither_inspection_nor_the_watcher(tmp_path: Path) -> None:
@@ -309,11 +301,8 @@ def test_submit_loads_neither_inspection_nor_the_watcher(tmp_path: Path) -> None
         "heavy = {core + 'inspect.stages', core + 'inspect.validate', 'watchfiles', 'textual'}\n"
         "print(sorted(m for m in sys.modules if m in heavy))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    out = python_stdout(script)
+    assert out.strip() == "[]"
     assert [p.name for p in (tmp_path / "handoffs").glob("*.json")] == ["0001-plan.json"]
 
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-from cli_helpers import BOUND, cli, submit
+from cli_helpers import cli, python_stdout, submit
 
 from handoff_gate.gates.run import audit
 
@@ -32,11 +30,8 @@ def _loaded_by_wait(run: Path, handoff_id: str, *extra: str) -> tuple[int, list[
         f"    code = main(['wait', {str(run)!r}, {handoff_id!r}, *{list(extra)!r}])\n"
         f"print(json.dumps([code, sorted(m for m in sys.modules if m in {BLOCKING!r})]))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
-    )
-    assert done.returncode == 0, done.stderr
-    code, loaded = json.loads(done.stdout)
+    out = python_stdout(script)
+    code, loaded = json.loads(out)
     return code, loaded
 
 
@@ -100,8 +95,5 @@ def test_wait_run_inside_a_callers_process_gives_ctrl_c_back(tmp_path: Path) -> 
         "print(codes, signal.getsignal(signal.SIGINT) is mine,\n"
         "      signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["[3,", "3]", "True", "True"]
+    out = python_stdout(script)
+    assert out.split() == ["[3,", "3]", "True", "True"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import python_stdout
 from pydantic import BaseModel
 
 from handoff_gate.gates.contracts.registry import (
@@ -72,9 +72,7 @@ def test_a_builtin_loads_when_first_looked_up_not_before():
         "assert registry.get('plan/v1') is plan and registry.get('nope/v1') is None\n"
         "print(loaded())\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    before, after = done.stdout.splitlines()
+    before, after = python_stdout(script).splitlines()
     assert "handoff_gate.schemas.planning" not in before
     assert "handoff_gate.schemas.planning" in after
     assert "handoff_gate.schemas.baton" not in after
