@@ -36,8 +36,7 @@ from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.run.placement import verified_producer
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.reviewer import default_reviewer
-from handoff_gate.gates.store.base import DecisionExists, RunStore
-from handoff_gate.gates.store.durable import OversizeError
+from handoff_gate.gates.store.base import DecisionExists, RunStore, has_handoff
 from handoff_gate.gates.store.filesystem import HandoffRef
 from handoff_gate.gates.store.log_chain import line_hash
 from handoff_gate.gates.store.select import store_for
@@ -155,7 +154,7 @@ def decide(
     existing = _existing(store, where, handoff_id, principal)
     if existing is not None:
         attempt.refuse(f"{handoff_id} is already {existing}")
-    if not _exists(store, where, handoff_id):
+    if not has_handoff(store, where, handoff_id):
         attempt.refuse(f"no handoff {handoff_id} in {where}")
     registry = registry or load_registry()
     report = inspect_in_run(where, handoff_id, registry, policy=policy, store=store)
@@ -190,18 +189,6 @@ def decide(
         if on_warning is not None:
             on_warning(f"{handoff_id}: the decision stands but was not logged: {exc}")
     return decision
-
-
-def _exists(store: RunStore, run: str, handoff_id: str) -> bool:
-    """Whether the handoff is there, asked without reading it: a zero-byte cap makes the
-    store compare sizes only (an oversize handoff exists; inspection then blocks it)."""
-    try:
-        store.handoff_bytes(run, handoff_id, 0)
-    except OversizeError:
-        return True
-    except OSError:
-        return False
-    return True
 
 
 #: Fields only signed records carry; an unsigned record is written as before them.

@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.contracts.registry import Registry, load_registry
@@ -24,8 +23,8 @@ from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decision_record import Decision
 from handoff_gate.gates.run.quorum import Outcome, Settlement, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.store.filesystem import HandoffRef, handoff_path
+from handoff_gate.gates.store.base import RunStore, has_handoff
+from handoff_gate.gates.store.filesystem import HandoffRef
 from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.vocab.report import Report
 
@@ -93,18 +92,13 @@ class Pickup:
         if not isinstance(self.handoff_id, str):
             raise TypeError(f"expected a HandoffRef or an id string, got {type(ref_or_id)}")
         self.store = store or store_for()
-        if not self._exists():
+        if not has_handoff(self.store, self.run, self.handoff_id):
             raise FileNotFoundError(f"no handoff {self.handoff_id} in {self.run}")
         self.registry = load_registry() if registry is None else registry
         self.policy = policy
         self.deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
         self.on_refused = on_refused
         self.refusals_seen: set[str] = set()
-
-    def _exists(self) -> bool:
-        if self.store.is_local:
-            return handoff_path(Path(self.run), self.handoff_id).is_file()
-        return self.handoff_id in self.store.handoff_ids(self.run)
 
     def report(self) -> Report:
         """The handoff's inspection report as it stands."""

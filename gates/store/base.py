@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from handoff_gate.gates.store.durable import OversizeError
+
 
 class DecisionExists(FileExistsError):
     """Another writer already decided this handoff for this principal."""
@@ -131,3 +133,16 @@ class RunCatalog(Protocol):
     def runs(self) -> list[str]:
         """Every run id in the store, sorted."""
         ...
+
+
+def has_handoff(store: RunStore, run: str, handoff_id: str) -> bool:
+    """Whether the handoff is in ``run``, asked without reading it: with a zero-byte cap
+    either store only compares sizes, and an oversize handoff exists (inspection then
+    blocks it). Other storage failures count as absent; a bad id still raises."""
+    try:
+        store.handoff_bytes(run, handoff_id, 0)
+    except OversizeError:
+        return True
+    except OSError:
+        return False
+    return True

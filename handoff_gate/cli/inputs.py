@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, os_problem
 from handoff_gate.gates.contracts.registry import Registry, RegistryError, load_registry
-from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.base import RunStore, has_handoff
 from handoff_gate.gates.store.durable import read_bounded
-from handoff_gate.gates.store.filesystem import handoff_path, is_run
+from handoff_gate.gates.store.filesystem import is_run
 from handoff_gate.gates.store.select import StoreURLError, store_for
 from handoff_gate.gates.vocab.ids import UnsafePathError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -98,11 +98,7 @@ def existing_handoff(run: str, handoff_id: str, where: RunStore) -> str:
     """The run of a handoff that must already exist there."""
     existing_run(run, where)
     try:
-        found = (
-            handoff_path(Path(run), handoff_id).is_file()
-            if where.is_local
-            else handoff_id in where.handoff_ids(run)
-        )
+        found = has_handoff(where, run, handoff_id)
     except (UnsafePathError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
     if not found:
