@@ -58,7 +58,7 @@ def inspect_ref(
         if policy is None:
             decision, problem = _unsigned_decision(store, run, ref.id, local, dstamp)
             state, problem = standing(report, decision, problem)
-            trust = Trust(signer=_signer(report, None, run, store))
+            trust = Trust(signer=_signer(report, None, None))
         else:
             return Inspection(key, *_settled(store, run, ref, registry, policy, report))
     except Exception as exc:  # a store that failed mid-way: show it, never approve
@@ -80,13 +80,15 @@ def _unsigned_decision(
         return None, f"the decision record cannot be read: {exc}"
 
 
-def _signer(report: Report, policy: Policy | None, run: str, store: RunStore) -> str:
+def _signer(report: Report, policy: Policy | None, producer: str | None) -> str:
+    """How the header describes the producer's signature; ``producer`` is the signer
+    whose signature verified under ``policy`` (``None``: none did, or no policy)."""
     envelope = report.envelope
     if envelope is None or envelope.signer is None:
         return "unsigned"
     if policy is None:
         return f"signed as {envelope.signer} (not checked: no policy)"
-    if verified_producer(envelope, run_name_of(run, store), policy) == envelope.signer:
+    if producer == envelope.signer:
         return f"signed by {envelope.signer}"
     return f"signed as {envelope.signer}, but the signature does not verify"
 
@@ -100,11 +102,11 @@ def _settled(
     report: Report,
 ) -> tuple[Report, Decision | None, str, HandoffState, Trust]:
     """Report, decision, problem, state and trust of a handoff under ``policy``."""
-    signer = _signer(report, policy, run, store)
     envelope = report.envelope
     producer = None
     if envelope is not None:
         producer = verified_producer(envelope, run_name_of(run, store), policy)
+    signer = _signer(report, policy, producer)
     try:
         settlement = settle(store, run, ref.id, registry, policy)
     except NoRule as exc:
