@@ -47,9 +47,9 @@ class Contracts(Mapping[str, type[BaseModel]]):
     __slots__ = ("_built_in", "_classes", "_ids")
 
     def __init__(self, built_in: Mapping[str, str], classes: Mapping[str, type[BaseModel]]) -> None:
-        self._built_in = {i: where for i, where in built_in.items() if i not in classes}
+        self._built_in = dict(built_in)
         self._classes = dict(classes)
-        self._ids = [*self._built_in, *(i for i in classes if i not in self._built_in)]
+        self._ids = [*built_in, *(i for i in classes if i not in built_in)]
 
     def __getitem__(self, schema_id: str) -> type[BaseModel]:
         found = self._classes.get(schema_id)

@@ -84,10 +84,6 @@ class Waiter:
     def deadline(self) -> float | None:
         return self.pickup.deadline
 
-    def settled(self) -> WaitResult | None:
-        """The result the decision records allow now, refusals said once; ``None``: go on."""
-        return self.pickup.settled()
-
     def step(self) -> WaitResult | float:
         while True:
             result = self.pickup.settled()
