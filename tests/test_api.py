@@ -93,3 +93,11 @@ def test_an_idempotency_key_makes_a_rerun_find_its_handoff(tmp_path: Path) -> No
         )
     other = hg.submit(tmp_path, PLAN, phase="plan", schema_id="plan/v1", idempotency_key="n2")
     assert other.id == "0002-plan"
+
+
+def test_submit_into_missing_parent_folders_creates_them_as_mkdir_p(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "team" / "job-17"
+    ref = hg.submit(run, PLAN, phase="plan", schema_id="plan/v1")
+    assert ref.id == "0001-plan"
+    assert (run / "handoffs" / "0001-plan.json").is_file()
+    assert hg.submit(str(run), PLAN, phase="plan", schema_id="plan/v1").id == "0002-plan"

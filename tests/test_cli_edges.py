@@ -6,10 +6,11 @@ import argparse
 import json
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import PLAN_BYTES, cli, submit
+from cli_helpers import BOUND, GATE, PLAN_BYTES, cli, submit
 
 from handoff_gate.cli.main import build_parser
 
@@ -20,12 +21,75 @@ def test_version_prints_the_installed_version() -> None:
     assert done.stdout.startswith("handoff-gate 0.")
 
 
-def test_submit_into_a_run_whose_parent_is_missing_creates_nothing(tmp_path: Path) -> None:
-    run = tmp_path / "typo" / "run"
-    done = cli("submit", str(run), "--phase", "plan", "--schema", "plan/v1", "-", stdin=PLAN_BYTES)
+def test_submit_creates_a_runs_missing_parents_and_says_so_once(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "team" / "job-17"
+    args = ("submit", str(run), "--phase", "plan", "--schema", "plan/v1", "-")
+    first = cli(*args, stdin=PLAN_BYTES)
+    assert (first.returncode, first.stdout) == (0, "0001-plan\n"), first.stderr
+    assert first.stderr.splitlines()[0] == f"new run {run}"
+    again = cli(*args, stdin=PLAN_BYTES)
+    assert again.stdout == "0002-plan\n"
+    assert "new run" not in again.stderr
+
+
+def test_submit_names_a_relative_new_run_by_its_absolute_path(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*GATE, "submit", "runs/job-17", "--phase", "plan", "--schema", "plan/v1", "-"],
+        input=PLAN_BYTES,
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=BOUND,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.decode().splitlines()[0] == f"new run {tmp_path / 'runs' / 'job-17'}"
+
+
+def test_submit_through_a_file_where_a_folder_should_be_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "runs").write_text("not a folder")
+    args = ("submit", str(tmp_path / "runs" / "job-17"), "--phase", "plan", "--schema", "plan/v1")
+    done = cli(*args, "-", stdin=PLAN_BYTES)
     assert done.returncode == 2
-    assert "does not exist" in done.stderr
-    assert not (tmp_path / "typo").exists()
+    assert len(done.stderr.splitlines()) == 1
+    assert "new run" not in done.stderr
+    assert (tmp_path / "runs").read_text() == "not a folder"
+
+
+def test_submit_of_an_unreadable_payload_creates_no_run(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "job-17"
+    done = cli("submit", str(run), "--phase", "plan", "--schema", "plan/v1", "missing.json")
+    assert done.returncode == 2
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "command", "says"),
+    [
+        (["submit", "runs/job-17", "plan.json"], "submit", "required: --phase, --schema"),
+        (["wait", "r", "0001-plan", "--timeout", "soon"], "wait", "--timeout"),
+        (["list", "--state", "pending-ish"], "list", "invalid choice"),
+        (["check", "plan.json", "--bogus"], "check", "unrecognized arguments: --bogus"),
+        (["store"], "store", "required: ACTION"),
+        (["bogus"], "", "invalid choice: 'bogus'"),
+    ],
+)
+def test_an_argument_error_is_one_line_naming_the_help(
+    args: list[str], command: str, says: str
+) -> None:
+    done = cli(*args)
+    prog = f"handoff-gate {command}".strip()
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"{prog}: error: ")
+    assert says in done.stderr
+    assert done.stderr.endswith(f" (see '{prog} --help')\n")
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_an_argument_error_echoes_argv_without_control_characters() -> None:
+    done = cli("check", "plan.json", "--x\x1b]52;c;aGk=\x07\u202eevil")
+    assert done.returncode == 2
+    assert len(done.stderr.splitlines()) == 1
+    assert not any(c in done.stderr for c in "\x1b\x07\u202e")
+    assert "evil" in done.stderr
 
 
 def test_submit_reports_the_verdict_it_can_see_on_stderr(tmp_path: Path) -> None:
@@ -177,3 +241,10 @@ def test_a_key_that_is_a_directory_is_named_as_one(tmp_path: Path) -> None:
     done = cli("decide", str(run), "0001-plan", "approve", "--key", str(tmp_path))
     assert done.returncode == 2
     assert done.stderr.strip().endswith(f"{tmp_path} is a directory, not a key file")
+
+
+def test_wait_without_a_policy_warns_about_the_run_directory(tmp_path: Path) -> None:
+    hid = submit(tmp_path)
+    done = cli("wait", str(tmp_path), hid, "--timeout", "0")
+    assert done.returncode == 3
+    assert "any process that can write the run directory can approve" in done.stderr

@@ -107,6 +107,8 @@ def _task(spec: tuple[str, str], run: str, job: str, n: int, gate: Any) -> list[
             except DecisionExists:
                 return ["lost"]
             return ["won"]
+        if job == "create":
+            return ["made" if store.create(run) else "found"]
         if job == "events":
             return [
                 str(store.append_event(run, {"event": "wait_returned", "n": n, "i": i}))
@@ -154,6 +156,16 @@ def test_an_idempotency_key_names_one_handoff_even_under_a_race(target: Target, 
     other = target.store.add_handoff(target.run, "plan", _envelope_for("y"), idempotency_key="j")
     assert other.created and other.seq > again.seq
     assert target.store.handoff_ids(target.run) == [hid, other.id]
+
+
+def test_of_racers_creating_one_run_exactly_one_is_told_it_made_it(target: Target, pool) -> None:
+    assert not target.store.exists(target.run)
+    results = race(pool, target, "create", 4)
+    assert sorted(r[0] for r in results) == ["found", "found", "found", "made"]
+    assert target.store.create(target.run) is False
+    assert target.store.handoff_ids(target.run) == []
+    _first_handoff(target)
+    assert target.store.exists(target.run)
 
 
 def test_handoff_bytes_come_back_exactly_and_are_bounded(target: Target) -> None:

@@ -96,7 +96,9 @@ def submit(
     ``idempotency_key`` already used in this run for other bytes. With a key already used
     for the same bytes, nothing is written and the first handoff is returned, so a
     pipeline step that runs again after a crash does not submit twice.
-    ``FileNotFoundError`` when the folder meant to hold a new run does not exist. A
+    A run that does not exist yet is created, with its missing parent folders (as ``mkdir
+    -p``) and without a word: the caller's own path is taken as meant (the CLI, where a
+    person types it, says ``new run PATH``; ``store.create`` tells which call made it). A
     handoff that is stored but could not be logged is returned all the same (a retry would
     store it twice); ``on_warning`` is told, and ``audit --verify`` reports the gap.
 

@@ -57,9 +57,21 @@ class RunStore(Protocol):
 
     #: Whether runs are local directories (names are paths) rather than database ids.
     is_local: bool
+    #: What a message calls a run of this store ("run directory", "database run"), so
+    #: no code above the seam asks which store it has to word one.
+    run_noun: str
 
     def exists(self, run: str) -> bool:
         """Whether ``run`` holds any records."""
+        ...
+
+    def locate(self, run: str) -> str:
+        """``run`` as a message names it: an absolute path, or the database's run id."""
+        ...
+
+    def create(self, run: str) -> bool:
+        """Make ``run`` exist (a directory with its missing parents, as ``mkdir -p``; a
+        database row); ``True`` only for the one caller that made it."""
         ...
 
     def add_handoff(

@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from handoff_gate.gates.store.base import DecisionExists, RunMissing, StoredHandoff
+from handoff_gate.gates.store.base import DecisionExists, StoredHandoff
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.vocab.ids import ID_PATTERN, PRINCIPAL_PATTERN, validate_id
@@ -151,18 +151,32 @@ class FilesystemStore:
     """
 
     is_local = True
+    run_noun = "run directory"
 
     def exists(self, run: str) -> bool:
         return is_run(Path(run))
 
-    def create(self, run: str) -> None:
-        """Make ``run`` a run directory; its parent folder must exist (a typo is not a run)."""
+    def locate(self, run: str) -> str:
+        return str(Path(run).absolute())
+
+    def create(self, run: str) -> bool:
+        """Make ``run`` a run directory, with any missing parent folders (``mkdir -p``).
+
+        ``True`` only for the call that made its ``handoffs/`` folder: ``mkdir`` without
+        ``exist_ok`` succeeds for exactly one of several concurrent creators, so the one
+        that says "new run" is never two.
+        """
         run_dir = Path(run)
-        if not run_dir.is_dir() and not run_dir.parent.is_dir():
-            raise RunMissing(f"no folder {run_dir.parent} to hold the run {run_dir.name!r}")
-        (run_dir / HANDOFFS).mkdir(parents=True, exist_ok=True)
+        try:
+            (run_dir / HANDOFFS).mkdir(parents=True)
+            made = True
+        except FileExistsError:
+            if not (run_dir / HANDOFFS).is_dir():
+                raise
+            made = False
         (run_dir / DECISIONS).mkdir(exist_ok=True)
         inside(run_dir, HANDOFFS, SEQ)
+        return made
 
     def add_handoff(
         self,

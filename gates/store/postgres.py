@@ -135,6 +135,7 @@ class PostgresStore:
     """Runs as rows of one PostgreSQL database (see the module docstring)."""
 
     is_local = False
+    run_noun = "database run"
 
     def __init__(self, url: str, *, connect_timeout: float = 5.0) -> None:
         self.url = url
@@ -233,6 +234,22 @@ class PostgresStore:
     def exists(self, run: str) -> bool:
         validate_run_id(run)
         return bool(self._read("SELECT 1 FROM runs WHERE run = %s", (run,)))
+
+    def locate(self, run: str) -> str:
+        return validate_run_id(run)
+
+    def create(self, run: str) -> bool:
+        """Make ``run`` a run of the database; ``True`` only for the writer that added it
+        (its insert is the one that did not conflict)."""
+        validate_run_id(run)
+
+        def work(conn: Conn) -> bool:
+            added = conn.execute(
+                "INSERT INTO runs (run) VALUES (%s) ON CONFLICT DO NOTHING", (run,)
+            )
+            return added.rowcount == 1
+
+        return self._write(run, work)
 
     def runs(self) -> list[str]:
         """Every run id in the store, sorted."""

@@ -1,9 +1,11 @@
 """``handoff-gate submit``: store a payload as the run's next handoff and print its id.
 
-The run folder may be new, but its parent must exist: a typo in the path is an error,
-not a new run. A contract nobody knows is refused unless ``--allow-unknown-schema``,
-since such a handoff could never be approved. The verdict is reported on stderr (stdout
-carries only the id, for scripts) without inspecting anything: submit stays cheap.
+A run that does not exist is created, missing parent folders too (as ``mkdir -p``), and
+``new run PATH`` on stderr says so: a typo in the path shows as a run nobody meant,
+instead of failing a first submit into a fresh folder. A contract nobody knows is
+refused unless ``--allow-unknown-schema``, since such a handoff could never be approved.
+The verdict is reported on stderr (stdout carries only the id, for scripts) without
+inspecting anything: submit stays cheap.
 """
 
 from __future__ import annotations
@@ -42,12 +44,18 @@ def _warn(message: str) -> None:
     print(f"warning: {visible(message)}", file=sys.stderr)
 
 
-def _check_run_dir(run_dir: Path) -> None:
-    """A new run may be created, but only in a folder that exists: a typo is not a run."""
-    if not run_dir.absolute().parent.is_dir():
-        raise UsageError(f"cannot submit: the folder {run_dir.absolute().parent} does not exist")
-    if run_dir.exists() and not run_dir.is_dir():
-        raise UsageError(f"cannot submit: {run_dir} is not a directory")
+def _create_run(run: str, where: RunStore) -> None:
+    """Make the run if it is missing and say so on stderr, once, with where it is."""
+    if where.is_local and Path(run).exists() and not Path(run).is_dir():
+        raise UsageError(f"cannot submit: {visible(run)} is not a directory")
+    try:
+        made = where.create(run)
+    except PermissionError as exc:
+        raise os_problem("create the run", visible(run), exc) from exc
+    except (ValueError, OSError) as exc:
+        raise UsageError(f"cannot submit: {one_line(exc)}") from exc
+    if made:
+        print(f"new run {visible(where.locate(run))}", file=sys.stderr)
 
 
 def _signing(args: argparse.Namespace, where: RunStore) -> dict[str, Any]:
@@ -75,10 +83,9 @@ def run(args: argparse.Namespace) -> int:
             )
         print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
     where = store(args)
-    if where.is_local:
-        _check_run_dir(Path(args.run_dir))
     payload = read_input(args.payload)
     signing = _signing(args, where)
+    _create_run(args.run_dir, where)
     try:
         ref = submit(
             args.run_dir,
