@@ -18,7 +18,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, UsageError, flat
 from handoff_gate.gates.store.base import StoreError
@@ -43,6 +43,23 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         if shown and "%(default)" not in text:
             text += " (default: %(default)s)"
         return text
+
+
+class _Parser(argparse.ArgumentParser):
+    """Argument errors are one line naming the command's ``--help`` (docs/protocol.md).
+
+    argparse prints the whole usage block first, which buries the one line that says
+    what is wrong; and the message may echo argv, so it is made escape-free. Sub-parsers
+    are built from the parser's own class, so every command gets this.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE, argument_error(self.prog, message))
+
+
+def argument_error(prog: str, message: str) -> str:
+    """The one line an argument error prints: what is wrong, and where the help is."""
+    return f"{prog}: error: {flat(message)} (see '{prog} --help')\n"
 
 
 class _Version(argparse.Action):
@@ -292,7 +309,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser, or with ``only`` one command's: building every command's costs a
     few milliseconds that every pipeline step would pay, and one command's arguments are
     all its parsing and ``--help`` need. Top-level help and unknown commands get all."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="handoff-gate",
         description="A fail-closed human-approval gate for JSON handoffs between LLM phases.",
         formatter_class=_Formatter,
@@ -362,7 +379,10 @@ def main(argv: list[str] | None = None) -> int:
     command = command_named(sys.argv[1:] if argv is None else argv)
     parser = build_parser(command)
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # named after the command they were given to, not the top level
+            prog = f"handoff-gate {args.command}"
+            parser.exit(USAGE, argument_error(prog, f"unrecognized arguments: {' '.join(extra)}"))
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else USAGE
     except UsageError as exc:  # a --policy or --key file that cannot be used
