@@ -1,7 +1,7 @@
 """Settling a handoff: what its decision records, taken together, allow ``wait`` to return.
 
 Without a policy a run has one decision slot and whoever writes it decides (today's
-behaviour): any writer of the run directory can approve, which ``NO_POLICY_WARNING`` says.
+behaviour): any writer of the run directory can approve, which ``no_policy_warning`` says.
 
 Under a policy only signed decisions count, each in its principal's own exclusive record.
 A record is **refused** (ignored, and reported so wait can print and audit it) when it is
@@ -43,10 +43,11 @@ from handoff_gate.gates.vocab.report import Report
 if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy, Rule
 
-#: What ``wait`` prints once on stderr when it runs without a policy.
-NO_POLICY_WARNING = (
-    "handoff-gate: no --policy: any process that can write the run directory can approve"
-)
+
+def no_policy_warning(store: RunStore) -> str:
+    """What ``wait`` prints once on stderr when it runs without a policy, naming the
+    store's kind of run (a run directory, a database run)."""
+    return f"handoff-gate: no --policy: any process that can write the {store.run_noun} can approve"
 
 
 class Outcome(StrEnum):

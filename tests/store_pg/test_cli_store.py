@@ -181,3 +181,22 @@ def test_waiters_outlive_a_server_crash_and_get_a_decision_made_after_it(
         rc, out, err = _done(waiter)
         assert rc == 0, err
         assert json.loads(out)["problem_statement"]
+
+
+def test_on_a_database_submit_and_wait_speak_of_a_database_run(
+    pg_server: PgServer, schema_db: psycopg.Connection[Any], tmp_path: Path
+) -> None:
+    pipeline_url, _, _ = _urls(pg_server, schema_db)
+    args = ("submit", "nightly", "--phase", "plan", "--schema", "plan/v1", "-")
+    first = _done(_gate(tmp_path, pipeline_url, *args, stdin=""), PLAN.read_text())
+    again = _done(_gate(tmp_path, pipeline_url, *args, stdin=""), PLAN.read_text())
+    assert (first[0], again[0]) == (0, 0), first[2] + again[2]
+    assert first[2].splitlines()[0] == "new run nightly"
+    assert "new run" not in again[2]
+    rc, _, err = _done(
+        _gate(tmp_path, pipeline_url, "wait", "nightly", "0001-plan", "--timeout", "0")
+    )
+    assert rc == 3, err
+    assert "any process that can write the database run can approve" in err
+    assert "director" not in err and "folder" not in err
+    assert not (tmp_path / "nightly").exists()

@@ -37,7 +37,7 @@ from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
 from handoff_gate.cli.outfile import checked_target, write_payload
 from handoff_gate.gates.run.decision_record import DecisionCorrupt
 from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
-from handoff_gate.gates.run.quorum import NO_POLICY_WARNING
+from handoff_gate.gates.run.quorum import no_policy_warning
 from handoff_gate.gates.store.base import RunStore, StoreUnavailable
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
     run = existing_handoff(args.run_dir, args.handoff_id, where)
     rules = policy(args)
     if rules is None:
-        print(NO_POLICY_WARNING, file=sys.stderr)
+        print(no_policy_warning(where), file=sys.stderr)
     target = checked_target(args.out) if args.out else None
     try:
         with _stop_on_interrupt() as stop:
