@@ -78,11 +78,38 @@ def test_decision_unblocks_the_pipeline_and_sigint_stops_it(tmp_path: Path) -> N
             demo.kill()
     assert demo.returncode == 0, err
     assert f"demo workspace: {workspace}" in out
-    assert "simulator stopped (exit 0)" in out
+    assert "pipeline stopped before it finished (Ctrl-C or SIGTERM)" in out
+    assert "pipeline finished" not in out
+    assert "simulator stopped (exit 130)" in out
     log = (workspace / "simulator.log").read_text()
     assert "0002-design: cancelled" in log
     assert tree_digest(SAMPLES) == before
     assert not (REPO / LIVE_RUN).exists()
+
+
+def test_a_pipeline_decided_to_its_end_says_it_finished(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    demo = start_demo("--workspace", str(workspace))
+    run = workspace / LIVE_RUN
+    steps = [
+        ("0001-plan", "approve"),
+        ("0002-design", "approve"),
+        ("0003-verify", "reject"),
+        ("0004-verify", "approve"),
+    ]
+    try:
+        for hid, action in steps:
+            until(lambda hid=hid: handoff(workspace, hid).is_file(), hid, demo)
+            registry = load_registry(str(workspace / "lenient_contracts.py"))
+            reason = "the failure list contradicts passed" if action == "reject" else None
+            decide(run, hid, action, reason=reason, reviewer="test", registry=registry)
+        out, err = demo.communicate(timeout=BOUND)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+    assert demo.returncode == 0, err
+    assert "pipeline finished: every phase approved" in out
+    assert "pipeline stopped" not in out
 
 
 def test_rejection_brings_a_revised_plan(tmp_path: Path) -> None:
@@ -150,6 +177,7 @@ def test_headless_demo_prints_what_to_type_and_removes_its_workspace(tmp_path: P
     assert "0001-plan is waiting for a decision" in text
     assert f"handoff-gate decide {tmp_path}" in text
     assert "0001-plan approve" in text
+    assert "pipeline stopped before it finished" in out
     assert "is removed" in out
     assert list(tmp_path.glob("handoff-gate-demo-*")) == []
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import FrameType
 
 from handoff_gate.demo.progress import ProgressToasts
-from handoff_gate.demo.simulator import LIVE_RUN
+from handoff_gate.demo.simulator import LIVE_RUN, STOPPED
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.contracts.spec import ENV_VAR
 from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision
@@ -126,8 +126,19 @@ def _follow(proc: subprocess.Popen[bytes], run_dir: Path, stop: threading.Event)
             proc.wait(timeout=FOLLOW_SECONDS)
         except subprocess.TimeoutExpired:
             continue
-        print(f"pipeline finished (exit {proc.returncode})", flush=True)
-        return
+        break
+    print(_ending(proc.returncode, stopped=stop.is_set()), flush=True)
+
+
+def _ending(code: int | None, *, stopped: bool) -> str:
+    """How the headless pipeline ended, in words: only a simulator that exited 0 of its
+    own accord finished. Ctrl-C in a terminal signals the simulator too, so it may be
+    gone (``STOPPED``) before this process's own handler has run."""
+    if stopped or code == STOPPED:
+        return "pipeline stopped before it finished (Ctrl-C or SIGTERM)"
+    if code == 0:
+        return "pipeline finished: every phase approved"
+    return f"pipeline ended early (exit {code}); see {LOG}"
 
 
 def _run_headless(proc: subprocess.Popen[bytes], run_dir: Path) -> None:

@@ -4,7 +4,8 @@ It is what ``handoff-gate demo`` runs in a child process: each phase submits its
 into a live run, waits through the real ``gates.run.waiting.wait``, moves on with only the
 approved fields, and answers a rejection with a revised draft that takes the reviewer's
 reason into account, so the TUI's diff view has a re-plan to show. SIGTERM or SIGINT
-cancels the wait and ends the process cleanly.
+cancels the wait and ends the process cleanly. Its exit code says how it ended, for the
+demo to report: 0 every phase approved, 1 it could not go on, ``STOPPED`` stopped early.
 
 ``python -m gates.simulator WORKSPACE [--run NAME]``
 """
@@ -27,6 +28,8 @@ from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.run.waiting import WaitOutcome, wait
 
 LIVE_RUN = "live-pipeline"
+#: The exit code of a pipeline stopped (SIGTERM, SIGINT) before it finished, as ``wait``'s.
+STOPPED = 130
 
 Draft = Callable[[str | None], dict[str, Any]]
 
@@ -194,7 +197,10 @@ class Pipeline:
     def run(self) -> int:
         for phase in PHASES:
             if self.gate(phase) is None:
-                return 0 if self.stop.is_set() else 1
+                if self.stop.is_set():
+                    self.log("stopped before the pipeline finished")
+                    return STOPPED
+                return 1
         self.log("pipeline finished: every phase approved")
         return 0
 
