@@ -1,0 +1,186 @@
+"""Every ``sh`` and ``python`` block of README.md and docs/walkthrough.md runs as written.
+
+The rule the pages follow (README.md states it where its blocks start):
+
+- A block fenced ``sh`` or ``python`` runs verbatim. The blocks of one page run in
+  order in one empty folder, as a reader following the page would: ``sh`` with
+  ``bash -e``, ``python`` with the interpreter that has handoff-gate installed, and
+  ``handoff-gate`` on the ``PATH``. Each must exit 0.
+- A block that waits for a decision (it runs ``handoff-gate wait`` or ``hg.wait``)
+  gets a reviewer: once the gate's own sign of a blocked wait appears (a waiter record
+  in the run's ``waiters/``), the page's next runnable block runs, as the person in the
+  other terminal would run it, and the waiting block must then end.
+- A block fenced ``sh manual`` needs a person at a terminal (the TUI, the demo) or a
+  checkout (make targets, the screenshot script), so it is not run; each of its lines
+  is checked instead: ``handoff-gate ARGS`` must parse (``ARGS --help`` prints the
+  command's usage), ``make TARGET`` must be a target (``make -n``), and
+  ``.venv/bin/python SCRIPT`` must name a script of the repository that compiles.
+- Any other fence (none, or another info string) fails: no block escapes by omission.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PAGES = ["README.md", "docs/walkthrough.md"]
+RUN = {"sh": ["bash", "-e", "-o", "pipefail", "-c"], "python": [sys.executable, "-c"]}
+MANUAL = "sh manual"
+#: A guard against a block that never ends, not a measure of anything.
+BOUND = 120.0
+WAITS = re.compile(r"handoff-gate wait |hg\.wait\(")
+#: What each page's blocks, taken together, must have said: submit made the run, the
+#: waiting block saw the reviewer's reject, and the signed approval counted.
+EXPECTED = {
+    "README.md": [
+        "new run ",
+        "not approved (exit 1): handoff-gate show runs/job-17 0001-plan says why",
+        "0001-plan approved by alice",
+    ],
+    "docs/walkthrough.md": [],
+}
+
+
+class Block(NamedTuple):
+    info: str
+    text: str
+    line: int
+
+
+class Ran(NamedTuple):
+    block: Block
+    output: str
+
+
+def blocks(page: str) -> list[Block]:
+    """The fenced blocks of ``page``, with their info strings and first line numbers."""
+    found: list[Block] = []
+    lines = (REPO / page).read_text().splitlines()
+    opened: tuple[str, int] | None = None
+    body: list[str] = []
+    for number, line in enumerate(lines, 1):
+        if not line.startswith("```"):
+            if opened is not None:
+                body.append(line)
+            continue
+        if opened is None:
+            opened, body = (line[3:].strip(), number), []
+        else:
+            found.append(Block(opened[0], "\n".join(body) + "\n", opened[1]))
+            opened = None
+    assert opened is None, f"{page}:{opened[1]}: a block is never closed"
+    return found
+
+
+def environment(home: Path) -> dict[str, str]:
+    """A reader's shell: handoff-gate on the PATH, none of the gate's own variables set
+    (the pages assume the defaults), and a home of its own."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HANDOFF_GATE_")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["HOME"] = str(home)
+    return env
+
+
+def start(block: Block, folder: Path, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*RUN[block.info], block.text],
+        cwd=folder,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def finished(page: str, block: Block, proc: subprocess.Popen[str]) -> Ran:
+    output, _ = proc.communicate(timeout=BOUND)
+    assert proc.returncode == 0, f"{page}:{block.line} exited {proc.returncode}:\n{output}"
+    return Ran(block, output)
+
+
+def blocked_wait(folder: Path) -> bool:
+    """Whether a wait in ``folder`` is blocked: it has registered itself as a waiter."""
+    return any(not p.name.startswith(".") for p in folder.glob("**/waiters/*"))
+
+
+def run_page(page: str, folder: Path, env: dict[str, str]) -> list[Ran]:
+    """Run the page's runnable blocks in order, each waiting block with its reviewer."""
+    todo = [b for b in blocks(page) if b.info in RUN]
+    ran: list[Ran] = []
+    while todo:
+        block = todo.pop(0)
+        proc = start(block, folder, env)
+        deadline = time.monotonic() + BOUND
+        while proc.poll() is None and WAITS.search(block.text):
+            if blocked_wait(folder):
+                assert todo, f"{page}:{block.line} waits, and no block follows to decide"
+                reviewer = todo.pop(0)
+                ran.append(finished(page, reviewer, start(reviewer, folder, env)))
+                break
+            assert time.monotonic() < deadline, f"{page}:{block.line} never blocked nor ended"
+            time.sleep(0.05)
+        ran.append(finished(page, block, proc))
+    return ran
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_block_is_runnable_or_marked_manual(page: str) -> None:
+    for block in blocks(page):
+        assert block.info in RUN or block.info == MANUAL, (
+            f"{page}:{block.line}: fence {block.info!r} is neither runnable "
+            f"({', '.join(RUN)}) nor {MANUAL!r}"
+        )
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_runnable_blocks_run_as_written_in_an_empty_folder(page: str, tmp_path: Path) -> None:
+    folder, home = tmp_path / "reader", tmp_path / "home"
+    folder.mkdir()
+    home.mkdir()
+    ran = run_page(page, folder, environment(home))
+    said = "".join(r.output for r in ran)
+    for fragment in EXPECTED[page]:
+        assert fragment in said, f"{page}: expected {fragment!r} in:\n{said}"
+
+
+def _check_manual_line(words: list[str], folder: Path, env: dict[str, str], where: str) -> None:
+    if words[0] == "handoff-gate":
+        done = subprocess.run(
+            [*words, "--help"], cwd=folder, env=env, capture_output=True, text=True, timeout=BOUND
+        )
+        assert done.returncode == 0, f"{where}: {done.stderr}"
+        assert done.stdout.startswith(f"usage: handoff-gate {words[1]}"), where
+    elif words[0] == "make":
+        done = subprocess.run(
+            ["make", "-n", *words[1:]], cwd=REPO, capture_output=True, text=True, timeout=BOUND
+        )
+        assert done.returncode == 0, f"{where}: {done.stderr}"
+    elif words[0] == ".venv/bin/python" and len(words) == 2:
+        script = REPO / words[1]
+        assert script.is_file(), f"{where}: no script {words[1]}"
+        compile(script.read_text(), str(script), "exec")
+    else:
+        pytest.fail(f"{where}: a manual line must be handoff-gate, make or .venv/bin/python")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_manual_blocks_name_commands_that_exist(page: str, tmp_path: Path) -> None:
+    env = environment(tmp_path)
+    for block in blocks(page):
+        if block.info != MANUAL:
+            continue
+        for offset, line in enumerate(block.text.splitlines(), 1):
+            words = shlex.split(line, comments=True)
+            if words:
+                where = f"{page}:{block.line + offset}"
+                _check_manual_line(words, tmp_path, env, where)
