@@ -26,7 +26,7 @@ def _pin_times(root) -> None:
 
 
 def _snap(
-    snap_compare, root, registry, show="pending", run_before=None, size=SIZE, read_only=False
+    snap_compare, root, registry, show="open", run_before=None, size=SIZE, read_only=False
 ) -> bool:
     _pin_times(root)
     app = make_app(root, registry, show=show)
