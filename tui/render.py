@@ -49,8 +49,8 @@ INSIDE_BADGES: dict[Severity, tuple[str, str]] = {
     Severity.BLOCK: ("✗ {n} inside", "bold white on red"),
     Severity.WARN: ("⚠ {n} inside", "bold black on yellow"),
 }
-#: Said after a dropped key's value: the contract does not allow it.
-DROPPED_NOTE = "  not in the contract: never delivered"
+#: Said after a dropped key's name, before its value: the contract does not allow it.
+DROPPED_NOTE = " (never delivered)"
 
 _VALUE_MIN = 16
 _DETAIL_LIMIT = 1500
@@ -140,14 +140,12 @@ def field_label(row: FieldRow, width: int = 100) -> Text:
         label.append(f" {text} ", style=style)
         label.append(" ")
     label.append(safe(row.path or row.key, 60), style="bold")
-    label.append(": ")
     states = row.states or (FieldState.OK,)
-    dropped = FieldState.DROPPED in states
-    note = len(DROPPED_NOTE) if dropped else 0
-    room = max(width - label.cell_len - _MARKER_ROOM - note, _VALUE_MIN)
-    label.append_text(_value(row, states, room))
-    if dropped:
+    if FieldState.DROPPED in states:
         label.append(DROPPED_NOTE, style="bold magenta")
+    label.append(": ")
+    room = max(width - label.cell_len - _MARKER_ROOM, _VALUE_MIN)
+    label.append_text(_value(row, states, room))
     if row.message:
         label.append(f"  {safe(row.message, _MESSAGE_LIMIT)}", style="italic red")
     return fit(label, width)

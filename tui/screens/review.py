@@ -65,15 +65,21 @@ class ReviewScreen(Screen[None]):
             "Delivered",
             tooltip="what the next phase receives if approved now, as wait delivers it",
         ),
-        Binding("v", "raw", "Raw", tooltip="the exact text, unsafe characters made visible"),
+        Binding(
+            "v", "raw", "Raw", show=False, tooltip="the exact text, unsafe characters made visible"
+        ),
         Binding("d", "diff", "Diff", tooltip="diff with the run's previous handoff of the phase"),
         Binding("f", "filter", "Filter", tooltip="cycle open → rejected → approved → all"),
         Binding("R", "show_rejected", "Rejected", show=False, tooltip="list rejected handoffs"),
         Binding("o", "open_value", "Full value", show=False, tooltip="the field's whole value"),
         Binding("question_mark", "help", "Help", tooltip="this help"),
+        # Tried when approve and reject are not offered: says why instead of nothing.
+        Binding("a,r", "refuse_read_only", show=False),
     ]
     #: What a read-only review does not offer (hidden from the footer, help and palette).
     DECIDING: ClassVar[frozenset[str]] = frozenset({"approve", "reject"})
+    #: Never offered: the stand-in for the deciding keys of a read-only review.
+    STAND_IN = "refuse_read_only"
 
     #: The list filter; every assignment repaints the list.
     show: reactive[Show] = reactive(Show.OPEN, init=False, always_update=True)
@@ -132,7 +138,7 @@ class ReviewScreen(Screen[None]):
         with self._main:
             yield self._list
             yield self._detail
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._list.focus()
@@ -192,9 +198,8 @@ class ReviewScreen(Screen[None]):
 
     def offered(self) -> list[BindingType]:
         """The main view's keys this review offers: a read-only one has no deciding keys."""
-        if not self.core.read_only:
-            return list(self.BINDINGS)
-        return [b for b in self.BINDINGS if not _deciding(b, self.DECIDING)]
+        hidden = self.DECIDING | {self.STAND_IN} if self.core.read_only else {self.STAND_IN}
+        return [b for b in self.BINDINGS if not _bound_to(b, hidden)]
 
     def palette_actions(self) -> list[Target]:
         """Palette entries that act: every key of the main view offered, and each filter."""
@@ -209,6 +214,8 @@ class ReviewScreen(Screen[None]):
         is over this screen (palette actions run on it once the palette is closed). A
         read-only review hides approve and reject (``False``: not in the footer either)."""
         if action in self.DECIDING and self.core.read_only:
+            return False
+        if action == self.STAND_IN and not self.core.read_only:
             return False
         return self.app.screen is self
 
@@ -483,6 +490,9 @@ class ReviewScreen(Screen[None]):
     def action_reject(self) -> None:
         self._decisions.reject(self.current_entry())
 
+    def action_refuse_read_only(self) -> None:
+        self._decisions.say_read_only()
+
     def action_raw(self) -> None:
         self._toggle_body(Body.RAW)
 
@@ -547,5 +557,5 @@ class ReviewScreen(Screen[None]):
         self.app.push_screen(HelpScreen(key_rows(self.app, bindings)))
 
 
-def _deciding(binding: BindingType, actions: frozenset[str]) -> bool:
+def _bound_to(binding: BindingType, actions: set[str] | frozenset[str]) -> bool:
     return isinstance(binding, Binding) and binding.action in actions
