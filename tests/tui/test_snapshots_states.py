@@ -17,8 +17,7 @@ from cryptography.hazmat.primitives.serialization import (
 )
 from tui_helpers import PLAN, all_inspected, decide_as, make_app, put, screen_text, settle
 
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.tui.app import HandoffGateApp

@@ -11,14 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-from typing import Any
 
 from handoff_gate.cli.errors import OK, UsageError, one_line, os_problem, unknown_schema
 from handoff_gate.cli.inputs import policy, read_input, registry, signing_key, store
 from handoff_gate.gates.run.placement import producer_principal
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.run.submit import Signing, submit
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible
 
@@ -42,20 +39,12 @@ def _warn(message: str) -> None:
     print(f"warning: {visible(message)}", file=sys.stderr)
 
 
-def _check_run_dir(run_dir: Path) -> None:
-    """A new run may be created, but only in a folder that exists: a typo is not a run."""
-    if not run_dir.absolute().parent.is_dir():
-        raise UsageError(f"cannot submit: the folder {run_dir.absolute().parent} does not exist")
-    if run_dir.exists() and not run_dir.is_dir():
-        raise UsageError(f"cannot submit: {run_dir} is not a directory")
-
-
-def _signing(args: argparse.Namespace, where: RunStore) -> dict[str, Any]:
+def _signing(args: argparse.Namespace) -> Signing | None:
     """``submit``'s signing arguments: the key and the producer it signs as (the policy
     must name the key's principal among the phase's producers)."""
     key = signing_key(args)
     if key is None:
-        return {}
+        return None
     rules = policy(args)
     if rules is None:
         raise UsageError("--key signs the handoff as a producer the policy names: give --policy")
@@ -63,7 +52,7 @@ def _signing(args: argparse.Namespace, where: RunStore) -> dict[str, Any]:
         signer = producer_principal(key, rules, args.phase)
     except (ValueError, OSError, SigningError) as exc:
         raise UsageError(f"cannot sign: {one_line(exc)}") from exc
-    return {"key": key, "signer": signer}
+    return Signing(key, signer)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,12 +64,11 @@ def run(args: argparse.Namespace) -> int:
             )
         print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
     where = store(args)
-    if where.is_local:
-        _check_run_dir(Path(args.run_dir))
     payload = read_input(args.payload)
-    signing = _signing(args, where)
+    signing = _signing(args)
     try:
         ref = submit(
+            where,
             args.run_dir,
             payload,
             phase=args.phase,
@@ -91,9 +79,8 @@ def run(args: argparse.Namespace) -> int:
             refusal=args.refusal,
             registry=contracts,
             allow_unknown_schema=args.allow_unknown_schema,
-            store=where,
+            signing=signing,
             on_warning=_warn,
-            **signing,
         )
     except PermissionError as exc:
         raise os_problem("submit into", args.run_dir, exc) from exc
