@@ -16,8 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+from handoff_gate.gates.api import wait_async
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.waiting_async import wait_async
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import DECISIONS, list_handoffs
 

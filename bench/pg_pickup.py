@@ -23,9 +23,8 @@ from bench.config import Context
 from bench.figures import Figure, Target
 from bench.procs import finish, start_module
 from bench.stats import summarize
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.schemas import example_path

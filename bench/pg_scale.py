@@ -19,9 +19,8 @@ from bench.pty_paint import first_paint
 from bench.runs import MIX
 from bench.scale import MARKER, _root
 from bench.stats import summarize
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.schemas import example_path

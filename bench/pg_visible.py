@@ -22,7 +22,7 @@ from bench.figures import Figure, Target
 from bench.procs import finish, start_module
 from bench.stats import summarize
 from bench.visible import ISOLATED_GAP_MS, _series, _tui
-from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.api import submit
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.schemas import example_path

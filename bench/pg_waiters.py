@@ -15,8 +15,8 @@ import time
 
 import psycopg
 
+from handoff_gate.gates.api import wait
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.waiting import wait
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import CHANNEL
 

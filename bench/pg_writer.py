@@ -14,8 +14,8 @@ import json
 import random
 import time
 
+from handoff_gate.gates.api import submit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.schemas import example_path
 

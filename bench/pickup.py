@@ -23,9 +23,8 @@ from bench.figures import Figure, Target
 from bench.procs import finish, start, start_module, wait_until_watching
 from bench.signed import APPROVER, signing_policy
 from bench.stats import summarize
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import DECISIONS, list_handoffs
 from handoff_gate.gates.trust.policy import Policy

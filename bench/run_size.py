@@ -25,12 +25,11 @@ from bench.config import Context
 from bench.figures import Figure, Target
 from bench.runs import MIX
 from bench.stats import summarize
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.run import schema_index
-from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.store.filesystem import HANDOFFS, handoff_path
+from handoff_gate.gates.store import schema_index
+from handoff_gate.gates.store.filesystem import HANDOFFS, FilesystemStore, handoff_path
 from handoff_gate.gates.vocab.findings import Severity
 from handoff_gate.schemas import example_path
 
@@ -62,7 +61,7 @@ def build_run(run_dir: Path, count: int, fresh: int, registry: Registry) -> list
             schema_id=schema_id,
             registry=registry,
         )
-        templates[schema_id] = json.loads(ref.path.read_bytes())
+        templates[schema_id] = json.loads(handoff_path(run_dir, ref.id).read_bytes())
     fresh_ids: list[str] = []
     for seq in range(len(CYCLE) + 1, count + fresh + 1):
         schema_id = BATON if seq > count else CYCLE[(seq - 1) % len(CYCLE)]
@@ -81,7 +80,7 @@ def build_run(run_dir: Path, count: int, fresh: int, registry: Registry) -> list
 
 def _timed_check(run_dir: Path, handoff_id: str, registry: Registry) -> float:
     t0 = time.perf_counter()
-    report = inspect_in_run(run_dir, handoff_id, registry)
+    report = inspect_in_run(run_dir, handoff_id, registry, store=FilesystemStore())
     elapsed = (time.perf_counter() - t0) * 1000
     if any(f.severity is Severity.BLOCK for f in report.findings):
         raise RuntimeError(f"{run_dir.name}/{handoff_id} is blocked: {report.findings[:3]}")

@@ -5,9 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.filesystem import DECISIONS, HANDOFFS
 from handoff_gate.schemas import example_path
 

@@ -21,10 +21,10 @@ from bench.procs import compile_project, finish, start_module
 from bench.pty_paint import first_paint
 from bench.runs import fill_run
 from bench.stats import summarize
+from handoff_gate.gates.api import submit
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.store.filesystem import find_runs, list_handoffs
+from handoff_gate.gates.store.filesystem import FilesystemStore, find_runs, list_handoffs
 from handoff_gate.schemas import example_path
 
 MARKER = "-step"
@@ -56,12 +56,13 @@ def _inspect_all_estimate(root: Path, sample: int) -> list[float]:
     This is the work the TUI cannot avoid; the rest of its time to idle is its own.
     """
     registry = load_registry()
+    store = FilesystemStore()
     refs = [ref for run in find_runs(root) for ref in list_handoffs(run)]
     step = max(1, len(refs) // sample)
     times = []
     for ref in refs[::step][:sample]:
         t0 = time.perf_counter()
-        inspect_in_run(ref.run_dir, ref.id, registry)
+        inspect_in_run(ref.run, ref.id, registry, store=store)
         times.append(time.perf_counter() - t0)
     per = statistics.median(times)
     return [per * len(refs)]
@@ -122,7 +123,7 @@ def _detail_figure(ctx: Context) -> Figure:
     inspect_ms = []
     for _ in range(3):
         t0 = time.perf_counter()
-        inspect_in_run(run_dir, ref.id, registry)
+        inspect_in_run(run_dir, ref.id, registry, store=FilesystemStore())
         inspect_ms.append((time.perf_counter() - t0) * 1000)
     proc = start_module(
         "bench.tui_probe", "detail", str(run_dir), "--reps", str(max(3, ctx.profile.scale_reps * 3))

@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from handoff_gate.gates.api import wait
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.waiting import wait
 from handoff_gate.gates.trust.policy import Policy
 
 

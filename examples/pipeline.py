@@ -23,9 +23,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from handoff_gate.gates.api import submit, wait
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiting import WaitOutcome, wait
+from handoff_gate.gates.run.pickup import WaitOutcome
 
 REPLIES = Path(__file__).resolve().parent / "replies"
 

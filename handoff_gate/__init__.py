@@ -1,11 +1,13 @@
 """handoff-gate: a fail-closed human-approval gate for JSON handoffs between pipeline phases.
 
-A pipeline needs three calls::
+A pipeline needs three calls, on a ``Gate`` that owns the store, the contracts, the
+policy and the key (or through the module functions, which make one per call)::
 
     import handoff_gate as hg
 
-    ref = hg.submit(run, reply_bytes, phase="plan", schema_id="plan/v1")
-    result = hg.wait(run, ref)            # or: await hg.wait_async(run, ref)
+    with hg.Gate("runs") as gate:         # a folder of runs, a postgresql:// URL, a RunStore
+        ref = gate.submit("job-17", reply_bytes, phase="plan", schema_id="plan/v1")
+        result = gate.wait("job-17", ref)  # or: await gate.wait_async("job-17", ref)
     if result.outcome == "approved":
         next_phase(result.payload)
 
@@ -25,21 +27,29 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from handoff_gate.gates.api import (
+        decide,
+        inspect_in_run,
+        read_decision,
+        submit,
+        wait,
+        wait_async,
+    )
     from handoff_gate.gates.contracts.registry import RegistryError, load_registry
+    from handoff_gate.gates.gate import Gate
     from handoff_gate.gates.inspect.handoff_file import inspect_file, inspect_handoff
     from handoff_gate.gates.inspect.stages import inspect
-    from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt, read_decision
-    from handoff_gate.gates.run.decisions import DecisionRefused, decide
+    from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
+    from handoff_gate.gates.run.decisions import DecisionRefused
     from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
-    from handoff_gate.gates.run.report_in_run import inspect_in_run
-    from handoff_gate.gates.run.submit import submit
-    from handoff_gate.gates.run.waiting import wait
-    from handoff_gate.gates.run.waiting_async import wait_async
-    from handoff_gate.gates.store.filesystem import HandoffRef, find_runs, list_handoffs
+    from handoff_gate.gates.run.standing import Standing
+    from handoff_gate.gates.store.base import RunStore
+    from handoff_gate.gates.store.filesystem import FilesystemStore, find_runs, list_handoffs
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.gates.vocab.actions import Action, Category
     from handoff_gate.gates.vocab.findings import Code, Finding, Severity, Verdict
+    from handoff_gate.gates.vocab.handoff_ref import HandoffRef
     from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
     from handoff_gate.gates.vocab.states import HandoffState, state_of
 
@@ -50,18 +60,22 @@ _HOMES: dict[str, str] = {
     "inspect": "inspect.stages",
     "inspect_file": "inspect.handoff_file",
     "inspect_handoff": "inspect.handoff_file",
+    "Gate": "gate",
+    "decide": "api",
+    "inspect_in_run": "api",
+    "read_decision": "api",
+    "submit": "api",
+    "wait": "api",
+    "wait_async": "api",
     "Decision": "run.decision_record",
     "DecisionCorrupt": "run.decision_record",
-    "read_decision": "run.decision_record",
     "DecisionRefused": "run.decisions",
-    "decide": "run.decisions",
-    "inspect_in_run": "run.report_in_run",
-    "submit": "run.submit",
     "WaitOutcome": "run.pickup",
     "WaitResult": "run.pickup",
-    "wait": "run.waiting",
-    "wait_async": "run.waiting_async",
-    "HandoffRef": "store.filesystem",
+    "Standing": "run.standing",
+    "RunStore": "store.base",
+    "FilesystemStore": "store.filesystem",
+    "HandoffRef": "vocab.handoff_ref",
     "find_runs": "store.filesystem",
     "list_handoffs": "store.filesystem",
     "Policy": "trust.policy",
@@ -88,14 +102,18 @@ __all__ = [
     "DecisionRefused",
     "FieldRow",
     "FieldState",
+    "FilesystemStore",
     "Finding",
+    "Gate",
     "HandoffRef",
     "HandoffState",
     "Policy",
     "RegistryError",
     "Report",
+    "RunStore",
     "Severity",
     "SigningKey",
+    "Standing",
     "Verdict",
     "WaitOutcome",
     "WaitResult",

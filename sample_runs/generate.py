@@ -22,10 +22,9 @@ sys.path.insert(0, str(HERE))
 
 from scenarios import RUNS, Run, Step  # noqa: E402
 
+from handoff_gate.gates.api import decide, submit  # noqa: E402
 from handoff_gate.gates.contracts.registry import load_registry  # noqa: E402
 from handoff_gate.gates.run import audit  # noqa: E402
-from handoff_gate.gates.run.decisions import decide  # noqa: E402
-from handoff_gate.gates.run.submit import submit  # noqa: E402
 from handoff_gate.gates.vocab.absent import ABSENT  # noqa: E402
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES  # noqa: E402
 

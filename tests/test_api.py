@@ -9,6 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 import handoff_gate as hg
+from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.schemas import example_path
 
 PLAN = json.loads(example_path("plan/v1").read_bytes())
@@ -57,7 +58,9 @@ def test_any_payload_form_is_approved_and_delivered(tmp_path: Path, payload: obj
 def test_bytes_are_kept_exactly(tmp_path: Path) -> None:
     odd = b'{"problem_statement":  "spaced"   }'
     ref = hg.submit(tmp_path, odd, phase="plan", schema_id="plan/v1")
-    assert json.loads(ref.path.read_bytes())["raw"].encode() == odd
+    assert (
+        json.loads(FilesystemStore().handoff_bytes(ref.run, ref.id, 1 << 20))["raw"].encode() == odd
+    )
 
 
 def test_a_reject_carries_its_reason_and_the_findings(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from cli_helpers import python_stdout
 
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.durable import atomic_write
+from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.schemas import example_path
 
 PLAN_BYTES = example_path("plan/v1").read_bytes()
@@ -60,9 +61,9 @@ def test_submit_wait_decide_delivers_the_approved_payload(tmp_path: Path) -> Non
     out, err = waiter.communicate(timeout=BOUND)
     assert waiter.returncode == 0, err
     assert json.loads(out) == PLAN
-    events = [e["event"] for e in audit.read_events(tmp_path)]
+    events = [e["event"] for e in audit.read_events(tmp_path, FilesystemStore())]
     assert events == ["handoff_submitted", "decision_written", "wait_returned"]
-    assert audit.verify_chain(tmp_path) == []
+    assert audit.verify_chain(tmp_path, FilesystemStore()) == []
 
 
 def test_wait_can_write_the_payload_to_a_file(tmp_path: Path) -> None:

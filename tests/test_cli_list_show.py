@@ -9,8 +9,9 @@ from pathlib import Path
 
 from cli_helpers import PLAN_BYTES, cli, submit
 
-from handoff_gate.gates.run.waiters import live_waiters, registered
+from handoff_gate.gates.store.base import WaiterRecord
 from handoff_gate.gates.store.durable import atomic_write
+from handoff_gate.gates.store.filesystem import FilesystemStore
 
 KEYS = {
     "run",
@@ -124,12 +125,17 @@ def test_show_prints_the_report_and_the_decision(tmp_path: Path) -> None:
     assert as_json["report"]["verdict"] == "approvable"
 
 
+def _live(run: Path, hid: str) -> tuple[WaiterRecord, ...]:
+    found = FilesystemStore().waiters(str(run), [hid])
+    return found.get(hid, ())
+
+
 def test_a_waiter_record_counts_only_while_its_process_lives(tmp_path: Path) -> None:
     hid = submit(tmp_path, PLAN_BYTES)
-    assert live_waiters(tmp_path, hid) == []
-    with registered(tmp_path, hid) as me:
-        assert live_waiters(tmp_path, hid) == [me]
-    assert live_waiters(tmp_path, hid) == []
+    assert _live(tmp_path, hid) == ()
+    with FilesystemStore().waiting(str(tmp_path), hid, "2026-01-01T00:00:00.000Z") as me:
+        assert _live(tmp_path, hid) == (me,)
+    assert _live(tmp_path, hid) == ()
     gone = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
         check=True,
@@ -139,5 +145,5 @@ def test_a_waiter_record_counts_only_while_its_process_lives(tmp_path: Path) -> 
     pid = int(gone.stdout)
     stale = tmp_path / "waiters" / f"{hid}.{pid}"
     stale.write_text(json.dumps({"pid": pid, "started": "2026-01-01T00:00:00.000Z"}))
-    assert live_waiters(tmp_path, hid) == []
+    assert _live(tmp_path, hid) == ()
     assert stale.exists()

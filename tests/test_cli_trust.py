@@ -14,6 +14,7 @@ import pytest
 from cli_helpers import BOUND, PLAN_BYTES, cli, start_wait, submit
 
 from handoff_gate.gates.run.audit import read_events
+from handoff_gate.gates.store.filesystem import FilesystemStore
 
 POLICY = """\
 allowed_signers = "allowed_signers"
@@ -96,7 +97,7 @@ def test_keys_that_may_not_decide_are_refused_up_front(
     waited = cli("wait", str(run), hid, "--timeout", "0.5", "--policy", str(policy))
     assert waited.returncode == 3
     assert "ignored" in waited.stderr
-    assert any(e["event"] == "decision_refused" for e in read_events(run))
+    assert any(e["event"] == "decision_refused" for e in read_events(run, FilesystemStore()))
 
 
 def test_a_widened_policy_fails_its_pin(

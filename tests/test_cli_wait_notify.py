@@ -10,6 +10,7 @@ from pathlib import Path
 from cli_helpers import BOUND, cli, start_wait, submit
 
 from handoff_gate.gates.run import audit
+from handoff_gate.gates.store.filesystem import FilesystemStore
 
 ENV_DUMP = "env | grep '^HANDOFF_GATE_' | sort >&2; echo notified >&2"
 
@@ -93,7 +94,7 @@ def test_ctrl_c_records_cancelled_and_exits_130(tmp_path: Path) -> None:
     assert (waiter.returncode, out) == (130, "")
     assert "Traceback" not in err
     assert "cancelled" in err
-    last = audit.read_events(tmp_path)[-1]
+    last = audit.read_events(tmp_path, FilesystemStore())[-1]
     assert (last["event"], last["handoff"], last["outcome"]) == ("wait_returned", hid, "cancelled")
-    assert audit.verify_chain(tmp_path) == []
+    assert audit.verify_chain(tmp_path, FilesystemStore()) == []
     assert list((tmp_path / "waiters").iterdir()) == []

@@ -10,6 +10,7 @@ from pathlib import Path
 from cli_helpers import cli, python_stdout, submit
 
 from handoff_gate.gates.run import audit
+from handoff_gate.gates.store.filesystem import FilesystemStore
 
 #: What only a wait that blocks needs: the watcher library, the module that runs it, the
 #: blocking wait and the ``--notify`` runner.
@@ -39,17 +40,18 @@ def test_a_decided_handoff_is_answered_without_the_watcher(tmp_path: Path) -> No
     hid = submit(tmp_path)
     assert cli("decide", str(tmp_path), hid, "approve").returncode == 0
     assert _loaded_by_wait(tmp_path, hid, "--timeout", "5", "--notify", "true") == (0, [])
-    assert audit.read_events(tmp_path)[-1]["outcome"] == "approved"
+    assert audit.read_events(tmp_path, FilesystemStore())[-1]["outcome"] == "approved"
 
 
 def test_an_undecided_handoff_loads_the_blocking_wait(tmp_path: Path) -> None:
-    """The other side of the split: what the decided case skips is what blocking uses."""
+    """The other side of the split: what the decided case skips is what blocking uses
+    (the watcher loads with the wait's first subscription, so the wait must block)."""
     hid = submit(tmp_path)
-    code, loaded = _loaded_by_wait(tmp_path, hid, "--timeout", "0")
+    code, loaded = _loaded_by_wait(tmp_path, hid, "--timeout", "0.3")
     assert code == 3
     assert "handoff_gate.gates.run.waiting" in loaded
     assert "watchfiles" in loaded
-    assert audit.read_events(tmp_path)[-1]["outcome"] == "timeout"
+    assert audit.read_events(tmp_path, FilesystemStore())[-1]["outcome"] == "timeout"
 
 
 def test_a_refused_record_is_reported_once_when_the_wait_goes_on_to_block(
@@ -65,7 +67,9 @@ def test_a_refused_record_is_reported_once_when_the_wait_goes_on_to_block(
     assert done.returncode == 3, done.stderr
     refusals = [line for line in done.stderr.splitlines() if f"names {decided!r}" in line]
     assert len(refusals) == 1, done.stderr
-    events = [e for e in audit.read_events(tmp_path) if e.get("handoff") == waited]
+    events = [
+        e for e in audit.read_events(tmp_path, FilesystemStore()) if e.get("handoff") == waited
+    ]
     assert [e["event"] for e in events] == [
         "handoff_submitted",
         "decision_refused",

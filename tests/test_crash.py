@@ -8,12 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from handoff_gate.gates.api import decide, read_decision, submit
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decision_record import read_decision
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.store.filesystem import list_handoffs
+from handoff_gate.gates.store.filesystem import FilesystemStore, list_handoffs
 from handoff_gate.schemas import example_path
 
 ITERATIONS = 8
@@ -24,7 +22,7 @@ REGISTRY = load_registry("")
 CHILD = """
 import sys
 from pathlib import Path
-from handoff_gate.gates.run.decisions import decide
+from handoff_gate.gates.api import decide
 from handoff_gate.gates.contracts.registry import load_registry
 run, registry = Path(sys.argv[1]), load_registry("")
 print("ready", flush=True)
@@ -59,5 +57,5 @@ def test_killed_deciders_leave_no_decision_or_a_complete_one(tmp_path: Path) -> 
             assert decision.sha256 == hashlib.sha256(handoff).hexdigest()
             assert decision.reviewer == "crashy"
         assert [r.id for r in list_handoffs(run)] == ids
-        problems = audit.verify_chain(run)
+        problems = audit.verify_chain(run, FilesystemStore())
         assert all(p.endswith("not a JSON object") for p in problems), problems

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from handoff_gate.gates.api import decide, inspect_in_run, read_decision, submit
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit, report_in_run
-from handoff_gate.gates.run.decision_record import DecisionCorrupt, read_decision
-from handoff_gate.gates.run.decisions import DecisionRefused, decide
-from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.run.decision_record import DecisionCorrupt
+from handoff_gate.gates.run.decisions import DecisionRefused
 from handoff_gate.gates.run.reviewer import default_reviewer
-from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.durable import atomic_write
+from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.states import HandoffState, state_of
 from handoff_gate.schemas import example_path
@@ -31,7 +31,7 @@ def _submit(run: Path, payload: bytes = PLAN) -> str:
 
 
 def _events(run: Path, name: str) -> list[dict[str, object]]:
-    return [e for e in audit.read_events(run) if e["event"] == name]
+    return [e for e in audit.read_events(run, FilesystemStore()) if e["event"] == name]
 
 
 @pytest.mark.parametrize("env", [{}, {"USER": "from-user"}, {"LNAME": "l", "LOGNAME": "first"}])

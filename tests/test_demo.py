@@ -15,8 +15,8 @@ import pytest
 
 from handoff_gate.demo import REPO, SAMPLES
 from handoff_gate.demo.simulator import LIVE_RUN
+from handoff_gate.gates.api import decide
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.decisions import decide
 
 BOUND = 60.0
 

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from handoff_gate.gates.api import decide, read_decision
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.decision_record import read_decision
-from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.store.filesystem import list_handoffs
 from handoff_gate.gates.vocab.actions import Action
 

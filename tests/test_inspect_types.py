@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
 import handoff_gate as hg
@@ -14,4 +16,5 @@ def test_inspect_given_a_str_is_a_type_error() -> None:
 
 def test_wait_async_is_part_of_the_public_api() -> None:
     assert "wait_async" in dir(hg)
-    assert hg.wait_async.__module__ == "handoff_gate.gates.run.waiting_async"
+    assert hg.wait_async.__module__ == "handoff_gate.gates.api"  # a Gate's, per call
+    assert inspect.iscoroutinefunction(hg.Gate.wait_async)

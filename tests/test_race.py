@@ -5,12 +5,11 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
+from handoff_gate.gates.api import decide, read_decision, submit
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decision_record import read_decision
-from handoff_gate.gates.run.decisions import DecisionRefused, decide
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.store.filesystem import list_handoffs
+from handoff_gate.gates.run.decisions import DecisionRefused
+from handoff_gate.gates.store.filesystem import FilesystemStore, handoff_path, list_handoffs
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.schemas import example_path
 
@@ -70,7 +69,7 @@ def test_racing_deciders_leave_exactly_one_decision(tmp_path: Path) -> None:
     assert decision is not None
     assert decision.action.value == written[0][1]
     assert [p.name for p in (tmp_path / "decisions").iterdir()] == [f"{hid}.json"]
-    assert audit.verify_chain(tmp_path) == []
+    assert audit.verify_chain(tmp_path, FilesystemStore()) == []
 
 
 def test_racing_submitters_get_distinct_ids(tmp_path: Path) -> None:
@@ -82,5 +81,8 @@ def test_racing_submitters_get_distinct_ids(tmp_path: Path) -> None:
     assert len(listed) == SUBMITTERS * EACH + 1
     assert len({r.seq for r in listed}) == len(listed)
     for ref in listed:
-        assert Envelope.model_validate_json(ref.path.read_bytes()).id == ref.id
-    assert audit.verify_chain(tmp_path) == []
+        assert (
+            Envelope.model_validate_json(handoff_path(Path(ref.run), ref.id).read_bytes()).id
+            == ref.id
+        )
+    assert audit.verify_chain(tmp_path, FilesystemStore()) == []

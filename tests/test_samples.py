@@ -12,11 +12,10 @@ from typing import Any
 
 import pytest
 
+from handoff_gate.gates.api import inspect_in_run, read_decision
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decision_record import read_decision
-from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.store.filesystem import list_handoffs, read_handoff_bytes
+from handoff_gate.gates.store.filesystem import FilesystemStore, list_handoffs, read_handoff_bytes
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 
@@ -80,7 +79,7 @@ def test_decisions_match_the_reviewed_bytes(run: str, handoff: str) -> None:
 
 @pytest.mark.parametrize("run", list(RUNS))
 def test_audit_chain_is_intact(run: str) -> None:
-    assert audit.verify_chain(SAMPLES / run) == []
+    assert audit.verify_chain(SAMPLES / run, FilesystemStore()) == []
 
 
 def test_samples_show_every_finding_a_sample_can_show() -> None:

@@ -11,14 +11,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from handoff_gate.gates.api import decide, inspect_in_run, submit
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import report_in_run
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.report_in_run import inspect_in_run, previous_payload
-from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.run.report_in_run import previous_payload
 from handoff_gate.gates.store import durable
 from handoff_gate.gates.store.durable import OversizeError, atomic_write, exclusive_create, inside
-from handoff_gate.gates.store.filesystem import find_runs, list_handoffs, read_handoff_bytes
+from handoff_gate.gates.store.filesystem import (
+    FilesystemStore,
+    find_runs,
+    handoff_path,
+    list_handoffs,
+    read_handoff_bytes,
+)
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Verdict
 from handoff_gate.gates.vocab.ids import UnsafePathError
@@ -36,7 +41,7 @@ def test_submit_creates_the_run_and_numbers_handoffs_in_order(tmp_path: Path) ->
     second = submit(run, b"{}", phase="design", schema_id="design/v1", from_role="planner")
     assert (first.id, second.id) == ("0001-plan", "0002-design")
     assert [r.id for r in list_handoffs(run)] == ["0001-plan", "0002-design"]
-    envelope = _envelope(second.path)
+    envelope = _envelope(handoff_path(run, second.id))
     assert envelope.run == "run-a"
     assert envelope.from_role == "planner"
     assert envelope.schema_id == "design/v1"
@@ -53,7 +58,7 @@ def test_submit_keeps_the_exact_text_and_producer_signals(tmp_path: Path) -> Non
         finish_reason="length",
         output_tokens=12,
     )
-    envelope = _envelope(ref.path)
+    envelope = _envelope(handoff_path(Path(ref.run), ref.id))
     assert envelope.raw == text
     assert envelope.producer.finish_reason == "length"
     assert envelope.producer.output_tokens == 12
@@ -68,16 +73,16 @@ def test_handoff_files_are_ascii_so_cat_cannot_drive_the_terminal(tmp_path: Path
         schema_id="x/v1",
         allow_unknown_schema=True,
     )
-    data = ref.path.read_bytes()
+    data = handoff_path(Path(ref.run), ref.id).read_bytes()
     assert data.isascii()
     assert b"\x1b" not in data
-    assert _envelope(ref.path).raw == '{"a": "\x1b[2J\u202e"}'
+    assert _envelope(handoff_path(Path(ref.run), ref.id)).raw == '{"a": "\x1b[2J\u202e"}'
 
 
 def test_non_utf8_bytes_are_kept_as_base64(tmp_path: Path) -> None:
     payload = b'{"a": "\xff\xfe"}'
     ref = submit(tmp_path, payload, phase="plan", schema_id="plan/v1")
-    envelope = _envelope(ref.path)
+    envelope = _envelope(handoff_path(Path(ref.run), ref.id))
     assert envelope.raw is None
     assert envelope.raw_base64 is not None
     assert base64.b64decode(envelope.raw_base64) == payload
@@ -93,8 +98,8 @@ def test_upstream_payload_is_recorded_only_when_given(tmp_path: Path) -> None:
         upstream_payload=None,
     )
     absent = submit(tmp_path, b"null", phase="a", schema_id="x/v1", allow_unknown_schema=True)
-    assert _envelope(given.path).has_payload
-    assert not _envelope(absent.path).has_payload
+    assert _envelope(handoff_path(tmp_path, given.id)).has_payload
+    assert not _envelope(handoff_path(tmp_path, absent.id)).has_payload
 
 
 @pytest.mark.parametrize("phase", ["", "Plan", "../x", "a b", "x" * 41])
@@ -176,7 +181,7 @@ def test_oversize_handoffs_are_refused_before_reading(tmp_path: Path) -> None:
     )
     with pytest.raises(OSError, match="limit"):
         read_handoff_bytes(tmp_path, ref.id, max_bytes=1000)
-    assert read_handoff_bytes(tmp_path, ref.id) == ref.path.read_bytes()
+    assert read_handoff_bytes(tmp_path, ref.id) == handoff_path(Path(ref.run), ref.id).read_bytes()
 
 
 def test_previous_payload_is_the_latest_earlier_one_of_the_same_contract(tmp_path: Path) -> None:
@@ -186,8 +191,8 @@ def test_previous_payload_is_the_latest_earlier_one_of_the_same_contract(tmp_pat
     submit(tmp_path, b'{"n": 3', phase="baton", schema_id="baton/v1")
     current = submit(tmp_path, b'{"n": 4}', phase="baton", schema_id="baton/v1")
     submit(tmp_path, b'{"n": 5}', phase="baton", schema_id="baton/v1")
-    assert previous_payload(tmp_path, current.id, "baton/v1") == {"n": 2}
-    assert previous_payload(tmp_path, "0001-baton", "baton/v1") is None
+    assert previous_payload(tmp_path, current.id, "baton/v1", None, FilesystemStore()) == {"n": 2}
+    assert previous_payload(tmp_path, "0001-baton", "baton/v1", None, FilesystemStore()) is None
 
 
 def test_inspect_in_run_blocks_a_missing_or_oversize_file_without_raising(
@@ -247,7 +252,7 @@ def test_exclusive_create_never_overwrites_and_leaves_no_temp_files(tmp_path: Pa
 
 def test_envelope_written_by_submit_is_plain_json_a_person_can_read(tmp_path: Path) -> None:
     ref = submit(tmp_path, b'{"a": 1}', phase="plan", schema_id="plan/v1")
-    text = ref.path.read_text()
+    text = handoff_path(Path(ref.run), ref.id).read_text()
     assert text.count("\n") > 5
     assert json.loads(text)["id"] == "0001-plan"
 
@@ -268,17 +273,19 @@ def test_append_only_compares_with_the_last_baton_or_patch_that_was_not_rejected
     shrunk = {**_baton("baton_patch/v1"), "decision_log": baton["decision_log"][:1]}
     cut = submit(tmp_path, json.dumps(shrunk).encode(), phase="patch", schema_id="baton_patch/v1")
 
-    assert previous_payload(tmp_path, cut.id, "baton_patch/v1", registry) == baton
+    assert (
+        previous_payload(tmp_path, cut.id, "baton_patch/v1", registry, FilesystemStore()) == baton
+    )
     report = inspect_in_run(tmp_path, cut.id, registry)
     assert Code.APPEND_ONLY in {f.code for f in report.blocking}
 
     decide(tmp_path, cut.id, "reject", reason="drops a decision", registry=registry)
     grown = {**_baton("baton_patch/v1"), "decision_log": [*baton["decision_log"], _entry()]}
     ok = submit(tmp_path, json.dumps(grown).encode(), phase="patch", schema_id="baton_patch/v1")
-    assert previous_payload(tmp_path, ok.id, "baton_patch/v1", registry) == baton
+    assert previous_payload(tmp_path, ok.id, "baton_patch/v1", registry, FilesystemStore()) == baton
     report = inspect_in_run(tmp_path, ok.id, registry)
     assert Code.APPEND_ONLY not in {f.code for f in report.findings}
-    assert previous_payload(tmp_path, "0002-plan", "plan/v1", registry) is None
+    assert previous_payload(tmp_path, "0002-plan", "plan/v1", registry, FilesystemStore()) is None
 
 
 def _entry() -> dict:
@@ -316,13 +323,13 @@ PAYLOADS = st.binary(max_size=300) | st.text(max_size=200).map(str.encode)
 @given(payload=PAYLOADS)
 def test_any_payload_bytes_survive_submit_exactly(tmp_path: Path, payload: bytes) -> None:
     ref = submit(tmp_path, payload, phase="fuzz", schema_id="plan/v1")
-    envelope = _envelope(ref.path)
+    envelope = _envelope(handoff_path(Path(ref.run), ref.id))
     if envelope.raw is not None:
         assert envelope.raw.encode() == payload
     else:
         assert envelope.raw_base64 is not None
         assert base64.b64decode(envelope.raw_base64) == payload
-    assert ref.path.read_bytes().isascii()
+    assert handoff_path(Path(ref.run), ref.id).read_bytes().isascii()
 
 
 def test_a_handoff_that_could_not_be_logged_is_still_returned_once(tmp_path: Path) -> None:
@@ -333,5 +340,5 @@ def test_a_handoff_that_could_not_be_logged_is_still_returned_once(tmp_path: Pat
     told: list[str] = []
     second = submit(tmp_path, b"{}", phase="plan", schema_id="plan/v1", on_warning=told.append)
     assert (first.id, second.id) == ("0001-plan", "0002-plan")
-    assert second.path.is_file()
+    assert handoff_path(tmp_path, second.id).is_file()
     assert len(told) == 1 and "not logged" in told[0]

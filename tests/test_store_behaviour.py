@@ -19,8 +19,8 @@ from typing import Any
 import psycopg
 import pytest
 
+from handoff_gate.gates.api import submit
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.store.base import DecisionExists, RunStore
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import FilesystemStore

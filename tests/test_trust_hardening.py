@@ -6,12 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.inspect.handoff_file import inspect_handoff
 from handoff_gate.gates.inspect.stages import inspect
-from handoff_gate.gates.run import report_in_run, schema_index
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.run import report_in_run
+from handoff_gate.gates.store import schema_index
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.schemas import example_path
@@ -39,6 +39,7 @@ class CountingStore(FilesystemStore):
     """The filesystem store, counting envelope reads: the lookup's cost in reads."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.reads = 0
 
     def handoff_bytes(self, run: str, handoff_id: str, max_bytes: int) -> bytes:
@@ -82,7 +83,10 @@ def test_a_run_from_before_the_index_is_still_looked_up(tmp_path: Path) -> None:
     shutil.rmtree(run / "handoffs" / ".index")
     last = submit(run, baton, phase="handoff", schema_id="baton/v1").id
     assert not (run / "handoffs" / ".index").exists()
-    assert report_in_run.previous_payload(run, last, "baton/v1", REGISTRY) is not None
+    assert (
+        report_in_run.previous_payload(run, last, "baton/v1", REGISTRY, FilesystemStore())
+        is not None
+    )
 
 
 def test_the_index_is_read_from_its_end_across_chunks(tmp_path: Path) -> None:
@@ -92,7 +96,7 @@ def test_the_index_is_read_from_its_end_across_chunks(tmp_path: Path) -> None:
     first = submit(tmp_path, json.dumps(baton).encode(), phase="handoff", schema_id="baton/v1")
     handoffs = tmp_path / "handoffs"
     for seq in range(2, 1202):  # envelopes written as submit writes them, minus the fsyncs
-        envelope = json.loads(first.path.read_bytes())
+        envelope = json.loads(FilesystemStore().handoff_bytes(first.run, first.id, 1 << 20))
         hid = f"{seq:04d}-handoff"
         raw = json.dumps({**baton, "goal": f"goal {seq}"})
         envelope.update(id=hid, seq=seq, raw=raw)

@@ -15,24 +15,24 @@ from pathlib import Path
 
 import pytest
 
+from handoff_gate.gates.api import decide, inspect_in_run, submit, wait
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.audit_verify import verify_run
 from handoff_gate.gates.run.decision_record import Decision
-from handoff_gate.gates.run.decisions import DecisionRefused, decide
+from handoff_gate.gates.run.decisions import DecisionRefused
 from handoff_gate.gates.run.phase_rule import NoRule
-from handoff_gate.gates.run.quorum import Outcome, record_refusals, settle
-from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiting import WaitOutcome, wait
+from handoff_gate.gates.run.pickup import WaitOutcome
+from handoff_gate.gates.run.quorum import record_refusals, settle
 from handoff_gate.gates.store import fs_watch
-from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.store.filesystem import AUDIT_FILE, FilesystemStore
 from handoff_gate.gates.store.log_chain import line_hash
 from handoff_gate.gates.trust.ed25519 import sign
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.trust.statement import decision_statement
 from handoff_gate.gates.vocab.findings import Code
+from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.schemas import example_path
 
 REGISTRY = load_registry("")
@@ -100,7 +100,7 @@ def _plan(run: Path, keys: dict[str, Path], phase: str = "plan") -> str:
     ).id
 
 
-def _settle(run: Path, hid: str, policy: Policy | None) -> Outcome | None:
+def _settle(run: Path, hid: str, policy: Policy | None) -> HandoffState | None:
     return settle(STORE, run, hid, REGISTRY, policy).outcome
 
 
@@ -115,7 +115,7 @@ def test_quorum_of_two_needs_both_approvers(
     assert [d.principal for d in settled.decisions] == ["alice"]
     decide(run, hid, "approve", key=SigningKey(keys["bob"]), policy=policy, registry=REGISTRY)
     done = settle(STORE, run, hid, REGISTRY, policy)
-    assert done.outcome is Outcome.APPROVED
+    assert done.outcome is HandoffState.APPROVED
     assert done.report is not None and done.report.delivered is not None
     assert verify_run(run, STORE, policy) == []
 
@@ -134,7 +134,7 @@ def test_one_signed_reject_rejects_at_once(
         policy=policy,
         registry=REGISTRY,
     )
-    assert _settle(run, hid, policy) is Outcome.REJECTED
+    assert _settle(run, hid, policy) is HandoffState.REJECTED
 
 
 def test_the_producer_cannot_approve_its_own_handoff(
@@ -247,7 +247,7 @@ def test_replaying_a_run_into_another_delivers_nothing(tmp_path: Path) -> None:
     source = _run(tmp_path, "source")
     hid = submit(source, PLAN, phase="plan", schema_id="plan/v1").id
     _approve_unsigned(source, hid)
-    assert _settle(source, hid, None) is Outcome.APPROVED
+    assert _settle(source, hid, None) is HandoffState.APPROVED
     target = tmp_path / "target"
     subprocess.run(["cp", "-a", str(source), str(target)], check=True)  # as a shell would
     settled = settle(STORE, target, hid, REGISTRY)
@@ -299,7 +299,7 @@ def test_overturn_by_delete_is_detected(tmp_path: Path) -> None:
     decide(run, hid, "reject", reason="unsafe plan", reviewer="human", registry=REGISTRY)
     (run / "decisions" / f"{hid}.json").unlink()
     _approve_unsigned(run, hid)
-    assert _settle(run, hid, None) is Outcome.APPROVED  # without a policy, wait cannot tell
+    assert _settle(run, hid, None) is HandoffState.APPROVED  # without a policy, wait cannot tell
     assert any("decided 2 times" in p for p in verify_run(run, STORE))
 
 
@@ -331,7 +331,7 @@ def test_every_audit_tamper_is_detected(
     tmp_path: Path, keys: dict[str, Path], policy: Policy, tamper: str
 ) -> None:
     run = _tampered_run(tmp_path, keys, policy)
-    log = run / audit.AUDIT_FILE
+    log = run / AUDIT_FILE
     lines = log.read_bytes().splitlines()
     if tamper == "middle_edit":
         lines[1] = lines[1].replace(b"handoff_submitted", b"handoff_submitted ")
@@ -357,7 +357,7 @@ def test_a_decision_whose_event_was_lost_is_reported(tmp_path: Path) -> None:
     run = _run(tmp_path)
     hid = submit(run, PLAN, phase="plan", schema_id="plan/v1").id
     _approve_unsigned(run, hid)
-    log = run / audit.AUDIT_FILE
+    log = run / AUDIT_FILE
     log.write_bytes(log.read_bytes().splitlines(keepends=True)[0])
     assert any("no decision_written event" in p for p in verify_run(run, STORE))
 
@@ -400,14 +400,14 @@ def test_decision_model_is_strict() -> None:
 def test_a_decision_that_stands_is_reported_as_made_when_its_log_fails(tmp_path: Path) -> None:
     run = _run(tmp_path)
     hid = submit(run, PLAN, phase="plan", schema_id="plan/v1").id
-    log = run / audit.AUDIT_FILE
+    log = run / AUDIT_FILE
     log.rename(run / "old.jsonl")
     log.mkdir()  # the next append cannot open the log
     warnings: list[str] = []
     decision = decide(run, hid, "approve", registry=REGISTRY, on_warning=warnings.append)
     assert decision.action == "approve"
     assert len(warnings) == 1 and "not logged" in warnings[0]
-    assert _settle(run, hid, None) is Outcome.APPROVED
+    assert _settle(run, hid, None) is HandoffState.APPROVED
 
 
 def test_each_refusal_is_logged_once_however_often_wait_settles(
@@ -420,7 +420,9 @@ def test_each_refusal_is_logged_once_however_often_wait_settles(
     first = record_refusals(STORE, run, hid, settle(STORE, run, hid, REGISTRY, policy), seen)
     again = record_refusals(STORE, run, hid, settle(STORE, run, hid, REGISTRY, policy), seen)
     assert len(first) == 1 and again == []
-    refused = [e for e in audit.read_events(run) if e["event"] == "decision_refused"]
+    refused = [
+        e for e in audit.read_events(run, FilesystemStore()) if e["event"] == "decision_refused"
+    ]
     assert [e["why"] for e in refused] == first
     assert verify_run(run, STORE, policy) == []
 
@@ -428,7 +430,7 @@ def test_each_refusal_is_logged_once_however_often_wait_settles(
 def _forge(run: Path, hid: str, principal: str, key: Path, sha256: str | None = None) -> None:
     """What an agent holding some listed key can do: sign a record itself, skip decide."""
     digest = sha256 or hashlib.sha256((run / "handoffs" / f"{hid}.json").read_bytes()).hexdigest()
-    lines = (run / audit.AUDIT_FILE).read_bytes().splitlines()
+    lines = (run / AUDIT_FILE).read_bytes().splitlines()
     fields = {
         "run": run.name,
         "handoff": hid,
@@ -469,7 +471,7 @@ def test_self_signed_records_by_listed_keys_are_ignored_when_not_allowed(
     assert "produced this handoff" in reasons
     assert "other bytes" in reasons
     _forge(run, review, "alice", keys["alice"])
-    assert _settle(run, review, policy) is Outcome.APPROVED
+    assert _settle(run, review, policy) is HandoffState.APPROVED
 
 
 def test_a_waiter_under_a_policy_is_woken_by_each_approvers_record(

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from handoff_gate.gates.api import inspect_in_run, submit
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.inspect.stages import inspect
-from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.view.masking import display_lines, masked, refusal_said
 from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Category
@@ -43,7 +42,7 @@ def test_display_lines_masks_then_makes_escapes_visible_per_line():
 
 def test_refusal_said_prefers_the_refusal_text_and_masks_it(tmp_path: Path):
     ref = submit(tmp_path / "run", b"{}", phase="plan", schema_id="plan/v1", refusal=f"no: {KEY}")
-    report = inspect_in_run(ref.run_dir, ref.id, REGISTRY)
+    report = inspect_in_run(ref.run, ref.id, REGISTRY)
     said = refusal_said(report)
     assert said.startswith("no: ") and KEY not in said
 

@@ -12,13 +12,12 @@ from typing import Any
 import pytest
 import watchfiles
 
+from handoff_gate.gates.api import decide, submit, wait
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiters import live_waiters
-from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
+from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
 from handoff_gate.gates.store.durable import atomic_write
+from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.schemas import example_path
 
 REGISTRY = load_registry("")
@@ -63,7 +62,7 @@ def test_returns_at_once_with_only_the_contract_fields(tmp_path: Path) -> None:
     assert result.outcome is WaitOutcome.APPROVED
     assert result.payload == PLAN
     assert result.decision is not None
-    assert audit.read_events(tmp_path)[-1]["outcome"] == "approved"
+    assert audit.read_events(tmp_path, FilesystemStore())[-1]["outcome"] == "approved"
 
 
 @pytest.mark.parametrize("poll", [False, True])
@@ -149,12 +148,13 @@ def test_a_blocked_wait_is_a_listed_waiter_and_announces_itself_once(tmp_path: P
     )
     waiter.start()
     assert blocked.wait(BOUND)
-    assert [w.pid for w in live_waiters(tmp_path, hid)] == [os.getpid()]
+    live = FilesystemStore().waiters(str(tmp_path), [hid])
+    assert [w.pid for w in live.get(hid, ())] == [os.getpid()]
     decide(tmp_path, hid, "approve", reviewer="ana", registry=REGISTRY)
     waiter.join(BOUND)
     assert results[0].outcome is WaitOutcome.APPROVED
     assert announced == ["approvable"]
-    assert live_waiters(tmp_path, hid) == []
+    assert FilesystemStore().waiters(str(tmp_path), [hid]) == {}
 
 
 def test_a_decided_handoff_returns_without_announcing(tmp_path: Path) -> None:

@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from handoff_gate.gates.api import decide, submit, wait, wait_async
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiting import WaitOutcome, wait
-from handoff_gate.gates.run.waiting_async import wait_async
+from handoff_gate.gates.run.pickup import WaitOutcome
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import DECISIONS, HandoffRef
 from handoff_gate.schemas import example_path
@@ -145,7 +143,7 @@ _REFUSED = textwrap.dedent(
     """
     import json, os, resource, sys, time
     from pathlib import Path
-    from handoff_gate.gates.run.waiting import wait
+    from handoff_gate.gates.api import wait
     from handoff_gate.gates.store import fs_watch
 
     run, handoff = Path(sys.argv[1]), sys.argv[2]

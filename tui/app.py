@@ -48,7 +48,7 @@ class HandoffGateApp(ReviewApp):
         ignored, and runs are keyed by ``Path(run_id)``."""
         super().__init__(
             root,
-            _loaded(registry, reviewer, key, policy, store),
+            _loaded(registry, reviewer, key, policy, store if root is None else None),
             reviewer=header_name(reviewer, key, policy),
             show=show,
             poll=poll,
@@ -83,7 +83,7 @@ def run_app(
         return 2
     return run_review(
         root,
-        _loaded(registry, reviewer, key, policy, store),
+        _loaded(registry, reviewer, key, policy, store if root is None else None),
         reviewer=header_name(reviewer, key, policy),
         show=show,
         poll=poll,
@@ -100,6 +100,6 @@ def _loaded(
     policy: Policy | None,
     store: RunStore | None,
 ) -> Callable[[], CoreBackend]:
-    """The loader ``ReviewApp`` takes, over a registry that is loaded already."""
-    remote = store if store is not None and not store.is_local else None
-    return partial(CoreBackend, registry, reviewer=reviewer, key=key, policy=policy, store=remote)
+    """The loader ``ReviewApp`` takes, over a registry that is loaded already; ``store``:
+    a database store, ``None`` for run folders."""
+    return partial(CoreBackend, registry, reviewer=reviewer, key=key, policy=policy, store=store)

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.tui.deciding import Decider
 from handoff_gate.tui.inspecting import inspect_ref
+from handoff_gate.tui.scan import LOCAL
 
 if TYPE_CHECKING:
     from handoff_gate.gates.run.decision_record import Decision
     from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.gates.store.filesystem import HandoffRef
+    from handoff_gate.gates.vocab.handoff_ref import HandoffRef
     from handoff_gate.tui.scan import Inspection
 
 
@@ -25,7 +26,7 @@ class CoreBackend(Decider):
     decides from this app, and inspection under the same registry and policy."""
 
     def inspect(self, ref: HandoffRef, store: RunStore | None) -> Inspection:
-        return inspect_ref(ref, self.registry, store=store, policy=self.policy)
+        return inspect_ref(ref, self.registry, store=store or LOCAL, policy=self.policy)
 
     def describe(self, decision: Decision) -> str:
         return describe(decision)

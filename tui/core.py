@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from handoff_gate.gates.run.decision_record import Decision
     from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.gates.store.filesystem import HandoffRef
     from handoff_gate.gates.vocab.actions import Action, Category
+    from handoff_gate.gates.vocab.handoff_ref import HandoffRef
     from handoff_gate.tui.messages import Decided
     from handoff_gate.tui.model import Entry
     from handoff_gate.tui.notice import Notice

@@ -34,12 +34,12 @@ def next_after(entries: dict[Key, Entry], listed: Sequence[Hashable], decided: K
     shown = set(listed)
     open_ = [e for e in entries.values() if e.decidable and e.key != decided and e.key in shown]
     seq = entries[decided].ref.seq if decided in entries else 0
-    same = sorted((e for e in open_ if e.ref.run_dir == run_dir), key=lambda e: e.ref.seq)
+    same = sorted((e for e in open_ if e.key[0] == run_dir), key=lambda e: e.ref.seq)
     if same:
         later = [e for e in same if e.ref.seq > seq]
         return (later or same)[0].key
-    others = sorted(open_, key=lambda e: (e.ref.run_dir, e.ref.seq))
-    after = [e for e in others if e.ref.run_dir > run_dir]
+    others = sorted(open_, key=lambda e: (e.key[0], e.ref.seq))
+    after = [e for e in others if e.key[0] > run_dir]
     return (after or others)[0].key if others else None
 
 

@@ -17,7 +17,6 @@ from handoff_gate.tui.messages import Decided
 from handoff_gate.tui.notice import Notice
 from handoff_gate.tui.render import safe
 from handoff_gate.tui.scan import LOCAL
-from handoff_gate.tui.store_feed import store_copy
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
@@ -110,10 +109,11 @@ class Decider:
     ) -> Decided:
         """Write the decision (blocking: run it off the UI thread); a refusal, or a store
         driver's own error, comes back as the ``Decided`` message's reason, never a crash."""
-        store = LOCAL if self.store is None else store_copy(self.store)
+        store = (self.store or LOCAL).copy()
         try:
             decision = decide(
-                str(entry.ref.run_dir),
+                store,
+                entry.ref.run,
                 entry.ref.id,
                 action,
                 reason=reason,
@@ -123,15 +123,11 @@ class Decider:
                 expected_sha256=sha256,
                 key=self.key,
                 policy=self.policy,
-                store=store,
             )
         except (DecisionRefused, ValueError, OSError) as exc:
             return Decided(entry.key, None, f"Not written: {exc}")
         except Exception as exc:  # a store driver's own error: refused, never a crash
             return Decided(entry.key, None, f"Not written: {type(exc).__name__}: {exc}")
         finally:
-            if store is not LOCAL:
-                close = getattr(store, "close", None)
-                if close is not None:
-                    close()
+            store.close()
         return Decided(entry.key, decision, "")

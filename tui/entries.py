@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from handoff_gate.gates.store.filesystem import HandoffRef
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.tui.model import Entry, Key, Label
 from handoff_gate.tui.scan import Inspection, RunListing
 

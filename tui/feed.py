@@ -17,11 +17,14 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 from watchfiles import watch
 
-from handoff_gate.gates.run.audit import AUDIT_FILE
-from handoff_gate.gates.run.waiters import WAITERS
-from handoff_gate.gates.store.filesystem import DECISIONS, HANDOFFS, HandoffRef
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.filesystem import AUDIT_FILE, DECISIONS, HANDOFFS
+from handoff_gate.gates.store.waiters import WAITERS
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.tui.messages import Inspected, Listed, WatchFailed
 from handoff_gate.tui.scan import (
+    LOCAL,
     Inspection,
     InspectQueue,
     RunListing,
@@ -193,7 +196,15 @@ class Feed:
 
     def inspect_now(self, ref: HandoffRef) -> Inspection:
         """Inspect one handoff on the calling thread (a worker's, never the UI's)."""
-        return self.core.inspect(ref)
+        return self.core.inspect(ref, LOCAL)
+
+    def handoff_bytes(self, ref: HandoffRef) -> bytes:
+        """The handoff's stored bytes, read on the calling thread (a worker's)."""
+        return self.read_with(LOCAL, ref)
+
+    @staticmethod
+    def read_with(store: RunStore, ref: HandoffRef) -> bytes:
+        return store.handoff_bytes(ref.run, ref.id, MAX_HANDOFF_BYTES)
 
     def inspect_once(self, ref: HandoffRef) -> Inspection:
         """Inspect one handoff from a short-lived worker thread (what ``d`` compares with)."""

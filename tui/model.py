@@ -12,7 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.store.filesystem import HandoffRef
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 
@@ -22,6 +22,13 @@ if TYPE_CHECKING:
 #: A handoff across runs: (run directory, handoff id). For a database store the "run
 #: directory" is ``Path(run_id)``: a key, never a place on disk (``str()`` gives the id back).
 Key = tuple[Path, str]
+
+
+def key_of(ref: HandoffRef) -> Key:
+    """How the app keys a handoff: its run (as a ``Path``, so runs sort as folders) and id."""
+    return (Path(ref.run), ref.id)
+
+
 #: What changes on disk when a handoff or its decision is touched: (mtime_ns, size, inode).
 Stamp = tuple[int, int, int]
 
@@ -114,8 +121,8 @@ class Entry:
 
     def __post_init__(self) -> None:
         # Plain attributes: sorting ten thousand entries reads them constantly.
-        self.key = (self.ref.run_dir, self.ref.id)
-        self.run = self.ref.run_dir.name
+        self.key = key_of(self.ref)
+        self.run = self.key[0].name or self.ref.run
 
     @property
     def waiting(self) -> bool:
@@ -160,8 +167,6 @@ def previous_same_phase(entries: dict[Key, Entry], entry: Entry) -> Entry | None
     earlier = [
         e
         for e in entries.values()
-        if e.ref.run_dir == entry.ref.run_dir
-        and e.ref.phase == entry.ref.phase
-        and e.ref.seq < entry.ref.seq
+        if e.key[0] == entry.key[0] and e.ref.phase == entry.ref.phase and e.ref.seq < entry.ref.seq
     ]
     return max(earlier, key=lambda e: e.ref.seq, default=None)

@@ -82,7 +82,7 @@ class ReviewApp(App[int]):
         nothing is written under ``root``. ``store``: a non-local store (a database) shows
         every run in it; ``root`` is then ignored, and runs are keyed by ``Path(run_id)``."""
         super().__init__()
-        self.store = store if store is not None and not store.is_local else None
+        self.store = store if root is None else None
         if self.store is None:
             if root is None:
                 raise ValueError("a filesystem review needs a root folder")
@@ -207,7 +207,7 @@ def run_review(
     ``load``: see ``ReviewApp``. ``store``: a non-local store shows every run in it
     (``root`` ignored).
     """
-    remote = store is not None and not store.is_local
+    remote = root is None and store is not None
     if not remote and (root is None or not root.is_dir()):
         print(f"handoff-gate watch: not a directory: {visible(str(root))}", file=sys.stderr)
         return 2

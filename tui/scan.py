@@ -15,18 +15,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.waiters import WAITERS, live_waiters
 from handoff_gate.gates.store.filesystem import (
     DECISIONS,
     FilesystemStore,
-    HandoffRef,
     find_runs,
     handoff_path,
     list_handoffs,
 )
+from handoff_gate.gates.store.waiters import waiters_in as live_waiters_in
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState
-from handoff_gate.tui.model import NO_TRUST, Key, Stamp, Trust
+from handoff_gate.tui.model import NO_TRUST, Key, Stamp, Trust, key_of
 
 if TYPE_CHECKING:
     from handoff_gate.gates.run.decision_record import Decision
@@ -87,7 +87,7 @@ def list_run(run_dir: Path) -> RunListing:
     refs: list[HandoffRef] = []
     stamps: dict[str, Stamp] = {}
     for ref in found:
-        stamp = stamp_at(ref.path)
+        stamp = stamp_at(handoff_path(run_dir, ref.id))
         if stamp is not None:
             stamps[ref.id] = stamp
             refs.append(ref)
@@ -97,26 +97,9 @@ def list_run(run_dir: Path) -> RunListing:
 
 
 def waiters_in(run_dir: Path, ids: set[str] | None = None) -> dict[str, tuple[str, ...]]:
-    """Start times of the live waiters of each handoff (of ``ids``, or all) in the run.
-
-    One directory read; a record's process is checked only for ids that have one, so a
-    run nobody waits on costs a failed ``scandir``.
-    """
-    try:
-        with os.scandir(run_dir / WAITERS) as found:
-            names = [item.name for item in found]
-    except OSError:
-        return {}
-    named = {name.rpartition(".")[0] for name in names if "." in name}
-    out: dict[str, tuple[str, ...]] = {}
-    for handoff_id in sorted(named if ids is None else named & ids):
-        try:
-            live = live_waiters(run_dir, handoff_id)
-        except (OSError, ValueError):
-            continue
-        if live:
-            out[handoff_id] = tuple(w.started for w in live)
-    return out
+    """Start times of the live waiters of each handoff (of ``ids``, or all) in the run."""
+    found = live_waiters_in(run_dir, ids)
+    return {handoff_id: tuple(w.started for w in live) for handoff_id, live in found.items()}
 
 
 def stamp_at(path: Path) -> Stamp | None:
@@ -145,8 +128,7 @@ def touch_ids(run_dir: Path, ids: set[str]) -> RunListing:
         if stamp is None:
             removed.add(handoff_id)
             continue
-        seq, phase = handoff_id.split("-", 1)
-        refs.append(HandoffRef(run_dir, handoff_id, int(seq), phase, path))
+        refs.append(HandoffRef(str(run_dir), handoff_id))
         stamps[handoff_id] = stamp
         decisions[handoff_id] = decision_stamp(run_dir, handoff_id)
     return RunListing(
@@ -195,12 +177,12 @@ class InspectQueue:
         self._closed = False
 
     def put(self, ref: HandoffRef, *, urgent: bool = False) -> None:
-        key = (ref.run_dir, ref.id)
+        key = key_of(ref)
         with self._cond:
             if key in self._queued:
                 if not urgent:
                     return
-                self._items = deque(r for r in self._items if (r.run_dir, r.id) != key)
+                self._items = deque(r for r in self._items if key_of(r) != key)
             self._queued.add(key)
             if urgent:
                 self._urgent.add(key)
@@ -220,7 +202,7 @@ class InspectQueue:
             if self._closed or not self._items:
                 return None
             ref = self._items.popleft()
-            key = (ref.run_dir, ref.id)
+            key = key_of(ref)
             self._queued.discard(key)
             urgent = key in self._urgent
             self._urgent.discard(key)

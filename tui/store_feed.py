@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from handoff_gate.gates.store.base import RunCatalog
-from handoff_gate.gates.store.filesystem import HANDOFFS, HandoffRef
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 from handoff_gate.tui.feed import BATCH_S, RETRY_S, Feed
 from handoff_gate.tui.messages import Listed, WatchFailed
@@ -39,44 +38,16 @@ LISTEN_TICK_S = 0.2
 MAX_BACKOFF_S = 1.0
 
 
-def store_copy(store: RunStore) -> RunStore:
-    """A store object of the same database for another thread (a local store is shared)."""
-    if store.is_local:
-        return store
-    from handoff_gate.gates.store.postgres import PostgresStore
-
-    if isinstance(store, PostgresStore):
-        return PostgresStore(store.url)
-    return store
-
-
 def store_label(store: RunStore) -> str:
-    """What the title says about a database store: scheme, host and database, never the
-    user or password the URL may carry."""
-    from urllib.parse import urlsplit
-
-    url = getattr(store, "url", "")
-    try:
-        parts = urlsplit(url) if isinstance(url, str) else None
-        port = f":{parts.port}" if parts is not None and parts.port else ""
-    except ValueError:
-        parts, port = None, ""
-    if parts is None or not parts.scheme:
-        return "postgresql database"
-    return f"postgresql://{parts.hostname or 'localhost'}{port}{parts.path or '/'}"
+    """What the title says about a store (``RunStore.label``): never a password."""
+    return store.label()
 
 
 def _ref(run: str, handoff_id: str) -> HandoffRef:
-    seq, phase = handoff_id.split("-", 1)
-    key = Path(run)
-    return HandoffRef(key, handoff_id, int(seq), phase, key / HANDOFFS / f"{handoff_id}.json")
+    return HandoffRef(run, handoff_id)
 
 
 def _runs_of(store: RunStore) -> list[str]:
-    """Every run id in a database store; a store that cannot name its runs cannot be
-    watched as a whole."""
-    if not isinstance(store, RunCatalog):
-        raise OSError("this store cannot list its runs")
     return store.runs()
 
 
@@ -111,16 +82,15 @@ class StoreFeed(Feed):
         """This thread's own store object."""
         mine: RunStore | None = getattr(self._local, "store", None)
         if mine is None:
-            mine = self._local.store = store_copy(self.store)
+            mine = self._local.store = self.store.copy()
         return mine
 
     def _close_store(self) -> None:
         """Close this thread's store object (its connection) as the thread ends."""
-        mine = getattr(self._local, "store", None)
+        mine: RunStore | None = getattr(self._local, "store", None)
         self._local.store = None
-        close = getattr(mine, "close", None)
-        if mine is not self.store and close is not None:
-            close()
+        if mine is not None and mine is not self.store:
+            mine.close()
 
     def inspect_loop(self) -> None:
         try:
@@ -132,13 +102,18 @@ class StoreFeed(Feed):
         return self.core.inspect(ref, self._store())
 
     def inspect_once(self, ref: HandoffRef) -> Inspection:
-        store = store_copy(self.store)
+        store = self.store.copy()
         try:
             return self.core.inspect(ref, store)
         finally:
-            close = getattr(store, "close", None)
-            if store is not self.store and close is not None:
-                close()
+            store.close()
+
+    def handoff_bytes(self, ref: HandoffRef) -> bytes:
+        store = self.store.copy()
+        try:
+            return self.read_with(store, ref)
+        finally:
+            store.close()
 
     def _tick(self) -> Stamp:
         self._ticks += 1

@@ -8,26 +8,30 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
 
-from handoff_gate.gates.store.filesystem import HandoffRef, read_handoff_bytes
 from handoff_gate.gates.view.delivery import delivered_text
 from handoff_gate.gates.view.masking import display_lines
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
 
 _DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 
 
-def raw_view(ref: HandoffRef, report: Report) -> tuple[Text, list[Text]]:
-    """The producer's exact text; the whole handoff file when there is none."""
+def raw_view(
+    ref: HandoffRef, report: Report, read: Callable[[HandoffRef], bytes]
+) -> tuple[Text, list[Text]]:
+    """The producer's exact text; the whole handoff file (``read`` from its store) when
+    there is none."""
     if report.raw_text:
         source = report.raw_text
         title = f"raw producer text, {len(source.encode()):,} bytes"
     else:
         try:
-            data = read_handoff_bytes(ref.run_dir, ref.id)
+            data = read(ref)
         except (OSError, ValueError) as exc:
             return Text(f"cannot read {ref.id}: {exc}", style="red"), []
         source = data.decode("utf-8", errors="backslashreplace")

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from handoff_gate.gates.run.waiters import registered
 from textual.pilot import Pilot
 
 from handoff_gate.demo import CONTRACTS, prepare_workspace
@@ -29,11 +30,9 @@ from handoff_gate.demo.simulator import (
     plan_revised,
     verify_claimed,
 )
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiters import registered
 from handoff_gate.tui.app import HandoffGateApp
 from handoff_gate.tui.widgets.detail import Body, Detail
 

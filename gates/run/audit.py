@@ -17,9 +17,7 @@ from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.store.filesystem import AUDIT_FILE as AUDIT_FILE
 from handoff_gate.gates.store.log_chain import GENESIS, line_hash
-from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.vocab.safe_text import visible
 
 
@@ -48,11 +46,11 @@ class Rehearsal(Protocol):
 
 
 def append(
-    run: str | os.PathLike[str], event: Event, *, store: RunStore | None = None, **fields: Any
+    run: str | os.PathLike[str], event: Event, *, store: RunStore, **fields: Any
 ) -> dict[str, Any]:
     """Append one event to the run's log and return it as written."""
     record = {"event": event.value, "at": now_iso(), **fields}
-    return (store or store_for()).append_event(os.fspath(run), record)
+    return store.append_event(os.fspath(run), record)
 
 
 def rehearse(run: str | os.PathLike[str], event: Event, *, store: RunStore, **fields: Any) -> None:
@@ -63,11 +61,11 @@ def rehearse(run: str | os.PathLike[str], event: Event, *, store: RunStore, **fi
         store.rehearse_event(os.fspath(run), {"event": event.value, "at": now_iso(), **fields})
 
 
-def _read_log(run: str | os.PathLike[str], store: RunStore | None = None) -> bytes:
-    return (store or store_for()).log_bytes(os.fspath(run))
+def _read_log(run: str | os.PathLike[str], store: RunStore) -> bytes:
+    return store.log_bytes(os.fspath(run))
 
 
-def read_events(run: str | os.PathLike[str], store: RunStore | None = None) -> list[dict[str, Any]]:
+def read_events(run: str | os.PathLike[str], store: RunStore) -> list[dict[str, Any]]:
     """All parseable events in order; unparseable lines are skipped (see ``verify_chain``)."""
     events = []
     for raw in _read_log(run, store).splitlines():
@@ -80,7 +78,7 @@ def read_events(run: str | os.PathLike[str], store: RunStore | None = None) -> l
     return events
 
 
-def verify_chain(run: str | os.PathLike[str], store: RunStore | None = None) -> list[str]:
+def verify_chain(run: str | os.PathLike[str], store: RunStore) -> list[str]:
     """Every break in the log as a readable problem; an empty list means intact."""
     problems: list[str] = []
     expected = GENESIS
@@ -101,9 +99,7 @@ def verify_chain(run: str | os.PathLike[str], store: RunStore | None = None) -> 
     return problems
 
 
-def audit_events(
-    run: str | os.PathLike[str], store: RunStore | None = None
-) -> list[dict[str, Any]]:
+def audit_events(run: str | os.PathLike[str], store: RunStore) -> list[dict[str, Any]]:
     """The run's events in order, as ``audit --json`` prints them (one object a line)."""
     return read_events(run, store)
 

@@ -29,11 +29,9 @@ from handoff_gate.gates.run.decision_record import (
     DecisionCorrupt,
     parse_decision,
     parse_stamp,
-    run_name_of,
 )
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.log_chain import line_hash
-from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.trust.ed25519 import verify
 from handoff_gate.gates.trust.sshsig import SignatureError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
@@ -133,7 +131,7 @@ class _Check:
         for slot, count in sorted(counts.items(), key=lambda item: str(item[0])):
             if count > 1:
                 self.problems.append(f"{_who(slot)} was decided {count} times (overturned?)")
-        name = run_name_of(self.run, self.store)
+        name = self.store.run_name(self.run)
         for handoff_id in ids:
             try:
                 records = self.store.decision_records(self.run, handoff_id)
@@ -186,10 +184,9 @@ class _Check:
 
 
 def verify_run(
-    run: str | os.PathLike[str], store: RunStore | None = None, policy: Policy | None = None
+    run: str | os.PathLike[str], store: RunStore, policy: Policy | None = None
 ) -> list[str]:
     """Every problem with the run's history, one line each; empty means intact."""
-    store = store or store_for()
     key = os.fspath(run)
     problems = verify_chain(key, store)
     ids = store.handoff_ids(key)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Literal
 
 import jiter
@@ -22,8 +21,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
-from handoff_gate.gates.store.filesystem import run_dir_name
-from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.trust.statement import decision_statement
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.envelope import PRINCIPAL_REGEX
@@ -166,26 +163,18 @@ def prepare() -> None:
     parse_decision(_SAMPLE, "sample", "0001-sample")
 
 
-def run_name_of(run: str | Path, store: RunStore) -> str:
-    """The name records carry for ``run``: a directory's own name, or a database run id."""
-    return run_dir_name(run) if store.is_local else str(run)
-
-
-def read_decision(
-    run: str | Path, handoff_id: str, store: RunStore | None = None
-) -> Decision | None:
+def read_decision(run: str, handoff_id: str, store: RunStore) -> Decision | None:
     """The unsigned decision for a handoff, ``None`` if there is none; ``DecisionCorrupt``
     if unusable (unreadable, invalid, or made for another run or handoff)."""
-    store = store or store_for()
     try:
-        data = store.decision_records(str(run), handoff_id).get(None)
+        data = store.decision_records(run, handoff_id).get(None)
     except OversizeError as exc:
         raise DecisionCorrupt(f"decision for {handoff_id} is unusable: {exc}") from exc
     except OSError as exc:
         raise DecisionCorrupt(f"decision for {handoff_id} is unreadable: {exc}") from exc
     if data is None:
         return None
-    return parse_decision(data, run_name_of(run, store), handoff_id)
+    return parse_decision(data, store.run_name(run), handoff_id)
 
 
 def describe(decision: Decision) -> str:

@@ -22,7 +22,6 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn
 
-from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decision_record import (
     Decision,
@@ -30,20 +29,18 @@ from handoff_gate.gates.run.decision_record import (
     codes_of,
     describe,
     parse_decision,
-    run_name_of,
 )
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.run.placement import verified_producer
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.reviewer import default_reviewer
 from handoff_gate.gates.store.base import DecisionExists, RunStore, has_handoff
-from handoff_gate.gates.store.filesystem import HandoffRef
 from handoff_gate.gates.store.log_chain import line_hash
-from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.findings import Code
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.ids import validate_id
 from handoff_gate.gates.vocab.safe_text import has_unsafe
 
@@ -106,18 +103,18 @@ def principal_for(key: SigningKey, policy: Policy, rule: Rule, reviewer: str | N
 
 
 def decide(
+    store: RunStore,
     run: str | os.PathLike[str],
     ref_or_id: HandoffRef | str,
     action: Action | str,
     *,
+    registry: Registry,
     reason: str | None = None,
     category: Category | str | None = None,
     reviewer: str | None = None,
-    registry: Registry | None = None,
     expected_sha256: str | None = None,
     key: SigningKey | None = None,
     policy: Policy | None = None,
-    store: RunStore | None = None,
     on_warning: Callable[[str], None] | None = None,
 ) -> Decision:
     """Record a decision after re-inspecting the handoff's current bytes.
@@ -129,52 +126,86 @@ def decide(
     malformed id or argument, a key without a policy, or a phase the policy has no rule
     for (``NoRule``).
     """
-    handoff_id = ref_or_id.id if isinstance(ref_or_id, HandoffRef) else ref_or_id
-    if not isinstance(handoff_id, str):
-        raise TypeError(f"expected a HandoffRef or an id string, got {type(ref_or_id)}")
-    validate_id(handoff_id)
+    handoff_id = validate_id(handoff_id_of(ref_or_id))
     action = Action(action)
     category = Category(category) if category is not None else None
     if key is not None and policy is None:
         raise ValueError("--key needs --policy: the policy's allowed_signers names the signer")
-    store = store or store_for()
     where = os.fspath(run)
-    rule = rule_of(policy, handoff_id) if policy is not None else None
-    principal = None
-    if key is not None and policy is not None and rule is not None:
-        principal = principal_for(key, policy, rule, reviewer)
+    principal = _principal(handoff_id, key, policy, reviewer)
+    attempt = _Attempt(store, where, handoff_id, action, _reviewer(reviewer, principal))
+    reason = reason.strip() if reason is not None else None
+    report = _checked(attempt, registry, policy, principal, reason, expected_sha256)
+    decision = _record(store, attempt, reason, category, report)
+    if principal is not None and key is not None:
+        decision = _signed(store, where, decision, principal, key, attempt)
+    _write(attempt, principal, decision, report, on_warning)
+    return decision
+
+
+def _principal(
+    handoff_id: str, key: SigningKey | None, policy: Policy | None, reviewer: str | None
+) -> str | None:
+    """Whom a signed decision is filed under (``None``: the unsigned slot)."""
+    if key is None or policy is None:
+        return None
+    return principal_for(key, policy, rule_of(policy, handoff_id), reviewer)
+
+
+def _reviewer(reviewer: str | None, principal: str | None) -> str:
+    """The name the record carries: given, else the key's principal, else ``user@host``."""
     who = principal if reviewer is None and principal is not None else reviewer
     who = default_reviewer() if who is None else who.strip()
     if not who or len(who) > 200 or has_unsafe(who) or "\n" in who or "\t" in who:
         raise ValueError("the reviewer name must be 1-200 printable characters on one line")
-    attempt = _Attempt(store, where, handoff_id, action, who)
-    reason = reason.strip() if reason is not None else None
-    if action is Action.REJECT and not reason:
+    return who
+
+
+def _checked(
+    attempt: _Attempt,
+    registry: Registry,
+    policy: Policy | None,
+    principal: str | None,
+    reason: str | None,
+    expected_sha256: str | None,
+) -> Report:
+    """The handoff's report, once every reason to refuse the decision is ruled out."""
+    store, where, handoff_id = attempt.store, attempt.run, attempt.handoff_id
+    if attempt.action is Action.REJECT and not reason:
         attempt.refuse("a rejection needs a non-blank --reason")
     existing = _existing(store, where, handoff_id, principal)
     if existing is not None:
         attempt.refuse(f"{handoff_id} is already {existing}")
     if not has_handoff(store, where, handoff_id):
         attempt.refuse(f"no handoff {handoff_id} in {where}")
-    registry = registry or load_registry()
     report = inspect_in_run(where, handoff_id, registry, policy=policy, store=store)
     _check_report(attempt, report, expected_sha256)
     if policy is not None and principal is not None and report.envelope is not None:
-        producer = verified_producer(report.envelope, run_name_of(where, store), policy)
+        producer = verified_producer(report.envelope, store.run_name(where), policy)
         if producer == principal:
             attempt.refuse(f"{principal!r} produced {handoff_id} and may not decide it")
-    decision = _record(store, where, handoff_id, action, reason, category, who, report)
-    if principal is not None and key is not None:
-        decision = _signed(store, where, decision, principal, key, attempt)
+    return report
+
+
+def _write(
+    attempt: _Attempt,
+    principal: str | None,
+    decision: Decision,
+    report: Report,
+    on_warning: Callable[[str], None] | None,
+) -> None:
+    """Store the record with its ``decision_written`` event; a record that stands but
+    was not logged is told to ``on_warning`` (``audit --verify`` lists it)."""
+    store, where, handoff_id = attempt.store, attempt.run, attempt.handoff_id
     data = _encode(decision)
     event = {
         "event": audit.Event.DECISION_WRITTEN.value,
         "at": audit.now_iso(),
         "handoff": handoff_id,
-        "action": action.value,
-        "category": category.value if category else None,
-        **({"reason": reason} if reason else {}),
-        "reviewer": who,
+        "action": decision.action.value,
+        "category": decision.category.value if decision.category else None,
+        **({"reason": decision.reason} if decision.reason else {}),
+        "reviewer": attempt.who,
         **({"principal": principal} if principal is not None else {}),
         "sha256": report.sha256,
         "verdict": report.verdict.value,
@@ -188,7 +219,6 @@ def decide(
             raise
         if on_warning is not None:
             on_warning(f"{handoff_id}: the decision stands but was not logged: {exc}")
-    return decision
 
 
 #: Fields only signed records carry; an unsigned record is written as before them.
@@ -224,21 +254,18 @@ def _check_report(attempt: _Attempt, report: Report, expected_sha256: str | None
 
 def _record(
     store: RunStore,
-    run: str,
-    handoff_id: str,
-    action: Action,
+    attempt: _Attempt,
     reason: str | None,
     category: Category | None,
-    who: str,
     report: Report,
 ) -> Decision:
     return Decision(
-        handoff=handoff_id,
-        run=run_name_of(run, store),
-        action=action,
+        handoff=attempt.handoff_id,
+        run=store.run_name(attempt.run),
+        action=attempt.action,
         reason=reason or None,
         category=category,
-        reviewer=who,
+        reviewer=attempt.who,
         decided_at=audit.now_iso(),
         sha256=report.sha256,
         verdict=report.verdict,
@@ -276,7 +303,7 @@ def _existing(store: RunStore, run: str, handoff_id: str, principal: str | None)
     if data is None:
         return None
     try:
-        found = parse_decision(data, run_name_of(run, store), handoff_id)
+        found = parse_decision(data, store.run_name(run), handoff_id)
     except DecisionCorrupt:
         return "decided (the decision record is unreadable)"
     return describe(found)

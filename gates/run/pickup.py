@@ -18,15 +18,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decision_record import Decision
-from handoff_gate.gates.run.quorum import Outcome, Settlement, record_refusals, settle
+from handoff_gate.gates.run.quorum import Settlement, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import RunStore, has_handoff
-from handoff_gate.gates.store.filesystem import HandoffRef
-from handoff_gate.gates.store.select import store_for
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.report import Report
+from handoff_gate.gates.vocab.states import HandoffState
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 
 class WaitOutcome(StrEnum):
+    """How a wait ended: a settled state (``HandoffState``'s approved, rejected and
+    changed, spelled the same), or one of the two ends only a wait has."""
+
     APPROVED = "approved"
     REJECTED = "rejected"
     TIMEOUT = "timeout"
@@ -79,22 +82,20 @@ class Pickup:
         run: str | os.PathLike[str],
         ref_or_id: HandoffRef | str,
         *,
-        registry: Registry | None,
+        registry: Registry,
         timeout: float | None,
         policy: Policy | None,
-        store: RunStore | None,
+        store: RunStore,
         on_refused: Callable[[str], None],
     ) -> None:
         if not isinstance(run, str | os.PathLike):
             raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
         self.run = os.fspath(run)
-        self.handoff_id = ref_or_id.id if isinstance(ref_or_id, HandoffRef) else ref_or_id
-        if not isinstance(self.handoff_id, str):
-            raise TypeError(f"expected a HandoffRef or an id string, got {type(ref_or_id)}")
-        self.store = store or store_for()
+        self.handoff_id = handoff_id_of(ref_or_id)
+        self.store = store
         if not has_handoff(self.store, self.run, self.handoff_id):
             raise FileNotFoundError(f"no handoff {self.handoff_id} in {self.run}")
-        self.registry = load_registry() if registry is None else registry
+        self.registry = registry
         self.policy = policy
         self.deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
         self.on_refused = on_refused
@@ -119,12 +120,12 @@ class Pickup:
             self.on_refused(line)
         if found.outcome is None:
             return None
-        return self.finish(self._result(found))
+        return self.finish(self._result(found, found.outcome))
 
-    def _result(self, found: Settlement) -> WaitResult:
+    def _result(self, found: Settlement, outcome: HandoffState) -> WaitResult:
         decision = found.decisions[0] if found.decisions else None
         report = found.report or self.report()
-        if found.outcome is Outcome.APPROVED:
+        if outcome is HandoffState.APPROVED:
             return WaitResult(
                 WaitOutcome.APPROVED,
                 decision,
@@ -133,8 +134,9 @@ class Pickup:
                 report.model,
                 found.decisions,
             )
-        outcome = WaitOutcome.REJECTED if found.outcome is Outcome.REJECTED else WaitOutcome.CHANGED
-        return WaitResult(outcome, decision, report=report, decisions=found.decisions)
+        return WaitResult(
+            WaitOutcome(outcome.value), decision, report=report, decisions=found.decisions
+        )
 
     def unsettled(self, outcome: WaitOutcome) -> WaitResult:
         """A timeout or cancel, with the report as it stands (never approving)."""

@@ -11,20 +11,16 @@ import hashlib
 import os
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jiter
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.handoff_file import inspect_handoff
-from handoff_gate.gates.run import schema_index
-from handoff_gate.gates.run.decision_record import DecisionCorrupt, parse_decision, run_name_of
+from handoff_gate.gates.run.decision_record import DecisionCorrupt, parse_decision
 from handoff_gate.gates.run.placement import misplaced, producer_finding
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
-from handoff_gate.gates.store.filesystem import handoff_path
-from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.envelope import Envelope
@@ -50,7 +46,7 @@ def _rejected(store: RunStore, run: str, handoff_id: str) -> bool:
         records = store.decision_records(run, handoff_id)
     except (OSError, ValueError):
         return False
-    name = run_name_of(run, store)
+    name = store.run_name(run)
     for data in records.values():
         try:
             if parse_decision(data, name, handoff_id).action is Action.REJECT:
@@ -64,8 +60,8 @@ def previous_payload(
     run: str | os.PathLike[str],
     handoff_id: str,
     schema_id: str,
-    registry: Registry | None = None,
-    store: RunStore | None = None,
+    registry: Registry | None,
+    store: RunStore,
 ) -> dict[str, Any] | None:
     """The payload an append-only check compares against: the latest earlier handoff of
     the same contract that was not rejected.
@@ -79,7 +75,6 @@ def previous_payload(
     fields = _append_only(registry, schema_id)
     if registry is not None and not fields:
         return None
-    store = store or store_for()
     key = os.fspath(run)
     current = _order(handoff_id)
     for earlier in _candidates(store, key, schema_id, fields, registry):
@@ -111,16 +106,11 @@ def previous_payload(
 def _candidates(
     store: RunStore, run: str, schema_id: str, fields: frozenset[str], registry: Registry | None
 ) -> Iterator[str]:
-    """Earlier handoffs that may be related, latest first: from the run's contract index
-    when it has one (a few reads in a run of any length), else every handoff."""
-    if store.is_local:
-        related = {schema_id}
-        if registry is not None and fields:
-            related.update(s for s in registry if fields & _append_only(registry, s))
-        indexed = schema_index.ids_for(Path(run), sorted(related))
-        if indexed is not None:
-            return indexed
-    return reversed(store.handoff_ids(run))
+    """Earlier handoffs that may be related, latest first (``RunStore.related_ids``)."""
+    related = {schema_id}
+    if registry is not None and fields:
+        related.update(s for s in registry if fields & _append_only(registry, s))
+    return store.related_ids(run, related)
 
 
 def _order(handoff_id: str) -> tuple[int, str]:
@@ -132,26 +122,13 @@ def blocked_report(code: Code, message: str, sha256: str = "", size: int = 0) ->
     return Report(sha256=sha256, size=size, findings=(Finding(code, "", Severity.BLOCK, message),))
 
 
-def _streamed_sha256(path: Path) -> str:
-    """Hash a file too big to inspect, in chunks, so it can still be rejected by its bytes."""
-    digest = hashlib.sha256()
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(chunk)
-    except OSError:
-        return ""
-    return digest.hexdigest()
-
-
 def inspect_in_run(
     run: str | os.PathLike[str],
     handoff_id: str,
     registry: Registry,
     *,
     policy: Policy | None = None,
-    store: RunStore | None = None,
+    store: RunStore,
 ) -> Report:
     """Inspect one handoff of a run. Never raises: any failure is a blocked report.
 
@@ -159,12 +136,11 @@ def inspect_in_run(
     and, under a ``policy`` whose rule names producers, carry a producer's signature that
     verifies (``unsigned_handoff``, ``unknown_producer``).
     """
-    store = store or store_for()
     key = os.fspath(run)
     try:
         data = store.handoff_bytes(key, handoff_id, MAX_HANDOFF_BYTES)
     except OversizeError as exc:
-        digest = _streamed_sha256(handoff_path(Path(key), handoff_id)) if store.is_local else ""
+        digest = store.handoff_sha256(key, handoff_id)
         return blocked_report(Code.OVERSIZE, f"{exc}; not inspected", digest, exc.size)
     except (OSError, UnsafePathError) as exc:
         return blocked_report(Code.BAD_ENVELOPE, f"cannot read handoff {handoff_id!r}: {exc}")
@@ -182,7 +158,7 @@ def inspect_in_run(
         report = inspect_handoff(
             data, registry, previous_for=previous_for, max_bytes=MAX_HANDOFF_BYTES
         )
-        return _placed(report, run_name_of(key, store), handoff_id, policy)
+        return _placed(report, store.run_name(key), handoff_id, policy)
     except Exception as exc:  # inspection promises not to raise; fail closed if it does
         digest = hashlib.sha256(data).hexdigest()
         return blocked_report(Code.INTERNAL_ERROR, f"inspection failed: {exc!r}", digest, len(data))

@@ -1,8 +1,8 @@
 """Submitting: a producer's exact bytes become the run's next handoff.
 
 The payload is not judged here (a broken handoff is still recorded, so a person sees it
-blocked); only the bookkeeping around it must be right. Sequence numbers are claimed
-with exclusive marker files, so concurrent submitters get distinct ids without a lock.
+blocked); only the bookkeeping around it must be right. Numbering is the store's
+(``RunStore.add_handoff``): concurrent submitters get distinct ids.
 """
 
 from __future__ import annotations
@@ -12,21 +12,18 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, Unpack
 
 import jiter
 from pydantic import BaseModel
 
-from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.run import audit, schema_index
-from handoff_gate.gates.run.decision_record import run_name_of
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.placement import sign_handoff
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.store.filesystem import HandoffRef, handoff_path
-from handoff_gate.gates.store.select import store_for
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.envelope import FORMAT, Envelope
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
@@ -65,115 +62,81 @@ def _encode_raw(payload: bytes) -> dict[str, str]:
         return {"raw_base64": base64.b64encode(payload).decode("ascii")}
 
 
+class About(TypedDict, total=False):
+    """What a producer may say about its output, each recorded in the envelope as given.
+
+    ``upstream_payload`` is the payload the producer worked from (any JSON value), kept
+    beside the raw output; the rest go in ``from``/``to`` and ``producer``.
+    """
+
+    from_role: str | None
+    to_role: str | None
+    finish_reason: str | None
+    refusal: str | None
+    upstream_payload: Any
+    model: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+
+
+class Signing(NamedTuple):
+    """The producer's key and the principal it signs the handoff as."""
+
+    key: SigningKey
+    signer: str
+
+
 def submit(
+    store: RunStore,
     run: str | os.PathLike[str],
     payload: Payload,
     *,
     phase: str,
     schema_id: str,
-    from_role: str | None = None,
-    to_role: str | None = None,
-    finish_reason: str | None = None,
-    refusal: str | None = None,
-    upstream_payload: Any = ABSENT,
-    model: str | None = None,
-    input_tokens: int | None = None,
-    output_tokens: int | None = None,
+    registry: Registry,
     idempotency_key: str | None = None,
-    registry: Registry | None = None,
     allow_unknown_schema: bool = False,
-    store: RunStore | None = None,
+    signing: Signing | None = None,
     on_warning: Callable[[str], None] | None = None,
-    key: SigningKey | None = None,
-    signer: str | None = None,
+    **about: Unpack[About],
 ) -> HandoffRef:
     """Store ``payload`` (the producer's output, see ``payload_bytes``) as the run's next handoff.
 
     The payload is not judged here: a broken handoff is still recorded so a person sees
     it blocked. ``ValueError`` for bad bookkeeping: a phase or role that does not fit, a
-    ``schema_id`` that no contract in ``registry`` (default: built-ins and
-    ``HANDOFF_GATE_SCHEMAS``) names unless ``allow_unknown_schema``, or an
-    ``idempotency_key`` already used in this run for other bytes. With a key already used
-    for the same bytes, nothing is written and the first handoff is returned, so a
-    pipeline step that runs again after a crash does not submit twice.
+    ``schema_id`` that no contract in ``registry`` names unless ``allow_unknown_schema``,
+    or an ``idempotency_key`` already used in this run for other bytes. With a key
+    already used for the same bytes, nothing is written and the first handoff is
+    returned, so a pipeline step that runs again after a crash does not submit twice.
     A run that does not exist yet is created, with its missing parent folders (as ``mkdir
     -p``) and without a word: the caller's own path is taken as meant (the CLI, where a
     person types it, says ``new run PATH``; ``store.create`` tells which call made it). A
     handoff that is stored but could not be logged is returned all the same (a retry would
     store it twice); ``on_warning`` is told, and ``audit --verify`` reports the gap.
 
-    With ``key`` and ``signer`` (the producer's principal) the envelope carries the
-    producer's SSHSIG over ``handoff_statement``, which a policy rule with ``producers``
-    requires (``gates.run.placement``).
+    With ``signing`` the envelope carries the producer's SSHSIG over
+    ``handoff_statement``, which a policy rule with ``producers`` requires
+    (``gates.run.placement``).
     """
     if not isinstance(run, str | os.PathLike):
         raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
-    data = payload_bytes(payload)
-    if not PHASE_PATTERN.match(phase):
-        raise ValueError(f"phase must match {PHASE_PATTERN.pattern}: {phase!r}")
-    if not allow_unknown_schema and schema_id not in (registry or load_registry()):
-        raise ValueError(
-            f"unknown schema {schema_id!r}: load its contract with HANDOFF_GATE_SCHEMAS "
-            "or --schemas, or pass allow_unknown_schema=True"
-        )
-    store = store or store_for()
-    # How the store addresses the run: as given (a path or a run id).
     where = os.fspath(run)
-    producer = {
-        "finish_reason": finish_reason,
-        "refusal": refusal,
-        "model": model,
-        "input_tokens": input_tokens,
-        "output_tokens": output_tokens,
-    }
-    base = {
-        "run": run_name_of(os.fspath(run), store),
-        "phase": phase,
-        "from": from_role,
-        "to": to_role,
-        "schema": schema_id,
-        "created": audit.now_iso(),
-        "producer": {k: v for k, v in producer.items() if v is not None},
-        **_encode_raw(data),
-    }
-    if upstream_payload is not ABSENT:
-        base["payload"] = upstream_payload
-    Envelope.model_validate({"id": "0001-x", "seq": 1, **base})
-    try:
-        json.dumps(base, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"upstream_payload is not JSON data: {exc}") from exc
+    data = payload_bytes(payload)
+    _check_names(phase, schema_id, registry, allow_unknown_schema)
+    base = _envelope_fields(store.run_name(where), data, phase, schema_id, about)
     written: list[bytes] = []
 
-    if (key is None) != (signer is None):
-        raise ValueError("signing a handoff needs both a key and the signer's principal name")
-
     def envelope(seq: int, handoff_id: str) -> bytes:
-        if store.is_local and schema_index.start(Path(where)):
-            schema_index.note(Path(where), schema_id, handoff_id)
-        fields = {"format": FORMAT, "id": handoff_id, "seq": seq, **base}
-        if key is not None and signer is not None:
-            fields["signer"] = signer
-            fields["signature"] = sign_handoff(
-                run_name=str(base["run"]),
-                handoff_id=handoff_id,
-                payload=data,
-                phase=phase,
-                schema=schema_id,
-                principal=signer,
-                at=str(base["created"]),
-                key=key,
-            )
-        text = json.dumps(fields, ensure_ascii=True, indent=2, allow_nan=False) + "\n"
-        written.append(text.encode())
+        written.append(_envelope_bytes(base, seq, handoff_id, data, signing))
         return written[-1]
 
-    stored = store.add_handoff(where, phase, envelope, idempotency_key=idempotency_key)
-    run_dir = Path(where)
-    ref = HandoffRef(run_dir, stored.id, stored.seq, phase, handoff_path(run_dir, stored.id))
+    stored = store.add_handoff(
+        where, phase, envelope, schema_id=schema_id, idempotency_key=idempotency_key
+    )
     if not stored.created:
-        _same_producer_bytes(store, where, stored.id, data, idempotency_key)
-        return ref
+        existing = _same_producer_bytes(store, where, stored.id, data, idempotency_key)
+        return HandoffRef(where, stored.id, hashlib.sha256(existing).hexdigest())
+    digest = hashlib.sha256(written[-1]).hexdigest()
     try:
         audit.append(
             where,
@@ -181,19 +144,85 @@ def submit(
             store=store,
             handoff=stored.id,
             schema=schema_id,
-            sha256=hashlib.sha256(written[-1]).hexdigest(),
+            sha256=digest,
             size=len(written[-1]),
         )
     except OSError as exc:  # the handoff stands: failing here would make a retry submit twice
         if on_warning is not None:
             on_warning(f"{stored.id}: the handoff stands but was not logged: {exc}")
-    return ref
+    return HandoffRef(where, stored.id, digest)
+
+
+def _check_names(
+    phase: str, schema_id: str, registry: Registry, allow_unknown_schema: bool
+) -> None:
+    """Refuse a phase that cannot be an id, and a contract nobody here knows."""
+    if not PHASE_PATTERN.match(phase):
+        raise ValueError(f"phase must match {PHASE_PATTERN.pattern}: {phase!r}")
+    if not allow_unknown_schema and schema_id not in registry:
+        raise ValueError(
+            f"unknown schema {schema_id!r}: load its contract with HANDOFF_GATE_SCHEMAS "
+            "or --schemas, or pass allow_unknown_schema=True"
+        )
+
+
+def _envelope_fields(
+    run_name: str, data: bytes, phase: str, schema_id: str, about: About
+) -> dict[str, Any]:
+    """Every envelope field but the id and number, checked to make a valid envelope."""
+    producer = {
+        "finish_reason": about.get("finish_reason"),
+        "refusal": about.get("refusal"),
+        "model": about.get("model"),
+        "input_tokens": about.get("input_tokens"),
+        "output_tokens": about.get("output_tokens"),
+    }
+    base: dict[str, Any] = {
+        "run": run_name,
+        "phase": phase,
+        "from": about.get("from_role"),
+        "to": about.get("to_role"),
+        "schema": schema_id,
+        "created": audit.now_iso(),
+        "producer": {k: v for k, v in producer.items() if v is not None},
+        **_encode_raw(data),
+    }
+    upstream = about.get("upstream_payload", ABSENT)
+    if upstream is not ABSENT:
+        base["payload"] = upstream
+    Envelope.model_validate({"id": "0001-x", "seq": 1, **base})
+    try:
+        json.dumps(base, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"upstream_payload is not JSON data: {exc}") from exc
+    return base
+
+
+def _envelope_bytes(
+    base: dict[str, Any], seq: int, handoff_id: str, data: bytes, signing: Signing | None
+) -> bytes:
+    """The envelope as stored: its fields, numbered, signed by the producer if it signs."""
+    fields = {"format": FORMAT, "id": handoff_id, "seq": seq, **base}
+    if signing is not None:
+        fields["signer"] = signing.signer
+        fields["signature"] = sign_handoff(
+            run_name=str(base["run"]),
+            handoff_id=handoff_id,
+            payload=data,
+            phase=str(base["phase"]),
+            schema=str(base["schema"]),
+            principal=signing.signer,
+            at=str(base["created"]),
+            key=signing.key,
+        )
+    return (json.dumps(fields, ensure_ascii=True, indent=2, allow_nan=False) + "\n").encode()
 
 
 def _same_producer_bytes(
     store: RunStore, run: str, handoff_id: str, data: bytes, key: str | None
-) -> None:
-    """Refuse a reused idempotency key whose first handoff carried other bytes."""
+) -> bytes:
+    """The stored envelope an idempotency key names; ``ValueError`` if its producer's
+    bytes are not ``data``."""
     existing = store.handoff_bytes(run, handoff_id, MAX_HANDOFF_BYTES)
     envelope = jiter.from_json(existing)
     raw = envelope.get("raw") if isinstance(envelope, dict) else None
@@ -207,3 +236,4 @@ def _same_producer_bytes(
             f"idempotency key {key!r} was used for {handoff_id} with other bytes; "
             "use a new key for a new payload"
         )
+    return existing

@@ -1,11 +1,12 @@
 """Block a pipeline until a person decides, then hand over only what was approved.
 
 Waiting is event-driven with a periodic re-check as a backstop, which also closes the
-gap between "no decision yet" and "watching". On the filesystem every waiter on a run
-shares one watcher of its decisions folder (``store.fs_watch``), so hundreds of
-concurrent waits cost one inotify instance; on a database store the wake-ups come from
-the store (``LISTEN/NOTIFY``). Either way a wake-up is only a hint: the decision records
-are always re-read and settled (``run.quorum``), under the policy when there is one.
+gap between "no decision yet" and "watching". The wake-ups are the store's
+(``RunStore.subscribe``): on the filesystem every waiter on a run shares one watcher of
+its decisions folder, so hundreds of concurrent waits cost one inotify instance; on a
+database they come from ``LISTEN/NOTIFY``. Either way a wake-up is only a hint: the
+decision records are always re-read and settled (``run.quorum``), under the policy when
+there is one.
 
 On approval the handoff is inspected again: its bytes must still hash to what the
 reviewers approved, and only the contract-validated ``report.delivered`` is returned. A
@@ -24,16 +25,13 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run import audit, decision_record
 from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
-from handoff_gate.gates.run.waiters import registered
-from handoff_gate.gates.store import fs_watch
-from handoff_gate.gates.store.base import ChangeFeed, RunStore, StoreUnavailable
-from handoff_gate.gates.store.filesystem import DECISIONS, HandoffRef
+from handoff_gate.gates.store.base import RunStore, StoreUnavailable, Subscription
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
 
 if TYPE_CHECKING:
@@ -51,9 +49,8 @@ class Waiter:
     """The state ``wait`` and ``waiting_async.wait_async`` step through, minus the blocking.
 
     ``step()`` returns a result once decided; otherwise it makes sure the waiter will be
-    woken (a filesystem subscription to the folder a decision will appear in) and
-    returns how long to sleep before the next look. The looking itself is its
-    ``pickup``'s.
+    woken (the store's subscription, aimed at where a decision will appear) and returns
+    how long to sleep before the next look. The looking itself is its ``pickup``'s.
     """
 
     def __init__(
@@ -73,8 +70,7 @@ class Waiter:
         self.prepared = False
         self.announced = False
         self.registration = ExitStack()
-        self.subscription: fs_watch.Subscription | None = None
-        self.watched: Path | None = None
+        self.subscription: Subscription | None = None
 
     @property
     def store(self) -> RunStore:
@@ -96,7 +92,7 @@ class Waiter:
                 return self.unsettled(WaitOutcome.TIMEOUT)  # a look, not a wait: no watcher
             if not self.announced:
                 self._announce()
-            if self.store.is_local and self._subscribe():
+            if self._subscribed().rearm():
                 continue  # subscribed before the next look: nothing is missed
             if self.deadline is None:
                 return _RECHECK_MS / 1000
@@ -112,65 +108,36 @@ class Waiter:
             self.pickup.policy.signers.prepare()
         self.prepared = True
 
-    def _subscribe(self) -> bool:
-        """Watch where the decision will appear next; ``True`` if that changed.
-
-        Without a policy that is the handoff's own file in ``decisions/``. Under one,
-        each approver's record is a file in ``decisions/{id}/``: that folder is watched
-        once it exists, and ``decisions/`` for its creation until then (a change inside a
-        subfolder is not a change of ``decisions/`` itself). Before any decision, the run.
-        """
-        handoff_id, signed = self.pickup.handoff_id, self.pickup.policy is not None
-        run_dir = Path(self.pickup.run)
-        decisions = run_dir / DECISIONS
-        principals = decisions / handoff_id
-        if signed and principals.is_dir():
-            target, name = principals, None
-        elif decisions.is_dir():
-            target = decisions
-            name = handoff_id if signed else f"{handoff_id}.json"
-        else:
-            target, name = run_dir, None
-        if target == self.watched:
-            return False
-        self._unsubscribe()
-        self.subscription = fs_watch.subscribe(
-            target, self.wake, name=name, force_polling=self.force_polling
-        )
-        self.watched = target
-        return True
+    def _subscribed(self) -> Subscription:
+        """The store's wake-ups for this wait, asked for on the first use."""
+        if self.subscription is None:
+            self.subscription = self.store.subscribe(
+                self.pickup.run,
+                self.pickup.handoff_id,
+                self.wake,
+                signed=self.pickup.policy is not None,
+                poll=self.force_polling,
+            )
+        return self.subscription
 
     def _announce(self) -> None:
-        """The wait is about to block: say so where reviewers look (a waiter record, on
-        the filesystem) and to whoever asked to be told (``on_block``, with the report).
-        A database store also rehearses the ``wait_returned`` append now, rolled back, so
-        that the real one after the decision does not pay the connection's first write
-        (about 3 ms)."""
+        """The wait is about to block: say so where reviewers look (the store's waiter
+        record) and to whoever asked to be told (``on_block``, with the report). A store
+        whose first append costs more than the next rehearses the ``wait_returned``
+        append now (``audit.rehearse``), so the real one after the decision runs warm."""
         self.announced = True
-        if self.store.is_local:
-            self.registration.enter_context(
-                registered(Path(self.pickup.run), self.pickup.handoff_id)
-            )
-        else:
-            audit.rehearse(
-                self.pickup.run,
-                audit.Event.WAIT_RETURNED,
-                store=self.store,
-                handoff=self.pickup.handoff_id,
-                outcome=WaitOutcome.APPROVED.value,
-            )
+        self.registration.enter_context(
+            self.store.waiting(self.pickup.run, self.pickup.handoff_id, audit.now_iso())
+        )
+        audit.rehearse(
+            self.pickup.run,
+            audit.Event.WAIT_RETURNED,
+            store=self.store,
+            handoff=self.pickup.handoff_id,
+            outcome=WaitOutcome.APPROVED.value,
+        )
         if self.on_block is not None:
             self.on_block(self.pickup.report())
-
-    def block(self, seconds: float, woken: threading.Event) -> None:
-        """Sleep until woken or ``seconds`` pass: the shared watcher, or the store."""
-        if self.store.is_local:
-            woken.wait(seconds)
-            woken.clear()
-            return
-        if not isinstance(self.store, ChangeFeed):
-            raise TypeError(f"{type(self.store).__name__} cannot wake a waiter")
-        self.store.wait_for_change(self.pickup.run, seconds)
 
     def unsettled(self, outcome: WaitOutcome) -> WaitResult:
         """A timeout or cancel, with the report as it stands (never approving)."""
@@ -185,7 +152,6 @@ class Waiter:
         if self.subscription is not None:
             self.subscription.close()
             self.subscription = None
-            self.watched = None
 
 
 def _unreachable(waiter: Waiter, exc: StoreUnavailable, pause: float) -> float:
@@ -201,24 +167,22 @@ def wait(
     run: str | os.PathLike[str],
     ref_or_id: HandoffRef | str,
     *,
+    store: RunStore,
+    registry: Registry,
     timeout: float | None = None,
-    registry: Registry | None = None,
     poll: bool = False,
     stop_event: threading.Event | None = None,
     on_block: Callable[[Report], None] | None = None,
     policy: Policy | None = None,
-    store: RunStore | None = None,
     on_refused: Callable[[str], None] = print_refusal,
 ) -> WaitResult:
     """Return once the handoff is decided, ``timeout`` seconds pass, or ``stop_event`` is set.
 
-    Returns at once if the decision already exists. ``registry=None`` loads the built-in
-    contracts plus ``$HANDOFF_GATE_SCHEMAS``; ``store=None`` the store
-    ``$HANDOFF_GATE_STORE`` names (the filesystem when unset). Under a ``policy`` only
+    Returns at once if the decision already exists. Under a ``policy`` only
     signed decisions of its approvers count (``run.quorum``); ignored records are logged
     and passed to ``on_refused`` once each. ``poll=True`` forces polling, for network
     filesystems that deliver no change events. While blocked, the wait is recorded as a
-    waiter on the handoff (``gates.run.waiters``), and ``on_block`` is called once with
+    waiter on the handoff (``RunStore.waiting``), and ``on_block`` is called once with
     the handoff's current report. Raises ``FileNotFoundError`` when the handoff does not
     exist, ``DecisionCorrupt`` for an unusable decision file, ``NoRule`` when the policy
     does not cover the phase.
@@ -258,7 +222,8 @@ def wait_after(
                     step = min(step, _STOP_CHECK_MS / 1000)
                     if stop_event.is_set():
                         return waiter.unsettled(WaitOutcome.CANCELLED)
-                waiter.block(step, woken)
+                woken.wait(step)
+                woken.clear()
                 pause = _RETRY_S
             except StoreUnavailable as exc:
                 pause = _unreachable(waiter, exc, pause)

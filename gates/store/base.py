@@ -11,14 +11,23 @@ guarantees, so everything above this seam (submit, decide, wait, audit) is writt
   its audit event with it; every other writer gets ``DecisionExists``.
 - ``append_event`` keeps the audit chain linear across processes and hosts.
 
-A run is addressed by a string: a directory path for the filesystem store, a run id for
-a database. Every id is checked against ``vocab.ids`` before a store sees it.
+A run is addressed by a string: a folder under the store's root for the filesystem
+store, a run id for a database. Every id is checked against ``vocab.ids`` before a store
+sees it.
+
+Everything else that depends on where runs live is a method here too, so no code above
+the seam asks which store it has: the name records carry for a run (``run_name``),
+listing runs, the handoffs that may carry a contract (``related_ids``: an index on the
+filesystem), the digest of a handoff too big to read, the waiter records reviewers see,
+and the wake-ups a blocked wait sleeps on (``subscribe``). A store object is for one
+thread; ``copy`` gives another thread its own, and ``close`` releases what it holds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import AbstractContextManager
+from typing import Any, NamedTuple, Protocol
 
 from handoff_gate.gates.store.durable import OversizeError
 
@@ -52,21 +61,53 @@ class StoredHandoff(NamedTuple):
     created: bool
 
 
+class WaiterRecord(NamedTuple):
+    """A process blocked on a handoff since ``started`` (ISO-8601 UTC)."""
+
+    pid: int
+    started: str
+
+
+class Subscription(Protocol):
+    """A blocked wait's wake-ups: ``wake`` is called (from another thread) whenever the
+    handoff's decisions may have changed. Only a hint: the waiter re-reads after it."""
+
+    def rearm(self) -> bool:
+        """Watch where the next decision will appear; ``True`` when that changed (the
+        first call always), so the caller looks again before it sleeps."""
+        ...
+
+    def close(self) -> None:
+        """Stop the wake-ups; closing twice is harmless."""
+        ...
+
+
 class RunStore(Protocol):
     """Where runs live. Methods raise ``OSError`` subclasses for storage failures."""
 
-    #: Whether runs are local directories (names are paths) rather than database ids.
-    is_local: bool
     #: What a message calls a run of this store ("run directory", "database run"), so
     #: no code above the seam asks which store it has to word one.
     run_noun: str
 
-    def exists(self, run: str) -> bool:
-        """Whether ``run`` holds any records."""
+    def label(self) -> str:
+        """The store as a person reads it (a folder, a database host): never a password."""
         ...
 
-    def locate(self, run: str) -> str:
-        """``run`` as a message names it: an absolute path, or the database's run id."""
+    def run_name(self, run: str) -> str:
+        """The name ``run``'s records carry: a run folder's own name, or the run id."""
+        ...
+
+    def run_label(self, run: str) -> str:
+        """Where ``run`` is, as a person or a script names it: a folder's absolute path,
+        or the run id."""
+        ...
+
+    def runs(self) -> list[str]:
+        """Every run in the store, sorted, each as the store addresses it."""
+        ...
+
+    def exists(self, run: str) -> bool:
+        """Whether ``run`` holds any records."""
         ...
 
     def create(self, run: str) -> bool:
@@ -80,12 +121,14 @@ class RunStore(Protocol):
         phase: str,
         envelope: Callable[[int, str], bytes],
         *,
+        schema_id: str | None = None,
         idempotency_key: str | None = None,
     ) -> StoredHandoff:
         """Publish the next handoff of ``run``: ``envelope(seq, id)`` gives its bytes.
 
-        With an ``idempotency_key`` already used in the run, nothing is written and the
-        handoff that key named is returned with ``created=False``.
+        ``schema_id`` is the contract it carries (for ``related_ids``). With an
+        ``idempotency_key`` already used in the run, nothing is written and the handoff
+        that key named is returned with ``created=False``.
         """
         ...
 
@@ -96,6 +139,16 @@ class RunStore(Protocol):
     def handoff_bytes(self, run: str, handoff_id: str, max_bytes: int) -> bytes:
         """The exact stored bytes; ``FileNotFoundError`` if absent, ``OversizeError`` if
         larger than ``max_bytes``."""
+        ...
+
+    def handoff_sha256(self, run: str, handoff_id: str) -> str:
+        """The sha256 of a handoff however big (one too big to inspect can still be
+        rejected by its bytes); empty when it cannot be read."""
+        ...
+
+    def related_ids(self, run: str, schema_ids: Collection[str]) -> Iterator[str]:
+        """Handoff ids that may carry one of ``schema_ids``, latest first. Possibly more
+        (the caller checks each envelope it reads), never fewer."""
         ...
 
     def create_decision(
@@ -123,27 +176,42 @@ class RunStore(Protocol):
         """The whole audit log, one JSON object a line."""
         ...
 
+    def subscribe(
+        self,
+        run: str,
+        handoff_id: str,
+        wake: Callable[[], None],
+        *,
+        signed: bool,
+        poll: bool = False,
+    ) -> Subscription:
+        """Wake-ups for a wait on one handoff; nothing is watched before ``rearm``.
 
-@runtime_checkable
-class ChangeFeed(Protocol):
-    """A store that can wake a waiter (a database's ``LISTEN``). The filesystem store has
-    none of its own: waiters share a watcher of the run folder (``store.fs_watch``)."""
-
-    def wait_for_change(self, run: str, timeout: float) -> None:
-        """Block until a handoff or decision of ``run`` may have changed, or ``timeout``.
-
-        Only a hint: callers re-read what they wait for after it returns.
+        ``signed``: the wait counts signed records (one per principal). ``poll``: do
+        not rely on change events (a network filesystem delivers none). ``wake`` must be
+        quick and thread-safe (``threading.Event.set``, ``loop.call_soon_threadsafe``).
         """
         ...
 
+    def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:
+        """Record, for as long as the ``with`` lasts, that this process waits on the
+        handoff since ``started`` (where the store can: ``waiters`` then finds it)."""
+        ...
 
-@runtime_checkable
-class RunCatalog(Protocol):
-    """A store that can name all of its runs (a database). On the filesystem, runs are
-    found by looking under a folder (``store.filesystem.find_runs``)."""
+    def waiters(
+        self, run: str, handoff_ids: Collection[str] | None = None
+    ) -> dict[str, tuple[WaiterRecord, ...]] | None:
+        """The live waiters of each handoff (of ``handoff_ids``, or all) that has any,
+        oldest first; ``None`` when the store cannot tell."""
+        ...
 
-    def runs(self) -> list[str]:
-        """Every run id in the store, sorted."""
+    def copy(self) -> RunStore:
+        """A store object on the same runs for another thread (itself when it can be
+        shared); the caller closes it."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; the next call opens what it needs again."""
         ...
 
 

@@ -7,8 +7,14 @@ Layout (documented in docs/protocol.md)::
     RUN_DIR/decisions/0003-plan.json   at most one decision per handoff
     RUN_DIR/audit.jsonl                hash-chained event log
 
-A directory is a run when it has a ``handoffs/`` folder. Every name read from disk or
-from an argument is checked against the id pattern and must resolve inside the run.
+A directory is a run when it has a ``handoffs/`` folder. A run is addressed by its path
+relative to the store's root (an absolute path stays absolute; without a root, relative
+to the working directory). Every name read from disk or from an argument is checked
+against the id pattern and must resolve inside the run.
+
+Besides the records, a run folder keeps what only a folder needs: an index of which
+handoffs carry which contract (``schema_index``), a record per live waiter (``waiters``),
+and the change watcher blocked waits share (``fs_watch``, loaded on first ``subscribe``).
 """
 
 from __future__ import annotations
@@ -18,14 +24,22 @@ import fcntl
 import hashlib
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import AbstractContextManager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from handoff_gate.gates.store.base import DecisionExists, StoredHandoff
+from handoff_gate.gates.store import schema_index, waiters
+from handoff_gate.gates.store.base import (
+    DecisionExists,
+    StoredHandoff,
+    Subscription,
+    WaiterRecord,
+)
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
 from handoff_gate.gates.store.log_chain import chained_line
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import ID_PATTERN, PRINCIPAL_PATTERN, validate_id
 from handoff_gate.gates.vocab.limits import MAX_DECISION_BYTES, MAX_HANDOFF_BYTES
 
@@ -38,16 +52,6 @@ _TAIL_CHUNK = 4096
 #: How long a submit with a known idempotency key waits for the first submitter to
 #: finish publishing the handoff that key names.
 _KEY_SETTLE_S = 5.0
-
-
-class HandoffRef(NamedTuple):
-    """Where one handoff lives; cheap to build from a file name, without reading it."""
-
-    run_dir: Path
-    id: str
-    seq: int
-    phase: str
-    path: Path
 
 
 @lru_cache(maxsize=4096)
@@ -77,12 +81,6 @@ def find_runs(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if not p.is_symlink() and is_run(p))
 
 
-def ref_of(run_dir: Path, handoff_id: str) -> HandoffRef:
-    validate_id(handoff_id)
-    seq, phase = handoff_id.split("-", 1)
-    return HandoffRef(run_dir, handoff_id, int(seq), phase, handoff_path(run_dir, handoff_id))
-
-
 def handoff_path(run_dir: Path, handoff_id: str) -> Path:
     return inside(run_dir, HANDOFFS, f"{validate_id(handoff_id)}.json")
 
@@ -110,8 +108,7 @@ def list_handoffs(run_dir: Path) -> list[HandoffRef]:
             if entry.is_file(follow_symlinks=False):
                 if not refs:
                     inside(run_dir, HANDOFFS)
-                seq, phase = stem.split("-", 1)
-                refs.append(HandoffRef(run_dir, stem, int(seq), phase, folder / entry.name))
+                refs.append(HandoffRef(str(run_dir), stem))
     return sorted(refs, key=lambda r: (r.seq, r.id))
 
 
@@ -150,14 +147,50 @@ class FilesystemStore:
     exclusive marker files, the audit chain from ``flock`` on the log.
     """
 
-    is_local = True
     run_noun = "run directory"
 
-    def exists(self, run: str) -> bool:
-        return is_run(Path(run))
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        """``root``: the folder runs are named under (``None``: the working directory)."""
+        self.root = None if root is None else Path(root)
 
-    def locate(self, run: str) -> str:
-        return str(Path(run).absolute())
+    def __enter__(self) -> FilesystemStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _dir(self, run: str) -> Path:
+        """The folder of ``run``: under the root, unless ``run`` is absolute."""
+        if not isinstance(run, str) or not run:
+            raise ValueError(f"not a run: {run!r}")
+        return Path(run) if self.root is None else self.root / run
+
+    def label(self) -> str:
+        root = (self.root or Path.cwd()).absolute()
+        return root.name or str(root)
+
+    def run_name(self, run: str) -> str:
+        return run_dir_name(self._dir(run))
+
+    def run_label(self, run: str) -> str:
+        return str(self._dir(run).absolute())
+
+    def runs(self) -> list[str]:
+        """The root itself (``"."``) if it is a run, else the runs in it, by name."""
+        root = self.root or Path()
+        if is_run(root):
+            return ["."]
+        return [path.name for path in find_runs(root)]
+
+    def copy(self) -> FilesystemStore:
+        """Itself: the store holds nothing but its root, so threads may share it."""
+        return self
+
+    def close(self) -> None:
+        """Nothing to release: every call opens and closes its own files."""
+
+    def exists(self, run: str) -> bool:
+        return is_run(self._dir(run))
 
     def create(self, run: str) -> bool:
         """Make ``run`` a run directory, with any missing parent folders (``mkdir -p``).
@@ -166,7 +199,9 @@ class FilesystemStore:
         ``exist_ok`` succeeds for exactly one of several concurrent creators, so the one
         that says "new run" is never two.
         """
-        run_dir = Path(run)
+        run_dir = self._dir(run)
+        if run_dir.exists() and not run_dir.is_dir():
+            raise NotADirectoryError(f"{run_dir} is not a directory")
         try:
             (run_dir / HANDOFFS).mkdir(parents=True)
             made = True
@@ -184,10 +219,14 @@ class FilesystemStore:
         phase: str,
         envelope: Callable[[int, str], bytes],
         *,
+        schema_id: str | None = None,
         idempotency_key: str | None = None,
     ) -> StoredHandoff:
-        run_dir = Path(run)
+        run_dir = self._dir(run)
         self.create(run)
+        indexed = schema_id is not None and schema_index.start(
+            run_dir, empty=not list_handoffs(run_dir)
+        )
         key_mark: Path | None = None
         if idempotency_key is not None:
             digest = hashlib.sha256(idempotency_key.encode()).hexdigest()
@@ -207,8 +246,11 @@ class FilesystemStore:
                     if known is not None:
                         return known
                     raise
+            data = envelope(seq, handoff_id)
+            if indexed and schema_id is not None:  # before publishing: see schema_index
+                schema_index.note(run_dir, schema_id, handoff_id)
             try:
-                exclusive_create(handoff_path(run_dir, handoff_id), envelope(seq, handoff_id))
+                exclusive_create(handoff_path(run_dir, handoff_id), data)
             except FileExistsError:
                 if key_mark is not None:
                     raise
@@ -249,10 +291,30 @@ class FilesystemStore:
         return seq
 
     def handoff_ids(self, run: str) -> list[str]:
-        return [ref.id for ref in list_handoffs(Path(run))]
+        return [ref.id for ref in list_handoffs(self._dir(run))]
 
     def handoff_bytes(self, run: str, handoff_id: str, max_bytes: int) -> bytes:
-        return read_bounded(handoff_path(Path(run), handoff_id), max_bytes)
+        return read_bounded(handoff_path(self._dir(run), handoff_id), max_bytes)
+
+    def handoff_sha256(self, run: str, handoff_id: str) -> str:
+        """Hashed in chunks, refusing a symlink: the file may be too big to hold."""
+        digest = hashlib.sha256()
+        try:
+            fd = os.open(handoff_path(self._dir(run), handoff_id), os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(chunk)
+        except OSError:
+            return ""
+        return digest.hexdigest()
+
+    def related_ids(self, run: str, schema_ids: Collection[str]) -> Iterator[str]:
+        """From the run's contract index when it has one (a few reads in a run of any
+        length), else every handoff."""
+        indexed = schema_index.ids_for(self._dir(run), sorted(schema_ids))
+        if indexed is not None:
+            return indexed
+        return reversed(self.handoff_ids(run))
 
     def create_decision(
         self,
@@ -265,7 +327,7 @@ class FilesystemStore:
         """Publish the decision file first, then log it: a crash in between leaves a
         decision without its event, which ``audit --verify`` reports; never an event
         for a decision that does not exist."""
-        run_dir = Path(run)
+        run_dir = self._dir(run)
         (run_dir / DECISIONS).mkdir(exist_ok=True)
         try:
             exclusive_create(self._decision_path(run_dir, handoff_id, principal), data)
@@ -284,7 +346,7 @@ class FilesystemStore:
         return inside(run_dir, DECISIONS, handoff_id, f"{principal}.json")
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
-        run_dir = Path(run)
+        run_dir = self._dir(run)
         records: dict[str | None, bytes] = {}
         with contextlib.suppress(FileNotFoundError):
             records[None] = read_bounded(decision_path(run_dir, handoff_id), MAX_DECISION_BYTES)
@@ -299,7 +361,7 @@ class FilesystemStore:
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """Append under an exclusive ``flock``; a torn last line (a writer killed
         mid-append) is closed with a newline first and stays for ``verify`` to report."""
-        path = Path(run) / AUDIT_FILE
+        path = self._dir(run) / AUDIT_FILE
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -319,8 +381,40 @@ class FilesystemStore:
     def log_bytes(self, run: str) -> bytes:
         """The whole log (empty if there is none), refusing a symlink planted in its place."""
         try:
-            fd = os.open(Path(run) / AUDIT_FILE, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(self._dir(run) / AUDIT_FILE, os.O_RDONLY | os.O_NOFOLLOW)
         except FileNotFoundError:
             return b""
         with os.fdopen(fd, "rb") as handle:
             return handle.read()
+
+    def subscribe(
+        self,
+        run: str,
+        handoff_id: str,
+        wake: Callable[[], None],
+        *,
+        signed: bool,
+        poll: bool = False,
+    ) -> Subscription:
+        """One shared watcher per watched folder (``fs_watch``), aimed by ``rearm``."""
+        # The watcher boundary: watchfiles loads only for a wait that blocks.
+        from handoff_gate.gates.store.fs_watch import DecisionWatch
+
+        run_dir = self._dir(run)
+        return DecisionWatch(
+            run_dir,
+            run_dir / DECISIONS,
+            validate_id(handoff_id),
+            wake,
+            signed=signed,
+            poll=poll,
+        )
+
+    def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:
+        """A record in ``RUN/waiters/`` while the ``with`` lasts (see ``waiters``)."""
+        return waiters.registered(self._dir(run), handoff_id, started)
+
+    def waiters(
+        self, run: str, handoff_ids: Collection[str] | None = None
+    ) -> dict[str, tuple[WaiterRecord, ...]]:
+        return waiters.waiters_in(self._dir(run), handoff_ids)

@@ -203,3 +203,54 @@ def subscriber_count(directory: Path) -> int:
         return sum(
             len(w.subscribers) for (path, _), w in _watchers.items() if path == directory.absolute()
         )
+
+
+class DecisionWatch:
+    """A wait's wake-ups in a run folder: aimed at where its decision will appear next.
+
+    Without signed records that is the handoff's own file in ``decisions/``. With them,
+    each principal's record is a file in ``decisions/{id}/``: that folder is watched once
+    it exists, and ``decisions/`` for its creation until then (a change inside a
+    subfolder is not a change of ``decisions/`` itself). Before any decision, the run.
+    """
+
+    def __init__(
+        self,
+        run_dir: Path,
+        decisions: Path,
+        handoff_id: str,
+        wake: Wake,
+        *,
+        signed: bool,
+        poll: bool,
+    ) -> None:
+        self._run_dir = run_dir
+        self._decisions = decisions
+        self._handoff_id = handoff_id
+        self._wake = wake
+        self._signed = signed
+        self._poll = poll
+        self._subscription: Subscription | None = None
+        self._watched: Path | None = None
+
+    def rearm(self) -> bool:
+        principals = self._decisions / self._handoff_id
+        if self._signed and principals.is_dir():
+            target, name = principals, None
+        elif self._decisions.is_dir():
+            target = self._decisions
+            name = self._handoff_id if self._signed else f"{self._handoff_id}.json"
+        else:
+            target, name = self._run_dir, None
+        if target == self._watched:
+            return False
+        self.close()
+        self._subscription = subscribe(target, self._wake, name=name, force_polling=self._poll)
+        self._watched = target
+        return True
+
+    def close(self) -> None:
+        if self._subscription is not None:
+            self._subscription.close()
+            self._subscription = None
+            self._watched = None

@@ -7,12 +7,14 @@ is inserted in the same transaction as its audit event; events are chained with
 ``log_chain`` under the same lock, so ``audit.verify_chain`` reads both stores alike.
 
 A run is a run id (``RUN_ID_PATTERN``), not a path. Each store object holds one lazily
-opened connection for reads and writes and, once something waits, one more that LISTENs;
-a store object is for one thread. A connection found dead is reopened for the next call:
-reads are retried once at once, writes only when they failed before anything was sent
-inside their transaction (otherwise their outcome is unknown and the caller is told so).
-A store that waits reads a decided handoff's bytes and the run's last audit line along
-with its decisions: what a waiter reads after its wake-up, in one round trip, not three.
+opened connection for reads and writes and, once it is asked to ``wait_for_change``, one
+more that LISTENs; a store object is for one thread (a blocked wait's wake-ups come from
+a thread with a store object of its own, ``pg_watch``). A connection found dead is
+reopened for the next call: reads are retried once at once, writes only when they failed
+before anything was sent inside their transaction (otherwise their outcome is unknown
+and the caller is told so). A store that a wait subscribed through reads a decided
+handoff's bytes and the run's last audit line along with its decisions: what a waiter
+reads after its wake-up, in one round trip, not three.
 """
 
 from __future__ import annotations
@@ -20,14 +22,22 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import psycopg
 from psycopg import errors
 
-from handoff_gate.gates.store.base import DecisionExists, RunMissing, StoredHandoff
+from handoff_gate.gates.store.base import (
+    DecisionExists,
+    RunMissing,
+    StoredHandoff,
+    Subscription,
+    WaiterRecord,
+)
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.store.pg_connect import (
@@ -39,6 +49,7 @@ from handoff_gate.gates.store.pg_connect import (
     listen,
     one_line,
 )
+from handoff_gate.gates.store.pg_watch import ListenWatch
 from handoff_gate.gates.store.postgres_schema import (
     CHANNEL,
     insert_event,
@@ -134,7 +145,6 @@ def _names_run(payload: str, run: str) -> bool:
 class PostgresStore:
     """Runs as rows of one PostgreSQL database (see the module docstring)."""
 
-    is_local = False
     run_noun = "database run"
 
     def __init__(self, url: str, *, connect_timeout: float = 5.0) -> None:
@@ -143,6 +153,9 @@ class PostgresStore:
         self._db: Conn | None = None
         self._events: Iterator[ListenEvent] | None = None
         self._ahead: _ReadAhead | None = None
+        #: Whether a wait subscribed through this store: its reads of decisions then
+        #: bring what the wait reads next (``_DECIDED``).
+        self._waited = False
 
     def __enter__(self) -> PostgresStore:
         return self
@@ -160,6 +173,27 @@ class PostgresStore:
         if self._db is not None:
             db, self._db = self._db, None
             db.close()
+
+    def copy(self) -> PostgresStore:
+        """A store object of the same database, with connections of its own."""
+        return PostgresStore(self.url, connect_timeout=self._timeout)
+
+    def label(self) -> str:
+        """Scheme, host and database: never the user or password the URL may carry."""
+        try:
+            parts = urlsplit(self.url)
+            port = f":{parts.port}" if parts.port else ""
+        except ValueError:
+            return "postgresql database"
+        if not parts.scheme:
+            return "postgresql database"
+        return f"postgresql://{parts.hostname or 'localhost'}{port}{parts.path or '/'}"
+
+    def run_name(self, run: str) -> str:
+        return validate_run_id(run)
+
+    def run_label(self, run: str) -> str:
+        return validate_run_id(run)
 
     def _connection(self) -> Conn:
         """The open connection, opened (and the schema checked) if there is none."""
@@ -235,9 +269,6 @@ class PostgresStore:
         validate_run_id(run)
         return bool(self._read("SELECT 1 FROM runs WHERE run = %s", (run,)))
 
-    def locate(self, run: str) -> str:
-        return validate_run_id(run)
-
     def create(self, run: str) -> bool:
         """Make ``run`` a run of the database; ``True`` only for the writer that added it
         (its insert is the one that did not conflict)."""
@@ -261,8 +292,10 @@ class PostgresStore:
         phase: str,
         envelope: Callable[[int, str], bytes],
         *,
+        schema_id: str | None = None,
         idempotency_key: str | None = None,
     ) -> StoredHandoff:
+        """``schema_id`` is not kept: ``related_ids`` reads the run's ids instead."""
         validate_run_id(run)
 
         def work(conn: Conn) -> StoredHandoff:
@@ -317,6 +350,23 @@ class PostgresStore:
             raise OversizeError(int(size), max_bytes)
         return bytes(data)
 
+    def handoff_sha256(self, run: str, handoff_id: str) -> str:
+        """Computed by the server from the bytes it holds, which are never transferred."""
+        validate_run_id(run)
+        validate_id(handoff_id)
+        try:
+            rows = self._read(
+                "SELECT encode(sha256(data), 'hex') FROM handoffs WHERE run = %s AND id = %s",
+                (run, handoff_id),
+            )
+        except OSError:
+            return ""
+        return str(rows[0][0]) if rows else ""
+
+    def related_ids(self, run: str, schema_ids: Collection[str]) -> Iterator[str]:
+        """Every handoff of the run, latest first: the rows keep no contract column."""
+        return reversed(self.handoff_ids(run))
+
     def create_decision(
         self,
         run: str,
@@ -352,7 +402,7 @@ class PostgresStore:
         validate_run_id(run)
         validate_id(handoff_id)
         self._ahead = None
-        if self._events is None:
+        if not self._waited:
             rows = self._read(
                 "SELECT 0, principal, data FROM decisions WHERE run = %s AND handoff_id = %s "
                 "ORDER BY principal",
@@ -362,7 +412,7 @@ class PostgresStore:
             params = {"run": run, "id": handoff_id, "max": MAX_HANDOFF_BYTES}
             rows = self._read(_DECIDED, params, prepare=True)
         records: dict[str | None, bytes] = {}
-        ahead = _ReadAhead(run, handoff_id, has_last=self._events is not None and bool(rows))
+        ahead = _ReadAhead(run, handoff_id, has_last=self._waited and bool(rows))
         for part, name, data in rows:
             if part == 0:
                 records[None if name == UNSIGNED else name] = bytes(data)
@@ -449,8 +499,35 @@ class PostgresStore:
         rows = self._read("SELECT line FROM events WHERE run = %s ORDER BY n", (run,))
         return b"".join(bytes(row[0]) + b"\n" for row in rows)
 
-    def wait_for_change(self, run: str, timeout: float) -> None:
-        """Block until a handoff or decision of ``run`` may have changed, or ``timeout``.
+    def subscribe(
+        self,
+        run: str,
+        handoff_id: str,
+        wake: Callable[[], None],
+        *,
+        signed: bool,
+        poll: bool = False,
+    ) -> Subscription:
+        """A listener thread with its own store object (``pg_watch``); ``signed`` and
+        ``poll`` change nothing here: every notice about the run wakes the waiter."""
+        validate_run_id(run)
+        validate_id(handoff_id)
+        self._waited = True
+        return ListenWatch(self.copy, run, wake)
+
+    def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:
+        """Nothing is recorded: the database keeps no waiter records."""
+        return nullcontext()
+
+    def waiters(
+        self, run: str, handoff_ids: Collection[str] | None = None
+    ) -> dict[str, tuple[WaiterRecord, ...]] | None:
+        """``None``: the database cannot tell who waits."""
+        return None
+
+    def wait_for_change(self, run: str, timeout: float) -> bool:
+        """Block until a handoff or decision of ``run`` may have changed (``True``), or
+        ``timeout`` passes (``False``).
 
         A notification is only a hint: re-read after this returns. It returns at once
         when listening (re)starts, since a change made while not listening sent no hint
@@ -473,8 +550,8 @@ class PostgresStore:
                 self._events = None
                 raise
             if isinstance(event, Reconnected):
-                return
+                return True
             if isinstance(event, Notice) and _names_run(event.payload, run):
-                return
+                return True
             if time.monotonic() >= deadline:
-                return
+                return False

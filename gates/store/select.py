@@ -3,13 +3,14 @@
 ``HANDOFF_GATE_STORE`` (or the CLI's ``--store``) names a PostgreSQL database with a
 ``postgresql://`` URL; unset, runs are directories, exactly as without a database. The
 database driver is loaded only when a URL asks for it, so filesystem users never pay
-for it.
+for it. Nothing here reads the environment: a ``Gate`` (or the CLI's parser) does, once.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import FilesystemStore
@@ -26,17 +27,41 @@ class StoreURLError(ValueError):
     """A store URL this build cannot use."""
 
 
-def store_for(url: str | None = None) -> RunStore:
-    """The store ``url`` names; ``None`` reads ``HANDOFF_GATE_STORE``; empty: the filesystem."""
-    spec = os.environ.get(STORE_ENV, "") if url is None else url
-    if not spec:
+def store_for(url: str) -> RunStore:
+    """The store ``url`` names (``--store``, ``HANDOFF_GATE_STORE``); empty: run folders
+    named by their paths."""
+    if not url:
         return FilesystemStore()
-    if spec.startswith(_SCHEMES):
+    if url.startswith(_SCHEMES):
         # The driver boundary: psycopg loads only for a database URL (see architecture.md).
         from handoff_gate.gates.store.postgres import PostgresStore
 
-        return PostgresStore(spec)
-    raise StoreURLError(f"the store must be empty or a postgresql:// URL, not {_shown(spec)}")
+        return PostgresStore(url)
+    raise StoreURLError(f"the store must be empty or a postgresql:// URL, not {_shown(url)}")
+
+
+def listed_store(url: str, root: str | None, command: str) -> RunStore:
+    """The store a command that shows every run looks at (``list``, ``watch``): the
+    database ``url`` names (no ROOT then), else the run folder or folder of runs ROOT."""
+    if url:
+        if root:
+            raise StoreURLError(
+                f"with a database store, {command} takes no ROOT: it shows every run"
+            )
+        return store_for(url)
+    if not root:
+        raise StoreURLError(f"{command} needs ROOT: a run directory or a folder of runs")
+    if not Path(root).is_dir():
+        raise StoreURLError(f"not a directory: {root}")
+    return FilesystemStore(root)
+
+
+def store_at(where: str | os.PathLike[str]) -> RunStore:
+    """The store a ``Gate`` is given: a ``postgresql://`` URL, or a folder of runs."""
+    spec = os.fspath(where)
+    if spec.startswith(_SCHEMES) or _SCHEME.match(spec):
+        return store_for(spec)
+    return FilesystemStore(spec)
 
 
 def _shown(spec: str) -> str:

@@ -41,7 +41,7 @@ def no_handoff(run_dir: str | Path, handoff_id: str) -> UsageError:
 
 
 def not_a_run(run_dir: str | Path) -> UsageError:
-    return UsageError(f"not a run directory (no handoffs/ folder): {run_dir}")
+    return UsageError(f"not a run (nothing was ever submitted to it): {run_dir}")
 
 
 def unknown_schema(schema_id: str) -> UsageError:

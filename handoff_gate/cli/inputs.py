@@ -8,6 +8,7 @@ the same in every command.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,8 +17,7 @@ from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, os_proble
 from handoff_gate.gates.contracts.registry import Registry, RegistryError, load_registry
 from handoff_gate.gates.store.base import RunStore, has_handoff
 from handoff_gate.gates.store.durable import read_bounded
-from handoff_gate.gates.store.filesystem import is_run
-from handoff_gate.gates.store.select import StoreURLError, store_for
+from handoff_gate.gates.store.select import STORE_ENV, StoreURLError, listed_store, store_for
 from handoff_gate.gates.vocab.ids import UnsafePathError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
@@ -52,10 +52,24 @@ def read_input(name: str) -> bytes:
         raise os_problem("read", name, exc) from exc
 
 
+def store_url(args: argparse.Namespace) -> str:
+    """What ``--store`` (else ``HANDOFF_GATE_STORE``) says; empty: run folders."""
+    given: str | None = getattr(args, "store", None)
+    return os.environ.get(STORE_ENV, "") if given is None else given
+
+
 def store(args: argparse.Namespace) -> RunStore:
     """The store ``--store`` (or ``HANDOFF_GATE_STORE``) names; the filesystem by default."""
     try:
-        return store_for(getattr(args, "store", None))
+        return store_for(store_url(args))
+    except StoreURLError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def listed(args: argparse.Namespace, command: str) -> RunStore:
+    """The store whose every run ``command`` shows: the database, or the folder ROOT."""
+    try:
+        return listed_store(store_url(args), args.root, command)
     except StoreURLError as exc:
         raise UsageError(str(exc)) from exc
 
@@ -86,11 +100,12 @@ def signing_key(args: argparse.Namespace) -> SigningKey | None:
 
 def existing_run(run: str, where: RunStore) -> str:
     """A run that must already exist: a run directory, or a run id in a database."""
-    if where.is_local:
-        if not is_run(Path(run)):
-            raise not_a_run(run)
-    elif not where.exists(run):
-        raise UsageError(f"no run {run} in the store")
+    try:
+        found = where.exists(run)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    if not found:
+        raise not_a_run(run)
     return run
 
 

@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 from handoff_gate.cli.errors import one_line
 
@@ -48,13 +47,11 @@ class Notifier:
             )
 
 
-def notify_env(
-    run: str, handoff_id: str, phase: str, verdict: str, *, local: bool = True
-) -> dict[str, str]:
+def notify_env(run_label: str, handoff_id: str, phase: str, verdict: str) -> dict[str, str]:
     """What the notify command is told, all of it bookkeeping (no payload text): the run
-    as an absolute path when it is a directory, else the database store's run id."""
+    as its store names it (``RunStore.run_label``: a folder's absolute path, a run id)."""
     return {
-        "HANDOFF_GATE_RUN": str(Path(run).absolute()) if local else run,
+        "HANDOFF_GATE_RUN": run_label,
         "HANDOFF_GATE_ID": handoff_id,
         "HANDOFF_GATE_PHASE": phase,
         "HANDOFF_GATE_VERDICT": verdict,

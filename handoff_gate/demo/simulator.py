@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from handoff_gate.gates.api import submit, wait
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.run.decision_record import DecisionCorrupt
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiting import WaitOutcome, wait
+from handoff_gate.gates.run.pickup import WaitOutcome
 
 LIVE_RUN = "live-pipeline"
 #: The exit code of a pipeline stopped (SIGTERM, SIGINT) before it finished, as ``wait``'s.

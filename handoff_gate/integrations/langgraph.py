@@ -36,10 +36,9 @@ from typing import Any, Protocol
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, interrupt
 
+from handoff_gate.gates.api import submit, wait, wait_async
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiting import WaitOutcome, WaitResult, wait
-from handoff_gate.gates.run.waiting_async import wait_async
+from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
 from handoff_gate.integrations.feedback import rejection_text, settled
 
 

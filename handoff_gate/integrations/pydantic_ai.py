@@ -33,9 +33,8 @@ from pydantic import BaseModel
 from pydantic_ai import ModelRetry, RunContext
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 
+from handoff_gate.gates.api import submit, wait_async
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiting_async import wait_async
 from handoff_gate.integrations.feedback import rejection_text, settled
 
 OutputT = TypeVar("OutputT")

@@ -11,8 +11,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
+from handoff_gate.gates.api import decide
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.store.filesystem import list_handoffs
 from handoff_gate.integrations.langgraph import gate_node, resume_after_decision
 from handoff_gate.schemas import example_path

@@ -20,9 +20,10 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.models.test import TestModel
 
+from handoff_gate.gates.api import decide
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.store.filesystem import list_handoffs
+from handoff_gate.gates.store.filesystem import FilesystemStore, list_handoffs
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.integrations.feedback import HandoffNotApproved
 from handoff_gate.integrations.pydantic_ai import approval_gate
 from handoff_gate.schemas import example_path
@@ -67,7 +68,7 @@ async def test_an_approved_output_is_the_delivered_payload_as_the_output_type(
     (hid,) = await reviewer
     assert isinstance(result.output, Plan)
     assert result.output.model_dump(mode="json", by_alias=True) == PLAN
-    envelope = json.loads(list_handoffs(tmp_path)[0].path.read_bytes())
+    envelope = json.loads(_stored(list_handoffs(tmp_path)[0]))
     assert envelope["producer"]["model"] == "test"
     assert json.loads(envelope["raw"]) == PLAN  # what the model said, as it said it
     assert hid == "0001-plan"
@@ -122,3 +123,7 @@ async def test_a_timeout_is_an_error_not_an_output(tmp_path: Path) -> None:
     agent.output_validator(approval_gate(tmp_path, phase="plan", schema_id="plan/v1", timeout=0))
     with pytest.raises(HandoffNotApproved, match="timeout"):
         await agent.run("plan")
+
+
+def _stored(ref: HandoffRef) -> bytes:
+    return FilesystemStore().handoff_bytes(ref.run, ref.id, 1 << 20)

@@ -10,10 +10,10 @@ from typing import Any
 import psycopg
 import pytest
 
+from handoff_gate.gates.api import decide, submit, wait
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.decisions import DecisionRefused, decide
-from handoff_gate.gates.run.submit import submit
-from handoff_gate.gates.run.waiting import WaitOutcome, wait
+from handoff_gate.gates.run.decisions import DecisionRefused
+from handoff_gate.gates.run.pickup import WaitOutcome
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey

@@ -74,7 +74,7 @@ def test_store_init_creates_the_schema_twice_over_and_the_store_then_works(
     out = capsys.readouterr().out
     assert out.count(f"schema at version {LATEST}") == 2
     assert REVIEWER_ROLE in out
-    store = store_for()
+    store = store_for(pg_url)
     assert isinstance(store, PostgresStore)
     with store:
         assert store.runs() == []

@@ -22,9 +22,8 @@ from tui_helpers import (
     settle,
 )
 
+from handoff_gate.gates.api import read_decision, submit
 from handoff_gate.gates.run import report_in_run
-from handoff_gate.gates.run.decision_record import read_decision
-from handoff_gate.gates.run.submit import submit
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.app import HandoffGateApp, run_app

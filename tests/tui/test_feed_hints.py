@@ -16,8 +16,9 @@ from pathlib import Path
 
 from tui_helpers import PLAN
 
+from handoff_gate.gates.api import submit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.store.filesystem import handoff_path
 from handoff_gate.tui.backend import CoreBackend
 from handoff_gate.tui.core import Core
 from handoff_gate.tui.feed import Feed
@@ -63,7 +64,7 @@ def test_an_event_in_a_run_listed_but_not_yet_shown_gets_its_handoff_listed(
         _until(lambda: first.id in _listed_ids(messages), "the first listing")
         # Nothing merged these listings into a screen: the run is only known to the feed.
         second = submit(run, payload, phase="plan", schema_id="plan/v1", registry=registry)
-        feed.hint(second.path)
+        feed.hint(handoff_path(run, second.id))
         _until(lambda: second.id in _listed_ids(messages), "the new handoff listed")
     finally:
         feed.close()

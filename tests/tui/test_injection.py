@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Tree
 from tui_helpers import SIZE, all_inspected, make_app, notices, placed, put, screen_text, settle
 
-from handoff_gate.gates.run.decision_record import read_decision
+from handoff_gate.gates.api import read_decision
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 

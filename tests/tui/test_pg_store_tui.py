@@ -10,8 +10,7 @@ from pathlib import Path
 import psycopg
 from tui_helpers import PLAN, SIZE, all_inspected, raised, screen_text, settle
 
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.states import HandoffState

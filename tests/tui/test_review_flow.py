@@ -14,7 +14,7 @@ from tui_helpers import (
     settle,
 )
 
-from handoff_gate.gates.run.decision_record import read_decision
+from handoff_gate.gates.api import read_decision
 from handoff_gate.tui.app import HandoffGateApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.reject import RejectScreen

@@ -18,8 +18,7 @@ from cryptography.hazmat.primitives.serialization import (
 from textual.widgets import Input
 from tui_helpers import PLAN, decide_as, make_app, placed, put, screen_text, settle
 
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.tui.app import HandoffGateApp

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from tui_helpers import PLAN, SIZE, all_inspected, notices, placed, screen_text, settle
 
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey

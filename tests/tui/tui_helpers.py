@@ -17,8 +17,7 @@ from textual.app import App
 from textual.notifications import Notification
 from textual.pilot import Pilot
 
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.api import decide, submit
 from handoff_gate.tui.app import HandoffGateApp
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 

@@ -53,7 +53,7 @@ class BodyLoader:
         if body is Body.DELIVERED:
             title, lines = delivered_view(report)
         elif previous is None:
-            title, lines = raw_view(entry.ref, report)
+            title, lines = raw_view(entry.ref, report, self._feed.handoff_bytes)
         else:
             before = previous.report or self._feed.inspect_once(previous.ref).report
             title, lines = diff_view(before, previous.ref.id, report, entry.ref.id)

@@ -30,7 +30,7 @@ from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.heap import HeapFreeze
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
-from handoff_gate.tui.model import Entry, Key, Show, placement, visible_entries
+from handoff_gate.tui.model import Entry, Key, Show, key_of, placement, visible_entries
 from handoff_gate.tui.palette import Target, action_targets, jump_targets
 from handoff_gate.tui.render import entry_title, safe
 from handoff_gate.tui.rows import RowCache, topbar
@@ -180,7 +180,7 @@ class ReviewScreen(Screen[None]):
 
     def waited_runs(self) -> set[Path]:
         """Run directories with a live waiter on some handoff (worth a fresh look)."""
-        return {e.ref.run_dir for e in self.entries.values() if e.waiters}
+        return {e.key[0] for e in self.entries.values() if e.waiters}
 
     def jump_to(self, key: Key) -> None:
         """Select a handoff, widening the filter if it hides it."""
@@ -280,7 +280,7 @@ class ReviewScreen(Screen[None]):
             self._show_detail(self.current_entry())
         current = self._list.current
         for ref in merged.inspect:
-            self.feed.inspect(ref, urgent=(ref.run_dir, ref.id) == current)
+            self.feed.inspect(ref, urgent=key_of(ref) == current)
 
     def on_inspected(self, message: Inspected) -> None:
         current = self._list.current

@@ -18,7 +18,7 @@ from handoff_gate.cli.report_text import print_report
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.handoff_file import inspect_file
 from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.store.filesystem import is_run
+from handoff_gate.gates.store.filesystem import FilesystemStore, is_run
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
@@ -48,7 +48,8 @@ def inspect_path(
     stem = path.name.removesuffix(".json")
     in_run = path.parent.name == "handoffs" and is_run(path.parent.parent)
     if schema is None and in_run and ID_PATTERN.match(stem) and path.suffix == ".json":
-        return inspect_in_run(path.parent.parent, stem, contracts, policy=rules)
+        run = str(path.parent.parent)
+        return inspect_in_run(run, stem, contracts, policy=rules, store=FilesystemStore())
     if schema is None and not _is_envelope(path):
         print(
             f"hint: {flat(str(path))} is not a stored handoff; for a bare payload, name its "

@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
     run = existing_run(args.run_dir, where)
     try:
         decision = decide(
+            where,
             run,
             args.handoff_id,
             args.action,
@@ -38,7 +39,6 @@ def run(args: argparse.Namespace) -> int:
             expected_sha256=args.sha256.lower() if args.sha256 else None,
             key=signing_key(args),
             policy=policy(args),
-            store=where,
             on_warning=_warn,
         )
     except DecisionRefused as exc:

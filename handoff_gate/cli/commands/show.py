@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from handoff_gate.cli.errors import OK, flat
 from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
 from handoff_gate.cli.report_text import print_report
-from handoff_gate.cli.status import HandoffStatus, status_of
-from handoff_gate.gates.store.filesystem import ref_of
+from handoff_gate.cli.status import to_json
+from handoff_gate.gates.run.standing import Standing, standing
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 
 
-def _print_decision(status: HandoffStatus) -> None:
+def _print_decision(status: Standing) -> None:
     print(f"state: {status.state.value}")
-    d = status.decision
-    if status.problem is not None:
+    d = status.named
+    if status.problem:
         print(f"decision: UNUSABLE  {flat(status.problem)}")
     elif d is None:
         print("decision: none")
@@ -29,24 +29,23 @@ def _print_decision(status: HandoffStatus) -> None:
             print(f"  category {d.category.value}")
         if d.reason:
             print(f"  reason {flat(d.reason)}")
-    print(f"waiter: {'a wait is blocked on it' if status.waiter else 'nobody is waiting'}")
+    print(f"waiter: {'a wait is blocked on it' if status.waiters else 'nobody is waiting'}")
 
 
 def run(args: argparse.Namespace) -> int:
     contracts = registry(args.schemas)
     where = store(args)
     run = existing_handoff(args.run_dir, args.handoff_id, where)
-    status = status_of(
-        ref_of(Path(run), args.handoff_id), contracts, store=where, policy=policy(args)
-    )
+    status = standing(where, HandoffRef(run, args.handoff_id), contracts, policy=policy(args))
     if args.json:
+        named = status.named
         body = {
-            **status.to_json(),
-            "decision": status.decision.model_dump(mode="json") if status.decision else None,
+            **to_json(status),
+            "decision": named.model_dump(mode="json") if named else None,
             "report": status.report.to_json(),
         }
         print(json.dumps(body, ensure_ascii=True, indent=2))
         return OK
-    print_report(f"{status.run}/{args.handoff_id}", status.report)
+    print_report(f"{status.run_name}/{args.handoff_id}", status.report)
     _print_decision(status)
     return OK

@@ -13,13 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-from typing import Any
 
 from handoff_gate.cli.errors import OK, UsageError, one_line, os_problem, unknown_schema
 from handoff_gate.cli.inputs import policy, read_input, registry, signing_key, store
 from handoff_gate.gates.run.placement import producer_principal
-from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.run.submit import Signing, submit
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible
@@ -46,8 +44,6 @@ def _warn(message: str) -> None:
 
 def _create_run(run: str, where: RunStore) -> None:
     """Make the run if it is missing and say so on stderr, once, with where it is."""
-    if where.is_local and Path(run).exists() and not Path(run).is_dir():
-        raise UsageError(f"cannot submit: {visible(run)} is not a directory")
     try:
         made = where.create(run)
     except PermissionError as exc:
@@ -55,15 +51,15 @@ def _create_run(run: str, where: RunStore) -> None:
     except (ValueError, OSError) as exc:
         raise UsageError(f"cannot submit: {one_line(exc)}") from exc
     if made:
-        print(f"new run {visible(where.locate(run))}", file=sys.stderr)
+        print(f"new run {visible(where.run_label(run))}", file=sys.stderr)
 
 
-def _signing(args: argparse.Namespace, where: RunStore) -> dict[str, Any]:
+def _signing(args: argparse.Namespace) -> Signing | None:
     """``submit``'s signing arguments: the key and the producer it signs as (the policy
     must name the key's principal among the phase's producers)."""
     key = signing_key(args)
     if key is None:
-        return {}
+        return None
     rules = policy(args)
     if rules is None:
         raise UsageError("--key signs the handoff as a producer the policy names: give --policy")
@@ -71,7 +67,7 @@ def _signing(args: argparse.Namespace, where: RunStore) -> dict[str, Any]:
         signer = producer_principal(key, rules, args.phase)
     except (ValueError, OSError, SigningError) as exc:
         raise UsageError(f"cannot sign: {one_line(exc)}") from exc
-    return {"key": key, "signer": signer}
+    return Signing(key, signer)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,10 +80,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
     where = store(args)
     payload = read_input(args.payload)
-    signing = _signing(args, where)
+    signing = _signing(args)
     _create_run(args.run_dir, where)
     try:
         ref = submit(
+            where,
             args.run_dir,
             payload,
             phase=args.phase,
@@ -98,9 +95,8 @@ def run(args: argparse.Namespace) -> int:
             refusal=args.refusal,
             registry=contracts,
             allow_unknown_schema=args.allow_unknown_schema,
-            store=where,
+            signing=signing,
             on_warning=_warn,
-            **signing,
         )
     except PermissionError as exc:
         raise os_problem("submit into", args.run_dir, exc) from exc

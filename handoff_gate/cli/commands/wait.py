@@ -60,7 +60,7 @@ def _changed_message(handoff_id: str, who: str, result: WaitResult) -> str:
 
 
 def _notifier(
-    run: str, handoff_id: str, notify: str | None, *, local: bool
+    run_label: str, handoff_id: str, notify: str | None
 ) -> Callable[[Report], None] | None:
     """What ``--notify`` runs once the wait starts blocking (never for a decided handoff)."""
     if not notify:
@@ -70,7 +70,7 @@ def _notifier(
     phase = handoff_id.split("-", 1)[1]
 
     def announce(report: Report) -> None:
-        Notifier(notify, notify_env(run, handoff_id, phase, report.verdict.value, local=local))
+        Notifier(notify, notify_env(run_label, handoff_id, phase, report.verdict.value))
 
     return announce
 
@@ -111,9 +111,7 @@ def _looked(pickup: Pickup) -> WaitResult | None:
         return None
 
 
-def _blocked(
-    pickup: Pickup, args: argparse.Namespace, stop: threading.Event, *, local: bool
-) -> WaitResult:
+def _blocked(pickup: Pickup, args: argparse.Namespace, stop: threading.Event) -> WaitResult:
     """No decision yet: load the blocking wait (and with it the watcher) and go on from
     the first look, keeping its deadline and the refusals it already reported."""
     from handoff_gate.gates.run.waiting import wait_after  # only a wait that blocks
@@ -122,7 +120,7 @@ def _blocked(
         pickup,
         poll=args.poll,
         stop_event=stop,
-        on_block=_notifier(pickup.run, args.handoff_id, args.notify, local=local),
+        on_block=_notifier(pickup.store.run_label(pickup.run), args.handoff_id, args.notify),
     )
 
 
@@ -146,7 +144,7 @@ def _waited(
     )
     result = _looked(pickup)
     if result is None:
-        result = _blocked(pickup, args, stop, local=where.is_local)
+        result = _blocked(pickup, args, stop)
     return result
 
 

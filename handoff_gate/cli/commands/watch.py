@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
 from handoff_gate.gates.contracts.spec import ENV_VAR
-from handoff_gate.gates.store.select import StoreURLError, store_for
+from handoff_gate.gates.store.select import STORE_ENV, StoreURLError, listed_store
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.tui.review_app import header_name, run_review
 
@@ -34,18 +34,15 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> int:
+    url = os.environ.get(STORE_ENV, "") if args.store is None else args.store
     try:
-        where = store_for(getattr(args, "store", None))
+        where = listed_store(url, args.root, "watch")
     except StoreURLError as exc:
         raise UsageError(str(exc)) from exc
-    if where.is_local and not args.root:
-        raise UsageError("watch needs ROOT: a run directory or a folder of runs")
-    if not where.is_local and args.root:
-        raise UsageError("with a database store, watch takes no ROOT: it shows every run")
     key, policy = _signing(args)
     spec = os.environ.get(ENV_VAR, "") if args.schemas is None else args.schemas
     registry = _registry(spec)
-    remote = None if where.is_local else where
+    remote = None if args.root else where
     return run_review(
         Path(args.root) if args.root else None,
         _loader(registry, reviewer=args.reviewer, key=key, policy=policy, store=remote),

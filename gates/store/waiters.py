@@ -1,5 +1,6 @@
-"""Who is blocked on a handoff: one small record per live ``wait``, so a reviewer can tell
-a waiting pipeline from one that gave up.
+"""Who is blocked on a handoff in a run folder: one small record per live ``wait``, so a
+reviewer can tell a waiting pipeline from one that gave up (``FilesystemStore.waiting``
+and ``waiters``).
 
 ``RUN_DIR/waiters/{handoff}.{pid}`` holds the waiter's pid and start time. It is written
 when a wait starts blocking and removed when it ends, however it ends. A record whose
@@ -11,12 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
-from handoff_gate.gates.run.audit import now_iso
+from handoff_gate.gates.store.base import WaiterRecord
 from handoff_gate.gates.store.durable import atomic_write, inside, read_bounded
 from handoff_gate.gates.vocab.ids import validate_id
 
@@ -25,22 +25,15 @@ WAITERS = "waiters"
 _MAX_RECORD_BYTES = 256
 
 
-@dataclass(frozen=True, slots=True)
-class Waiter:
-    """A process blocked on a handoff since ``started`` (ISO-8601 UTC)."""
-
-    pid: int
-    started: str
-
-
 def _record_path(run_dir: Path, handoff_id: str, pid: int) -> Path:
     return inside(run_dir, WAITERS, f"{validate_id(handoff_id)}.{pid}")
 
 
 @contextmanager
-def registered(run_dir: Path, handoff_id: str) -> Iterator[Waiter]:
-    """Record this process as waiting on ``handoff_id`` for the duration of the block."""
-    waiter = Waiter(os.getpid(), now_iso())
+def registered(run_dir: Path, handoff_id: str, started: str) -> Iterator[WaiterRecord]:
+    """Record this process as waiting on ``handoff_id`` (since ``started``) for the
+    duration of the block."""
+    waiter = WaiterRecord(os.getpid(), started)
     path = _record_path(run_dir, handoff_id, waiter.pid)
     path.parent.mkdir(exist_ok=True)
     body = {"pid": waiter.pid, "started": waiter.started}
@@ -62,7 +55,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _read(path: Path) -> Waiter | None:
+def _read(path: Path) -> WaiterRecord | None:
     try:
         value = json.loads(read_bounded(path, _MAX_RECORD_BYTES))
     except (OSError, ValueError):
@@ -74,10 +67,10 @@ def _read(path: Path) -> Waiter | None:
         return None
     if not isinstance(started, str) or not path.name.endswith(f".{pid}"):
         return None
-    return Waiter(pid, started)
+    return WaiterRecord(pid, started)
 
 
-def live_waiters(run_dir: Path, handoff_id: str) -> list[Waiter]:
+def live_waiters(run_dir: Path, handoff_id: str) -> list[WaiterRecord]:
     """The processes currently waiting on ``handoff_id``, oldest first; stale records skipped.
 
     A pid can be reused after its waiter died without cleaning up; that rare case reads
@@ -97,3 +90,29 @@ def live_waiters(run_dir: Path, handoff_id: str) -> list[Waiter]:
             if waiter is not None and _alive(waiter.pid):
                 found.append(waiter)
     return sorted(found, key=lambda w: (w.started, w.pid))
+
+
+def waiters_in(
+    run_dir: Path, ids: Collection[str] | None = None
+) -> dict[str, tuple[WaiterRecord, ...]]:
+    """The live waiters of each handoff (of ``ids``, or all) in the run that has any.
+
+    One directory read; a record's process is checked only for ids that have one, so a
+    run nobody waits on costs a failed ``scandir``.
+    """
+    try:
+        with os.scandir(run_dir / WAITERS) as found:
+            names = [item.name for item in found]
+    except OSError:
+        return {}
+    named = {name.rpartition(".")[0] for name in names if "." in name}
+    wanted = named if ids is None else named & set(ids)
+    out: dict[str, tuple[WaiterRecord, ...]] = {}
+    for handoff_id in sorted(wanted):
+        try:
+            live = live_waiters(run_dir, handoff_id)
+        except (OSError, ValueError):
+            continue
+        if live:
+            out[handoff_id] = tuple(live)
+    return out

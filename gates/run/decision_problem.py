@@ -39,7 +39,7 @@ def unusable_reason(exc: Exception) -> str:
     return f"not a valid decision file: {text}"
 
 
-def standing(
+def standing_of(
     report: Report, decision: Decided | None, problem: str = ""
 ) -> tuple[HandoffState, str]:
     """The state of a handoff and, for ``unusable``, why.

@@ -2,7 +2,7 @@
 
 An append-only check compares a handoff with the latest earlier handoff of a related
 contract. Finding it by reading every earlier envelope costs seconds in a run of 100k
-handoffs; instead ``submit`` appends each id to a small per-contract file,
+handoffs; instead the filesystem store appends each id it publishes to a small per-contract file,
 ``handoffs/.index/<sha256 of the schema id>``, and the lookup reads only those files.
 
 The entry is written *before* the handoff is published, so a crash or a lost race for a
@@ -22,8 +22,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from handoff_gate.gates.store.durable import inside
-from handoff_gate.gates.store.filesystem import HANDOFFS, list_handoffs
 from handoff_gate.gates.vocab.ids import ID_PATTERN
+
+#: The run's handoffs folder, which holds the index (``filesystem.HANDOFFS``).
+HANDOFFS = "handoffs"
 
 INDEX = ".index"
 #: How much of an index file is read at a time, from its end (about 70 ids): the id a
@@ -35,12 +37,12 @@ def _file(run_dir: Path, schema_id: str) -> Path:
     return inside(run_dir, HANDOFFS, INDEX, hashlib.sha256(schema_id.encode()).hexdigest())
 
 
-def start(run_dir: Path) -> bool:
-    """Whether the run keeps an index: created now when it has no handoff yet."""
+def start(run_dir: Path, *, empty: bool) -> bool:
+    """Whether the run keeps an index: created now when it has no handoff yet (``empty``)."""
     folder = run_dir / HANDOFFS / INDEX
     if folder.is_dir():
         return True
-    if not (run_dir / HANDOFFS).is_dir() or not list_handoffs(run_dir):
+    if empty:
         folder.mkdir(parents=True, exist_ok=True)
         return True
     return False

@@ -1,0 +1,282 @@
+"""``Gate``: the one object that owns a gate's configuration, in the style of an httpx Client.
+
+A Gate holds where runs live (a ``RunStore``), which contracts exist, the policy and the
+signing key, and hands them to every stage; nothing below it reads the environment or
+opens a store of its own. The environment (``HANDOFF_GATE_STORE``, ``_SCHEMAS``,
+``_POLICY``, ``_KEY``) is read once, when a Gate is made, for what was not given, just as
+the command line reads it for its options. A Gate closes the store it opened (a store
+passed in stays its owner's), so ``with Gate(url) as gate:`` leaves no connection behind.
+
+The module functions (``submit``, ``wait``, ``decide``...) are thin wrappers that make a
+Gate for one call, as ``httpx.get`` makes a Client: ``submit("runs/job-17", ...)`` is a
+Gate on the working directory (or the environment's store) submitting to the run
+``runs/job-17``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Unpack
+
+from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.contracts.spec import ENV_VAR as SCHEMAS_ENV
+from handoff_gate.gates.run import audit
+from handoff_gate.gates.run.audit_verify import verify_run
+from handoff_gate.gates.run.decision_record import Decision, read_decision
+from handoff_gate.gates.run.decisions import decide as decide_in
+from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
+from handoff_gate.gates.run.placement import producer_principal
+from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.run.standing import Standing, standing
+from handoff_gate.gates.run.submit import About, Payload, Signing
+from handoff_gate.gates.run.submit import submit as submit_to
+from handoff_gate.gates.run.waiting import wait_after
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.select import STORE_ENV, store_at, store_for
+from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.signing_key import SigningKey
+from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
+from handoff_gate.gates.vocab.report import Report
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+#: Environment defaults for the policy and the signing key, as the CLI's options have.
+POLICY_ENV, KEY_ENV = "HANDOFF_GATE_POLICY", "HANDOFF_GATE_KEY"
+
+StoreSpec = str | os.PathLike[str] | RunStore
+Reporter = Callable[[str], None]
+
+
+class Gate:
+    """A gate over one store: submit, decide, wait and look, with one configuration.
+
+    ``store``: a folder of runs, a ``postgresql://`` URL, or a ``RunStore`` (``None``:
+    ``$HANDOFF_GATE_STORE``, else run folders named by their paths from the working
+    directory). ``contracts``: a loaded registry or a spec (``None``:
+    ``$HANDOFF_GATE_SCHEMAS``). ``policy`` and ``key``: objects or file paths (``None``:
+    ``$HANDOFF_GATE_POLICY`` and ``$HANDOFF_GATE_KEY``; unset, none).
+    """
+
+    def __init__(
+        self,
+        store: StoreSpec | None = None,
+        *,
+        contracts: Registry | str | None = None,
+        policy: Policy | str | os.PathLike[str] | None = None,
+        key: SigningKey | str | os.PathLike[str] | None = None,
+    ) -> None:
+        env = os.environ
+        self._owns_store = not _is_store(store)
+        if store is None:
+            self.store = store_for(env.get(STORE_ENV, ""))
+        elif _is_store(store):
+            self.store = store  # type: ignore[assignment]
+        else:
+            self.store = store_at(store)  # type: ignore[arg-type]
+        if contracts is None or isinstance(contracts, str):
+            spec = env.get(SCHEMAS_ENV, "") if contracts is None else contracts
+            contracts = load_registry(spec)
+        self.contracts: Registry = contracts
+        policy = env.get(POLICY_ENV) or None if policy is None else policy
+        self.policy = Policy.load(Path(policy)) if isinstance(policy, str | os.PathLike) else policy
+        key = env.get(KEY_ENV) or None if key is None else key
+        self.key = SigningKey(Path(key)) if isinstance(key, str | os.PathLike) else key
+
+    def __enter__(self) -> Gate:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the store this Gate opened; one it was given is its owner's to close."""
+        if self._owns_store:
+            self.store.close()
+
+    def submit(
+        self,
+        run: str | os.PathLike[str],
+        payload: Payload,
+        *,
+        phase: str,
+        schema_id: str,
+        idempotency_key: str | None = None,
+        allow_unknown_schema: bool = False,
+        signer: str | None = None,
+        on_warning: Reporter | None = None,
+        **about: Unpack[About],
+    ) -> HandoffRef:
+        """Store ``payload`` as the run's next handoff (``gates.run.submit.submit``).
+
+        It is signed as ``signer`` with the Gate's key, or, with a key and a policy and
+        no ``signer``, as the producer of ``phase`` the policy lets the key sign as
+        (``ValueError`` if none): what ``handoff-gate submit --key --policy`` does.
+        """
+        return submit_to(
+            self.store,
+            run,
+            payload,
+            phase=phase,
+            schema_id=schema_id,
+            registry=self.contracts,
+            idempotency_key=idempotency_key,
+            allow_unknown_schema=allow_unknown_schema,
+            signing=self._signing(phase, signer),
+            on_warning=on_warning,
+            **about,
+        )
+
+    def _signing(self, phase: str, signer: str | None) -> Signing | None:
+        if signer is not None:
+            if self.key is None:
+                raise ValueError("signing a handoff needs both a key and the signer's name")
+            return Signing(self.key, signer)
+        if self.key is None or self.policy is None:
+            return None
+        return Signing(self.key, producer_principal(self.key, self.policy, phase))
+
+    def decide(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        action: Action | str,
+        *,
+        reason: str | None = None,
+        category: Category | str | None = None,
+        reviewer: str | None = None,
+        expected_sha256: str | None = None,
+        on_warning: Reporter | None = None,
+    ) -> Decision:
+        """Record a decision (``gates.run.decisions.decide``), signed with the Gate's key
+        under its policy. A ``HandoffRef`` from ``submit`` binds it to the bytes that
+        were submitted: if the handoff changed since, nothing is written."""
+        if expected_sha256 is None and isinstance(ref_or_id, HandoffRef) and ref_or_id.sha256:
+            expected_sha256 = ref_or_id.sha256
+        return decide_in(
+            self.store,
+            run,
+            ref_or_id,
+            action,
+            registry=self.contracts,
+            reason=reason,
+            category=category,
+            reviewer=reviewer,
+            expected_sha256=expected_sha256,
+            key=self.key,
+            policy=self.policy,
+            on_warning=on_warning,
+        )
+
+    def pickup(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        *,
+        timeout: float | None = None,
+        on_refused: Reporter = print_refusal,
+    ) -> Pickup:
+        """A wait's first look (``gates.run.pickup``), for a caller that looks before it
+        decides to block (``handoff-gate wait``)."""
+        return Pickup(
+            run,
+            ref_or_id,
+            registry=self.contracts,
+            timeout=timeout,
+            policy=self.policy,
+            store=self.store,
+            on_refused=on_refused,
+        )
+
+    def wait(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        *,
+        timeout: float | None = None,
+        poll: bool = False,
+        stop_event: threading.Event | None = None,
+        on_block: Callable[[Report], None] | None = None,
+        on_refused: Reporter = print_refusal,
+    ) -> WaitResult:
+        """Block until the handoff is decided (``gates.run.waiting.wait``)."""
+        pickup = self.pickup(run, ref_or_id, timeout=timeout, on_refused=on_refused)
+        return wait_after(pickup, poll=poll, stop_event=stop_event, on_block=on_block)
+
+    async def wait_async(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        *,
+        timeout: float | None = None,
+        poll: bool = False,
+        on_block: Callable[[Report], None] | None = None,
+        on_refused: Reporter = print_refusal,
+    ) -> WaitResult:
+        """``wait`` for asyncio (``gates.run.waiting_async.wait_async``)."""
+        # Deferred: asyncio loads only for a pipeline that waits from a coroutine.
+        from handoff_gate.gates.run.waiting_async import wait_async
+
+        return await wait_async(
+            run,
+            ref_or_id,
+            store=self.store,
+            registry=self.contracts,
+            timeout=timeout,
+            poll=poll,
+            on_block=on_block,
+            policy=self.policy,
+            on_refused=on_refused,
+        )
+
+    def standing(self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str) -> Standing:
+        """Where the handoff stands now: state, verdict, decisions, waiters (never raises)."""
+        return standing(
+            self.store,
+            HandoffRef.of(os.fspath(run), handoff_id_of(ref_or_id)),
+            self.contracts,
+            policy=self.policy,
+        )
+
+    def inspect(self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str) -> Report:
+        """The handoff's report in its run (never raises: a failure is a blocked report)."""
+        return inspect_in_run(
+            run, handoff_id_of(ref_or_id), self.contracts, policy=self.policy, store=self.store
+        )
+
+    def read_decision(
+        self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str
+    ) -> Decision | None:
+        """The unsigned decision record of a handoff, if any (``DecisionCorrupt``: unusable)."""
+        return read_decision(os.fspath(run), handoff_id_of(ref_or_id), self.store)
+
+    def runs(self) -> list[str]:
+        """Every run in the store."""
+        return self.store.runs()
+
+    def handoffs(self, run: str | os.PathLike[str]) -> list[HandoffRef]:
+        """The run's handoffs in sequence order."""
+        where = os.fspath(run)
+        return [HandoffRef(where, handoff_id) for handoff_id in self.store.handoff_ids(where)]
+
+    def audit_events(self, run: str | os.PathLike[str]) -> list[dict[str, Any]]:
+        """The run's audit events in order."""
+        return audit.audit_events(run, self.store)
+
+    def verify(self, run: str | os.PathLike[str]) -> list[str]:
+        """Every problem with the run's history, one line each; empty means intact."""
+        return verify_run(run, self.store, self.policy)
+
+
+def _is_store(value: object) -> bool:
+    """Whether a ``Gate``'s ``store`` argument is a store object rather than a place."""
+    return value is not None and not isinstance(value, str | os.PathLike)

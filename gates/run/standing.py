@@ -1,0 +1,124 @@
+"""A handoff's standing: its report, state, decisions, producer and waiters, in one look.
+
+``list``, ``show``, the TUI and ``Gate.standing`` all ask this one function, so they
+agree on every handoff: the same state, and under a quorum the same approvers in the
+same order (the order they approved in, ``quorum``). The handoff's bytes are read and
+its envelope parsed once (the report), and the decision records settled once against
+that report. It never raises: what cannot be read is a state of its own (``blocked``
+or ``unusable``, with the problem in words a reviewer can act on).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.run.decision_problem import standing_of, unusable_reason
+from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
+from handoff_gate.gates.run.phase_rule import NoRule, rule_of
+from handoff_gate.gates.run.quorum import Settlement, settle
+from handoff_gate.gates.run.report_in_run import blocked_report, inspect_in_run
+from handoff_gate.gates.store.base import RunStore, WaiterRecord
+from handoff_gate.gates.vocab.findings import Code
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+from handoff_gate.gates.vocab.report import Report
+from handoff_gate.gates.vocab.states import HandoffState, state_of
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy, Rule
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """Where one handoff stands now.
+
+    ``decision`` is the deciding record once the handoff is decided (the reject, or the
+    first approval), ``None`` while it waits; ``decisions`` every record that counts so
+    far (the approvals of a quorum in the order they were made). ``problem`` says why a
+    handoff is ``unusable``, or why nobody may decide it (no policy rule); ``waiters``
+    the processes blocked on it (``None``: the store cannot tell).
+    """
+
+    ref: HandoffRef
+    run_name: str
+    report: Report
+    state: HandoffState
+    decision: Decision | None = None
+    decisions: tuple[Decision, ...] = ()
+    problem: str = ""
+    waiters: tuple[WaiterRecord, ...] | None = None
+    rule: Rule | None = None
+    producer: str | None = None
+    refused: tuple[str, ...] = ()
+
+    @property
+    def named(self) -> Decision | None:
+        """The record a one-line view names: the deciding one, else the first approval."""
+        return self.decision or (self.decisions[0] if self.decisions else None)
+
+
+def standing(
+    store: RunStore,
+    ref: HandoffRef,
+    registry: Registry,
+    *,
+    policy: Policy | None = None,
+) -> Standing:
+    """Inspect the handoff in its run and settle its decisions, trusting neither."""
+    try:
+        name = store.run_name(ref.run)
+        report = inspect_in_run(ref.run, ref.id, registry, policy=policy, store=store)
+    except Exception as exc:  # fail closed: a store that went away is shown, never approves
+        report = blocked_report(Code.INTERNAL_ERROR, f"could not inspect {ref.id}: {exc!r}")
+        return Standing(ref, ref.run, report, HandoffState.BLOCKED)
+    base = Standing(ref, name, report, state_of(report, None), waiters=_waiters(store, ref))
+    try:
+        if policy is None:
+            return _unsigned(store, base, registry)
+        return _signed(store, base, registry, policy)
+    except Exception as exc:  # a store that failed mid-way: show it, never approve
+        problem = f"the decisions cannot be read: {exc}"
+        return replace(base, state=HandoffState.UNUSABLE, problem=problem)
+
+
+def _waiters(store: RunStore, ref: HandoffRef) -> tuple[WaiterRecord, ...] | None:
+    try:
+        found = store.waiters(ref.run, [ref.id])
+    except (OSError, ValueError):
+        return ()
+    return None if found is None else found.get(ref.id, ())
+
+
+def _unsigned(store: RunStore, base: Standing, registry: Registry) -> Standing:
+    """Without a policy: the one unsigned record, if it is usable and for these bytes."""
+    try:
+        found = settle(store, base.ref.run, base.ref.id, registry, None, base.report)
+    except DecisionCorrupt as exc:
+        return replace(base, state=HandoffState.UNUSABLE, problem=unusable_reason(exc))
+    decision = found.decisions[0] if found.decisions else None
+    state, problem = standing_of(base.report, decision)
+    return replace(base, state=state, decision=decision, decisions=found.decisions, problem=problem)
+
+
+def _signed(store: RunStore, base: Standing, registry: Registry, policy: Policy) -> Standing:
+    """Under a policy: the quorum of signed records, the producer and the refusals."""
+    ref = base.ref
+    try:
+        rule = rule_of(policy, ref.id)
+    except NoRule as exc:
+        return replace(base, state=HandoffState.BLOCKED, problem=str(exc))
+    try:
+        found: Settlement = settle(store, ref.run, ref.id, registry, policy, base.report)
+    except OSError as exc:
+        if store.decision_records(ref.run, ref.id):
+            problem = f"the handoff cannot be read, so its decisions cannot be checked: {exc}"
+            return replace(base, state=HandoffState.UNUSABLE, rule=rule, problem=problem)
+        return replace(base, rule=rule)
+    counted = replace(
+        base, rule=rule, producer=found.producer, refused=found.refused, decisions=found.decisions
+    )
+    if found.outcome is None:
+        return counted
+    decision = found.decisions[0] if found.decisions else None
+    return replace(counted, state=found.outcome, decision=decision)
