@@ -231,3 +231,13 @@ def test_a_bad_lock_bound_refuses_before_writing(tmp_path: Path, value: str) -> 
     assert done.returncode == 2
     assert f"{LOCK_TIMEOUT_ENV} must be a number of seconds" in _one_line(done.stderr)
     assert not (run / "decisions" / f"{hid}.json").exists()
+
+
+def test_a_line_whose_event_is_not_a_string_is_reported_not_raised(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    submit(run)
+    with (run / audit.AUDIT_FILE).open("a") as log:
+        log.write('{"event": ["decision_written"], "prev": "0"}\n')
+    done = _gate("audit", str(run), "--verify")
+    assert done.returncode == 1, done.stderr
+    assert "line 2: unknown event ['decision_written']" in done.stdout
