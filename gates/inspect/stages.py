@@ -16,10 +16,8 @@ and anything unexpected (a bug here, a contract hook that raises) becomes an
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
-import threading
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
@@ -163,38 +161,12 @@ def inspect(
     except Exception as exc:
         return failed_report(b"", schema_id, exc)
     try:
-        with CollectorPaused():
-            _inspect(
-                draft, data, registry, previous, finish_reason, refusal, upstream_payload, max_bytes
-            )
-            return draft.report()
+        _inspect(
+            draft, data, registry, previous, finish_reason, refusal, upstream_payload, max_bytes
+        )
+        return draft.report()
     except Exception as exc:
         return failed_report(data, schema_id, exc)
-
-
-class CollectorPaused:
-    """Pause the cyclic garbage collector while a payload is parsed and validated, in a
-    process that runs no other thread.
-
-    A 5 MB payload allocates about a million containers, none of them in cycles; with
-    the collector running, each allocation burst triggers full traversals of all of
-    them, which costs more than the parsing itself. The collector is process-wide, so
-    with another thread running (the TUI's screen, a pipeline's own work) it is left
-    alone. It is restored on every exit path, and only re-enabled if it was enabled
-    before. A plain class, not a generator context manager: on a 2 KB payload that
-    machinery was a measurable share.
-    """
-
-    __slots__ = ("enabled",)
-
-    def __enter__(self) -> None:
-        self.enabled = gc.isenabled() and threading.active_count() == 1
-        if self.enabled:
-            gc.disable()
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled:
-            gc.enable()
 
 
 def failed_report(data: bytes, schema_id: str | None, exc: Exception) -> Report:

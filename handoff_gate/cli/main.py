@@ -10,14 +10,11 @@ they use at the top.
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import math
 import os
 import sys
-import threading
 from collections.abc import Callable, Sequence
-from types import ModuleType
 from typing import Any
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, UsageError, flat
@@ -320,40 +317,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _command_module(name: str) -> ModuleType:
-    """The command's module, imported with the cyclic garbage collector paused when no
-    other thread runs (it is process-wide).
-
-    Loading a command loads pydantic and builds validators: tens of thousands of
-    long-lived objects and no garbage, which the collector would traverse some sixty
-    times on the way (about 10 ms, a third of what a pipeline command adds to a bare
-    pydantic script).
-    """
-    paused = gc.isenabled() and threading.active_count() == 1
-    if paused:
-        gc.disable()
-    try:
-        return importlib.import_module(COMMANDS[name])
-    finally:
-        if paused:
-            gc.enable()
-
-
-def console() -> int:
-    """The ``handoff-gate`` executable: ``main``, in a process that ends when it returns.
-
-    Its last step is ``gc.freeze()``. The interpreter's exit ends with one more full
-    collection over every object still alive (pydantic's schemas, the loaded modules),
-    which cost each command about 12 ms, as much as its own work; frozen objects are
-    skipped. The rest of exit is unchanged (``atexit`` hooks run, threads are joined,
-    modules are torn down); only objects caught in reference cycles, which that
-    collection would have freed, are left to the operating system.
-    """
-    code = main()
-    gc.freeze()
-    return code
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (argparse errors become 2, never a traceback)."""
     for stream in (sys.stdout, sys.stderr):
@@ -369,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"handoff-gate {command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
     try:
-        return int(_command_module(args.command).run(args))
+        return int(importlib.import_module(COMMANDS[args.command]).run(args))
     except (UsageError, StoreError) as exc:
         print(f"handoff-gate {args.command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
