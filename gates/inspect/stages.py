@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
@@ -46,37 +47,22 @@ DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 REFUSAL_QUOTE_LIMIT = 4000
 
 
+@dataclass
 class _Draft:
-    """A report under construction (a plain class: defining a dataclass costs start-up)."""
+    """A report under construction."""
 
-    __slots__ = (
-        "contract",
-        "delivered",
-        "findings",
-        "model",
-        "partial",
-        "payload",
-        "raw_text",
-        "schema_id",
-        "secret",
-        "secret_hits",
-        "sha256",
-        "size",
-    )
-
-    def __init__(self, sha256: str, size: int, schema_id: str | None) -> None:
-        self.sha256 = sha256
-        self.size = size
-        self.schema_id = schema_id
-        self.findings: list[Finding] = []
-        self.raw_text = ""
-        self.payload: Any = None
-        self.partial = False
-        self.delivered: dict[str, Any] | None = None
-        self.contract: type[BaseModel] | None = None
-        self.model: BaseModel | None = None
-        self.secret = False
-        self.secret_hits: tuple[strings.Hit, ...] = ()
+    sha256: str
+    size: int
+    schema_id: str | None
+    findings: list[Finding] = field(default_factory=list)
+    raw_text: str = ""
+    payload: Any = None
+    partial: bool = False
+    delivered: dict[str, Any] | None = None
+    contract: type[BaseModel] | None = None
+    model: BaseModel | None = None
+    secret: bool = False
+    secret_hits: tuple[strings.Hit, ...] = ()
 
     def block(self, code: Code, message: str, path: str = "") -> None:
         self.findings.append(Finding(code, path, Severity.BLOCK, message))
@@ -100,7 +86,7 @@ class _Draft:
     def _mask(self) -> None:
         """Keep no secret in full anywhere in the report; it is blocked anyway."""
         self.findings = [
-            f._replace(path=_mask_path(f.path), message=mask_secrets(f.message))
+            replace(f, path=_mask_path(f.path), message=mask_secrets(f.message))
             for f in self.findings
         ]
         self.raw_text = _masked_text(self.raw_text)
