@@ -11,6 +11,7 @@ import pytest
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.audit import Event
 from handoff_gate.gates.run.submit import submit
+from handoff_gate.gates.store.log_chain import GENESIS
 
 
 def _lines(run: Path) -> list[str]:
@@ -25,8 +26,8 @@ def _append_many(run: str, count: int) -> None:
 def test_events_chain_from_genesis(tmp_path: Path) -> None:
     first = audit.append(tmp_path, Event.HANDOFF_SUBMITTED, handoff="0001-a")
     second = audit.append(tmp_path, Event.DECISION_WRITTEN, handoff="0001-a")
-    assert first["prev"] == audit.GENESIS
-    assert second["prev"] != audit.GENESIS
+    assert first["prev"] == GENESIS
+    assert second["prev"] != GENESIS
     assert [e["event"] for e in audit.read_events(tmp_path)] == [
         "handoff_submitted",
         "decision_written",

@@ -135,7 +135,7 @@ def test_headless_demo_prints_what_to_type_and_removes_its_workspace(tmp_path: P
     demo = start_demo(env=env)
     try:
         assert demo.stdout is not None
-        lines = []
+        lines: list[str] = []
         while not any("decide" in line and "approve" in line for line in lines):
             line = demo.stdout.readline()
             assert line, f"demo ended before printing a decide command: {lines}"

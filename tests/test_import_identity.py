@@ -56,7 +56,7 @@ def test_a_top_level_folder_cannot_be_imported_by_its_bare_name(package: str) ->
 
 
 def _imported_names(path: Path) -> set[str]:
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
