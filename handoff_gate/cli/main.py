@@ -1,10 +1,10 @@
 """The composition root of ``handoff-gate``: the argument parser and a dispatch table.
 
-This is the one place that defers imports: parsing needs only the vocabulary, and
-``main`` then imports just the module of the command being run (``commands.watch`` is
-the only one that loads Textual, ``commands.submit`` loads no inspection), so every
-command starts as fast as what it actually uses allows. Command modules import what
-they use at the top.
+Parsing needs only the vocabulary, and ``main`` then imports just the module of the
+command being run (``commands.watch`` is the only one that loads Textual,
+``commands.submit`` loads no inspection), so every command starts as fast as what it
+actually uses allows. This is one of the places where loading is deferred, all listed
+once in docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from trust_helpers import Keys
 
-from handoff_gate.gates.trust.policy import Policy, PolicyError, Rule, digest_of, policy_digest
+from handoff_gate.gates.trust.policy import Policy, PolicyError, Rule, policy_digest
 
 GOOD = """\
 allowed_signers = "keys/allowed_signers"
@@ -137,14 +137,13 @@ def test_missing_policy_file(tmp_path: Path) -> None:
 def test_the_digest_pins_both_files(folder: Path, keys: Keys) -> None:
     path = folder / "policy.toml"
     signers = folder / "keys" / "allowed_signers"
-    first = digest_of(path)
-    assert first == Policy.load(path).digest
+    first = Policy.load(path).digest
     assert first == policy_digest(path.read_bytes(), signers.read_bytes())
     path.write_text(GOOD + "\n")
-    second = digest_of(path)
+    second = Policy.load(path).digest
     assert second != first
     signers.write_text(signers.read_text() + f"bob {keys.public(keys.bob)}\n")
-    third = digest_of(path)
+    third = Policy.load(path).digest
     assert len({first, second, third}) == 3
 
 
@@ -154,7 +153,7 @@ def test_the_digest_is_the_documented_shell_construction(folder: Path) -> None:
         '"$(sha256sum < keys/allowed_signers | cut -c1-64)" | sha256sum | cut -c1-64'
     )
     done = subprocess.run(["sh", "-c", script], cwd=folder, capture_output=True, check=True)
-    assert done.stdout.decode().strip() == digest_of(folder / "policy.toml")
+    assert done.stdout.decode().strip() == Policy.load(folder / "policy.toml").digest
 
 
 def test_the_digest_frames_its_inputs() -> None:
