@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run import audit
@@ -55,12 +56,10 @@ class Outcome(StrEnum):
     CHANGED = "changed"
 
 
-class Settlement(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Settlement:
     """``outcome`` is ``None`` while the wait must go on; ``decisions`` are the ones that
-    count (valid approvals so far, or the reject); ``refused`` one line per ignored record.
-
-    A named tuple rather than a frozen dataclass: as immutable, and about 0.4 ms less
-    to define on the start-up of every ``wait``."""
+    count (valid approvals so far, or the reject); ``refused`` one line per ignored record."""
 
     outcome: Outcome | None
     decisions: tuple[Decision, ...] = ()
