@@ -25,6 +25,7 @@ from handoff_gate.gates.inspect import strings
 from handoff_gate.gates.inspect.secret_patterns import ALL_KINDS, mask_secrets
 from handoff_gate.gates.inspect.stages import (
     DEFAULT_MAX_BYTES,
+    CollectorPaused,
     failed_report,
     inspect,
 )
@@ -51,7 +52,8 @@ def inspect_handoff(
     run need not parse the file first to learn the contract.
     """
     try:
-        return _inspect_handoff(file_bytes, registry, previous, previous_for, max_bytes)
+        with CollectorPaused():
+            return _inspect_handoff(file_bytes, registry, previous, previous_for, max_bytes)
     except Exception as exc:
         return failed_report(file_bytes, None, exc)
 
