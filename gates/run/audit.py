@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
@@ -41,30 +41,12 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@runtime_checkable
-class Rehearsal(Protocol):
-    """A store whose first append costs more than the next, and that can do all of an
-    append's work without keeping it (a database: a transaction rolled back)."""
-
-    def rehearse_event(self, run: str, event: Mapping[str, Any]) -> None:
-        """Everything ``append_event`` does, then undone."""
-        ...
-
-
 def append(
     run: str | os.PathLike[str], event: Event, *, store: RunStore, **fields: Any
 ) -> dict[str, Any]:
     """Append one event to the run's log and return it as written."""
     record = {"event": event.value, "at": now_iso(), **fields}
     return store.append_event(os.fspath(run), record)
-
-
-def rehearse(run: str | os.PathLike[str], event: Event, *, store: RunStore, **fields: Any) -> None:
-    """Do what ``append`` would, keeping nothing, on a store that can (``Rehearsal``);
-    on any other store (the filesystem) nothing happens. For a caller that knows it will
-    append later and is idle now: its real append then runs warm."""
-    if isinstance(store, Rehearsal):
-        store.rehearse_event(os.fspath(run), {"event": event.value, "at": now_iso(), **fields})
 
 
 def log_lines(run: str | os.PathLike[str], store: RunStore) -> Iterator[LogLine]:

@@ -252,19 +252,18 @@ class PostgresStore:
                 raise StoreRefused(f"the store refused a read: {one_line(exc)}") from None
         raise AssertionError("unreachable")
 
-    def _write(self, run: str, work: Callable[[Conn], T], *, keep: bool = True) -> T:
+    def _write(self, run: str, work: Callable[[Conn], T]) -> T:
         """Run ``work`` in one transaction holding the run's lock.
 
         A connection that died while idle fails at the lock, before anything is written,
         so that one attempt is repeated on a fresh connection; a failure after it leaves
         the outcome unknown (the commit may have happened) and is reported as such.
-        ``keep=False`` rolls the transaction back instead of committing it.
         """
         for attempt in (1, 2):
             conn = self._connection()
             locked = False
             try:
-                with conn.transaction(force_rollback=not keep):
+                with conn.transaction():
                     lock_run(conn, run)
                     locked = True
                     return work(conn)
@@ -501,26 +500,6 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise StoreRefused(f"the database refused the write: {one_line(exc)}") from None
         return True
-
-    def rehearse_event(self, run: str, event: Mapping[str, Any]) -> None:
-        """Run the statements of ``append_event`` and roll them back: nothing is kept.
-
-        A connection's first append is several times slower than the next (the server
-        compiles the numbering trigger and plans the foreign-key check once per
-        connection, and the client's code paths are cold). A waiter rehearses the one
-        append it will make while it is idle, not after the decision it waits for.
-        """
-        validate_run_id(run)
-
-        def work(conn: Conn) -> None:
-            row = conn.execute(_LAST_EVENT, (run,)).fetchone()
-            number, line, _ = _next_line(row, event)
-            insert_event(conn, run, number, line)
-
-        try:
-            self._write(run, work, keep=False)
-        except errors.ForeignKeyViolation:
-            raise RunMissing(f"no run {run!r} in the store") from None
 
     @staticmethod
     def _append(conn: Conn, run: str, event: Mapping[str, Any]) -> dict[str, Any]:

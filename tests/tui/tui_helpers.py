@@ -19,6 +19,7 @@ from textual.pilot import Pilot
 
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.model import Entry
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 FIXED_TIME = "2026-01-15T09:30:00.000Z"
@@ -87,6 +88,13 @@ async def settle(pilot: Pilot[Any], condition: Callable[[], bool], timeout: floa
     while not condition():
         assert time.monotonic() < deadline, "condition not reached in time"
         await pilot.pause(0.02)
+
+
+def cursor_entry(app: HandoffGateApp) -> Entry:
+    """The handoff under the list's cursor; the test fails if the cursor is on none."""
+    entry = app.current_entry()
+    assert entry is not None, "the cursor is on no handoff"
+    return entry
 
 
 def all_inspected(app: HandoffGateApp) -> bool:
