@@ -37,7 +37,7 @@ from handoff_gate.gates.store.base import (
     WaiterRecord,
 )
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
-from handoff_gate.gates.store.lock_bound import lock_timeout
+from handoff_gate.gates.store.lock_bound import LockTimeout
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import ID_PATTERN, PRINCIPAL_PATTERN, validate_id
@@ -305,18 +305,30 @@ class FilesystemStore:
         data: bytes,
         event: Mapping[str, Any],
     ) -> dict[str, Any]:
-        """Publish the decision file first, then log it: a crash in between leaves a
-        decision without its event, which ``audit --verify`` reports; never an event
-        for a decision that does not exist. The lock bound is read first, so a bad
-        setting refuses the decision instead of leaving it unlogged."""
-        lock_timeout()
+        """Publish the decision file, then log it, under the log's ``flock``.
+
+        Holding the lock from before the file appears keeps the log causal: a waiter that
+        sees the file logs ``wait_returned`` only after this ``decision_written``. A crash
+        in between leaves a decision without its event, which ``audit --verify`` reports;
+        never an event for a decision that does not exist. When another process holds the
+        lock past the bound, the decision is still published (a held lock must not stop a
+        veto from being recorded) and ``LockTimeout`` says it was not logged.
+        """
         run_dir = self._dir(run)
         (run_dir / DECISIONS).mkdir(exist_ok=True)
+        target = self._decision_path(run_dir, handoff_id, principal)
+        path = run_dir / AUDIT_FILE
+        fd = log_file.open_log(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:
-            exclusive_create(self._decision_path(run_dir, handoff_id, principal), data)
-        except FileExistsError as exc:
-            raise DecisionExists(f"{handoff_id} is already decided") from exc
-        return self.append_event(run, event)
+            try:
+                log_file.lock(fd, path)
+            except LockTimeout:
+                _publish(target, handoff_id, data)
+                raise
+            _publish(target, handoff_id, data)
+            return _append_locked(fd, event)
+        finally:
+            os.close(fd)
 
     @staticmethod
     def _decision_path(run_dir: Path, handoff_id: str, principal: str | None) -> Path:
@@ -349,15 +361,9 @@ class FilesystemStore:
         fd = log_file.open_log(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:
             log_file.lock(fd, path)
-            end = os.lseek(fd, 0, os.SEEK_END)
-            last = log_file.last_line(fd, end)
-            torn = end > 0 and os.pread(fd, 1, end - 1) != b"\n"
-            line, record = chained_line(last, event)
-            os.write(fd, (b"\n" if torn else b"") + line + b"\n")
-            os.fsync(fd)
+            return _append_locked(fd, event)
         finally:
             os.close(fd)
-        return record
 
     def log_bytes(self, run: str) -> bytes:
         """The whole log (empty if there is none), refusing anything but a regular file."""
@@ -399,3 +405,25 @@ class FilesystemStore:
         self, run: str, handoff_ids: Collection[str] | None = None
     ) -> dict[str, tuple[WaiterRecord, ...]]:
         return waiters.waiters_in(self._dir(run), handoff_ids)
+
+
+def _publish(target: Path, handoff_id: str, data: bytes) -> None:
+    """Create the decision record exclusively: one writer per slot, ever."""
+    target.parent.mkdir(exist_ok=True)
+    try:
+        exclusive_create(target, data)
+    except FileExistsError as exc:
+        raise DecisionExists(f"{handoff_id} is already decided") from exc
+
+
+def _append_locked(fd: int, event: Mapping[str, Any]) -> dict[str, Any]:
+    """Append one chained line to the log open (and ``flock``ed) on ``fd``; a torn last
+    line (a writer killed mid-append) is closed with a newline first and stays for
+    ``verify`` to report. Only the log's tail is read back (``log_file.last_line``)."""
+    end = os.lseek(fd, 0, os.SEEK_END)
+    last = log_file.last_line(fd, end)
+    torn = end > 0 and os.pread(fd, 1, end - 1) != b"\n"
+    line, record = chained_line(last, event)
+    os.write(fd, (b"\n" if torn else b"") + line + b"\n")
+    os.fsync(fd)
+    return record
