@@ -6,10 +6,11 @@ behaviour): any writer of the run directory can approve, which ``no_policy_warni
 Under a policy only signed decisions count, each in its principal's own exclusive record.
 A record is **refused** (ignored, and reported so wait can print and audit it) when it is
 unsigned, badly signed, signed by a key ``allowed_signers`` does not list for its
-principal, made by a principal who is not an approver of the phase, made by the
-handoff's own producer, or bound to another run, handoff or sha256. Of what remains, one
-reject rejects; ``required`` distinct approvals approve, provided the bytes still inspect
-as approvable.
+principal or whose validity window excludes the verifier's clock (now, not the
+``decided_at`` the record claims: a signer chooses that), made by a principal who is not
+an approver of the phase, made by the handoff's own producer, or bound to another run,
+handoff or sha256. Of what remains, one reject rejects; ``required`` distinct approvals
+approve, provided the bytes still inspect as approvable.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from handoff_gate.gates.run.decision_record import (
     DecisionCorrupt,
     DecisionMisplaced,
     parse_decision,
-    parse_stamp,
     run_name_of,
 )
 from handoff_gate.gates.run.phase_rule import rule_of
@@ -87,8 +87,7 @@ def check_signed(
         return "made for other bytes (sha256 differs)"
     try:
         statement = decision.statement(slot, decision.log_head)
-        at = parse_stamp(decision.decided_at)
-        policy.signers.verify(statement, decision.signature, slot, at=at)
+        policy.signers.verify(statement, decision.signature, slot)  # key valid now
     except (SignatureError, StatementError, ValueError) as exc:
         return f"signature: {exc}"
     if slot not in rule.approvers:

@@ -31,7 +31,9 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 
 from handoff_gate.gates.trust.signers import AllowedSigners, AllowedSignersError
@@ -169,6 +171,11 @@ class Policy:
             seen.add(rule.phase)
         digest = policy_digest(policy_bytes, signers_bytes)
         return cls(path, signers_path, signers, rules, digest)
+
+    def at_clock(self, clock: Callable[[], datetime]) -> Policy:
+        """The same policy, judging its keys' validity windows by ``clock`` (default:
+        now), as every verifier under it does: the waiter, ``decide`` and the TUI."""
+        return replace(self, signers=self.signers.at_clock(clock))
 
     def rule_for(self, phase: str) -> Rule | None:
         """The first rule matching ``phase``, or None when no rule covers it."""
