@@ -143,7 +143,7 @@ def decide(
     principal = None
     if key is not None and policy is not None and rule is not None:
         principal = principal_for(key, policy, rule, reviewer)
-    who = principal if reviewer is None and principal is not None else reviewer
+    who = principal if principal is not None else reviewer  # a signed record names its signer
     who = default_reviewer() if who is None else who.strip()
     if not who or len(who) > 200 or has_unsafe(who) or "\n" in who or "\t" in who:
         raise ValueError("the reviewer name must be 1-200 printable characters on one line")

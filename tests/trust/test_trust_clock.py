@@ -9,23 +9,18 @@ and files it the way decide would. A pinned wait must not deliver it, and
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from cli_helpers import cli, submit
-from trust_helpers import Keys, ssh_keygen_sign
+from trust_helpers import Keys, forge_decision
 
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.audit import now_iso
 from handoff_gate.gates.run.audit_verify import verify_run
-from handoff_gate.gates.run.decision_record import Decision
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.quorum import Outcome, settle
-from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.store.filesystem import FilesystemStore
-from handoff_gate.gates.store.log_chain import line_hash
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 
@@ -52,38 +47,6 @@ def _trust(tmp_path: Path, keys: Keys, window: str) -> Path:
     return trust / "policy.toml"
 
 
-def _forge(run: Path, hid: str, key: Path, principal: str, decided_at: str) -> None:
-    """A signed approval dated ``decided_at``, filed and logged as decide would."""
-    report = inspect_in_run(run, hid, REGISTRY, store=STORE)
-    log_head = line_hash(STORE.log_bytes(str(run)).splitlines()[-1])
-    unsigned = Decision(
-        handoff=hid,
-        run=run.name,
-        action="approve",
-        reviewer=principal,
-        decided_at=decided_at,
-        sha256=report.sha256,
-        verdict=report.verdict,
-        principal=principal,
-        log_head=log_head,
-    )
-    signature = ssh_keygen_sign(key, unsigned.statement(principal, log_head))
-    signed = unsigned.model_copy(update={"signature": signature})
-    event = {
-        "event": "decision_written",
-        "at": now_iso(),
-        "handoff": hid,
-        "action": "approve",
-        "category": None,
-        "reviewer": principal,
-        "principal": principal,
-        "sha256": report.sha256,
-        "verdict": report.verdict.value,
-    }
-    data = json.dumps(signed.model_dump(mode="json")).encode()
-    STORE.create_decision(str(run), hid, principal, data, event)
-
-
 @pytest.mark.parametrize(
     ("window", "decided_at", "problem"),
     [(REVOKED, BACKDATED, "backdated"), (NOT_YET, FORWARD_DATED, "forward-dated")],
@@ -94,7 +57,7 @@ def test_a_record_dated_inside_its_keys_window_does_not_approve(
     policy = _trust(tmp_path, keys, window)
     run = tmp_path / "run"
     hid = submit(run)
-    _forge(run, hid, keys.alice, "alice", decided_at)
+    forge_decision(run, hid, keys.alice, "alice", decided_at)
     digest = cli("policy", str(policy)).stdout.split("sha256 ")[-1].strip()
     pinned = ("--policy", str(policy), "--policy-sha256", digest)
     waited = cli("wait", str(run), hid, "--timeout", "0.5", *pinned)
@@ -112,7 +75,7 @@ def test_the_verifiers_clock_is_a_parameter(tmp_path: Path, keys: Keys) -> None:
     policy = Policy.load(_trust(tmp_path, keys, NOT_YET))
     run = tmp_path / "run"
     hid = submit(run)
-    _forge(run, hid, keys.alice, "alice", FORWARD_DATED)
+    forge_decision(run, hid, keys.alice, "alice", FORWARD_DATED)
     assert settle(STORE, run, hid, REGISTRY, policy).outcome is None
     in_2031 = policy.at_clock(lambda: datetime(2031, 7, 1, tzinfo=UTC))
     assert settle(STORE, run, hid, REGISTRY, in_2031).outcome is Outcome.APPROVED
