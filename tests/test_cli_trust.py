@@ -7,7 +7,9 @@ approver's key, and that the pipeline pins the policy it waits under.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -123,6 +125,24 @@ def test_decide_binds_to_the_reviewed_bytes(tmp_path: Path) -> None:
     wrong = cli("decide", str(run), hid, "approve", "--sha256", "0" * 64)
     assert wrong.returncode == 1 and "changed since it was reviewed" in wrong.stderr
     assert cli("decide", str(run), hid, "approve", "--sha256", sha256).returncode == 0
+
+
+def test_decide_says_which_digest_when_given_the_payloads(tmp_path: Path) -> None:
+    """``check plan.json`` prints the payload's sha256; decide binds to the handoff
+    file's. Given the first, decide says so and names the second, instead of 'changed'."""
+    run = tmp_path / "run"
+    hid = submit(run)
+    payload = tmp_path / "plan.json"
+    payload.write_bytes(PLAN_BYTES)
+    bare = cli("check", str(payload), "--schema", "plan/v1").stdout.split("sha256 ")[1].split()[0]
+    stored = cli("check", str(run / "handoffs" / f"{hid}.json"))
+    stored_sha = stored.stdout.split("sha256 ")[1].split()[0]
+    assert bare != stored_sha
+    given = cli("decide", str(run), hid, "approve", "--sha256", bare)
+    assert given.returncode == 1
+    assert "names the payload's sha256" in given.stderr and stored_sha in given.stderr
+    assert "changed" not in given.stderr
+    assert cli("decide", str(run), hid, "approve", "--sha256", stored_sha).returncode == 0
 
 
 def test_audit_prints_the_history_and_verify_finds_a_tampered_log(tmp_path: Path) -> None:
@@ -274,3 +294,52 @@ def test_a_malformed_decide_digest_is_an_argument_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "64 hex digits" in done.stderr
     assert list((run / "decisions").iterdir()) == []
+
+
+def _with_policy_env(policy: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HANDOFF_GATE_POLICY": str(policy)}
+    command = [sys.executable, "-m", "handoff_gate.cli", *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=BOUND)
+
+
+def test_an_unsigned_decide_under_a_policy_is_refused_saying_a_key_is_needed(
+    tmp_path: Path, policy: Path
+) -> None:
+    run = tmp_path / "run"
+    hid = submit(run)
+    for done in (
+        cli("decide", str(run), hid, "approve", "--policy", str(policy)),
+        _with_policy_env(policy, "decide", str(run), hid, "approve"),
+    ):
+        assert done.returncode == 1, done.stderr
+        assert "only signed decisions count" in done.stderr and "--key" in done.stderr
+        assert "approved" not in done.stdout
+    assert list((run / "decisions").iterdir()) == []
+    refused = [e for e in read_events(run) if e["event"] == "decision_refused"]
+    assert len(refused) == 2 and "only signed decisions count" in refused[0]["why"]
+
+
+def test_a_key_that_is_not_an_approver_is_refused_in_the_audit_log(
+    tmp_path: Path, keys: dict[str, Path], policy: Path
+) -> None:
+    run = tmp_path / "run"
+    hid = submit(run)
+    assert _decide(run, hid, keys["mallory"], policy).returncode == 1
+    refused = [e for e in read_events(run) if e["event"] == "decision_refused"]
+    assert [e["handoff"] for e in refused] == [hid]
+    assert "who may: alice, bob" in refused[0]["why"]
+
+
+def test_list_and_show_under_the_environments_policy_report_its_standing(
+    tmp_path: Path, keys: dict[str, Path], policy: Path
+) -> None:
+    run = tmp_path / "run"
+    hid = submit(run)
+    assert _decide(run, hid, keys["alice"], policy).returncode == 0  # one of two
+    listed = _with_policy_env(policy, "list", str(run), "--json")
+    assert [row["state"] for row in json.loads(listed.stdout)] == ["pending"]
+    shown = _with_policy_env(policy, "show", str(run), hid)
+    assert "state: pending" in shown.stdout
+    assert _decide(run, hid, keys["bob"], policy).returncode == 0
+    listed = _with_policy_env(policy, "list", str(run), "--json")
+    assert [row["state"] for row in json.loads(listed.stdout)] == ["approved"]
