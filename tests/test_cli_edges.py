@@ -209,7 +209,7 @@ def test_every_option_has_help_and_defaults_are_shown() -> None:
         for action in sub._actions:
             assert action.help, f"{name} {action.dest} has no help"
     watch_help = commands["watch"].format_help()
-    assert "(default: pending)" in " ".join(watch_help.split())
+    assert "(default: open)" in " ".join(watch_help.split())
 
 
 def test_watch_read_only_is_parsed() -> None:

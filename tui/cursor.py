@@ -1,23 +1,38 @@
-"""Where the list's cursor goes after a decision, and stepping between handoffs that wait.
+"""Where the list's cursor goes: on start, after a decision, and stepping between handoffs.
 
-Pure functions over the entries and the keys listed, so the rules are read in one place:
-after a decision the next handoff of the same run that needs a person, else the next run;
-a background refresh never chooses a row.
+Pure functions over the entries and the keys listed, so the rules are read in one place.
+They follow where the work is: a handoff this reviewer can decide now (``Entry.decidable``,
+from ``gates.view.decidable``). On start the cursor goes to the oldest of them, one a
+pipeline is waiting on first; after a decision to the next one of the same run, else
+the next run's; ``n``/``p`` step between them. Blocked and decided handoffs stay listed,
+reachable with the arrow keys, but never chosen for the reader. Row order never changes
+for any of this.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 
 from handoff_gate.tui.model import Entry, Key
 
 
+def start_target(entries: dict[Key, Entry], listed: Sequence[Hashable]) -> Key | None:
+    """Where the cursor starts: the oldest listed handoff this reviewer can decide now
+    that a pipeline is waiting on, else the oldest one that can be decided; ``None``
+    (stay on the first row) when none can. The list is newest first, so the oldest is
+    the last such row."""
+    decidable = [e for e in _listed_entries(entries, reversed(listed)) if e.decidable]
+    waited = [e for e in decidable if e.waiters]
+    first = (waited or decidable)[:1]
+    return first[0].key if first else None
+
+
 def next_after(entries: dict[Key, Entry], listed: Sequence[Hashable], decided: Key) -> Key | None:
     """Where the cursor goes after a decision: the next handoff of the same run that
-    needs a person (by sequence, wrapping), else the first one of the next run."""
+    can be decided (by sequence, wrapping), else the first one of the next run."""
     run_dir = decided[0]
     shown = set(listed)
-    open_ = [e for e in entries.values() if e.waiting and e.key != decided and e.key in shown]
+    open_ = [e for e in entries.values() if e.decidable and e.key != decided and e.key in shown]
     seq = entries[decided].ref.seq if decided in entries else 0
     same = sorted((e for e in open_ if e.ref.run_dir == run_dir), key=lambda e: e.ref.seq)
     if same:
@@ -31,11 +46,18 @@ def next_after(entries: dict[Key, Entry], listed: Sequence[Hashable], decided: K
 def step_waiting(
     entries: dict[Key, Entry], keys: Sequence[Hashable], cursor: int, direction: int
 ) -> Key | None:
-    """The next (``direction`` 1) or previous (-1) listed handoff needing a decision,
-    wrapping around; ``None`` when no other one does."""
+    """The next (``direction`` 1) or previous (-1) listed handoff this reviewer can decide
+    now, wrapping around; ``None`` when no other one can be."""
     for step in range(1, len(keys)):
         key = keys[(cursor + direction * step) % len(keys)]
         entry = entries.get(key) if isinstance(key, tuple) else None
-        if entry is not None and entry.waiting:
+        if entry is not None and entry.decidable:
             return entry.key
     return None
+
+
+def _listed_entries(entries: dict[Key, Entry], keys: Iterable[Hashable]) -> Iterator[Entry]:
+    for key in keys:
+        entry = entries.get(key) if isinstance(key, tuple) else None
+        if entry is not None:
+            yield entry

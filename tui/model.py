@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.store.filesystem import HandoffRef
 from handoff_gate.gates.vocab.report import Report
-from handoff_gate.gates.vocab.states import ACTIONABLE, HandoffState, needs_person
+from handoff_gate.gates.vocab.states import HandoffState, needs_person
 
 if TYPE_CHECKING:
     from handoff_gate.gates.run.decision_record import Decision
@@ -27,14 +27,19 @@ Stamp = tuple[int, int, int]
 
 
 class Show(StrEnum):
-    """The list filter; ``pending`` lists what needs a person (blocked included), what
+    """The list filter; ``open`` lists what has no decision yet (pending and blocked), what
     changed after its decision and what has an unusable decision record (nobody can
-    decide those, but someone should notice)."""
+    decide those, but someone should notice). ``pending`` is the filter's former name,
+    still accepted (``--show pending``): the word now means only the state."""
 
-    PENDING = "pending"
+    OPEN = "open"
     REJECTED = "rejected"
     APPROVED = "approved"
     ALL = "all"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Show | None:
+        return cls.OPEN if value == "pending" else None
 
     def next(self) -> Show:
         members = list(Show)
@@ -101,6 +106,9 @@ class Entry:
     trust: Trust | None = None
     #: Start times of the live ``wait`` processes on it; ``None``: the store cannot tell.
     waiters: tuple[str, ...] | None = ()
+    #: Whether this reviewer can decide it now (``gates.view.decidable``); set by the
+    #: screen from each inspection, ``False`` until the first.
+    decidable: bool = False
     key: Key = field(init=False)
     run: str = field(init=False)
 
@@ -117,11 +125,6 @@ class Entry:
             return self.decision_stamp is None
         return needs_person(self.state)
 
-    @property
-    def actionable(self) -> bool:
-        """Whether a person can approve or reject it now (what the header counts)."""
-        return self.state in ACTIONABLE
-
 
 #: Decided, but someone should look: the bytes changed, or the record is broken.
 _NOTICE = frozenset({HandoffState.CHANGED, HandoffState.UNUSABLE})
@@ -135,7 +138,7 @@ def placement(entry: Entry, show: Show) -> tuple[bool, bool]:
 def shown(entry: Entry, show: Show) -> bool:
     if show is Show.ALL:
         return True
-    if show is Show.PENDING:
+    if show is Show.OPEN:
         return entry.waiting or entry.state in _NOTICE
     if show is Show.REJECTED:
         return entry.state is HandoffState.REJECTED

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from handoff_gate.gates.view.masking import refusal_said
 from handoff_gate.gates.vocab.actions import Action
-from handoff_gate.gates.vocab.findings import Code, Finding
+from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
 from handoff_gate.gates.vocab.safe_text import elide, preview, visible
 from handoff_gate.gates.vocab.states import HandoffState
@@ -39,10 +39,18 @@ FIELD_BADGES: dict[FieldState, tuple[str, str]] = {
     FieldState.DEFAULTED: ("DEFAULTED", "bold black on bright_cyan"),
     FieldState.MISSING: ("MISSING", "bold white on red"),
     FieldState.INVALID: ("INVALID", "bold white on red"),
-    FieldState.DROPPED: ("DROPPED", "bold white on bright_black"),
+    FieldState.DROPPED: ("DROPPED", "bold black on bright_magenta"),
     FieldState.SECRET: ("SECRET", "bold white on dark_orange3"),
     FieldState.UNSAFE: ("UNSAFE TEXT", "bold white on purple"),
 }
+
+#: A row with problems further down: its worst, with how many it holds.
+INSIDE_BADGES: dict[Severity, tuple[str, str]] = {
+    Severity.BLOCK: ("✗ {n} inside", "bold white on red"),
+    Severity.WARN: ("⚠ {n} inside", "bold black on yellow"),
+}
+#: Said after a dropped key's name, before its value: the contract does not allow it.
+DROPPED_NOTE = " (never delivered)"
 
 _VALUE_MIN = 16
 _DETAIL_LIMIT = 1500
@@ -123,33 +131,43 @@ def list_row(
 def field_label(row: FieldRow, width: int = 100) -> Text:
     """A field-tree line: state badges, path, value, message, fitted to ``width`` cells.
 
-    Badges come first so a state is never scrolled out of view; a long value is elided
-    with an explicit "…(+N chars)" that still fits on the line.
+    Badges come first so a state is never scrolled out of view, a row holding problems
+    further down says the worst of them and how many (never a plain "ok"); a long value
+    is elided with an explicit "…(+N chars)" that still fits on the line.
     """
-    states = row.states or (FieldState.OK,)
-    dropped = FieldState.DROPPED in states
     label = Text()
-    for state in states:
-        text, style = FIELD_BADGES[state]
+    for text, style in _badges(row):
         label.append(f" {text} ", style=style)
         label.append(" ")
-    label.append(safe(row.path or row.key, 60), style="bold strike" if dropped else "bold")
+    label.append(safe(row.path or row.key, 60), style="bold")
+    states = row.states or (FieldState.OK,)
+    if FieldState.DROPPED in states:
+        label.append(DROPPED_NOTE, style="bold magenta")
     label.append(": ")
     room = max(width - label.cell_len - _MARKER_ROOM, _VALUE_MIN)
     label.append_text(_value(row, states, room))
-    if dropped:
-        label.append("  never delivered", style="dim italic")
     if row.message:
         label.append(f"  {safe(row.message, _MESSAGE_LIMIT)}", style="italic red")
     return fit(label, width)
+
+
+def _badges(row: FieldRow) -> list[tuple[str, str]]:
+    """A row's state badges, then the worst problem inside it; "ok" only when neither the
+    row nor anything below it has a problem."""
+    states = [s for s in row.states if s is not FieldState.OK]
+    badges = [FIELD_BADGES[state] for state in states]
+    worst = row.worst_inside
+    if worst is not None:
+        text, style = INSIDE_BADGES[worst]
+        badges.append((text.format(n=row.blocking_inside + row.warnings_inside), style))
+    return badges or [FIELD_BADGES[FieldState.OK]]
 
 
 def field_detail(row: FieldRow) -> Text:
     """Everything about one field, wrapped over several lines: path, states, value, message."""
     states = row.states or (FieldState.OK,)
     text = Text.assemble(("field ", "dim"), (safe(row.path or row.key, 300), "bold"), "  ")
-    for state in states:
-        badge, style = FIELD_BADGES[state]
+    for badge, style in _badges(row):
         text.append(f" {badge} ", style=style)
         text.append(" ")
     text.append("\nvalue ", style="dim")
@@ -173,8 +191,6 @@ def _value(row: FieldRow, states: tuple[FieldState, ...], limit: int) -> Text:
         shown.stylize("dim")
     else:
         shown = Text(preview(row.value, limit))
-    if FieldState.DROPPED in states:
-        shown.stylize("strike")
     if FieldState.DEFAULTED in states and not row.message:
         return Text.assemble(("absent, default used: ", "italic"), shown)
     return shown

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.text import Text
 
+from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.model import Entry, Key, Show
 from handoff_gate.tui.render import BADGE_WIDTH, fit, list_row, safe
 
@@ -77,19 +78,26 @@ def topbar(
     scanned: bool,
     backlog: int,
     width: int,
+    new: int = 0,
 ) -> Text:
-    """The header: what is reviewed, what a person can act on (and how many of those
-    have a waiter, where the store can tell), the filter, the reviewer, progress."""
+    """The header: what is reviewed, what this reviewer can decide now (and how many of
+    those have a waiter, where the store can tell, and arrived while the cursor was
+    busy), how many are blocked, the filter, the reviewer, progress."""
     every = list(entries)
-    actionable = [e for e in every if e.actionable]
-    waited = f" · {sum(1 for e in actionable if e.waiters)} with a waiter" if count_waiters else ""
+    decidable = [e for e in every if e.decidable]
+    blocked = sum(1 for e in every if e.state is HandoffState.BLOCKED)
+    waited_count = sum(1 for e in decidable if e.waiters) if count_waiters else 0
+    waited = f" · {waited_count} with a waiter" if waited_count else ""
     bar = Text.assemble(
         (" handoff-gate ", "bold reverse"),
         " ",
         (" read-only ", "bold reverse") if read_only else "",
         " ",
         (safe(where, 30), "bold"),
-        f"  pending {len(actionable)}{waited}",
+        "  to decide ",
+        (str(len(decidable)), "bold"),
+        (f" · {new} new", "bold yellow") if new else "",
+        f" · blocked {blocked}{waited}",
         f"  showing {show.value} {listed}/{len(every)}",
         ("  reviewer ", "dim"),
         safe(reviewer, 20),

@@ -1,4 +1,4 @@
-"""The raw and diff bodies as lists of styled lines, built off the UI thread.
+"""The raw, diff and delivered bodies as lists of styled lines, built off the UI thread.
 
 Both show untrusted text, so every line is passed through ``gates.view.masking``:
 secrets are masked and escape and bidi characters become tokens.
@@ -13,6 +13,7 @@ from typing import Any
 from rich.text import Text
 
 from handoff_gate.gates.store.filesystem import HandoffRef, read_handoff_bytes
+from handoff_gate.gates.view.delivery import delivered_text
 from handoff_gate.gates.view.masking import display_lines
 from handoff_gate.gates.vocab.report import Report
 
@@ -36,6 +37,23 @@ def raw_view(ref: HandoffRef, report: Report) -> tuple[Text, list[Text]]:
         ("   unsafe characters shown as ⟨…⟩ tokens, secrets masked · v: back", "dim"),
     )
     return heading, [Text(line) for line in display_lines(source)]
+
+
+def delivered_view(report: Report) -> tuple[Text, list[Text]]:
+    """What the next phase would receive if approved now, byte for byte as ``wait --out``
+    writes it (``gates.view.delivery``); for a blocked handoff, that nothing would be."""
+    text = delivered_text(report)
+    if text is None:
+        heading = Text.assemble(
+            (" DELIVERED  nothing", "bold"),
+            ("   a blocked handoff cannot be approved · w: back", "dim"),
+        )
+        return heading, [Text("Nothing would reach the next phase.", style="dim italic")]
+    heading = Text.assemble(
+        (f" DELIVERED  {len(text.encode()):,} bytes", "bold"),
+        ("   what the next phase receives if approved now · w: back", "dim"),
+    )
+    return heading, [Text(line) for line in display_lines(text.rstrip("\n"))]
 
 
 def _comparable(report: Report) -> list[str]:

@@ -172,10 +172,10 @@ def _finish(
         states.add(implied)
     ordered = tuple(s for s in _ORDER if s in states) or (FieldState.OK,)
     messages = list(dict.fromkeys(f.message for f in found))
-    below = index.below.get(path)
-    if below is not None:
-        messages.append(_below_message(*below))
-    return FieldRow(path, key, value, ordered, "; ".join(messages), count)
+    blocking, warnings = index.below.get(path) or (0, 0)
+    if blocking or warnings:
+        messages.append(_below_message(blocking, warnings))
+    return FieldRow(path, key, value, ordered, "; ".join(messages), count, blocking, warnings)
 
 
 def _below_message(blocking: int, warnings: int) -> str:

@@ -37,7 +37,9 @@ class FieldRow(NamedTuple):
     ``value`` is the value as it arrived (or the default that was used, for a
     defaulted field; ``None`` for a missing one). It is untrusted: render it with
     ``gates.vocab.safe_text.visible`` and never as markup. ``child_count`` > 0 means the
-    row can be expanded with ``gates.view.fields.field_rows(report, row.path)``.
+    row can be expanded with ``gates.view.fields.field_rows(report, row.path)``;
+    ``blocking_inside`` and ``warnings_inside`` count the findings further down, so a
+    collapsed row can say what it hides.
     """
 
     path: str
@@ -46,6 +48,18 @@ class FieldRow(NamedTuple):
     states: tuple[FieldState, ...]
     message: str = ""
     child_count: int = 0
+    blocking_inside: int = 0
+    warnings_inside: int = 0
+
+    @property
+    def worst_inside(self) -> Severity | None:
+        """The worst finding below the row (block over warn; ``None``: nothing inside is
+        wrong), so a collapsed row never looks fine while it holds a blocking one."""
+        if self.blocking_inside:
+            return Severity.BLOCK
+        if self.warnings_inside:
+            return Severity.WARN
+        return None
 
 
 @dataclass(frozen=True)

@@ -260,9 +260,9 @@ def _add_watch(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reviewer", metavar="NAME", help="who decides (default: OS user@host)")
     p.add_argument(
         "--show",
-        choices=["pending", "rejected", "approved", "all"],
-        default="pending",
-        help="which handoffs the list starts with",
+        choices=["open", "rejected", "approved", "all", "pending"],
+        default="open",
+        help="which handoffs the list starts with (pending: the former name of open)",
     )
     p.add_argument("--poll", action="store_true", help="poll (network filesystems)")
     p.add_argument("--quiet", action="store_true", help="no terminal bell on new handoffs")

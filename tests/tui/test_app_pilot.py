@@ -16,6 +16,7 @@ from tui_helpers import (
     decide_as,
     make_app,
     notices,
+    placed,
     put,
     screen_text,
     settle,
@@ -149,15 +150,15 @@ async def test_n_and_p_jump_between_handoffs_waiting_for_a_decision(root, regist
     decide_as(root, "job-1", ids[2], "approve", registry)
     app = make_app(root, registry, show="all")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: all_inspected(app))
+        await settle(pilot, lambda: placed(app))
         current = lambda: app.current_entry().ref.id  # noqa: E731
-        assert current() == ids[3]
+        assert current() == ids[0], "the start is the oldest undecided one (listed last)"
         await pilot.press("n")
-        assert current() == ids[1]
+        assert current() == ids[3], "n wraps to the top"
         await pilot.press("n")
-        assert current() == ids[0]
+        assert current() == ids[1], "and skips the approved one"
         await pilot.press("p")
-        assert current() == ids[1]
+        assert current() == ids[3]
 
 
 @pytest.mark.parametrize("poll", [False, True], ids=["events", "polling"])
@@ -233,6 +234,9 @@ async def test_a_huge_file_is_blocked_unread(root, registry, monkeypatch):
         await settle(pilot, lambda: all_inspected(app))
         assert app.entries[(root / "job-1", small)].state is HandoffState.PENDING
         assert app.entries[(root / "job-1", huge)].state is HandoffState.BLOCKED
+        await settle(pilot, lambda: placed(app))
+        assert app.current_entry().ref.id == small, "the start is the one that can be decided"
+        await pilot.press("up")
         assert app.current_entry().ref.id == huge
         await settle(pilot, lambda: "oversize" in screen_text(app))
 
@@ -272,8 +276,8 @@ async def test_diff_compares_with_the_previous_handoff_of_the_same_phase(root, r
     put(root, "job-1", {**PLAN, "risks": ["The export may be late"]})
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: all_inspected(app))
-        assert app.current_entry().ref.id == "0003-plan"
+        await settle(pilot, lambda: placed(app))
+        app.jump_to((root / "job-1", "0003-plan"))
         await pilot.press("d")
         await settle(pilot, lambda: "DIFF" in screen_text(app))
         shown = screen_text(app)

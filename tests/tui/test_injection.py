@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from textual.widgets import Tree
-from tui_helpers import SIZE, all_inspected, make_app, notices, put, screen_text, settle
+from tui_helpers import SIZE, all_inspected, make_app, notices, placed, put, screen_text, settle
 
 from handoff_gate.gates.run.decision_record import read_decision
 from handoff_gate.tui.screens.approve import ApproveScreen
@@ -109,8 +109,8 @@ async def test_secrets_are_masked_in_fields_raw_view_and_diff(root, registry):
     )
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: all_inspected(app))
-        assert app.current_entry().ref.id == "0002-note"
+        await settle(pilot, lambda: placed(app))
+        app.jump_to((root / "job-1", "0002-note"))
         await settle(pilot, lambda: "SECRET" in screen_text(app))
         assert card not in screen_text(app)
         await pilot.press("v")

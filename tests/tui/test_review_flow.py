@@ -66,9 +66,9 @@ async def test_the_header_counts_only_what_a_person_can_decide(root, registry):
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot, lambda: all_inspected(app))
         # The header repaints at most every LIST_REFRESH_S during inspection: wait for it.
-        await settle(pilot, lambda: "pending 1 " in screen_text(app).splitlines()[0])
+        await settle(pilot, lambda: "to decide 1 · blocked 1 " in screen_text(app).splitlines()[0])
         await pilot.pause(0.2)
-        assert "pending 1 " in screen_text(app).splitlines()[0]
+        assert "to decide 1 · blocked 1 " in screen_text(app).splitlines()[0]
 
 
 async def test_after_a_decision_the_cursor_goes_to_the_same_run_then_the_next(root, registry):

@@ -9,7 +9,7 @@ import os
 
 import pytest
 from textual.widgets import Input
-from tui_helpers import PLAN, SIZE, all_inspected, decide_as, make_app, put, screen_text, settle
+from tui_helpers import PLAN, SIZE, decide_as, make_app, notices, placed, put, screen_text, settle
 
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
@@ -26,14 +26,14 @@ def _pin_times(root) -> None:
 
 
 def _snap(
-    snap_compare, root, registry, show="pending", run_before=None, size=SIZE, read_only=False
+    snap_compare, root, registry, show="open", run_before=None, size=SIZE, read_only=False
 ) -> bool:
     _pin_times(root)
     app = make_app(root, registry, show=show)
     app.read_only = read_only
 
     async def ready(pilot) -> None:
-        await settle(pilot, lambda: all_inspected(app))
+        await settle(pilot, lambda: placed(app))
         await settle(pilot, lambda: "inspecting" not in screen_text(app))
         if run_before is not None:
             await run_before(pilot)
@@ -178,3 +178,40 @@ def test_raw_view_at_80x24(snap_compare, root, registry):
 def test_read_only_at_80x24(snap_compare, root, registry):
     _review_root(root)
     assert _snap(snap_compare, root, registry, size=(80, 24), read_only=True)
+
+
+LONG_REASON = (
+    "Ships the customer's stored card number in constraints[1]; the executor must never "
+    "see payment data. Send the projection of the billing record only, and say which "
+    "fields the steps cite, so the next review can check them against the record."
+)
+
+
+def test_rejected_view_with_a_long_reason_at_80x24(snap_compare, root, registry):
+    """Looking back on 24 lines: who decided, when, the category and the start of the
+    reason are on the first screen, above the header and the blocking finding."""
+    card = {**PLAN, "constraints": ["Use the billing API", "card 4111 1111 1111 1111 on file"]}
+    rejected = put(root, "planner-to-executor", card)
+    decide_as(
+        root,
+        "planner-to-executor",
+        rejected,
+        "reject",
+        registry,
+        reason=LONG_REASON,
+        category="unsafe",
+    )
+    put(root, "planner-to-executor", PLAN)
+    assert _snap(snap_compare, root, registry, show="rejected", size=(80, 24), read_only=True)
+
+
+def test_a_notification_over_the_detail_at_80x24(snap_compare, root, registry):
+    """A toast stays in the lower part of the screen: the detail's first lines show."""
+    put(root, "job-1", PLAN)
+    put(root, "job-2", {"problem_statement": "Estimate churn"})
+
+    async def refused(pilot) -> None:
+        await pilot.press("up", "a")
+        await settle(pilot, lambda: "Approval refused" in notices(pilot.app))
+
+    assert _snap(snap_compare, root, registry, run_before=refused, size=(80, 24))

@@ -15,7 +15,8 @@ from cryptography.hazmat.primitives.serialization import (
     PrivateFormat,
     PublicFormat,
 )
-from tui_helpers import PLAN, all_inspected, decide_as, make_app, put, screen_text, settle
+from textual.widgets import Input
+from tui_helpers import PLAN, decide_as, make_app, placed, put, screen_text, settle
 
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
@@ -36,7 +37,7 @@ def _snap(snap_compare, app: HandoffGateApp, root: Path, run_before=None) -> boo
     _pin_times(root)
 
     async def ready(pilot) -> None:
-        await settle(pilot, lambda: all_inspected(app))
+        await settle(pilot, lambda: placed(app))
         await settle(pilot, lambda: "inspecting" not in screen_text(app))
         if run_before is not None:
             await run_before(pilot)
@@ -65,6 +66,8 @@ def test_palette_offers_actions(snap_compare, root, registry):
 
     async def palette(pilot) -> None:
         await pilot.press("ctrl+p")
+        await settle(pilot, lambda: bool(pilot.app.screen.query(Input)))
+        pilot.app.screen.query_one(Input).cursor_blink = False  # a blink is not a change
         await pilot.press(*"reject")
         await pilot.pause(0.3)
 

@@ -5,11 +5,12 @@ approvals so far and who signed the handoff. Real ed25519 keys made by ``ssh-key
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
-from tui_helpers import PLAN, SIZE, all_inspected, notices, screen_text, settle
+from tui_helpers import PLAN, SIZE, all_inspected, notices, placed, screen_text, settle
 
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
@@ -131,3 +132,37 @@ async def test_approvals_so_far_and_the_signer_are_shown_and_the_tui_signs(
     records = FilesystemStore().decision_records(str(root / "job-1"), handoff)
     assert set(records) == {"alice", "bob"}
     assert b'"signature"' in records["alice"]
+
+
+@pytest.mark.parametrize(("reviewer", "start"), [("alice", "job-2"), ("bob", "job-1")])
+async def test_the_cursor_starts_on_what_this_key_may_decide(
+    root, registry, keys, policy, reviewer, start
+):
+    """alice approved job-1 already, so her cursor starts on job-2; bob's on job-1, the
+    oldest; the header counts what each of them can still decide."""
+    first = _signed_plan(root, keys)
+    decide(
+        root / "job-1",
+        first,
+        "approve",
+        registry=registry,
+        key=SigningKey(keys["alice"]),
+        policy=policy,
+    )
+    second = submit(
+        root / "job-2",
+        json.dumps(PLAN).encode(),
+        phase="plan",
+        schema_id="plan/v1",
+        key=SigningKey(keys["planner"]),
+        signer="planner",
+    )
+    stamp = (root / "job-1" / "handoffs" / f"{first}.json").stat().st_mtime - 60
+    os.utime(root / "job-1" / "handoffs" / f"{first}.json", (stamp, stamp))
+    app = _app(root, registry, policy, keys[reviewer])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: placed(app))
+        assert app.current_entry().ref.run_dir.name == start
+        assert second.id == first  # each run numbers its own handoffs
+        count = 1 if reviewer == "alice" else 2
+        await settle(pilot, lambda: f"to decide {count} " in screen_text(app).splitlines()[0])

@@ -36,16 +36,16 @@ async def test_a_blocked_wait_is_shown_and_its_end_too(root, registry, monkeypat
         await settle(pilot, lambda: all_inspected(app))
         app.jump_to((root / "job-1", handoff))
         await settle(pilot, lambda: "nobody is waiting" in screen_text(app))
-        await settle(pilot, lambda: "pending 2 · 0 with a waiter" in _top(app))
+        await settle(pilot, lambda: "to decide 2 · blocked 0  " in _top(app))
         waiter = _wait(root, handoff)
         try:
             await settle(pilot, lambda: "a pipeline is waiting" in screen_text(app), 20)
-            await settle(pilot, lambda: "pending 2 · 1 with a waiter" in _top(app))
+            await settle(pilot, lambda: "to decide 2 · blocked 0 · 1 with a waiter" in _top(app))
         finally:
             waiter.terminate()
             waiter.wait(timeout=10)
         await settle(pilot, lambda: "nobody is waiting" in screen_text(app), 20)
-        await settle(pilot, lambda: "pending 2 · 0 with a waiter" in _top(app))
+        await settle(pilot, lambda: "to decide 2 · blocked 0  " in _top(app))
         killed = _wait(root, handoff)  # killed outright: its record stays behind
         try:
             await settle(pilot, lambda: "a pipeline is waiting" in screen_text(app), 20)

@@ -20,6 +20,7 @@ from textual.pilot import Pilot
 from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.run.submit import submit
 from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 FIXED_TIME = "2026-01-15T09:30:00.000Z"
 SIZE = (120, 35)
@@ -77,7 +78,7 @@ def decide_as(root: Path, run: str, handoff_id: str, action: str, registry: Any,
     decide(root / run, handoff_id, action, reviewer="alice", registry=registry, **kw)
 
 
-def make_app(root: Path, registry: Any, show: str = "pending") -> HandoffGateApp:
+def make_app(root: Path, registry: Any, show: str = "open") -> HandoffGateApp:
     return HandoffGateApp(root, registry, reviewer="alice", show=show, quiet=True)
 
 
@@ -91,6 +92,11 @@ async def settle(pilot: Pilot[Any], condition: Callable[[], bool], timeout: floa
 
 def all_inspected(app: HandoffGateApp) -> bool:
     return bool(app.entries) and all(e.state is not None for e in app.entries.values())
+
+
+def placed(app: HandoffGateApp) -> bool:
+    """Every handoff inspected and the cursor put where it starts (``cursor.start_target``)."""
+    return all_inspected(app) and not app.query_one(HandoffList).follow_top
 
 
 def screen_text(app: App[Any]) -> str:

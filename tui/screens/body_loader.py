@@ -1,4 +1,4 @@
-"""The detail's raw and diff bodies, built off the UI thread for the review screen.
+"""The detail's raw, diff and delivered bodies, built off the UI thread for the review screen.
 
 Making unsafe characters visible in a large payload, or diffing it with the run's
 previous handoff of the phase (which may have to be inspected again first), takes too
@@ -45,12 +45,14 @@ class BodyLoader:
         self._screen.run_worker(build, name="body", group="body", exclusive=True, thread=True)
 
     def _build(self, entry: Entry, body: Body, previous: Entry | None) -> None:
-        from handoff_gate.tui.textviews import diff_view, raw_view  # difflib: only when asked for
+        from handoff_gate.tui.textviews import delivered_view, diff_view, raw_view  # on demand
 
         report = entry.report
         if report is None:
             return
-        if previous is None:
+        if body is Body.DELIVERED:
+            title, lines = delivered_view(report)
+        elif previous is None:
             title, lines = raw_view(entry.ref, report)
         else:
             before = previous.report or self._feed.inspect_once(previous.ref).report

@@ -91,6 +91,10 @@ class DecisionFlow:
             described = safe(self._core.describe(message.decision), 300)
             self._screen.notify(f"{message.key[1]}: {described}", markup=False)
 
+    def say_read_only(self) -> None:
+        """Why a deciding key does nothing in a read-only review."""
+        self._tell(READ_ONLY)
+
     def _tell(self, notice: Notice) -> None:
         self._screen.notify(
             notice.message, title=notice.title, severity=notice.severity, markup=False

@@ -21,10 +21,14 @@ EXTRA_KEYS = (
 )
 
 STATES = (
-    ("PENDING", "approvable, waiting for a decision (counted in the header)"),
-    ("BLOCKED", "cannot be approved; reject it or fix it upstream"),
+    ("to decide", "the header's count: pending handoffs this reviewer can decide now"),
+    ("PENDING", "no decision yet, approvable; n and p step between those you can decide"),
+    ("BLOCKED", "no decision yet, cannot be approved; reject it or fix it upstream"),
     ("APPROVED / REJECTED", "decided; the decision shows its reviewer, reason and time"),
     ("CHANGED", "the file changed after its decision: the decision no longer applies"),
+    ("UNUSABLE", "the decision record itself is invalid: decided, never an approval"),
+    ("open", "the default filter: pending, blocked, changed and unusable handoffs"),
+    ("DROPPED", "a key the contract does not allow: shown, never delivered (w: what is)"),
 )
 
 

@@ -22,9 +22,10 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from handoff_gate.gates.view.decidable import decidable_now
 from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
-from handoff_gate.tui.cursor import next_after, step_waiting
+from handoff_gate.tui.cursor import next_after, start_target, step_waiting
 from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.heap import HeapFreeze
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
 
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
+#: From this many columns the rejected list widens for its decision columns.
+WIDE_DECISIONS = 120
 
 
 class ReviewScreen(Screen[None]):
@@ -54,18 +57,32 @@ class ReviewScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "Approve", tooltip="approve the selected handoff (asks first)"),
         Binding("r", "reject", "Reject", tooltip="reject with a reason and a category"),
-        Binding("v", "raw", "Raw", tooltip="the exact text, unsafe characters made visible"),
+        Binding("n", "next_waiting", "Next", tooltip="next handoff you can decide now"),
+        Binding("p", "previous_waiting", "Prev", show=False, tooltip="previous one to decide"),
+        Binding(
+            "w",
+            "delivered",
+            "Delivered",
+            tooltip="what the next phase receives if approved now, as wait delivers it",
+        ),
+        Binding(
+            "v", "raw", "Raw", show=False, tooltip="the exact text, unsafe characters made visible"
+        ),
         Binding("d", "diff", "Diff", tooltip="diff with the run's previous handoff of the phase"),
-        Binding("n", "next_waiting", "Next pending", tooltip="next handoff needing a decision"),
-        Binding("p", "previous_waiting", "Prev pending", tooltip="previous one needing one"),
-        Binding("f", "filter", "Filter", tooltip="cycle pending → rejected → approved → all"),
+        Binding("f", "filter", "Filter", tooltip="cycle open → rejected → approved → all"),
         Binding("R", "show_rejected", "Rejected", show=False, tooltip="list rejected handoffs"),
         Binding("o", "open_value", "Full value", show=False, tooltip="the field's whole value"),
         Binding("question_mark", "help", "Help", tooltip="this help"),
+        # Tried when approve and reject are not offered: says why instead of nothing.
+        Binding("a,r", "refuse_read_only", show=False),
     ]
+    #: What a read-only review does not offer (hidden from the footer, help and palette).
+    DECIDING: ClassVar[frozenset[str]] = frozenset({"approve", "reject"})
+    #: Never offered: the stand-in for the deciding keys of a read-only review.
+    STAND_IN = "refuse_read_only"
 
     #: The list filter; every assignment repaints the list.
-    show: reactive[Show] = reactive(Show.PENDING, init=False, always_update=True)
+    show: reactive[Show] = reactive(Show.OPEN, init=False, always_update=True)
     #: The handoff the list's cursor is on (``None``: no handoff row).
     selected: reactive[Key | None] = reactive(None, init=False, always_update=True)
     #: What the detail's body shows; raw and diff are set once their lines are ready.
@@ -101,6 +118,15 @@ class ReviewScreen(Screen[None]):
         self._decisions = DecisionFlow(self, core, feed)
         self._bodies = BodyLoader(self, feed)
         self._follow = RunFollow()
+        #: Where the start rule put the cursor (``cursor.start_target``); while the cursor
+        #: is still there the rule is applied again as handoffs arrive and settle.
+        self._placed: object = None
+        #: Handoffs that arrived after the first listing, not yet inspected.
+        self._arrivals: set[Key] = set()
+        #: Inspected arrivals this reviewer can decide, waiting for the cursor to get there.
+        self._landed: list[Key] = []
+        #: Decidable arrivals the cursor did not take (it was busy): the header counts them.
+        self._new: set[Key] = set()
         self._heap = HeapFreeze()
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
@@ -112,7 +138,7 @@ class ReviewScreen(Screen[None]):
         with self._main:
             yield self._list
             yield self._detail
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._list.focus()
@@ -122,7 +148,9 @@ class ReviewScreen(Screen[None]):
         self._heap.release()
 
     def on_resize(self) -> None:
-        """The header is fitted to the width with a marker; fit it again."""
+        """The header is fitted to the width with a marker; fit it again. Below
+        ``WIDE_DECISIONS`` columns the rejected list keeps the usual width (app.tcss)."""
+        self._main.set_class(self.app.size.width < WIDE_DECISIONS, "narrow")
         self._update_topbar()
 
     # ------------------------------------------------------------ public view
@@ -168,9 +196,14 @@ class ReviewScreen(Screen[None]):
         """Palette entries: each run (its newest handoff), then every handoff."""
         return jump_targets(self._book.runs, self.entries.values(), self.jump_to)
 
+    def offered(self) -> list[BindingType]:
+        """The main view's keys this review offers: a read-only one has no deciding keys."""
+        hidden = self.DECIDING | {self.STAND_IN} if self.core.read_only else {self.STAND_IN}
+        return [b for b in self.BINDINGS if not _bound_to(b, hidden)]
+
     def palette_actions(self) -> list[Target]:
-        """Palette entries that act: every key of the main view, and each filter."""
-        return action_targets(self.BINDINGS, self.run_action_soon, self._show)
+        """Palette entries that act: every key of the main view offered, and each filter."""
+        return action_targets(self.offered(), self.run_action_soon, self._show)
 
     def run_action_soon(self, action: str) -> None:
         """Run a main-view action once the palette has closed (it is inert under it)."""
@@ -178,7 +211,12 @@ class ReviewScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Main-view actions stay inert while a dialog, the full-value view or the palette
-        is over this screen (palette actions run on it once the palette is closed)."""
+        is over this screen (palette actions run on it once the palette is closed). A
+        read-only review hides approve and reject (``False``: not in the footer either)."""
+        if action in self.DECIDING and self.core.read_only:
+            return False
+        if action == self.STAND_IN and not self.core.read_only:
+            return False
         return self.app.screen is self
 
     # -------------------------------------------------------------- watchers
@@ -190,6 +228,9 @@ class ReviewScreen(Screen[None]):
         """Show the selected handoff; with an empty list, say why it is empty (the list
         reports its empty cursor whenever it likes, also after the list was painted)."""
         entry = self.entries.get(key) if key is not None else None
+        if key in self._new:
+            self._new.discard(key)
+            self._update_topbar()
         if entry is None:
             self._show_detail(None, None if self._list.keys else self._empty_hint())
             return
@@ -251,6 +292,11 @@ class ReviewScreen(Screen[None]):
                 continue
             before = placement(entry, self.show)
             self._book.fold(result, current)
+            self._judge(entry)
+            if result.key in self._arrivals:
+                self._arrivals.discard(result.key)
+                if entry.decidable:
+                    self._landed.append(result.key)
             moved = moved or placement(entry, self.show) != before
             self._rows.drop(result.key)
             refresh_detail = refresh_detail or result.key == current
@@ -262,6 +308,7 @@ class ReviewScreen(Screen[None]):
             self._update_topbar(now=False)
         self._freeze_heap()
         self._settle_cursor()
+        self._place_cursor()
         if refresh_detail:
             self._show_detail(self.current_entry())
 
@@ -317,11 +364,53 @@ class ReviewScreen(Screen[None]):
             return
         if self._book.all_inspected:
             handoffs.follow_top = False
+            self._arrivals.clear()
+            self._landed.clear()
+            target = start_target(self.entries, handoffs.keys)
+            if target is not None:
+                handoffs.select_key(target)
+            self._placed = handoffs.current
+
+    def _judge(self, entry: Entry) -> None:
+        """Whether this reviewer can decide ``entry`` now; the rule is ``gates``' (only a
+        pending handoff is asked about: the others need no word from the deciding code)."""
+        refusal = self.core.refusal(entry) if entry.state is HandoffState.PENDING else None
+        entry.decidable = decidable_now(entry.state, refusal.message if refusal else None)
+
+    def _place_cursor(self) -> None:
+        """Apply the cursor's rules for arrivals once the list shows them.
+
+        While the cursor is where the start rule put it, the rule is applied again (a
+        pipeline's handoff arriving later is then found too). Otherwise a decidable arrival
+        takes the cursor only off something that cannot be decided; on a decidable handoff
+        the cursor stays and the header counts the arrivals it did not take.
+        """
+        handoffs = self._list
+        if handoffs.follow_top or self._paint_list.pending:
+            return
+        landed, self._landed = self._landed, []
+        if handoffs.current == self._placed:
+            target = start_target(self.entries, handoffs.keys)
+            if target is not None and target != handoffs.current:
+                handoffs.select_key(target)
+                self._placed = handoffs.current
+        else:
+            current = self.current_entry()
+            listed = set(handoffs.keys)
+            idle = current is None or not current.decidable
+            arrival = next((key for key in landed if key in listed), None)
+            if idle and arrival is not None:
+                handoffs.select_key(arrival)
+        fresh = {key for key in landed if key != handoffs.current}
+        if fresh:
+            self._new |= fresh
+            self._update_topbar()
 
     def _follow_run(self) -> None:
         """Bring the cursor to a handoff just submitted in the run a decision was made in
         (``follow.RunFollow``); the arrivals are looked at once, followed or not."""
         arrived, self._book.arrived = self._book.arrived, []
+        self._arrivals.update(arrived)
         key = self._follow.target(arrived, self.entries, self._list.current)
         if key is not None:
             self._list.select_key(key)
@@ -335,7 +424,7 @@ class ReviewScreen(Screen[None]):
         if not entry.fresh or entry.notified or not needs_person(entry.state):
             return
         entry.notified = True
-        state = "blocked" if entry.state is HandoffState.BLOCKED else "waiting for you"
+        state = "yours to decide" if entry.decidable else safe(str(entry.state), 20)
         self.notify(
             f"{safe(entry.run, 40)} / {entry.ref.id} is {state}",
             title="New handoff",
@@ -360,6 +449,7 @@ class ReviewScreen(Screen[None]):
             self._show_detail(None, self._empty_hint())
         self._update_topbar()
         self._settle_cursor()
+        self._place_cursor()
 
     def _row_text(self, key: object, width: int) -> Text:
         return self._rows.row(key, width, self.show)
@@ -385,6 +475,7 @@ class ReviewScreen(Screen[None]):
             count_waiters=self.core.store is None,
             scanned=self._scanned,
             backlog=self.feed.backlog,
+            new=sum(1 for key in self._new if (e := self.entries.get(key)) and e.decidable),
             width=self.app.size.width or 80,
         )
         # One line high (app.tcss), so new counts never resize it: no layout pass, which
@@ -399,11 +490,17 @@ class ReviewScreen(Screen[None]):
     def action_reject(self) -> None:
         self._decisions.reject(self.current_entry())
 
+    def action_refuse_read_only(self) -> None:
+        self._decisions.say_read_only()
+
     def action_raw(self) -> None:
         self._toggle_body(Body.RAW)
 
     def action_diff(self) -> None:
         self._toggle_body(Body.DIFF)
+
+    def action_delivered(self) -> None:
+        self._toggle_body(Body.DELIVERED)
 
     def _toggle_body(self, body: Body) -> None:
         entry = self.current_entry()
@@ -421,7 +518,7 @@ class ReviewScreen(Screen[None]):
             return
         key = step_waiting(self.entries, handoffs.keys, handoffs.cursor, direction)
         if key is None:
-            self.notify("No other handoff is waiting for a decision.", markup=False)
+            self.notify("No other handoff is yours to decide now.", markup=False)
         else:
             handoffs.select_key(key)
 
@@ -456,5 +553,9 @@ class ReviewScreen(Screen[None]):
     def action_help(self) -> None:
         from handoff_gate.tui.screens.help import HelpScreen, key_rows
 
-        bindings = [*self.BINDINGS, *self.app.BINDINGS, *HandoffList.BINDINGS, *FieldTree.BINDINGS]
+        bindings = [*self.offered(), *self.app.BINDINGS, *HandoffList.BINDINGS, *FieldTree.BINDINGS]
         self.app.push_screen(HelpScreen(key_rows(self.app, bindings)))
+
+
+def _bound_to(binding: BindingType, actions: set[str] | frozenset[str]) -> bool:
+    return isinstance(binding, Binding) and binding.action in actions

@@ -25,6 +25,7 @@ class Body(StrEnum):
     FIELDS = "fields"
     RAW = "raw"
     DIFF = "diff"
+    DELIVERED = "delivered"
 
 
 _BANNER_CLASSES = ("truncated", "refusal", "approvable", "blocked")
@@ -46,6 +47,10 @@ class Detail(Vertical):
             Static("", id=f"banner-{n}", classes="banner", markup=False) for n in range(3)
         ]
         self._decision = Static("", id="decision", markup=False)
+        self._summary = VerticalScroll(id="summary", can_focus=False)
+        self._decided_first = False
+        #: Where the decision box is in the summary now (``None``: as composed, below).
+        self._applied: bool | None = None
         self._warnings = Static("", id="warnings", markup=False)
         self._body_title = Static("", id="body-title", markup=False)
         self.fields = FieldTree(id="fields")
@@ -59,7 +64,7 @@ class Detail(Vertical):
     def compose(self) -> ComposeResult:
         # Header, banners, decision and warnings scroll within at most half the pane, so
         # the field rows below always keep room, on a 24-line terminal too.
-        with VerticalScroll(id="summary", can_focus=False):
+        with self._summary:
             yield self._header
             yield from self._banners
             yield self._decision
@@ -91,6 +96,7 @@ class Detail(Vertical):
         decision_shown = decision_text(entry)
         self._decision.update(decision_shown)
         self._decision.display = bool(decision_shown)
+        self._place_decision(entry.decision is not None or bool(entry.decision_error))
         warned = warnings_text(report) if report is not None else Text()
         self._warnings.update(warned)
         self._warnings.display = bool(warned)
@@ -101,6 +107,23 @@ class Detail(Vertical):
             self.fields.show_report(report)
         if not same:
             self.set_body(Body.FIELDS)
+
+    def _place_decision(self, decided: bool) -> None:
+        """A decided handoff shows its decision first (who, when, category, reason), above
+        the header: on a 24-line terminal it is what a reviewer looking back came for.
+        An undecided one shows the box (its producer, approvals, waiter) below the banners."""
+        self._decided_first = decided
+        if not self._summary.is_attached or self._applied is decided:
+            return  # placed on mount, or already where it belongs
+        self._applied = decided
+        if decided:
+            self._summary.move_child(self._decision, before=self._header)
+        else:
+            self._summary.move_child(self._decision, after=self._banners[-1])
+
+    def on_mount(self) -> None:
+        self._applied = False
+        self._place_decision(self._decided_first)
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
         self._show_field()
