@@ -1,4 +1,5 @@
-"""Every ``sh`` and ``python`` block of README.md and docs/walkthrough.md runs as written.
+"""Every ``sh`` and ``python`` block of README.md, docs/walkthrough.md and
+docs/security.md runs as written.
 
 The rule the pages follow (README.md states it where its blocks start):
 
@@ -32,7 +33,7 @@ from typing import NamedTuple
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PAGES = ["README.md", "docs/walkthrough.md"]
+PAGES = ["README.md", "docs/walkthrough.md", "docs/security.md"]
 RUN = {"sh": ["bash", "-e", "-o", "pipefail", "-c"], "python": [sys.executable, "-c"]}
 MANUAL = "sh manual"
 #: A guard against a block that never ends, not a measure of anything.
@@ -47,6 +48,13 @@ EXPECTED = {
         "0001-plan approved by alice",
     ],
     "docs/walkthrough.md": [],
+    # the quickstart's unsigned decide was refused, the wait delivered, and OpenSSH alone
+    # verified alice's decision from the documented statement
+    "docs/security.md": [
+        "only signed decisions count",
+        "delivered approved.json",
+        'Good "handoff-gate" signature for alice',
+    ],
 }
 
 

@@ -9,7 +9,9 @@ also checked against the records it describes:
 - no (handoff, principal) slot was decided twice (a decision deleted and made again);
 - a signed decision's ``log_head`` names a line that precedes its own event, so a history
   rewritten before a signed decision no longer contains the head it signed;
-- every signature verifies (under the policy's allowed_signers when one is given).
+- every signature verifies (under the policy's allowed_signers when one is given), and
+  under a policy its key was valid at the times the record and the log give it
+  (``run.audit_dating``).
 
 What remains undetectable without signed decisions after it (deleting a decision *and*
 its event at the very end of the log) is spelled out in docs/security.md.
@@ -23,6 +25,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.run.audit import Event, chain_problems, log_lines, parse_line
+from handoff_gate.gates.run.audit_dating import dating_problems
 from handoff_gate.gates.run.decision_record import (
     Decision,
     DecisionCorrupt,
@@ -88,6 +91,9 @@ class _Check:
         self.chain: list[str] = []
         self.count = 0
         self.hash_at: dict[str, int] = {}
+        #: Each line's ``at`` (a short stamp, or ``None``): what dating a signed decision
+        #: needs of the line its ``log_head`` names.
+        self.at_of: list[Any] = []
         self.logged: dict[str, list[tuple[int, dict[str, Any]]]] = {
             Event.HANDOFF_SUBMITTED.value: [],
             Event.DECISION_WRITTEN.value: [],
@@ -98,6 +104,7 @@ class _Check:
             self.chain += chain_problems(line, value, expected)
             expected = line.digest
             self.hash_at[line.digest] = index
+            self.at_of.append(value.get("at") if value is not None else None)
             self.count = index + 1
             name = value.get("event") if value is not None else None
             if value is not None and isinstance(name, str) and name in self.logged:
@@ -174,11 +181,24 @@ class _Check:
                     "before it (history re-chained)"
                 )
         if slot[1] is not None or decision.signature is not None:
-            if decision.principal != slot[1]:
-                self.problems.append(f"decision {_who(slot)} names {decision.principal!r}")
-            problem = _signature_problem(decision, self.policy)
-            if problem is not None:
-                self.problems.append(f"decision {_who(slot)}: signature: {problem}")
+            self.signed(slot, decision, logged[1] if logged is not None else None)
+
+    def signed(self, slot: _Slot, decision: Decision, event: dict[str, Any] | None) -> None:
+        """A signed slot's principal, signature and, under a policy, its key's times."""
+        if decision.principal != slot[1]:
+            self.problems.append(f"decision {_who(slot)} names {decision.principal!r}")
+        problem = _signature_problem(decision, self.policy)
+        if problem is not None:
+            self.problems.append(f"decision {_who(slot)}: signature: {problem}")
+        elif self.policy is not None:
+            for why in dating_problems(decision, self.policy, event, self.head(decision)):
+                self.problems.append(f"decision {_who(slot)}: {why}")
+
+    def head(self, decision: Decision) -> dict[str, Any] | None:
+        """What is known of the log line a signed decision's ``log_head`` names (its
+        ``at``), if the log holds it."""
+        index = self.hash_at.get(decision.log_head or "")
+        return None if index is None else {"at": self.at_of[index]}
 
     def before(self, log_head: str, index: int) -> bool:
         if log_head == NO_LOG_HEAD:

@@ -6,6 +6,11 @@ is refused, with or without a policy. A signed decision adds the principal, the 
 its decider saw and an SSHSIG over ``trust.statement.decision_statement``. A record that
 cannot be read or validated is ``DecisionCorrupt``: never an approval.
 
+A signature covers what ``decision_statement`` lists; of the rest, ``reviewer`` must equal
+the signed ``principal`` (so who a record names is who signed it), and ``verdict`` and
+``codes`` are the decider's notes, never used to settle anything: the gate inspects the
+bytes again.
+
 The record's size is bounded whatever the handoff held: ``codes`` lists each finding code
 once (the vocabulary is finite), so a payload with 14,000 findings still fits the cap.
 """
@@ -17,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 import jiter
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
@@ -79,6 +84,15 @@ class Decision(BaseModel):
     def _real_time(cls, value: str) -> str:
         parse_stamp(value)
         return value
+
+    @model_validator(mode="after")
+    def _signed_reviewer(self) -> Decision:
+        """A signed record names its signer as its reviewer: ``reviewer`` is not covered
+        by the signature, so any other name there would let ``list`` and ``show`` say
+        "approved by bob" of alice's signature."""
+        if self.principal is not None and self.reviewer != self.principal:
+            raise ValueError("a signed decision's reviewer must be its principal")
+        return self
 
     @property
     def signed(self) -> bool:

@@ -31,7 +31,7 @@ from handoff_gate.gates.run.decision_record import (
     parse_decision,
 )
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
-from handoff_gate.gates.run.placement import verified_producer
+from handoff_gate.gates.run.placement import producer_bytes_sha256, verified_producer
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.reviewer import default_reviewer
 from handoff_gate.gates.store.base import DecisionExists, RunStore, has_handoff
@@ -102,6 +102,26 @@ def principal_for(key: SigningKey, policy: Policy, rule: Rule, reviewer: str | N
     )
 
 
+def _signer(
+    key: SigningKey | None, policy: Policy | None, rule: Rule | None, reviewer: str | None
+) -> tuple[str | None, str | None]:
+    """(the principal the decision is signed as, why it must be refused): under a policy
+    an unsigned decision would be ignored, so it is refused up front, saying a key is
+    needed; a key that may not decide is refused too. Both are logged by the caller."""
+    if policy is None or rule is None:
+        return None, None
+    if key is None:
+        return None, (
+            f"under the policy {policy.path} only signed decisions count: decide with "
+            f"--key, the key of an approver of phase {rule.phase!r} "
+            f"({', '.join(rule.approvers)})"
+        )
+    try:
+        return principal_for(key, policy, rule, reviewer), None
+    except DecisionRefused as exc:
+        return None, str(exc)
+
+
 def decide(
     store: RunStore,
     run: str | os.PathLike[str],
@@ -121,8 +141,9 @@ def decide(
 
     Refused (``DecisionRefused``, audited, nothing written) when: rejecting without a
     reason, this slot already decided, the handoff missing, changed since
-    ``expected_sha256`` was reviewed, blocked and the action is approve; with a key: its
-    principal may not decide the phase or produced the handoff. ``ValueError`` for a
+    ``expected_sha256`` was reviewed, blocked and the action is approve; under a policy:
+    without a key, or the key's principal may not decide the phase or produced the
+    handoff. ``ValueError`` for a
     malformed id or argument, a key without a policy, or a phase the policy has no rule
     for (``NoRule``).
     """
@@ -132,8 +153,11 @@ def decide(
     if key is not None and policy is None:
         raise ValueError("--key needs --policy: the policy's allowed_signers names the signer")
     where = os.fspath(run)
-    principal = _principal(handoff_id, key, policy, reviewer)
+    rule = rule_of(policy, handoff_id) if policy is not None else None
+    principal, refusal = _signer(key, policy, rule, reviewer)
     attempt = _Attempt(store, where, handoff_id, action, _reviewer(reviewer, principal))
+    if refusal is not None:
+        attempt.refuse(refusal)
     reason = reason.strip() if reason is not None else None
     report = _checked(attempt, registry, policy, principal, reason, expected_sha256)
     decision = _record(store, attempt, reason, category, report)
@@ -143,18 +167,10 @@ def decide(
     return decision
 
 
-def _principal(
-    handoff_id: str, key: SigningKey | None, policy: Policy | None, reviewer: str | None
-) -> str | None:
-    """Whom a signed decision is filed under (``None``: the unsigned slot)."""
-    if key is None or policy is None:
-        return None
-    return principal_for(key, policy, rule_of(policy, handoff_id), reviewer)
-
-
 def _reviewer(reviewer: str | None, principal: str | None) -> str:
-    """The name the record carries: given, else the key's principal, else ``user@host``."""
-    who = principal if reviewer is None and principal is not None else reviewer
+    """The name the record carries: a signed record names its signer; else the name
+    given, else ``user@host``."""
+    who = principal if principal is not None else reviewer
     who = default_reviewer() if who is None else who.strip()
     if not who or len(who) > 200 or has_unsafe(who) or "\n" in who or "\t" in who:
         raise ValueError("the reviewer name must be 1-200 printable characters on one line")
@@ -239,7 +255,7 @@ def _check_report(attempt: _Attempt, report: Report, expected_sha256: str | None
     if not report.sha256:
         attempt.refuse(f"{handoff_id} cannot be read; nothing to decide")
     if expected_sha256 is not None and report.sha256 != expected_sha256:
-        attempt.refuse(f"{handoff_id} changed since it was reviewed")
+        attempt.refuse(_digest_mismatch(handoff_id, report, expected_sha256))
     if attempt.action is Action.APPROVE and not report.approvable:
         blocking = {f.code for f in report.blocking}
         codes = ", ".join(sorted(code.value for code in blocking))
@@ -250,6 +266,19 @@ def _check_report(attempt: _Attempt, report: Report, expected_sha256: str | None
             else ""
         )
         attempt.refuse(f"{handoff_id} is blocked ({codes}){hint}")
+
+
+def _digest_mismatch(handoff_id: str, report: Report, expected: str) -> str:
+    """Why ``--sha256`` does not match: the payload's digest given for the handoff
+    file's (``check plan.json`` prints the payload's), or a real change."""
+    envelope = report.envelope
+    if envelope is not None and producer_bytes_sha256(envelope) == expected:
+        return (
+            f"{handoff_id}: --sha256 names the payload's sha256 (what `check` prints for the "
+            "bare payload), not the handoff file's; use the sha256 that "
+            f"`handoff-gate show RUN {handoff_id}` prints ({report.sha256})"
+        )
+    return f"{handoff_id} changed since it was reviewed; review it again before deciding"
 
 
 def _record(

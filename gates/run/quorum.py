@@ -6,12 +6,13 @@ behaviour): any writer of the run directory can approve, which ``no_policy_warni
 Under a policy only signed decisions count, each in its principal's own exclusive record.
 A record is **refused** (ignored, and reported so wait can print and audit it) when it is
 unsigned, badly signed, signed by a key ``allowed_signers`` does not list for its
-principal, made by a principal who is not an approver of the phase, made by the
-handoff's own producer, or bound to another run, handoff or sha256. Of what remains, one
-reject rejects; ``required`` distinct approvals approve, provided the bytes still inspect
-as approvable. Approvals are named in the order they were made (``decided_at``, then
-principal), whichever store they come from, so every front end names the same approver
-first.
+principal or whose validity window excludes the verifier's clock (now, not the
+``decided_at`` the record claims: a signer chooses that), made by a principal who is not
+an approver of the phase, made by the handoff's own producer, or bound to another run,
+handoff or sha256. Of what remains, one reject rejects; ``required`` distinct approvals
+approve, provided the bytes still inspect as approvable. Approvals are named in the order
+they were made (``decided_at``, then principal), whichever store they come from, so
+every front end names the same approver first.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from handoff_gate.gates.run.decision_record import (
     DecisionCorrupt,
     DecisionMisplaced,
     parse_decision,
-    parse_stamp,
 )
 from handoff_gate.gates.run.phase_rule import rule_of
 from handoff_gate.gates.run.placement import verified_producer
@@ -85,8 +85,7 @@ def check_signed(
         return "made for other bytes (sha256 differs)"
     try:
         statement = decision.statement(slot, decision.log_head)
-        at = parse_stamp(decision.decided_at)
-        policy.signers.verify(statement, decision.signature, slot, at=at)
+        policy.signers.verify(statement, decision.signature, slot)  # key valid now
     except (SignatureError, StatementError, ValueError) as exc:
         return f"signature: {exc}"
     if slot not in rule.approvers:

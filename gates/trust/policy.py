@@ -11,8 +11,9 @@ A TOML file, read with the standard library::
 
 Validated strictly because a typo here fails open or locks a gate forever: unknown keys,
 wrong types, ``required`` outside 1..len(approvers), duplicate names, unreachable rules
-(after ``*`` or repeating a phase) and principals that no allowed_signers line names are all
-one-line errors naming the file and the field.
+(after ``*`` or repeating a phase), principals that no allowed_signers line names, one
+key under two approver names of a rule and a producer's key under an approver's name are
+all one-line errors naming the file and the field.
 
 ``Policy.digest`` pins the policy AND the keys it trusts, so ``--policy-sha256`` cannot be
 satisfied by swapping the allowed_signers file behind an unchanged policy. It is::
@@ -29,15 +30,16 @@ with lowercase hex, which a shell reproduces as::
 from __future__ import annotations
 
 import hashlib
-import re
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 
 from handoff_gate.gates.trust.signers import AllowedSigners, AllowedSignersError
-from handoff_gate.gates.vocab.ids import PHASE_PATTERN
+from handoff_gate.gates.trust.sshsig import NAMESPACE, fingerprint
+from handoff_gate.gates.vocab.ids import PHASE_PATTERN, PRINCIPAL_PATTERN
 
-_PRINCIPAL = re.compile(r"[^\s,\"*?!\x00-\x1f\x7f]{1,128}\Z")
 _TOP_KEYS = frozenset({"allowed_signers", "rule"})
 _RULE_KEYS = frozenset({"phase", "approvers", "required", "producers"})
 _MAX_BYTES = 1024 * 1024
@@ -98,8 +100,12 @@ class _Checker:
         if not isinstance(value, list) or not value:
             raise self.fail(field, "must be a non-empty list of principal names")
         for name in value:
-            if not isinstance(name, str) or not _PRINCIPAL.match(name):
-                raise self.fail(field, f"{str(name)[:40]!r} is not a principal name")
+            if not isinstance(name, str) or not PRINCIPAL_PATTERN.match(name):
+                raise self.fail(
+                    field,
+                    f"{str(name)[:40]!r} is not a principal name "
+                    "(a letter or digit, then letters, digits and ._@+-; up to 100)",
+                )
             if value.count(name) > 1:
                 raise self.fail(field, f"{name!r} is listed twice")
             if self.signers is not None and not any(e.names(name) for e in self.signers.entries):
@@ -123,7 +129,37 @@ class _Checker:
         producers = table.get("producers")
         if producers is not None:
             producers = self.names(producers, f"{where}.producers")
-        return Rule(phase, approvers, required, producers)
+        rule = Rule(phase, approvers, required, producers)
+        self.distinct_keys(rule, where)
+        return rule
+
+    def keys_of(self, name: str) -> set[str]:
+        """The keys that may sign as ``name`` in the gate's namespace, at any time."""
+        entries = self.signers.entries if self.signers is not None else ()
+        return {e.public_key for e in entries if e.names(name) and e.allows_namespace(NAMESPACE)}
+
+    def distinct_keys(self, rule: Rule, where: str) -> None:
+        """One key under two approver names would let one person meet a quorum of two,
+        and a producer's key under an approver's name would approve its own handoffs
+        (the check that a producer may not decide compares names, not keys)."""
+        owner: dict[str, str] = {}
+        for name in rule.approvers:
+            for key in self.keys_of(name):
+                other = owner.setdefault(key, name)
+                if other != name:
+                    raise self.fail(
+                        f"{where}.approvers",
+                        f"{other!r} and {name!r} may sign with one key ({fingerprint(key)}): "
+                        "one person would count as two approvers",
+                    )
+        for name in rule.producers or ():
+            for key in self.keys_of(name):
+                if key in owner:
+                    raise self.fail(
+                        f"{where}.producers",
+                        f"producer {name!r} may sign with the key of approver {owner[key]!r} "
+                        f"({fingerprint(key)}): it could approve its own handoffs",
+                    )
 
 
 @dataclass(frozen=True)
@@ -169,6 +205,11 @@ class Policy:
             seen.add(rule.phase)
         digest = policy_digest(policy_bytes, signers_bytes)
         return cls(path, signers_path, signers, rules, digest)
+
+    def at_clock(self, clock: Callable[[], datetime]) -> Policy:
+        """The same policy, judging its keys' validity windows by ``clock`` (default:
+        now), as every verifier under it does: the waiter, ``decide`` and the TUI."""
+        return replace(self, signers=self.signers.at_clock(clock))
 
     def rule_for(self, phase: str) -> Rule | None:
         """The first rule matching ``phase``, or None when no rule covers it."""

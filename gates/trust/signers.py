@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -205,12 +205,31 @@ def _aware(at: datetime) -> datetime:
     return at
 
 
+def utc_now() -> datetime:
+    """The verifier's clock unless told otherwise: the moment of the check."""
+    return datetime.now(UTC)
+
+
 @dataclass(frozen=True)
 class AllowedSigners:
-    """A parsed allowed_signers file; ``source`` names it in messages."""
+    """A parsed allowed_signers file; ``source`` names it in messages.
+
+    ``clock`` is when a key's ``valid-after``/``valid-before`` window is judged when no
+    ``at`` is given: the verifier's own time, never a time the signed record claims (a
+    revoked key would approve by backdating, a future key by forward-dating). Tests
+    replace it (``at_clock``) instead of the system's time.
+    """
 
     source: str
     entries: tuple[Entry, ...]
+    clock: Callable[[], datetime] = field(default=utc_now, compare=False, repr=False)
+
+    def at_clock(self, clock: Callable[[], datetime]) -> AllowedSigners:
+        """The same signers, judging key windows by ``clock``."""
+        return AllowedSigners(self.source, self.entries, clock)
+
+    def _when(self, at: datetime | None) -> datetime:
+        return _aware(at if at is not None else self.clock())
 
     @classmethod
     def parse(cls, data: bytes, source: str) -> AllowedSigners:
@@ -243,7 +262,7 @@ class AllowedSigners:
         self, public_key: str, namespace: str = NAMESPACE, at: datetime | None = None
     ) -> list[str]:
         """The principal patterns this key may sign as, in this namespace, at this time."""
-        when = _aware(at) if at is not None else datetime.now(UTC)
+        when = self._when(at)
         found: list[str] = []
         for entry in self.entries:
             if (
@@ -263,7 +282,7 @@ class AllowedSigners:
     ) -> list[str]:
         """Those of ``names`` (in their order) this key may sign as, in this namespace,
         at this time: who a key decides as under a rule's approvers."""
-        when = _aware(at) if at is not None else datetime.now(UTC)
+        when = self._when(at)
         entries = [
             e
             for e in self.entries
@@ -282,9 +301,10 @@ class AllowedSigners:
         """Check the signature and that its key may sign as ``principal``; return the key.
 
         Raises ``SignatureError`` for a bad signature and ``UntrustedSigner`` (a subclass)
-        when the key is not listed for the principal, the namespace or the time ``at``.
+        when the key is not listed for the principal, the namespace or the time ``at``
+        (by default the verifier's ``clock``: now).
         """
-        when = _aware(at) if at is not None else datetime.now(UTC)
+        when = self._when(at)
         public_key = ed25519.verify(message, armored, namespace)
         listed = [e for e in self.entries if e.public_key == public_key and e.names(principal)]
         key = fingerprint(public_key)

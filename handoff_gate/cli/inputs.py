@@ -81,10 +81,10 @@ def policy(args: argparse.Namespace) -> Policy | None:
     loaded: Policy | None = getattr(args, "policy", None)
     pinned = getattr(args, "policy_sha256", None)
     if loaded is None:
-        if pinned:
+        if pinned is not None:
             raise UsageError("--policy-sha256 pins a policy, but no --policy was given")
         return None
-    if pinned and loaded.digest != pinned.lower():
+    if pinned is not None and loaded.digest != pinned.lower():
         raise UsageError(
             f"the policy {loaded.path} (with its allowed_signers) is not the one pinned by "
             f"--policy-sha256: its digest is {loaded.digest}"

@@ -81,6 +81,14 @@ def seconds(text: str) -> float:
     return value
 
 
+def sha256_hex(text: str) -> str:
+    """64 hex digits, lowercased. A digest given as anything else is a mistake to say at
+    once: an empty ``--policy-sha256 ""`` must never read as "no pin"."""
+    if len(text) != 64 or any(c not in "0123456789abcdefABCDEF" for c in text):
+        raise argparse.ArgumentTypeError(f"must be 64 hex digits (a sha256), not {text[:80]!r}")
+    return text.lower()
+
+
 def _loaded_by_trust_inputs(name: str) -> Callable[[str], Any]:
     """An argparse ``type`` that hands the option to ``cli.trust_inputs.NAME``.
 
@@ -158,9 +166,11 @@ def _add_decide(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reviewer", metavar="NAME", help="who decides (default: OS user@host)")
     p.add_argument(
         "--sha256",
+        type=sha256_hex,
         metavar="HEX",
-        help="refuse (exit 1, nothing written) unless the handoff's bytes have this sha256, "
-        "as `check` prints it: the decision binds to what was reviewed",
+        help="refuse (exit 1, nothing written) unless the handoff file's bytes have this "
+        "sha256, as `show RUN ID` or `check RUN/handoffs/ID.json` prints it: the decision "
+        "binds to what was reviewed",
     )
     _add_key(p, "the decision")
     _add_policy(p)
@@ -185,6 +195,7 @@ def _add_wait(p: argparse.ArgumentParser) -> None:
     _add_policy(p)
     p.add_argument(
         "--policy-sha256",
+        type=sha256_hex,
         metavar="HEX",
         help="exit 2 unless the policy and its allowed_signers have this digest "
         "(handoff-gate policy PATH prints it)",

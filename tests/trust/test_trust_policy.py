@@ -29,7 +29,8 @@ approvers = ["alice"]
 def folder(keys: Keys, tmp_path: Path) -> Path:
     (tmp_path / "keys").mkdir()
     (tmp_path / "keys" / "allowed_signers").write_text(
-        f"alice,bob {keys.public(keys.alice)}\nplanner {keys.public(keys.mallory)}\n"
+        f"alice {keys.public(keys.alice)}\nbob {keys.public(keys.bob)}\n"
+        f"planner {keys.public(keys.mallory)}\n"
     )
     (tmp_path / "policy.toml").write_text(GOOD)
     return tmp_path
@@ -42,7 +43,7 @@ def test_a_good_policy_loads(folder: Path) -> None:
         Rule("*", ("alice",), 1, None),
     )
     assert policy.signers_path == folder / "keys" / "allowed_signers"
-    assert [e.line for e in policy.signers.entries] == [1, 2]
+    assert [e.line for e in policy.signers.entries] == [1, 2, 3]
 
 
 def test_the_first_matching_rule_applies(folder: Path) -> None:
@@ -125,7 +126,7 @@ def test_unreadable_policies(folder: Path, text: str, problem: str) -> None:
 def test_a_malformed_allowed_signers_is_a_policy_error_with_its_line(folder: Path) -> None:
     signers = folder / "keys" / "allowed_signers"
     signers.write_text(signers.read_text() + "carol cert-authority ssh-ed25519 AAAA\n")
-    with pytest.raises(PolicyError, match=rf"^{signers}: line 3: cert-authority"):
+    with pytest.raises(PolicyError, match=rf"^{signers}: line 4: cert-authority"):
         Policy.load(folder / "policy.toml")
 
 

@@ -2,7 +2,8 @@
 
 The digest pins the policy file together with the allowed_signers file it names; a
 pipeline passes it to ``wait --policy-sha256`` so that whoever can write next to the
-policy cannot widen it.
+policy cannot widen it. Every line goes through ``flat``: whoever wrote the files may
+have put terminal controls in them, and this is the command people run to look.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"allowed_signers {flat(str(loaded.signers_path))}")
     for rule in loaded.rules:
         producers = ", ".join(rule.producers) if rule.producers else "anyone"
-        print(
+        line = (
             f"phase {rule.phase}: {rule.required} of {', '.join(rule.approvers)} approve; "
             f"produced by {producers}"
         )
+        print(flat(line))
     print(f"sha256 {loaded.digest}")
     return OK

@@ -155,25 +155,30 @@ def run(args: argparse.Namespace) -> int:
     rules = policy(args)
     if rules is None:
         print(no_policy_warning(where), file=sys.stderr)
-    target = checked_target(args.out) if args.out else None
-    try:
-        with _stop_on_interrupt() as stop:
-            result = _waited(run, args, contracts, rules, where, stop)
-    except (DecisionCorrupt, ValueError, OSError) as exc:
-        raise UsageError(one_line(exc)) from exc
+    with checked_target(args.out) as target:
+        try:
+            with _stop_on_interrupt() as stop:
+                result = _waited(run, args, contracts, rules, where, stop)
+        except (DecisionCorrupt, ValueError, OSError) as exc:
+            raise UsageError(one_line(exc)) from exc
+        if result.outcome is WaitOutcome.APPROVED:
+            write_payload(target, json.dumps(result.payload, ensure_ascii=True, indent=2) + "\n")
+            return OK
+    return _not_delivered(args.handoff_id, result)
+
+
+def _not_delivered(handoff_id: str, result: WaitResult) -> int:
+    """Say why nothing was delivered, and return the exit code that says it."""
     if result.outcome is WaitOutcome.CANCELLED:
-        print(f"cancelled waiting for {args.handoff_id}; nothing delivered", file=sys.stderr)
+        print(f"cancelled waiting for {handoff_id}; nothing delivered", file=sys.stderr)
         return INTERRUPTED
     who = visible(result.decision.reviewer) if result.decision else ""
-    if result.outcome is WaitOutcome.APPROVED:
-        write_payload(target, json.dumps(result.payload, ensure_ascii=True, indent=2) + "\n")
-        return OK
     if result.outcome is WaitOutcome.REJECTED:
         reason = result.decision.reason if result.decision else None
         print(f"rejected by {who}: {visible(reason or '')}", file=sys.stderr)
         return FAIL
     if result.outcome is WaitOutcome.CHANGED:
-        print(_changed_message(args.handoff_id, who, result), file=sys.stderr)
+        print(_changed_message(handoff_id, who, result), file=sys.stderr)
         return CHANGED
-    print(f"timed out waiting for a decision on {args.handoff_id}", file=sys.stderr)
+    print(f"timed out waiting for a decision on {handoff_id}", file=sys.stderr)
     return TIMED_OUT

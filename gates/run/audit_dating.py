@@ -1,0 +1,72 @@
+"""``audit --verify``'s look at when a signed decision says it was made.
+
+A signer chooses its record's ``decided_at``, so a waiter never judges a key by it
+(``run.quorum`` checks the key's validity window at the verifier's clock). Looking back,
+the log holds times the signer did not choose alone: the ``at`` of the decision's
+``decision_written`` event, and that of the log line its signature names (``log_head``),
+which existed before the decision was made. A signed decision is reported when its key's
+window excludes a recorded time, when it is dated before the line it signed after
+(backdated), or after the verifier's clock (forward-dated).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from handoff_gate.gates.run.decision_record import Decision, parse_stamp
+from handoff_gate.gates.trust.sshsig import SignatureError
+from handoff_gate.gates.trust.statement import StatementError
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy
+
+
+def _stamp(value: object) -> datetime | None:
+    try:
+        return parse_stamp(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def _key_problem(decision: Decision, policy: Policy, at: datetime) -> str | None:
+    """Why the decision's key may not sign as its principal at ``at``, if it may not."""
+    if decision.signature is None or decision.log_head is None or decision.principal is None:
+        return "a signed field is missing"
+    try:
+        statement = decision.statement(decision.principal, decision.log_head)
+        policy.signers.verify(statement, decision.signature, decision.principal, at=at)
+    except (SignatureError, StatementError, ValueError) as exc:
+        return str(exc)
+    return None
+
+
+def dating_problems(
+    decision: Decision,
+    policy: Policy,
+    event: dict[str, Any] | None,
+    head: dict[str, Any] | None,
+) -> list[str]:
+    """What is wrong with the times of a signed decision whose signature verifies.
+
+    ``event`` is its ``decision_written`` event, ``head`` the log line its ``log_head``
+    names (either ``None`` when the log has none; that is reported elsewhere).
+    """
+    decided = parse_stamp(decision.decided_at)
+    problems: list[str] = []
+    logged_at = event.get("at") if event is not None else None
+    logged = _stamp(logged_at)
+    if logged is not None:
+        why = _key_problem(decision, policy, logged)
+        if why is not None:
+            problems.append(f"at its logged time {logged_at}: {why}")
+    head_at = head.get("at") if head is not None else None
+    signed_after = _stamp(head_at)
+    if signed_after is not None and decided < signed_after:
+        problems.append(
+            f"dated {decision.decided_at}, before the log line it signed after ({head_at}): "
+            "backdated"
+        )
+    if decided > policy.signers.clock():
+        problems.append(f"dated {decision.decided_at}, after the verifier's clock: forward-dated")
+    return problems
