@@ -19,10 +19,11 @@ from trust_helpers import Keys, forge_decision
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run.audit_verify import verify_run
 from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.quorum import Outcome, settle
+from handoff_gate.gates.run.quorum import settle
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
+from handoff_gate.gates.vocab.states import HandoffState
 
 REGISTRY = load_registry("")
 STORE = FilesystemStore()
@@ -78,7 +79,7 @@ def test_the_verifiers_clock_is_a_parameter(tmp_path: Path, keys: Keys) -> None:
     forge_decision(run, hid, keys.alice, "alice", FORWARD_DATED)
     assert settle(STORE, run, hid, REGISTRY, policy).outcome is None
     in_2031 = policy.at_clock(lambda: datetime(2031, 7, 1, tzinfo=UTC))
-    assert settle(STORE, run, hid, REGISTRY, in_2031).outcome is Outcome.APPROVED
+    assert settle(STORE, run, hid, REGISTRY, in_2031).outcome is HandoffState.APPROVED
 
 
 def test_an_honest_approval_stops_counting_once_its_key_is_revoked(
@@ -88,8 +89,8 @@ def test_an_honest_approval_stops_counting_once_its_key_is_revoked(
     policy = Policy.load(_trust(tmp_path, keys, 'valid-before="20300101Z"'))
     run = tmp_path / "run"
     hid = submit(run)
-    decide(run, hid, "approve", key=SigningKey(keys.alice), policy=policy, registry=REGISTRY)
-    assert settle(STORE, run, hid, REGISTRY, policy).outcome is Outcome.APPROVED
+    decide(STORE, run, hid, "approve", key=SigningKey(keys.alice), policy=policy, registry=REGISTRY)
+    assert settle(STORE, run, hid, REGISTRY, policy).outcome is HandoffState.APPROVED
     assert verify_run(run, STORE, policy) == []
     later = policy.at_clock(lambda: datetime(2031, 1, 1, tzinfo=UTC))
     settled = settle(STORE, run, hid, REGISTRY, later)
