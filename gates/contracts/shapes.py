@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, Literal, NamedTuple
 
-from pydantic import AliasChoices, BaseModel
+from pydantic import MISSING, AliasChoices, BaseModel
 from pydantic.fields import FieldInfo
 
 from handoff_gate.gates.vocab.absent import ABSENT
@@ -36,22 +36,35 @@ _ANY = Shape("any")
 
 
 class FieldPlan(NamedTuple):
-    """One field: the JSON keys that fill it (alias first), and its shape."""
+    """One field: the JSON keys that fill it (alias first), and its shape.
+
+    ``optional``: neither required nor defaulted (pydantic's ``MISSING`` default, as a
+    JSON Schema property outside ``required`` without a ``default``): absent, it is
+    absent from the delivery, and nothing was defaulted.
+    """
 
     name: str
     keys: tuple[str, ...]
     required: bool
     info: FieldInfo
     shape: Shape
+    optional: bool = False
 
 
 class ModelPlan(NamedTuple):
-    """A model's fields in contract order, every key it accepts, and the nested ones."""
+    """A model's fields in contract order, every key it accepts, and the nested ones.
+
+    ``open``: the model keeps keys it does not name (``extra="allow"``, a JSON Schema's
+    explicit ``additionalProperties``): they pass through, each with a warning, instead
+    of being dropped; ``extra`` is the shape of their values.
+    """
 
     fields: tuple[FieldPlan, ...]
     keys: frozenset[str]
     by_key: Mapping[str, FieldPlan]
     nested: tuple[FieldPlan, ...]
+    open: bool = False
+    extra: Shape = Shape("any")
 
 
 def shape_of(annotation: Any) -> Shape:
@@ -114,12 +127,34 @@ def plan_of(model: type[BaseModel]) -> ModelPlan:
             required=info.is_required(),
             info=info,
             shape=shape_of(info.annotation),
+            optional=info.default is MISSING,
         )
         for name, info in model.model_fields.items()
     )
     by_key = {key: f for f in fields for key in f.keys}
     nested = tuple(f for f in fields if f.shape.kind not in ("leaf", "any"))
-    return ModelPlan(fields, frozenset(by_key), by_key, nested)
+    is_open = model.model_config.get("extra") == "allow"
+    return ModelPlan(fields, frozenset(by_key), by_key, nested, is_open, _extra_shape(model))
+
+
+def _extra_shape(model: type[BaseModel]) -> Shape:
+    """The shape of an open model's unnamed values (``__pydantic_extra__: dict[str, X]``).
+
+    A declaration spelled as a string is resolved once; one that cannot be resolved is
+    ``any`` (its values are then validated by pydantic, but not walked for nested keys).
+    """
+    for cls in model.__mro__:
+        declared = vars(cls).get("__annotations__", {}).get("__pydantic_extra__")
+        if declared is None:
+            continue
+        if isinstance(declared, str):
+            try:
+                declared = typing.get_type_hints(cls).get("__pydantic_extra__")
+            except Exception:  # an unresolvable forward reference: validated, not walked
+                return _ANY
+        args = typing.get_args(declared)
+        return shape_of(args[1]) if len(args) == 2 else _ANY
+    return _ANY
 
 
 def pick(shape: Shape, value: Any) -> Shape:
