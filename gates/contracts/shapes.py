@@ -177,11 +177,15 @@ def pick(shape: Shape, value: Any) -> Shape:
 
 
 def default_of(info: FieldInfo) -> Any:
-    """The default a field takes when absent, or ``ABSENT`` if it needs other fields."""
+    """The default a field takes when absent, as JSON data (a model default as the object
+    it delivers, not its class name), or ``ABSENT`` if it needs other fields."""
     try:
-        return info.get_default(call_default_factory=True, validated_data={})
+        default = info.get_default(call_default_factory=True, validated_data={})
     except Exception:  # a factory that needs other fields: say so instead of guessing
         return ABSENT
+    if isinstance(default, BaseModel):
+        return default.model_dump(mode="json", by_alias=True)
+    return default
 
 
 @cache
