@@ -55,7 +55,8 @@ def edits(example: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for key, value in example.items():
         rest = {k: v for k, v in example.items() if k != key}
         table[f"{key}:dropped"] = rest
-        for name, other in [("null", None), ("blank", "  "), ("empty-str", ""), ("list", [])]:
+        blanks: list[tuple[str, Any]] = [("null", None), ("blank", "  "), ("empty-str", "")]
+        for name, other in [*blanks, ("list", [])]:
             table[f"{key}:{name}"] = {**example, key: other}
         table[f"{key}:object"] = {**example, key: {}}
         table[f"{key}:number"] = {**example, key: 12.5}

@@ -15,9 +15,11 @@ to a pydantic constraint or to a check of ``json_schema_values``.
 from __future__ import annotations
 
 import copy
+import math
 import re
 import typing
 from collections.abc import Mapping
+from fractions import Fraction
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -53,6 +55,34 @@ _JSON_TYPES: Mapping[str, tuple[type, ...]] = {
     "array": (list,),
     "object": (dict,),
 }
+
+
+def _whole(node: Mapping[str, Any]) -> Any:
+    """An ``int`` under the numeric keywords (pydantic's int bounds must be integers):
+    ``minimum: 1.5`` is ``ge=2``, ``exclusiveMaximum: 3.5`` is ``lt=4``, and a fractional
+    ``multipleOf`` is checked exactly, as a fraction."""
+    bounds: dict[str, int] = {}
+    for key, name, rounded in (
+        ("minimum", "ge", math.ceil),
+        ("maximum", "le", math.floor),
+        ("exclusiveMinimum", "gt", math.floor),
+        ("exclusiveMaximum", "lt", math.ceil),
+    ):
+        if node.get(key) is not None:
+            bounds[name] = rounded(node[key])
+    step = node.get("multipleOf")
+    if step is None or float(step).is_integer():
+        if step is not None:
+            bounds["multiple_of"] = int(step)
+        return Annotated[int, Field(**bounds)]  # type: ignore[call-overload]
+    fraction = Fraction(str(step))
+
+    def multiple(value: int) -> int:
+        if Fraction(value) % fraction:
+            raise ValueError(f"should be a multiple of {step}")
+        return value
+
+    return Annotated[int, Field(**bounds), AfterValidator(multiple)]  # type: ignore[call-overload]
 
 
 class Built(typing.NamedTuple):
@@ -156,6 +186,11 @@ class Builder:
         return Annotated[str, constraints]
 
     def _number(self, kind: str, node: Mapping[str, Any]) -> Any:
+        """``integer`` is ``int``; ``number`` is ``int`` or ``float``, so an integer is
+        delivered as the producer wrote it (``3``, never ``3.0``)."""
+        whole = _whole(node)
+        if kind == "integer":
+            return whole
         bounds = Field(
             ge=node.get("minimum"),
             le=node.get("maximum"),
@@ -163,9 +198,7 @@ class Builder:
             lt=node.get("exclusiveMaximum"),
             multiple_of=node.get("multipleOf"),
         )
-        if kind == "integer":
-            return Annotated[int, bounds]
-        return typing.Union[Annotated[int, bounds], Annotated[float, bounds]]  # noqa: UP007
+        return typing.Union[whole, Annotated[float, bounds]]  # noqa: UP007
 
     def _array(self, node: Mapping[str, Any], where: str, name: str) -> Any:
         item = self.annotation(node.get("items", True), pointer(where, "items"), name=name + "Item")
@@ -316,7 +349,7 @@ class Builder:
             elif "default" in info:
                 default = info["default"]
                 fields[f"f{i}"] = (annotation, Field(copy.deepcopy(default), alias=key, **text))
-                defaults[key] = pointer(at, "default")
+                defaults[f"f{i}"] = pointer(at, "default")  # a default's error names the field
             else:
                 optional = typing.Union[annotation, MISSING]  # type: ignore[valid-type]  # noqa: UP007
                 fields[f"f{i}"] = (optional, Field(MISSING, alias=key, **text))
