@@ -104,6 +104,8 @@ class Builder:
         self.active: dict[str, str | None] = {}
         #: Class names reserved for a ``$ref`` target, taken by the model built for it.
         self.claims: set[str] = set()
+        #: Every ``pattern`` and where it is, to name the one the validator cannot use.
+        self.patterns: list[tuple[str, str]] = []
         self.defaults: dict[type[BaseModel], dict[str, str]] = {}
 
     def build(self) -> Built:
@@ -176,11 +178,7 @@ class Builder:
             pattern=node.get("pattern"),
         )
         if "pattern" in node:
-            try:
-                TypeAdapter(Annotated[str, StringConstraints(pattern=node["pattern"])])
-            except (SchemaError, ValueError) as exc:
-                detail = " ".join(str(exc).split())[:200]
-                raise refuse(pointer(where, "pattern"), "pattern", f"not usable: {detail}") from exc
+            self.patterns.append((node["pattern"], pointer(where, "pattern")))
         if "format" in node:
             return Annotated[str, constraints, AfterValidator(format_check(node["format"]))]
         return Annotated[str, constraints]
@@ -351,8 +349,9 @@ class Builder:
                 fields[f"f{i}"] = (annotation, Field(copy.deepcopy(default), alias=key, **text))
                 defaults[f"f{i}"] = pointer(at, "default")  # a default's error names the field
             else:
-                optional = typing.Union[annotation, MISSING]  # type: ignore[valid-type]  # noqa: UP007
-                fields[f"f{i}"] = (optional, Field(MISSING, alias=key, **text))
+                # MISSING is never validated, and never serialized: absent stays absent.
+                absent = Field(MISSING, alias=key, validate_default=False, **text)
+                fields[f"f{i}"] = (annotation, absent)
         if extra is True:
             config = "allow"
         elif isinstance(extra, dict):
@@ -400,23 +399,41 @@ class Builder:
             "__annotations__": {k: v[0] for k, v in fields.items()},
             "__module__": __name__,
             "__doc__": doc or "A contract made from a JSON Schema.",
-            "model_config": ConfigDict(validate_default=True, **config),  # type: ignore[typeddict-item]
+            # Built at once (defer_build is for imported classes, which may go unused):
+            # one schema pass instead of a class, then a rebuild.
+            "model_config": ConfigDict(validate_default=True, defer_build=False, **config),  # type: ignore[typeddict-item]
             **{k: v[1] for k, v in fields.items()},
         }
-        model: type[BaseModel] = type(name, (Contract,), body)
+        try:
+            model: type[BaseModel] = type(name, (Contract,), body)
+        except (SchemaError, ValueError, TypeError) as exc:
+            raise self._unusable(exc) from exc
         self.namespace[name] = model
         self.models.append(model)
         return model
+
+    def _unusable(self, exc: Exception) -> JsonSchemaError:
+        """Why pydantic could not build a validator, naming the ``pattern`` at fault when
+        it is one (only looked for on this path: compiling each pattern alone costs)."""
+        for pattern, where in self.patterns:
+            try:
+                TypeAdapter(Annotated[str, StringConstraints(pattern=pattern)])
+            except (SchemaError, ValueError) as bad:
+                detail = " ".join(str(bad).split())[:200]
+                return refuse(where, "pattern", f"not usable: {detail}")
+        detail = " ".join(str(exc).split())[:200]
+        return JsonSchemaError(f"cannot build a validator: {detail}")
 
     def _finish(self) -> None:
         """Build every validator now, so a schema pydantic cannot use fails here, and
         refuse a default that its own schema would reject."""
         for model in self.models:
+            if model.__pydantic_complete__:
+                continue  # only a model that names one still being built waits until now
             try:
-                model.model_rebuild(force=True, _types_namespace=self.namespace)
+                model.model_rebuild(_types_namespace=self.namespace)
             except Exception as exc:
-                detail = " ".join(str(exc).split())[:200]
-                raise JsonSchemaError(f"cannot build a validator: {detail}") from exc
+                raise self._unusable(exc) from exc
         for model, defaults in self.defaults.items():
             try:
                 model.model_validate_json(b"{}")
