@@ -173,6 +173,11 @@ def test_recursive_ref_is_followed_to_any_depth_the_parser_allows() -> None:
     assert report.approvable
 
 
+def test_a_root_ref_keeps_its_defs() -> None:
+    doc = {"$ref": "#/$defs/Top", "$defs": {"Top": contract({"a": S})}}
+    assert codes(check(doc, {"a": 1})) == [("invalid_field", "a", "block")]
+
+
 def test_definitions_spelling_of_defs() -> None:
     doc = {**contract({"a": {"$ref": "#/definitions/Name"}}), "definitions": {"Name": S}}
     assert codes(check(doc, {"a": 1})) == [("invalid_field", "a", "block")]
@@ -261,6 +266,13 @@ def test_oneof_refuses_a_value_that_fits_two_alternatives() -> None:
     report = check(doc, {"v": 12})
     assert codes(report) == [("invalid_field", "v", "block")]
     assert "exactly one" in report.findings[0].message
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        node = {"type": "array", "items": node}
+    return node
 
 
 REFUSED: list[tuple[str, dict[str, Any], str, str]] = [
@@ -352,6 +364,13 @@ REFUSED: list[tuple[str, dict[str, Any], str, str]] = [
         "#/$defs/B/$ref",
     ),
     ("false-schema", contract({"a": False}), "(schema)", "#/properties/a"),
+    ("too-deep", contract({"a": _deep(250)}), "(schema)", "#/properties/a" + "/items" * 199),
+    (
+        "additionalProperties-value",
+        contract({"a": S}, additionalProperties=3),
+        "additionalProperties",
+        "#/additionalProperties",
+    ),
     ("root-not-object", {"type": "string"}, "type", "#"),
     (
         "bad-default",

@@ -44,6 +44,8 @@ from handoff_gate.gates.contracts.json_schema_values import (
 )
 from handoff_gate.schemas.base import Contract
 
+#: How deep a schema may nest (JSON Pointer steps): payloads nest at most 64 levels.
+MAX_NESTING = 200
 _REF = re.compile(r"#/(\$defs|definitions)/([^/]+)")
 _NAME = re.compile(r"[^A-Za-z0-9_]")
 _JSON_TYPES: Mapping[str, tuple[type, ...]] = {
@@ -124,6 +126,8 @@ class Builder:
 
     def annotation(self, node: Any, where: str, *, name: str = "", root: bool = False) -> Any:
         """The annotation a value under ``node`` is validated with."""
+        if where.count("/") > MAX_NESTING:
+            raise refuse(where, "(schema)", f"nested more than {MAX_NESTING} levels deep")
         if node is True:
             return Any
         if not isinstance(node, dict):
@@ -226,7 +230,7 @@ class Builder:
         return Annotated[Any, AfterValidator(one_of_values(values))]
 
     def _combined(self, node: Mapping[str, Any], where: str, keys: list[str], name: str) -> Any:
-        beside = node.keys() - kw.ANNOTATIONS - {"default"} - {keys[0]}
+        beside = node.keys() - kw.ANNOTATIONS - kw.ROOT_ONLY - {"default"} - {keys[0]}
         if len(keys) > 1 or beside:
             other = sorted(beside | set(keys[1:]))[0]
             raise refuse(pointer(where, other), other, f"not supported beside {keys[0]!r}")
@@ -363,7 +367,9 @@ class Builder:
             config = "forbid"
         else:
             raise refuse(
-                pointer(where, "additionalProperties"), "additionalProperties", "bad value"
+                pointer(where, "additionalProperties"),
+                "additionalProperties",
+                "must be true, false or a schema",
             )
         doc = node.get("description") or node.get("title") or ""
         model = self._model(name, fields, {"extra": config}, doc)
