@@ -19,6 +19,7 @@ from bench.table import render
 #: Benchmark name -> module with ``run(ctx) -> list[Figure]``, in the order they run.
 BENCHMARKS = {
     "inspect": "bench.inspect_cost",
+    "json_schema": "bench.json_schema_cost",
     "pickup": "bench.pickup",
     "run_size": "bench.run_size",
     "pg": "bench.pg_pickup",

@@ -142,6 +142,10 @@ generator uses a stepped clock, so its output is the same byte for byte every ti
 Not sampled: `oversize` (a handoff over the {cap} MiB cap does not belong in a repository),
 `bad_envelope` and `internal_error` (they describe a damaged file or a gate bug, which the
 API cannot write).
+
+[dex-contracts](dex-contracts/README.md) is not a run: the Dex feature loop's four
+contracts as JSON Schema files, with a good and a bad reply each, for
+`handoff-gate check PAYLOAD --json-schema FILE`.
 """
 
 

@@ -64,7 +64,15 @@ def test_smoke_run_reports_every_benchmark_beside_its_baseline(tmp_path: Path) -
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     doc = json.loads(out.read_text())
     figures = {f["name"]: f for f in doc["figures"]}
-    for prefix in ("inspect.", "pickup.", "run_size.", "visible.", "scale.", "startup."):
+    for prefix in (
+        "inspect.",
+        "json_schema.",
+        "pickup.",
+        "run_size.",
+        "visible.",
+        "scale.",
+        "startup.",
+    ):
         assert any(name.startswith(prefix) for name in figures), prefix
     assert "pickup.wait_signed" in figures
     if _postgres_available():  # the benchmark leaves itself out without server binaries

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel
+from pydantic import MISSING, AliasChoices, BaseModel
 from pydantic.fields import FieldInfo
 
 from handoff_gate.gates.vocab.absent import ABSENT
@@ -39,23 +39,36 @@ _ANY = Shape("any")
 
 @dataclass(frozen=True, slots=True)
 class FieldPlan:
-    """One field: the JSON keys that fill it (alias first), and its shape."""
+    """One field: the JSON keys that fill it (alias first), and its shape.
+
+    ``optional``: neither required nor defaulted (pydantic's ``MISSING`` default, as a
+    JSON Schema property outside ``required`` without a ``default``): absent, it is
+    absent from the delivery, and nothing was defaulted.
+    """
 
     name: str
     keys: tuple[str, ...]
     required: bool
     info: FieldInfo
     shape: Shape
+    optional: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class ModelPlan:
-    """A model's fields in contract order, every key it accepts, and the nested ones."""
+    """A model's fields in contract order, every key it accepts, and the nested ones.
+
+    ``open``: the model keeps keys it does not name (``extra="allow"``, a JSON Schema's
+    explicit ``additionalProperties``): they pass through, each with a warning, instead
+    of being dropped; ``extra`` is the shape of their values.
+    """
 
     fields: tuple[FieldPlan, ...]
     keys: frozenset[str]
     by_key: Mapping[str, FieldPlan]
     nested: tuple[FieldPlan, ...]
+    open: bool = False
+    extra: Shape = Shape("any")
 
 
 def shape_of(annotation: Any) -> Shape:
@@ -118,12 +131,34 @@ def plan_of(model: type[BaseModel]) -> ModelPlan:
             required=info.is_required(),
             info=info,
             shape=shape_of(info.annotation),
+            optional=info.default is MISSING,
         )
         for name, info in model.model_fields.items()
     )
     by_key = {key: f for f in fields for key in f.keys}
     nested = tuple(f for f in fields if f.shape.kind not in ("leaf", "any"))
-    return ModelPlan(fields, frozenset(by_key), by_key, nested)
+    is_open = model.model_config.get("extra") == "allow"
+    return ModelPlan(fields, frozenset(by_key), by_key, nested, is_open, _extra_shape(model))
+
+
+def _extra_shape(model: type[BaseModel]) -> Shape:
+    """The shape of an open model's unnamed values (``__pydantic_extra__: dict[str, X]``).
+
+    A declaration spelled as a string is resolved once; one that cannot be resolved is
+    ``any`` (its values are then validated by pydantic, but not walked for nested keys).
+    """
+    for cls in model.__mro__:
+        declared = vars(cls).get("__annotations__", {}).get("__pydantic_extra__")
+        if declared is None:
+            continue
+        if isinstance(declared, str):
+            try:
+                declared = typing.get_type_hints(cls).get("__pydantic_extra__")
+            except Exception:  # an unresolvable forward reference: validated, not walked
+                return _ANY
+        args = typing.get_args(declared)
+        return shape_of(args[1]) if len(args) == 2 else _ANY
+    return _ANY
 
 
 def pick(shape: Shape, value: Any) -> Shape:
@@ -146,11 +181,15 @@ def pick(shape: Shape, value: Any) -> Shape:
 
 
 def default_of(info: FieldInfo) -> Any:
-    """The default a field takes when absent, or ``ABSENT`` if it needs other fields."""
+    """The default a field takes when absent, as JSON data (a model default as the object
+    it delivers, not its class name), or ``ABSENT`` if it needs other fields."""
     try:
-        return info.get_default(call_default_factory=True, validated_data={})
+        default = info.get_default(call_default_factory=True, validated_data={})
     except Exception:  # a factory that needs other fields: say so instead of guessing
         return ABSENT
+    if isinstance(default, BaseModel):
+        return default.model_dump(mode="json", by_alias=True)
+    return default
 
 
 @cache

@@ -96,6 +96,7 @@ class Walk:
     """What the walk noticed, before any validation."""
 
     drops: list[tuple[Trail, str]] = field(default_factory=list)
+    passed: list[tuple[Trail, str]] = field(default_factory=list)
     defaulted: list[tuple[str, Any]] = field(default_factory=list)
     empty: list[tuple[str, Any]] = field(default_factory=list)
     supplied: int = 0
@@ -172,9 +173,13 @@ def _visit_model(
     if not data and look.empties and trail is not None:
         out.empty.append((path_of(steps_of(trail)), data))
     if data.keys() != plan.keys:
-        out.drops.extend((trail, k) for k in data if k not in plan.keys)
+        unnamed = [k for k in data if k not in plan.keys]
+        if plan.open:
+            _pass_through(data, unnamed, plan, trail, out, stack)
+        else:
+            out.drops.extend((trail, k) for k in unnamed)
         for f in plan.fields:
-            if not f.required and not any(k in data for k in f.keys):
+            if not (f.required or f.optional) and not any(k in data for k in f.keys):
                 path = path_of([*steps_of(trail), f.keys[0]])
                 out.defaulted.append((path, default_of(f.info)))
     if look.empties:
@@ -187,6 +192,21 @@ def _visit_model(
         for key in f.keys:
             if key in data:
                 stack.append((data[key], f.shape, (trail, key)))
+
+
+def _pass_through(
+    data: dict[str, Any],
+    unnamed: list[str],
+    plan: ModelPlan,
+    trail: Trail,
+    out: Walk,
+    stack: list[tuple[Any, Shape, Trail]],
+) -> None:
+    """An open model's unnamed keys: kept (and noted), their values walked if they can
+    hold models."""
+    out.passed.extend((trail, k) for k in unnamed)
+    if plan.extra.kind not in ("leaf", "any"):
+        stack.extend((data[k], plan.extra, (trail, k)) for k in reversed(unnamed))
 
 
 def without(payload: dict[str, Any], drops: list[tuple[Trail, str]]) -> dict[str, Any]:
@@ -268,6 +288,10 @@ def _outcome(
         )
         for t, k in walk.drops
     ]
+    findings.extend(
+        Finding(Code.OPEN_KEY, path_of([*steps_of(t), k]), Severity.WARN, _OPEN)
+        for t, k in walk.passed
+    )
     if walk.supplied == 0 and plan_of(contract).fields:
         findings.append(
             Finding(
@@ -287,6 +311,9 @@ def _outcome(
     # ``from_``); for contracts without aliases this is the plain dump.
     delivered = model.model_dump(mode="json", by_alias=True) if model is not None else None
     return Outcome(findings, model, delivered)
+
+
+_OPEN = "not named by the contract, which is open (additionalProperties): passed through"
 
 
 def _empty_findings(empty: list[tuple[str, Any]], errors: list[Finding]) -> list[Finding]:

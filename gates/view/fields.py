@@ -3,8 +3,10 @@
 A payload can hold a hundred thousand fields; a reviewer looks at a screenful. So
 rows are computed only for the level asked for, and the report's findings are indexed
 by path once per report (kept while the report lives). Contract fields come first,
-in contract order, including the ones that never arrived (missing, or defaulted with
-the default shown); keys the contract does not name follow as dropped rows.
+in contract order, including the ones that never arrived (missing, defaulted with the
+default shown, or optional and so not delivered), each with what the contract says it
+is for; keys the contract does not name follow as dropped rows (or, in an open
+contract, as rows that pass through).
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from pydantic.fields import FieldInfo
-
-from handoff_gate.gates.contracts.shapes import ModelPlan, Shape, default_of, pick, plan_of
+from handoff_gate.gates.contracts.shapes import (
+    FieldPlan,
+    ModelPlan,
+    Shape,
+    default_of,
+    pick,
+    plan_of,
+)
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.fieldpaths import child, join, split
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
@@ -98,8 +105,11 @@ def _root_shape(report: Report) -> Shape:
 
 def _child_shape(shape: Shape, step: str | int) -> Shape:
     if shape.kind == "model" and shape.model is not None and isinstance(step, str):
-        f = plan_of(shape.model).by_key.get(step)
-        return f.shape if f is not None else Shape("any")
+        plan = plan_of(shape.model)
+        f = plan.by_key.get(step)
+        if f is not None:
+            return f.shape
+        return plan.extra if plan.open else Shape("any")
     if shape.kind in ("list", "dict") and shape.item is not None:
         return shape.item
     return Shape("any")
@@ -121,30 +131,30 @@ def _rows(report: Report, parent: str, node: Any, shape: Shape) -> Iterator[Fiel
         return
     plan = plan_of(shape.model)
     for f in plan.fields:
-        yield _contract_row(index, parent, node, f.keys, f.required, f.info, f.shape)
+        yield _contract_row(index, parent, node, f)
     for k, v in node.items():
         if k not in plan.keys:
-            yield _row(index, join(parent, k), k, v, Shape("any"), dropped=True)
+            extra = plan.extra if plan.open else Shape("any")
+            yield _row(index, join(parent, k), k, v, extra, dropped=not plan.open)
 
 
-def _contract_row(
-    index: _Index,
-    parent: str,
-    node: dict[str, Any],
-    keys: tuple[str, ...],
-    required: bool,
-    info: FieldInfo,
-    shape: Shape,
-) -> FieldRow:
-    key = next((k for k in keys if k in node), None)
+#: What an absent optional field's row says: nothing was invented for it.
+OPTIONAL_ABSENT = "absent; optional, so nothing is delivered for it"
+
+
+def _contract_row(index: _Index, parent: str, node: dict[str, Any], f: FieldPlan) -> FieldRow:
+    about = f.info.description or ""
+    key = next((k for k in f.keys if k in node), None)
     if key is not None:
-        return _row(index, join(parent, key), key, node[key], shape)
-    path = join(parent, keys[0])
-    if required:
-        return _finish(index, path, keys[0], None, FieldState.MISSING, 0)
-    default = default_of(info)
+        return _row(index, join(parent, key), key, node[key], f.shape, description=about)
+    path = join(parent, f.keys[0])
+    if f.required:
+        return _finish(index, path, f.keys[0], None, FieldState.MISSING, 0, about)
+    if f.optional:
+        return _finish(index, path, f.keys[0], None, None, 0, about, OPTIONAL_ABSENT)
+    default = default_of(f.info)
     value = None if default is ABSENT else default
-    return _finish(index, path, keys[0], value, FieldState.DEFAULTED, 0)
+    return _finish(index, path, f.keys[0], value, FieldState.DEFAULTED, 0, about)
 
 
 def _row(
@@ -155,9 +165,11 @@ def _row(
     shape: Shape,
     *,
     dropped: bool = False,
+    description: str = "",
 ) -> FieldRow:
     count = _child_count(value, pick(shape, value))
-    return _finish(index, path, key, value, FieldState.DROPPED if dropped else None, count)
+    implied = FieldState.DROPPED if dropped else None
+    return _finish(index, path, key, value, implied, count, description)
 
 
 def _finish(
@@ -167,6 +179,8 @@ def _finish(
     value: Any,
     implied: FieldState | None,
     count: int,
+    description: str = "",
+    note: str = "",
 ) -> FieldRow:
     found = index.at.get(path, ())
     states = {_STATE[f.code] for f in found if f.code in _STATE}
@@ -174,10 +188,13 @@ def _finish(
         states.add(implied)
     ordered = tuple(s for s in _ORDER if s in states) or (FieldState.OK,)
     messages = list(dict.fromkeys(f.message for f in found))
+    if note:
+        messages.insert(0, note)
     blocking, warnings = index.below.get(path) or (0, 0)
     if blocking or warnings:
         messages.append(_below_message(blocking, warnings))
-    return FieldRow(path, key, value, ordered, "; ".join(messages), count, blocking, warnings)
+    message = "; ".join(messages)
+    return FieldRow(path, key, value, ordered, message, count, blocking, warnings, description)
 
 
 def _below_message(blocking: int, warnings: int) -> str:

@@ -31,6 +31,7 @@ class Code(StrEnum):
     EMPTY_FIELD = "empty_field"
     DEFAULTED_FIELD = "defaulted_field"
     UNKNOWN_KEY = "unknown_key"
+    OPEN_KEY = "open_key"
     UNSAFE_TEXT = "unsafe_text"
     MODIFIED_UPSTREAM = "modified_upstream"
     CROSS_FIELD = "cross_field"

@@ -40,7 +40,8 @@ class FieldRow:
     ``gates.vocab.safe_text.visible`` and never as markup. ``child_count`` > 0 means the
     row can be expanded with ``gates.view.fields.field_rows(report, row.path)``;
     ``blocking_inside`` and ``warnings_inside`` count the findings further down, so a
-    collapsed row can say what it hides.
+    collapsed row can say what it hides. ``description`` is what the contract says the
+    field is for (its ``description``), so the reviewer judges the value against it.
     """
 
     path: str
@@ -51,6 +52,7 @@ class FieldRow:
     child_count: int = 0
     blocking_inside: int = 0
     warnings_inside: int = 0
+    description: str = ""
 
     @property
     def worst_inside(self) -> Severity | None:

@@ -152,6 +152,13 @@ def _add_submit(p: argparse.ArgumentParser) -> None:
 def _add_check(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", metavar="PATH", help="a stored handoff, or a bare payload")
     p.add_argument("--schema", metavar="ID", help="treat PATH as a bare payload of this contract")
+    p.add_argument(
+        "--json-schema",
+        metavar="FILE",
+        help="treat PATH as a bare payload of the contract this JSON Schema file describes "
+        "(no run, no --schemas module needed); a schema using a keyword the gate would not "
+        "enforce exits 2 naming it",
+    )
     p.add_argument("--json", action="store_true", help="print the stable JSON report")
     _add_policy(p)
 

@@ -1,7 +1,10 @@
-"""``handoff-gate check``: inspect a handoff file, or a bare payload with ``--schema``.
+"""``handoff-gate check``: inspect a handoff file, or a bare payload with ``--schema``
+or ``--json-schema``.
 
 A handoff inside a run is inspected in its run (so append-only checks see the previous
-handoff); any other file is inspected on its own.
+handoff); any other file is inspected on its own. With ``--json-schema FILE`` the
+contract is the JSON Schema document itself, named in the report by its digest
+(``sha256:…``) unless ``--schema`` names it.
 """
 
 from __future__ import annotations
@@ -12,9 +15,17 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pydantic import BaseModel
+
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat
-from handoff_gate.cli.inputs import policy, registry
+from handoff_gate.cli.inputs import policy, read_input, registry
 from handoff_gate.cli.report_text import print_report
+from handoff_gate.gates.contracts.json_schema import (
+    JsonSchemaError,
+    contract_from_json_schema,
+    read_json_schema,
+    schema_sha256,
+)
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.handoff_file import inspect_file
 from handoff_gate.gates.run.report_in_run import inspect_in_run
@@ -59,9 +70,26 @@ def inspect_path(
     return inspect_file(path, contracts, schema_id=schema, max_bytes=MAX_HANDOFF_BYTES)
 
 
+def json_schema_contract(name: str) -> tuple[str, type[BaseModel]]:
+    """The digest and contract of a JSON Schema file; a schema the gate cannot enforce
+    in full is a one-line usage error naming the keyword and where it is."""
+    try:
+        schema = read_json_schema(read_input(name))
+        return schema_sha256(schema), contract_from_json_schema(schema)
+    except JsonSchemaError as exc:
+        raise UsageError(f"{flat(name)}: {exc}") from exc
+
+
 def run(args: argparse.Namespace) -> int:
-    contracts = registry(args.schemas)
-    report = inspect_path(Path(args.path), args.schema, contracts, policy(args))
+    if args.json_schema is not None:
+        digest, model = json_schema_contract(args.json_schema)
+        label = args.schema or f"sha256:{digest}"
+        path = Path(args.path)
+        if path.is_dir() or not path.is_file():
+            inspect_path(path, label, {})  # the same "is a directory" / "no such file"
+        report = inspect_file(path, {label: model}, schema_id=label, max_bytes=MAX_HANDOFF_BYTES)
+    else:
+        report = inspect_path(Path(args.path), args.schema, registry(args.schemas), policy(args))
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=True, indent=2))
     else:

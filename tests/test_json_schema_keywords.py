@@ -1,0 +1,485 @@
+"""Each JSON Schema keyword a contract may use, checked; each other keyword, refused.
+
+A row of ``SUPPORTED`` is a property schema, a value it accepts and one it rejects (with
+the code and path that rejection must carry). A row of ``REFUSED`` is a schema the
+builder must refuse, naming the keyword and its JSON Pointer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_properties import SETTINGS
+
+from handoff_gate.gates.contracts.json_schema import (
+    JsonSchemaError,
+    contract_from_json_schema,
+    read_json_schema,
+    schema_sha256,
+)
+from handoff_gate.gates.inspect.stages import inspect
+from handoff_gate.gates.view.fields import OPTIONAL_ABSENT, field_rows
+from handoff_gate.gates.vocab.report import FieldState, Report
+
+
+def contract(properties: dict[str, Any], **more: Any) -> dict[str, Any]:
+    required = more.pop("required", list(properties))
+    return {"type": "object", "properties": properties, "required": required, **more}
+
+
+def check(schema: dict[str, Any], payload: Any) -> Report:
+    model = contract_from_json_schema(schema)
+    return inspect(json.dumps(payload).encode(), "t/v1", {"t/v1": model})
+
+
+def codes(report: Report) -> list[tuple[str, str, str]]:
+    return [(f.code.value, f.path, f.severity.value) for f in report.findings]
+
+
+S = {"type": "string"}
+OBJ = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+#: (name, property schema, accepted value, rejected value, path of the rejection)
+SUPPORTED: list[tuple[str, dict[str, Any], Any, Any, str]] = [
+    ("type-string", S, "x", 3, "v"),
+    ("type-integer", {"type": "integer"}, 3, 3.5, "v"),
+    ("integer-not-bool", {"type": "integer"}, 0, False, "v"),
+    ("type-number", {"type": "number"}, 3.5, "3.5", "v"),
+    ("type-boolean", {"type": "boolean"}, True, 1, "v"),
+    ("type-null", {"type": "null"}, None, 0, "v"),
+    ("type-list", {"type": ["string", "null"]}, "x", 4, "v"),
+    ("type-list-null", {"type": ["string", "null"]}, None, {"a": 1}, "v"),
+    ("enum", {"enum": ["a", "b"]}, "a", "c", "v"),
+    ("enum-mixed", {"enum": [1, "a", None]}, 1, True, "v"),
+    ("enum-number-equality", {"enum": [1]}, 1.0, 2, "v"),
+    ("const", {"const": "x"}, "x", "y", "v"),
+    ("const-object", {"const": {"a": [1]}}, {"a": [1]}, {"a": [2]}, "v"),
+    ("minLength", {"type": "string", "minLength": 2}, "ab", "a", "v"),
+    ("maxLength", {"type": "string", "maxLength": 2}, "ab", "abc", "v"),
+    ("pattern", {"type": "string", "pattern": "^[a-z]+$"}, "ab", "aB", "v"),
+    ("pattern-searches", {"type": "string", "pattern": "b"}, "abc", "ac", "v"),
+    (
+        "date-time",
+        {"type": "string", "format": "date-time"},
+        "2025-01-31T09:00:00+01:00",
+        "2025-01-31 09:00",
+        "v",
+    ),
+    (
+        "date-time-real",
+        {"type": "string", "format": "date-time"},
+        "2024-02-29T23:59:59Z",
+        "2025-02-29T10:00:00Z",
+        "v",
+    ),
+    ("date", {"type": "string", "format": "date"}, "2025-01-31", "2025-13-01", "v"),
+    ("time", {"type": "string", "format": "time"}, "09:30:00Z", "25:00:00Z", "v"),
+    ("email", {"type": "string", "format": "email"}, "a@b.org", "a b@c", "v"),
+    ("uri", {"type": "string", "format": "uri"}, "https://x.org/a?b", "/relative", "v"),
+    (
+        "uuid",
+        {"type": "string", "format": "uuid"},
+        "123e4567-e89b-12d3-a456-426614174000",
+        "123e4567",
+        "v",
+    ),
+    ("minimum", {"type": "integer", "minimum": 1}, 1, 0, "v"),
+    ("maximum", {"type": "number", "maximum": 1.5}, 1.5, 2, "v"),
+    ("exclusiveMinimum", {"type": "number", "exclusiveMinimum": 0}, 0.1, 0, "v"),
+    ("exclusiveMaximum", {"type": "integer", "exclusiveMaximum": 3}, 2, 3, "v"),
+    ("multipleOf", {"type": "integer", "multipleOf": 5}, 10, 12, "v"),
+    ("items", {"type": "array", "items": {"type": "integer"}}, [1, 2], [1, "2"], "v[1]"),
+    ("minItems", {"type": "array", "minItems": 2}, [1, 2], [1], "v"),
+    ("maxItems", {"type": "array", "maxItems": 1}, [1], [1, 2], "v"),
+    (
+        "uniqueItems",
+        {"type": "array", "uniqueItems": True},
+        [1, "1", True],
+        [{"a": 1}, {"a": 1.0}],
+        "v",
+    ),
+    ("nested-object", OBJ, {"n": 1}, {"n": "1"}, "v.n"),
+    ("nested-required", OBJ, {"n": 1}, {"m": 1}, "v.n"),
+    (
+        "array-of-objects",
+        {"type": "array", "items": OBJ},
+        [{"n": 1}],
+        [{"n": 1}, {"n": 1.5}],
+        "v[1].n",
+    ),
+    ("anyOf", {"anyOf": [S, {"type": "integer"}]}, 3, 3.5, "v"),
+    ("anyOf-nullable", {"anyOf": [S, {"type": "null"}]}, None, 1, "v"),
+    ("multipleOf-fraction", {"type": "number", "multipleOf": 0.5}, 3, 3.25, "v"),
+    ("integer-fraction-bound", {"type": "integer", "maximum": 2.5}, 2, 3, "v"),
+    ("oneOf", {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 10}]}, 3, 12, "v"),
+    (
+        "allOf",
+        {"allOf": [OBJ, {"type": "object", "properties": {"m": S}, "required": ["m"]}]},
+        {"n": 1, "m": "x"},
+        {"n": 1},
+        "v.m",
+    ),
+    (
+        "additionalProperties-schema",
+        {"type": "object", "additionalProperties": {"type": "integer"}},
+        {"a": 1},
+        {"a": "1"},
+        "v.a",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "schema", "good", "bad", "path"), SUPPORTED, ids=[r[0] for r in SUPPORTED]
+)
+def test_supported_keyword(
+    name: str, schema: dict[str, Any], good: Any, bad: Any, path: str
+) -> None:
+    doc = contract({"v": schema})
+    accepted = check(doc, {"v": good})
+    assert accepted.approvable, accepted.findings
+    assert [c for c in codes(accepted) if c[0] != "empty_field"] == [], accepted.findings
+    assert accepted.delivered == {"v": good}
+    rejected = check(doc, {"v": bad})
+    found = {(c, p) for c, p, _ in codes(rejected)}
+    assert ("invalid_field", path) in found or ("missing_field", path) in found, rejected.findings
+    assert not rejected.approvable
+
+
+DEFS = {
+    "$defs": {
+        "Node": {
+            "type": "object",
+            "properties": {
+                "name": S,
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+            },
+            "required": ["name"],
+        }
+    }
+}
+
+
+def test_recursive_ref_is_followed_to_any_depth_the_parser_allows() -> None:
+    doc = {**contract({"root": {"$ref": "#/$defs/Node"}}), **DEFS}
+    deep: dict[str, Any] = {"name": "leaf", "x": 1}
+    for n in range(10):
+        deep = {"name": f"n{n}", "children": [deep]}
+    report = check(doc, {"root": deep})
+    assert codes(report) == [("unknown_key", "root" + ".children[0]" * 10 + ".x", "warn")]
+    assert report.approvable
+
+
+def test_a_root_ref_keeps_its_defs() -> None:
+    doc = {"$ref": "#/$defs/Top", "$defs": {"Top": contract({"a": S})}}
+    assert codes(check(doc, {"a": 1})) == [("invalid_field", "a", "block")]
+
+
+def test_definitions_spelling_of_defs() -> None:
+    doc = {**contract({"a": {"$ref": "#/definitions/Name"}}), "definitions": {"Name": S}}
+    assert codes(check(doc, {"a": 1})) == [("invalid_field", "a", "block")]
+
+
+def test_required_missing_no_fields_and_defaults() -> None:
+    doc = contract({"a": S, "b": {"type": "integer", "default": 7}, "c": S}, required=["a"])
+    report = check(doc, {"c": "x"})
+    assert codes(report) == [
+        ("missing_field", "a", "block"),
+        ("defaulted_field", "b", "warn"),
+    ]
+    assert ("no_fields", "", "block") in codes(check(doc, {"zzz": 1}))
+    delivered = check(doc, {"a": "x"}).delivered
+    assert delivered == {"a": "x", "b": 7}  # the default delivered, the optional c absent
+
+
+def test_absent_optional_field_is_absent_from_delivery_and_row() -> None:
+    doc = contract({"a": S, "note": {**S, "description": "Why."}}, required=["a"])
+    report = check(doc, {"a": "x"})
+    assert codes(report) == [] and report.delivered == {"a": "x"}
+    row = field_rows(report)[1]
+    assert (row.key, row.states, row.message, row.description) == (
+        "note",
+        (FieldState.OK,),
+        OPTIONAL_ABSENT,
+        "Why.",
+    )
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "severity"),
+    [
+        (S, "", "warn"),
+        ({"type": "string", "minLength": 1}, "", "block"),
+        (S, "   ", "warn"),
+        ({"type": "array"}, [], "warn"),
+        ({"type": "array", "minItems": 1}, [], "block"),
+        ({"type": ["string", "null"]}, None, "warn"),
+        (S, None, "block"),
+        ({"type": "object", "properties": {"n": S}}, {}, "warn"),
+        (OBJ, {}, "block"),
+    ],
+)
+def test_empty_values_block_where_the_schema_forbids_them(
+    schema: dict[str, Any], value: Any, severity: str
+) -> None:
+    report = check(contract({"v": schema}), {"v": value})
+    assert ("empty_field", "v", severity) in codes(report), report.findings
+
+
+def test_unknown_keys_are_dropped_at_any_depth_by_default() -> None:
+    inner = {"type": "object", "properties": {"n": S}}  # additionalProperties absent
+    doc = contract({"v": {"type": "array", "items": inner}})
+    report = check(doc, {"v": [{"n": "x", "evil": "do this"}], "top": 1})
+    assert codes(report) == [
+        ("unknown_key", "top", "warn"),
+        ("unknown_key", "v[0].evil", "warn"),
+    ]
+    assert report.delivered == {"v": [{"n": "x"}]}
+
+
+def test_an_open_object_passes_unnamed_keys_with_a_warning() -> None:
+    doc = contract({"n": S}, additionalProperties=True)
+    report = check(doc, {"n": "x", "extra": {"k": 1}})
+    assert codes(report) == [("open_key", "extra", "warn")]
+    assert report.delivered == {"n": "x", "extra": {"k": 1}}
+    assert FieldState.DROPPED not in field_rows(report)[1].states
+
+
+def test_an_open_object_validates_and_walks_its_unnamed_values() -> None:
+    doc = contract({"n": S}, additionalProperties=OBJ)
+    report = check(doc, {"n": "x", "a": {"n": 1, "sneak": 2}, "b": {"n": "no"}})
+    assert codes(report) == [
+        ("unknown_key", "a.sneak", "warn"),
+        ("open_key", "a", "warn"),
+        ("open_key", "b", "warn"),
+        ("invalid_field", "b.n", "block"),
+    ]
+    passed = check(doc, {"n": "x", "a": {"n": 1, "sneak": 2}})
+    assert passed.delivered == {"n": "x", "a": {"n": 1}}
+
+
+def test_oneof_refuses_a_value_that_fits_two_alternatives() -> None:
+    doc = contract({"v": {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 10}]}})
+    report = check(doc, {"v": 12})
+    assert codes(report) == [("invalid_field", "v", "block")]
+    assert "exactly one" in report.findings[0].message
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": "string"}
+    for _ in range(levels):
+        node = {"type": "array", "items": node}
+    return node
+
+
+REFUSED: list[tuple[str, dict[str, Any], str, str]] = [
+    ("if", contract({"a": {"type": "string", "if": {}, "then": {}}}), "if", "#/properties/a/if"),
+    (
+        "patternProperties",
+        contract({}, patternProperties={"^x": S}),
+        "patternProperties",
+        "#/patternProperties",
+    ),
+    (
+        "dependentSchemas",
+        contract({"a": S}, dependentSchemas={"a": {}}),
+        "dependentSchemas",
+        "#/dependentSchemas",
+    ),
+    (
+        "unevaluatedProperties",
+        contract({"a": S}, unevaluatedProperties=False),
+        "unevaluatedProperties",
+        "#/unevaluatedProperties",
+    ),
+    (
+        "remote-ref",
+        contract({"a": {"$ref": "https://example.org/s.json"}}),
+        "$ref",
+        "#/properties/a/$ref",
+    ),
+    ("missing-def", contract({"a": {"$ref": "#/$defs/Nope"}}), "$ref", "#/properties/a/$ref"),
+    ("not", contract({"a": {"not": S}}), "not", "#/properties/a/not"),
+    (
+        "prefixItems",
+        contract({"a": {"type": "array", "prefixItems": [S]}}),
+        "prefixItems",
+        "#/properties/a/prefixItems",
+    ),
+    (
+        "contains",
+        contract({"a": {"type": "array", "contains": S}}),
+        "contains",
+        "#/properties/a/contains",
+    ),
+    ("minProperties", contract({"a": S}, minProperties=1), "minProperties", "#/minProperties"),
+    (
+        "unknown-format",
+        contract({"a": {"type": "string", "format": "hostname"}}),
+        "format",
+        "#/properties/a/format",
+    ),
+    (
+        "bad-minLength",
+        contract({"a": {"type": "string", "minLength": "3"}}),
+        "minLength",
+        "#/properties/a/minLength",
+    ),
+    (
+        "draft-4-exclusive",
+        contract({"a": {"type": "number", "exclusiveMinimum": True}}),
+        "exclusiveMinimum",
+        "#/properties/a/exclusiveMinimum",
+    ),
+    (
+        "wrong-type-keyword",
+        contract({"a": {"type": "integer", "minLength": 1}}),
+        "minLength",
+        "#/properties/a/minLength",
+    ),
+    ("keyword-without-type", contract({"a": {"maxLength": 3}}), "maxLength", "#/properties/a"),
+    ("required-not-a-property", contract({"a": S}, required=["a", "b"]), "required", "#/required"),
+    (
+        "nested-defs",
+        contract({"a": {"$defs": {}, "type": "string"}}),
+        "$defs",
+        "#/properties/a/$defs",
+    ),
+    (
+        "unknown-draft",
+        {**contract({"a": S}), "$schema": "http://json-schema.org/draft-04/schema#"},
+        "$schema",
+        "#/$schema",
+    ),
+    (
+        "ref-cycle",
+        {
+            **contract({"a": {"$ref": "#/$defs/A"}}),
+            "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},
+        },
+        "$ref",
+        "#/$defs/B/$ref",
+    ),
+    ("false-schema", contract({"a": False}), "(schema)", "#/properties/a"),
+    ("too-deep", contract({"a": _deep(250)}), "(schema)", "#/properties/a" + "/items" * 199),
+    (
+        "additionalProperties-value",
+        contract({"a": S}, additionalProperties=3),
+        "additionalProperties",
+        "#/additionalProperties",
+    ),
+    ("root-not-object", {"type": "string"}, "type", "#"),
+    (
+        "bad-default",
+        contract({"a": {"type": "integer", "minimum": 1, "default": 0}}, required=[]),
+        "default",
+        "#/properties/a/default",
+    ),
+    (
+        "bad-pattern",
+        contract({"a": {"type": "string", "pattern": "(?<=a)b"}}),
+        "pattern",
+        "#/properties/a/pattern",
+    ),
+    (
+        "enum-beside-constraint",
+        contract({"a": {"enum": ["x"], "maxLength": 3}}),
+        "maxLength",
+        "#/properties/a/maxLength",
+    ),
+    (
+        "enum-wrong-type",
+        contract({"a": {"enum": [1], "type": "string"}}),
+        "enum",
+        "#/properties/a/enum",
+    ),
+    (
+        "allOf-of-strings",
+        contract({"a": {"allOf": [S, {"minLength": 1}]}}),
+        "allOf",
+        "#/properties/a/allOf/0",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "schema", "keyword", "where"), REFUSED, ids=[r[0] for r in REFUSED]
+)
+def test_refused_keyword_is_named_with_its_place(
+    name: str, schema: dict[str, Any], keyword: str, where: str
+) -> None:
+    with pytest.raises(JsonSchemaError) as caught:
+        contract_from_json_schema(schema)
+    message = str(caught.value)
+    assert f"keyword {keyword!r} at {where}:" in message
+    assert "\n" not in message
+
+
+def test_annotations_are_accepted_and_descriptions_kept() -> None:
+    doc = contract(
+        {"a": {**S, "title": "A", "description": "What a is.", "examples": ["x"], "$comment": "c"}},
+        title="T",
+        description="A test contract.",
+        **{"$schema": "https://json-schema.org/draft/2020-12/schema", "$comment": "top"},
+    )
+    report = check(doc, {"a": "x"})
+    assert report.approvable
+    assert field_rows(report)[0].description == "What a is."
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (b'{"type": "object", "type": "string"}', "twice"),
+        (b'{"type": "object", "properties": {"a": {"minimum": NaN}}}', "not JSON"),
+        (b"[]", "JSON object"),
+        (b"\xff", "not UTF-8"),
+        (b"{", "not JSON"),
+    ],
+)
+def test_schema_bytes_must_be_strict_json(data: bytes, why: str) -> None:
+    with pytest.raises(JsonSchemaError, match=why):
+        read_json_schema(data)
+
+
+def test_one_contract_per_digest_whatever_the_spelling() -> None:
+    doc = contract({"a": S, "b": {"type": "integer"}})
+    spaced = json.dumps(doc, indent=4).encode()
+    reordered = json.dumps(dict(reversed(list(doc.items())))).encode()
+    assert schema_sha256(spaced) == schema_sha256(reordered) == schema_sha256(doc)
+    assert contract_from_json_schema(spaced) is contract_from_json_schema(doc)
+    assert contract_from_json_schema(contract({"a": S})) is not contract_from_json_schema(doc)
+
+
+def test_a_caller_changing_its_dict_later_changes_nothing() -> None:
+    doc = contract({"late": {"type": "string", "maxLength": 3}})
+    model = contract_from_json_schema(doc)
+    doc["properties"]["late"]["maxLength"] = 1000
+    report = inspect(b'{"late": "abcdef"}', "t/v1", {"t/v1": model})
+    assert not report.approvable
+
+
+def test_property_names_that_are_not_identifiers() -> None:
+    doc = contract({"model_config": S, "a-b": S, "_x": S, "schema": S})
+    payload = {"model_config": "1", "a-b": "2", "_x": "3", "schema": "4"}
+    report = check(doc, payload)
+    assert codes(report) == [] and report.delivered == payload
+
+
+#: Keys a payload may carry without an unsafe_text finding (that one is tested elsewhere).
+safe = st.characters(categories=["L", "M", "N", "P", "S", "Zs"])
+names = st.text(safe, min_size=1, max_size=8)
+
+
+@SETTINGS
+@given(keys=st.lists(names, min_size=1, max_size=5, unique=True), data=st.data())
+def test_any_property_names_round_trip(keys: list[str], data: st.DataObject) -> None:
+    """Whatever the keys, a valid payload is delivered exactly and an extra key dropped."""
+    doc = contract({key: {"type": "integer"} for key in keys})
+    payload = {k: data.draw(st.integers(-5, 5)) for k in keys}
+    report = check(doc, {**payload, "extra-key-9": 1})
+    assert report.delivered == payload
+    assert [f.code.value for f in report.findings] == ["unknown_key"]
