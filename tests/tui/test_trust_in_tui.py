@@ -161,7 +161,7 @@ async def test_the_cursor_starts_on_what_this_key_may_decide(
     app = _app(root, registry, policy, keys[reviewer])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: placed(app))
-        assert app.current_entry().ref.run_dir.name == start
+        assert app.current_entry().key[0].name == start
         assert second.id == first  # each run numbers its own handoffs
         count = 1 if reviewer == "alice" else 2
         await settle(pilot, lambda: f"to decide {count} " in screen_text(app).splitlines()[0])
