@@ -47,11 +47,18 @@ def _ids_in(run_dir: Path) -> list[str]:
     return sorted(found, key=lambda i: (int(i.split("-", 1)[0]), i))
 
 
+def _joined(a: Stamp | None, b: Stamp | None) -> Stamp | None:
+    """One stamp for the unsigned record and the signed records' folder together."""
+    if a is None or b is None:
+        return a or b
+    return (max(a[0], b[0]), a[1] + b[1], a[2] ^ b[2])
+
+
 def decision_stamp(run_dir: Path, handoff_id: str) -> Stamp | None:
-    """The unsigned record's stamp, or the signed records' folder's (it changes as each
-    principal's record is added); ``None`` without either."""
+    """The unsigned record's stamp joined with the signed records' folder's (which moves
+    as each principal's record is added); ``None`` without either."""
     record = run_dir / DECISIONS / handoff_id
-    return stamp_at(record.with_name(f"{handoff_id}.json")) or stamp_at(record)
+    return _joined(stamp_at(record.with_name(f"{handoff_id}.json")), stamp_at(record))
 
 
 def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
@@ -64,10 +71,8 @@ def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
     for name in names:
         if name.startswith("."):
             continue
-        if name.endswith(".json"):
-            stamps[name.removesuffix(".json")] = stamp_at(run_dir / DECISIONS / name)
-        elif name not in stamps:  # a folder of signed records, one per principal
-            stamps[name] = stamp_at(run_dir / DECISIONS / name)
+        handoff_id = name.removesuffix(".json")  # a record, or a folder of signed ones
+        stamps[handoff_id] = _joined(stamps.get(handoff_id), stamp_at(run_dir / DECISIONS / name))
     return stamps
 
 

@@ -78,7 +78,8 @@ def _feed(store: RunStore, registry: Registry, messages: list[object]) -> Feed:
 
 def _put(store: RunStore, registry: Registry) -> str:
     payload = json.dumps(PLAN).encode()
-    return submit(RUN, payload, phase="plan", schema_id="plan/v1", store=store, registry=registry).id
+    ref = submit(RUN, payload, phase="plan", schema_id="plan/v1", store=store, registry=registry)
+    return ref.id
 
 
 def test_a_hint_in_a_run_listed_but_not_yet_shown_gets_its_handoff_listed(
