@@ -43,7 +43,9 @@ from handoff_gate.gates.store.base import (
     WatchLapse,
 )
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
-from handoff_gate.gates.store.fs_listing import DECISIONS, HANDOFFS, list_run_dir
+from handoff_gate.gates.store.fs_listing import DECISIONS as DECISIONS
+from handoff_gate.gates.store.fs_listing import HANDOFFS as HANDOFFS
+from handoff_gate.gates.store.fs_listing import list_run_dir
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import ID_PATTERN, PRINCIPAL_PATTERN, validate_id
