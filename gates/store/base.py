@@ -142,7 +142,8 @@ class RunStore(Protocol):
 
     def run_label(self, run: str) -> str:
         """Where ``run`` is, as a person or a script names it: a folder's absolute path,
-        or the run id."""
+        or the run id. It addresses the same run in this store, so a front end may key
+        runs by it (the TUI does)."""
         ...
 
     def runs(self) -> list[str]:
