@@ -18,7 +18,7 @@ from bench.figures import Figure, Target
 from bench.procs import finish, start_module, wait_until_watching
 from bench.runs import staged
 from bench.stats import summarize
-from handoff_gate.tui.feed import WATCH_DEBOUNCE_MS, WATCH_STEP_MS
+from handoff_gate.gates.store.fs_hints import WATCH_DEBOUNCE_MS, WATCH_STEP_MS
 
 TARGET = Target(stat="p95", limit=25.0, max_ratio=1.5)
 ISOLATED_GAP_MS = (120.0, 220.0)

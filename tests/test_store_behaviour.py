@@ -11,7 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.pool import Pool
 from typing import Any
@@ -21,7 +23,7 @@ import pytest
 
 from handoff_gate.gates.api import submit
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.store.base import DecisionExists, RunStore
+from handoff_gate.gates.store.base import Change, DecisionExists, RunStore, WatchLapse
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.postgres import PostgresStore
@@ -36,7 +38,8 @@ ODD_BYTES = b'{"a": "\xc3\xa9\xe2\x80\x94"}\r\n\t  \x00\xff\xfe '
 
 @dataclass(frozen=True)
 class Target:
-    """A store and a run in it; ``spec`` rebuilds the store in another process."""
+    """A store and a run in it; ``spec`` rebuilds the store in another process (a
+    filesystem store over its root folder, so its watch sees only its own runs)."""
 
     spec: tuple[str, str]
     store: RunStore
@@ -45,13 +48,13 @@ class Target:
 
 def make_store(spec: tuple[str, str]) -> RunStore:
     kind, url = spec
-    return FilesystemStore() if kind == "fs" else PostgresStore(url)
+    return FilesystemStore(url) if kind == "fs" else PostgresStore(url)
 
 
 @pytest.fixture(params=["fs", "pg"])
 def target(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Target]:
     if request.param == "fs":
-        yield Target(("fs", ""), FilesystemStore(), str(tmp_path / "run-1"))
+        yield Target(("fs", str(tmp_path)), FilesystemStore(tmp_path), "run-1")
         return
     url: str = request.getfixturevalue("pg_url")
     with psycopg.connect(url, autocommit=True) as conn:
@@ -269,3 +272,74 @@ def test_submit_through_the_api_records_the_handoff_and_its_event(target: Target
     assert [e["handoff"] for e in events] == ["0001-plan", "0002-plan"]
     assert audit.verify_chain(target.run, target.store) == []
     assert target.store.exists(target.run)
+
+
+def _changes(target: Target) -> tuple[list[Change | WatchLapse], threading.Event, threading.Thread]:
+    """The store's watch running in a thread of its own, collecting what it sends."""
+    seen: list[Change | WatchLapse] = []
+    stop = threading.Event()
+    store = target.store.copy()
+    thread = threading.Thread(target=store.watch, args=(seen.append, stop), daemon=True)
+    thread.start()
+    return seen, stop, thread
+
+
+def _until(check: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + BOUND
+    while not check():
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        time.sleep(0.01)
+
+
+def test_a_listing_stamps_each_handoff_and_moves_only_with_a_decision(target: Target) -> None:
+    store, run = target.store, target.run
+    assert store.listing(run) == []
+    first, second = _first_handoff(target), _first_handoff(target)
+    before = store.listing(run)
+    assert [listed.id for listed in before] == [first, second]
+    assert [listed.decision_stamp for listed in before] == [None, None]
+    store.create_decision(run, second, None, b"{}", {"event": "decision_written"})
+    after = {listed.id: listed for listed in store.listing(run)}
+    assert after[first] == before[0]
+    assert after[second].stamp == before[1].stamp
+    unsigned = after[second].decision_stamp
+    assert unsigned is not None
+    store.create_decision(run, second, "alice", b"{}", {"event": "decision_written"})
+    (signed,) = store.listing(run, [second])
+    assert signed.decision_stamp not in (None, unsigned)
+
+
+def test_a_listing_of_some_ids_leaves_out_those_not_there(target: Target) -> None:
+    store, run = target.store, target.run
+    first = _first_handoff(target)
+    listed = store.listing(run, [first, "0009-plan", "../../x"])
+    assert [x.id for x in listed] == [first]
+    assert store.listing(run, ["0009-plan"]) == []
+    assert store.listing(run + "-missing") == []
+
+
+def test_the_watch_starts_with_a_change_then_names_new_handoffs_and_decisions(
+    target: Target,
+) -> None:
+    store, run = target.store, target.run
+    store.create(run)
+    seen, stop, thread = _changes(target)
+    try:
+        _until(lambda: Change() in seen, "the first Change()")
+        time.sleep(0.2)  # a filesystem watcher arms just after it says so
+        handoff = _first_handoff(target)
+        named = {store.run_label(str(c.run)) for c in seen if isinstance(c, Change) and c.run}
+
+        def hinted(handoff_id: str) -> bool:
+            hints = [c for c in seen if isinstance(c, Change) and c.handoff_id == handoff_id]
+            return any(store.run_label(str(c.run)) == store.run_label(run) for c in hints)
+
+        _until(lambda: hinted(handoff), "a hint for the new handoff")
+        seen.clear()
+        store.create_decision(run, handoff, None, b"{}", {"event": "decision_written"})
+        _until(lambda: hinted(handoff), "a hint for its decision")
+        assert named <= {store.run_label(run)}
+    finally:
+        stop.set()
+        thread.join(BOUND)
+    assert not thread.is_alive()

@@ -12,7 +12,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from handoff_gate.tui.backend import CoreBackend
-from handoff_gate.tui.review_app import ReviewApp, header_name, run_review
+from handoff_gate.tui.review_app import ReviewApp, header_name, review_store, run_review
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,11 +44,11 @@ class HandoffGateApp(ReviewApp):
         """``read_only``: review only; approve and reject are refused and nothing is
         written under ``root``. ``key`` and ``policy``: decisions are signed with the
         key, and only a principal the policy lets decide a handoff's phase may try.
-        ``store``: a non-local store (a database) shows every run in it; ``root`` is then
-        ignored, and runs are keyed by ``Path(run_id)``."""
+        ``store``: every run in it is shown (``root`` then ``None``); runs are keyed by
+        ``Path(store.run_label(run))``."""
         super().__init__(
             root,
-            _loaded(registry, reviewer, key, policy, store if root is None else None),
+            _loaded(registry, reviewer, key, policy, review_store(root, store)),
             reviewer=header_name(reviewer, key, policy),
             show=show,
             poll=poll,
@@ -76,14 +76,14 @@ def run_app(
 
     ``read_only``: decisions are refused in the app and nothing is written under ``root``.
     ``key``/``policy``: sign decisions, and refuse up front those the key's principal
-    may not make. ``store``: a non-local store shows every run in it (``root`` ignored).
+    may not make. ``store``: every run in it is shown (``root`` then ``None``).
     """
     if key is not None and policy is None:
         print("handoff-gate watch: --key needs --policy", file=sys.stderr)
         return 2
     return run_review(
         root,
-        _loaded(registry, reviewer, key, policy, store if root is None else None),
+        _loaded(registry, reviewer, key, policy, review_store(root, store)),
         reviewer=header_name(reviewer, key, policy),
         show=show,
         poll=poll,
@@ -98,8 +98,8 @@ def _loaded(
     reviewer: str | None,
     key: SigningKey | None,
     policy: Policy | None,
-    store: RunStore | None,
+    store: RunStore,
 ) -> Callable[[], CoreBackend]:
     """The loader ``ReviewApp`` takes, over a registry that is loaded already; ``store``:
-    a database store, ``None`` for run folders."""
+    where the reviewed runs live."""
     return partial(CoreBackend, registry, reviewer=reviewer, key=key, policy=policy, store=store)

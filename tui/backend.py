@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.tui.deciding import Decider
 from handoff_gate.tui.inspecting import inspect_ref
-from handoff_gate.tui.scan import LOCAL
 
 if TYPE_CHECKING:
     from handoff_gate.gates.run.decision_record import Decision
@@ -25,8 +24,8 @@ class CoreBackend(Decider):
     """``core.Backend`` for one registry, policy, key and store: the ``Decider`` that
     decides from this app, and inspection under the same registry and policy."""
 
-    def inspect(self, ref: HandoffRef, store: RunStore | None) -> Inspection:
-        return inspect_ref(ref, self.registry, store=store or LOCAL, policy=self.policy)
+    def inspect(self, ref: HandoffRef, store: RunStore) -> Inspection:
+        return inspect_ref(ref, self.registry, store=store, policy=self.policy)
 
     def describe(self, decision: Decision) -> str:
         return describe(decision)

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 class Backend(Protocol):
     """Inspection and decisions for one app: what ``Core`` loads."""
 
-    def inspect(self, ref: HandoffRef, store: RunStore | None) -> Inspection:
-        """Inspect one handoff in ``store`` (the filesystem when ``None``); never raises."""
+    def inspect(self, ref: HandoffRef, store: RunStore) -> Inspection:
+        """Inspect one handoff in ``store`` (the calling thread's own); never raises."""
         ...
 
     def refusal(self, entry: Entry) -> Notice | None:
@@ -58,10 +58,8 @@ class Core:
     ``read_only`` and ``store`` are known before loading: the header shows them.
     """
 
-    def __init__(
-        self, load: Callable[[], Backend], *, read_only: bool, store: RunStore | None
-    ) -> None:
-        """``store``: a non-local store, or ``None`` for runs on this filesystem."""
+    def __init__(self, load: Callable[[], Backend], *, read_only: bool, store: RunStore) -> None:
+        """``store``: where the reviewed runs live."""
         self.read_only = read_only
         self.store = store
         self._load = load
@@ -75,7 +73,7 @@ class Core:
                 self._backend = self._load()
             return self._backend
 
-    def inspect(self, ref: HandoffRef, store: RunStore | None = None) -> Inspection:
+    def inspect(self, ref: HandoffRef, store: RunStore) -> Inspection:
         return self.backend.inspect(ref, store)
 
     def refusal(self, entry: Entry) -> Notice | None:

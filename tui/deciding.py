@@ -16,7 +16,6 @@ from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.messages import Decided
 from handoff_gate.tui.notice import Notice
 from handoff_gate.tui.render import safe
-from handoff_gate.tui.scan import LOCAL
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
@@ -39,9 +38,9 @@ class Decider:
         reviewer: str | None,
         key: SigningKey | None,
         policy: Policy | None,
-        store: RunStore | None,
+        store: RunStore,
     ) -> None:
-        """``store``: a non-local store, or ``None`` for runs on this filesystem."""
+        """``store``: where the reviewed runs live (decisions use a copy of it per write)."""
         self.registry = registry
         self.reviewer = reviewer
         self.key = key
@@ -109,7 +108,7 @@ class Decider:
     ) -> Decided:
         """Write the decision (blocking: run it off the UI thread); a refusal, or a store
         driver's own error, comes back as the ``Decided`` message's reason, never a crash."""
-        store = (self.store or LOCAL).copy()
+        store = self.store.copy()
         try:
             decision = decide(
                 store,

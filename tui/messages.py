@@ -53,6 +53,6 @@ class BodyReady(Message):
 
 @dataclass
 class WatchFailed(Message):
-    """The filesystem watcher stopped; the feed re-lists and resumes when it can."""
+    """Watching or listing the store stopped; the feed re-lists and resumes when it can."""
 
     error: str

@@ -1,8 +1,8 @@
 """The approval app: its lifecycle, the feed that keeps it current, and the entry point.
 
-Disk work never runs on the UI thread: the ``Feed`` (or ``StoreFeed`` for a database)
-watches, lists and inspects in background workers and posts its results to the
-``ReviewScreen``, which owns the main view, its keys and its state. This module only
+Store work never runs on the UI thread: the ``Feed``, over whatever ``RunStore`` the app
+is given, watches, lists and inspects in background workers and posts its results to
+the ``ReviewScreen``, which owns the main view, its keys and its state. This module only
 builds them, starts and stops the workers, and offers the palette's providers.
 
 It imports nothing of the core's inspection and decision code: the app gets a loader
@@ -20,6 +20,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 
 from handoff_gate.gates.run.reviewer import default_reviewer
+from handoff_gate.gates.store.select import store_at
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.tui.core import Core
@@ -27,7 +28,6 @@ from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.model import Entry, Key, Show
 from handoff_gate.tui.palette import ActionProvider, JumpProvider, Target
 from handoff_gate.tui.screens.review import ReviewScreen
-from handoff_gate.tui.store_feed import StoreFeed, store_label
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -79,18 +79,12 @@ class ReviewApp(App[int]):
     ) -> None:
         """``load``: the inspection and decisions (key, policy, contracts), loaded once the
         first screen is up. ``read_only``: review only; approve and reject are refused and
-        nothing is written under ``root``. ``store``: a non-local store (a database) shows
-        every run in it; ``root`` is then ignored, and runs are keyed by ``Path(run_id)``."""
+        nothing is written. ``root``: a run folder or a folder of runs; ``store``: any
+        store, every run in it shown (``root`` then ``None``; see ``review_store``)."""
         super().__init__()
-        self.store = store if root is None else None
-        if self.store is None:
-            if root is None:
-                raise ValueError("a filesystem review needs a root folder")
-            self.root = root.absolute()
-            where = self.root.name or str(self.root)
-        else:
-            where = store_label(self.store)
-            self.root = Path(where)
+        self.store = review_store(root, store)
+        where = self.store.label()
+        if root is None:
             self.title = f"handoff-gate · {visible(where)}"
         core = Core(load, read_only=read_only, store=self.store)
         self.review = ReviewScreen(
@@ -109,9 +103,7 @@ class ReviewApp(App[int]):
         def post(message: Any) -> bool:
             return self.review.post_message(message)
 
-        if self.store is None:
-            return Feed(self.root, core, post, poll=poll)
-        return StoreFeed(self.store, core, post)
+        return Feed(self.store, core, post, poll=poll)
 
     @property
     def read_only(self) -> bool:
@@ -132,16 +124,13 @@ class ReviewApp(App[int]):
         return self.review
 
     def on_mount(self) -> None:
+        """Listing starts with the watch's first hint, so nothing that changes between the
+        first listing and watching is missed."""
         feed = self.feed
-        feed.start()
         self.run_worker(feed.relist_loop, thread=True, group="relist", name="relist")
-        if isinstance(feed, StoreFeed):
-            self.run_worker(feed.listen_loop, thread=True, group="watch", name="listen")
-        else:
-            self.run_worker(feed.watch, thread=True, group="watch", name="watch")
+        self.run_worker(feed.watch, thread=True, group="watch", name="watch")
         self.call_after_refresh(self._start_inspecting)
-        if self.store is None:
-            self.set_interval(WAITER_RECHECK_S, self._recheck_waiters)
+        self.set_interval(WAITER_RECHECK_S, self._recheck_waiters)
 
     def _start_inspecting(self) -> None:
         """Start inspecting once the first screen is up.
@@ -204,11 +193,10 @@ def run_review(
 ) -> int:
     """Run the app until it quits; returns the process exit code.
 
-    ``load``: see ``ReviewApp``. ``store``: a non-local store shows every run in it
-    (``root`` ignored).
+    ``load``: see ``ReviewApp``. ``store``: every run in it is shown (``root`` then
+    ``None``).
     """
-    remote = root is None and store is not None
-    if not remote and (root is None or not root.is_dir()):
+    if root is not None and not root.is_dir():
         print(f"handoff-gate watch: not a directory: {visible(str(root))}", file=sys.stderr)
         return 2
     app = ReviewApp(
@@ -219,7 +207,17 @@ def run_review(
         poll=poll,
         quiet=quiet,
         read_only=read_only,
-        store=store if remote else None,
+        store=store,
     )
     result: Any = app.run()
     return int(result or 0)
+
+
+def review_store(root: Path | None, store: RunStore | None) -> RunStore:
+    """The store a review shows: the folder ``root`` (a run or a folder of runs) when one
+    is given, else ``store``."""
+    if root is not None:
+        return store_at(root.absolute())
+    if store is None:
+        raise ValueError("a review needs a root folder or a store")
+    return store

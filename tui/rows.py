@@ -74,7 +74,6 @@ def topbar(
     entries: Iterable[Entry],
     show: Show,
     listed: int,
-    count_waiters: bool,
     scanned: bool,
     backlog: int,
     width: int,
@@ -86,7 +85,7 @@ def topbar(
     every = list(entries)
     decidable = [e for e in every if e.decidable]
     blocked = sum(1 for e in every if e.state is HandoffState.BLOCKED)
-    waited_count = sum(1 for e in decidable if e.waiters) if count_waiters else 0
+    waited_count = sum(1 for e in decidable if e.waiters)  # None: the store cannot tell
     waited = f" · {waited_count} with a waiter" if waited_count else ""
     bar = Text.assemble(
         (" handoff-gate ", "bold reverse"),

@@ -21,15 +21,23 @@ listing runs, the handoffs that may carry a contract (``related_ids``: an index 
 filesystem), the digest of a handoff too big to read, the waiter records reviewers see,
 and the wake-ups a blocked wait sleeps on (``subscribe``). A store object is for one
 thread; ``copy`` gives another thread its own, and ``close`` releases what it holds.
+
+A front end that shows every run (the TUI) asks three things, the same of every store:
+``runs`` and ``listing`` (each handoff with a cheap change ``Stamp``, so one unchanged
+since the last look is not read again), ``waiters``, and ``watch``: one subscription for
+the whole store whose ``Change`` hints name what to list again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from handoff_gate.gates.store.durable import OversizeError
+
+if TYPE_CHECKING:
+    import threading
 
 
 class DecisionExists(FileExistsError):
@@ -68,6 +76,41 @@ class WaiterRecord(NamedTuple):
     started: str
 
 
+#: Three numbers that change whenever the record they stamp does; the first is when it
+#: was last written (ns since the epoch), so a list can put the newest first. Only ever
+#: compared with a stamp of the same record from the same store.
+Stamp = tuple[int, int, int]
+
+
+class ListedHandoff(NamedTuple):
+    """A handoff as ``listing`` sees it, without reading it: if both stamps equal those of
+    the last look, nothing an inspection reads has changed (its bytes, its decisions)."""
+
+    id: str
+    stamp: Stamp
+    #: ``None``: no decision record yet; else it moves with every record added.
+    decision_stamp: Stamp | None
+
+
+class Change(NamedTuple):
+    """A hint from ``watch`` of what may have changed; list it again, never trust it.
+
+    ``Change()``: anything (watching (re)started, or a hint named nothing usable).
+    ``Change(run)``: the run, which may also be new or gone. ``Change(run, id)``: one
+    handoff, its decisions or its waiters. ``run`` is as the store addresses it.
+    """
+
+    run: str | None = None
+    handoff_id: str | None = None
+
+
+class WatchLapse(NamedTuple):
+    """Watching stopped for ``reason`` (one line); it resumes on its own, with a
+    ``Change()``, since nothing changed meanwhile sent a hint."""
+
+    reason: str
+
+
 class Subscription(Protocol):
     """A blocked wait's wake-ups: ``wake`` is called (from another thread) whenever the
     handoff's decisions may have changed. Only a hint: the waiter re-reads after it."""
@@ -99,11 +142,38 @@ class RunStore(Protocol):
 
     def run_label(self, run: str) -> str:
         """Where ``run`` is, as a person or a script names it: a folder's absolute path,
-        or the run id."""
+        or the run id. It addresses the same run in this store, so a front end may key
+        runs by it (the TUI does)."""
         ...
 
     def runs(self) -> list[str]:
         """Every run in the store, sorted, each as the store addresses it."""
+        ...
+
+    def listing(self, run: str, handoff_ids: Collection[str] | None = None) -> list[ListedHandoff]:
+        """Every handoff of ``run`` (or those of ``handoff_ids`` still there), in sequence
+        order, with stamps; nothing is read but names and stamps. A run that is gone, or
+        vanishes mid-listing, lists what was seen (possibly nothing): never an error for a
+        watcher to report. An id that is not a handoff id is simply not there."""
+        ...
+
+    def watch(
+        self,
+        on_change: Callable[[Change | WatchLapse], None],
+        stop: threading.Event,
+        *,
+        poll: bool = False,
+    ) -> None:
+        """Call ``on_change`` with hints of what changed anywhere in the store, until
+        ``stop`` is set; blocks, so give it a thread of its own.
+
+        It sends ``Change()`` first, once watching is (about to be) in place, and again
+        whenever it resumes after a ``WatchLapse``: list after that and nothing is missed.
+        It watches with resources of its own (a filesystem watcher over the root; a
+        database connection that LISTENs), never the store object's. ``poll``: do not
+        rely on change events (a network filesystem delivers none). ``on_change`` runs
+        on the watching thread: keep it quick.
+        """
         ...
 
     def exists(self, run: str) -> bool:

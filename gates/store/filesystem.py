@@ -15,6 +15,8 @@ against the id pattern and must resolve inside the run.
 Besides the records, a run folder keeps what only a folder needs: an index of which
 handoffs carry which contract (``schema_index``), a record per live waiter (``waiters``),
 and the change watcher blocked waits share (``fs_watch``, loaded on first ``subscribe``).
+A front end that shows every run lists them with stamps (``fs_listing``) and watches the
+whole root through one watcher (``fs_hints``, loaded on first ``watch``).
 """
 
 from __future__ import annotations
@@ -27,24 +29,31 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.store import log_file, schema_index, waiters
 from handoff_gate.gates.store.base import (
+    Change,
     DecisionExists,
+    ListedHandoff,
     StoredHandoff,
     Subscription,
     WaiterRecord,
+    WatchLapse,
 )
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
+from handoff_gate.gates.store.fs_listing import DECISIONS as DECISIONS
+from handoff_gate.gates.store.fs_listing import HANDOFFS as HANDOFFS
+from handoff_gate.gates.store.fs_listing import list_run_dir
 from handoff_gate.gates.store.lock_bound import LockTimeout
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import ID_PATTERN, PRINCIPAL_PATTERN, validate_id
 from handoff_gate.gates.vocab.limits import MAX_DECISION_BYTES, MAX_HANDOFF_BYTES
 
-HANDOFFS = "handoffs"
-DECISIONS = "decisions"
+if TYPE_CHECKING:
+    import threading
+
 SEQ = ".seq"
 KEYS = ".keys"
 AUDIT_FILE = "audit.jsonl"
@@ -396,6 +405,28 @@ class FilesystemStore:
             signed=signed,
             poll=poll,
         )
+
+    def listing(self, run: str, handoff_ids: Collection[str] | None = None) -> list[ListedHandoff]:
+        """One ``scandir`` of the run's handoffs and one of its decisions, a ``stat`` each
+        (``fs_listing``); a few ids stat only their own files."""
+        try:
+            run_dir = self._dir(run)
+        except ValueError:
+            return []
+        return list_run_dir(run_dir, handoff_ids)
+
+    def watch(
+        self,
+        on_change: Callable[[Change | WatchLapse], None],
+        stop: threading.Event,
+        *,
+        poll: bool = False,
+    ) -> None:
+        """One watchfiles watcher over the root, recursive (``fs_hints``)."""
+        # The watcher boundary again: watchfiles loads only when something watches.
+        from handoff_gate.gates.store.fs_hints import watch_root
+
+        watch_root((self.root or Path()).absolute(), on_change, stop, poll=poll)
 
     def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:
         """A record in ``RUN/waiters/`` while the ``with`` lasts (see ``waiters``)."""

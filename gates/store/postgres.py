@@ -21,23 +21,25 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 import psycopg
 from psycopg import errors
 
 from handoff_gate.gates.store.base import (
+    Change,
     DecisionExists,
+    ListedHandoff,
     RunMissing,
     StoredHandoff,
     Subscription,
     WaiterRecord,
+    WatchLapse,
 )
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.lock_bound import LockTimeout, gave_up, lock_timeout
@@ -51,6 +53,7 @@ from handoff_gate.gates.store.pg_connect import (
     listen,
     one_line,
 )
+from handoff_gate.gates.store.pg_hints import watch_store
 from handoff_gate.gates.store.pg_watch import ListenWatch
 from handoff_gate.gates.store.postgres_schema import (
     CHANNEL,
@@ -59,11 +62,12 @@ from handoff_gate.gates.store.postgres_schema import (
     require_schema,
     run_lock_holder,
 )
-from handoff_gate.gates.vocab.ids import PRINCIPAL_PATTERN, validate_id
+from handoff_gate.gates.vocab.ids import ID_PATTERN, PRINCIPAL_PATTERN, RUN_ID_PATTERN, validate_id
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
-#: A run id: the rule for run directory names, which the ``runs`` table checks too.
-RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
+if TYPE_CHECKING:
+    import threading
+
 #: The principal column value of the one unsigned decision slot. The column is NOT NULL so
 #: that the UNIQUE constraint covers it (NULLs never collide); no principal name can be
 #: this, since principals start with a letter or digit.
@@ -101,6 +105,18 @@ SELECT n, octet_length(line), CASE WHEN octet_length(line) <= %(piece)s THEN lin
 FROM events WHERE run = %(run)s AND n > %(after)s ORDER BY n LIMIT %(rows)s
 """
 _LOG_PIECE = "SELECT substring(line FROM %s FOR %s) FROM events WHERE run = %s AND n = %s"
+#: Each handoff of a run (or of some ids) with its stamps: (created, size, seq) for its
+#: row, (last created, count) for its decision rows. Rows are append-only, so these move
+#: exactly when something is added. Times in microseconds, which ``Stamp`` turns to ns.
+_LISTING = """
+SELECT h.id, h.seq, octet_length(h.data),
+       (extract(epoch FROM h.created_at) * 1000000)::bigint,
+       count(d.principal), (extract(epoch FROM max(d.created_at)) * 1000000)::bigint
+FROM handoffs h LEFT JOIN decisions d ON d.run = h.run AND d.handoff_id = h.id
+WHERE h.run = %(run)s AND (%(ids)s::text[] IS NULL OR h.id = ANY(%(ids)s::text[]))
+GROUP BY h.run, h.seq
+ORDER BY h.seq
+"""
 
 T = TypeVar("T")
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -550,6 +566,36 @@ class PostgresStore:
         validate_id(handoff_id)
         self._waited = True
         return ListenWatch(self.copy, run, wake)
+
+    def listing(self, run: str, handoff_ids: Collection[str] | None = None) -> list[ListedHandoff]:
+        """One query, reading no handoff's bytes (``_LISTING``)."""
+        if not isinstance(run, str) or not RUN_ID_PATTERN.match(run):
+            return []
+        ids = None
+        if handoff_ids is not None:
+            ids = sorted(i for i in handoff_ids if isinstance(i, str) and ID_PATTERN.match(i))
+            if not ids:
+                return []
+        rows = self._read(_LISTING, {"run": run, "ids": ids}, prepare=True)
+        return [
+            ListedHandoff(
+                handoff_id,
+                (int(created) * 1000, int(size), int(seq)),
+                (int(last) * 1000, int(count), 0) if count else None,
+            )
+            for handoff_id, seq, size, created, count, last in rows
+        ]
+
+    def watch(
+        self,
+        on_change: Callable[[Change | WatchLapse], None],
+        stop: threading.Event,
+        *,
+        poll: bool = False,
+    ) -> None:
+        """LISTEN on a connection of its own (``pg_hints``); ``poll`` changes nothing:
+        notifications need no change events."""
+        watch_store(self.url, on_change, stop)
 
     def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:
         """Nothing is recorded: the database keeps no waiter records."""

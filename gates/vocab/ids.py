@@ -16,6 +16,8 @@ ID_REGEX = r"^[0-9]{4,}-" + PHASE_REGEX[1:]
 #: The same patterns for Python's ``re``, where ``$`` would also accept a final newline.
 PHASE_PATTERN = re.compile(PHASE_REGEX[:-1] + r"\Z")
 ID_PATTERN = re.compile(ID_REGEX[:-1] + r"\Z")
+#: A database run id, the rule for run directory names too (the ``runs`` table checks it).
+RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
 
 
 class UnsafePathError(ValueError):

@@ -472,7 +472,6 @@ class ReviewScreen(Screen[None]):
             entries=self.entries.values(),
             show=self.show,
             listed=self._list.row_count,
-            count_waiters=self.core.store is None,
             scanned=self._scanned,
             backlog=self.feed.backlog,
             new=sum(1 for key in self._new if (e := self.entries.get(key)) and e.decidable),

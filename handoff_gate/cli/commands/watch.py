@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
@@ -42,10 +41,9 @@ def run(args: argparse.Namespace) -> int:
     key, policy = _signing(args)
     spec = os.environ.get(ENV_VAR, "") if args.schemas is None else args.schemas
     registry = _registry(spec)
-    remote = None if args.root else where
     return run_review(
-        Path(args.root) if args.root else None,
-        _loader(registry, reviewer=args.reviewer, key=key, policy=policy, store=remote),
+        None,
+        _loader(registry, reviewer=args.reviewer, key=key, policy=policy, store=where),
         reviewer=header_name(args.reviewer, key, policy),
         show=args.show,
         poll=args.poll,
@@ -101,7 +99,7 @@ def _loader(
     reviewer: str | None,
     key: SigningKey | None,
     policy: Policy | None,
-    store: RunStore | None,
+    store: RunStore,
 ) -> Callable[[], Backend]:
     """What the app calls (from its inspection thread, after the first paint) to load
     inspection and decisions."""

@@ -1,0 +1,104 @@
+"""A run folder's listing with change stamps: what ``FilesystemStore.listing`` returns.
+
+A listing costs one directory read and a ``stat`` per handoff and per decision record,
+and reads no file: a front end compares stamps with the last listing and re-reads only
+the handoffs whose stamps moved (the TUI lists a run again on every change, at ten
+thousand handoffs too). Files that vanish mid-scan are left out, never an error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection
+from pathlib import Path
+
+from handoff_gate.gates.store.base import ListedHandoff, Stamp
+from handoff_gate.gates.store.durable import inside
+from handoff_gate.gates.vocab.ids import ID_PATTERN
+
+HANDOFFS = "handoffs"
+DECISIONS = "decisions"
+
+
+def stamp_of(stat: os.stat_result) -> Stamp:
+    """(mtime_ns, size, inode): a rewrite, a replacement or a new record moves one of them."""
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+def stamp_at(path: Path) -> Stamp | None:
+    try:
+        return stamp_of(path.stat())
+    except (OSError, ValueError):
+        return None
+
+
+def _ids_in(run_dir: Path) -> list[str]:
+    """Handoff ids of the run in sequence order: regular files with valid names only."""
+    folder = run_dir / HANDOFFS
+    found: list[str] = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            stem = entry.name.removesuffix(".json")
+            named = stem != entry.name and ID_PATTERN.match(stem)
+            if named and entry.is_file(follow_symlinks=False):
+                found.append(stem)
+    if found:
+        inside(run_dir, HANDOFFS)  # the folder itself must not lead out of the run
+    return sorted(found, key=lambda i: (int(i.split("-", 1)[0]), i))
+
+
+def _joined(a: Stamp | None, b: Stamp | None) -> Stamp | None:
+    """One stamp for the unsigned record and the signed records' folder together."""
+    if a is None or b is None:
+        return a or b
+    return (max(a[0], b[0]), a[1] + b[1], a[2] ^ b[2])
+
+
+def decision_stamp(run_dir: Path, handoff_id: str) -> Stamp | None:
+    """The unsigned record's stamp joined with the signed records' folder's (which moves
+    as each principal's record is added); ``None`` without either."""
+    record = run_dir / DECISIONS / handoff_id
+    return _joined(stamp_at(record.with_name(f"{handoff_id}.json")), stamp_at(record))
+
+
+def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
+    stamps: dict[str, Stamp | None] = {}
+    try:
+        with os.scandir(run_dir / DECISIONS) as found:
+            names = [item.name for item in found]
+    except OSError:
+        return stamps
+    for name in names:
+        if name.startswith("."):
+            continue
+        handoff_id = name.removesuffix(".json")  # a record, or a folder of signed ones
+        stamps[handoff_id] = _joined(stamps.get(handoff_id), stamp_at(run_dir / DECISIONS / name))
+    return stamps
+
+
+def list_run_dir(run_dir: Path, handoff_ids: Collection[str] | None = None) -> list[ListedHandoff]:
+    """Every handoff of ``run_dir`` (or those of ``handoff_ids`` still there) with stamps.
+
+    A whole run reads ``decisions/`` once; a few ids stat their own records only.
+    """
+    try:
+        if handoff_ids is None:
+            ids = _ids_in(run_dir)
+            decisions = _decision_stamps(run_dir)
+        else:
+            wanted = sorted(i for i in handoff_ids if isinstance(i, str) and ID_PATTERN.match(i))
+            ids = [i for i in wanted if _is_handoff(run_dir, i)]
+            decisions = {i: decision_stamp(run_dir, i) for i in ids}
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: a symlink loop
+        return []
+    listed: list[ListedHandoff] = []
+    for handoff_id in ids:
+        stamp = stamp_at(run_dir / HANDOFFS / f"{handoff_id}.json")
+        if stamp is not None:
+            listed.append(ListedHandoff(handoff_id, stamp, decisions.get(handoff_id)))
+    return listed
+
+
+def _is_handoff(run_dir: Path, handoff_id: str) -> bool:
+    path = inside(run_dir, HANDOFFS, f"{handoff_id}.json")
+    return path.is_file() and not path.is_symlink()

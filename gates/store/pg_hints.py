@@ -1,0 +1,77 @@
+"""``PostgresStore.watch``: LISTEN on a connection of its own, turned into hints.
+
+The insert triggers notify on ``CHANNEL`` with the run and handoff they touched
+(``postgres_schema``); each notice becomes a ``Change`` for that handoff. The payload is
+server text, so it is checked, never trusted: anything that does not name a valid run
+and handoff becomes ``Change()`` (look at everything). Every (re)connection sends
+``Change()`` too: a change made while nobody listened sent no notice that could still
+arrive. A lost connection is a ``WatchLapse``, said once per loss, and is retried.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+
+from handoff_gate.gates.store.base import Change, StoreUnavailable, WatchLapse
+from handoff_gate.gates.store.pg_connect import Lost, Notice, Reconnected, listen
+from handoff_gate.gates.store.postgres_schema import CHANNEL
+from handoff_gate.gates.vocab.ids import ID_PATTERN, RUN_ID_PATTERN
+
+#: How long one LISTEN poll blocks before the watch checks whether it should stop.
+LISTEN_TICK_S = 0.2
+#: Longest pause between reconnect attempts of the listener.
+MAX_BACKOFF_S = 1.0
+#: How long to wait before trying again after the server could not be reached at all.
+RETRY_S = 2.0
+
+OnChange = Callable[[Change | WatchLapse], None]
+
+
+def hint_for(payload: str) -> Change:
+    """The handoff a notification names, or ``Change()`` when it names none we accept."""
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        return Change()
+    if not isinstance(value, dict):
+        return Change()
+    run, handoff = value.get("run"), value.get("handoff")
+    if not (isinstance(run, str) and RUN_ID_PATTERN.match(run)):
+        return Change()
+    if isinstance(handoff, str) and ID_PATTERN.match(handoff):
+        return Change(run, handoff)
+    return Change(run)
+
+
+def watch_store(url: str, on_change: OnChange, stop: threading.Event) -> None:
+    """Send hints for the database ``url`` until ``stop`` is set (see ``RunStore.watch``)."""
+    while not stop.is_set():
+        try:
+            _listen(url, on_change, stop)
+        except StoreUnavailable as exc:
+            on_change(WatchLapse(str(exc)))
+            stop.wait(RETRY_S)
+        except Exception as exc:  # the driver's own errors: report, retry, never die
+            on_change(WatchLapse(f"{type(exc).__name__}: {exc}"))
+            stop.wait(RETRY_S)
+
+
+def _listen(url: str, on_change: OnChange, stop: threading.Event) -> None:
+    events = listen(url, CHANNEL, timeout=LISTEN_TICK_S, max_backoff=MAX_BACKOFF_S, announce=True)
+    connected = False
+    try:
+        for event in events:
+            if stop.is_set():
+                return
+            if isinstance(event, Reconnected):
+                connected = True
+                on_change(Change())
+            elif isinstance(event, Lost) and connected:
+                connected = False
+                on_change(WatchLapse(event.reason))
+            elif isinstance(event, Notice):
+                on_change(hint_for(event.payload))
+    finally:
+        events.close()
