@@ -45,7 +45,7 @@ from handoff_gate.gates.store.durable import exclusive_create, inside, read_boun
 from handoff_gate.gates.store.fs_listing import DECISIONS as DECISIONS
 from handoff_gate.gates.store.fs_listing import HANDOFFS as HANDOFFS
 from handoff_gate.gates.store.fs_listing import list_run_dir
-from handoff_gate.gates.store.lock_bound import LockTimeout
+from handoff_gate.gates.store.lock_bound import LockTimeout, lock_timeout
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import ID_PATTERN, PRINCIPAL_PATTERN, validate_id
@@ -319,15 +319,20 @@ class FilesystemStore:
         Holding the lock from before the file appears keeps the log causal: a waiter that
         sees the file logs ``wait_returned`` only after this ``decision_written``. A crash
         in between leaves a decision without its event, which ``audit --verify`` reports;
-        never an event for a decision that does not exist. When another process holds the
-        lock past the bound, the decision is still published (a held lock must not stop a
-        veto from being recorded) and ``LockTimeout`` says it was not logged.
+        never an event for a decision that does not exist. When the log cannot be opened,
+        or another process holds its lock past the bound, the decision is still published
+        (neither must stop a veto from being recorded) and the error says it was not logged.
         """
         run_dir = self._dir(run)
         (run_dir / DECISIONS).mkdir(exist_ok=True)
         target = self._decision_path(run_dir, handoff_id, principal)
         path = run_dir / AUDIT_FILE
-        fd = log_file.open_log(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+        lock_timeout()  # a bad bound refuses the decision before anything is written
+        try:
+            fd = log_file.open_log(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+        except OSError:
+            _publish(target, handoff_id, data)  # a log made unusable must not stop a veto
+            raise
         try:
             try:
                 log_file.lock(fd, path)
