@@ -35,7 +35,7 @@ from handoff_gate.tui.scan import (
 )
 
 if TYPE_CHECKING:
-    from handoff_gate.tui.core import Core
+    from handoff_gate.tui.review_core import ReviewCore
 
 #: watchfiles settings: report an isolated change after ~5 ms instead of 50-1600 ms.
 WATCH_STEP_MS = 5
@@ -48,19 +48,17 @@ BATCH_S = 0.1
 
 
 class Feed:
-    """The background side of the app; ``post`` delivers messages to it, ``core``
-    inspects (and is first loaded by the inspection thread)."""
+    """The background side of the app; ``post`` delivers messages to it. Listing needs
+    no core; inspecting is given the app's ``ReviewCore`` once it is made."""
 
     def __init__(
         self,
         root: Path,
-        core: Core,
         post: Callable[[Message], object],
         *,
         poll: bool,
     ) -> None:
         self.root = root
-        self.core = core
         self.poll = poll
         self._post = post
         self._relist = RunQueue()
@@ -194,9 +192,9 @@ class Feed:
             self._post(Listed(tuple(listings), runs, initial))
             initial = False
 
-    def inspect_now(self, ref: HandoffRef) -> Inspection:
+    def inspect_now(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
         """Inspect one handoff on the calling thread (a worker's, never the UI's)."""
-        return self.core.inspect(ref, LOCAL)
+        return core.inspect(ref, LOCAL)
 
     def handoff_bytes(self, ref: HandoffRef) -> bytes:
         """The handoff's stored bytes, read on the calling thread (a worker's)."""
@@ -206,12 +204,12 @@ class Feed:
     def read_with(store: RunStore, ref: HandoffRef) -> bytes:
         return store.handoff_bytes(ref.run, ref.id, MAX_HANDOFF_BYTES)
 
-    def inspect_once(self, ref: HandoffRef) -> Inspection:
+    def inspect_once(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
         """Inspect one handoff from a short-lived worker thread (what ``d`` compares with)."""
-        return self.inspect_now(ref)
+        return self.inspect_now(core, ref)
 
-    def inspect_loop(self) -> None:
-        """Inspect queued handoffs, posting results in time-boxed batches."""
+    def inspect_loop(self, core: ReviewCore) -> None:
+        """Inspect queued handoffs with ``core``, posting results in time-boxed batches."""
         batch: list[Inspection] = []
         started = time.monotonic()
         while (taken := self._inspect.take(block=not batch)) is not None or batch:
@@ -220,7 +218,7 @@ class Feed:
                 ref, urgent = taken
                 if not batch:
                     started = time.monotonic()
-                batch.append(self.inspect_now(ref))
+                batch.append(self.inspect_now(core, ref))
             if batch and (taken is None or urgent or time.monotonic() - started > BATCH_S):
                 self._post(Inspected(tuple(batch)))
                 batch = []

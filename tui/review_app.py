@@ -2,30 +2,34 @@
 
 Disk work never runs on the UI thread: the ``Feed`` (or ``StoreFeed`` for a database)
 watches, lists and inspects in background workers and posts its results to the
-``ReviewScreen``, which owns the main view, its keys and its state. This module only
-builds them, starts and stops the workers, and offers the palette's providers.
+``ReviewScreen``, which owns the main view, its keys, its palette commands and its
+state. This module only builds them and starts and stops the workers.
 
-It imports nothing of the core's inspection and decision code: the app gets a loader
-for it (``core.Core``) and paints first. ``app.HandoffGateApp`` is the same app built
-from a loaded registry.
+It imports nothing of the core's inspection and decision code. The app is given a
+function that makes a ``review_core.ReviewCore`` (``handoff-gate watch``'s imports it
+then; a script passes ``partial(ReviewCore, registry, ...)``); the core worker
+(``load_core``) calls it once the first screen is up and posts ``CoreReady``. The
+screen is handed the core and inspection starts; until then it shows listings only.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.message import Message
 
 from handoff_gate.gates.run.reviewer import default_reviewer
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible
-from handoff_gate.tui.core import Core
 from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.model import Entry, Key, Show
-from handoff_gate.tui.palette import ActionProvider, JumpProvider, Target
 from handoff_gate.tui.screens.review import ReviewScreen
 from handoff_gate.tui.store_feed import StoreFeed, store_label
 
@@ -35,7 +39,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
-    from handoff_gate.tui.core import Backend
+    from handoff_gate.tui.review_core import ReviewCore
 
 #: How often runs with a waiter are looked at again for waiters that died silently.
 WAITER_RECHECK_S = 5.0
@@ -60,15 +64,20 @@ class ReviewApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "handoff-gate"
-    COMMANDS: ClassVar = App.COMMANDS | {ActionProvider, JumpProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit", tooltip="quit (nothing is decided on the way out)"),
+        Binding("q", "quit", "Quit", tooltip="quit (nothing is decided on the way out)", id="quit"),
     ]
+
+    @dataclass
+    class CoreReady(Message):
+        """The core worker has made the app's inspection and decisions."""
+
+        core: ReviewCore
 
     def __init__(
         self,
         root: Path | None,
-        load: Callable[[], Backend],
+        load: Callable[[], ReviewCore],
         *,
         reviewer: str | None = None,
         show: str = "pending",
@@ -77,11 +86,14 @@ class ReviewApp(App[int]):
         read_only: bool = False,
         store: RunStore | None = None,
     ) -> None:
-        """``load``: the inspection and decisions (key, policy, contracts), loaded once the
-        first screen is up. ``read_only``: review only; approve and reject are refused and
-        nothing is written under ``root``. ``store``: a non-local store (a database) shows
-        every run in it; ``root`` is then ignored, and runs are keyed by ``Path(run_id)``."""
+        """``load``: makes the inspection and decisions (contracts, key, policy); called by
+        the core worker once the first screen is up. ``reviewer``: who the header says
+        decides (``header_name``). ``read_only``: review only; approve and reject are
+        refused and nothing is written under ``root``. ``store``: a non-local store (a
+        database) shows every run in it; ``root`` is then ignored, and runs are keyed by
+        ``Path(run_id)``."""
         super().__init__()
+        self._load = load
         self.store = store if root is None else None
         if self.store is None:
             if root is None:
@@ -92,17 +104,17 @@ class ReviewApp(App[int]):
             where = store_label(self.store)
             self.root = Path(where)
             self.title = f"handoff-gate · {visible(where)}"
-        core = Core(load, read_only=read_only, store=self.store)
         self.review = ReviewScreen(
-            self._make_feed(core, poll),
-            core,
+            self._make_feed(poll),
             where=where,
             reviewer=reviewer or default_reviewer(),
             show=Show(show),
             quiet=quiet,
+            read_only=read_only,
+            count_waiters=self.store is None,
         )
 
-    def _make_feed(self, core: Core, poll: bool) -> Feed:
+    def _make_feed(self, poll: bool) -> Feed:
         """The feed posts straight to the review screen (its messages concern the view);
         posting is thread-safe, and what arrives before the screen runs waits in its queue."""
 
@@ -110,17 +122,8 @@ class ReviewApp(App[int]):
             return self.review.post_message(message)
 
         if self.store is None:
-            return Feed(self.root, core, post, poll=poll)
-        return StoreFeed(self.store, core, post)
-
-    @property
-    def read_only(self) -> bool:
-        """Review only: approve and reject are refused and nothing is written."""
-        return self.review.core.read_only
-
-    @read_only.setter
-    def read_only(self, value: bool) -> None:
-        self.review.core.read_only = value
+            return Feed(self.root, post, poll=poll)
+        return StoreFeed(self.store, post)
 
     @property
     def feed(self) -> Feed:
@@ -139,20 +142,32 @@ class ReviewApp(App[int]):
             self.run_worker(feed.listen_loop, thread=True, group="watch", name="listen")
         else:
             self.run_worker(feed.watch, thread=True, group="watch", name="watch")
-        self.call_after_refresh(self._start_inspecting)
+        self.call_after_refresh(self.load_core)
         if self.store is None:
             self.set_interval(WAITER_RECHECK_S, self._recheck_waiters)
 
-    def _start_inspecting(self) -> None:
-        """Start inspecting once the first screen is up.
+    @work(thread=True, exclusive=True, group="core", name="core")
+    def load_core(self) -> None:
+        """Make the core off the UI thread once the first screen is up, and post it.
 
-        The inspection thread begins by loading the core (``Core``: the contracts, the
-        validators, the decision code; about 100 ms of Python holding the GIL); started
-        with the listing, it slowed the first paint by about as much. Listing alone fills
-        the first screen's rows. Watching still starts at mount: a handoff written as
-        soon as the list is shown must not be missed.
+        Making it imports the contracts, the validators and the decision code (about
+        100 ms of Python holding the GIL); started with the listing, it slowed the first
+        paint by about as much. Listing alone fills the first screen's rows. Watching
+        still starts at mount: a handoff written as soon as the list is shown must not be
+        missed.
         """
-        self.run_worker(self.feed.inspect_loop, thread=True, group="inspect", name="inspect")
+        self.post_message(self.CoreReady(self._load()))
+
+    def on_review_app_core_ready(self, message: CoreReady) -> None:
+        """Hand the screen its core, then start inspecting with it: every inspection
+        reaches the screen after its core."""
+        self.review.core = message.core
+        self.run_worker(
+            partial(self.feed.inspect_loop, message.core),
+            thread=True,
+            group="inspect",
+            name="inspect",
+        )
 
     def _recheck_waiters(self) -> None:
         """Re-list runs someone waits in: a waiter killed before it could remove its
@@ -182,18 +197,10 @@ class ReviewApp(App[int]):
         """Select a handoff, widening the filter if it hides it."""
         self.review.jump_to(key)
 
-    def jump_targets(self) -> list[Target]:
-        """The palette's jumps (``JumpProvider``)."""
-        return self.review.jump_targets()
-
-    def palette_actions(self) -> list[Target]:
-        """The palette's actions (``ActionProvider``); they act on the review screen."""
-        return self.review.palette_actions()
-
 
 def run_review(
     root: Path | None,
-    load: Callable[[], Backend],
+    load: Callable[[], ReviewCore],
     *,
     reviewer: str | None,
     show: str,

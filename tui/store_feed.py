@@ -30,7 +30,7 @@ from handoff_gate.tui.scan import Inspection, RunListing
 
 if TYPE_CHECKING:
     from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.tui.core import Core
+    from handoff_gate.tui.review_core import ReviewCore
 
 #: How long one LISTEN poll blocks before the listener checks whether it should stop.
 LISTEN_TICK_S = 0.2
@@ -57,10 +57,9 @@ class StoreFeed(Feed):
     def __init__(
         self,
         store: RunStore,
-        core: Core,
         post: Callable[[Message], object],
     ) -> None:
-        super().__init__(Path(store_label(store)), core, post, poll=False)
+        super().__init__(Path(store_label(store)), post, poll=False)
         self.store = store
         self._closing = threading.Event()
         #: Per handoff, a number bumped by each hint: a new one makes the app re-inspect.
@@ -92,19 +91,19 @@ class StoreFeed(Feed):
         if mine is not None and mine is not self.store:
             mine.close()
 
-    def inspect_loop(self) -> None:
+    def inspect_loop(self, core: ReviewCore) -> None:
         try:
-            super().inspect_loop()
+            super().inspect_loop(core)
         finally:
             self._close_store()
 
-    def inspect_now(self, ref: HandoffRef) -> Inspection:
-        return self.core.inspect(ref, self._store())
+    def inspect_now(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
+        return core.inspect(ref, self._store())
 
-    def inspect_once(self, ref: HandoffRef) -> Inspection:
+    def inspect_once(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
         store = self.store.copy()
         try:
-            return self.core.inspect(ref, store)
+            return core.inspect(ref, store)
         finally:
             store.close()
 

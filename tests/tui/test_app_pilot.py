@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from tui_helpers import (
     notices,
     placed,
     put,
+    review_app,
     screen_text,
     settle,
 )
@@ -26,7 +28,8 @@ from handoff_gate.gates.api import read_decision, submit
 from handoff_gate.gates.run import report_in_run
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.states import HandoffState
-from handoff_gate.tui.app import HandoffGateApp, run_app
+from handoff_gate.tui.review_app import run_review
+from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.reject import RejectScreen
@@ -163,7 +166,7 @@ async def test_n_and_p_jump_between_handoffs_waiting_for_a_decision(root, regist
 @pytest.mark.parametrize("poll", [False, True], ids=["events", "polling"])
 async def test_a_handoff_written_while_running_appears_and_is_announced(root, registry, poll):
     selected = put(root, "job-1", PLAN)
-    app = HandoffGateApp(root, registry, reviewer="alice", quiet=True, poll=poll)
+    app = review_app(root, registry, reviewer="alice", quiet=True, poll=poll)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
         fresh = submit(root / "job-2", b'{"oops": ', phase="design", schema_id="design/v1")
@@ -337,7 +340,7 @@ async def test_the_command_palette_jumps_to_a_handoff_hidden_by_the_filter(root,
 async def test_a_new_pending_handoff_rings_the_bell_unless_quiet(root, registry):
     put(root, "job-1", PLAN)
     for quiet in (False, True):
-        app = HandoffGateApp(root, registry, reviewer="alice", quiet=quiet)
+        app = review_app(root, registry, reviewer="alice", quiet=quiet)
         rings = []
         app.bell = lambda rings=rings: rings.append(1)
         async with app.run_test(size=SIZE) as pilot:
@@ -404,7 +407,14 @@ async def test_approval_is_refused_when_the_file_changed_while_the_dialog_was_op
 
 
 def test_watch_on_a_missing_folder_exits_with_a_usage_error(tmp_path, registry, capsys):
-    code = run_app(tmp_path / "nope", registry, reviewer=None, show="all", poll=False, quiet=True)
+    code = run_review(
+        tmp_path / "nope",
+        partial(ReviewCore, registry),
+        reviewer=None,
+        show="all",
+        poll=False,
+        quiet=True,
+    )
     assert code == 2
     assert "not a directory" in capsys.readouterr().err
 

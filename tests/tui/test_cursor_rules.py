@@ -97,7 +97,7 @@ async def test_n_and_p_skip_blocked_rows(root, registry):
         await settle(pilot, lambda: placed(app))
         runs = [run.name for run, _ in app.listed()]
         assert runs == ["job-d", "job-c", "job-b", "job-a"], "blocked rows between the others"
-        current = lambda: app.current_entry().ref.run_dir.name  # noqa: E731
+        current = lambda: app.current_entry().key[0].name  # noqa: E731
         assert current() == "job-a"
         await pilot.press("n")
         assert current() == "job-c", "n wraps past the blocked job-d"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from functools import partial
 from pathlib import Path
 
 from tui_helpers import PLAN
@@ -19,8 +18,6 @@ from tui_helpers import PLAN
 from handoff_gate.gates.api import submit
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.store.filesystem import handoff_path
-from handoff_gate.tui.backend import CoreBackend
-from handoff_gate.tui.core import Core
 from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.messages import Listed
 
@@ -54,9 +51,8 @@ def test_an_event_in_a_run_listed_but_not_yet_shown_gets_its_handoff_listed(
     run.mkdir(parents=True)
     payload = json.dumps(PLAN).encode()
     first = submit(run, payload, phase="plan", schema_id="plan/v1", registry=registry)
-    backend = partial(CoreBackend, registry, reviewer=None, key=None, policy=None, store=None)
     messages: list[object] = []
-    feed = Feed(root, Core(backend, read_only=True, store=None), messages.append, poll=False)
+    feed = Feed(root, messages.append, poll=False)
     feed.start()
     lister = threading.Thread(target=feed.relist_loop, daemon=True)
     lister.start()

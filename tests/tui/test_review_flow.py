@@ -10,12 +10,12 @@ from tui_helpers import (
     make_app,
     notices,
     put,
+    review_app,
     screen_text,
     settle,
 )
 
 from handoff_gate.gates.api import read_decision
-from handoff_gate.tui.app import HandoffGateApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.reject import RejectScreen
 
@@ -44,7 +44,7 @@ async def test_ids_stay_whole_when_run_names_are_long_at_80x24(root, registry):
 async def test_read_only_refuses_decisions_and_writes_nothing(root, registry):
     handoff = put(root, "job-1", PLAN)
     before = _tree(root)
-    app = HandoffGateApp(root, registry, reviewer="alice", quiet=True, read_only=True)
+    app = review_app(root, registry, reviewer="alice", quiet=True, read_only=True)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot, lambda: all_inspected(app))
         assert "read-only" in screen_text(app).splitlines()[0]

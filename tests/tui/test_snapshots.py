@@ -29,8 +29,7 @@ def _snap(
     snap_compare, root, registry, show="open", run_before=None, size=SIZE, read_only=False
 ) -> bool:
     _pin_times(root)
-    app = make_app(root, registry, show=show)
-    app.read_only = read_only
+    app = make_app(root, registry, show=show, read_only=read_only)
 
     async def ready(pilot) -> None:
         await settle(pilot, lambda: placed(app))

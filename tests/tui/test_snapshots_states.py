@@ -16,12 +16,12 @@ from cryptography.hazmat.primitives.serialization import (
     PublicFormat,
 )
 from textual.widgets import Input
-from tui_helpers import PLAN, decide_as, make_app, placed, put, screen_text, settle
+from tui_helpers import PLAN, decide_as, make_app, placed, put, review_app, screen_text, settle
 
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.review_app import ReviewApp
 
 SMALL = (80, 24)
 
@@ -32,7 +32,7 @@ def _pin_times(root: Path) -> None:
         os.utime(path, (stamp, stamp))
 
 
-def _snap(snap_compare, app: HandoffGateApp, root: Path, run_before=None) -> bool:
+def _snap(snap_compare, app: ReviewApp, root: Path, run_before=None) -> bool:
     _pin_times(root)
 
     async def ready(pilot) -> None:
@@ -111,7 +111,7 @@ def test_approvals_so_far_under_a_policy(snap_compare, tmp_path, root, registry)
         key=SigningKey(keys["bob"]),
         policy=policy,
     )
-    app = HandoffGateApp(
+    app = review_app(
         root, registry, reviewer="alice", quiet=True, key=SigningKey(keys["alice"]), policy=policy
     )
     assert _snap(snap_compare, app, root)

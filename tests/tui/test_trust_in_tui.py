@@ -10,13 +10,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tui_helpers import PLAN, SIZE, all_inspected, notices, placed, screen_text, settle
+from tui_helpers import PLAN, SIZE, all_inspected, notices, placed, review_app, screen_text, settle
 
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 
 NAMES = ("alice", "bob", "carol", "planner")
@@ -66,8 +66,8 @@ def _signed_plan(root: Path, keys: dict[str, Path]) -> str:
     return ref.id
 
 
-def _app(root: Path, registry, policy: Policy, key: Path | None) -> HandoffGateApp:
-    return HandoffGateApp(
+def _app(root: Path, registry, policy: Policy, key: Path | None) -> ReviewApp:
+    return review_app(
         root, registry, quiet=True, show="all", key=key and SigningKey(key), policy=policy
     )
 
@@ -161,7 +161,7 @@ async def test_the_cursor_starts_on_what_this_key_may_decide(
     app = _app(root, registry, policy, keys[reviewer])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: placed(app))
-        assert app.current_entry().ref.run_dir.name == start
+        assert app.current_entry().key[0].name == start
         assert second.id == first  # each run numbers its own handoffs
         count = 1 if reviewer == "alice" else 2
         await settle(pilot, lambda: f"to decide {count} " in screen_text(app).splitlines()[0])

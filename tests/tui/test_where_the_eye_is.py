@@ -95,15 +95,14 @@ async def test_the_footer_keeps_help_and_quit_at_80x24(root, registry):
 
 async def test_a_read_only_review_offers_no_deciding_keys(root, registry):
     put(root, "job-1", PLAN)
-    app = make_app(root, registry)
-    app.read_only = True
+    app = make_app(root, registry, read_only=True)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot, lambda: placed(app) and "Quit" in screen_text(app))
         footer = screen_text(app).splitlines()[-1]
         assert "? Help" in footer and "q Quit" in footer
         assert "Approve" not in footer and "Reject" not in footer
         assert not [
-            label for label, _, _ in app.palette_actions() if label in ("Approve", "Reject")
+            label for label, _, _ in app.review.palette_actions() if label in ("Approve", "Reject")
         ]
         await pilot.press("question_mark")
         await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
