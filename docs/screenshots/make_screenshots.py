@@ -36,6 +36,7 @@ from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.waiters import registered
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.review_core import ReviewCore
+from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.widgets.detail import Body, Detail
 
 OUT = Path(__file__).resolve().parent
@@ -121,6 +122,7 @@ async def operator(workspace: Path, registry: Registry) -> None:
             await select(pilot, app, LIVE_RUN, plan_id)
             shoot(app, "operator-1-live-plan")
             await pilot.press("a")
+            await settle(pilot, lambda: isinstance(app.screen, ApproveScreen), "the dialog")
             await pilot.pause()
             shoot(app, "operator-2-confirm")
             await pilot.press("y")
