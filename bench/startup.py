@@ -1,7 +1,8 @@
 """Command start-up: the pipeline-facing commands against a minimal pydantic script, and
 ``handoff-gate watch`` to first paint against a minimal Textual app that imports pydantic.
 
-The baseline a pipeline command is judged by (issue 8: within 1.2x) is a script that
+The baseline a pipeline command is judged by (within 1.3x since issue 18, which traded
+the last tenth of issue 8's 1.2x for plain code) is a script that
 imports pydantic, defines one model and validates the same payload bytes: what any
 pydantic-based step pays. The older ``import pydantic`` baseline stays as a second
 column (in the note and ``extra``), so figures remain comparable with earlier runs.
@@ -41,8 +42,8 @@ VALIDATE_SNIPPET = (
     "    M.model_validate_json(f.read())\n"
 )
 VALIDATE_BASELINE = "pydantic: one model validating the payload"
-#: Issue 8's bound for a pipeline command against ``VALIDATE_BASELINE``.
-MAX_RATIO = 1.2
+#: The bound for a pipeline command against ``VALIDATE_BASELINE`` (issue 18; 1.2x before).
+MAX_RATIO = 1.3
 
 
 def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, str, str]:

@@ -15,10 +15,10 @@ Installing the distribution adds this one import name. Its parts keep the reposi
 layout: ``handoff_gate.schemas`` (contracts), ``handoff_gate.gates`` (the UI-free core),
 ``handoff_gate.tui`` (the Textual app) and ``handoff_gate.cli`` (the command line).
 
-This module is the library's entry point and, with the CLI's command table, one of the
-two places where loading is deferred: a name below is imported on first use, so
-``import handoff_gate`` (which every ``handoff-gate`` command does) stays cheap and a
-pipeline that only submits never loads the watcher.
+This module is the library's entry point and one of the places where loading is
+deferred (all of them are listed once, in docs/architecture.md): a name below is
+imported on first use, so ``import handoff_gate`` (which every ``handoff-gate`` command
+does) stays cheap and a pipeline that only submits never loads the watcher.
 """
 
 from __future__ import annotations

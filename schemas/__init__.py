@@ -14,6 +14,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# One import identity: reached as ``schemas`` (a checkout's top-level folder on sys.path),
+# every class would exist twice and isinstance checks would fail between the two.
+if __name__ != "handoff_gate.schemas":
+    raise ImportError(f"import handoff_gate.schemas, not {__name__}")
+
 #: Where each built-in contract class lives, by versioned id.
 BUILT_IN: dict[str, str] = {
     "research_brief/v1": "handoff_gate.schemas.research:ResearchBrief",

@@ -12,6 +12,7 @@ from handoff_gate.gates.api import submit
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.audit import Event
 from handoff_gate.gates.store.filesystem import AUDIT_FILE, FilesystemStore
+from handoff_gate.gates.store.log_chain import GENESIS
 
 
 def _lines(run: Path) -> list[str]:
@@ -36,8 +37,8 @@ def test_events_chain_from_genesis(tmp_path: Path) -> None:
     second = audit.append(
         tmp_path, Event.DECISION_WRITTEN, store=FilesystemStore(), handoff="0001-a"
     )
-    assert first["prev"] == audit.GENESIS
-    assert second["prev"] != audit.GENESIS
+    assert first["prev"] == GENESIS
+    assert second["prev"] != GENESIS
     assert [e["event"] for e in audit.read_events(tmp_path, FilesystemStore())] == [
         "handoff_submitted",
         "decision_written",

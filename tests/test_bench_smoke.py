@@ -30,14 +30,14 @@ def _postgres_available() -> bool:
     return True
 
 
-def test_p95_is_an_observed_sample_by_nearest_rank():
+def test_p95_is_an_observed_sample_by_nearest_rank() -> None:
     samples = [float(x) for x in range(1, 21)]
     assert percentile(samples, 95) == 19.0
     assert summarize(samples).median == 10.5
     assert summarize([7.0]).p95 == 7.0
 
 
-def test_a_figure_misses_when_either_the_limit_or_the_ratio_is_exceeded():
+def test_a_figure_misses_when_either_the_limit_or_the_ratio_is_exceeded() -> None:
     fast_base = summarize([10.0, 10.0])
     within = Figure("x", "ms", summarize([14.0, 14.0]), "base", fast_base, Target("p95", 25, 1.5))
     too_slow = Figure(
@@ -51,7 +51,7 @@ def test_a_figure_misses_when_either_the_limit_or_the_ratio_is_exceeded():
 
 
 @pytest.mark.timeout(240)
-def test_smoke_run_reports_every_benchmark_beside_its_baseline(tmp_path):
+def test_smoke_run_reports_every_benchmark_beside_its_baseline(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
     done = subprocess.run(
         [sys.executable, "-m", "bench", "--smoke", "--json", str(out)],

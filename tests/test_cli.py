@@ -253,42 +253,6 @@ def test_unsigned_pipeline_commands_load_neither_textual_nor_the_trust_code(tmp_
     assert out.split("\n")[:2] == ["[]", "[]"], "an unsigned step loaded UI or trust code"
 
 
-def test_loading_a_command_runs_no_collection_and_restores_the_collector() -> None:
-    """Importing a command (pydantic, validators) pauses the collector; a caller finds it
-    as it left it: enabled, or disabled if it had disabled it."""
-    script = (
-        "import gc\n"
-        "from handoff_gate.cli.main import _command_module\n"
-        "seen = []\n"
-        "gc.callbacks.append(lambda phase, info: seen.append(phase))\n"
-        "_command_module('check')\n"
-        "print(len(seen), gc.isenabled())\n"
-        "gc.disable()\n"
-        "_command_module('decide')\n"
-        "print(gc.isenabled())\n"
-    )
-    out = python_stdout(script)
-    assert out.split() == ["0", "True", "False"]
-
-
-def test_only_the_executable_freezes_the_heap_before_exit() -> None:
-    """``console`` (the ``handoff-gate`` executable) freezes so the exit skips a full
-    collection; ``main``, which may run inside a caller's long-lived process, does not."""
-    script = (
-        "import contextlib, gc, io, sys\n"
-        "from handoff_gate.cli.main import console, main\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    code = main(['schemas'])\n"
-        "print(code, gc.get_freeze_count())\n"
-        "sys.argv = ['handoff-gate', 'schemas']\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    code = console()\n"
-        "print(code, gc.get_freeze_count() > 0)\n"
-    )
-    out = python_stdout(script)
-    assert out.splitlines() == ["0 0", "0 True"]
-
-
 def test_submit_loads_neither_inspection_nor_the_watcher(tmp_path: Path) -> None:
     """A pipeline submits on every step: it must not pay for what only review needs."""
     script = (

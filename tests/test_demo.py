@@ -99,7 +99,7 @@ def test_a_pipeline_decided_to_its_end_says_it_finished(tmp_path: Path) -> None:
     ]
     try:
         for hid, action in steps:
-            until(lambda hid=hid: handoff(workspace, hid).is_file(), hid, demo)
+            until(handoff(workspace, hid).is_file, hid, demo)
             registry = load_registry(str(workspace / "lenient_contracts.py"))
             reason = "the failure list contradicts passed" if action == "reject" else None
             decide(run, hid, action, reason=reason, reviewer="test", registry=registry)
@@ -162,7 +162,7 @@ def test_headless_demo_prints_what_to_type_and_removes_its_workspace(tmp_path: P
     demo = start_demo(env=env)
     try:
         assert demo.stdout is not None
-        lines = []
+        lines: list[str] = []
         while not any("decide" in line and "approve" in line for line in lines):
             line = demo.stdout.readline()
             assert line, f"demo ended before printing a decide command: {lines}"

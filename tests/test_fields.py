@@ -9,10 +9,10 @@ from pydantic import BaseModel, Field
 
 from handoff_gate.gates.inspect.stages import inspect
 from handoff_gate.gates.view.fields import field_rows
-from handoff_gate.gates.vocab.report import FieldState
+from handoff_gate.gates.vocab.report import FieldRow, FieldState
 
 
-def rows_of(data: bytes, schema: str | None = "strict/v1", parent: str = ""):
+def rows_of(data: bytes, schema: str | None = "strict/v1", parent: str = "") -> list[FieldRow]:
     return field_rows(inspect(data, schema, REGISTRY), parent)
 
 

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from cli_helpers import BOUND, cli
+from trust.trust_helpers import make_key
 
 import handoff_gate as hg
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.schemas import example_path
 from handoff_gate.tui.inspecting import inspect_ref
-from tests.cli_helpers import BOUND, cli
-from tests.trust.trust_helpers import make_key
 
 PLAN = example_path("plan/v1").read_bytes()
 

@@ -226,7 +226,7 @@ def test_every_built_in_example_is_approvable() -> None:
         assert_sound(report, schema_id)
 
 
-EMPTY_VALUES = [None, "", " ", "\t\n", "\u00a0", "\u3000", [], {}]
+EMPTY_VALUES: list[object] = [None, "", " ", "\t\n", "\u00a0", "\u3000", [], {}]
 #: Payloads to empty values in: the built-in examples, and test contracts that accept
 #: the empty values the built-in ones reject.
 ACCEPTING = {

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Callable
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
+from typing import Any
 
 from handoff_gate.gates.api import decide, read_decision, submit
 from handoff_gate.gates.contracts.registry import load_registry
@@ -18,7 +22,7 @@ SUBMITTERS, EACH = 4, 5
 BOUND = 60
 
 
-def _decide(run: str, hid: str, action: str, gate, out) -> None:
+def _decide(run: str, hid: str, action: str, gate: Barrier, out: Queue[Any]) -> None:
     gate.wait(BOUND)
     try:
         decide(
@@ -35,13 +39,15 @@ def _decide(run: str, hid: str, action: str, gate, out) -> None:
         out.put(("written", action))
 
 
-def _submit(run: str, gate, out) -> None:
+def _submit(run: str, gate: Barrier, out: Queue[Any]) -> None:
     gate.wait(BOUND)
     for _ in range(EACH):
         out.put(submit(Path(run), b"{}", phase="race", schema_id="plan/v1").id)
 
 
-def _run(target, args_of, expected: int) -> list:
+def _run(
+    target: Callable[..., None], args_of: list[tuple[object, ...]], expected: int
+) -> list[Any]:
     """Start all processes behind one barrier; collect ``expected`` results, then reap."""
     ctx = multiprocessing.get_context("spawn")
     gate, out = ctx.Barrier(len(args_of)), ctx.Queue()

@@ -35,7 +35,7 @@ SCHEMAS = {"ticket/v1": Ticket}
 
 
 @pytest.fixture(autouse=True)
-def no_env(monkeypatch):
+def no_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ENV_VAR, raising=False)
 
 
@@ -49,7 +49,7 @@ def write(folder: Path, name: str, source: str) -> Path:
 SCHEMAS = dict(load_registry(""))
 
 
-def test_builtins_only_by_default():
+def test_builtins_only_by_default() -> None:
     registry = load_registry()
     assert list(registry) == list(BUILT_IN)
     for schema_id, where in BUILT_IN.items():
@@ -58,7 +58,7 @@ def test_builtins_only_by_default():
         assert f"{model.__module__}:{model.__name__}" == where
 
 
-def test_a_builtin_loads_when_first_looked_up_not_before():
+def test_a_builtin_loads_when_first_looked_up_not_before() -> None:
     """A command handling one plan imports the plan's contract module and no other."""
     script = (
         "import sys\n"
@@ -78,20 +78,20 @@ def test_a_builtin_loads_when_first_looked_up_not_before():
     assert "handoff_gate.schemas.baton" not in after
 
 
-def test_user_file_by_path(tmp_path):
+def test_user_file_by_path(tmp_path: Path) -> None:
     registry = load_registry(str(write(tmp_path, "contracts.py", USER_MODULE)))
     assert set(registry) == set(SCHEMAS) | {"ticket/v1"}
     ticket = registry["ticket/v1"].model_validate({"title": "Fix login"})
     assert ticket.model_fields_set == {"title"}
 
 
-def test_user_file_under_home_by_tilde(tmp_path, monkeypatch):
+def test_user_file_under_home_by_tilde(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     write(tmp_path, "contracts.py", USER_MODULE)
     assert "ticket/v1" in load_registry("~/contracts.py")
 
 
-def test_user_module_by_name(tmp_path, monkeypatch):
+def test_user_module_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path, "team_contracts_by_name.py", USER_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "team_contracts_by_name", raising=False)
@@ -101,7 +101,9 @@ def test_user_module_by_name(tmp_path, monkeypatch):
         sys.modules.pop("team_contracts_by_name", None)
 
 
-def test_env_var_is_used_when_no_spec_is_given(tmp_path, monkeypatch):
+def test_env_var_is_used_when_no_spec_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = write(tmp_path, "one.py", USER_MODULE)
     second = write(tmp_path, "two.py", USER_MODULE.replace("ticket/v1", "ticket/v2"))
     monkeypatch.setenv(ENV_VAR, f"{first}{os.pathsep}{second}")
@@ -135,7 +137,9 @@ def error(spec: str) -> str:
         (USER_MODULE + "SCHEMAS = {'plan/v1': Ticket}", "already in the built-ins"),
     ],
 )
-def test_bad_user_file_is_a_clear_one_line_error_and_leaves_no_module(tmp_path, source, expected):
+def test_bad_user_file_is_a_clear_one_line_error_and_leaves_no_module(
+    tmp_path: Path, source: str, expected: str
+) -> None:
     path = write(tmp_path, "bad_contracts.py", source)
     before = set(sys.modules)
     message = error(str(path))
@@ -144,7 +148,7 @@ def test_bad_user_file_is_a_clear_one_line_error_and_leaves_no_module(tmp_path, 
     assert set(sys.modules) - before == set()
 
 
-def test_a_failed_reload_keeps_the_module_that_loaded_before(tmp_path):
+def test_a_failed_reload_keeps_the_module_that_loaded_before(tmp_path: Path) -> None:
     path = write(tmp_path, "contracts.py", USER_MODULE)
     loaded = load_registry(str(path))["ticket/v1"]
     modules = dict(sys.modules)
@@ -154,12 +158,14 @@ def test_a_failed_reload_keeps_the_module_that_loaded_before(tmp_path):
     assert sys.modules[loaded.__module__].SCHEMAS["ticket/v1"] is loaded
 
 
-def test_missing_file_and_unknown_module():
+def test_missing_file_and_unknown_module() -> None:
     assert "no such file" in error("/nonexistent/contracts.py")
     assert "No module named" in error("no_such_contracts_module")
 
 
-def test_failing_package_leaves_none_of_its_modules(tmp_path, monkeypatch):
+def test_failing_package_leaves_none_of_its_modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     package = tmp_path / "broken_contract_pkg"
     package.mkdir()
     write(package, "__init__.py", "from broken_contract_pkg.models import SCHEMAS\n")
@@ -171,7 +177,7 @@ def test_failing_package_leaves_none_of_its_modules(tmp_path, monkeypatch):
     assert set(sys.modules) - before == set()
 
 
-def test_same_id_in_two_user_files(tmp_path):
+def test_same_id_in_two_user_files(tmp_path: Path) -> None:
     first = write(tmp_path, "one.py", USER_MODULE)
     second = write(tmp_path, "two.py", USER_MODULE)
     before = set(sys.modules)
@@ -180,7 +186,7 @@ def test_same_id_in_two_user_files(tmp_path):
     assert set(sys.modules) - before == set()
 
 
-def test_builtin_ids_are_versioned_names():
+def test_builtin_ids_are_versioned_names() -> None:
     assert all(re.fullmatch(r"[a-z][a-z0-9_]*/v[0-9]+", i) for i in SCHEMAS)
 
 
@@ -217,7 +223,7 @@ def assert_strict(schema: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("schema_id", sorted(SCHEMAS))
-def test_builtin_strict_schema_is_fit_for_strict_mode(schema_id):
+def test_builtin_strict_schema_is_fit_for_strict_mode(schema_id: str) -> None:
     schema = strict_json_schema(SCHEMAS[schema_id])
     assert_strict(schema)
     for where, node in subschemas(schema):
@@ -225,13 +231,13 @@ def test_builtin_strict_schema_is_fit_for_strict_mode(schema_id):
             assert prop.get("description"), f"{where}.{name} has no description"
 
 
-def test_patch_fields_become_required_but_nullable():
+def test_patch_fields_become_required_but_nullable() -> None:
     schema = strict_json_schema(SCHEMAS["baton_patch/v1"])
     assert "goal" in schema["required"]
     assert {"type": "null"} in schema["properties"]["goal"]["anyOf"]
 
 
-def test_lenient_user_model_is_made_strict(tmp_path):
+def test_lenient_user_model_is_made_strict(tmp_path: Path) -> None:
     source = """
     from pydantic import BaseModel, ConfigDict, Field
 
@@ -256,7 +262,7 @@ def test_lenient_user_model_is_made_strict(tmp_path):
     assert schema["properties"]["owner"]["required"] == ["name"]
 
 
-def test_free_form_mapping_is_refused_by_name():
+def test_free_form_mapping_is_refused_by_name() -> None:
     class Loose(BaseModel):
         next_stage_inputs: dict[str, Any] = {}
 
@@ -264,7 +270,7 @@ def test_free_form_mapping_is_refused_by_name():
         strict_json_schema(Loose)
 
 
-def test_model_without_a_json_schema_is_a_registry_error():
+def test_model_without_a_json_schema_is_a_registry_error() -> None:
     class Hooked(BaseModel):
         callback: Callable[[], None]
 

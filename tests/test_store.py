@@ -6,6 +6,7 @@ import base64
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -225,7 +226,7 @@ def test_a_file_that_grew_after_its_size_was_taken_is_read_whole_but_never_past_
         fields[6] = 100  # st_size as it was before the writer appended
         return os.stat_result(fields)
 
-    monkeypatch.setattr(durable.os, "fstat", stale_fstat)
+    monkeypatch.setattr(os, "fstat", stale_fstat)
     assert durable.read_bounded(path, 300_000) == data
     assert durable.read_bounded(path, 200_000) == data
     with pytest.raises(OversizeError):
@@ -257,8 +258,9 @@ def test_envelope_written_by_submit_is_plain_json_a_person_can_read(tmp_path: Pa
     assert json.loads(text)["id"] == "0001-plan"
 
 
-def _baton(name: str) -> dict:
-    return json.loads(example_path(name).read_bytes())
+def _baton(name: str) -> dict[str, Any]:
+    baton: dict[str, Any] = json.loads(example_path(name).read_bytes())
+    return baton
 
 
 def test_append_only_compares_with_the_last_baton_or_patch_that_was_not_rejected(
@@ -288,7 +290,7 @@ def test_append_only_compares_with_the_last_baton_or_patch_that_was_not_rejected
     assert previous_payload(tmp_path, "0002-plan", "plan/v1", registry, FilesystemStore()) is None
 
 
-def _entry() -> dict:
+def _entry() -> dict[str, Any]:
     return {
         "step_id": "build-4",
         "timestamp": "2026-03-02T15:00:00Z",

@@ -132,7 +132,9 @@ def _first_handoff(target: Target) -> str:
     return target.store.add_handoff(target.run, "plan", _envelope_for("first")).id
 
 
-def test_concurrent_submitters_get_distinct_consecutive_numbers(target: Target, pool) -> None:
+def test_concurrent_submitters_get_distinct_consecutive_numbers(
+    target: Target, pool: tuple[Pool, Any]
+) -> None:
     results = race(pool, target, "handoffs", 4)
     ids = [hid for result in results for hid in result]
     assert sorted(ids) == [f"{n:04d}-plan" for n in range(1, 13)]
@@ -144,7 +146,9 @@ def test_concurrent_submitters_get_distinct_consecutive_numbers(target: Target, 
         assert (envelope["id"], envelope["seq"]) == (hid, int(hid[:4]))
 
 
-def test_an_idempotency_key_names_one_handoff_even_under_a_race(target: Target, pool) -> None:
+def test_an_idempotency_key_names_one_handoff_even_under_a_race(
+    target: Target, pool: tuple[Pool, Any]
+) -> None:
     results = race(pool, target, "keyed", 4)
     assert sorted(r[1] for r in results) == ["created", "found", "found", "found"]
     first = {r[0] for r in results}
@@ -158,7 +162,9 @@ def test_an_idempotency_key_names_one_handoff_even_under_a_race(target: Target, 
     assert target.store.handoff_ids(target.run) == [hid, other.id]
 
 
-def test_of_racers_creating_one_run_exactly_one_is_told_it_made_it(target: Target, pool) -> None:
+def test_of_racers_creating_one_run_exactly_one_is_told_it_made_it(
+    target: Target, pool: tuple[Pool, Any]
+) -> None:
     assert not target.store.exists(target.run)
     results = race(pool, target, "create", 4)
     assert sorted(r[0] for r in results) == ["found", "found", "found", "made"]
@@ -181,7 +187,9 @@ def test_handoff_bytes_come_back_exactly_and_are_bounded(target: Target) -> None
             assert row.fetchone() == (hashlib.sha256(ODD_BYTES).hexdigest(),)
 
 
-def test_eight_racers_as_one_principal_leave_exactly_one_decision(target: Target, pool) -> None:
+def test_eight_racers_as_one_principal_leave_exactly_one_decision(
+    target: Target, pool: tuple[Pool, Any]
+) -> None:
     hid = _first_handoff(target)
     results = race(pool, target, "same-principal", WORKERS)
     outcomes = sorted(r[0] for r in results)
@@ -193,7 +201,9 @@ def test_eight_racers_as_one_principal_leave_exactly_one_decision(target: Target
     assert [e["n"] for e in logged if e["event"] == "decision_written"] == [winner]
 
 
-def test_different_principals_and_the_unsigned_slot_are_all_recorded(target: Target, pool) -> None:
+def test_different_principals_and_the_unsigned_slot_are_all_recorded(
+    target: Target, pool: tuple[Pool, Any]
+) -> None:
     hid = _first_handoff(target)
     assert sorted(r[0] for r in race(pool, target, "principals", 4)) == ["won"] * 4
     target.store.create_decision(target.run, hid, None, b"unsigned", {"event": "decision_written"})
@@ -206,7 +216,7 @@ def test_different_principals_and_the_unsigned_slot_are_all_recorded(target: Tar
     assert len(audit.read_events(target.run, target.store)) == 5
 
 
-def test_concurrent_appends_keep_one_linear_chain(target: Target, pool) -> None:
+def test_concurrent_appends_keep_one_linear_chain(target: Target, pool: tuple[Pool, Any]) -> None:
     _first_handoff(target)
     race(pool, target, "events", 4)
     log = target.store.log_bytes(target.run)

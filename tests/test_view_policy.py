@@ -27,27 +27,27 @@ KEY = "AKIAIOSFODNN7EXAMPLE"
 REGISTRY = load_registry("")
 
 
-def test_masked_hides_a_secret_and_keeps_the_rest():
+def test_masked_hides_a_secret_and_keeps_the_rest() -> None:
     shown = masked(f"key={KEY} end")
     assert KEY not in shown
     assert shown.startswith("key=") and shown.endswith(" end")
 
 
-def test_display_lines_masks_then_makes_escapes_visible_per_line():
+def test_display_lines_masks_then_makes_escapes_visible_per_line() -> None:
     lines = display_lines(f"first {KEY}\nsecond \x1b[31mred")
     assert len(lines) == 2
     assert KEY not in lines[0]
     assert "\x1b" not in lines[1] and "second" in lines[1]
 
 
-def test_refusal_said_prefers_the_refusal_text_and_masks_it(tmp_path: Path):
+def test_refusal_said_prefers_the_refusal_text_and_masks_it(tmp_path: Path) -> None:
     ref = submit(tmp_path / "run", b"{}", phase="plan", schema_id="plan/v1", refusal=f"no: {KEY}")
     report = inspect_in_run(ref.run, ref.id, REGISTRY)
     said = refusal_said(report)
     assert said.startswith("no: ") and KEY not in said
 
 
-def test_refusal_said_falls_back_to_the_raw_reply():
+def test_refusal_said_falls_back_to_the_raw_reply() -> None:
     reply = f"I can't help with that. {KEY}".encode()
     report = inspect(reply, "plan/v1", REGISTRY, finish_reason="stop")
     assert any(f.code is Code.REFUSAL for f in report.findings)
@@ -56,7 +56,7 @@ def test_refusal_said_falls_back_to_the_raw_reply():
 
 
 def _report(*codes: Code) -> Report:
-    findings = tuple(Finding(code, "", "x", Severity.BLOCK) for code in codes)
+    findings = tuple(Finding(code, "", Severity.BLOCK, "x") for code in codes)
     return Report(sha256="0" * 64, size=0, findings=findings)
 
 
@@ -70,21 +70,23 @@ def _report(*codes: Code) -> Report:
         ((Code.CROSS_FIELD,), Category.WRONG),
     ],
 )
-def test_the_most_specific_finding_picks_the_category(codes, category):
+def test_the_most_specific_finding_picks_the_category(
+    codes: tuple[Code, ...], category: Category
+) -> None:
     assert suggest_category(_report(*codes)) is category
 
 
-def test_no_report_suggests_other():
+def test_no_report_suggests_other() -> None:
     assert suggest_category(None) is Category.OTHER
 
 
-def test_a_cut_reply_suggests_truncated():
+def test_a_cut_reply_suggests_truncated() -> None:
     cut = json.dumps({"problem_statement": "x"})[:-3].encode()
     report = inspect(cut, "plan/v1", REGISTRY, finish_reason="length")
     assert suggest_category(report) is Category.TRUNCATED
 
 
-def test_only_undecided_states_need_a_person_and_only_pending_is_actionable():
+def test_only_undecided_states_need_a_person_and_only_pending_is_actionable() -> None:
     assert {s for s in HandoffState if needs_person(s)} == NEEDS_PERSON
     assert {HandoffState.PENDING, HandoffState.BLOCKED} == NEEDS_PERSON
     assert {HandoffState.PENDING} == ACTIONABLE and ACTIONABLE <= NEEDS_PERSON

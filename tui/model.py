@@ -2,7 +2,7 @@
 
 An entry starts from the file name alone (cheap, so ten thousand rows paint at once)
 and is completed when its inspection arrives from the background. State always comes
-from ``gates.status.state_of``; this module only decides what to show and in which order.
+from ``gates.vocab.states.state_of``; this module only decides what to show and in which order.
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ class StoreFeed(Feed):
                         self._post(WatchFailed(event.reason))
                     elif isinstance(event, Notice):
                         self._hint(event.payload)
-                events.close()  # type: ignore[attr-defined]
+                events.close()
             except StoreUnavailable as exc:
                 self._post(WatchFailed(str(exc)))
                 self._closing.wait(RETRY_S)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel
 from pydantic.fields import FieldInfo
@@ -22,7 +23,8 @@ from handoff_gate.gates.vocab.absent import ABSENT
 Kind = Literal["leaf", "any", "model", "list", "dict", "union"]
 
 
-class Shape(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Shape:
     """Where nested models can hide inside one annotation."""
 
     kind: Kind
@@ -35,7 +37,8 @@ _LEAF = Shape("leaf")
 _ANY = Shape("any")
 
 
-class FieldPlan(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class FieldPlan:
     """One field: the JSON keys that fill it (alias first), and its shape."""
 
     name: str
@@ -45,7 +48,8 @@ class FieldPlan(NamedTuple):
     shape: Shape
 
 
-class ModelPlan(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class ModelPlan:
     """A model's fields in contract order, every key it accepts, and the nested ones."""
 
     fields: tuple[FieldPlan, ...]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from handoff_gate.gates.inspect.secret_patterns import mask_secrets, may_hold, secrets_in
 from handoff_gate.gates.vocab.fieldpaths import Trail, steps_of
@@ -24,7 +25,8 @@ _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _SHORTEST_CARD = 10**12
 
 
-class Hit(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Hit:
     """Where the scan found something (``key``: in the key itself), and a safe message."""
 
     trail: Trail

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any
 
 import pydantic_core
 from pydantic import BaseModel, ValidationError
@@ -90,23 +91,18 @@ def is_empty(value: Any) -> bool:
     return isinstance(value, list | dict) and not value
 
 
+@dataclass
 class Walk:
-    """What the walk noticed, before any validation.
+    """What the walk noticed, before any validation."""
 
-    A plain class, like ``Outcome`` a ``NamedTuple``: defining dataclasses at import was a
-    measurable part of every inspecting command's start-up.
-    """
-
-    __slots__ = ("defaulted", "drops", "empty", "supplied")
-
-    def __init__(self, supplied: int = 0) -> None:
-        self.drops: list[tuple[Trail, str]] = []
-        self.defaulted: list[tuple[str, Any]] = []
-        self.empty: list[tuple[str, Any]] = []
-        self.supplied = supplied
+    drops: list[tuple[Trail, str]] = field(default_factory=list)
+    defaulted: list[tuple[str, Any]] = field(default_factory=list)
+    empty: list[tuple[str, Any]] = field(default_factory=list)
+    supplied: int = 0
 
 
-class _Look(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class _Look:
     """Which empty values the walk must look for (the raw text rules some out)."""
 
     empties: bool
@@ -210,7 +206,8 @@ def without(payload: dict[str, Any], drops: list[tuple[Trail, str]]) -> dict[str
     return root
 
 
-class Outcome(NamedTuple):
+@dataclass
+class Outcome:
     """What checking against the contract found, and the validated model if it passed."""
 
     findings: list[Finding]

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.store.log_chain import GENESIS, line_hash
+from handoff_gate.gates.store.log_chain import GENESIS
+from handoff_gate.gates.store.log_lines import LogLine
+from handoff_gate.gates.store.log_lines import log_lines as store_lines
+from handoff_gate.gates.vocab.limits import MAX_LOG_LINE
 from handoff_gate.gates.vocab.safe_text import visible
 
 
@@ -30,19 +33,12 @@ class Event(StrEnum):
     WAIT_RETURNED = "wait_returned"
 
 
+_KNOWN = frozenset(e.value for e in Event)
+
+
 def now_iso() -> str:
     """The current UTC time, ISO-8601 with milliseconds and a ``Z`` suffix."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-@runtime_checkable
-class Rehearsal(Protocol):
-    """A store whose first append costs more than the next, and that can do all of an
-    append's work without keeping it (a database: a transaction rolled back)."""
-
-    def rehearse_event(self, run: str, event: Mapping[str, Any]) -> None:
-        """Everything ``append_event`` does, then undone."""
-        ...
 
 
 def append(
@@ -53,49 +49,49 @@ def append(
     return store.append_event(os.fspath(run), record)
 
 
-def rehearse(run: str | os.PathLike[str], event: Event, *, store: RunStore, **fields: Any) -> None:
-    """Do what ``append`` would, keeping nothing, on a store that can (``Rehearsal``);
-    on any other store (the filesystem) nothing happens. For a caller that knows it will
-    append later and is idle now: its real append then runs warm."""
-    if isinstance(store, Rehearsal):
-        store.rehearse_event(os.fspath(run), {"event": event.value, "at": now_iso(), **fields})
+def log_lines(run: str | os.PathLike[str], store: RunStore) -> Iterator[LogLine]:
+    """The run's log line by line, in bounded memory (``store.log_lines``)."""
+    return store_lines(store, os.fspath(run))
 
 
-def _read_log(run: str | os.PathLike[str], store: RunStore) -> bytes:
-    return store.log_bytes(os.fspath(run))
+def parse_line(line: LogLine) -> dict[str, Any] | None:
+    """The line's JSON object, or ``None`` (not JSON, not an object, over the line cap)."""
+    if line.raw is None:
+        return None
+    try:
+        value = json.loads(line.raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def chain_problems(line: LogLine, value: dict[str, Any] | None, expected: str) -> list[str]:
+    """What is wrong with one line, given its parsed object and the ``prev`` it must name."""
+    if line.raw is None:
+        return [f"line {line.number}: {line.size} bytes, over the {MAX_LOG_LINE}-byte line cap"]
+    if value is None:
+        return [f"line {line.number}: not a JSON object"]
+    problems = []
+    if value.get("prev") != expected:
+        problems.append(f"line {line.number}: prev does not match the line before it")
+    event = value.get("event")
+    if not isinstance(event, str) or event not in _KNOWN:
+        problems.append(f"line {line.number}: unknown event {value.get('event')!r}")
+    return problems
 
 
 def read_events(run: str | os.PathLike[str], store: RunStore) -> list[dict[str, Any]]:
-    """All parseable events in order; unparseable lines are skipped (see ``verify_chain``)."""
-    events = []
-    for raw in _read_log(run, store).splitlines():
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            events.append(value)
-    return events
+    """All parseable events in order; other lines are skipped (see ``verify_chain``)."""
+    return [value for value in map(parse_line, log_lines(run, store)) if value is not None]
 
 
 def verify_chain(run: str | os.PathLike[str], store: RunStore) -> list[str]:
     """Every break in the log as a readable problem; an empty list means intact."""
     problems: list[str] = []
     expected = GENESIS
-    known = {e.value for e in Event}
-    for number, raw in enumerate(_read_log(run, store).splitlines(), start=1):
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = None
-        if not isinstance(value, dict):
-            problems.append(f"line {number}: not a JSON object")
-        else:
-            if value.get("prev") != expected:
-                problems.append(f"line {number}: prev does not match the line before it")
-            if value.get("event") not in known:
-                problems.append(f"line {number}: unknown event {value.get('event')!r}")
-        expected = line_hash(raw)
+    for line in log_lines(run, store):
+        problems += chain_problems(line, parse_line(line), expected)
+        expected = line.digest
     return problems
 
 

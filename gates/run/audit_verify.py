@@ -18,12 +18,11 @@ its event at the very end of the log) is spelled out in docs/security.md.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.run.audit import Event, verify_chain
+from handoff_gate.gates.run.audit import Event, chain_problems, log_lines, parse_line
 from handoff_gate.gates.run.decision_record import (
     Decision,
     DecisionCorrupt,
@@ -31,7 +30,7 @@ from handoff_gate.gates.run.decision_record import (
     parse_stamp,
 )
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.store.log_chain import line_hash
+from handoff_gate.gates.store.log_chain import GENESIS
 from handoff_gate.gates.trust.ed25519 import verify
 from handoff_gate.gates.trust.sshsig import SignatureError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
@@ -41,17 +40,6 @@ if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy
 
 _Slot = tuple[str, str | None]
-
-
-def _lines(log: bytes) -> list[tuple[bytes, dict[str, Any] | None]]:
-    parsed: list[tuple[bytes, dict[str, Any] | None]] = []
-    for raw in log.splitlines():
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = None
-        parsed.append((raw, value if isinstance(value, dict) else None))
-    return parsed
 
 
 def _who(slot: _Slot) -> str:
@@ -87,20 +75,36 @@ def _logged_fields(decision: Decision) -> dict[str, Any]:
 
 
 class _Check:
-    """The problems found so far, and what the log says about each record."""
+    """The problems found so far, and what the log says about each record.
+
+    The log is read once, line by line (``audit.log_lines``): what is kept of it is the
+    chain's problems, each line's hash, and the two kinds of event compared with records,
+    never the log's bytes, so a huge or planted log costs time, not memory.
+    """
 
     def __init__(self, store: RunStore, run: str, policy: Policy | None) -> None:
         self.store, self.run, self.policy = store, run, policy
         self.problems: list[str] = []
-        self.lines = _lines(store.log_bytes(run))
-        self.hash_at = {line_hash(raw): index for index, (raw, _) in enumerate(self.lines)}
+        self.chain: list[str] = []
+        self.count = 0
+        self.hash_at: dict[str, int] = {}
+        self.logged: dict[str, list[tuple[int, dict[str, Any]]]] = {
+            Event.HANDOFF_SUBMITTED.value: [],
+            Event.DECISION_WRITTEN.value: [],
+        }
+        expected = GENESIS
+        for index, line in enumerate(log_lines(run, store)):
+            value = parse_line(line)
+            self.chain += chain_problems(line, value, expected)
+            expected = line.digest
+            self.hash_at[line.digest] = index
+            self.count = index + 1
+            name = value.get("event") if value is not None else None
+            if value is not None and isinstance(name, str) and name in self.logged:
+                self.logged[name].append((index, value))
 
     def events(self, name: Event) -> list[tuple[int, dict[str, Any]]]:
-        return [
-            (index, value)
-            for index, (_, value) in enumerate(self.lines)
-            if value is not None and value.get("event") == name.value
-        ]
+        return self.logged[name.value]
 
     def handoffs(self, ids: list[str]) -> None:
         submitted: dict[str, dict[str, Any]] = {}
@@ -188,10 +192,10 @@ def verify_run(
 ) -> list[str]:
     """Every problem with the run's history, one line each; empty means intact."""
     key = os.fspath(run)
-    problems = verify_chain(key, store)
-    ids = store.handoff_ids(key)
     check = _Check(store, key, policy)
-    if ids and not check.lines:
+    problems = check.chain
+    ids = store.handoff_ids(key)
+    if ids and not check.count:
         problems.append(f"the audit log is missing or empty, but the run has {len(ids)} handoffs")
     check.handoffs(ids)
     check.decisions(ids)

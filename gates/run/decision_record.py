@@ -47,11 +47,9 @@ def parse_stamp(text: str) -> datetime:
 class Decision(BaseModel):
     """One decision record: ``decisions/{handoff}.json`` (unsigned) or
     ``decisions/{handoff}/{principal}.json`` (signed).
-
-    ``defer_build``: the validator is built when the first decision is read or written.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     format: Literal["handoff-gate-decision/1"] = "handoff-gate-decision/1"
     handoff: str = Field(pattern=ID_REGEX)
@@ -146,21 +144,6 @@ def parse_decision(data: bytes, run_name: str, handoff_id: str) -> Decision:
             f"decision record for {handoff_id} was made in run {decision.run!r}, not {run_name!r}"
         )
     return decision
-
-
-#: A well-formed unsigned record that ``prepare`` parses; it is never stored anywhere.
-_SAMPLE = (
-    b'{"format":"handoff-gate-decision/1","handoff":"0001-sample","run":"sample",'
-    b'"action":"approve","reviewer":"sample","decided_at":"2026-01-01T00:00:00.000Z",'
-    b'"sha256":"' + b"0" * 64 + b'","verdict":"approvable","codes":[]}'
-)
-
-
-def prepare() -> None:
-    """Parse a sample record, so that the first real parse in the process is as fast as
-    the rest: it builds the deferred validator and warms what its checks use. A waiter
-    does this while nobody is waiting on it yet."""
-    parse_decision(_SAMPLE, "sample", "0001-sample")
 
 
 def read_decision(run: str, handoff_id: str, store: RunStore) -> Decision | None:

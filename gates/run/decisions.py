@@ -35,7 +35,7 @@ from handoff_gate.gates.run.placement import verified_producer
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.reviewer import default_reviewer
 from handoff_gate.gates.store.base import DecisionExists, RunStore, has_handoff
-from handoff_gate.gates.store.log_chain import line_hash
+from handoff_gate.gates.store.log_lines import last_line
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD
 from handoff_gate.gates.vocab.actions import Action, Category
@@ -282,8 +282,8 @@ def _signed(
     attempt: _Attempt,
 ) -> Decision:
     """The decision with its principal, the log head it saw, and its signature."""
-    lines = store.log_bytes(run).splitlines()
-    log_head = line_hash(lines[-1]) if lines else NO_LOG_HEAD
+    last = last_line(store, run)
+    log_head = NO_LOG_HEAD if last is None else last.digest
     statement = decision.statement(principal, log_head)
     try:
         signature = key.sign(statement)

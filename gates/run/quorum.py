@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import TYPE_CHECKING, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run import audit
@@ -51,7 +52,8 @@ def no_policy_warning(store: RunStore) -> str:
     return f"handoff-gate: no --policy: any process that can write the {store.run_noun} can approve"
 
 
-class Settlement(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Settlement:
     """``outcome`` is ``None`` while the wait must go on, else the state the records
     settle the handoff in (approved, rejected or changed); ``decisions`` are the ones
     that count (valid approvals so far, in the order they were made, or the reject);

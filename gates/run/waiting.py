@@ -28,7 +28,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run import audit, decision_record
+from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.store.base import RunStore, StoreUnavailable, Subscription
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -67,7 +67,6 @@ class Waiter:
         self.force_polling = force_polling
         self.wake = wake
         self.on_block = on_block
-        self.prepared = False
         self.announced = False
         self.registration = ExitStack()
         self.subscription: Subscription | None = None
@@ -85,28 +84,16 @@ class Waiter:
             result = self.pickup.settled()
             if result is not None:
                 return result
-            if not self.prepared:  # then settle again: the decision may have come meanwhile
-                self._prepare()
-                continue
             if self.pickup.expired():
                 return self.unsettled(WaitOutcome.TIMEOUT)  # a look, not a wait: no watcher
             if not self.announced:
                 self._announce()
+                continue  # then settle again: the decision may have come meanwhile
             if self._subscribed().rearm():
                 continue  # subscribed before the next look: nothing is missed
             if self.deadline is None:
                 return _RECHECK_MS / 1000
             return min(max(self.deadline - time.monotonic(), 0.0), _RECHECK_MS / 1000)
-
-    def _prepare(self) -> None:
-        """Do the one-time work of a pickup while nobody is waiting on it yet: loading
-        inspection and building the contract's and the decision's validators (all deferred
-        until first use) would otherwise add about 30 ms between a decision and its delivery."""
-        self.pickup.report()
-        decision_record.prepare()
-        if self.pickup.policy is not None:
-            self.pickup.policy.signers.prepare()
-        self.prepared = True
 
     def _subscribed(self) -> Subscription:
         """The store's wake-ups for this wait, asked for on the first use."""
@@ -122,22 +109,19 @@ class Waiter:
 
     def _announce(self) -> None:
         """The wait is about to block: say so where reviewers look (the store's waiter
-        record) and to whoever asked to be told (``on_block``, with the report). A store
-        whose first append costs more than the next rehearses the ``wait_returned``
-        append now (``audit.rehearse``), so the real one after the decision runs warm."""
+        record) and to whoever asked to be told (``on_block``, with the report).
+
+        The handoff is inspected now, while nobody waits on the answer: its contract's
+        validator is built on first use, and a wait's first inspection otherwise fell
+        between the decision and its delivery (``pickup.wait_api`` in bench/).
+        """
         self.announced = True
         self.registration.enter_context(
             self.store.waiting(self.pickup.run, self.pickup.handoff_id, audit.now_iso())
         )
-        audit.rehearse(
-            self.pickup.run,
-            audit.Event.WAIT_RETURNED,
-            store=self.store,
-            handoff=self.pickup.handoff_id,
-            outcome=WaitOutcome.APPROVED.value,
-        )
+        report = self.pickup.report()
         if self.on_block is not None:
-            self.on_block(self.pickup.report())
+            self.on_block(report)
 
     def unsettled(self, outcome: WaitOutcome) -> WaitResult:
         """A timeout or cancel, with the report as it stands (never approving)."""

@@ -176,6 +176,11 @@ class RunStore(Protocol):
         """The whole audit log, one JSON object a line."""
         ...
 
+    def log_chunks(self, run: str) -> Iterator[bytes]:
+        """The log as ``log_bytes`` returns it, in bounded pieces, so a reader of a huge or
+        planted log never holds it whole (``log_lines`` cuts them into lines)."""
+        ...
+
     def subscribe(
         self,
         run: str,

@@ -20,7 +20,6 @@ and the change watcher blocked waits share (``fs_watch``, loaded on first ``subs
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import os
 import time
@@ -30,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from handoff_gate.gates.store import schema_index, waiters
+from handoff_gate.gates.store import log_file, schema_index, waiters
 from handoff_gate.gates.store.base import (
     DecisionExists,
     StoredHandoff,
@@ -38,6 +37,7 @@ from handoff_gate.gates.store.base import (
     WaiterRecord,
 )
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
+from handoff_gate.gates.store.lock_bound import LockTimeout
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import ID_PATTERN, PRINCIPAL_PATTERN, validate_id
@@ -48,7 +48,6 @@ DECISIONS = "decisions"
 SEQ = ".seq"
 KEYS = ".keys"
 AUDIT_FILE = "audit.jsonl"
-_TAIL_CHUNK = 4096
 #: How long a submit with a known idempotency key waits for the first submitter to
 #: finish publishing the handoff that key names.
 _KEY_SETTLE_S = 5.0
@@ -120,24 +119,6 @@ def read_handoff_bytes(run_dir: Path, handoff_id: str, max_bytes: int = MAX_HAND
 def decision_dir(run_dir: Path, handoff_id: str) -> Path:
     """Where the signed decisions of one handoff go, one file per principal."""
     return inside(run_dir, DECISIONS, validate_id(handoff_id))
-
-
-def _last_line(fd: int) -> bytes | None:
-    """The last line of the file (without its newline), read backwards in chunks."""
-    end = os.lseek(fd, 0, os.SEEK_END)
-    if end == 0:
-        return None
-    tail = b""
-    pos = end
-    while pos > 0:
-        step = min(_TAIL_CHUNK, pos)
-        pos -= step
-        tail = os.pread(fd, step, pos) + tail
-        body = tail[:-1] if tail.endswith(b"\n") else tail
-        cut = body.rfind(b"\n")
-        if cut >= 0:
-            return body[cut + 1 :]
-    return tail[:-1] if tail.endswith(b"\n") else tail
 
 
 class FilesystemStore:
@@ -324,16 +305,30 @@ class FilesystemStore:
         data: bytes,
         event: Mapping[str, Any],
     ) -> dict[str, Any]:
-        """Publish the decision file first, then log it: a crash in between leaves a
-        decision without its event, which ``audit --verify`` reports; never an event
-        for a decision that does not exist."""
+        """Publish the decision file, then log it, under the log's ``flock``.
+
+        Holding the lock from before the file appears keeps the log causal: a waiter that
+        sees the file logs ``wait_returned`` only after this ``decision_written``. A crash
+        in between leaves a decision without its event, which ``audit --verify`` reports;
+        never an event for a decision that does not exist. When another process holds the
+        lock past the bound, the decision is still published (a held lock must not stop a
+        veto from being recorded) and ``LockTimeout`` says it was not logged.
+        """
         run_dir = self._dir(run)
         (run_dir / DECISIONS).mkdir(exist_ok=True)
+        target = self._decision_path(run_dir, handoff_id, principal)
+        path = run_dir / AUDIT_FILE
+        fd = log_file.open_log(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:
-            exclusive_create(self._decision_path(run_dir, handoff_id, principal), data)
-        except FileExistsError as exc:
-            raise DecisionExists(f"{handoff_id} is already decided") from exc
-        return self.append_event(run, event)
+            try:
+                log_file.lock(fd, path)
+            except LockTimeout:
+                _publish(target, handoff_id, data)
+                raise
+            _publish(target, handoff_id, data)
+            return _append_locked(fd, event)
+        finally:
+            os.close(fd)
 
     @staticmethod
     def _decision_path(run_dir: Path, handoff_id: str, principal: str | None) -> Path:
@@ -359,33 +354,25 @@ class FilesystemStore:
         return records
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
-        """Append under an exclusive ``flock``; a torn last line (a writer killed
-        mid-append) is closed with a newline first and stays for ``verify`` to report."""
+        """Append under an exclusive ``flock`` (waited for up to the lock bound); a torn
+        last line (a writer killed mid-append) is closed with a newline first and stays for
+        ``verify`` to report. Only the log's tail is read back (``log_file.last_line``)."""
         path = self._dir(run) / AUDIT_FILE
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        fd = log_file.open_log(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            last = _last_line(fd)
-            prefix = b""
-            if last is not None:
-                size = os.lseek(fd, 0, os.SEEK_END)
-                if os.pread(fd, 1, size - 1) != b"\n":
-                    prefix = b"\n"
-            line, record = chained_line(last, event)
-            os.write(fd, prefix + line + b"\n")
-            os.fsync(fd)
+            log_file.lock(fd, path)
+            return _append_locked(fd, event)
         finally:
             os.close(fd)
-        return record
 
     def log_bytes(self, run: str) -> bytes:
-        """The whole log (empty if there is none), refusing a symlink planted in its place."""
-        try:
-            fd = os.open(self._dir(run) / AUDIT_FILE, os.O_RDONLY | os.O_NOFOLLOW)
-        except FileNotFoundError:
-            return b""
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read()
+        """The whole log (empty if there is none), refusing anything but a regular file."""
+        return b"".join(self.log_chunks(run))
+
+    def log_chunks(self, run: str) -> Iterator[bytes]:
+        """The log in bounded pieces, so a reader of a huge or
+        planted log holds one piece at a time; a FIFO or symlink in its place fails."""
+        return log_file.chunks(self._dir(run) / AUDIT_FILE)
 
     def subscribe(
         self,
@@ -418,3 +405,25 @@ class FilesystemStore:
         self, run: str, handoff_ids: Collection[str] | None = None
     ) -> dict[str, tuple[WaiterRecord, ...]]:
         return waiters.waiters_in(self._dir(run), handoff_ids)
+
+
+def _publish(target: Path, handoff_id: str, data: bytes) -> None:
+    """Create the decision record exclusively: one writer per slot, ever."""
+    target.parent.mkdir(exist_ok=True)
+    try:
+        exclusive_create(target, data)
+    except FileExistsError as exc:
+        raise DecisionExists(f"{handoff_id} is already decided") from exc
+
+
+def _append_locked(fd: int, event: Mapping[str, Any]) -> dict[str, Any]:
+    """Append one chained line to the log open (and ``flock``ed) on ``fd``; a torn last
+    line (a writer killed mid-append) is closed with a newline first and stays for
+    ``verify`` to report. Only the log's tail is read back (``log_file.last_line``)."""
+    end = os.lseek(fd, 0, os.SEEK_END)
+    last = log_file.last_line(fd, end)
+    torn = end > 0 and os.pread(fd, 1, end - 1) != b"\n"
+    line, record = chained_line(last, event)
+    os.write(fd, (b"\n" if torn else b"") + line + b"\n")
+    os.fsync(fd)
+    return record

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,7 +123,7 @@ def listen(
     backoff: float = 0.1,
     max_backoff: float = 5.0,
     announce: bool = False,
-) -> Iterator[ListenEvent]:
+) -> Generator[ListenEvent, None, None]:
     """Yield notifications on ``channel`` for as long as the caller keeps iterating.
 
     Yields a :class:`Notice` per notification, ``None`` after ``timeout`` seconds without

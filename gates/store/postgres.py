@@ -19,6 +19,7 @@ reads after its wake-up, in one round trip, not three.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -39,6 +40,7 @@ from handoff_gate.gates.store.base import (
     WaiterRecord,
 )
 from handoff_gate.gates.store.durable import OversizeError
+from handoff_gate.gates.store.lock_bound import LockTimeout, gave_up, lock_timeout
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.store.pg_connect import (
     ListenEvent,
@@ -55,6 +57,7 @@ from handoff_gate.gates.store.postgres_schema import (
     insert_event,
     lock_run,
     require_schema,
+    run_lock_holder,
 )
 from handoff_gate.gates.vocab.ids import PRINCIPAL_PATTERN, validate_id
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -89,6 +92,15 @@ AND EXISTS (SELECT FROM decisions WHERE run = %(run)s AND handoff_id = %(id)s)
 ORDER BY events.n DESC LIMIT 1)
 ORDER BY part, principal
 """
+
+#: ``log_chunks``: rows per page, and the longest row sent whole (longer: in pieces).
+_PAGE_ROWS = 256
+_PIECE = 64 * 1024
+_LOG_PAGE = """
+SELECT n, octet_length(line), CASE WHEN octet_length(line) <= %(piece)s THEN line END
+FROM events WHERE run = %(run)s AND n > %(after)s ORDER BY n LIMIT %(rows)s
+"""
+_LOG_PIECE = "SELECT substring(line FROM %s FOR %s) FROM events WHERE run = %s AND n = %s"
 
 T = TypeVar("T")
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -202,8 +214,13 @@ class PostgresStore:
         if self._db is not None:
             self._db.close()
             self._db = None
+        bound = lock_timeout()
         conn = connect(self.url, timeout=self._timeout)
         try:
+            conn.execute(
+                "SELECT pg_catalog.set_config('lock_timeout', %s, false)",
+                (f"{max(1, round(bound * 1000))}ms",),
+            )
             require_schema(conn)
         except psycopg.Error as exc:
             conn.close()
@@ -235,22 +252,23 @@ class PostgresStore:
                 raise StoreRefused(f"the store refused a read: {one_line(exc)}") from None
         raise AssertionError("unreachable")
 
-    def _write(self, run: str, work: Callable[[Conn], T], *, keep: bool = True) -> T:
+    def _write(self, run: str, work: Callable[[Conn], T]) -> T:
         """Run ``work`` in one transaction holding the run's lock.
 
         A connection that died while idle fails at the lock, before anything is written,
         so that one attempt is repeated on a fresh connection; a failure after it leaves
         the outcome unknown (the commit may have happened) and is reported as such.
-        ``keep=False`` rolls the transaction back instead of committing it.
         """
         for attempt in (1, 2):
             conn = self._connection()
             locked = False
             try:
-                with conn.transaction(force_rollback=not keep):
+                with conn.transaction():
                     lock_run(conn, run)
                     locked = True
                     return work(conn)
+            except errors.LockNotAvailable:
+                raise self._held(conn, run) from None
             except psycopg.OperationalError as exc:
                 if locked:
                     raise StoreUnavailable(
@@ -264,6 +282,20 @@ class PostgresStore:
             except psycopg.Error as exc:
                 raise StoreRefused(f"the database refused the write: {one_line(exc)}") from None
         raise AssertionError("unreachable")
+
+    @staticmethod
+    def _held(conn: Conn, run: str) -> LockTimeout:
+        """The error of a write that waited for a lock past ``lock_timeout``: nothing of
+        it was kept (its transaction, or its one statement, was rolled back)."""
+        holder = None
+        with contextlib.suppress(psycopg.Error):
+            holder = run_lock_holder(conn, run)
+        held = f" ({holder})" if holder else ""
+        return gave_up(
+            f"run {run!r} is locked by another database session{held}: its audit lock, "
+            "or a row it was writing; nothing was written",
+            lock_timeout(),
+        )
 
     def exists(self, run: str) -> bool:
         validate_run_id(run)
@@ -458,6 +490,8 @@ class PostgresStore:
             return False
         except errors.ForeignKeyViolation:
             raise
+        except errors.LockNotAvailable:
+            raise self._held(conn, run) from None
         except psycopg.OperationalError as exc:
             raise StoreUnavailable(
                 f"store connection lost during a write, which may or may not have "
@@ -466,26 +500,6 @@ class PostgresStore:
         except psycopg.Error as exc:
             raise StoreRefused(f"the database refused the write: {one_line(exc)}") from None
         return True
-
-    def rehearse_event(self, run: str, event: Mapping[str, Any]) -> None:
-        """Run the statements of ``append_event`` and roll them back: nothing is kept.
-
-        A connection's first append is several times slower than the next (the server
-        compiles the numbering trigger and plans the foreign-key check once per
-        connection, and the client's code paths are cold). A waiter rehearses the one
-        append it will make while it is idle, not after the decision it waits for.
-        """
-        validate_run_id(run)
-
-        def work(conn: Conn) -> None:
-            row = conn.execute(_LAST_EVENT, (run,)).fetchone()
-            number, line, _ = _next_line(row, event)
-            insert_event(conn, run, number, line)
-
-        try:
-            self._write(run, work, keep=False)
-        except errors.ForeignKeyViolation:
-            raise RunMissing(f"no run {run!r} in the store") from None
 
     @staticmethod
     def _append(conn: Conn, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
@@ -498,6 +512,28 @@ class PostgresStore:
         validate_run_id(run)
         rows = self._read("SELECT line FROM events WHERE run = %s ORDER BY n", (run,))
         return b"".join(bytes(row[0]) + b"\n" for row in rows)
+
+    def log_chunks(self, run: str) -> Iterator[bytes]:
+        """The log as ``log_bytes`` returns it, a page of rows at a time;
+        a row longer than ``_PIECE`` comes over in pieces of that size, so a reader holds
+        a bounded amount whatever a role inserted."""
+        validate_run_id(run)
+        after = 0
+        while True:
+            rows = self._read(
+                _LOG_PAGE, {"run": run, "after": after, "piece": _PIECE, "rows": _PAGE_ROWS}
+            )
+            for number, size, line in rows:
+                if line is not None:
+                    yield bytes(line) + b"\n"
+                else:
+                    for start in range(1, int(size) + 1, _PIECE):
+                        piece = self._read(_LOG_PIECE, (start, _PIECE, run, number))
+                        yield bytes(piece[0][0]) if piece else b""
+                    yield b"\n"
+                after = int(number)
+            if len(rows) < _PAGE_ROWS:
+                return
 
     def subscribe(
         self,

@@ -155,9 +155,73 @@ _V1: tuple[str, ...] = (
     ),
 )
 
+
+def _in_schema(statement: str) -> str:
+    """A step running ``statement`` with ``%1$I`` as the migration's schema (quoted as an
+    identifier); a ``%`` the statement means literally is written ``%%``."""
+    return (
+        "DO $migrate$ BEGIN EXECUTE pg_catalog.format($step$"
+        f"{statement}"
+        "$step$, pg_catalog.current_schema()); END $migrate$"
+    )
+
+
+#: Version 2: the trigger functions immune to ``search_path`` tricks. In version 1 they
+#: ran with the ``search_path`` of their creation, and since ``pg_temp`` is searched first
+#: when a path does not name it, a role's ``TEMP TABLE events`` was what the numbering
+#: trigger read in that role's session: with 2^63-2 in it, the real table took event
+#: 2^63-1 and every later append of the run failed ("bigint out of range"). Now each runs
+#: with a fixed ``search_path``: ``pg_catalog`` first, so no built-in function or operator
+#: can be shadowed, and ``pg_temp`` named last, so temporary objects are never searched
+#: first; and each table is named with its schema, so none is looked up by path at all.
+_V2: tuple[str, ...] = (
+    _in_schema(
+        r"""
+        CREATE OR REPLACE FUNCTION %1$I.handoff_gate_refuse_change() RETURNS trigger
+        LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $body$
+        BEGIN
+            RAISE EXCEPTION 'handoff-gate: %% is append-only (%% refused)', TG_TABLE_NAME, TG_OP
+                USING ERRCODE = 'insufficient_privilege';
+        END $body$
+        """
+    ),
+    *(
+        _in_schema(
+            rf"""
+            CREATE OR REPLACE FUNCTION %1$I.handoff_gate_notify_{kind}() RETURNS trigger
+            LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $body$
+            BEGIN
+                PERFORM pg_catalog.pg_notify('{CHANNEL}', pg_catalog.json_build_object(
+                    'run', NEW.run, 'handoff', NEW.{column}, 'kind', '{kind}'
+                )::text);
+                RETURN NULL;
+            END $body$
+            """
+        )
+        for kind, column in (("handoff", "id"), ("decision", "handoff_id"))
+    ),
+    _in_schema(
+        r"""
+        CREATE OR REPLACE FUNCTION %1$I.handoff_gate_next_event() RETURNS trigger
+        LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $body$
+        DECLARE
+            last bigint;
+        BEGIN
+            SELECT pg_catalog.max(e.n) INTO last FROM %1$I.events AS e WHERE e.run = NEW.run;
+            IF NEW.n <> coalesce(last, 0) + 1 THEN
+                RAISE EXCEPTION 'handoff-gate: event %% of run %% is not next after %%',
+                    NEW.n, NEW.run, coalesce(last, 0)
+                    USING ERRCODE = 'check_violation';
+            END IF;
+            RETURN NEW;
+        END $body$
+        """
+    ),
+)
+
 #: Migration steps by version: applying ``MIGRATIONS[v - 1]`` takes the schema to ``v``.
 #: Released steps are never edited; a change is a new version appended at the end.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1,)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
 #: The version this code writes and expects.
 LATEST = len(MIGRATIONS)
 
@@ -239,7 +303,10 @@ def _grant_roles(conn: Connection[Any]) -> None:
     Roles are cluster-wide while the schema lock is per database, so two databases set up
     at once can race on ``CREATE ROLE``: the loser's duplicate error is swallowed.
     """
-    row = conn.execute("SELECT current_schema()").fetchone()
+    row = conn.execute(
+        "SELECT pg_catalog.current_schema(), pg_catalog.current_database(), "
+        "pg_catalog.to_regnamespace('public') IS NOT NULL"
+    ).fetchone()
     assert row is not None
     schema = sql.Identifier(row[0])
     for role in (PIPELINE_ROLE, REVIEWER_ROLE):
@@ -260,6 +327,42 @@ def _grant_roles(conn: Connection[Any]) -> None:
                 sql.SQL(", ").join(map(sql.Identifier, _INSERTS[role])), sql.Identifier(role)
             )
         )
+    _revoke_from_public(conn, row[1], row[0], public=bool(row[2]))
+
+
+def _revoke_from_public(conn: Connection[Any], database: str, schema: str, *, public: bool) -> None:
+    """Take from every role (PUBLIC) what the two roles must not have: temporary tables,
+    whose names a session searches before any schema's, and creating objects in the
+    store's schema or in ``public`` (a table or function there can shadow another's).
+    PUBLIC has TEMPORARY on every new database, and CREATE on ``public`` in one created
+    before PostgreSQL 15. This touches the whole database: give the store its own."""
+    roles = sql.SQL(", ").join(
+        [sql.SQL("PUBLIC"), *map(sql.Identifier, (PIPELINE_ROLE, REVIEWER_ROLE))]
+    )
+    conn.execute(
+        sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM {}").format(sql.Identifier(database), roles)
+    )
+    for name in sorted({schema, "public"} if public else {schema}):
+        conn.execute(
+            sql.SQL("REVOKE CREATE ON SCHEMA {} FROM {}").format(sql.Identifier(name), roles)
+        )
+
+
+def run_lock_holder(conn: Connection[Any], run: str) -> str | None:
+    """Who holds the run's lock, as ``pid N, role R``, or ``None`` if no one is seen to;
+    for the message of a writer that gave up waiting for it (see ``lock_bound``)."""
+    row = conn.execute(
+        "SELECT l.pid, a.usename FROM pg_catalog.pg_locks AS l "
+        "LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid = l.pid "
+        "WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 "
+        "AND l.database = (SELECT oid FROM pg_catalog.pg_database "
+        "WHERE datname = pg_catalog.current_database()) "
+        "AND l.classid = %s::oid AND l.objid = pg_catalog.hashtext(%s)::oid LIMIT 1",
+        (_RUN_LOCK_CLASS, run),
+    ).fetchone()
+    if row is None:
+        return None
+    return f"pid {row[0]}, role {row[1] or 'unknown'}"
 
 
 def lock_run(conn: Connection[Any], run: str) -> None:
@@ -269,7 +372,10 @@ def lock_run(conn: Connection[Any], run: str) -> None:
     here, then sees the row just committed, so the hash chain never forks. The database's
     own numbering check turns a writer that skipped the lock into an error, not a fork.
     """
-    conn.execute("SELECT pg_advisory_xact_lock(%s::integer, hashtext(%s))", (_RUN_LOCK_CLASS, run))
+    conn.execute(
+        "SELECT pg_catalog.pg_advisory_xact_lock(%s::integer, pg_catalog.hashtext(%s))",
+        (_RUN_LOCK_CLASS, run),
+    )
 
 
 def insert_event(conn: Connection[Any], run: str, number: int, line: bytes) -> None:
@@ -284,6 +390,6 @@ def insert_event(conn: Connection[Any], run: str, number: int, line: bytes) -> N
     """
     conn.execute(
         "INSERT INTO events (run, n, line) SELECT %s, %s, %s "
-        "WHERE pg_advisory_xact_lock(%s::integer, hashtext(%s)) IS NOT NULL",
+        "WHERE pg_catalog.pg_advisory_xact_lock(%s::integer, pg_catalog.hashtext(%s)) IS NOT NULL",
         (run, number, line, _RUN_LOCK_CLASS, run),
     )

@@ -1,4 +1,4 @@
-"""The ed25519 arithmetic behind SSHSIG: verifying, signing, and warming the verifier.
+"""The ed25519 arithmetic behind SSHSIG: verifying and signing.
 
 Why in-process: a watcher or ``wait`` verifies a decision on every look, and starting
 ``ssh-keygen`` for each costs milliseconds where this costs tens of microseconds. Why a
@@ -49,22 +49,6 @@ def verify(message: bytes, armored: str, namespace: str = NAMESPACE) -> str:
     except InvalidSignature:
         raise SignatureError("signature does not match the message") from None
     return format_public_key(parsed.raw_key)
-
-
-def prepare() -> None:
-    """Run the verifier once on nothing, so that its first real use is as fast as the rest.
-
-    The first ed25519 verification in a process sets up the crypto library's code paths
-    (about a millisecond); a waiter does that while nobody is waiting on it yet.
-    """
-    try:
-        Ed25519PublicKey.from_public_bytes(_WARM_KEY).verify(bytes(64), b"")
-    except (InvalidSignature, ValueError):
-        return
-
-
-#: Any 32 bytes decode as a key; verifying the zero signature with it always fails.
-_WARM_KEY = bytes(range(32))
 
 
 def sign(

@@ -179,8 +179,3 @@ class Policy:
         reviewer's key decides as."""
         named = dict.fromkeys(a for rule in self.rules for a in rule.approvers)
         return tuple(self.signers.names_among(public_key, named))
-
-
-def digest_of(path: Path) -> str:
-    """What ``handoff-gate policy digest PATH`` prints: the policy's checked digest."""
-    return Policy.load(path).digest

@@ -303,7 +303,3 @@ class AllowedSigners:
                 f"(line {in_namespace[0].line})"
             )
         return public_key
-
-    def prepare(self) -> None:
-        """Warm the verifier, so that the first signature checked is as fast as the rest."""
-        ed25519.prepare()

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import islice
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic.fields import FieldInfo
 
@@ -37,7 +38,8 @@ _STATE = {
 _ORDER = tuple(FieldState)
 
 
-class _Index(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class _Index:
     """A report's findings by path, and how many block/warn findings lie below each path."""
 
     at: dict[str, list[Finding]]

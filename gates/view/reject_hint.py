@@ -1,7 +1,8 @@
 """Which reject category a report's findings point to, offered to a reviewer as the default.
 
 The mapping is policy (what a truncated reply or a leaked secret counts as), so it lives
-in the core where every front end that rejects (TUI, CLI prompts) can offer the same one.
+in the core, where any front end that rejects can offer the same one (today the TUI's
+reject dialog).
 """
 
 from __future__ import annotations

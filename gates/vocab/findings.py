@@ -7,8 +7,8 @@ handoff impossible to approve.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple
 
 
 class Code(StrEnum):
@@ -52,7 +52,8 @@ class Verdict(StrEnum):
     BLOCKED = "blocked"
 
 
-class Finding(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Finding:
     """One problem, located by a field path such as ``files[1].path`` ("" = whole payload).
 
     ``message`` is human text; it may quote payload content, so it is untrusted for

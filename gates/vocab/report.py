@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.vocab.findings import Finding, Severity, Verdict, verdict_of
 
@@ -31,7 +31,8 @@ class FieldState(StrEnum):
     UNSAFE = "unsafe"
 
 
-class FieldRow(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class FieldRow:
     """One row of the field-by-field view.
 
     ``value`` is the value as it arrived (or the default that was used, for a

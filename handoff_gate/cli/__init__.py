@@ -1,5 +1,5 @@
 """The ``handoff-gate`` command; ``cli.main`` is its composition root."""
 
-from handoff_gate.cli.main import console, main
+from handoff_gate.cli.main import main
 
-__all__ = ["console", "main"]
+__all__ = ["main"]

@@ -2,6 +2,6 @@
 
 import sys
 
-from handoff_gate.cli import console
+from handoff_gate.cli import main
 
-sys.exit(console())
+sys.exit(main())

@@ -1,23 +1,20 @@
 """The composition root of ``handoff-gate``: the argument parser and a dispatch table.
 
-This is the one place that defers imports: parsing needs only the vocabulary, and
-``main`` then imports just the module of the command being run (``commands.watch`` is
-the only one that loads Textual, ``commands.submit`` loads no inspection), so every
-command starts as fast as what it actually uses allows. Command modules import what
-they use at the top.
+Parsing needs only the vocabulary, and ``main`` then imports just the module of the
+command being run (``commands.watch`` is the only one that loads Textual,
+``commands.submit`` loads no inspection), so every command starts as fast as what it
+actually uses allows. This is one of the places where loading is deferred, all listed
+once in docs/architecture.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import math
 import os
 import sys
-import threading
 from collections.abc import Callable, Sequence
-from types import ModuleType
 from typing import Any, NoReturn
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, UsageError, flat
@@ -337,40 +334,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _command_module(name: str) -> ModuleType:
-    """The command's module, imported with the cyclic garbage collector paused when no
-    other thread runs (it is process-wide).
-
-    Loading a command loads pydantic and builds validators: tens of thousands of
-    long-lived objects and no garbage, which the collector would traverse some sixty
-    times on the way (about 10 ms, a third of what a pipeline command adds to a bare
-    pydantic script).
-    """
-    paused = gc.isenabled() and threading.active_count() == 1
-    if paused:
-        gc.disable()
-    try:
-        return importlib.import_module(COMMANDS[name])
-    finally:
-        if paused:
-            gc.enable()
-
-
-def console() -> int:
-    """The ``handoff-gate`` executable: ``main``, in a process that ends when it returns.
-
-    Its last step is ``gc.freeze()``. The interpreter's exit ends with one more full
-    collection over every object still alive (pydantic's schemas, the loaded modules),
-    which cost each command about 12 ms, as much as its own work; frozen objects are
-    skipped. The rest of exit is unchanged (``atexit`` hooks run, threads are joined,
-    modules are torn down); only objects caught in reference cycles, which that
-    collection would have freed, are left to the operating system.
-    """
-    code = main()
-    gc.freeze()
-    return code
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (argparse errors become 2, never a traceback)."""
     for stream in (sys.stdout, sys.stderr):
@@ -389,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"handoff-gate {command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
     try:
-        return int(_command_module(args.command).run(args))
+        return int(importlib.import_module(COMMANDS[args.command]).run(args))
     except (UsageError, StoreError) as exc:
         print(f"handoff-gate {args.command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE

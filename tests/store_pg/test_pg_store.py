@@ -8,7 +8,6 @@ import socket
 import subprocess
 import sys
 import threading
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -18,9 +17,7 @@ from pg_server import PgServer
 
 from handoff_gate.cli.main import main
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.store.base import RunMissing
 from handoff_gate.gates.store.durable import OversizeError
-from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.store.pg_connect import StoreUnavailable
 from handoff_gate.gates.store.postgres import PostgresStore, StoreRefused, _names_run
@@ -158,30 +155,6 @@ def test_a_notice_wakes_only_waiters_of_its_run_unless_it_is_unreadable() -> Non
     assert not _names_run('{"run": "run-2", "handoff": "0001-plan"}', "run-1")
     assert _names_run("not json", "run-1")  # re-reading costs less than missing a change
     assert _names_run("[1]", "run-1")
-
-
-def test_a_rehearsed_append_keeps_nothing_and_the_next_append_chains_on(
-    schema_db: psycopg.Connection[Any],
-) -> None:
-    event = {"event": audit.Event.WAIT_RETURNED.value, "handoff": "0001-plan"}
-    with PostgresStore(schema_db.info.dsn) as store, PostgresStore(schema_db.info.dsn) as other:
-        store.add_handoff("run-1", "plan", lambda seq, hid: b"{}")
-        store.append_event("run-1", event)
-        store.rehearse_event("run-1", event)
-        assert store.log_bytes("run-1").count(b"\n") == 1
-        other.append_event("run-1", event)  # the run's lock was released with the rollback
-        store.append_event("run-1", event)
-        assert store.log_bytes("run-1").count(b"\n") == 3
-        assert audit.verify_chain("run-1", store) == []
-        with pytest.raises(RunMissing):
-            store.rehearse_event("run-2", event)
-
-
-def test_rehearsing_on_the_filesystem_writes_nothing(tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    run.mkdir()
-    audit.rehearse(run, audit.Event.WAIT_RETURNED, store=FilesystemStore(), handoff="0001-plan")
-    assert list(run.iterdir()) == []
 
 
 def test_an_append_overtaken_by_a_writer_holding_the_lock_waits_and_chains_after_it(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 from trust_helpers import Keys
 
-from handoff_gate.gates.trust.policy import Policy, PolicyError, Rule, digest_of, policy_digest
+from handoff_gate.gates.trust.policy import Policy, PolicyError, Rule, policy_digest
 
 GOOD = """\
 allowed_signers = "keys/allowed_signers"
@@ -25,7 +26,7 @@ approvers = ["alice"]
 
 
 @pytest.fixture
-def folder(keys: Keys, tmp_path):
+def folder(keys: Keys, tmp_path: Path) -> Path:
     (tmp_path / "keys").mkdir()
     (tmp_path / "keys" / "allowed_signers").write_text(
         f"alice,bob {keys.public(keys.alice)}\nplanner {keys.public(keys.mallory)}\n"
@@ -34,7 +35,7 @@ def folder(keys: Keys, tmp_path):
     return tmp_path
 
 
-def test_a_good_policy_loads(folder) -> None:
+def test_a_good_policy_loads(folder: Path) -> None:
     policy = Policy.load(folder / "policy.toml")
     assert policy.rules == (
         Rule("plan", ("alice", "bob"), 2, ("planner",)),
@@ -44,13 +45,13 @@ def test_a_good_policy_loads(folder) -> None:
     assert [e.line for e in policy.signers.entries] == [1, 2]
 
 
-def test_the_first_matching_rule_applies(folder) -> None:
+def test_the_first_matching_rule_applies(folder: Path) -> None:
     policy = Policy.load(folder / "policy.toml")
     assert policy.rule_for("plan") is policy.rules[0]
     assert policy.rule_for("research") is policy.rules[1]
 
 
-def test_no_rule_covers_a_phase_without_a_wildcard(folder) -> None:
+def test_no_rule_covers_a_phase_without_a_wildcard(folder: Path) -> None:
     (folder / "policy.toml").write_text(GOOD.split('[[rule]]\nphase = "*"')[0])
     policy = Policy.load(folder / "policy.toml")
     assert policy.rule_for("plan") is policy.rules[0]
@@ -92,7 +93,7 @@ RULE = '[[rule]]\nphase = "plan"\napprovers = ["alice"]\n'
     ],
 )
 def test_each_validation_error_names_file_and_field(
-    folder, text: str, field: str, problem: str
+    folder: Path, text: str, field: str, problem: str
 ) -> None:
     if not text.startswith("allowed_signers") and "allowed_signers" not in field:
         text = 'allowed_signers = "keys/allowed_signers"\n' + text
@@ -113,7 +114,7 @@ def test_each_validation_error_names_file_and_field(
         ('allowed_signers = "missing"\n' + RULE, "missing: No such file"),
     ],
 )
-def test_unreadable_policies(folder, text: str, problem: str) -> None:
+def test_unreadable_policies(folder: Path, text: str, problem: str) -> None:
     path = folder / "policy.toml"
     path.write_text(text)
     with pytest.raises(PolicyError, match=problem) as caught:
@@ -121,39 +122,38 @@ def test_unreadable_policies(folder, text: str, problem: str) -> None:
     assert "\n" not in str(caught.value)
 
 
-def test_a_malformed_allowed_signers_is_a_policy_error_with_its_line(folder) -> None:
+def test_a_malformed_allowed_signers_is_a_policy_error_with_its_line(folder: Path) -> None:
     signers = folder / "keys" / "allowed_signers"
     signers.write_text(signers.read_text() + "carol cert-authority ssh-ed25519 AAAA\n")
     with pytest.raises(PolicyError, match=rf"^{signers}: line 3: cert-authority"):
         Policy.load(folder / "policy.toml")
 
 
-def test_missing_policy_file(tmp_path) -> None:
+def test_missing_policy_file(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match="No such file"):
         Policy.load(tmp_path / "policy.toml")
 
 
-def test_the_digest_pins_both_files(folder, keys: Keys) -> None:
+def test_the_digest_pins_both_files(folder: Path, keys: Keys) -> None:
     path = folder / "policy.toml"
     signers = folder / "keys" / "allowed_signers"
-    first = digest_of(path)
-    assert first == Policy.load(path).digest
+    first = Policy.load(path).digest
     assert first == policy_digest(path.read_bytes(), signers.read_bytes())
     path.write_text(GOOD + "\n")
-    second = digest_of(path)
+    second = Policy.load(path).digest
     assert second != first
     signers.write_text(signers.read_text() + f"bob {keys.public(keys.bob)}\n")
-    third = digest_of(path)
+    third = Policy.load(path).digest
     assert len({first, second, third}) == 3
 
 
-def test_the_digest_is_the_documented_shell_construction(folder) -> None:
+def test_the_digest_is_the_documented_shell_construction(folder: Path) -> None:
     script = (
         "printf 'handoff-gate-policy/1\\n%s\\n%s\\n' \"$(sha256sum < policy.toml | cut -c1-64)\" "
         '"$(sha256sum < keys/allowed_signers | cut -c1-64)" | sha256sum | cut -c1-64'
     )
     done = subprocess.run(["sh", "-c", script], cwd=folder, capture_output=True, check=True)
-    assert done.stdout.decode().strip() == digest_of(folder / "policy.toml")
+    assert done.stdout.decode().strip() == Policy.load(folder / "policy.toml").digest
 
 
 def test_the_digest_frames_its_inputs() -> None:

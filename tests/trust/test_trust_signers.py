@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from trust_helpers import Keys, ssh_keygen_verify
@@ -14,13 +15,15 @@ from handoff_gate.gates.trust.sshsig import SignatureError
 MESSAGE = b"approve 0001-plan"
 
 
-def write(tmp_path, text: str):
+def write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "allowed_signers"
     path.write_text(text)
     return path
 
 
-def agree(tmp_path, signers_text: str, key, principal: str, namespace: str = "handoff-gate"):
+def agree(
+    tmp_path: Path, signers_text: str, key: Path, principal: str, namespace: str = "handoff-gate"
+) -> bool:
     """Our verdict and ssh-keygen's on the same file, signature and principal (True = accepted)."""
     path = write(tmp_path, signers_text)
     signature = sign(MESSAGE, key, namespace=namespace)
@@ -34,7 +37,7 @@ def agree(tmp_path, signers_text: str, key, principal: str, namespace: str = "ha
     return ours
 
 
-def test_a_listed_key_verifies_for_its_principal(keys: Keys, tmp_path) -> None:
+def test_a_listed_key_verifies_for_its_principal(keys: Keys, tmp_path: Path) -> None:
     text = f"# reviewers\n\nalice {keys.public(keys.alice)} laptop\nbob {keys.public(keys.bob)}\n"
     assert agree(tmp_path, text, keys.alice, "alice")
     signers = AllowedSigners.load(write(tmp_path, text))
@@ -44,7 +47,7 @@ def test_a_listed_key_verifies_for_its_principal(keys: Keys, tmp_path) -> None:
     assert [e.line for e in signers.entries] == [3, 4]
 
 
-def test_another_key_claiming_the_principal_is_refused(keys: Keys, tmp_path) -> None:
+def test_another_key_claiming_the_principal_is_refused(keys: Keys, tmp_path: Path) -> None:
     text = f"alice {keys.public(keys.alice)}\nbob {keys.public(keys.bob)}\n"
     assert not agree(tmp_path, text, keys.bob, "alice")
     signers = AllowedSigners.load(write(tmp_path, text))
@@ -52,21 +55,21 @@ def test_another_key_claiming_the_principal_is_refused(keys: Keys, tmp_path) -> 
         signers.verify(MESSAGE, sign(MESSAGE, keys.bob), "alice")
 
 
-def test_a_key_outside_the_file_is_refused(keys: Keys, tmp_path) -> None:
+def test_a_key_outside_the_file_is_refused(keys: Keys, tmp_path: Path) -> None:
     text = f"alice {keys.public(keys.alice)}\n"
     assert not agree(tmp_path, text, keys.mallory, "alice")
     signers = AllowedSigners.load(write(tmp_path, text))
     assert signers.principals_for(keys.public(keys.mallory)) == []
 
 
-def test_a_bad_signature_is_a_signature_error_not_untrusted(keys: Keys, tmp_path) -> None:
+def test_a_bad_signature_is_a_signature_error_not_untrusted(keys: Keys, tmp_path: Path) -> None:
     signers = AllowedSigners.load(write(tmp_path, f"alice {keys.public(keys.alice)}\n"))
     with pytest.raises(SignatureError, match="does not match") as caught:
         signers.verify(MESSAGE + b"!", sign(MESSAGE, keys.alice), "alice")
     assert not isinstance(caught.value, UntrustedSigner)
 
 
-def test_validity_window(keys: Keys, tmp_path) -> None:
+def test_validity_window(keys: Keys, tmp_path: Path) -> None:
     key = keys.public(keys.alice)
     assert not agree(tmp_path, f'alice valid-before="20200101Z" {key}\n', keys.alice, "alice")
     assert not agree(tmp_path, f'alice valid-after="29990101" {key}\n', keys.alice, "alice")
@@ -87,7 +90,7 @@ def test_validity_window(keys: Keys, tmp_path) -> None:
         signers.verify(MESSAGE, signature, "alice", at=datetime(2026, 1, 1))
 
 
-def test_wildcard_principals(keys: Keys, tmp_path) -> None:
+def test_wildcard_principals(keys: Keys, tmp_path: Path) -> None:
     text = f"*@example.com,ops-? {keys.public(keys.alice)}\n"
     assert agree(tmp_path, text, keys.alice, "alice@example.com")
     assert agree(tmp_path, text, keys.alice, "ops-1")
@@ -103,13 +106,13 @@ def test_wildcard_principals(keys: Keys, tmp_path) -> None:
     assert signers.names_among(keys.public(keys.bob), candidates) == []
 
 
-def test_quoted_principals_and_case_insensitive_options(keys: Keys, tmp_path) -> None:
+def test_quoted_principals_and_case_insensitive_options(keys: Keys, tmp_path: Path) -> None:
     text = f'"alice,bob" NAMESPACES="handoff-*,git" {keys.public(keys.alice)}\n'
     assert agree(tmp_path, text, keys.alice, "bob")
     assert agree(tmp_path, text, keys.alice, "alice", "git")
 
 
-def test_namespaces_option(keys: Keys, tmp_path) -> None:
+def test_namespaces_option(keys: Keys, tmp_path: Path) -> None:
     text = f'alice namespaces="git" {keys.public(keys.alice)}\n'
     assert not agree(tmp_path, text, keys.alice, "alice")
     signers = AllowedSigners.load(write(tmp_path, text))
@@ -152,7 +155,7 @@ def test_malformed_lines_name_their_line(keys: Keys, line: str, problem: str) ->
     assert "\n" not in message
 
 
-def test_unreadable_files(tmp_path) -> None:
+def test_unreadable_files(tmp_path: Path) -> None:
     with pytest.raises(AllowedSignersError, match="No such file"):
         AllowedSigners.load(tmp_path / "missing")
     with pytest.raises(AllowedSignersError, match="not UTF-8"):

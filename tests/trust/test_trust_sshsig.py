@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import stat
 import subprocess
+from pathlib import Path
 
 import pytest
 from trust_helpers import PASSPHRASE, Keys, make_key, ssh_keygen_sign, ssh_keygen_verify
@@ -38,7 +39,7 @@ def test_our_signature_is_byte_identical_to_ssh_keygen(keys: Keys, hash_algorith
 
 
 @pytest.mark.parametrize("hash_algorithm", ["sha512", "sha256"])
-def test_ssh_keygen_verifies_our_signature(keys: Keys, tmp_path, hash_algorithm: str) -> None:
+def test_ssh_keygen_verifies_our_signature(keys: Keys, tmp_path: Path, hash_algorithm: str) -> None:
     signers = tmp_path / "allowed_signers"
     signers.write_text(f"alice {keys.public(keys.alice)}\n")
     signature = sign(MESSAGE, keys.alice, hash_algorithm=hash_algorithm)
@@ -75,7 +76,7 @@ def test_another_namespace_is_refused(keys: Keys) -> None:
     assert verify(MESSAGE, signature, namespace="git") == keys.public(keys.alice)
 
 
-def test_another_key_type_is_refused(keys: Keys, tmp_path) -> None:
+def test_another_key_type_is_refused(keys: Keys, tmp_path: Path) -> None:
     rsa = make_key(tmp_path / "rsa", key_type="rsa")
     signature = ssh_keygen_sign(rsa, MESSAGE)
     with pytest.raises(SignatureError, match="unsupported key type 'ssh-rsa'"):
@@ -136,7 +137,9 @@ def test_surrounding_whitespace_is_accepted(keys: Keys) -> None:
     assert verify(MESSAGE, "\n" + signature + "\n\n") == keys.public(keys.alice)
 
 
-def test_an_encrypted_key_signs_through_ssh_keygen(keys: Keys, tmp_path, monkeypatch) -> None:
+def test_an_encrypted_key_signs_through_ssh_keygen(
+    keys: Keys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     askpass = tmp_path / "askpass"
     askpass.write_text(f"#!/bin/sh\necho '{PASSPHRASE}'\n")
     askpass.chmod(askpass.stat().st_mode | stat.S_IXUSR)
@@ -152,7 +155,7 @@ def test_an_encrypted_key_signs_through_ssh_keygen(keys: Keys, tmp_path, monkeyp
     assert "\n" not in str(caught.value)
 
 
-def test_unusable_keys_are_signing_errors(keys: Keys, tmp_path) -> None:
+def test_unusable_keys_are_signing_errors(keys: Keys, tmp_path: Path) -> None:
     with pytest.raises(SigningError, match="No such file"):
         sign(MESSAGE, tmp_path / "missing")
     public = keys.alice.with_suffix(".pub")

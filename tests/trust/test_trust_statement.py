@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -19,7 +20,7 @@ from handoff_gate.gates.trust.statement import (
     utc_stamp,
 )
 
-DECISION = {
+DECISION: dict[str, Any] = {
     "run": "run-1",
     "handoff": "0001-plan",
     "sha256": "ab" * 32,
@@ -30,7 +31,7 @@ DECISION = {
     "at": "2026-11-30T20:39:32.123Z",
     "log_head": NO_LOG_HEAD,
 }
-HANDOFF = {
+HANDOFF: dict[str, Any] = {
     "run": "run-1",
     "handoff": "0001-plan",
     "sha256": "cd" * 32,
@@ -95,7 +96,9 @@ HANDOFF_FIELDS = {
 
 
 @given(st.fixed_dictionaries(DECISION_FIELDS), st.fixed_dictionaries(DECISION_FIELDS))
-def test_decision_bytes_differ_when_any_field_differs(first: dict, second: dict) -> None:
+def test_decision_bytes_differ_when_any_field_differs(
+    first: dict[str, Any], second: dict[str, Any]
+) -> None:
     same = decision_statement(**first) == decision_statement(**second)
     assert same == (first == second)
     body = decision_statement(**first).removeprefix(DECISION_PREFIX)
@@ -104,7 +107,9 @@ def test_decision_bytes_differ_when_any_field_differs(first: dict, second: dict)
 
 
 @given(st.fixed_dictionaries(HANDOFF_FIELDS), st.sampled_from(sorted(HANDOFF_FIELDS)), st.data())
-def test_handoff_bytes_differ_when_one_field_differs(base: dict, field: str, data) -> None:
+def test_handoff_bytes_differ_when_one_field_differs(
+    base: dict[str, Any], field: str, data: st.DataObject
+) -> None:
     changed = {**base, field: data.draw(HANDOFF_FIELDS[field])}
     same = handoff_statement(**base) == handoff_statement(**changed)
     assert same == (base[field] == changed[field])
@@ -131,7 +136,9 @@ def test_handoff_bytes_differ_when_one_field_differs(base: dict, field: str, dat
         ("log_head", "0" * 63, "log_head: must be 64 lowercase hex"),
     ],
 )
-def test_decision_fields_of_the_wrong_type_are_refused(field: str, value, problem: str) -> None:
+def test_decision_fields_of_the_wrong_type_are_refused(
+    field: str, value: Any, problem: str
+) -> None:
     with pytest.raises(StatementError, match=problem.replace("(", r"\(")):
         decision_statement(**{**DECISION, field: value})
 
@@ -140,7 +147,7 @@ def test_decision_fields_of_the_wrong_type_are_refused(field: str, value, proble
     ("field", "value"),
     [("phase", "Plan"), ("phase", "*"), ("schema", 1), ("principal", None), ("at", "")],
 )
-def test_handoff_fields_of_the_wrong_type_are_refused(field: str, value) -> None:
+def test_handoff_fields_of_the_wrong_type_are_refused(field: str, value: Any) -> None:
     with pytest.raises(StatementError, match=f"^{field}: "):
         handoff_statement(**{**HANDOFF, field: value})
 

@@ -42,14 +42,16 @@ def ssh_keygen_verify(
     """``ssh-keygen -Y verify`` over the message, the reference our verifier must agree with."""
     sig = folder / "message.sig"
     sig.write_text(signature)
-    command = ["ssh-keygen", "-Y", "verify", "-f", signers, "-I", principal, "-n", namespace]
-    return subprocess.run([*command, "-s", sig], input=message, capture_output=True, check=False)
+    command = ["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", principal, "-n", namespace]
+    return subprocess.run(
+        [*command, "-s", str(sig)], input=message, capture_output=True, check=False
+    )
 
 
 def ssh_keygen_sign(
     key: Path, message: bytes, namespace: str = "handoff-gate", *options: str
 ) -> str:
-    command = ["ssh-keygen", "-q", "-Y", "sign", "-n", namespace, "-f", key]
+    command = ["ssh-keygen", "-q", "-Y", "sign", "-n", namespace, "-f", str(key)]
     for option in options:
         command += ["-O", option]
     done = subprocess.run(command, input=message, capture_output=True, check=True)

@@ -14,6 +14,7 @@ from tui_helpers import (
     PLAN,
     SIZE,
     all_inspected,
+    cursor_entry,
     decide_as,
     make_app,
     notices,
@@ -25,6 +26,7 @@ from tui_helpers import (
 )
 
 from handoff_gate.gates.api import read_decision, submit
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run import report_in_run
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.states import HandoffState
@@ -36,7 +38,9 @@ from handoff_gate.tui.screens.reject import RejectScreen
 from handoff_gate.tui.widgets.field_tree import FieldTree
 
 
-async def test_approve_confirms_with_y_and_records_the_reviewed_hash(root, registry):
+async def test_approve_confirms_with_y_and_records_the_reviewed_hash(
+    root: Path, registry: Registry
+) -> None:
     handoff = put(root, "job-1", PLAN)
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -55,7 +59,9 @@ async def test_approve_confirms_with_y_and_records_the_reviewed_hash(root, regis
         await settle(pilot, lambda: app.listed() == [])
 
 
-async def test_enter_n_and_escape_in_the_approve_dialog_write_nothing(root, registry):
+async def test_enter_n_and_escape_in_the_approve_dialog_write_nothing(
+    root: Path, registry: Registry
+) -> None:
     handoff = put(root, "job-1", PLAN)
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -68,7 +74,9 @@ async def test_enter_n_and_escape_in_the_approve_dialog_write_nothing(root, regi
         assert read_decision(root / "job-1", handoff) is None
 
 
-async def test_reject_needs_a_reason_and_records_it_with_the_category(root, registry):
+async def test_reject_needs_a_reason_and_records_it_with_the_category(
+    root: Path, registry: Registry
+) -> None:
     handoff = put(root, "job-1", PLAN)
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -91,7 +99,9 @@ async def test_reject_needs_a_reason_and_records_it_with_the_category(root, regi
 
 
 @pytest.mark.parametrize("tabs", [0, 3])
-async def test_enter_submits_the_reject_dialog_from_the_reason_and_the_button(root, registry, tabs):
+async def test_enter_submits_the_reject_dialog_from_the_reason_and_the_button(
+    root: Path, registry: Registry, tabs: int
+) -> None:
     handoff = put(root, "job-1", PLAN)
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -107,7 +117,7 @@ async def test_enter_submits_the_reject_dialog_from_the_reason_and_the_button(ro
     assert decision.category is Category.OTHER
 
 
-async def test_escape_cancels_the_reject_dialog(root, registry):
+async def test_escape_cancels_the_reject_dialog(root: Path, registry: Registry) -> None:
     handoff = put(root, "job-1", PLAN)
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -117,7 +127,9 @@ async def test_escape_cancels_the_reject_dialog(root, registry):
     assert read_decision(root / "job-1", handoff) is None
 
 
-async def test_approval_of_a_blocked_handoff_is_refused_with_its_reason(root, registry):
+async def test_approval_of_a_blocked_handoff_is_refused_with_its_reason(
+    root: Path, registry: Registry
+) -> None:
     cut_off = b'{"problem_statement": "Estimate churn", "research_questions": ["What share'
     handoff = put(root, "job-1", cut_off, finish_reason="length")
     app = make_app(root, registry)
@@ -131,7 +143,9 @@ async def test_approval_of_a_blocked_handoff_is_refused_with_its_reason(root, re
     assert read_decision(root / "job-1", handoff) is None
 
 
-async def test_filter_switches_between_pending_rejected_approved_and_all(root, registry):
+async def test_filter_switches_between_pending_rejected_approved_and_all(
+    root: Path, registry: Registry
+) -> None:
     waiting = put(root, "job-1", PLAN)
     approved = put(root, "job-1", PLAN)
     rejected = put(root, "job-1", PLAN)
@@ -147,13 +161,18 @@ async def test_filter_switches_between_pending_rejected_approved_and_all(root, r
         assert seen == [[waiting], [rejected], [approved], sorted([waiting, approved, rejected])]
 
 
-async def test_n_and_p_jump_between_handoffs_waiting_for_a_decision(root, registry):
+async def test_n_and_p_jump_between_handoffs_waiting_for_a_decision(
+    root: Path, registry: Registry
+) -> None:
     ids = [put(root, "job-1", PLAN) for _ in range(4)]
     decide_as(root, "job-1", ids[2], "approve", registry)
     app = make_app(root, registry, show="all")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: placed(app))
-        current = lambda: app.current_entry().ref.id  # noqa: E731
+
+        def current() -> str:
+            return cursor_entry(app).ref.id
+
         assert current() == ids[0], "the start is the oldest undecided one (listed last)"
         await pilot.press("n")
         assert current() == ids[3], "n wraps to the top"
@@ -164,7 +183,9 @@ async def test_n_and_p_jump_between_handoffs_waiting_for_a_decision(root, regist
 
 
 @pytest.mark.parametrize("poll", [False, True], ids=["events", "polling"])
-async def test_a_handoff_written_while_running_appears_and_is_announced(root, registry, poll):
+async def test_a_handoff_written_while_running_appears_and_is_announced(
+    root: Path, registry: Registry, poll: bool
+) -> None:
     selected = put(root, "job-1", PLAN)
     app = review_app(root, registry, reviewer="alice", quiet=True, poll=poll)
     async with app.run_test(size=SIZE) as pilot:
@@ -175,10 +196,10 @@ async def test_a_handoff_written_while_running_appears_and_is_announced(root, re
         await settle(pilot, lambda: app.entries[key].state is HandoffState.BLOCKED)
         await settle(pilot, lambda: "New handoff" in notices(app))
         assert app.listed()[0] == key, "the newest handoff is listed first"
-        assert app.current_entry().ref.id == selected, "the selection did not move"
+        assert cursor_entry(app).ref.id == selected, "the selection did not move"
 
 
-async def test_a_decision_written_by_the_cli_appears(root, registry):
+async def test_a_decision_written_by_the_cli_appears(root: Path, registry: Registry) -> None:
     handoff = put(root, "job-1", PLAN)
     app = make_app(root, registry, show="all")
     async with app.run_test(size=SIZE) as pilot:
@@ -207,7 +228,9 @@ async def test_a_decision_written_by_the_cli_appears(root, registry):
         assert "bob" in screen_text(app)
 
 
-async def test_a_file_edited_after_approval_shows_as_changed(root, registry):
+async def test_a_file_edited_after_approval_shows_as_changed(
+    root: Path, registry: Registry
+) -> None:
     handoff = put(root, "job-1", PLAN)
     decide_as(root, "job-1", handoff, "approve", registry)
     app = make_app(root, registry, show="all")
@@ -227,7 +250,9 @@ async def test_a_file_edited_after_approval_shows_as_changed(root, registry):
         assert not isinstance(app.screen, ApproveScreen)
 
 
-async def test_a_huge_file_is_blocked_unread(root, registry, monkeypatch):
+async def test_a_huge_file_is_blocked_unread(
+    root: Path, registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(report_in_run, "MAX_HANDOFF_BYTES", 4096)
     small = put(root, "job-1", PLAN)
     huge = put(root, "job-1", {**PLAN, "problem_statement": "x" * 10_000})
@@ -237,13 +262,15 @@ async def test_a_huge_file_is_blocked_unread(root, registry, monkeypatch):
         assert app.entries[(root / "job-1", small)].state is HandoffState.PENDING
         assert app.entries[(root / "job-1", huge)].state is HandoffState.BLOCKED
         await settle(pilot, lambda: placed(app))
-        assert app.current_entry().ref.id == small, "the start is the one that can be decided"
+        assert cursor_entry(app).ref.id == small, "the start is the one that can be decided"
         await pilot.press("up")
-        assert app.current_entry().ref.id == huge
+        assert cursor_entry(app).ref.id == huge
         await settle(pilot, lambda: "oversize" in screen_text(app))
 
 
-async def test_deleted_and_garbage_files_never_crash_the_app(root, registry):
+async def test_deleted_and_garbage_files_never_crash_the_app(
+    root: Path, registry: Registry
+) -> None:
     keep = put(root, "job-1", PLAN)
     doomed = put(root, "job-1", PLAN)
     app = make_app(root, registry, show="all")
@@ -260,7 +287,9 @@ async def test_deleted_and_garbage_files_never_crash_the_app(root, registry):
         assert app.entries[(root / "job-1", keep)].state is HandoffState.PENDING
 
 
-async def test_raw_view_shows_the_exact_text_with_escapes_made_visible(root, registry):
+async def test_raw_view_shows_the_exact_text_with_escapes_made_visible(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-1", b'{"problem_statement": "fine\x1b[2J\xe2\x80\xaewipe"}')
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -272,7 +301,9 @@ async def test_raw_view_shows_the_exact_text_with_escapes_made_visible(root, reg
         await settle(pilot, lambda: "RAW" not in screen_text(app))
 
 
-async def test_diff_compares_with_the_previous_handoff_of_the_same_phase(root, registry):
+async def test_diff_compares_with_the_previous_handoff_of_the_same_phase(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-1", PLAN)
     put(root, "job-1", {"oops": 1}, phase="design", schema="design/v1")
     put(root, "job-1", {**PLAN, "risks": ["The export may be late"]})
@@ -288,7 +319,9 @@ async def test_diff_compares_with_the_previous_handoff_of_the_same_phase(root, r
         assert '+    "The export may be late"' in shown
 
 
-async def test_watching_a_single_run_directory_and_an_initially_empty_run(root, registry):
+async def test_watching_a_single_run_directory_and_an_initially_empty_run(
+    root: Path, registry: Registry
+) -> None:
     (root / "job-1" / "handoffs").mkdir(parents=True)
     app = make_app(root / "job-1", registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -299,7 +332,7 @@ async def test_watching_a_single_run_directory_and_an_initially_empty_run(root, 
         assert '"Estimate how much of' in screen_text(app)
 
 
-async def test_a_long_list_field_is_shown_a_chunk_at_a_time(root, registry):
+async def test_a_long_list_field_is_shown_a_chunk_at_a_time(root: Path, registry: Registry) -> None:
     put(
         root,
         "job-1",
@@ -322,36 +355,48 @@ async def test_a_long_list_field_is_shown_a_chunk_at_a_time(root, registry):
         assert "50 more" in str(tags.children[-1].label)
 
 
-async def test_the_command_palette_jumps_to_a_handoff_hidden_by_the_filter(root, registry):
+async def test_the_command_palette_jumps_to_a_handoff_hidden_by_the_filter(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-1", PLAN)
     decided = put(root, "job-2", PLAN)
     decide_as(root, "job-2", decided, "approve", registry)
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        assert app.current_entry().run == "job-1"
+        assert cursor_entry(app).run == "job-1"
         await pilot.press("ctrl+p", *"job-2 0001")
         await settle(pilot, lambda: "Jump to this handoff" in screen_text(app))
         await pilot.press("enter")
-        await settle(pilot, lambda: app.current_entry().run == "job-2")
+        await settle(pilot, lambda: cursor_entry(app).run == "job-2")
         assert app.review.show.value == "all"
 
 
-async def test_a_new_pending_handoff_rings_the_bell_unless_quiet(root, registry):
-    put(root, "job-1", PLAN)
-    for quiet in (False, True):
-        app = review_app(root, registry, reviewer="alice", quiet=quiet)
-        rings = []
-        app.bell = lambda rings=rings: rings.append(1)
+async def _bells_for_a_new_handoff(root: Path, registry: Registry, quiet: bool) -> list[int]:
+    """Start the app on a listed handoff, then write another: the bells it rang."""
+    app = review_app(root, registry, reviewer="alice", quiet=quiet)
+    rings: list[int] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(app, "bell", lambda: rings.append(1))
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot, lambda app=app: all_inspected(app))
+            await settle(pilot, lambda: all_inspected(app))
             assert rings == []
             put(root, "job-1", PLAN)
-            await settle(pilot, lambda app=app: "New handoff" in notices(app))
-        assert rings == ([] if quiet else [1])
+            await settle(pilot, lambda: "New handoff" in notices(app))
+    return rings
 
 
-async def test_an_unreadable_decision_is_shown_and_never_taken_for_approval(root, registry):
+async def test_a_new_pending_handoff_rings_the_bell_unless_quiet(
+    root: Path, registry: Registry
+) -> None:
+    put(root, "job-1", PLAN)
+    assert await _bells_for_a_new_handoff(root, registry, quiet=False) == [1]
+    assert await _bells_for_a_new_handoff(root, registry, quiet=True) == []
+
+
+async def test_an_unreadable_decision_is_shown_and_never_taken_for_approval(
+    root: Path, registry: Registry
+) -> None:
     handoff = put(root, "job-1", PLAN)
     (root / "job-1" / "decisions" / f"{handoff}.json").write_text('{"action": "approve"')
     app = make_app(root, registry, show="all")
@@ -366,7 +411,9 @@ async def test_an_unreadable_decision_is_shown_and_never_taken_for_approval(root
         assert not isinstance(app.screen, ApproveScreen)
 
 
-async def test_watching_resumes_when_the_root_folder_comes_back(root, registry):
+async def test_watching_resumes_when_the_root_folder_comes_back(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-1", PLAN)
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -379,7 +426,9 @@ async def test_watching_resumes_when_the_root_folder_comes_back(root, registry):
         await settle(pilot, lambda: (root / "job-2", handoff) in app.listed())
 
 
-async def test_the_approve_dialog_counts_and_lists_the_warnings(root, registry):
+async def test_the_approve_dialog_counts_and_lists_the_warnings(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-1", {"title": "Weekly", "body": "", "extra": 1}, phase="note", schema="note/v1")
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -392,7 +441,9 @@ async def test_the_approve_dialog_counts_and_lists_the_warnings(root, registry):
             assert code in shown
 
 
-async def test_approval_is_refused_when_the_file_changed_while_the_dialog_was_open(root, registry):
+async def test_approval_is_refused_when_the_file_changed_while_the_dialog_was_open(
+    root: Path, registry: Registry
+) -> None:
     handoff = put(root, "job-1", PLAN)
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -406,7 +457,9 @@ async def test_approval_is_refused_when_the_file_changed_while_the_dialog_was_op
     assert read_decision(root / "job-1", handoff) is None
 
 
-def test_watch_on_a_missing_folder_exits_with_a_usage_error(tmp_path, registry, capsys):
+def test_watch_on_a_missing_folder_exits_with_a_usage_error(
+    tmp_path: Path, registry: Registry, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = run_review(
         tmp_path / "nope",
         partial(ReviewCore, registry),
@@ -419,7 +472,9 @@ def test_watch_on_a_missing_folder_exits_with_a_usage_error(tmp_path, registry, 
     assert "not a directory" in capsys.readouterr().err
 
 
-async def test_question_mark_shows_the_keys_and_escape_closes_them(root, registry):
+async def test_question_mark_shows_the_keys_and_escape_closes_them(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-1", PLAN)
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -432,7 +487,9 @@ async def test_question_mark_shows_the_keys_and_escape_closes_them(root, registr
         await settle(pilot, lambda: "approve the selected handoff" not in screen_text(app))
 
 
-async def test_enter_on_a_field_opens_its_whole_value_and_escape_returns(root, registry):
+async def test_enter_on_a_field_opens_its_whole_value_and_escape_returns(
+    root: Path, registry: Registry
+) -> None:
     long_text = "Estimate churn " + "and keep going " * 40 + "THE END"
     put(root, "job-1", {**PLAN, "problem_statement": long_text})
     app = make_app(root, registry)
@@ -449,7 +506,9 @@ async def test_enter_on_a_field_opens_its_whole_value_and_escape_returns(root, r
         await settle(pilot, lambda: isinstance(app.screen, FullValueScreen))
 
 
-async def test_the_palette_finds_a_decided_handoff_by_category_and_reason(root, registry):
+async def test_the_palette_finds_a_decided_handoff_by_category_and_reason(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-1", PLAN)
     rejected = put(root, "job-2", PLAN)
     decide_as(
@@ -468,4 +527,4 @@ async def test_the_palette_finds_a_decided_handoff_by_category_and_reason(root, 
         await settle(pilot, lambda: "out_of_scope" in screen_text(app))
         assert "by alice" in screen_text(app)
         await pilot.press("enter")
-        await settle(pilot, lambda: app.current_entry().run == "job-2")
+        await settle(pilot, lambda: cursor_entry(app).run == "job-2")

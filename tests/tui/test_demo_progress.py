@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tui_helpers import SIZE, make_app, notices, settle
 
 from handoff_gate.demo.progress import ProgressToasts
+from handoff_gate.gates.contracts.registry import Registry
 
 
-async def test_simulator_lines_become_plain_notifications(root, registry, tmp_path):
+async def test_simulator_lines_become_plain_notifications(
+    root: Path, registry: Registry, tmp_path: Path
+) -> None:
     log = tmp_path / "simulator.log"
     log.write_text("simulator: an old line from before the app started\n")
     app = make_app(root, registry)

@@ -16,6 +16,8 @@ from pathlib import Path
 from pydantic import BaseModel, field_validator
 from tui_helpers import PLAN, SIZE, all_inspected, decide_as, make_app, put, settle
 
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.tui.model import Key
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 STARTS = 30
@@ -33,7 +35,7 @@ class Slow(BaseModel):
         return value
 
 
-def _build(root: Path, registry: dict[str, type[BaseModel]], order: list[str]) -> None:
+def _build(root: Path, registry: Registry, order: list[str]) -> None:
     """Three runs, each with a rejected and an undecided handoff; file times fixed by run."""
     stamps = {"job-a": 1_768_469_400, "job-b": 1_768_469_460, "job-c": 1_768_469_520}
     for run in order:
@@ -44,7 +46,7 @@ def _build(root: Path, registry: dict[str, type[BaseModel]], order: list[str]) -
             os.utime(path, (stamps[run] + n, stamps[run] + n))
 
 
-async def _first_selection(root: Path, registry: dict[str, type[BaseModel]], show: str):
+async def _first_selection(root: Path, registry: Registry, show: str) -> tuple[Key, list[Key]]:
     app = make_app(root, registry, show=show)
     async with app.run_test(size=SIZE) as pilot:
         handoffs = app.query_one(HandoffList)
@@ -56,7 +58,9 @@ async def _first_selection(root: Path, registry: dict[str, type[BaseModel]], sho
         return current.key, listed
 
 
-async def test_the_same_row_is_selected_after_every_start(tmp_path, registry):
+async def test_the_same_row_is_selected_after_every_start(
+    tmp_path: Path, registry: Registry
+) -> None:
     registry = {**registry, "slow/v1": Slow}
     runs = ["job-a", "job-b", "job-c"]
     seen: dict[str, set[tuple[Path, str]]] = {"rejected": set(), "open": set()}

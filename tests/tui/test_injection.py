@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 from textual.widgets import Tree
-from tui_helpers import SIZE, all_inspected, make_app, notices, placed, put, screen_text, settle
+from tui_helpers import (
+    SIZE,
+    all_inspected,
+    make_app,
+    notices,
+    placed,
+    put,
+    screen_text,
+    settle,
+)
 
 from handoff_gate.gates.api import read_decision
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 
@@ -16,7 +31,7 @@ APPROVE_LINK = "[@click=app.approve]go[/]"
 RUN_NAME = "[@click=app.quit]r[b]"  # a directory name cannot hold "/"
 
 
-async def _click_every_line(pilot, app) -> None:
+async def _click_every_line(pilot: Pilot[Any], app: ReviewApp) -> None:
     """Click each field line twice; a click that opens a field's full value (payload shown
     there, as literally) is closed again with Escape."""
     tree = app.query_one(Tree)
@@ -28,7 +43,9 @@ async def _click_every_line(pilot, app) -> None:
                 await settle(pilot, lambda: not isinstance(app.screen, FullValueScreen))
 
 
-async def test_markup_in_values_is_shown_literally_and_clicking_it_does_nothing(root, registry):
+async def test_markup_in_values_is_shown_literally_and_clicking_it_does_nothing(
+    root: Path, registry: Registry
+) -> None:
     handoff = put(
         root,
         "job-1",
@@ -53,7 +70,9 @@ async def test_markup_in_values_is_shown_literally_and_clicking_it_does_nothing(
     assert read_decision(root / "job-1", handoff) is None
 
 
-async def test_markup_in_a_validation_message_is_shown_literally(root, registry):
+async def test_markup_in_a_validation_message_is_shown_literally(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-1", {"label": "trap!"}, schema="trap/v1", phase="trap")
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -64,7 +83,9 @@ async def test_markup_in_a_validation_message_is_shown_literally(root, registry)
         assert app.is_running and app.return_value is None
 
 
-async def test_markup_in_a_run_name_stays_literal_in_rows_and_notifications(root, registry):
+async def test_markup_in_a_run_name_stays_literal_in_rows_and_notifications(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-1", {"title": "ok"}, schema="note/v1", phase="note")
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
@@ -78,7 +99,9 @@ async def test_markup_in_a_run_name_stays_literal_in_rows_and_notifications(root
         assert app.is_running and app.return_value is None
 
 
-async def test_escape_and_bidi_characters_never_reach_the_terminal(root, registry):
+async def test_escape_and_bidi_characters_never_reach_the_terminal(
+    root: Path, registry: Registry
+) -> None:
     put(
         root,
         "job-1",
@@ -97,7 +120,9 @@ async def test_escape_and_bidi_characters_never_reach_the_terminal(root, registr
             assert char not in shown
 
 
-async def test_secrets_are_masked_in_fields_raw_view_and_diff(root, registry):
+async def test_secrets_are_masked_in_fields_raw_view_and_diff(
+    root: Path, registry: Registry
+) -> None:
     card = "4111 1111 1111 1111"
     put(root, "job-1", {"title": "first"}, schema="note/v1", phase="note")
     put(

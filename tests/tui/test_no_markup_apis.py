@@ -18,7 +18,7 @@ FORBIDDEN = {
 
 
 @pytest.mark.parametrize("name", sorted(FORBIDDEN))
-def test_markup_parsing_api_is_not_used(name):
+def test_markup_parsing_api_is_not_used(name: str) -> None:
     offenders = [
         str(path.relative_to(TUI))
         for path in sorted(TUI.rglob("*.py"))

@@ -11,6 +11,7 @@ import psycopg
 from tui_helpers import PLAN, SIZE, all_inspected, raised, review_app, screen_text, settle
 
 from handoff_gate.gates.api import decide, submit
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.states import HandoffState
@@ -23,8 +24,8 @@ def _put(store: PostgresStore, run: str) -> str:
 
 
 async def test_runs_in_the_store_are_listed_new_ones_appear_and_approve_writes_there(
-    pg_url: str, registry
-):
+    pg_url: str, registry: Registry
+) -> None:
     with psycopg.connect(pg_url, autocommit=True) as conn:
         init_schema(conn, roles=False)
     with PostgresStore(pg_url) as pipeline:
@@ -50,7 +51,9 @@ async def test_runs_in_the_store_are_listed_new_ones_appear_and_approve_writes_t
         assert pipeline.decision_records("alpha", first) == {}
 
 
-async def test_a_lost_connection_is_reported_and_everything_is_read_again(pg_url: str, registry):
+async def test_a_lost_connection_is_reported_and_everything_is_read_again(
+    pg_url: str, registry: Registry
+) -> None:
     with psycopg.connect(pg_url, autocommit=True) as conn:
         init_schema(conn, roles=False)
     with PostgresStore(pg_url) as pipeline:
@@ -69,7 +72,7 @@ async def test_a_lost_connection_is_reported_and_everything_is_read_again(pg_url
             await settle(pilot, lambda: app.entries[key].state is HandoffState.REJECTED)
 
 
-async def test_a_hostile_notification_is_only_a_hint(pg_url: str, registry):
+async def test_a_hostile_notification_is_only_a_hint(pg_url: str, registry: Registry) -> None:
     with psycopg.connect(pg_url, autocommit=True) as conn:
         init_schema(conn, roles=False)
     with PostgresStore(pg_url) as pipeline:

@@ -3,9 +3,12 @@ where the cursor goes after a decision, and palette actions."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tui_helpers import (
     PLAN,
     all_inspected,
+    cursor_entry,
     decide_as,
     make_app,
     notices,
@@ -16,6 +19,8 @@ from tui_helpers import (
 )
 
 from handoff_gate.gates.api import read_decision
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.tui.model import Key
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.reject import RejectScreen
 
@@ -23,13 +28,15 @@ SMALL = (80, 24)
 CUT = b'{"problem_statement": "Estimate churn", "research_questions": ["What share'
 
 
-def _tree(root) -> list[tuple[str, int, int]]:
+def _tree(root: Path) -> list[tuple[str, int, int]]:
     return sorted(
         (str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")
     )
 
 
-async def test_ids_stay_whole_when_run_names_are_long_at_80x24(root, registry):
+async def test_ids_stay_whole_when_run_names_are_long_at_80x24(
+    root: Path, registry: Registry
+) -> None:
     long_run = "a-run-name-much-longer-than-the-list-can-hold"
     first = put(root, long_run, PLAN)
     app = make_app(root, registry)
@@ -41,7 +48,9 @@ async def test_ids_stay_whole_when_run_names_are_long_at_80x24(root, registry):
         assert "a-run-n" in row and "…" in row and long_run not in row
 
 
-async def test_read_only_refuses_decisions_and_writes_nothing(root, registry):
+async def test_read_only_refuses_decisions_and_writes_nothing(
+    root: Path, registry: Registry
+) -> None:
     handoff = put(root, "job-1", PLAN)
     before = _tree(root)
     app = review_app(root, registry, reviewer="alice", quiet=True, read_only=True)
@@ -57,7 +66,9 @@ async def test_read_only_refuses_decisions_and_writes_nothing(root, registry):
     assert _tree(root) == before
 
 
-async def test_the_header_counts_only_what_a_person_can_decide(root, registry):
+async def test_the_header_counts_only_what_a_person_can_decide(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-1", PLAN)
     put(root, "job-2", CUT, finish_reason="length")
     decided = put(root, "job-3", PLAN)
@@ -71,7 +82,9 @@ async def test_the_header_counts_only_what_a_person_can_decide(root, registry):
         assert "to decide 1 · blocked 1 " in screen_text(app).splitlines()[0]
 
 
-async def test_after_a_decision_the_cursor_goes_to_the_same_run_then_the_next(root, registry):
+async def test_after_a_decision_the_cursor_goes_to_the_same_run_then_the_next(
+    root: Path, registry: Registry
+) -> None:
     first = put(root, "job-a", PLAN)
     second = put(root, "job-a", PLAN, phase="design")
     other = put(root, "job-b", PLAN)
@@ -79,16 +92,20 @@ async def test_after_a_decision_the_cursor_goes_to_the_same_run_then_the_next(ro
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot, lambda: all_inspected(app))
         app.jump_to((root / "job-a", first))
-        for expected in ((root / "job-a", second), (root / "job-b", other)):
+
+        async def approve_then_find_the_cursor_on(expected: Key) -> None:
             await pilot.press("a")
             await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
             await pilot.press("y")
-            await settle(pilot, lambda e=expected: app.current_entry().key == e)
+            await settle(pilot, lambda: cursor_entry(app).key == expected)
             await pilot.pause(0.2)
-            assert app.current_entry().key == expected
+            assert cursor_entry(app).key == expected
+
+        await approve_then_find_the_cursor_on((root / "job-a", second))
+        await approve_then_find_the_cursor_on((root / "job-b", other))
 
 
-async def test_the_palette_offers_actions_by_name(root, registry):
+async def test_the_palette_offers_actions_by_name(root: Path, registry: Registry) -> None:
     put(root, "job-1", PLAN)
     app = make_app(root, registry)
     async with app.run_test(size=SMALL) as pilot:
@@ -99,7 +116,9 @@ async def test_the_palette_offers_actions_by_name(root, registry):
         await settle(pilot, lambda: isinstance(app.screen, RejectScreen))
 
 
-async def test_the_rejected_view_lists_reviewer_category_and_reason(root, registry):
+async def test_the_rejected_view_lists_reviewer_category_and_reason(
+    root: Path, registry: Registry
+) -> None:
     handoff = put(root, "job-1", PLAN)
     decide_as(root, "job-1", handoff, "reject", registry, reason="No base", category="wrong")
     app = make_app(root, registry, show="rejected")
@@ -111,7 +130,9 @@ async def test_the_rejected_view_lists_reviewer_category_and_reason(root, regist
             assert column in row
 
 
-async def test_the_runs_next_step_arriving_just_after_a_decision_takes_the_cursor(root, registry):
+async def test_the_runs_next_step_arriving_just_after_a_decision_takes_the_cursor(
+    root: Path, registry: Registry
+) -> None:
     plan = put(root, "job-a", PLAN)
     put(root, "job-b", PLAN)
     app = make_app(root, registry)
@@ -121,27 +142,29 @@ async def test_the_runs_next_step_arriving_just_after_a_decision_takes_the_curso
         await pilot.press("a")
         await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
         await pilot.press("y")
-        await settle(pilot, lambda: app.current_entry().run == "job-b")
+        await settle(pilot, lambda: cursor_entry(app).run == "job-b")
         design = put(root, "job-a", PLAN, phase="design")
-        await settle(pilot, lambda: app.current_entry().key == (root / "job-a", design))
+        await settle(pilot, lambda: cursor_entry(app).key == (root / "job-a", design))
 
 
-async def test_a_new_arrival_never_moves_the_cursor_on_its_own(root, registry):
+async def test_a_new_arrival_never_moves_the_cursor_on_its_own(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-a", PLAN)
     put(root, "job-b", PLAN)
     app = make_app(root, registry)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot, lambda: all_inspected(app))
         await pilot.press("down")
-        chosen = app.current_entry().key
+        chosen = cursor_entry(app).key
         late = put(root, "job-c", PLAN)
         await settle(pilot, lambda: (root / "job-c", late) in app.listed())
         await settle(pilot, lambda: all_inspected(app))
         await pilot.pause(0.2)
-        assert app.current_entry().key == chosen
+        assert cursor_entry(app).key == chosen
 
 
-async def test_a_resize_refits_the_rows_with_markers(root, registry):
+async def test_a_resize_refits_the_rows_with_markers(root: Path, registry: Registry) -> None:
     long_run = "a-run-name-much-longer-than-the-list-can-hold"
     first = put(root, long_run, {**PLAN, "problem_statement": "word " * 80 + "TAIL"})
     app = make_app(root, registry)

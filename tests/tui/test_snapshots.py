@@ -6,18 +6,24 @@ Update after an intended change with ``pytest tests/tui --snapshot-update``.
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input
 from tui_helpers import PLAN, SIZE, decide_as, make_app, notices, placed, put, screen_text, settle
 
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.help import HelpScreen
 from handoff_gate.tui.screens.reject import RejectScreen
 
 
-def _pin_times(root) -> None:
+def _pin_times(root: Path) -> None:
     """Give every handoff file a distinct, fixed modification time (the list sorts by it)."""
     files = sorted(root.glob("*/handoffs/*.json"))
     for n, path in enumerate(files):
@@ -26,12 +32,18 @@ def _pin_times(root) -> None:
 
 
 def _snap(
-    snap_compare, root, registry, show="open", run_before=None, size=SIZE, read_only=False
+    snap_compare: Callable[..., bool],
+    root: Path,
+    registry: Registry,
+    show: str = "open",
+    run_before: Callable[[Pilot[Any]], Awaitable[None]] | None = None,
+    size: tuple[int, int] = SIZE,
+    read_only: bool = False,
 ) -> bool:
     _pin_times(root)
     app = make_app(root, registry, show=show, read_only=read_only)
 
-    async def ready(pilot) -> None:
+    async def ready(pilot: Pilot[Any]) -> None:
         await settle(pilot, lambda: placed(app))
         await settle(pilot, lambda: "inspecting" not in screen_text(app))
         if run_before is not None:
@@ -41,33 +53,39 @@ def _snap(
     return snap_compare(app, terminal_size=size, run_before=ready)
 
 
-def test_clean_approvable_handoff(snap_compare, root, registry):
+def test_clean_approvable_handoff(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
     put(root, "job-1", PLAN)
     assert _snap(snap_compare, root, registry)
 
 
-def test_empty_defaulted_and_dropped_fields(snap_compare, root, registry):
+def test_empty_defaulted_and_dropped_fields(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
     note = {"title": "", "body": "Ship the weekly report", "tags": [], "reviewer_hint": "approve!"}
     put(root, "job-1", note, phase="note", schema="note/v1")
     assert _snap(snap_compare, root, registry)
 
 
-def test_truncated_handoff(snap_compare, root, registry):
+def test_truncated_handoff(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
     cut = b'{"problem_statement": "Estimate churn", "research_questions": ["What share of tri'
     put(root, "job-1", cut, finish_reason="length")
     assert _snap(snap_compare, root, registry)
 
 
-def test_refusal(snap_compare, root, registry):
+def test_refusal(snap_compare: Callable[..., bool], root: Path, registry: Registry) -> None:
     said = b"I'm sorry, but I can't help with that. Could you clarify which cohort you mean?"
     put(root, "job-1", said, finish_reason="stop")
     assert _snap(snap_compare, root, registry)
 
 
-def test_reject_dialog(snap_compare, root, registry):
+def test_reject_dialog(snap_compare: Callable[..., bool], root: Path, registry: Registry) -> None:
     put(root, "job-1", PLAN)
 
-    async def open_dialog(pilot) -> None:
+    async def open_dialog(pilot: Pilot[Any]) -> None:
         await pilot.press("r")
         await settle(pilot, lambda: isinstance(pilot.app.screen, RejectScreen))
         reason = pilot.app.screen.query_one(Input)
@@ -77,7 +95,9 @@ def test_reject_dialog(snap_compare, root, registry):
     assert _snap(snap_compare, root, registry, run_before=open_dialog)
 
 
-def test_rejected_history_view(snap_compare, root, registry):
+def test_rejected_history_view(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
     first = put(root, "job-1", PLAN)
     put(root, "job-1", {**PLAN, "risks": []})
     third = put(root, "job-2", PLAN)
@@ -101,7 +121,7 @@ SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "16
 LONG_RUN = "live-pipeline-of-the-quarterly-churn-study"
 
 
-def _review_root(root) -> None:
+def _review_root(root: Path) -> None:
     """Two runs with long names, a long text field, a warning and a blocked handoff."""
     statement = "Before fixing the failing test, explain why it fails. " * 6 + "END."
     put(root, LONG_RUN, {**PLAN, "problem_statement": statement})
@@ -110,32 +130,47 @@ def _review_root(root) -> None:
     put(root, "wire-faults", cut, finish_reason="length")
 
 
-async def _press_until(pilot, keys, screen_type) -> None:
+async def _press_until(pilot: Pilot[Any], keys: list[str], screen_type: type[Screen[Any]]) -> None:
     await pilot.press(*keys)
     await settle(pilot, lambda: isinstance(pilot.app.screen, screen_type))
 
 
 @SIZES
-def test_list_and_detail(snap_compare, root, registry, size):
+def test_list_and_detail(
+    snap_compare: Callable[..., bool],
+    root: Path,
+    registry: Registry,
+    size: tuple[int, int],
+) -> None:
     _review_root(root)
     assert _snap(snap_compare, root, registry, size=size)
 
 
 @SIZES
-def test_approve_dialog_at_size(snap_compare, root, registry, size):
+def test_approve_dialog_at_size(
+    snap_compare: Callable[..., bool],
+    root: Path,
+    registry: Registry,
+    size: tuple[int, int],
+) -> None:
     _review_root(root)
 
-    async def approve(pilot) -> None:
+    async def approve(pilot: Pilot[Any]) -> None:
         await _press_until(pilot, ["end", "a"], ApproveScreen)
 
     assert _snap(snap_compare, root, registry, run_before=approve, size=size)
 
 
 @SIZES
-def test_reject_dialog_at_size(snap_compare, root, registry, size):
+def test_reject_dialog_at_size(
+    snap_compare: Callable[..., bool],
+    root: Path,
+    registry: Registry,
+    size: tuple[int, int],
+) -> None:
     _review_root(root)
 
-    async def reject(pilot) -> None:
+    async def reject(pilot: Pilot[Any]) -> None:
         await _press_until(pilot, ["r"], RejectScreen)
         pilot.app.screen.query_one(Input).cursor_blink = False
         await pilot.press(*"cut", "tab", "down")
@@ -144,10 +179,15 @@ def test_reject_dialog_at_size(snap_compare, root, registry, size):
 
 
 @SIZES
-def test_full_value_view(snap_compare, root, registry, size):
+def test_full_value_view(
+    snap_compare: Callable[..., bool],
+    root: Path,
+    registry: Registry,
+    size: tuple[int, int],
+) -> None:
     _review_root(root)
 
-    async def open_value(pilot) -> None:
+    async def open_value(pilot: Pilot[Any]) -> None:
         await pilot.press("end")
         await _press_until(pilot, ["tab", "enter"], FullValueScreen)
 
@@ -155,26 +195,35 @@ def test_full_value_view(snap_compare, root, registry, size):
 
 
 @SIZES
-def test_help(snap_compare, root, registry, size):
+def test_help(
+    snap_compare: Callable[..., bool],
+    root: Path,
+    registry: Registry,
+    size: tuple[int, int],
+) -> None:
     _review_root(root)
 
-    async def open_help(pilot) -> None:
+    async def open_help(pilot: Pilot[Any]) -> None:
         await _press_until(pilot, ["question_mark"], HelpScreen)
 
     assert _snap(snap_compare, root, registry, run_before=open_help, size=size)
 
 
-def test_raw_view_at_80x24(snap_compare, root, registry):
+def test_raw_view_at_80x24(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
     _review_root(root)
 
-    async def raw(pilot) -> None:
+    async def raw(pilot: Pilot[Any]) -> None:
         await pilot.press("v")
         await settle(pilot, lambda: "RAW" in screen_text(pilot.app))
 
     assert _snap(snap_compare, root, registry, run_before=raw, size=(80, 24))
 
 
-def test_read_only_at_80x24(snap_compare, root, registry):
+def test_read_only_at_80x24(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
     _review_root(root)
     assert _snap(snap_compare, root, registry, size=(80, 24), read_only=True)
 
@@ -186,7 +235,9 @@ LONG_REASON = (
 )
 
 
-def test_rejected_view_with_a_long_reason_at_80x24(snap_compare, root, registry):
+def test_rejected_view_with_a_long_reason_at_80x24(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
     """Looking back on 24 lines: who decided, when, the category and the start of the
     reason are on the first screen, above the header and the blocking finding."""
     card = {**PLAN, "constraints": ["Use the billing API", "card 4111 1111 1111 1111 on file"]}
@@ -204,12 +255,14 @@ def test_rejected_view_with_a_long_reason_at_80x24(snap_compare, root, registry)
     assert _snap(snap_compare, root, registry, show="rejected", size=(80, 24), read_only=True)
 
 
-def test_a_notification_over_the_detail_at_80x24(snap_compare, root, registry):
+def test_a_notification_over_the_detail_at_80x24(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
     """A toast stays in the lower part of the screen: the detail's first lines show."""
     put(root, "job-1", PLAN)
     put(root, "job-2", {"problem_statement": "Estimate churn"})
 
-    async def refused(pilot) -> None:
+    async def refused(pilot: Pilot[Any]) -> None:
         await pilot.press("up", "a")
         await settle(pilot, lambda: "Approval refused" in notices(pilot.app))
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import (
@@ -15,10 +17,12 @@ from cryptography.hazmat.primitives.serialization import (
     PrivateFormat,
     PublicFormat,
 )
+from textual.pilot import Pilot
 from textual.widgets import Input
 from tui_helpers import PLAN, decide_as, make_app, placed, put, review_app, screen_text, settle
 
 from handoff_gate.gates.api import decide, submit
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.tui.review_app import ReviewApp
@@ -32,10 +36,15 @@ def _pin_times(root: Path) -> None:
         os.utime(path, (stamp, stamp))
 
 
-def _snap(snap_compare, app: ReviewApp, root: Path, run_before=None) -> bool:
+def _snap(
+    snap_compare: Callable[..., bool],
+    app: ReviewApp,
+    root: Path,
+    run_before: Callable[[Pilot[Any]], Awaitable[None]] | None = None,
+) -> bool:
     _pin_times(root)
 
-    async def ready(pilot) -> None:
+    async def ready(pilot: Pilot[Any]) -> None:
         await settle(pilot, lambda: placed(app))
         await settle(pilot, lambda: "inspecting" not in screen_text(app))
         if run_before is not None:
@@ -45,14 +54,18 @@ def _snap(snap_compare, app: ReviewApp, root: Path, run_before=None) -> bool:
     return snap_compare(app, terminal_size=SMALL, run_before=ready)
 
 
-def test_unusable_decision_names_its_problem(snap_compare, root, registry):
+def test_unusable_decision_names_its_problem(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
     handoff = put(root, "job-1", PLAN)
     record = root / "job-1" / "decisions" / f"{handoff}.json"
     record.write_text(json.dumps({"handoff": handoff, "run": "job-1", "action": "approve"}))
     assert _snap(snap_compare, make_app(root, registry), root)
 
 
-def test_changed_after_its_decision(snap_compare, root, registry):
+def test_changed_after_its_decision(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
     handoff = put(root, "job-1", PLAN)
     decide_as(root, "job-1", handoff, "approve", registry)
     path = root / "job-1" / "handoffs" / f"{handoff}.json"
@@ -60,10 +73,12 @@ def test_changed_after_its_decision(snap_compare, root, registry):
     assert _snap(snap_compare, make_app(root, registry), root)
 
 
-def test_palette_offers_actions(snap_compare, root, registry):
+def test_palette_offers_actions(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
     put(root, "job-1", PLAN)
 
-    async def palette(pilot) -> None:
+    async def palette(pilot: Pilot[Any]) -> None:
         await pilot.press("ctrl+p")
         await settle(pilot, lambda: bool(pilot.app.screen.query(Input)))
         pilot.app.screen.query_one(Input).cursor_blink = False  # a blink is not a change
@@ -92,7 +107,12 @@ def _keys_and_policy(folder: Path) -> tuple[dict[str, Path], Policy]:
     return keys, Policy.load(folder / "policy.toml")
 
 
-def test_approvals_so_far_under_a_policy(snap_compare, tmp_path, root, registry):
+def test_approvals_so_far_under_a_policy(
+    snap_compare: Callable[..., bool],
+    tmp_path: Path,
+    root: Path,
+    registry: Registry,
+) -> None:
     keys, policy = _keys_and_policy(tmp_path / "trust")
     data = json.dumps(PLAN).encode()
     ref = submit(

@@ -25,6 +25,7 @@ from tui_helpers import (
     settle,
 )
 
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.vocab.safe_text import has_unsafe
 from handoff_gate.tui.review_app import ReviewApp
@@ -52,7 +53,9 @@ def _assert_clean(app: ReviewApp) -> None:
     assert _clean(shown), repr([c for c in shown if has_unsafe(c) or c == "\x1b"][:5])
 
 
-async def test_new_handoff_toast_rows_palette_and_dialog_title(root, registry):
+async def test_new_handoff_toast_rows_palette_and_dialog_title(
+    root: Path, registry: Registry
+) -> None:
     put(root, "job-1", PLAN)
     app = make_app(root, registry, show="all")
     async with app.run_test(size=SIZE) as pilot:
@@ -74,7 +77,7 @@ async def test_new_handoff_toast_rows_palette_and_dialog_title(root, registry):
         await pilot.press("escape")
 
 
-async def test_decision_refused_and_written_toasts(root, registry):
+async def test_decision_refused_and_written_toasts(root: Path, registry: Registry) -> None:
     handoff = put(root, EVIL, PLAN)
     other = put(root, EVIL, PLAN, phase="design")
     app = make_app(root, registry, show="all")
@@ -96,7 +99,7 @@ async def test_decision_refused_and_written_toasts(root, registry):
         _assert_clean(app)
 
 
-async def test_watcher_failure_names_the_root_safely(tmp_path, registry):
+async def test_watcher_failure_names_the_root_safely(tmp_path: Path, registry: Registry) -> None:
     root = tmp_path / EVIL
     root.mkdir()
     put(root, "job-1", PLAN)
@@ -109,11 +112,13 @@ async def test_watcher_failure_names_the_root_safely(tmp_path, registry):
         _assert_clean(app)
 
 
-async def test_not_allowed_names_the_policy_safely(tmp_path, root, registry):
+async def test_not_allowed_names_the_policy_safely(
+    tmp_path: Path, root: Path, registry: Registry
+) -> None:
     folder = tmp_path / EVIL
     folder.mkdir()
     key = tmp_path / "alice"
-    command = ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f", key]
+    command = ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f", str(key)]
     subprocess.run(command, check=True)
     public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
     (folder / "allowed_signers").write_text(f"alice {public}\n")
@@ -130,7 +135,9 @@ async def test_not_allowed_names_the_policy_safely(tmp_path, root, registry):
         _assert_clean(app)
 
 
-async def test_a_reason_and_reviewer_with_escapes_never_reach_the_screen(root, registry):
+async def test_a_reason_and_reviewer_with_escapes_never_reach_the_screen(
+    root: Path, registry: Registry
+) -> None:
     handoff = put(root, "job-1", PLAN)
     record = {
         "handoff": handoff,

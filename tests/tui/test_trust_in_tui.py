@@ -10,12 +10,24 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tui_helpers import PLAN, SIZE, all_inspected, notices, placed, review_app, screen_text, settle
+from tui_helpers import (
+    PLAN,
+    SIZE,
+    all_inspected,
+    cursor_entry,
+    notices,
+    placed,
+    review_app,
+    screen_text,
+    settle,
+)
 
 from handoff_gate.gates.api import decide, submit
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
+from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 
@@ -35,7 +47,7 @@ def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     made = {}
     for name in NAMES:
         path = folder / name
-        command = ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", path]
+        command = ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)]
         subprocess.run(command, check=True)
         made[name] = path
     return made
@@ -66,13 +78,20 @@ def _signed_plan(root: Path, keys: dict[str, Path]) -> str:
     return ref.id
 
 
-def _app(root: Path, registry, policy: Policy, key: Path | None) -> ReviewApp:
+def _app(root: Path, registry: Registry, policy: Policy, key: Path | None) -> ReviewApp:
     return review_app(
-        root, registry, quiet=True, show="all", key=key and SigningKey(key), policy=policy
+        root,
+        registry,
+        quiet=True,
+        show="all",
+        key=None if key is None else SigningKey(key),
+        policy=policy,
     )
 
 
-async def test_a_key_that_may_not_decide_is_refused_before_the_dialog(root, registry, keys, policy):
+async def test_a_key_that_may_not_decide_is_refused_before_the_dialog(
+    root: Path, registry: Registry, keys: dict[str, Path], policy: Policy
+) -> None:
     handoff = _signed_plan(root, keys)
     app = _app(root, registry, policy, keys["carol"])
     async with app.run_test(size=SIZE) as pilot:
@@ -85,7 +104,9 @@ async def test_a_key_that_may_not_decide_is_refused_before_the_dialog(root, regi
     assert FilesystemStore().decision_records(str(root / "job-1"), handoff) == {}
 
 
-async def test_the_producer_may_not_approve_its_own_handoff(root, registry, keys, policy):
+async def test_the_producer_may_not_approve_its_own_handoff(
+    root: Path, registry: Registry, keys: dict[str, Path], policy: Policy
+) -> None:
     _signed_plan(root, keys)
     app = _app(root, registry, policy, keys["planner"])
     async with app.run_test(size=SIZE) as pilot:
@@ -95,7 +116,9 @@ async def test_the_producer_may_not_approve_its_own_handoff(root, registry, keys
         assert not isinstance(app.screen, ApproveScreen)
 
 
-async def test_no_key_under_a_policy_is_refused_naming_who_may(root, registry, keys, policy):
+async def test_no_key_under_a_policy_is_refused_naming_who_may(
+    root: Path, registry: Registry, keys: dict[str, Path], policy: Policy
+) -> None:
     _signed_plan(root, keys)
     app = _app(root, registry, policy, None)
     async with app.run_test(size=SIZE) as pilot:
@@ -106,8 +129,8 @@ async def test_no_key_under_a_policy_is_refused_naming_who_may(root, registry, k
 
 
 async def test_approvals_so_far_and_the_signer_are_shown_and_the_tui_signs(
-    root, registry, keys, policy
-):
+    root: Path, registry: Registry, keys: dict[str, Path], policy: Policy
+) -> None:
     handoff = _signed_plan(root, keys)
     decide(
         root / "job-1",
@@ -127,7 +150,7 @@ async def test_approvals_so_far_and_the_signer_are_shown_and_the_tui_signs(
         await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
         await pilot.press("y")
         key = (root / "job-1", handoff)
-        await settle(pilot, lambda: app.entries[key].state.value == "approved")
+        await settle(pilot, lambda: app.entries[key].state is HandoffState.APPROVED)
     records = FilesystemStore().decision_records(str(root / "job-1"), handoff)
     assert set(records) == {"alice", "bob"}
     assert b'"signature"' in records["alice"]
@@ -135,8 +158,8 @@ async def test_approvals_so_far_and_the_signer_are_shown_and_the_tui_signs(
 
 @pytest.mark.parametrize(("reviewer", "start"), [("alice", "job-2"), ("bob", "job-1")])
 async def test_the_cursor_starts_on_what_this_key_may_decide(
-    root, registry, keys, policy, reviewer, start
-):
+    root: Path, registry: Registry, keys: dict[str, Path], policy: Policy, reviewer: str, start: str
+) -> None:
     """alice approved job-1 already, so her cursor starts on job-2; bob's on job-1, the
     oldest; the header counts what each of them can still decide."""
     first = _signed_plan(root, keys)
@@ -161,7 +184,7 @@ async def test_the_cursor_starts_on_what_this_key_may_decide(
     app = _app(root, registry, policy, keys[reviewer])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: placed(app))
-        assert app.current_entry().key[0].name == start
+        assert cursor_entry(app).key[0].name == start
         assert second.id == first  # each run numbers its own handoffs
         count = 1 if reviewer == "alice" else 2
         await settle(pilot, lambda: f"to decide {count} " in screen_text(app).splitlines()[0])

@@ -7,9 +7,12 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from tui_helpers import PLAN, SIZE, all_inspected, make_app, put, screen_text, settle
 
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui import review_app as app_module
 
 
@@ -17,7 +20,7 @@ def _top(app: object) -> str:
     return screen_text(app).splitlines()[0]  # type: ignore[arg-type]
 
 
-def _wait(root, handoff: str) -> subprocess.Popen[bytes]:
+def _wait(root: Path, handoff: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "HANDOFF_GATE_STORE": ""}
     return subprocess.Popen(
         [sys.executable, "-m", "handoff_gate.cli", "wait", str(root / "job-1"), handoff],
@@ -27,7 +30,9 @@ def _wait(root, handoff: str) -> subprocess.Popen[bytes]:
     )
 
 
-async def test_a_blocked_wait_is_shown_and_its_end_too(root, registry, monkeypatch):
+async def test_a_blocked_wait_is_shown_and_its_end_too(
+    root: Path, registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(app_module, "WAITER_RECHECK_S", 0.3)
     handoff = put(root, "job-1", PLAN)
     put(root, "job-2", PLAN)

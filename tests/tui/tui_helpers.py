@@ -23,6 +23,7 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
+from handoff_gate.tui.model import Entry
 from handoff_gate.tui.review_app import ReviewApp, header_name
 from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.widgets.handoff_list import HandoffList
@@ -130,6 +131,13 @@ async def settle(pilot: Pilot[Any], condition: Callable[[], bool], timeout: floa
     while not condition():
         assert time.monotonic() < deadline, "condition not reached in time"
         await pilot.pause(0.02)
+
+
+def cursor_entry(app: ReviewApp) -> Entry:
+    """The handoff under the list's cursor; the test fails if the cursor is on none."""
+    entry = app.current_entry()
+    assert entry is not None, "the cursor is on no handoff"
+    return entry
 
 
 def all_inspected(app: ReviewApp) -> bool:

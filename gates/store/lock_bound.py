@@ -1,0 +1,60 @@
+"""How long a writer waits for a lock another process holds, and the error when it gives up.
+
+Both stores serialise audit appends with a lock any local process (a ``flock`` on
+``audit.jsonl``) or any database role (the run's advisory lock) can also take and keep.
+A wait without a bound would let such a holder hang every ``decide`` and ``wait``, so
+each wait gives up after :func:`lock_timeout` seconds with :class:`LockTimeout`, one
+line naming the lock. Legitimate holders keep a lock for milliseconds (one append and
+its fsync), so the default leaves plenty of room.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from handoff_gate.gates.store.base import StoreError
+
+#: The environment variable that sets the bound, in seconds (a decimal number).
+LOCK_TIMEOUT_ENV = "HANDOFF_GATE_LOCK_TIMEOUT"
+#: The bound when the variable is unset or empty.
+DEFAULT_LOCK_TIMEOUT = 10.0
+#: The largest bound accepted: PostgreSQL's ``lock_timeout`` counts milliseconds in 31 bits.
+MAX_LOCK_TIMEOUT = 86_400.0
+
+
+class LockTimeout(StoreError, OSError):
+    """Another process or session held the lock for longer than the bound.
+
+    An ``OSError`` too, so callers that report a storage failure of a write (the TUI, a
+    decision that stands but could not be logged) report this one the same way.
+    """
+
+
+class LockSettingError(StoreError, ValueError):
+    """:data:`LOCK_TIMEOUT_ENV` holds something that is not a usable number of seconds."""
+
+
+def lock_timeout() -> float:
+    """The bound in seconds: :data:`LOCK_TIMEOUT_ENV`, else :data:`DEFAULT_LOCK_TIMEOUT`."""
+    text = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
+    if not text:
+        return DEFAULT_LOCK_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MAX_LOCK_TIMEOUT:
+        shown = text if len(text) <= 20 and text.isprintable() else "this value"
+        raise LockSettingError(
+            f"{LOCK_TIMEOUT_ENV} must be a number of seconds above 0 and at most "
+            f"{MAX_LOCK_TIMEOUT:g}, not {shown!r}"
+        )
+    return value
+
+
+def gave_up(what: str, seconds: float) -> LockTimeout:
+    """The error for a lock wait that reached its bound: ``what`` names the lock."""
+    return LockTimeout(
+        f"{what}; gave up after {seconds:g} s ({LOCK_TIMEOUT_ENV} sets how long to wait)"
+    )

@@ -1,0 +1,39 @@
+"""docs/architecture.md names every module of the core and the TUI, each with its job.
+
+A newcomer finds where code goes from that table; a module added without a row, or a
+row left behind by a module that is gone, would send them to the wrong place.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "architecture.md"
+#: A row of the module table: ``| `gates/run/audit.py` | its job |``.
+ROW = re.compile(r"^\| `((?:gates|tui)/[\w/]+\.py)` \| (.*?) \|$", re.M)
+
+
+def _documented() -> dict[str, str]:
+    return {module: job.strip() for module, job in ROW.findall(DOC.read_text(encoding="utf-8"))}
+
+
+def _modules() -> set[str]:
+    """Every module of ``gates/`` and ``tui/``; a package's ``__init__`` is its folder."""
+    return {
+        path.relative_to(ROOT).as_posix()
+        for folder in ("gates", "tui")
+        for path in (ROOT / folder).rglob("*.py")
+        if path.name != "__init__.py"
+    }
+
+
+def test_every_module_of_the_core_and_the_tui_has_a_row() -> None:
+    documented = _documented()
+    assert sorted(_modules() - documented.keys()) == [], "add these to docs/architecture.md"
+    assert sorted(documented.keys() - _modules()) == [], "these no longer exist"
+
+
+def test_each_row_says_a_job() -> None:
+    assert all(len(job.split()) >= 3 for job in _documented().values())
