@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from handoff_gate.cli.frame_rate import TUI_FPS
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -18,6 +20,11 @@ def child_env() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH", "")]))
     return env
+
+
+#: The headless apps the benchmarks time: they get the frame rate ``watch`` asks for
+#: (``cli.frame_rate``), which Textual reads when it is imported.
+TUI_PROBES = frozenset({"bench.tui_probe", "bench.tui_store_probe"})
 
 
 #: The project's one installed package, whose start-up the benchmarks time: the CLI,
@@ -38,19 +45,22 @@ def compile_project(python: str) -> None:
     subprocess.run([python, "-m", "compileall", "-q", *PACKAGES], cwd=ROOT, check=True, timeout=120)
 
 
-def start(args: Sequence[str]) -> subprocess.Popen[str]:
+def start(args: Sequence[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
         list(args),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=child_env(),
+        env=env or child_env(),
         cwd=ROOT,
     )
 
 
 def start_module(module: str, *args: str) -> subprocess.Popen[str]:
-    return start([sys.executable, "-m", module, *args])
+    env = child_env()
+    if module in TUI_PROBES:
+        env.setdefault("TEXTUAL_FPS", TUI_FPS)
+    return start([sys.executable, "-m", module, *args], env)
 
 
 def inotify_watches(pid: int) -> int:

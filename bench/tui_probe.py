@@ -1,4 +1,4 @@
-"""The TUI side of the benchmarks: ``HandoffGateApp`` headless, with paint-time probes.
+"""The TUI side of the benchmarks: ``ReviewApp`` headless, with paint-time probes.
 
 ``visible ROOT --expect N``: once N new rows are in the list (or the bound passed), prints
 ``listed`` and ``painted``: file name -> perf_counter when its row first entered the
@@ -17,13 +17,15 @@ import argparse
 import asyncio
 import json
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from textual.strip import Strip
 
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.review_app import ReviewApp
+from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
@@ -58,7 +60,7 @@ async def visible(root: Path, expect: int, bound: float) -> dict[str, Any]:
     painted: dict[str, float] = {}
     listed: dict[str, float] = {}
     probe_rows(painted, listed)
-    app = HandoffGateApp(root, load_registry(), quiet=True)
+    app = ReviewApp(root, partial(ReviewCore, load_registry()), quiet=True)
     deadline = time.perf_counter() + bound
     existing = {p.name for p in root.rglob("*.json")}  # the writer starts after we watch
     async with app.run_test(headless=True, size=SIZE):
@@ -97,7 +99,8 @@ class _ScreenProbe:
 
 async def detail(run_dir: Path, reps: int, bound: float = 120.0) -> dict[str, list[float]]:
     probe = _ScreenProbe()
-    app = HandoffGateApp(run_dir, load_registry("bench.contracts"), show="all", quiet=True)
+    core = partial(ReviewCore, load_registry("bench.contracts"))
+    app = ReviewApp(run_dir, core, show="all", quiet=True)
     deadline = time.perf_counter() + bound
     out: dict[str, list[float]] = {"small": [], "big": []}
     async with app.run_test(headless=True, size=SIZE):

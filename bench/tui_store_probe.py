@@ -1,7 +1,7 @@
 """The TUI over a database store, headless, with the row paint probes of ``bench.tui_probe``.
 
 ``python -m bench.tui_store_probe URL --expect N --bound S --ready PATH``: runs
-``HandoffGateApp`` on a ``PostgresStore`` (every run in the database, as
+``ReviewApp`` on a ``PostgresStore`` (every run in the database, as
 ``handoff-gate --store URL watch`` does). Once the rows already in the store are listed it
 creates PATH: by then the listener is subscribed, since the first listing follows its
 ``LISTEN``. It then waits for N new rows and prints ``listed`` and ``painted`` like
@@ -14,13 +14,15 @@ import argparse
 import asyncio
 import json
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from bench.tui_probe import SIZE, probe_rows
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.store.postgres import PostgresStore
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.review_app import ReviewApp
+from handoff_gate.tui.review_core import ReviewCore
 
 
 async def visible(url: str, expect: int, bound: float, ready: Path) -> dict[str, Any]:
@@ -29,7 +31,8 @@ async def visible(url: str, expect: int, bound: float, ready: Path) -> dict[str,
     probe_rows(painted, listed)
     with PostgresStore(url) as store:
         before = {f"{i}.json" for run in store.runs() for i in store.handoff_ids(run)}
-        app = HandoffGateApp(None, load_registry(), quiet=True, store=store)
+        core = partial(ReviewCore, load_registry())
+        app = ReviewApp(None, core, quiet=True, store=store)
         deadline = time.perf_counter() + bound
         async with app.run_test(headless=True, size=SIZE):
             while time.perf_counter() < deadline and not before <= listed.keys():

@@ -29,7 +29,7 @@ from handoff_gate.tui.messages import Inspected, Listed, WatchFailed
 from handoff_gate.tui.scan import Dirty, Inspection, InspectQueue, RunListing, RunQueue
 
 if TYPE_CHECKING:
-    from handoff_gate.tui.core import Core
+    from handoff_gate.tui.review_core import ReviewCore
 
 #: How long to wait before listing again after a listing failed (the store is down).
 RETRY_S = 2.0
@@ -38,20 +38,18 @@ BATCH_S = 0.1
 
 
 class Feed:
-    """The background side of the app; ``post`` delivers messages to it, ``core``
-    inspects (and is first loaded by the inspection thread)."""
+    """The background side of the app; ``post`` delivers messages to it. Listing needs
+    no core; inspecting is given the app's ``ReviewCore`` once it is made."""
 
     def __init__(
         self,
         store: RunStore,
-        core: Core,
         post: Callable[[Message], object],
         *,
         poll: bool = False,
     ) -> None:
         """``poll``: the store's watch does not rely on change events (``RunStore.watch``)."""
         self.store = store
-        self.core = core
         self.poll = poll
         self._post = post
         self._relist = RunQueue()
@@ -150,15 +148,15 @@ class Feed:
 
     # ------------------------------------------------------------ inspection
 
-    def inspect_loop(self) -> None:
-        """Inspect queued handoffs, posting results in time-boxed batches."""
+    def inspect_loop(self, core: ReviewCore) -> None:
+        """Inspect queued handoffs with ``core``, posting results in time-boxed batches."""
         store = self.store.copy()
         try:
-            self._inspect_queued(store)
+            self._inspect_queued(core, store)
         finally:
             store.close()
 
-    def _inspect_queued(self, store: RunStore) -> None:
+    def _inspect_queued(self, core: ReviewCore, store: RunStore) -> None:
         batch: list[Inspection] = []
         started = time.monotonic()
         while (taken := self._inspect.take(block=not batch)) is not None or batch:
@@ -167,18 +165,24 @@ class Feed:
                 ref, urgent = taken
                 if not batch:
                     started = time.monotonic()
-                batch.append(self.core.inspect(ref, store))
+                batch.append(core.inspect(ref, store))
             if batch and (taken is None or urgent or time.monotonic() - started > BATCH_S):
                 self._post(Inspected(tuple(batch)))
                 batch = []
             if self._inspect.closed:
                 return
 
-    def inspect_once(self, ref: HandoffRef) -> Inspection:
-        """Inspect one handoff from a short-lived worker thread (what ``d`` compares with)."""
+    def inspect_once(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
+        """Inspect one handoff with ``core`` from a short-lived worker thread (what ``d``
+        compares with)."""
+        return self.inspect_now(core, ref)
+
+    def inspect_now(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
+        """Inspect one handoff with ``core`` on the calling thread (a worker's, never the
+        UI's), with a store object of its own."""
         store = self.store.copy()
         try:
-            return self.core.inspect(ref, store)
+            return core.inspect(ref, store)
         finally:
             store.close()
 

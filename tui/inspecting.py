@@ -3,7 +3,7 @@
 The standing is the core's (``gates.run.standing``: the same function ``list``, ``show``
 and ``Gate.standing`` ask), so the app names the same state and the same approvers in
 the same order as the command line; here it only becomes what the app shows. This module
-is reached through ``core.Core`` once the app's first screen is up (see ``backend``).
+is loaded with ``review_core``, after the app's first screen is up.
 """
 
 from __future__ import annotations

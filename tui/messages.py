@@ -34,11 +34,13 @@ class Inspected(Message):
 
 @dataclass
 class Decided(Message):
-    """A decision attempt from this app finished: written, or refused with a reason."""
+    """A decision attempt from this app finished: written (``described`` in a few words,
+    for the toast), or refused with a reason."""
 
     key: Key
     decision: Decision | None
     refusal: str
+    described: str = ""
 
 
 @dataclass

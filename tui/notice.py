@@ -1,16 +1,25 @@
-"""Why nothing was decided, as the toast that says so (a plain line, never markup)."""
+"""What the review screen's toasts say: plain lines built from data, never markup.
+
+Pure functions, so the wording of every refusal and confirmation is read (and tested)
+in one place, apart from the screen that raises them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
 
+from handoff_gate.gates.vocab.report import Report
+from handoff_gate.tui.messages import Decided
+from handoff_gate.tui.model import Entry
+from handoff_gate.tui.render import safe
+
 Severity = Literal["information", "warning", "error"]
 
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """Why nothing was decided, as the toast that says so."""
+    """A toast: its message, title and severity."""
 
     message: str
     title: str = ""
@@ -22,3 +31,31 @@ READ_ONLY = Notice(
     "Read-only",
     "warning",
 )
+
+STILL_INSPECTING = Notice("Still inspecting this handoff; try again in a moment.")
+
+NOTHING_TO_DECIDE = Notice("No other handoff is yours to decide now.")
+
+NO_FIELD = Notice("No field to open.")
+
+
+def blocked(entry: Entry, report: Report) -> Notice:
+    """Why ``a`` on a blocked handoff opens no dialog: its blocking codes."""
+    codes = ", ".join(sorted({f.code.value for f in report.blocking}))
+    return Notice(
+        f"Approval refused: {entry.ref.id} is blocked ({codes}). Nothing was written.",
+        "Blocked",
+        "error",
+    )
+
+
+def decided(message: Decided) -> Notice:
+    """What was written, or why nothing was."""
+    if message.decision is None:
+        return Notice(safe(message.refusal, 400), "Not written", "error")
+    return Notice(f"{message.key[1]}: {safe(message.described, 300)}")
+
+
+def nothing_earlier(entry: Entry) -> Notice:
+    """Why ``d`` shows no diff: the run has no earlier handoff of the phase."""
+    return Notice(f"No earlier {entry.ref.phase} handoff in this run to compare with.")

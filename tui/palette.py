@@ -1,8 +1,10 @@
 """Command palette entries: actions (approve, reject, filter, …) and jumps to a run or a
 handoff, found by run, id, state, reviewer, reject category or reason.
 
-Prompts are built as ``Text`` (the palette parses plain strings as markup) and help
-strings are fixed English, never payload or file names.
+The providers are the review screen's (``ReviewScreen.COMMANDS``) and ask the screen the
+palette was opened from (``Provider.screen``) for its entries; on any other screen they
+offer none. Prompts are built as ``Text`` (the palette parses plain strings as markup)
+and help strings are fixed English, never payload or file names.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Protocol, runtime_checkable
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -78,10 +80,12 @@ def action_targets(
     return actions
 
 
+@runtime_checkable
 class Jumpable(Protocol):
     def jump_targets(self) -> list[Target]: ...
 
 
+@runtime_checkable
 class Actionable(Protocol):
     def palette_actions(self) -> list[Target]: ...
 
@@ -90,7 +94,8 @@ class ActionProvider(Provider):
     """What the keys do, by name: "reject", "show rejected", "full value"."""
 
     def _targets(self) -> list[Target]:
-        return cast("Actionable", self.app).palette_actions()
+        screen = self.screen
+        return screen.palette_actions() if isinstance(screen, Actionable) else []
 
     async def discover(self) -> Hits:
         for label, act, help_text in self._targets():
@@ -108,7 +113,8 @@ class JumpProvider(Provider):
     """Runs and handoffs by name: ``run-7``, ``run-7 0003-plan``."""
 
     def _targets(self) -> list[Target]:
-        return cast("Jumpable", self.app).jump_targets()
+        screen = self.screen
+        return screen.jump_targets() if isinstance(screen, Jumpable) else []
 
     async def discover(self) -> Hits:
         for label, jump, help_text in self._targets()[:_DISCOVER_LIMIT]:

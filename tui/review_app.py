@@ -2,40 +2,42 @@
 
 Store work never runs on the UI thread: the ``Feed``, over whatever ``RunStore`` the app
 is given, watches, lists and inspects in background workers and posts its results to
-the ``ReviewScreen``, which owns the main view, its keys and its state. This module only
-builds them, starts and stops the workers, and offers the palette's providers.
+the ``ReviewScreen``, which owns the main view, its keys, its palette commands and its
+state. This module only builds them and starts and stops the workers.
 
-It imports nothing of the core's inspection and decision code: the app gets a loader
-for it (``core.Core``) and paints first. ``app.HandoffGateApp`` is the same app built
-from a loaded registry.
+It imports nothing of the core's inspection and decision code. The app is given a
+function that makes a ``review_core.ReviewCore`` (``handoff-gate watch``'s imports it
+then; a script passes ``partial(ReviewCore, registry, ...)``); the core worker
+(``load_core``) calls it once the first screen is up and posts ``CoreReady``. The
+screen is handed the core and inspection starts; until then it shows listings only.
 """
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.message import Message
 
 from handoff_gate.gates.run.reviewer import default_reviewer
 from handoff_gate.gates.store.select import store_at
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible
-from handoff_gate.tui.core import Core
 from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.model import Entry, Key, Show
-from handoff_gate.tui.palette import ActionProvider, JumpProvider, Target
 from handoff_gate.tui.screens.review import ReviewScreen
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
-    from handoff_gate.tui.core import Backend
+    from handoff_gate.tui.review_core import ReviewCore
 
 #: How often runs with a waiter are looked at again for waiters that died silently.
 WAITER_RECHECK_S = 5.0
@@ -55,20 +57,32 @@ def header_name(reviewer: str | None, key: SigningKey | None, policy: Policy | N
     return f"{', '.join(names)} (key)" if names else "no approver (key)"
 
 
+class CoreMaker(Protocol):
+    """What makes the app's core over the store it reviews: ``partial(ReviewCore,
+    registry, ...)``, or ``handoff-gate watch``'s function that imports it first."""
+
+    def __call__(self, *, store: RunStore) -> ReviewCore: ...
+
+
 class ReviewApp(App[int]):
     """``handoff-gate watch``: review and decide handoffs as they arrive."""
 
     CSS_PATH = "app.tcss"
     TITLE = "handoff-gate"
-    COMMANDS: ClassVar = App.COMMANDS | {ActionProvider, JumpProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit", tooltip="quit (nothing is decided on the way out)"),
+        Binding("q", "quit", "Quit", tooltip="quit (nothing is decided on the way out)", id="quit"),
     ]
+
+    @dataclass
+    class CoreReady(Message):
+        """The core worker has made the app's inspection and decisions."""
+
+        core: ReviewCore
 
     def __init__(
         self,
         root: Path | None,
-        load: Callable[[], Backend],
+        load: CoreMaker,
         *,
         reviewer: str | None = None,
         show: str = "pending",
@@ -77,42 +91,35 @@ class ReviewApp(App[int]):
         read_only: bool = False,
         store: RunStore | None = None,
     ) -> None:
-        """``load``: the inspection and decisions (key, policy, contracts), loaded once the
-        first screen is up. ``read_only``: review only; approve and reject are refused and
-        nothing is written. ``root``: a run folder or a folder of runs; ``store``: any
-        store, every run in it shown (``root`` then ``None``; see ``review_store``)."""
+        """``load``: makes the inspection and decisions (contracts, key, policy) over the
+        app's store; called by the core worker once the first screen is up.
+        ``reviewer``: who the header says decides (``header_name``). ``read_only``:
+        review only; approve and reject are refused and nothing is written. ``root``: a
+        run folder or a folder of runs; ``store``: any store, every run in it shown
+        (``root`` then ``None``; see ``review_store``)."""
         super().__init__()
+        self._load = load
         self.store = review_store(root, store)
         where = self.store.label()
         if root is None:
             self.title = f"handoff-gate · {visible(where)}"
-        core = Core(load, read_only=read_only, store=self.store)
         self.review = ReviewScreen(
-            self._make_feed(core, poll),
-            core,
+            self._make_feed(poll),
             where=where,
             reviewer=reviewer or default_reviewer(),
             show=Show(show),
             quiet=quiet,
+            read_only=read_only,
         )
 
-    def _make_feed(self, core: Core, poll: bool) -> Feed:
+    def _make_feed(self, poll: bool) -> Feed:
         """The feed posts straight to the review screen (its messages concern the view);
         posting is thread-safe, and what arrives before the screen runs waits in its queue."""
 
         def post(message: Any) -> bool:
             return self.review.post_message(message)
 
-        return Feed(self.store, core, post, poll=poll)
-
-    @property
-    def read_only(self) -> bool:
-        """Review only: approve and reject are refused and nothing is written."""
-        return self.review.core.read_only
-
-    @read_only.setter
-    def read_only(self, value: bool) -> None:
-        self.review.core.read_only = value
+        return Feed(self.store, post, poll=poll)
 
     @property
     def feed(self) -> Feed:
@@ -129,19 +136,31 @@ class ReviewApp(App[int]):
         feed = self.feed
         self.run_worker(feed.relist_loop, thread=True, group="relist", name="relist")
         self.run_worker(feed.watch, thread=True, group="watch", name="watch")
-        self.call_after_refresh(self._start_inspecting)
+        self.call_after_refresh(self.load_core)
         self.set_interval(WAITER_RECHECK_S, self._recheck_waiters)
 
-    def _start_inspecting(self) -> None:
-        """Start inspecting once the first screen is up.
+    @work(thread=True, exclusive=True, group="core", name="core")
+    def load_core(self) -> None:
+        """Make the core off the UI thread once the first screen is up, and post it.
 
-        The inspection thread begins by loading the core (``Core``: the contracts, the
-        validators, the decision code; about 100 ms of Python holding the GIL); started
-        with the listing, it slowed the first paint by about as much. Listing alone fills
-        the first screen's rows. Watching still starts at mount: a handoff written as
-        soon as the list is shown must not be missed.
+        Making it imports the contracts, the validators and the decision code (about
+        100 ms of Python holding the GIL); started with the listing, it slowed the first
+        paint by about as much. Listing alone fills the first screen's rows. Watching
+        still starts at mount: a handoff written as soon as the list is shown must not be
+        missed.
         """
-        self.run_worker(self.feed.inspect_loop, thread=True, group="inspect", name="inspect")
+        self.post_message(self.CoreReady(self._load(store=self.store)))
+
+    def on_review_app_core_ready(self, message: CoreReady) -> None:
+        """Hand the screen its core, then start inspecting with it: every inspection
+        reaches the screen after its core."""
+        self.review.core = message.core
+        self.run_worker(
+            partial(self.feed.inspect_loop, message.core),
+            thread=True,
+            group="inspect",
+            name="inspect",
+        )
 
     def _recheck_waiters(self) -> None:
         """Re-list runs someone waits in: a waiter killed before it could remove its
@@ -171,18 +190,10 @@ class ReviewApp(App[int]):
         """Select a handoff, widening the filter if it hides it."""
         self.review.jump_to(key)
 
-    def jump_targets(self) -> list[Target]:
-        """The palette's jumps (``JumpProvider``)."""
-        return self.review.jump_targets()
-
-    def palette_actions(self) -> list[Target]:
-        """The palette's actions (``ActionProvider``); they act on the review screen."""
-        return self.review.palette_actions()
-
 
 def run_review(
     root: Path | None,
-    load: Callable[[], Backend],
+    load: CoreMaker,
     *,
     reviewer: str | None,
     show: str,

@@ -23,21 +23,20 @@ MIN_RUN_WIDTH = 4
 
 
 class RowCache:
-    """Rendered list rows by key; ``drop`` one when its entry changes, ``clear`` all."""
+    """Rendered list rows by key; ``drop`` one when its entry changes. The cache is
+    emptied by itself when the filter or the column widths change."""
 
     def __init__(self, entries: dict[Key, Entry], runs: dict[Path, set[str]]) -> None:
         self._entries = entries
         self._runs = runs
         self._rows: dict[Key, Text] = {}
-        self._widths = (16, 12, 0)
+        #: The filter and widths the cached rows were rendered for.
+        self._rendered_for: tuple[Show, int, int, int] | None = None
         #: The widest handoff id seen so far (ids keep their full width).
         self.id_width = 8
 
     def drop(self, key: Key) -> None:
         self._rows.pop(key, None)
-
-    def clear(self) -> None:
-        self._rows.clear()
 
     def columns(self, width: int, show: Show) -> tuple[int, int]:
         """Run and id column widths for a list ``width`` cells wide.
@@ -54,8 +53,8 @@ class RowCache:
     def row(self, key: object, width: int, show: Show) -> Text:
         """The row of ``key`` fitted to ``width`` (empty for a key no entry has)."""
         widths = (*self.columns(width, show), width)
-        if widths != self._widths:
-            self._widths = widths
+        if (show, *widths) != self._rendered_for:
+            self._rendered_for = (show, *widths)
             self._rows.clear()
         text = self._rows.get(key) if isinstance(key, tuple) else None
         if text is None:

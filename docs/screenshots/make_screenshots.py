@@ -16,9 +16,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
-from handoff_gate.gates.run.waiters import registered
 from textual.pilot import Pilot
 
 from handoff_gate.demo import CONTRACTS, prepare_workspace
@@ -33,18 +33,22 @@ from handoff_gate.demo.simulator import (
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.run import audit
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.gates.store.waiters import registered
+from handoff_gate.tui.review_app import ReviewApp
+from handoff_gate.tui.review_core import ReviewCore
+from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.widgets.detail import Body, Detail
 
 OUT = Path(__file__).resolve().parent
 SIZE = (132, 40)
 BOUND_SECONDS = 30.0
+FIXED_TIME = "2026-03-10T14:05:00.000Z"
 REJECT_REASON = "Too broad for a first step: report on failed payments before retrying any."
 
 
 def fixed_clock() -> None:
     """Stamp live handoffs and decisions with a fixed time so the pictures do not drift."""
-    audit.now_iso = lambda: "2026-03-10T14:05:00.000Z"
+    audit.now_iso = lambda: FIXED_TIME
 
 
 def live_submit(workspace: Path, phase_name: str, payload: bytes) -> str:
@@ -74,13 +78,13 @@ async def settle(pilot: Pilot[int], condition: Callable[[], bool], what: str) ->
         await pilot.pause(0.05)
 
 
-def settled(app: HandoffGateApp) -> bool:
+def settled(app: ReviewApp) -> bool:
     """Every handoff inspected and nothing left in the backlog: no picture mid-scan."""
     entries = app.entries.values()
     return bool(entries) and all(e.state is not None for e in entries) and not app.feed.backlog
 
 
-async def select(pilot: Pilot[int], app: HandoffGateApp, run: str, handoff: str) -> None:
+async def select(pilot: Pilot[int], app: ReviewApp, run: str, handoff: str) -> None:
     key = (app.root / run, handoff)
     await settle(pilot, lambda: settled(app) and key in app.entries, f"{run}/{handoff}")
     app.jump_to(key)
@@ -96,7 +100,15 @@ async def select(pilot: Pilot[int], app: HandoffGateApp, run: str, handoff: str)
     await pilot.pause()
 
 
-def shoot(app: HandoffGateApp, name: str) -> None:
+def _app(
+    workspace: Path, registry: Registry, reviewer: str, *, show: str, read_only: bool = False
+) -> ReviewApp:
+    """The app as ``watch`` builds it, over a registry loaded already."""
+    core = partial(ReviewCore, registry, reviewer=reviewer)
+    return ReviewApp(workspace, core, reviewer=reviewer, show=show, quiet=True, read_only=read_only)
+
+
+def shoot(app: ReviewApp, name: str) -> None:
     app.save_screenshot(filename=f"{name}.svg", path=str(OUT))
     print(f"wrote {OUT / name}.svg")
 
@@ -104,12 +116,13 @@ def shoot(app: HandoffGateApp, name: str) -> None:
 async def operator(workspace: Path, registry: Registry) -> None:
     """An operator approves the live Phase 1 plan, which a pipeline is blocked on."""
     plan_id = live_submit(workspace, "plan", as_bytes(plan_first(None)))
-    app = HandoffGateApp(workspace, registry, reviewer="operator", show="pending", quiet=True)
-    with registered(workspace / LIVE_RUN, plan_id):  # as the pipeline's wait records it
+    app = _app(workspace, registry, "operator", show="pending")
+    with registered(workspace / LIVE_RUN, plan_id, FIXED_TIME):  # as a pipeline's wait does
         async with app.run_test(size=SIZE) as pilot:
             await select(pilot, app, LIVE_RUN, plan_id)
             shoot(app, "operator-1-live-plan")
             await pilot.press("a")
+            await settle(pilot, lambda: isinstance(app.screen, ApproveScreen), "the dialog")
             await pilot.pause()
             shoot(app, "operator-2-confirm")
             await pilot.press("y")
@@ -122,9 +135,7 @@ async def operator(workspace: Path, registry: Registry) -> None:
 
 async def reviewer(workspace: Path, registry: Registry) -> None:
     """A reviewer goes through rejected handoffs afterwards."""
-    app = HandoffGateApp(
-        workspace, registry, reviewer="reviewer", show="rejected", quiet=True, read_only=True
-    )
+    app = _app(workspace, registry, "reviewer", show="rejected", read_only=True)
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, app, "planner-to-executor", "0001-execute")
         shoot(app, "reviewer-1-rejected-secret")
@@ -152,7 +163,7 @@ async def demo(workspace: Path, registry: Registry) -> None:
     design = live_submit(workspace, "design", as_bytes(design_first(None)))
     decide(live, design, "approve", reviewer="newcomer", registry=registry)
     verify = live_submit(workspace, "verify", as_bytes(verify_claimed(None)))
-    app = HandoffGateApp(workspace, registry, reviewer="newcomer", show="all", quiet=True)
+    app = _app(workspace, registry, "newcomer", show="all")
     async with app.run_test(size=SIZE) as pilot:
         await select(pilot, app, LIVE_RUN, second)
         await pilot.press("d")

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from functools import partial
 from pathlib import Path
 from types import FrameType
 
@@ -29,7 +30,8 @@ from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.contracts.spec import ENV_VAR
 from handoff_gate.gates.run.decision_record import DecisionCorrupt
 from handoff_gate.gates.store.filesystem import is_run, list_handoffs
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.review_app import ReviewApp
+from handoff_gate.tui.review_core import ReviewCore
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLES = REPO / "sample_runs"
@@ -166,7 +168,7 @@ def _run_headless(proc: subprocess.Popen[bytes], run_dir: Path) -> None:
 
 def _run_tui(target: Path, registry: Registry) -> None:
     """The app over the workspace, with the pipeline's progress raised as notifications."""
-    app = HandoffGateApp(target, registry, reviewer=None, show="pending")
+    app = ReviewApp(target, partial(ReviewCore, registry), show="pending")
     progress = ProgressToasts(app, target / LOG)
     progress.start()
     try:

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from tui_helpers import (
     notices,
     placed,
     put,
+    review_app,
     screen_text,
     settle,
 )
@@ -28,7 +30,8 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run import report_in_run
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.states import HandoffState
-from handoff_gate.tui.app import HandoffGateApp, run_app
+from handoff_gate.tui.review_app import run_review
+from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.reject import RejectScreen
@@ -184,7 +187,7 @@ async def test_a_handoff_written_while_running_appears_and_is_announced(
     root: Path, registry: Registry, poll: bool
 ) -> None:
     selected = put(root, "job-1", PLAN)
-    app = HandoffGateApp(root, registry, reviewer="alice", quiet=True, poll=poll)
+    app = review_app(root, registry, reviewer="alice", quiet=True, poll=poll)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
         fresh = submit(root / "job-2", b'{"oops": ', phase="design", schema_id="design/v1")
@@ -371,7 +374,7 @@ async def test_the_command_palette_jumps_to_a_handoff_hidden_by_the_filter(
 
 async def _bells_for_a_new_handoff(root: Path, registry: Registry, quiet: bool) -> list[int]:
     """Start the app on a listed handoff, then write another: the bells it rang."""
-    app = HandoffGateApp(root, registry, reviewer="alice", quiet=quiet)
+    app = review_app(root, registry, reviewer="alice", quiet=quiet)
     rings: list[int] = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(app, "bell", lambda: rings.append(1))
@@ -457,7 +460,14 @@ async def test_approval_is_refused_when_the_file_changed_while_the_dialog_was_op
 def test_watch_on_a_missing_folder_exits_with_a_usage_error(
     tmp_path: Path, registry: Registry, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = run_app(tmp_path / "nope", registry, reviewer=None, show="all", poll=False, quiet=True)
+    code = run_review(
+        tmp_path / "nope",
+        partial(ReviewCore, registry),
+        reviewer=None,
+        show="all",
+        poll=False,
+        quiet=True,
+    )
     assert code == 2
     assert "not a directory" in capsys.readouterr().err
 

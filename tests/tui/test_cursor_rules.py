@@ -19,7 +19,7 @@ from tui_helpers import (
 )
 
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.review_app import ReviewApp
 
 BROKEN = {"problem_statement": "Estimate churn"}  # required fields missing: blocked
 
@@ -31,7 +31,7 @@ def _age(root: Path, run: str, handoff: str, seconds_ago: int) -> None:
     os.utime(path, (stamp, stamp))
 
 
-def _top(app: HandoffGateApp) -> str:
+def _top(app: ReviewApp) -> str:
     return screen_text(app).splitlines()[0]
 
 

@@ -13,7 +13,6 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
-from functools import partial
 from pathlib import Path
 
 import psycopg
@@ -26,8 +25,6 @@ from handoff_gate.gates.store.base import Change, RunStore
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema
-from handoff_gate.tui.backend import CoreBackend
-from handoff_gate.tui.core import Core
 from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.messages import Listed
 from handoff_gate.tui.scan import RunListing
@@ -71,9 +68,9 @@ def _until(check: Callable[[], bool], what: str) -> None:
         time.sleep(0.01)
 
 
-def _feed(store: RunStore, registry: Registry, messages: list[object]) -> Feed:
-    backend = partial(CoreBackend, registry, reviewer=None, key=None, policy=None, store=store)
-    return Feed(store, Core(backend, read_only=True, store=store), messages.append)
+def _feed(store: RunStore, messages: list[object]) -> Feed:
+    """Listing needs no core: nothing here inspects."""
+    return Feed(store, messages.append)
 
 
 def _put(store: RunStore, registry: Registry) -> str:
@@ -88,7 +85,7 @@ def test_a_hint_in_a_run_listed_but_not_yet_shown_gets_its_handoff_listed(
     registry = load_registry()
     first = _put(store, registry)
     messages: list[object] = []
-    feed = _feed(store, registry, messages)
+    feed = _feed(store, messages)
     lister = threading.Thread(target=feed.relist_loop, daemon=True)
     lister.start()
     try:
@@ -109,7 +106,7 @@ def test_the_watch_lists_new_handoffs_and_restamps_only_what_was_decided(
     registry = load_registry()
     kept, decided = _put(store, registry), _put(store, registry)
     messages: list[object] = []
-    feed = _feed(store, registry, messages)
+    feed = _feed(store, messages)
     threads = [threading.Thread(target=t, daemon=True) for t in (feed.relist_loop, feed.watch)]
     for thread in threads:
         thread.start()

@@ -20,7 +20,7 @@ from tui_helpers import (
 
 from handoff_gate.gates.api import read_decision
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 
@@ -31,7 +31,7 @@ APPROVE_LINK = "[@click=app.approve]go[/]"
 RUN_NAME = "[@click=app.quit]r[b]"  # a directory name cannot hold "/"
 
 
-async def _click_every_line(pilot: Pilot[Any], app: HandoffGateApp) -> None:
+async def _click_every_line(pilot: Pilot[Any], app: ReviewApp) -> None:
     """Click each field line twice; a click that opens a field's full value (payload shown
     there, as literally) is closed again with Escape."""
     tree = app.query_one(Tree)

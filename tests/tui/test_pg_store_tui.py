@@ -8,14 +8,13 @@ import json
 from pathlib import Path
 
 import psycopg
-from tui_helpers import PLAN, SIZE, all_inspected, raised, screen_text, settle
+from tui_helpers import PLAN, SIZE, all_inspected, raised, review_app, screen_text, settle
 
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.states import HandoffState
-from handoff_gate.tui.app import HandoffGateApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 
 
@@ -31,9 +30,7 @@ async def test_runs_in_the_store_are_listed_new_ones_appear_and_approve_writes_t
         init_schema(conn, roles=False)
     with PostgresStore(pg_url) as pipeline:
         first = _put(pipeline, "alpha")
-        app = HandoffGateApp(
-            None, registry, reviewer="alice", quiet=True, store=PostgresStore(pg_url)
-        )
+        app = review_app(None, registry, reviewer="alice", quiet=True, store=PostgresStore(pg_url))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: all_inspected(app))
             assert set(app.entries) == {(Path("alpha"), first)}
@@ -61,9 +58,7 @@ async def test_a_lost_connection_is_reported_and_everything_is_read_again(
         init_schema(conn, roles=False)
     with PostgresStore(pg_url) as pipeline:
         handoff = _put(pipeline, "alpha")
-        app = HandoffGateApp(
-            None, registry, reviewer="alice", quiet=True, store=PostgresStore(pg_url)
-        )
+        app = review_app(None, registry, reviewer="alice", quiet=True, store=PostgresStore(pg_url))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: all_inspected(app))
             with psycopg.connect(pg_url, autocommit=True) as admin:
@@ -82,9 +77,7 @@ async def test_a_hostile_notification_is_only_a_hint(pg_url: str, registry: Regi
         init_schema(conn, roles=False)
     with PostgresStore(pg_url) as pipeline:
         handoff = _put(pipeline, "alpha")
-        app = HandoffGateApp(
-            None, registry, reviewer="alice", quiet=True, store=PostgresStore(pg_url)
-        )
+        app = review_app(None, registry, reviewer="alice", quiet=True, store=PostgresStore(pg_url))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: all_inspected(app))
             with psycopg.connect(pg_url, autocommit=True) as admin:

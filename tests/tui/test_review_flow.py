@@ -13,13 +13,13 @@ from tui_helpers import (
     make_app,
     notices,
     put,
+    review_app,
     screen_text,
     settle,
 )
 
 from handoff_gate.gates.api import read_decision
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.tui.app import HandoffGateApp
 from handoff_gate.tui.model import Key
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.reject import RejectScreen
@@ -53,7 +53,7 @@ async def test_read_only_refuses_decisions_and_writes_nothing(
 ) -> None:
     handoff = put(root, "job-1", PLAN)
     before = _tree(root)
-    app = HandoffGateApp(root, registry, reviewer="alice", quiet=True, read_only=True)
+    app = review_app(root, registry, reviewer="alice", quiet=True, read_only=True)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot, lambda: all_inspected(app))
         assert "read-only" in screen_text(app).splitlines()[0]

@@ -41,8 +41,7 @@ def _snap(
     read_only: bool = False,
 ) -> bool:
     _pin_times(root)
-    app = make_app(root, registry, show=show)
-    app.read_only = read_only
+    app = make_app(root, registry, show=show, read_only=read_only)
 
     async def ready(pilot: Pilot[Any]) -> None:
         await settle(pilot, lambda: placed(app))

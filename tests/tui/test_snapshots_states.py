@@ -19,13 +19,13 @@ from cryptography.hazmat.primitives.serialization import (
 )
 from textual.pilot import Pilot
 from textual.widgets import Input
-from tui_helpers import PLAN, decide_as, make_app, placed, put, screen_text, settle
+from tui_helpers import PLAN, decide_as, make_app, placed, put, review_app, screen_text, settle
 
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.review_app import ReviewApp
 
 SMALL = (80, 24)
 
@@ -38,7 +38,7 @@ def _pin_times(root: Path) -> None:
 
 def _snap(
     snap_compare: Callable[..., bool],
-    app: HandoffGateApp,
+    app: ReviewApp,
     root: Path,
     run_before: Callable[[Pilot[Any]], Awaitable[None]] | None = None,
 ) -> bool:
@@ -131,7 +131,7 @@ def test_approvals_so_far_under_a_policy(
         key=SigningKey(keys["bob"]),
         policy=policy,
     )
-    app = HandoffGateApp(
+    app = review_app(
         root, registry, reviewer="alice", quiet=True, key=SigningKey(keys["alice"]), policy=policy
     )
     assert _snap(snap_compare, app, root)

@@ -13,12 +13,22 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tui_helpers import PLAN, SIZE, all_inspected, make_app, put, raised, screen_text, settle
+from tui_helpers import (
+    PLAN,
+    SIZE,
+    all_inspected,
+    make_app,
+    put,
+    raised,
+    review_app,
+    screen_text,
+    settle,
+)
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.vocab.safe_text import has_unsafe
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 
 #: OSC 0, OSC 52, CSI, a bidi override and a C1 CSI: a directory name can hold them all.
@@ -29,16 +39,16 @@ def _clean(text: str) -> bool:
     return "\x1b" not in text and not has_unsafe(text)
 
 
-def _shown(app: HandoffGateApp) -> str:
+def _shown(app: ReviewApp) -> str:
     told = [f"{n.title}\n{n.message}" for n in raised(app)]
     return "\n".join([*told, screen_text(app), app.title, app.sub_title])
 
 
-def _titles(app: HandoffGateApp) -> str:
+def _titles(app: ReviewApp) -> str:
     return "\n".join(n.title or "" for n in raised(app))
 
 
-def _assert_clean(app: HandoffGateApp) -> None:
+def _assert_clean(app: ReviewApp) -> None:
     shown = _shown(app)
     assert _clean(shown), repr([c for c in shown if has_unsafe(c) or c == "\x1b"][:5])
 
@@ -53,7 +63,10 @@ async def test_new_handoff_toast_rows_palette_and_dialog_title(
         handoff = put(root, EVIL, PLAN)
         await settle(pilot, lambda: "New handoff" in _titles(app))
         _assert_clean(app)
-        labels = [label for label, _, help_text in app.jump_targets() + app.palette_actions()]
+        labels = [
+            label
+            for label, _, help_text in app.review.jump_targets() + app.review.palette_actions()
+        ]
         assert any("pwned" in label for label in labels)
         assert all(_clean(label) for label in labels)
         app.jump_to((root / EVIL, handoff))
@@ -113,7 +126,7 @@ async def test_not_allowed_names_the_policy_safely(
     (folder / "policy.toml").write_text('allowed_signers = "allowed_signers"\n' + rules)
     policy = Policy.load(folder / "policy.toml")
     put(root, "job-1", PLAN)
-    app = HandoffGateApp(root, registry, quiet=True, policy=policy)
+    app = review_app(root, registry, quiet=True, policy=policy)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
         await pilot.press("a")

@@ -17,6 +17,7 @@ from tui_helpers import (
     cursor_entry,
     notices,
     placed,
+    review_app,
     screen_text,
     settle,
 )
@@ -27,7 +28,7 @@ from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.states import HandoffState
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 
 NAMES = ("alice", "bob", "carol", "planner")
@@ -77,8 +78,8 @@ def _signed_plan(root: Path, keys: dict[str, Path]) -> str:
     return ref.id
 
 
-def _app(root: Path, registry: Registry, policy: Policy, key: Path | None) -> HandoffGateApp:
-    return HandoffGateApp(
+def _app(root: Path, registry: Registry, policy: Policy, key: Path | None) -> ReviewApp:
+    return review_app(
         root,
         registry,
         quiet=True,

@@ -1,7 +1,7 @@
 """``handoff-gate watch`` paints before the core loads, and still checks its arguments first.
 
 The command and the app import none of the contracts, validators, decision or policy
-code (the app loads them through ``core.Core`` once its first screen is up), yet a bad
+code (the app's core worker makes its ``ReviewCore`` once its first screen is up), yet a bad
 ``--schemas``, a ``--key`` without ``--policy`` or a missing root still stop it with a
 one-line usage error before any screen opens.
 """
@@ -26,7 +26,7 @@ CORE = (
     "handoff_gate.gates.run.quorum",
     "handoff_gate.gates.run.report_in_run",
     "handoff_gate.gates.trust.policy",
-    "handoff_gate.tui.backend",
+    "handoff_gate.tui.review_core",
 )
 
 

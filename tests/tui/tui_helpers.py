@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,13 @@ from textual.notifications import Notification
 from textual.pilot import Pilot
 
 from handoff_gate.gates.api import decide, submit
-from handoff_gate.tui.app import HandoffGateApp
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.tui.model import Entry
+from handoff_gate.tui.review_app import ReviewApp, header_name
+from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 FIXED_TIME = "2026-01-15T09:30:00.000Z"
@@ -78,8 +84,44 @@ def decide_as(root: Path, run: str, handoff_id: str, action: str, registry: Any,
     decide(root / run, handoff_id, action, reviewer="alice", registry=registry, **kw)
 
 
-def make_app(root: Path, registry: Any, show: str = "open") -> HandoffGateApp:
-    return HandoffGateApp(root, registry, reviewer="alice", show=show, quiet=True)
+def review_app(
+    root: Path | None,
+    registry: Registry,
+    *,
+    reviewer: str | None = None,
+    key: SigningKey | None = None,
+    policy: Policy | None = None,
+    store: RunStore | None = None,
+    show: str = "pending",
+    poll: bool = False,
+    quiet: bool = False,
+    read_only: bool = False,
+) -> ReviewApp:
+    """The app over a loaded registry, as a script builds it: ``ReviewCore`` made by the
+    app's core worker, the header naming who decides (``header_name``)."""
+    core = partial(
+        ReviewCore,
+        registry,
+        reviewer=reviewer,
+        key=key,
+        policy=policy,
+    )
+    return ReviewApp(
+        root,
+        core,
+        reviewer=header_name(reviewer, key, policy),
+        show=show,
+        poll=poll,
+        quiet=quiet,
+        read_only=read_only,
+        store=store,
+    )
+
+
+def make_app(
+    root: Path, registry: Registry, show: str = "open", *, read_only: bool = False
+) -> ReviewApp:
+    return review_app(root, registry, reviewer="alice", show=show, quiet=True, read_only=read_only)
 
 
 async def settle(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0) -> None:
@@ -90,18 +132,18 @@ async def settle(pilot: Pilot[Any], condition: Callable[[], bool], timeout: floa
         await pilot.pause(0.02)
 
 
-def cursor_entry(app: HandoffGateApp) -> Entry:
+def cursor_entry(app: ReviewApp) -> Entry:
     """The handoff under the list's cursor; the test fails if the cursor is on none."""
     entry = app.current_entry()
     assert entry is not None, "the cursor is on no handoff"
     return entry
 
 
-def all_inspected(app: HandoffGateApp) -> bool:
+def all_inspected(app: ReviewApp) -> bool:
     return bool(app.entries) and all(e.state is not None for e in app.entries.values())
 
 
-def placed(app: HandoffGateApp) -> bool:
+def placed(app: ReviewApp) -> bool:
     """Every handoff inspected and the cursor put where it starts (``cursor.start_target``)."""
     return all_inspected(app) and not app.query_one(HandoffList).follow_top
 

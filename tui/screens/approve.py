@@ -26,8 +26,8 @@ class ApproveScreen(ModalScreen[bool]):
     """Dismisses with ``True`` only on an explicit confirmation."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "confirm", "Approve"),
-        Binding("n,escape", "cancel", "Cancel"),
+        Binding("y", "confirm", "Approve", id="confirm-approve"),
+        Binding("n,escape", "cancel", "Cancel", id="cancel-approve"),
     ]
 
     def __init__(self, title: Text, sha256: str, warnings: Sequence[Text]) -> None:

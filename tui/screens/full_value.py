@@ -45,7 +45,7 @@ class FullValueScreen(Screen[None]):
     """The value of one field of one handoff."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "close", "Back"),
+        Binding("escape,q", "close", "Back", id="close-value"),
     ]
 
     def __init__(self, where: Text, row: FieldRow, findings: list[Text]) -> None:

@@ -47,7 +47,9 @@ def key_rows(app: App[Any], bindings: Iterable[BindingType]) -> list[tuple[str, 
 class HelpScreen(ModalScreen[None]):
     """Keys and states; scrolls when the terminal is too small to show it all."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,question_mark", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark", "close", "Close", id="close-help")
+    ]
 
     def __init__(self, keys: Sequence[tuple[str, str]]) -> None:
         super().__init__()

@@ -61,7 +61,9 @@ class CategoryList(OptionList):
 class RejectScreen(ModalScreen[Rejection | None]):
     """Dismisses with a ``Rejection`` once a reason is given, ``None`` on cancel."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="cancel-reject")
+    ]
 
     def __init__(self, title: Text, suggested: Category = Category.OTHER) -> None:
         """``suggested``: the category pre-chosen (``gates.view.reject_hint``)."""

@@ -1,49 +1,85 @@
 """The review screen: the live list of handoffs and the selected one, field by field.
 
-It owns the main view's keys and its state: the filter (``show``), the selected handoff
-(``selected``) and what the detail's body shows (``body``: fields, raw or diff), each a
-reactive whose watcher repaints. It folds the feed's messages into its entries; the list
-and the detail only ever display entries. Its helpers each do one job: ``DecisionFlow``
-approves and rejects (refusals, dialogs, the write in a worker thread), ``BodyLoader``
-builds raw and diff bodies off the UI thread, ``RunFollow`` moves the cursor after a
-decision, ``HeapFreeze`` keeps the garbage collector off the settled heap.
+It owns the main view's keys and its one reactive, the filter (``show``); the selected
+handoff is the list's cursor and what the body shows (fields, raw, diff, delivered) is
+the detail's, never copied here. It folds the feed's messages into its entries; the list
+and the detail only ever display entries. Until the app's core arrives (``core``, made
+by the app's core worker) it shows listings only.
+
+Slow work runs in the screen's own workers: ``approve`` and ``reject`` ask in a dialog
+and ``write_decision`` writes in a thread, posting ``Decided``; ``load_body`` builds a
+raw, diff or delivered body in a thread, posting ``BodyReady``. What the toasts say is
+``notice``'s; where the cursor goes is ``cursor``'s and ``follow``'s.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
 from handoff_gate.gates.view.decidable import decidable_now
-from handoff_gate.gates.vocab.report import FieldRow
+from handoff_gate.gates.view.reject_hint import suggest_category
+from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.report import FieldRow, Report
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.cursor import next_after, start_target, step_waiting
 from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.follow import RunFollow
-from handoff_gate.tui.heap import HeapFreeze
+from handoff_gate.tui.keys import READ_ONLY_STAND_IN, REVIEW_KEYS
 from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
-from handoff_gate.tui.model import Entry, Key, Show, key_of, placement, visible_entries
-from handoff_gate.tui.palette import Target, action_targets, jump_targets
-from handoff_gate.tui.render import entry_title, safe
+from handoff_gate.tui.model import (
+    Entry,
+    Key,
+    Show,
+    key_of,
+    placement,
+    previous_same_phase,
+    visible_entries,
+)
+from handoff_gate.tui.notice import (
+    NO_FIELD,
+    NOTHING_TO_DECIDE,
+    READ_ONLY,
+    STILL_INSPECTING,
+    Notice,
+    blocked,
+    decided,
+    nothing_earlier,
+)
+from handoff_gate.tui.palette import (
+    ActionProvider,
+    JumpProvider,
+    Target,
+    action_targets,
+    jump_targets,
+)
+from handoff_gate.tui.render import entry_title, finding_text, safe
 from handoff_gate.tui.rows import RowCache, topbar
-from handoff_gate.tui.screens.body_loader import BodyLoader
-from handoff_gate.tui.screens.decision_flow import DecisionFlow
+from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
+from handoff_gate.tui.screens.help import HelpScreen, key_rows
+from handoff_gate.tui.screens.reject import RejectScreen
+from handoff_gate.tui.textviews import delivered_view, diff_view, raw_view
 from handoff_gate.tui.throttle import Throttled
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 if TYPE_CHECKING:
-    from handoff_gate.tui.core import Core
     from handoff_gate.tui.feed import Feed
+    from handoff_gate.tui.review_core import ReviewCore
 
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
@@ -54,69 +90,49 @@ WIDE_DECISIONS = 120
 class ReviewScreen(Screen[None]):
     """The main view of ``handoff-gate watch``: review and decide handoffs as they arrive."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Approve", tooltip="approve the selected handoff (asks first)"),
-        Binding("r", "reject", "Reject", tooltip="reject with a reason and a category"),
-        Binding("n", "next_waiting", "Next", tooltip="next handoff you can decide now"),
-        Binding("p", "previous_waiting", "Prev", show=False, tooltip="previous one to decide"),
-        Binding(
-            "w",
-            "delivered",
-            "Delivered",
-            tooltip="what the next phase receives if approved now, as wait delivers it",
-        ),
-        Binding(
-            "v", "raw", "Raw", show=False, tooltip="the exact text, unsafe characters made visible"
-        ),
-        Binding("d", "diff", "Diff", tooltip="diff with the run's previous handoff of the phase"),
-        Binding("f", "filter", "Filter", tooltip="cycle open → rejected → approved → all"),
-        Binding("R", "show_rejected", "Rejected", show=False, tooltip="list rejected handoffs"),
-        Binding("o", "open_value", "Full value", show=False, tooltip="the field's whole value"),
-        Binding("question_mark", "help", "Help", tooltip="this help"),
-        # Tried when approve and reject are not offered: says why instead of nothing.
-        Binding("a,r", "refuse_read_only", show=False),
-    ]
+    #: Each key has an id for Textual's keymap (``keys``, docs/walkthrough.md).
+    BINDINGS: ClassVar[list[BindingType]] = REVIEW_KEYS
     #: What a read-only review does not offer (hidden from the footer, help and palette).
     DECIDING: ClassVar[frozenset[str]] = frozenset({"approve", "reject"})
     #: Never offered: the stand-in for the deciding keys of a read-only review.
-    STAND_IN = "refuse_read_only"
+    STAND_IN = READ_ONLY_STAND_IN
+    #: The palette's entries for this screen; they reach it as ``Provider.screen``.
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
+        ActionProvider,
+        JumpProvider,
+    }
 
-    #: The list filter; every assignment repaints the list.
-    show: reactive[Show] = reactive(Show.OPEN, init=False, always_update=True)
-    #: The handoff the list's cursor is on (``None``: no handoff row).
-    selected: reactive[Key | None] = reactive(None, init=False, always_update=True)
-    #: What the detail's body shows; raw and diff are set once their lines are ready.
-    body: reactive[Body] = reactive(Body.FIELDS, init=False, always_update=True)
+    #: The list filter. A repeat assignment needs no repaint: no ``always_update``.
+    show: reactive[Show] = reactive(Show.OPEN, init=False)
 
     def __init__(
         self,
         feed: Feed,
-        core: Core,
         *,
         where: str,
         reviewer: str,
         show: Show,
         quiet: bool,
+        read_only: bool,
     ) -> None:
-        """``where``: the root or store as the header names it; ``quiet``: no bell."""
+        """``where``: the root or store as the header names it; ``quiet``: no bell;
+        ``read_only``: approve and reject are refused and not offered."""
         super().__init__()
         self.feed = feed
-        self.core = core
+        #: Inspection and decisions: ``None`` until the app's core worker has made them.
+        self.core: ReviewCore | None = None
+        self.read_only = read_only
         self._where = where
         self._reviewer_shown = reviewer
         self._quiet = quiet
         self.set_reactive(ReviewScreen.show, show)
         self._book = Entries()
         self._rows = RowCache(self._book.by_key, self._book.runs)
-        self._body_view: tuple[Text | None, tuple[Text, ...]] = (None, ())
         self._scanned = False
         #: Repaint the list (re-filter, re-sort) or only the header; ``now=False`` from
         #: bulk updates coalesces them to one paint per ``LIST_REFRESH_S``.
         self._paint_list = Throttled(self, LIST_REFRESH_S, self._repaint_list)
         self._update_topbar = Throttled(self, LIST_REFRESH_S, self._repaint_topbar)
-        self._show_painted = show
-        self._decisions = DecisionFlow(self, core, feed)
-        self._bodies = BodyLoader(self, feed)
         self._follow = RunFollow()
         #: Where the start rule put the cursor (``cursor.start_target``); while the cursor
         #: is still there the rule is applied again as handoffs arrive and settle.
@@ -127,7 +143,6 @@ class ReviewScreen(Screen[None]):
         self._landed: list[Key] = []
         #: Decidable arrivals the cursor did not take (it was busy): the header counts them.
         self._new: set[Key] = set()
-        self._heap = HeapFreeze()
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
@@ -143,9 +158,6 @@ class ReviewScreen(Screen[None]):
     def on_mount(self) -> None:
         self._list.focus()
         self._update_topbar()
-
-    def on_unmount(self) -> None:
-        self._heap.release()
 
     def on_resize(self) -> None:
         """The header is fitted to the width with a marker; fit it again. Below
@@ -189,7 +201,9 @@ class ReviewScreen(Screen[None]):
         handoffs = self._list
         if not handoffs.select_key(key):
             self.show = Show.ALL
-            handoffs.select_key(key)
+            if not handoffs.select_key(key):  # already showing all: a repaint is due
+                self._paint_list()
+                handoffs.select_key(key)
         handoffs.focus()
 
     def jump_targets(self) -> list[Target]:
@@ -198,7 +212,7 @@ class ReviewScreen(Screen[None]):
 
     def offered(self) -> list[BindingType]:
         """The main view's keys this review offers: a read-only one has no deciding keys."""
-        hidden = self.DECIDING | {self.STAND_IN} if self.core.read_only else {self.STAND_IN}
+        hidden = self.DECIDING | {self.STAND_IN} if self.read_only else {self.STAND_IN}
         return [b for b in self.BINDINGS if not _bound_to(b, hidden)]
 
     def palette_actions(self) -> list[Target]:
@@ -213,46 +227,37 @@ class ReviewScreen(Screen[None]):
         """Main-view actions stay inert while a dialog, the full-value view or the palette
         is over this screen (palette actions run on it once the palette is closed). A
         read-only review hides approve and reject (``False``: not in the footer either)."""
-        if action in self.DECIDING and self.core.read_only:
+        if action in self.DECIDING and self.read_only:
             return False
-        if action == self.STAND_IN and not self.core.read_only:
+        if action == self.STAND_IN and not self.read_only:
             return False
         return self.app.screen is self
 
-    # -------------------------------------------------------------- watchers
+    # --------------------------------------------------------------- selection
 
-    def watch_show(self) -> None:
-        self._paint_list()
-
-    def watch_selected(self, key: Key | None) -> None:
-        """Show the selected handoff; with an empty list, say why it is empty (the list
-        reports its empty cursor whenever it likes, also after the list was painted)."""
+    def _select(self, key: Key | None) -> None:
+        """Show the handoff the cursor is on; with an empty list, say why it is empty (the
+        list reports its empty cursor whenever it likes, also after the list was painted)."""
         entry = self.entries.get(key) if key is not None else None
         if key in self._new:
             self._new.discard(key)
             self._update_topbar()
         if entry is None:
-            self._show_detail(None, None if self._list.keys else self._empty_hint())
+            self._detail.show(None, None if self._list.keys else self._empty_hint())
             return
-        self._show_detail(entry)
+        self._detail.show(entry)
         if entry.report is None:
             self.feed.inspect(entry.ref, urgent=True)
         else:
             self._book.keep_report(entry, self._list.current)
 
-    def watch_body(self, body: Body) -> None:
-        title, lines = self._body_view if body is not Body.FIELDS else (None, ())
-        self._detail.set_body(body, title, lines)
-
-    def _show_detail(self, entry: Entry | None, empty: Text | None = None) -> None:
-        """Show ``entry`` in the detail; showing an entry starts on its fields."""
-        self._detail.show(entry, empty)
-        self.set_reactive(ReviewScreen.body, self._detail.body)
+    def watch_show(self) -> None:
+        self._paint_list()
 
     # --------------------------------------------------------------- messages
 
     def on_handoff_list_highlighted(self, message: HandoffList.Highlighted) -> None:
-        self.selected = message.key if isinstance(message.key, tuple) else None
+        self._select(message.key if isinstance(message.key, tuple) else None)
 
     def on_listed(self, message: Listed) -> None:
         selected = self._list.current
@@ -265,8 +270,6 @@ class ReviewScreen(Screen[None]):
             self._scanned = True
         self._paint_list()
         self._follow_run()
-        if message.runs is not None:
-            self._freeze_heap(settled=True)
         current = self.current_entry()
         if current is not None and current.report is None:
             self.feed.inspect(current.ref, urgent=True)
@@ -277,12 +280,15 @@ class ReviewScreen(Screen[None]):
         for key in merged.stale:
             rows.drop(key)
         if merged.selected_changed:
-            self._show_detail(self.current_entry())
+            self._detail.show(self.current_entry())
         current = self._list.current
         for ref in merged.inspect:
             self.feed.inspect(ref, urgent=key_of(ref) == current)
 
     def on_inspected(self, message: Inspected) -> None:
+        core = self.core
+        if core is None:  # the feed inspects only with the core: never the case
+            return
         current = self._list.current
         refresh_detail = False
         moved = False
@@ -292,7 +298,7 @@ class ReviewScreen(Screen[None]):
                 continue
             before = placement(entry, self.show)
             self._book.fold(result, current)
-            self._judge(entry)
+            _judge(core, entry)
             if result.key in self._arrivals:
                 self._arrivals.discard(result.key)
                 if entry.decidable:
@@ -306,17 +312,16 @@ class ReviewScreen(Screen[None]):
         else:
             self._list.refresh()
             self._update_topbar(now=False)
-        self._freeze_heap()
         self._settle_cursor()
         self._place_cursor()
         if refresh_detail:
-            self._show_detail(self.current_entry())
+            self._detail.show(self.current_entry())
 
     def on_decided(self, message: Decided) -> None:
         """Say what was decided; after a decision the cursor goes to the next handoff that
         waits (``cursor.next_after``) and follows the run if that one is in another."""
         run_dir = message.key[0]
-        self._decisions.announce(message)
+        self._tell(decided(message))
         if message.decision is not None:
             target = next_after(self.entries, self._list.keys, message.key)
             if target is not None:
@@ -328,8 +333,7 @@ class ReviewScreen(Screen[None]):
     def on_body_ready(self, message: BodyReady) -> None:
         entry = self._detail.entry
         if entry is not None and entry.key == message.key:
-            self._body_view = (message.title, message.lines)
-            self.body = Body(message.body)
+            self._detail.set_body(Body(message.body), message.title, message.lines)
 
     def on_watch_failed(self, message: WatchFailed) -> None:
         self.notify(
@@ -344,12 +348,10 @@ class ReviewScreen(Screen[None]):
         entry = self._detail.entry
         if entry is None or entry.report is None:
             return
-        from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
-
         findings = field_findings(entry.report, message.row.path)
         self.app.push_screen(FullValueScreen(entry_title(entry), message.row, findings))
 
-    # ------------------------------------------------------- cursor and heap
+    # ---------------------------------------------------------------- cursor
 
     def _settle_cursor(self) -> None:
         """Let the cursor leave the first row once the first look at the root is complete.
@@ -370,12 +372,6 @@ class ReviewScreen(Screen[None]):
             if target is not None:
                 handoffs.select_key(target)
             self._placed = handoffs.current
-
-    def _judge(self, entry: Entry) -> None:
-        """Whether this reviewer can decide ``entry`` now; the rule is ``gates``' (only a
-        pending handoff is asked about: the others need no word from the deciding code)."""
-        refusal = self.core.refusal(entry) if entry.state is HandoffState.PENDING else None
-        entry.decidable = decidable_now(entry.state, refusal.message if refusal else None)
 
     def _place_cursor(self) -> None:
         """Apply the cursor's rules for arrivals once the list shows them.
@@ -415,11 +411,6 @@ class ReviewScreen(Screen[None]):
         if key is not None:
             self._list.select_key(key)
 
-    def _freeze_heap(self, *, settled: bool = False) -> None:
-        """Freeze the heap out of the collector once the first look at the whole root is
-        through (``settled``) or the inspection backlog drains (``heap.HeapFreeze``)."""
-        self._heap.settle(len(self.entries), settled=settled, backlog=self.feed.backlog)
-
     def _maybe_notify(self, entry: Entry) -> None:
         if not entry.fresh or entry.notified or not needs_person(entry.state):
             return
@@ -439,14 +430,11 @@ class ReviewScreen(Screen[None]):
         """Re-filter and re-sort the list."""
         show = self.show
         listed = visible_entries(self.entries, show)
-        if self._show_painted is not show:
-            self._show_painted = show
-            self._rows.clear()
         self._main.set_class(show is Show.REJECTED, "decisions")
         keys = [entry.key for entry in listed]
         self._list.set_rows(keys, self._row_text)
         if not keys:
-            self._show_detail(None, self._empty_hint())
+            self._detail.show(None, self._empty_hint())
         self._update_topbar()
         self._settle_cursor()
         self._place_cursor()
@@ -467,7 +455,7 @@ class ReviewScreen(Screen[None]):
         """The header's counts across all entries."""
         bar = topbar(
             where=self._where,
-            read_only=self.core.read_only,
+            read_only=self.read_only,
             reviewer=self._reviewer_shown,
             entries=self.entries.values(),
             show=self.show,
@@ -481,16 +469,83 @@ class ReviewScreen(Screen[None]):
         # would re-render the whole screen ten times a second while a root loads.
         self._topbar.update(bar, layout=False)
 
-    # --------------------------------------------------------------- actions
+    # ------------------------------------------------------------- deciding
 
     def action_approve(self) -> None:
-        self._decisions.approve(self.current_entry())
+        """Ask to approve the cursor's handoff, unless something refuses it first."""
+        found = self._decidable()
+        if found is None:
+            return
+        core, entry, report = found
+        if not report.approvable:
+            self._tell(blocked(entry, report))
+            return
+        self.approve(core, entry, report)
 
     def action_reject(self) -> None:
-        self._decisions.reject(self.current_entry())
+        """Ask for a reason and a category to reject the cursor's handoff, unless refused."""
+        found = self._decidable()
+        if found is not None:
+            self.reject(*found)
 
     def action_refuse_read_only(self) -> None:
-        self._decisions.say_read_only()
+        self._tell(READ_ONLY)
+
+    @work(exclusive=True, group="ask", name="approve")
+    async def approve(self, core: ReviewCore, entry: Entry, report: Report) -> None:
+        """Confirm in the dialog (it repeats the sha256; focus rests on Cancel), then write."""
+        warnings = [finding_text(f) for f in report.warnings]
+        dialog = ApproveScreen(entry_title(entry), report.sha256, warnings)
+        if await self.app.push_screen_wait(dialog):
+            self.write_decision(core, entry, Action.APPROVE, report.sha256)
+
+    @work(exclusive=True, group="ask", name="reject")
+    async def reject(self, core: ReviewCore, entry: Entry, report: Report) -> None:
+        """Ask for the reason and the category (one is suggested), then write."""
+        dialog = RejectScreen(entry_title(entry), suggest_category(report))
+        rejection = await self.app.push_screen_wait(dialog)
+        if rejection is not None:
+            self.write_decision(
+                core, entry, Action.REJECT, report.sha256, rejection.reason, rejection.category
+            )
+
+    @work(thread=True, group="decide", name="decide")
+    def write_decision(
+        self,
+        core: ReviewCore,
+        entry: Entry,
+        action: Action,
+        sha256: str,
+        reason: str | None = None,
+        category: Category | None = None,
+    ) -> None:
+        """Write the decision off the UI thread (it blocks on the disk or the store); the
+        answer, written or refused, comes back as ``Decided``."""
+        self.post_message(core.decide(entry, action, sha256, reason, category))
+
+    def _decidable(self) -> tuple[ReviewCore, Entry, Report] | None:
+        """The cursor's handoff if a decision on it may be asked for now; else ``None``,
+        said why (read-only, still inspecting, or the deciding rules' refusal)."""
+        if self.read_only:
+            self._tell(READ_ONLY)
+            return None
+        entry = self.current_entry()
+        if entry is None:
+            return None
+        if entry.report is None or self.core is None:
+            self._tell(STILL_INSPECTING)
+            self.feed.inspect(entry.ref, urgent=True)
+            return None
+        refusal = self.core.refusal(entry)
+        if refusal is not None:
+            self._tell(refusal)
+            return None
+        return self.core, entry, entry.report
+
+    def _tell(self, notice: Notice) -> None:
+        self.notify(notice.message, title=notice.title, severity=notice.severity, markup=False)
+
+    # ---------------------------------------------------------------- bodies
 
     def action_raw(self) -> None:
         self._toggle_body(Body.RAW)
@@ -502,14 +557,43 @@ class ReviewScreen(Screen[None]):
         self._toggle_body(Body.DELIVERED)
 
     def _toggle_body(self, body: Body) -> None:
+        """Show ``body`` of the cursor's handoff, or the fields again if it shows it."""
         entry = self.current_entry()
         if entry is not self._detail.entry:
-            self._show_detail(entry)
-        if self.body is body or entry is None:
-            self.body = Body.FIELDS
+            self._detail.show(entry)
+        if self._detail.body is body or entry is None:
+            self._detail.set_body(Body.FIELDS)
             return
-        if entry.report is not None:
-            self._bodies.load(entry, body, self.entries)
+        if entry.report is None or self.core is None:
+            return
+        previous = None
+        if body is Body.DIFF:
+            previous = previous_same_phase(self.entries, entry)
+            if previous is None:
+                self._tell(nothing_earlier(entry))
+                return
+        self.load_body(self.core, entry, body, previous)
+
+    @work(thread=True, exclusive=True, group="body", name="body")
+    def load_body(self, core: ReviewCore, entry: Entry, body: Body, previous: Entry | None) -> None:
+        """Build a raw, diff or delivered body off the UI thread (making a large payload's
+        unsafe characters visible, or inspecting the diff's earlier handoff again, is too
+        slow for it) and post it as ``BodyReady``. Asking for another body cancels this
+        one: a cancelled build posts nothing."""
+        report = entry.report
+        if report is None:
+            return
+        if body is Body.DELIVERED:
+            title, lines = delivered_view(report)
+        elif previous is None:
+            title, lines = raw_view(entry.ref, report, self.feed.handoff_bytes)
+        else:
+            before = previous.report or self.feed.inspect_once(core, previous.ref).report
+            title, lines = diff_view(before, previous.ref.id, report, entry.ref.id)
+        if not get_current_worker().is_cancelled:
+            self.post_message(BodyReady(entry.key, body.value, title, tuple(lines)))
+
+    # ------------------------------------------------------------ navigation
 
     def _step_waiting(self, direction: int) -> None:
         handoffs = self._list
@@ -517,7 +601,7 @@ class ReviewScreen(Screen[None]):
             return
         key = step_waiting(self.entries, handoffs.keys, handoffs.cursor, direction)
         if key is None:
-            self.notify("No other handoff is yours to decide now.", markup=False)
+            self._tell(NOTHING_TO_DECIDE)
         else:
             handoffs.select_key(key)
 
@@ -547,13 +631,18 @@ class ReviewScreen(Screen[None]):
         if isinstance(row, FieldRow):
             self.post_message(FieldTree.Open(row))
         else:
-            self.notify("No field to open.", markup=False)
+            self._tell(NO_FIELD)
 
     def action_help(self) -> None:
-        from handoff_gate.tui.screens.help import HelpScreen, key_rows
-
         bindings = [*self.offered(), *self.app.BINDINGS, *HandoffList.BINDINGS, *FieldTree.BINDINGS]
         self.app.push_screen(HelpScreen(key_rows(self.app, bindings)))
+
+
+def _judge(core: ReviewCore, entry: Entry) -> None:
+    """Whether this reviewer can decide ``entry`` now; the rule is ``gates``' (only a
+    pending handoff is asked about: the others need no word from the deciding code)."""
+    refusal = core.refusal(entry) if entry.state is HandoffState.PENDING else None
+    entry.decidable = decidable_now(entry.state, refusal.message if refusal else None)
 
 
 def _bound_to(binding: BindingType, actions: set[str] | frozenset[str]) -> bool:

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from handoff_gate.gates.view.fields import field_rows
 from handoff_gate.gates.vocab.report import FieldRow, Report
 from handoff_gate.tui.render import field_label
 
@@ -44,7 +45,14 @@ class FieldTree(Tree[NodeData]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space,o", "open", "Full value", show=False, tooltip="on a field: its whole value"),
+        Binding(
+            "space,o",
+            "open",
+            "Full value",
+            show=False,
+            tooltip="on a field: its whole value",
+            id="field-value",
+        ),
     ]
 
     @dataclass
@@ -93,10 +101,6 @@ class FieldTree(Tree[NodeData]):
         """Add one chunk of ``parent``'s rows from ``offset``, then a "more" line if needed."""
         if self._report is None:
             return
-        # Imported on first use: gates.fields loads pydantic's model machinery (~30 ms),
-        # which the first screen of ``watch`` does not need before its first paint.
-        from handoff_gate.gates.view.fields import field_rows
-
         rows = field_rows(self._report, parent, start=offset, limit=CHUNK + 1)
         if not rows and not parent and not offset:
             node.add_leaf(Text("(no fields to show)", style="dim italic"))

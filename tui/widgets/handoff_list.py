@@ -25,12 +25,14 @@ class HandoffList(ScrollView, can_focus=True):
     """A cursor over keyed one-line rows."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Up", show=False, tooltip="previous row of the list"),
-        Binding("down,j", "move(1)", "Down", show=False, tooltip="next row of the list"),
-        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="a page up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, tooltip="a page down"),
-        Binding("home", "edge(0)", "First", show=False, tooltip="first row"),
-        Binding("end", "edge(1)", "Last", show=False, tooltip="last row"),
+        Binding("up,k", "move(-1)", "Up", show=False, tooltip="previous row of the list", id="up"),
+        Binding("down,j", "move(1)", "Down", show=False, tooltip="next row of the list", id="down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="a page up", id="page-up"),
+        Binding(
+            "pagedown", "page(1)", "Page down", show=False, tooltip="a page down", id="page-down"
+        ),
+        Binding("home", "edge(0)", "First", show=False, tooltip="first row", id="first"),
+        Binding("end", "edge(1)", "Last", show=False, tooltip="last row", id="last"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"handoff-list--cursor"}
     DEFAULT_CSS = """
@@ -42,6 +44,8 @@ class HandoffList(ScrollView, can_focus=True):
     }
     """
 
+    #: The row index of the cursor. ``always_update``: ``set_rows`` can put another key
+    #: under an unchanged index, and the watcher is what tells the screen (``Highlighted``).
     cursor: reactive[int] = reactive(0, always_update=True)
 
     @dataclass

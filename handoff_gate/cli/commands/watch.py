@@ -4,9 +4,10 @@ The first screen comes before the core. Arguments that can be wrong are checked 
 the app starts, so their mistakes are the same one-line usage errors as everywhere: the
 store, ``--key``, ``--policy`` and extra contracts (``--schemas`` or its variable). The
 built-in contracts, the validators and the decision code load after the first paint,
-when the app's inspection thread calls ``_loader``'s function: this command module is
-the boundary where start-up laziness is allowed, so the imports that defer them are
-here and nowhere in ``tui`` or ``gates``.
+when the app's core worker calls ``_loader``'s function: this command module is the
+boundary where start-up laziness is allowed, so the imports that defer them are here
+and nowhere in ``tui`` or ``gates``. The app itself is imported once the frame rate is
+asked for (``cli.frame_rate``), since Textual reads it when it is imported.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
+from handoff_gate.cli.frame_rate import prefer_tui_frame_rate
 from handoff_gate.gates.contracts.spec import ENV_VAR
 from handoff_gate.gates.store.select import STORE_ENV, StoreURLError, listed_store
 from handoff_gate.gates.trust.sshsig import SigningError
-from handoff_gate.tui.review_app import header_name, run_review
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
-    from handoff_gate.tui.core import Backend
+    from handoff_gate.tui.review_app import CoreMaker
+    from handoff_gate.tui.review_core import ReviewCore
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,9 +43,12 @@ def run(args: argparse.Namespace) -> int:
     key, policy = _signing(args)
     spec = os.environ.get(ENV_VAR, "") if args.schemas is None else args.schemas
     registry = _registry(spec)
+    prefer_tui_frame_rate()
+    from handoff_gate.tui.review_app import header_name, run_review
+
     return run_review(
         None,
-        _loader(registry, reviewer=args.reviewer, key=key, policy=policy, store=where),
+        _loader(registry, reviewer=args.reviewer, key=key, policy=policy),
         reviewer=header_name(args.reviewer, key, policy),
         show=args.show,
         poll=args.poll,
@@ -99,14 +104,13 @@ def _loader(
     reviewer: str | None,
     key: SigningKey | None,
     policy: Policy | None,
-    store: RunStore,
-) -> Callable[[], Backend]:
-    """What the app calls (from its inspection thread, after the first paint) to load
+) -> CoreMaker:
+    """What the app calls (from its core worker, after the first paint) to make its
     inspection and decisions."""
 
-    def load() -> Backend:
-        from handoff_gate.tui.backend import CoreBackend
+    def load(*, store: RunStore) -> ReviewCore:
+        from handoff_gate.tui.review_core import ReviewCore
 
-        return CoreBackend(registry(), reviewer=reviewer, key=key, policy=policy, store=store)
+        return ReviewCore(registry(), reviewer=reviewer, key=key, policy=policy, store=store)
 
     return load

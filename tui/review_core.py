@@ -1,4 +1,9 @@
-"""Decisions from the TUI: whether this app may decide a handoff, and writing the decision.
+"""The core as the app uses it: inspecting handoffs and deciding them, for one reviewer.
+
+``ReviewCore`` is what the app's core worker makes (``ReviewApp.load_core``) and posts
+as ``CoreReady``: importing this module imports the contracts' machinery, the validators
+and the decision and policy code, so ``handoff-gate watch`` hands the app a function that
+imports it, and the first screen (listings only) is painted before any of it loads.
 
 Refusals are worked out before a dialog opens, so nobody types a reason for a decision
 ``decide`` would refuse; ``decide`` checks everything again when it writes. Every
@@ -13,6 +18,7 @@ from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_for
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.tui.inspecting import inspect_ref
 from handoff_gate.tui.messages import Decided
 from handoff_gate.tui.notice import Notice
 from handoff_gate.tui.render import safe
@@ -23,30 +29,41 @@ if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy, Rule
     from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.gates.vocab.actions import Action, Category
+    from handoff_gate.gates.vocab.handoff_ref import HandoffRef
     from handoff_gate.tui.model import Entry
+    from handoff_gate.tui.scan import Inspection
 
 
-class Decider:
-    """Who decides from this app (reviewer, key, policy) and where decisions are written.
+class ReviewCore:
+    """Inspection and decisions under one registry and policy, for one reviewer and key.
 
-    Read-only review is the app's to enforce (``core.Core.read_only``): this only decides."""
+    Read-only review is the screen's to enforce (``ReviewScreen.read_only``): this only
+    inspects and decides."""
 
     def __init__(
         self,
         registry: Registry,
         *,
-        reviewer: str | None,
-        key: SigningKey | None,
-        policy: Policy | None,
+        reviewer: str | None = None,
+        key: SigningKey | None = None,
+        policy: Policy | None = None,
         store: RunStore,
     ) -> None:
-        """``store``: where the reviewed runs live (decisions use a copy of it per write)."""
+        """``reviewer``: who decisions name (``None``: ``user@host``); ``key`` and
+        ``policy``: decisions are signed with the key, and only a principal the policy
+        lets decide a handoff's phase may try. ``store``: where the reviewed runs live
+        (decisions use a copy of it per write)."""
         self.registry = registry
         self.reviewer = reviewer
         self.key = key
         self.policy = policy
         self.store = store
         self._principals: dict[Rule, str | DecisionRefused] = {}
+
+    def inspect(self, ref: HandoffRef, store: RunStore) -> Inspection:
+        """Inspect one handoff in ``store`` (the calling thread's own) and settle its
+        decisions under this core's registry and policy; never raises."""
+        return inspect_ref(ref, self.registry, store=store, policy=self.policy)
 
     def refusal(self, entry: Entry) -> Notice | None:
         """Why an inspected ``entry`` cannot be decided from here (``None``: it can)."""
@@ -129,4 +146,4 @@ class Decider:
             return Decided(entry.key, None, f"Not written: {type(exc).__name__}: {exc}")
         finally:
             store.close()
-        return Decided(entry.key, decision, "")
+        return Decided(entry.key, decision, "", describe(decision))

@@ -1,0 +1,77 @@
+"""The review screen's keys, each with an id so a user can remap it.
+
+Textual's keymap (``App.set_keymap({"approve": "ctrl+a"})``) replaces a binding's keys
+by its id; docs/walkthrough.md lists the ids. A plain table, apart from the screen that
+binds it, so the ids read in one place.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding, BindingType
+
+#: The action that says why a deciding key does nothing in a read-only review.
+READ_ONLY_STAND_IN = "refuse_read_only"
+
+REVIEW_KEYS: list[BindingType] = [
+    Binding(
+        "a",
+        "approve",
+        "Approve",
+        tooltip="approve the selected handoff (asks first)",
+        id="approve",
+    ),
+    Binding("r", "reject", "Reject", tooltip="reject with a reason and a category", id="reject"),
+    Binding("n", "next_waiting", "Next", tooltip="next handoff you can decide now", id="next"),
+    Binding(
+        "p",
+        "previous_waiting",
+        "Prev",
+        show=False,
+        tooltip="previous one to decide",
+        id="previous",
+    ),
+    Binding(
+        "w",
+        "delivered",
+        "Delivered",
+        tooltip="what the next phase receives if approved now, as wait delivers it",
+        id="delivered",
+    ),
+    Binding(
+        "v",
+        "raw",
+        "Raw",
+        show=False,
+        tooltip="the exact text, unsafe characters made visible",
+        id="raw",
+    ),
+    Binding(
+        "d",
+        "diff",
+        "Diff",
+        tooltip="diff with the run's previous handoff of the phase",
+        id="diff",
+    ),
+    Binding("f", "filter", "Filter", tooltip="cycle open → rejected → approved → all", id="filter"),
+    Binding(
+        "R",
+        "show_rejected",
+        "Rejected",
+        show=False,
+        tooltip="list rejected handoffs",
+        id="show-rejected",
+    ),
+    Binding(
+        "o",
+        "open_value",
+        "Full value",
+        show=False,
+        tooltip="the field's whole value",
+        id="open-value",
+    ),
+    Binding("question_mark", "help", "Help", tooltip="this help", id="help"),
+    # Tried when approve and reject are not offered: says why instead of nothing. Each
+    # shares its deciding key's id, so a keymap moves both together.
+    Binding("a", READ_ONLY_STAND_IN, show=False, id="approve"),
+    Binding("r", READ_ONLY_STAND_IN, show=False, id="reject"),
+]
