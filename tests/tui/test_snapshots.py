@@ -20,7 +20,7 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.help import HelpScreen
-from handoff_gate.tui.screens.reject import RejectScreen
+from handoff_gate.tui.screens.reject import CategoryList, RejectScreen
 
 
 def _pin_times(root: Path) -> None:
@@ -29,6 +29,16 @@ def _pin_times(root: Path) -> None:
     for n, path in enumerate(files):
         stamp = 1_768_469_400 + n * 60
         os.utime(path, (stamp, stamp))
+
+
+async def type_reason(pilot: Pilot[Any], text: str) -> None:
+    """Type into the dialog's reason box once it has focus (keys pressed before that would
+    reach the list behind the dialog), and wait until every key has landed."""
+    reason = pilot.app.screen.query_one(Input)
+    await settle(pilot, lambda: reason.has_focus)
+    reason.cursor_blink = False  # a blink is not a change
+    await pilot.press(*text)
+    await settle(pilot, lambda: reason.value == text)
 
 
 def _snap(
@@ -88,9 +98,7 @@ def test_reject_dialog(snap_compare: Callable[..., bool], root: Path, registry: 
     async def open_dialog(pilot: Pilot[Any]) -> None:
         await pilot.press("r")
         await settle(pilot, lambda: isinstance(pilot.app.screen, RejectScreen))
-        reason = pilot.app.screen.query_one(Input)
-        reason.cursor_blink = False
-        await pilot.press(*"no", "space", *"metric")
+        await type_reason(pilot, "no metric")
 
     assert _snap(snap_compare, root, registry, run_before=open_dialog)
 
@@ -172,8 +180,9 @@ def test_reject_dialog_at_size(
 
     async def reject(pilot: Pilot[Any]) -> None:
         await _press_until(pilot, ["r"], RejectScreen)
-        pilot.app.screen.query_one(Input).cursor_blink = False
-        await pilot.press(*"cut", "tab", "down")
+        await type_reason(pilot, "cut")
+        await pilot.press("tab", "down")
+        await settle(pilot, lambda: isinstance(pilot.app.focused, CategoryList))
 
     assert _snap(snap_compare, root, registry, run_before=reject, size=size)
 
