@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from textual.binding import Binding, BindingType
-from tui_helpers import PLAN, SIZE, make_app, notices, placed, put, settle
+from tui_helpers import PLAN, SIZE, make_app, notices, placed, put, screen_text, settle
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.review_app import ReviewApp
@@ -70,3 +70,16 @@ async def test_a_read_only_review_says_why_on_the_remapped_key(
         await settle(pilot, lambda: placed(app))
         await pilot.press("x")
         await settle(pilot, lambda: "Read-only review" in notices(app))
+
+
+async def test_help_names_the_remapped_key(root: Path, registry: Registry) -> None:
+    put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    app.set_keymap({"approve": "x"})
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(pilot, lambda: placed(app))
+        await pilot.press("question_mark")
+        await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
+        lines = screen_text(app).splitlines()
+        approve = next(line for line in lines if "approve the selected handoff" in line)
+        assert re.search(r"\bx\b", approve) and not re.search(r"\ba\b", approve)

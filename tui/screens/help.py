@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from rich.table import Table
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import Binding, BindingsMap, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -34,13 +34,21 @@ STATES = (
 
 def key_rows(app: App[Any], bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
     """(keys, what they do) for every binding, its tooltip preferred over its label;
-    keys bound to the same action are listed together."""
-    rows: dict[str, tuple[list[str], str]] = {}
-    for single in Binding.make_bindings(bindings):
-        what = single.tooltip or single.description or single.action
-        keys, _ = rows.setdefault(single.action, ([], what))
-        keys.append(app.get_key_display(single))
-    listed = [(" ".join(keys), what) for keys, what in rows.values()]
+    keys bound to the same action are listed together, as the app's keymap binds them."""
+    declared = list(Binding.make_bindings(bindings))
+    live = BindingsMap(declared)
+    # Textual keeps the keymap on the App without a public reader; its screens read it so.
+    live.apply_keymap(app._keymap)
+    place = {(single.action, single.key): n for n, single in enumerate(declared)}
+    live_bindings = [single for bound in live.key_to_bindings.values() for single in bound]
+    live_bindings.sort(key=lambda single: place.get((single.action, single.key), len(place)))
+    keys_of: dict[str, list[str]] = {}
+    for single in live_bindings:
+        keys_of.setdefault(single.action, []).append(app.get_key_display(single))
+    rows: dict[str, str] = {}
+    for single in declared:
+        rows.setdefault(single.action, single.tooltip or single.description or single.action)
+    listed = [(" ".join(keys_of.get(action, [])), what) for action, what in rows.items()]
     return listed + list(EXTRA_KEYS)
 
 
