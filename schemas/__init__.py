@@ -27,10 +27,10 @@ BUILT_IN: dict[str, str] = {
     "baton/v1": "handoff_gate.schemas.baton:Baton",
     "baton_patch/v1": "handoff_gate.schemas.baton:BatonPatch",
     "executor_handoff/v1": "handoff_gate.schemas.execution:ExecutorHandoff",
-    "feature_manifest/v1": "handoff_gate.schemas.delivery:FeatureManifest",
-    "gap_analysis/v1": "handoff_gate.schemas.delivery:GapAnalysis",
-    "verify_result/v1": "handoff_gate.schemas.delivery:VerifyResult",
-    "learning/v1": "handoff_gate.schemas.delivery:Learning",
+    "feature_manifest/v1": "handoff_gate.schemas.build_loop:FeatureManifest",
+    "gap_analysis/v1": "handoff_gate.schemas.build_loop:GapAnalysis",
+    "verify_result/v1": "handoff_gate.schemas.build_loop:VerifyResult",
+    "learning/v1": "handoff_gate.schemas.build_loop:Learning",
 }
 
 EXAMPLES = Path(__file__).parent / "examples"

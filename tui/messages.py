@@ -33,7 +33,7 @@ class Inspected(Message):
 
 
 @dataclass
-class Decided(Message):
+class DecisionFinished(Message):
     """A decision attempt from this app finished: written (``described`` in a few words,
     for the toast), or refused with a reason."""
 

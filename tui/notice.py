@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from handoff_gate.gates.vocab.report import Report
-from handoff_gate.tui.messages import Decided
+from handoff_gate.tui.messages import DecisionFinished
 from handoff_gate.tui.model import Entry
 from handoff_gate.tui.render import safe
 
@@ -49,7 +49,7 @@ def blocked(entry: Entry, report: Report) -> Notice:
     )
 
 
-def decided(message: Decided) -> Notice:
+def decided(message: DecisionFinished) -> Notice:
     """What was written, or why nothing was."""
     if message.decision is None:
         return Notice(safe(message.refusal, 400), "Not written", "error")

@@ -19,7 +19,7 @@ from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.inspecting import inspect_ref
-from handoff_gate.tui.messages import Decided
+from handoff_gate.tui.messages import DecisionFinished
 from handoff_gate.tui.notice import Notice
 from handoff_gate.tui.render import safe
 
@@ -122,9 +122,10 @@ class ReviewCore:
         sha256: str,
         reason: str | None = None,
         category: Category | None = None,
-    ) -> Decided:
+    ) -> DecisionFinished:
         """Write the decision (blocking: run it off the UI thread); a refusal, or a store
-        driver's own error, comes back as the ``Decided`` message's reason, never a crash."""
+        driver's own error, comes back as the ``DecisionFinished`` message's reason, never
+        a crash."""
         store = self.store.copy()
         try:
             decision = decide(
@@ -141,9 +142,9 @@ class ReviewCore:
                 policy=self.policy,
             )
         except (DecisionRefused, ValueError, OSError) as exc:
-            return Decided(entry.key, None, f"Not written: {exc}")
+            return DecisionFinished(entry.key, None, f"Not written: {exc}")
         except Exception as exc:  # a store driver's own error: refused, never a crash
-            return Decided(entry.key, None, f"Not written: {type(exc).__name__}: {exc}")
+            return DecisionFinished(entry.key, None, f"Not written: {type(exc).__name__}: {exc}")
         finally:
             store.close()
-        return Decided(entry.key, decision, "", describe(decision))
+        return DecisionFinished(entry.key, decision, "", describe(decision))

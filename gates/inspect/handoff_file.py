@@ -21,7 +21,7 @@ import pydantic_core
 from pydantic import ValidationError
 
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.inspect import strings
+from handoff_gate.gates.inspect import content_scan
 from handoff_gate.gates.inspect.secret_patterns import ALL_KINDS, mask_secrets
 from handoff_gate.gates.inspect.stages import (
     DEFAULT_MAX_BYTES,
@@ -108,8 +108,8 @@ def _masked_envelope(envelope: Envelope) -> Envelope:
     if envelope.raw is not None:
         update["raw"] = mask_secrets(envelope.raw)
     if envelope.has_payload:
-        hits, _ = strings.scan(envelope.payload, ALL_KINDS, unsafe=False)
-        update["payload"] = strings.mask_at(envelope.payload, hits)
+        hits, _ = content_scan.scan(envelope.payload, ALL_KINDS, unsafe=False)
+        update["payload"] = content_scan.mask_at(envelope.payload, hits)
     return envelope.model_copy(update=update)
 
 

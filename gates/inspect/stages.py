@@ -4,7 +4,7 @@ The stages run in order, each once, and each returns what its name says: the byt
 become text (:func:`_readable_text`), the text a parsed value (:func:`_parsed`, with
 :mod:`.parse`), the value is checked against its contract (:func:`_validated`, with
 :mod:`.validate`), its content scanned for secrets and unsafe text (:func:`_scanned`,
-with :mod:`.strings`, :mod:`.secret_patterns`), and the findings become the report.
+with :mod:`.content_scan`, :mod:`.secret_patterns`), and the findings become the report.
 
 A stored handoff file (the envelope around such bytes) is read by ``handoff_file``,
 which then calls ``inspect`` here.
@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel
 
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.inspect import parse, strings
+from handoff_gate.gates.inspect import content_scan, parse
 from handoff_gate.gates.inspect.refusal import reads_as_refusal
 from handoff_gate.gates.inspect.secret_patterns import (
     kinds_in,
@@ -64,7 +64,7 @@ class _Draft:
     contract: type[BaseModel] | None = None
     model: BaseModel | None = None
     secret: bool = False
-    secret_hits: tuple[strings.Hit, ...] = ()
+    secret_hits: tuple[content_scan.Hit, ...] = ()
 
     def block(self, code: Code, message: str, path: str = "") -> None:
         self.findings.append(Finding(code, path, Severity.BLOCK, message))
@@ -92,7 +92,7 @@ class _Draft:
             for f in self.findings
         ]
         self.raw_text = _masked_text(self.raw_text)
-        self.payload = strings.mask_at(self.payload, self.secret_hits)
+        self.payload = content_scan.mask_at(self.payload, self.secret_hits)
         self.delivered = None
         self.model = None
 
@@ -105,7 +105,7 @@ def _masked_text(text: str) -> str:
     """
     masked = mask_secrets(text)
     if "\\u" in masked:
-        decoded, _ = strings.decode_u_escapes(masked)
+        decoded, _ = content_scan.decode_u_escapes(masked)
         if secrets_in(decoded):
             return mask_secrets(decoded)
     return masked
@@ -421,7 +421,7 @@ class _Scan(NamedTuple):
 
     findings: tuple[Finding, ...]
     secret: bool
-    hits: tuple[strings.Hit, ...]
+    hits: tuple[content_scan.Hit, ...]
 
 
 #: The scan of a payload with nothing to report, shared: most payloads.
@@ -442,14 +442,14 @@ def _scanned(parsed: _Parse, data: bytes, text: str) -> _Scan:
     if not parsed.tree:
         return _Scan((_text_secret_finding(text),), True, ()) if secret else _CLEAN
     kinds = found
-    unsafe = strings.text_may_hold_unsafe(text, data)
+    unsafe = content_scan.text_may_hold_unsafe(text, data)
     if b"\\" in data and "\\u" in text:
-        decoded, spelled_unsafe = strings.decode_u_escapes(text)
+        decoded, spelled_unsafe = content_scan.decode_u_escapes(text)
         kinds = found | {kind for _, _, kind in spans(decoded, kinds_in(decoded))}
         unsafe = unsafe or spelled_unsafe
     if not (kinds or unsafe):  # nothing found in the text: ``kinds`` holds ``found``
         return _CLEAN
-    secret_hits, unsafe_hits = strings.scan(parsed.value, kinds, unsafe=unsafe)
+    secret_hits, unsafe_hits = content_scan.scan(parsed.value, kinds, unsafe=unsafe)
     findings = [_blocked(Code.SECRET, hit.message, _hit_path(hit)) for hit in secret_hits]
     if not secret_hits and secret:
         findings.append(_text_secret_finding(text))
@@ -457,5 +457,5 @@ def _scanned(parsed: _Parse, data: bytes, text: str) -> _Scan:
     return _Scan(tuple(findings), secret or bool(secret_hits), tuple(secret_hits))
 
 
-def _hit_path(hit: strings.Hit) -> str:
+def _hit_path(hit: content_scan.Hit) -> str:
     return fieldpaths.path_of(fieldpaths.steps_of(hit.trail))

@@ -117,7 +117,7 @@ def _refused(directory: Path, exc: BaseException) -> None:
         )
 
 
-class Subscription:
+class WatchSubscription:
     """A registered wake-up callback; ``close()`` (or leaving a ``with``) unregisters it."""
 
     __slots__ = ("_closed", "_token", "_watcher")
@@ -147,7 +147,7 @@ class Subscription:
             if _watchers.get(key) is watcher:
                 del _watchers[key]
 
-    def __enter__(self) -> Subscription:
+    def __enter__(self) -> WatchSubscription:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -156,7 +156,7 @@ class Subscription:
 
 def subscribe(
     directory: Path, wake: Wake, *, name: str | None = None, force_polling: bool = False
-) -> Subscription:
+) -> WatchSubscription:
     """Call ``wake()`` (from the watcher thread) whenever ``directory`` changes.
 
     With ``name``, only changes to that entry of the directory wake this subscriber, so
@@ -180,7 +180,7 @@ def subscribe(
             start = False
         _next_token += 1
         watcher.subscribers[_next_token] = (name, wake)
-        subscription = Subscription(watcher, _next_token)
+        subscription = WatchSubscription(watcher, _next_token)
     if start and watcher.thread is not None:
         watcher.thread.start()
     return subscription
@@ -230,7 +230,7 @@ class DecisionWatch:
         self._wake = wake
         self._signed = signed
         self._poll = poll
-        self._subscription: Subscription | None = None
+        self._subscription: WatchSubscription | None = None
         self._watched: Path | None = None
 
     def rearm(self) -> bool:

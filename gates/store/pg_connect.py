@@ -37,7 +37,7 @@ _MAX_MESSAGE = 500
 
 
 @dataclass(frozen=True, slots=True)
-class Notice:
+class Notification:
     """One notification. Only a hint that something changed: re-read to know what."""
 
     channel: str
@@ -60,7 +60,7 @@ class Reconnected:
 #: The one :class:`Reconnected` value :func:`listen` yields.
 RECONNECTED = Reconnected()
 #: What :func:`listen` yields; ``None`` means ``timeout`` passed with nothing to report.
-ListenEvent = Notice | Lost | Reconnected | None
+ListenEvent = Notification | Lost | Reconnected | None
 
 
 def one_line(exc: BaseException) -> str:
@@ -126,7 +126,7 @@ def listen(
 ) -> Generator[ListenEvent, None, None]:
     """Yield notifications on ``channel`` for as long as the caller keeps iterating.
 
-    Yields a :class:`Notice` per notification, ``None`` after ``timeout`` seconds without
+    Yields a :class:`Notification` per notification, ``None`` after ``timeout`` seconds without
     one (so the caller can check its own deadline), and after a lost connection a
     :class:`Lost` per failed attempt followed by :data:`RECONNECTED` once listening again,
     pausing ``backoff`` seconds before the first retry and doubling up to ``max_backoff``.
@@ -145,7 +145,7 @@ def listen(
                 quiet = True
                 for note in conn.notifies(timeout=timeout):
                     quiet = False
-                    yield Notice(note.channel, note.payload, note.pid)
+                    yield Notification(note.channel, note.payload, note.pid)
                 if quiet:
                     yield None
             except psycopg.Error as exc:

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 
 from handoff_gate.gates.store.base import Change, StoreUnavailable, WatchLapse
-from handoff_gate.gates.store.pg_connect import Lost, Notice, Reconnected, listen
+from handoff_gate.gates.store.pg_connect import Lost, Notification, Reconnected, listen
 from handoff_gate.gates.store.postgres_schema import CHANNEL
 from handoff_gate.gates.vocab.ids import ID_PATTERN, RUN_ID_PATTERN
 
@@ -71,7 +71,7 @@ def _listen(url: str, on_change: OnChange, stop: threading.Event) -> None:
             elif isinstance(event, Lost) and connected:
                 connected = False
                 on_change(WatchLapse(event.reason))
-            elif isinstance(event, Notice):
+            elif isinstance(event, Notification):
                 on_change(hint_for(event.payload))
     finally:
         events.close()

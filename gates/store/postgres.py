@@ -46,7 +46,7 @@ from handoff_gate.gates.store.lock_bound import LockTimeout, gave_up, lock_timeo
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.store.pg_connect import (
     ListenEvent,
-    Notice,
+    Notification,
     Reconnected,
     StoreUnavailable,
     connect,
@@ -633,7 +633,7 @@ class PostgresStore:
                 raise
             if isinstance(event, Reconnected):
                 return True
-            if isinstance(event, Notice) and _names_run(event.payload, run):
+            if isinstance(event, Notification) and _names_run(event.payload, run):
                 return True
             if time.monotonic() >= deadline:
                 return False

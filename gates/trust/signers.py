@@ -121,7 +121,7 @@ def _timestamp(text: str) -> datetime:
 
 
 @dataclass(frozen=True)
-class Entry:
+class SignerEntry:
     """One line of the file: who (patterns), which key, and where/when it may sign."""
 
     line: int
@@ -173,7 +173,7 @@ def _options(text: str) -> _Options:
     return namespaces, times.get("valid-after"), times.get("valid-before")
 
 
-def _entry(line: str, number: int) -> Entry:
+def _entry(line: str, number: int) -> SignerEntry:
     tokens = _tokens(line)
     if len(tokens) < 3:
         raise ValueError("expected: principals [options] keytype base64-key [comment]")
@@ -189,7 +189,7 @@ def _entry(line: str, number: int) -> Entry:
         public_key = parse_public_key(rest[0], rest[1])
     except SignatureError as error:
         raise ValueError(str(error)) from None
-    return Entry(
+    return SignerEntry(
         line=number,
         principals=principals,
         public_key=public_key,
@@ -221,7 +221,7 @@ class AllowedSigners:
     """
 
     source: str
-    entries: tuple[Entry, ...]
+    entries: tuple[SignerEntry, ...]
     clock: Callable[[], datetime] = field(default=utc_now, compare=False, repr=False)
 
     def at_clock(self, clock: Callable[[], datetime]) -> AllowedSigners:
@@ -239,7 +239,7 @@ class AllowedSigners:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise AllowedSignersError(f"{source}: not UTF-8 (byte {error.start})") from None
-        entries: list[Entry] = []
+        entries: list[SignerEntry] = []
         for number, raw in enumerate(text.splitlines(), start=1):
             line = raw.strip()
             if not line or line.startswith("#"):

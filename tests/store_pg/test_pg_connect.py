@@ -15,7 +15,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from handoff_gate.gates.store.pg_connect import (
     RECONNECTED,
     Lost,
-    Notice,
+    Notification,
     StoreUnavailable,
     connect,
     listen,
@@ -83,10 +83,10 @@ def test_listen_to_a_dead_port_fails_at_once() -> None:
         next(listen(f"postgresql://nobody@127.0.0.1:{_dead_port()}/x", CHANNEL))
 
 
-def _next_notice(events: Any) -> Notice:
+def _next_notice(events: Any) -> Notification:
     for _ in range(EVENTS):
         event = next(events)
-        if isinstance(event, Notice):
+        if isinstance(event, Notification):
             return event
         assert event is None
     raise AssertionError("no notification")

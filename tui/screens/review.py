@@ -7,7 +7,7 @@ and the detail only ever display entries. Until the app's core arrives (``core``
 by the app's core worker) it shows listings only.
 
 Slow work runs in the screen's own workers: ``approve`` and ``reject`` ask in a dialog
-and ``write_decision`` writes in a thread, posting ``Decided``; ``load_body`` builds a
+and ``write_decision`` writes in a thread, posting ``DecisionFinished``; ``load_body`` builds a
 raw, diff or delivered body in a thread, posting ``BodyReady``. What the toasts say is
 ``notice``'s; where the cursor goes is ``cursor``'s and ``follow``'s.
 """
@@ -38,7 +38,7 @@ from handoff_gate.tui.cursor import next_after, start_target, step_waiting
 from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.keys import READ_ONLY_STAND_IN, REVIEW_KEYS
-from handoff_gate.tui.messages import BodyReady, Decided, Inspected, Listed, WatchFailed
+from handoff_gate.tui.messages import BodyReady, DecisionFinished, Inspected, Listed, WatchFailed
 from handoff_gate.tui.model import (
     Entry,
     Key,
@@ -317,7 +317,7 @@ class ReviewScreen(Screen[None]):
         if refresh_detail:
             self._detail.show(self.current_entry())
 
-    def on_decided(self, message: Decided) -> None:
+    def on_decision_finished(self, message: DecisionFinished) -> None:
         """Say what was decided; after a decision the cursor goes to the next handoff that
         waits (``cursor.next_after``) and follows the run if that one is in another."""
         run_dir = message.key[0]
@@ -520,7 +520,7 @@ class ReviewScreen(Screen[None]):
         category: Category | None = None,
     ) -> None:
         """Write the decision off the UI thread (it blocks on the disk or the store); the
-        answer, written or refused, comes back as ``Decided``."""
+        answer, written or refused, comes back as ``DecisionFinished``."""
         self.post_message(core.decide(entry, action, sha256, reason, category))
 
     def _decidable(self) -> tuple[ReviewCore, Entry, Report] | None:
