@@ -327,7 +327,7 @@ def _existing(store: RunStore, run: str, handoff_id: str, principal: str | None)
     """A one-line description of this slot's decision already stored, if any."""
     try:
         data = store.decision_records(run, handoff_id).get(principal)
-    except OSError:
+    except (OSError, ValueError):  # a FIFO, a directory, a symlink out of the run...
         return "decided (the decision record is unreadable)"
     if data is None:
         return None

@@ -81,12 +81,23 @@ def is_run(path: Path) -> bool:
 
 
 def find_runs(root: Path) -> list[Path]:
-    """``root`` itself if it is a run, else its child runs sorted by name."""
+    """``root`` itself if it is a run, else its child runs sorted by name.
+
+    A child folder this account may not look into is listed too, so reading it fails
+    where its caller can say so for that run alone, rather than here for every run.
+    """
     if is_run(root):
         return [root]
     if not root.is_dir():
         return []
-    return sorted(p for p in root.iterdir() if not p.is_symlink() and is_run(p))
+    return sorted(p for p in root.iterdir() if not p.is_symlink() and _maybe_run(p))
+
+
+def _maybe_run(path: Path) -> bool:
+    try:
+        return is_run(path)
+    except PermissionError:
+        return path.is_dir()
 
 
 def handoff_path(run_dir: Path, handoff_id: str) -> Path:

@@ -14,6 +14,7 @@ import importlib
 import math
 import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -28,6 +29,10 @@ TRUST_INPUTS = "handoff_gate.cli.trust_inputs"
 LIST_STATES = [s.value for s in HandoffState]
 #: Environment defaults for the signing key and the policy.
 KEY_ENV, POLICY_ENV = "HANDOFF_GATE_KEY", "HANDOFF_GATE_POLICY"
+#: Set to ``1`` to see the traceback of an unexpected error instead of its one line.
+TRACEBACK_ENV = "HANDOFF_GATE_TRACEBACK"
+#: An unexpected error's line is cut here: its text may quote a planted file.
+_MAX_ERROR = 500
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -381,3 +386,19 @@ def main(argv: list[str] | None = None) -> int:
         # final flush from raising the same error again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return FAIL
+    except Exception as exc:  # fail closed: one sanitised line, never a traceback
+        return internal_error(args.command, exc)
+
+
+def internal_error(command: str, exc: Exception) -> int:
+    """Say an unexpected error in one escape-free line and exit 2.
+
+    A traceback quotes paths, run names and payload text an agent chose, so it never
+    reaches the terminal unless ``HANDOFF_GATE_TRACEBACK=1`` asks for it (debugging).
+    Nothing is delivered and nothing is approved on this path.
+    """
+    if os.environ.get(TRACEBACK_ENV) == "1":
+        traceback.print_exception(exc, file=sys.stderr)
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    print(f"handoff-gate {command}: internal error: {flat(what)[:_MAX_ERROR]}", file=sys.stderr)
+    return USAGE
