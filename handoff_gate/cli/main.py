@@ -206,11 +206,33 @@ def _add_wait(p: argparse.ArgumentParser) -> None:
     )
     _add_policy(p)
     p.add_argument(
+        "--strict",
+        action="store_true",
+        help="under --policy, exit 2 instead of warning when this account could remove "
+        "a reviewer's veto (a run folder not made by `handoff-gate init`)",
+    )
+    p.add_argument(
         "--policy-sha256",
         type=sha256_hex,
         metavar="HEX",
         help="exit 2 unless the policy and its allowed_signers have this digest "
         "(handoff-gate policy PATH prints it)",
+    )
+
+
+def _add_init(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_dir", metavar="RUN", help="the new run directory")
+    p.add_argument(
+        "--pipeline",
+        required=True,
+        metavar="USER",
+        help="the pipeline's account (name or uid): it submits and waits, never decides",
+    )
+    p.add_argument(
+        "--reviewers",
+        required=True,
+        metavar="GROUP",
+        help="the reviewers' group (name or gid): they alone add decisions",
     )
 
 
@@ -293,6 +315,10 @@ _ARGUMENTS = {
     "check": ("inspect a handoff file, or a bare payload with --schema", _add_check),
     "decide": ("approve or reject a handoff", _add_decide),
     "wait": ("block until a handoff is decided; prints the approved payload", _add_wait),
+    "init": (
+        "make a run whose decisions the pipeline's account cannot touch (run as root)",
+        _add_init,
+    ),
     "schemas": ("list known contracts, or print one as strict JSON Schema", _add_schemas),
     "list": ("one line per handoff under ROOT: state, verdict, decision, waiter", _add_list),
     "show": ("one handoff's report, decision and waiter", _add_show),
@@ -348,7 +374,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         add(p)
-        if name not in ("demo", "store", "policy"):
+        if name not in ("demo", "store", "policy", "init"):
             p.add_argument(
                 "--schemas",
                 metavar="SPEC",
