@@ -365,10 +365,12 @@ def _existing(
     """
     try:
         data = store.decision_records(run, handoff_id).get(principal)
-    except (OSError, ValueError):  # a FIFO, a directory, a symlink out of the run...
-        data = b""
+    except (OSError, ValueError) as exc:  # a FIFO, a directory, a symlink out of the run
         if principal is None or policy is None:
-            return "decided (the decision record is unreadable)"
+            if isinstance(exc, OSError):
+                return "decided (the decision record is unreadable)"
+            raise  # a path out of the run is refused as unsafe, not as decided
+        data = b""
     if data is None:
         return None
     if principal is not None and policy is not None:

@@ -238,6 +238,12 @@ class RunStore(Protocol):
         """Every decision record of a handoff, by principal (``None``: unsigned)."""
         ...
 
+    def decided_ids(self, run: str) -> list[str]:
+        """The ids of ``run``'s handoffs that have any decision record, in sequence order:
+        where an append-only baseline (an approved handoff) can be, found from the
+        decisions themselves, never from an index the pipeline writes."""
+        ...
+
     def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
         """Move what holds ``principal``'s slot out of the way (``decide`` asks only when
         it is not a valid record of that principal), so the principal's own decision can

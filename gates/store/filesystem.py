@@ -386,6 +386,21 @@ class FilesystemStore:
                         records[name] = data
         return records
 
+    def decided_ids(self, run: str) -> list[str]:
+        """One ``scandir`` of ``decisions/``: each ``ID.json`` and ``ID/`` named by a
+        valid id (dot-names, temp files and junk skipped)."""
+        folder = self._dir(run) / DECISIONS
+        found: set[str] = set()
+        with (
+            contextlib.suppress(FileNotFoundError, NotADirectoryError),
+            os.scandir(folder) as entries,
+        ):
+            for entry in entries:
+                stem = entry.name.removesuffix(".json")
+                if ID_PATTERN.match(stem):
+                    found.add(stem)
+        return sorted(found, key=lambda hid: (int(hid.split("-", 1)[0]), hid))
+
     def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
         """Rename what holds ``principal``'s slot to a dot-name no reader lists
         (``.PRINCIPAL.json.RANDOM.junk``), so the principal's own record can be written.

@@ -443,6 +443,16 @@ class PostgresStore:
         except errors.ForeignKeyViolation:
             raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
 
+    def decided_ids(self, run: str) -> list[str]:
+        """The handoffs of ``run`` with a decision row, in sequence order."""
+        validate_run_id(run)
+        rows = self._read(
+            "SELECT DISTINCT d.handoff_id, h.seq FROM decisions d JOIN handoffs h "
+            "ON h.run = d.run AND h.id = d.handoff_id WHERE d.run = %s ORDER BY h.seq",
+            (run,),
+        )
+        return [str(row[0]) for row in rows]
+
     def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
         """Nothing to move: only the reviewer role inserts decisions, so a slot holds
         what a reviewer wrote, and the decide that finds it is refused."""
