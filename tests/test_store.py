@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from handoff_gate.gates.api import decide, inspect_in_run, submit
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.run import report_in_run
+from handoff_gate.gates.run.audit import now_iso
+from handoff_gate.gates.run.decision_record import Decision
 from handoff_gate.gates.run.report_in_run import previous_payload
 from handoff_gate.gates.store import durable
 from handoff_gate.gates.store.durable import OversizeError, atomic_write, exclusive_create, inside
@@ -185,13 +187,35 @@ def test_oversize_handoffs_are_refused_before_reading(tmp_path: Path) -> None:
     assert read_handoff_bytes(tmp_path, ref.id) == handoff_path(Path(ref.run), ref.id).read_bytes()
 
 
-def test_previous_payload_is_the_latest_earlier_one_of_the_same_contract(tmp_path: Path) -> None:
-    submit(tmp_path, b'{"n": 1}', phase="baton", schema_id="baton/v1")
-    submit(tmp_path, b'{"n": 2}', phase="baton", schema_id="baton/v1")
-    submit(tmp_path, b'{"n": 9}', phase="plan", schema_id="plan/v1")
-    submit(tmp_path, b'{"n": 3', phase="baton", schema_id="baton/v1")
+def _approved(run: Path, handoff_id: str) -> None:
+    """An unsigned approval of the handoff's current bytes, filed as ``decide`` files one
+    (``decide`` itself refuses these contract-less payloads)."""
+    store = FilesystemStore()
+    record = Decision(
+        handoff=handoff_id,
+        run=run.name,
+        action="approve",
+        reviewer="ana",
+        decided_at=now_iso(),
+        sha256=store.handoff_sha256(str(run), handoff_id),
+        verdict=Verdict.APPROVABLE,
+    )
+    data = record.model_dump_json().encode()
+    store.create_decision(str(run), handoff_id, None, data, {"event": "decision_written"})
+
+
+def test_previous_payload_is_the_latest_earlier_approved_one_of_the_same_contract(
+    tmp_path: Path,
+) -> None:
+    for n in (1, 2):
+        _approved(
+            tmp_path, submit(tmp_path, b'{"n": %d}' % n, phase="baton", schema_id="baton/v1").id
+        )
+    _approved(tmp_path, submit(tmp_path, b'{"n": 9}', phase="plan", schema_id="plan/v1").id)
+    _approved(tmp_path, submit(tmp_path, b'{"n": 3', phase="baton", schema_id="baton/v1").id)
+    submit(tmp_path, b'{"n": 7}', phase="baton", schema_id="baton/v1")  # undecided: passed over
     current = submit(tmp_path, b'{"n": 4}', phase="baton", schema_id="baton/v1")
-    submit(tmp_path, b'{"n": 5}', phase="baton", schema_id="baton/v1")
+    _approved(tmp_path, submit(tmp_path, b'{"n": 5}', phase="baton", schema_id="baton/v1").id)
     assert previous_payload(tmp_path, current.id, "baton/v1", None, FilesystemStore()) == {"n": 2}
     assert previous_payload(tmp_path, "0001-baton", "baton/v1", None, FilesystemStore()) is None
 
@@ -263,12 +287,13 @@ def _baton(name: str) -> dict[str, Any]:
     return baton
 
 
-def test_append_only_compares_with_the_last_baton_or_patch_that_was_not_rejected(
+def test_append_only_compares_with_the_last_approved_baton_or_patch(
     tmp_path: Path,
 ) -> None:
     registry = load_registry("")
     baton = _baton("baton/v1")
-    submit(tmp_path, json.dumps(baton).encode(), phase="baton", schema_id="baton/v1")
+    first = submit(tmp_path, json.dumps(baton).encode(), phase="baton", schema_id="baton/v1")
+    decide(tmp_path, first.id, "approve", registry=registry)
     submit(tmp_path, example_path("plan/v1").read_bytes(), phase="plan", schema_id="plan/v1")
     quiet = {**_baton("baton_patch/v1"), "decision_log": None}
     submit(tmp_path, json.dumps(quiet).encode(), phase="patch", schema_id="baton_patch/v1")

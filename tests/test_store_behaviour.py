@@ -343,3 +343,15 @@ def test_the_watch_starts_with_a_change_then_names_new_handoffs_and_decisions(
         stop.set()
         thread.join(BOUND)
     assert not thread.is_alive()
+
+
+def test_decided_ids_name_only_the_decided_handoffs_in_order(target: Target) -> None:
+    """Where an append-only baseline may be: found from the decisions, not an index."""
+    store, run = target.store, target.run
+    first, second, third = (_first_handoff(target) for _ in range(3))
+    assert store.decided_ids(run) == []
+    store.create_decision(run, third, "alice", b"{}", {"event": "decision_written"})
+    store.create_decision(run, first, None, b"{}", {"event": "decision_written"})
+    store.create_decision(run, first, "bob", b"{}", {"event": "decision_written"})
+    assert store.decided_ids(run) == [first, third]
+    assert second not in store.decided_ids(run)

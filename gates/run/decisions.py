@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NoReturn
 
 from handoff_gate.gates.run import audit
@@ -36,8 +36,8 @@ from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.reviewer import default_reviewer
 from handoff_gate.gates.store.base import DecisionExists, RunStore, has_handoff
 from handoff_gate.gates.store.log_lines import last_line
-from handoff_gate.gates.trust.sshsig import SigningError
-from handoff_gate.gates.trust.statement import NO_LOG_HEAD
+from handoff_gate.gates.trust.sshsig import SignatureError, SigningError
+from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
@@ -163,7 +163,7 @@ def decide(
     decision = _record(store, attempt, reason, category, report)
     if principal is not None and key is not None:
         decision = _signed(store, where, decision, principal, key, attempt)
-    _write(attempt, principal, decision, report, on_warning)
+    _write(attempt, principal, decision, report, on_warning, policy)
     return decision
 
 
@@ -189,7 +189,7 @@ def _checked(
     store, where, handoff_id = attempt.store, attempt.run, attempt.handoff_id
     if attempt.action is Action.REJECT and not reason:
         attempt.refuse("a rejection needs a non-blank --reason")
-    existing = _existing(store, where, handoff_id, principal)
+    existing = _existing(store, where, handoff_id, principal, policy)
     if existing is not None:
         attempt.refuse(f"{handoff_id} is already {existing}")
     if not has_handoff(store, where, handoff_id):
@@ -209,6 +209,7 @@ def _write(
     decision: Decision,
     report: Report,
     on_warning: Callable[[str], None] | None,
+    policy: Policy | None,
 ) -> None:
     """Store the record with its ``decision_written`` event; a record that stands but
     was not logged is told to ``on_warning`` (``audit --verify`` lists it)."""
@@ -227,14 +228,38 @@ def _write(
         "verdict": report.verdict.value,
     }
     try:
-        store.create_decision(where, handoff_id, principal, data, event)
-    except DecisionExists:
-        attempt.refuse(f"{handoff_id} is already {_existing(store, where, handoff_id, principal)}")
+        _create(attempt, principal, data, event, policy)
     except OSError as exc:
         if store.decision_records(where, handoff_id).get(principal) != data:
             raise
         if on_warning is not None:
             on_warning(f"{handoff_id}: the decision stands but was not logged: {exc}")
+
+
+#: How often a signed decision sets aside junk in its slot before it is refused: an agent
+#: planting faster than a reviewer writes still loses no veto (the refusal is logged).
+_SET_ASIDE_TRIES = 3
+
+
+def _create(
+    attempt: _Attempt,
+    principal: str | None,
+    data: bytes,
+    event: Mapping[str, object],
+    policy: Policy | None,
+) -> None:
+    """Publish the record; a slot taken by junk is set aside and tried again, a slot
+    holding the principal's own valid record refuses (see ``_existing``)."""
+    store, where, handoff_id = attempt.store, attempt.run, attempt.handoff_id
+    for _ in range(_SET_ASIDE_TRIES):
+        try:
+            store.create_decision(where, handoff_id, principal, data, event)
+            return
+        except DecisionExists:
+            existing = _existing(store, where, handoff_id, principal, policy)
+            if existing is not None:
+                attempt.refuse(f"{handoff_id} is already {existing}")
+    attempt.refuse(f"{handoff_id}: the slot of {principal!r} keeps being taken; nothing written")
 
 
 #: Fields only signed records carry; an unsigned record is written as before them.
@@ -323,19 +348,60 @@ def _signed(
     )
 
 
-def _existing(store: RunStore, run: str, handoff_id: str, principal: str | None) -> str | None:
-    """A one-line description of this slot's decision already stored, if any."""
+def _existing(
+    store: RunStore,
+    run: str,
+    handoff_id: str,
+    principal: str | None,
+    policy: Policy | None = None,
+) -> str | None:
+    """A one-line description of this slot's decision already stored, if any.
+
+    A signed slot (``principal`` under a ``policy``) holds a decision only if the record
+    there is that principal's, signed by a key the policy lists for it now. Anything else
+    an agent may have planted there (junk bytes, a FIFO, a directory, a symlink, another
+    principal's record) is set aside (``RunStore.set_aside_decision``), so it never keeps
+    a reviewer's decision, a veto above all, from being recorded.
+    """
     try:
         data = store.decision_records(run, handoff_id).get(principal)
-    except OSError:
-        return "decided (the decision record is unreadable)"
+    except (OSError, ValueError) as exc:  # a FIFO, a directory, a symlink out of the run
+        if principal is None or policy is None:
+            if isinstance(exc, OSError):
+                return "decided (the decision record is unreadable)"
+            raise  # a path out of the run is refused as unsafe, not as decided
+        data = b""
     if data is None:
         return None
+    if principal is not None and policy is not None:
+        found = _valid_record(data, store.run_name(run), handoff_id, principal, policy)
+        if found is not None:
+            return describe(found)
+        store.set_aside_decision(run, handoff_id, principal)
+        return None
     try:
-        found = parse_decision(data, store.run_name(run), handoff_id)
+        return describe(parse_decision(data, store.run_name(run), handoff_id))
     except DecisionCorrupt:
         return "decided (the decision record is unreadable)"
-    return describe(found)
+
+
+def _valid_record(
+    data: bytes, run_name: str, handoff_id: str, principal: str, policy: Policy
+) -> Decision | None:
+    """The record when it is ``principal``'s own, signed by a key listed for it now."""
+    try:
+        found = parse_decision(data, run_name, handoff_id)
+    except DecisionCorrupt:
+        return None
+    if found.principal != principal or found.signature is None or found.log_head is None:
+        return None
+    try:
+        policy.signers.verify(
+            found.statement(principal, found.log_head), found.signature, principal
+        )
+    except (SignatureError, StatementError, ValueError):
+        return None
+    return found
 
 
 __all__ = ["DecisionRefused", "NoRule", "decide", "default_reviewer", "principal_for"]

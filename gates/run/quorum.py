@@ -33,9 +33,8 @@ from handoff_gate.gates.run.decision_record import (
 from handoff_gate.gates.run.phase_rule import rule_of
 from handoff_gate.gates.run.placement import verified_producer
 from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.run.signed_check import check_signed
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.trust.sshsig import SignatureError
-from handoff_gate.gates.trust.statement import StatementError
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -43,7 +42,7 @@ from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.trust.policy import Policy, Rule
+    from handoff_gate.gates.trust.policy import Policy
 
 
 def no_policy_warning(store: RunStore) -> str:
@@ -65,34 +64,6 @@ class Settlement:
     refused: tuple[str, ...] = ()
     #: Under a policy, the producer whose signature on the handoff verified.
     producer: str | None = None
-
-
-def check_signed(
-    decision: Decision,
-    slot: str,
-    *,
-    policy: Policy,
-    rule: Rule,
-    sha256: str,
-    producer: str | None,
-) -> str | None:
-    """Why a signed decision must be ignored, or ``None`` when it counts."""
-    if decision.signature is None or decision.log_head is None:
-        return "unsigned"
-    if decision.principal != slot:
-        return f"filed as {slot!r} but made by {decision.principal!r}"
-    if decision.sha256 != sha256:
-        return "made for other bytes (sha256 differs)"
-    try:
-        statement = decision.statement(slot, decision.log_head)
-        policy.signers.verify(statement, decision.signature, slot)  # key valid now
-    except (SignatureError, StatementError, ValueError) as exc:
-        return f"signature: {exc}"
-    if slot not in rule.approvers:
-        return f"{slot!r} is not an approver of phase {rule.phase!r}"
-    if producer is not None and slot == producer:
-        return f"{slot!r} produced this handoff and may not decide it"
-    return None
 
 
 def _current(store: RunStore, run: str, handoff_id: str) -> tuple[str, Envelope | None]:

@@ -1,7 +1,8 @@
 """A handoff's report in its run: its current bytes, inspected against what came before.
 
 Append-only contracts compare a handoff with the latest earlier one of the same contract
-that was not rejected, so inspecting in a run reads earlier envelopes and decisions. This
+that is approved (``baseline``), so inspecting in a run reads earlier envelopes and
+decisions. This
 never raises: a handoff that cannot be read is a blocked report.
 """
 
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -17,12 +17,11 @@ import jiter
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.handoff_file import inspect_handoff
-from handoff_gate.gates.run.decision_record import DecisionCorrupt, parse_decision
+from handoff_gate.gates.run.baseline import is_approved
 from handoff_gate.gates.run.placement import misplaced, producer_finding
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.vocab.absent import ABSENT
-from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.ids import UnsafePathError
@@ -40,36 +39,22 @@ def _append_only(registry: Registry | None, schema_id: object) -> frozenset[str]
     return frozenset(getattr(contract, "append_only", ()) or ())
 
 
-def _rejected(store: RunStore, run: str, handoff_id: str) -> bool:
-    """Whether a readable decision record rejects the handoff (unreadable ones do not)."""
-    try:
-        records = store.decision_records(run, handoff_id)
-    except (OSError, ValueError):
-        return False
-    name = store.run_name(run)
-    for data in records.values():
-        try:
-            if parse_decision(data, name, handoff_id).action is Action.REJECT:
-                return True
-        except DecisionCorrupt:
-            continue
-    return False
-
-
 def previous_payload(
     run: str | os.PathLike[str],
     handoff_id: str,
     schema_id: str,
     registry: Registry | None,
     store: RunStore,
+    policy: Policy | None = None,
 ) -> dict[str, Any] | None:
     """The payload an append-only check compares against: the latest earlier handoff of
-    the same contract that was not rejected.
+    the same contract that is approved (under ``policy`` when given, see ``baseline``).
 
     With a registry, "same contract" widens to any contract sharing an append-only field
     (a baton and its patches), and a payload counts only if it carries one of those
     fields; without append-only fields there is nothing to compare, so ``None``. Earlier
-    handoffs that cannot be read or parsed into an object are passed over.
+    handoffs that cannot be read or parsed into an object are passed over, as are
+    undecided, rejected and blocked ones: only an approval makes a baseline.
     """
 
     fields = _append_only(registry, schema_id)
@@ -77,16 +62,15 @@ def previous_payload(
         return None
     key = os.fspath(run)
     current = _order(handoff_id)
-    for earlier in _candidates(store, key, schema_id, fields, registry):
+    for earlier in reversed(store.decided_ids(key)):
         if _order(earlier) >= current:
             continue
         try:
-            envelope = Envelope.model_validate_json(
-                store.handoff_bytes(key, earlier, MAX_HANDOFF_BYTES)
-            )
+            data = store.handoff_bytes(key, earlier, MAX_HANDOFF_BYTES)
+            envelope = Envelope.model_validate_json(data)
             schema = envelope.schema_id
             related = schema == schema_id or bool(fields & _append_only(registry, schema))
-            if not related or _rejected(store, key, earlier):
+            if not related or not is_approved(store, key, earlier, data, envelope, policy):
                 continue
             produced = envelope.producer_bytes()
             payload = (
@@ -101,16 +85,6 @@ def previous_payload(
         if not fields or any(payload.get(name) is not None for name in fields):
             return payload
     return None
-
-
-def _candidates(
-    store: RunStore, run: str, schema_id: str, fields: frozenset[str], registry: Registry | None
-) -> Iterator[str]:
-    """Earlier handoffs that may be related, latest first (``RunStore.related_ids``)."""
-    related = {schema_id}
-    if registry is not None and fields:
-        related.update(s for s in registry if fields & _append_only(registry, s))
-    return store.related_ids(run, related)
 
 
 def _order(handoff_id: str) -> tuple[int, str]:
@@ -149,7 +123,7 @@ def inspect_in_run(
     def previous_for(schema: str) -> object:
         """The previous payload of the contract the envelope names (``ABSENT``: none)."""
         try:
-            found = previous_payload(key, handoff_id, schema, registry, in_store)
+            found = previous_payload(key, handoff_id, schema, registry, in_store, policy)
         except (OSError, ValueError):
             return ABSENT
         return ABSENT if found is None else found

@@ -238,6 +238,31 @@ class RunStore(Protocol):
         """Every decision record of a handoff, by principal (``None``: unsigned)."""
         ...
 
+    def decided_ids(self, run: str) -> list[str]:
+        """The ids of ``run``'s handoffs that have any decision record, in sequence order:
+        where an append-only baseline (an approved handoff) can be, found from the
+        decisions themselves, never from an index the pipeline writes."""
+        ...
+
+    def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
+        """Move what holds ``principal``'s slot out of the way (``decide`` asks only when
+        it is not a valid record of that principal), so the principal's own decision can
+        be recorded; ``True`` when something was moved. A store whose slots only its
+        reviewers can write has nothing to move (``False``)."""
+        ...
+
+    def veto_exposure(self, run: str) -> str | None:
+        """Why the account asking could remove a reviewer's decision record of ``run``
+        (a same-account run folder), or ``None`` when it cannot (the separated layout of
+        ``separate``; a database, whose pipeline role cannot touch decisions)."""
+        ...
+
+    def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> None:
+        """Make ``run`` a new run whose decisions the pipeline's account can read but not
+        create, replace or delete (``handoff-gate init``). ``StoreError`` for a store
+        that separates by other means (the database's roles)."""
+        ...
+
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """Append one audit event, chained to the one before; returns it as logged."""
         ...

@@ -24,6 +24,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import secrets
+import stat
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager
@@ -31,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.store import log_file, schema_index, waiters
+from handoff_gate.gates.store import fs_layout, log_file, schema_index, waiters
 from handoff_gate.gates.store.base import (
     Change,
     DecisionExists,
@@ -81,12 +83,23 @@ def is_run(path: Path) -> bool:
 
 
 def find_runs(root: Path) -> list[Path]:
-    """``root`` itself if it is a run, else its child runs sorted by name."""
+    """``root`` itself if it is a run, else its child runs sorted by name.
+
+    A child folder this account may not look into is listed too, so reading it fails
+    where its caller can say so for that run alone, rather than here for every run.
+    """
     if is_run(root):
         return [root]
     if not root.is_dir():
         return []
-    return sorted(p for p in root.iterdir() if not p.is_symlink() and is_run(p))
+    return sorted(p for p in root.iterdir() if not p.is_symlink() and _maybe_run(p))
+
+
+def _maybe_run(path: Path) -> bool:
+    try:
+        return is_run(path)
+    except PermissionError:
+        return path.is_dir()
 
 
 def handoff_path(run_dir: Path, handoff_id: str) -> Path:
@@ -350,11 +363,15 @@ class FilesystemStore:
             return decision_path(run_dir, handoff_id)
         if not PRINCIPAL_PATTERN.match(principal):
             raise ValueError(f"not a principal name: {principal!r}")
-        folder = decision_dir(run_dir, handoff_id)
-        folder.mkdir(exist_ok=True)
+        _decision_folder(run_dir, handoff_id)
         return inside(run_dir, DECISIONS, handoff_id, f"{principal}.json")
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
+        """The unsigned record (an unreadable one raises: it stands for the handoff's one
+        decision) and each principal's. A principal's entry that cannot be read as a
+        regular file inside the run (a FIFO, a directory, a symlink, oversize) reads as
+        empty bytes: invalid like any junk record, it counts for nobody and stops no
+        other record from being read."""
         run_dir = self._dir(run)
         records: dict[str | None, bytes] = {}
         with contextlib.suppress(FileNotFoundError):
@@ -364,8 +381,53 @@ class FilesystemStore:
             for entry in sorted(folder.iterdir()):
                 name = entry.name.removesuffix(".json")
                 if name != entry.name and PRINCIPAL_PATTERN.match(name):
-                    records[name] = read_bounded(entry, MAX_DECISION_BYTES)
+                    data = _entry_bytes(run_dir, handoff_id, entry.name)
+                    if data is not None:
+                        records[name] = data
         return records
+
+    def decided_ids(self, run: str) -> list[str]:
+        """One ``scandir`` of ``decisions/``: each ``ID.json`` and ``ID/`` named by a
+        valid id (dot-names, temp files and junk skipped)."""
+        folder = self._dir(run) / DECISIONS
+        found: set[str] = set()
+        with (
+            contextlib.suppress(FileNotFoundError, NotADirectoryError),
+            os.scandir(folder) as entries,
+        ):
+            for entry in entries:
+                stem = entry.name.removesuffix(".json")
+                if ID_PATTERN.match(stem):
+                    found.add(stem)
+        return sorted(found, key=lambda hid: (int(hid.split("-", 1)[0]), hid))
+
+    def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
+        """Rename what holds ``principal``'s slot to a dot-name no reader lists
+        (``.PRINCIPAL.json.RANDOM.junk``), so the principal's own record can be written.
+
+        Asked by ``decide`` only for an entry that is not a valid record of that
+        principal: an agent that can write the folder can plant one, and it must not
+        keep a reviewer's veto out. ``True`` when something was moved."""
+        if not PRINCIPAL_PATTERN.match(principal):
+            raise ValueError(f"not a principal name: {principal!r}")
+        folder = self._dir(run) / DECISIONS / validate_id(handoff_id)
+        try:
+            if not stat.S_ISDIR(folder.lstat().st_mode):  # a link or file as the folder
+                folder.rename(folder.with_name(f".{handoff_id}.{secrets.token_hex(8)}.junk"))
+                return True
+            junk = f".{principal}.json.{secrets.token_hex(8)}.junk"
+            (folder / f"{principal}.json").rename(folder / junk)
+        except FileNotFoundError:
+            return False
+        return True
+
+    def veto_exposure(self, run: str) -> str | None:
+        """Whether this account could remove a decision record (``fs_layout``)."""
+        return fs_layout.veto_exposure(self._dir(run))
+
+    def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> None:
+        """Make ``run`` in the layout that keeps decisions from the pipeline (``fs_layout``)."""
+        fs_layout.separate(self._dir(run), pipeline_uid, reviewers_gid)
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """Append under an exclusive ``flock`` (waited for up to the lock bound); a torn
@@ -441,6 +503,35 @@ class FilesystemStore:
         self, run: str, handoff_ids: Collection[str] | None = None
     ) -> dict[str, tuple[WaiterRecord, ...]]:
         return waiters.waiters_in(self._dir(run), handoff_ids)
+
+
+def _decision_folder(run_dir: Path, handoff_id: str) -> None:
+    """Make sure ``decisions/ID/`` is a folder of this run. Something else planted under
+    that name (a file, a FIFO, a symlink) can hold no record, so it is renamed to a
+    dot-name no reader lists rather than let it keep every signed decision out."""
+    folder = run_dir / DECISIONS / validate_id(handoff_id)
+    for _ in range(3):
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            if stat.S_ISDIR(folder.lstat().st_mode):
+                return
+            with contextlib.suppress(FileNotFoundError):
+                folder.rename(folder.with_name(f".{handoff_id}.{secrets.token_hex(8)}.junk"))
+            continue
+        fs_layout.share_mode(folder)
+        return
+    raise DecisionExists(f"{handoff_id}: its decisions folder keeps being replaced")
+
+
+def _entry_bytes(run_dir: Path, handoff_id: str, name: str) -> bytes | None:
+    """A principal's record; ``None``: gone since it was listed; empty: not readable."""
+    try:
+        return read_bounded(inside(run_dir, DECISIONS, handoff_id, name), MAX_DECISION_BYTES)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return b""
 
 
 def _publish(target: Path, handoff_id: str, data: bytes) -> None:

@@ -37,6 +37,7 @@ from handoff_gate.gates.store.base import (
     ListedHandoff,
     RunMissing,
     StoredHandoff,
+    StoreError,
     Subscription,
     WaiterRecord,
     WatchLapse,
@@ -441,6 +442,33 @@ class PostgresStore:
             raise DecisionExists(f"{handoff_id} is already decided") from None
         except errors.ForeignKeyViolation:
             raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
+
+    def decided_ids(self, run: str) -> list[str]:
+        """The handoffs of ``run`` with a decision row, in sequence order."""
+        validate_run_id(run)
+        rows = self._read(
+            "SELECT DISTINCT d.handoff_id, h.seq FROM decisions d JOIN handoffs h "
+            "ON h.run = d.run AND h.id = d.handoff_id WHERE d.run = %s ORDER BY h.seq",
+            (run,),
+        )
+        return [str(row[0]) for row in rows]
+
+    def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
+        """Nothing to move: only the reviewer role inserts decisions, so a slot holds
+        what a reviewer wrote, and the decide that finds it is refused."""
+        return False
+
+    def veto_exposure(self, run: str) -> str | None:
+        """``None``: the pipeline role may read decisions but not delete or replace them
+        (``store init --roles``)."""
+        return None
+
+    def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> None:
+        """A database separates by its roles, not by OS accounts."""
+        raise StoreError(
+            "a database run is separated by its roles, not by OS accounts: "
+            "handoff-gate store init --roles (see docs/deploy.md)"
+        )
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
         """Every record, by principal. A store that waits (``wait_for_change``) reads

@@ -14,6 +14,7 @@ import importlib
 import math
 import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -28,6 +29,10 @@ TRUST_INPUTS = "handoff_gate.cli.trust_inputs"
 LIST_STATES = [s.value for s in HandoffState]
 #: Environment defaults for the signing key and the policy.
 KEY_ENV, POLICY_ENV = "HANDOFF_GATE_KEY", "HANDOFF_GATE_POLICY"
+#: Set to ``1`` to see the traceback of an unexpected error instead of its one line.
+TRACEBACK_ENV = "HANDOFF_GATE_TRACEBACK"
+#: An unexpected error's line is cut here: its text may quote a planted file.
+_MAX_ERROR = 500
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -201,11 +206,33 @@ def _add_wait(p: argparse.ArgumentParser) -> None:
     )
     _add_policy(p)
     p.add_argument(
+        "--strict",
+        action="store_true",
+        help="under --policy, exit 2 instead of warning when this account could remove "
+        "a reviewer's veto (a run folder not made by `handoff-gate init`)",
+    )
+    p.add_argument(
         "--policy-sha256",
         type=sha256_hex,
         metavar="HEX",
         help="exit 2 unless the policy and its allowed_signers have this digest "
         "(handoff-gate policy PATH prints it)",
+    )
+
+
+def _add_init(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_dir", metavar="RUN", help="the new run directory")
+    p.add_argument(
+        "--pipeline",
+        required=True,
+        metavar="USER",
+        help="the pipeline's account (name or uid): it submits and waits, never decides",
+    )
+    p.add_argument(
+        "--reviewers",
+        required=True,
+        metavar="GROUP",
+        help="the reviewers' group (name or gid): they alone add decisions",
     )
 
 
@@ -288,6 +315,10 @@ _ARGUMENTS = {
     "check": ("inspect a handoff file, or a bare payload with --schema", _add_check),
     "decide": ("approve or reject a handoff", _add_decide),
     "wait": ("block until a handoff is decided; prints the approved payload", _add_wait),
+    "init": (
+        "make a run whose decisions the pipeline's account cannot touch (run as root)",
+        _add_init,
+    ),
     "schemas": ("list known contracts, or print one as strict JSON Schema", _add_schemas),
     "list": ("one line per handoff under ROOT: state, verdict, decision, waiter", _add_list),
     "show": ("one handoff's report, decision and waiter", _add_show),
@@ -343,7 +374,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         add(p)
-        if name not in ("demo", "store", "policy"):
+        if name not in ("demo", "store", "policy", "init"):
             p.add_argument(
                 "--schemas",
                 metavar="SPEC",
@@ -381,3 +412,19 @@ def main(argv: list[str] | None = None) -> int:
         # final flush from raising the same error again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return FAIL
+    except Exception as exc:  # fail closed: one sanitised line, never a traceback
+        return internal_error(args.command, exc)
+
+
+def internal_error(command: str, exc: Exception) -> int:
+    """Say an unexpected error in one escape-free line and exit 2.
+
+    A traceback quotes paths, run names and payload text an agent chose, so it never
+    reaches the terminal unless ``HANDOFF_GATE_TRACEBACK=1`` asks for it (debugging).
+    Nothing is delivered and nothing is approved on this path.
+    """
+    if os.environ.get(TRACEBACK_ENV) == "1":
+        traceback.print_exception(exc, file=sys.stderr)
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    print(f"handoff-gate {command}: internal error: {flat(what)[:_MAX_ERROR]}", file=sys.stderr)
+    return USAGE

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Iterator
 
-from handoff_gate.cli.errors import OK, flat
+from handoff_gate.cli.errors import OK, flat, one_line
 from handoff_gate.cli.inputs import listed, policy, registry
 from handoff_gate.cli.status import to_json
 from handoff_gate.gates.run.standing import Standing, standing
@@ -37,10 +38,25 @@ def _line(status: Standing) -> str:
 
 def _handoffs(where: RunStore) -> Iterator[HandoffRef]:
     """Every handoff in the store: under ROOT (a run directory or a folder of them), or
-    in the database."""
+    in the database. A run that cannot be read is said on stderr, in one escape-free
+    line, and the other runs are listed: one bad run must not hide the rest."""
     for run in where.runs():
-        for handoff_id in where.handoff_ids(run):
+        try:
+            ids = where.handoff_ids(run)
+        except (OSError, ValueError) as exc:
+            print(
+                f"handoff-gate list: cannot read the run {flat(run)}: {_why(exc)}",
+                file=sys.stderr,
+            )
+            continue
+        for handoff_id in ids:
             yield HandoffRef(run, handoff_id)
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return one_line(exc)
 
 
 def run(args: argparse.Namespace) -> int:

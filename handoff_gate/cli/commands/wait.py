@@ -155,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
     rules = policy(args)
     if rules is None:
         print(no_policy_warning(where), file=sys.stderr)
+    else:
+        _veto_check(where, run, strict=getattr(args, "strict", False))
     with checked_target(args.out) as target:
         try:
             with _stop_on_interrupt() as stop:
@@ -165,6 +167,26 @@ def run(args: argparse.Namespace) -> int:
             write_payload(target, json.dumps(result.payload, ensure_ascii=True, indent=2) + "\n")
             return OK
     return _not_delivered(args.handoff_id, result)
+
+
+def _veto_check(where: RunStore, run: str, *, strict: bool) -> None:
+    """Say once (``--strict``: exit 2) when this account could remove a signed reject."""
+    exposed = where.veto_exposure(run)
+    if exposed is None:
+        return
+    message = veto_warning(exposed)
+    if strict:
+        raise UsageError(f"--strict: {message}")
+    print(f"handoff-gate: {message}", file=sys.stderr)
+
+
+def veto_warning(why: str) -> str:
+    """What a wait under a policy says when its account could remove a veto."""
+    return (
+        f"a same-account agent can remove a reviewer's veto ({visible(why)}); make the run "
+        "with `handoff-gate init RUN --pipeline USER --reviewers GROUP`, or keep runs in "
+        "PostgreSQL (--store)"
+    )
 
 
 def _not_delivered(handoff_id: str, result: WaitResult) -> int:

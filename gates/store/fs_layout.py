@@ -1,0 +1,87 @@
+"""Who may change what in a run directory: the separated layout, and telling it apart.
+
+In a run folder made by one account, that account (the pipeline, and so the agent the
+gate guards) can delete or replace a reviewer's signed reject: a veto lasts only until
+it is noticed. ``separate`` lays a run out so that it cannot (``handoff-gate init``)::
+
+    RUN/             root:REVIEWERS 2755  nobody but root renames or removes what is in it
+    RUN/decisions/   root:REVIEWERS 3775  reviewers add records; sticky: none removes another's
+    RUN/handoffs/    PIPELINE:REVIEWERS 2755  the pipeline submits
+    RUN/waiters/     PIPELINE:REVIEWERS 2755  the pipeline's waits are seen
+    RUN/audit.jsonl  PIPELINE:REVIEWERS 0660  both append (hash-chained, so a rewrite shows)
+
+The pipeline's account reads the decisions but can create, replace or delete nothing in
+``decisions/`` and cannot rename the folder away (its parent is not its to write).
+Per-handoff folders a reviewer makes inside ``decisions/`` take the same mode
+(``share_mode``), so a second reviewer may add a record there and none may remove
+another's. ``veto_exposure`` says, for the account asking, whether it could remove a
+decision record of the run, which ``wait --policy`` warns about.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from handoff_gate.gates.store.fs_listing import DECISIONS, HANDOFFS
+
+WAITERS = "waiters"
+AUDIT_FILE = "audit.jsonl"
+#: Modes of the separated layout (see the module docstring).
+RUN_MODE = 0o2755
+DECISIONS_MODE = 0o3775
+PIPELINE_DIR_MODE = 0o2755
+LOG_MODE = 0o660
+
+
+def separate(run_dir: Path, pipeline_uid: int, reviewers_gid: int) -> None:
+    """Make ``run_dir`` a new run in the separated layout; only an account allowed to
+    ``chown`` (root) can. ``FileExistsError`` when it is a run already: an existing
+    run's decisions may have been touched by the pipeline, so it is never adopted."""
+    if (run_dir / HANDOFFS).exists() or (run_dir / DECISIONS).exists():
+        raise FileExistsError(f"{run_dir} is a run already; init makes a new run")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _own(run_dir, 0, reviewers_gid, RUN_MODE)
+    for name, uid, mode in (
+        (DECISIONS, 0, DECISIONS_MODE),
+        (HANDOFFS, pipeline_uid, PIPELINE_DIR_MODE),
+        (WAITERS, pipeline_uid, PIPELINE_DIR_MODE),
+    ):
+        folder = run_dir / name
+        folder.mkdir()
+        _own(folder, uid, reviewers_gid, mode)
+    log = run_dir / AUDIT_FILE
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, LOG_MODE)
+    os.close(fd)
+    _own(log, pipeline_uid, reviewers_gid, LOG_MODE)
+
+
+def _own(path: Path, uid: int, gid: int, mode: int) -> None:
+    """chown, then chmod (chown clears the setgid bit): in this order, and not following
+    links (the paths were just made by this process)."""
+    os.chown(path, uid, gid, follow_symlinks=False)
+    path.chmod(mode, follow_symlinks=False)
+
+
+def share_mode(folder: Path) -> None:
+    """Give a per-handoff folder a reviewer just made the mode of ``decisions/`` when that
+    is the separated layout's (setgid), so other reviewers may add their records to it."""
+    parent = folder.parent.stat()
+    if parent.st_mode & stat.S_ISGID:
+        folder.chmod(stat.S_IMODE(parent.st_mode), follow_symlinks=False)
+
+
+def veto_exposure(run_dir: Path) -> str | None:
+    """Why this account could remove a reviewer's decision record of ``run_dir``, or
+    ``None`` when it cannot: it may write the run folder (rename ``decisions/`` away) or
+    ``decisions/`` itself, or owns either (and so may make itself able to)."""
+    uid = os.geteuid()
+    for folder in (run_dir, run_dir / DECISIONS):
+        try:
+            info = folder.stat()
+        except FileNotFoundError:
+            continue
+        if uid == 0 or info.st_uid == uid or os.access(folder, os.W_OK, effective_ids=True):
+            return f"this account may write {folder}"
+    return None

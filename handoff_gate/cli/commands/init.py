@@ -1,0 +1,53 @@
+"""``handoff-gate init RUN --pipeline USER --reviewers GROUP``: a run whose vetoes last.
+
+Made by an account allowed to ``chown`` (root), the run's decisions folder belongs to
+root and the reviewers' group, so the pipeline's account (the agent's) may submit, wait
+and append to the log but cannot create, replace or delete a decision record
+(``gates.store.fs_layout``). USER and GROUP are names or numeric ids.
+"""
+
+from __future__ import annotations
+
+import argparse
+import grp
+import pwd
+
+from handoff_gate.cli.errors import OK, UsageError, flat, os_problem
+from handoff_gate.cli.inputs import store
+
+
+def _uid(text: str) -> int:
+    if text.isdigit():
+        return int(text)
+    try:
+        return pwd.getpwnam(text).pw_uid
+    except KeyError:
+        raise UsageError(f"--pipeline: no such user: {flat(text)}") from None
+
+
+def _gid(text: str) -> int:
+    if text.isdigit():
+        return int(text)
+    try:
+        return grp.getgrnam(text).gr_gid
+    except KeyError:
+        raise UsageError(f"--reviewers: no such group: {flat(text)}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    pipeline, reviewers = _uid(args.pipeline), _gid(args.reviewers)
+    if pipeline == 0:
+        raise UsageError("--pipeline must not be root: root can remove any decision")
+    where = store(args)
+    try:
+        where.separate(args.run_dir, pipeline, reviewers)
+    except FileExistsError as exc:
+        raise UsageError(flat(str(exc))) from None
+    except PermissionError as exc:
+        raise os_problem("set the owners of", args.run_dir, exc) from None
+    except OSError as exc:
+        raise os_problem("make the run", args.run_dir, exc) from None
+    finally:
+        where.close()
+    print(f"new run {flat(where.run_label(args.run_dir))}: decisions kept from uid {pipeline}")
+    return OK

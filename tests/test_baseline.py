@@ -1,0 +1,132 @@
+"""Issue 19, item 5: the append-only baseline is the last approval.
+
+A baton's decision log may only grow; the baseline it is compared with used to be the
+latest earlier baton that was not rejected, so an agent could pick it. Each of the three
+bypasses the issue names, acted out: submitting the rewritten baton twice, forging a
+reject of the approved one, and emptying (or editing) the contract's index.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from handoff_gate.gates.api import decide, submit
+from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.run.audit import now_iso
+from handoff_gate.gates.run.decision_record import Decision
+from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.signing_key import SigningKey
+from handoff_gate.gates.vocab.findings import Code, Verdict
+from handoff_gate.schemas import example_path
+
+REGISTRY = load_registry("")
+STORE = FilesystemStore()
+POLICY = """\
+allowed_signers = "allowed_signers"
+
+[[rule]]
+phase = "baton"
+approvers = ["alice"]
+required = 1
+"""
+
+
+def _baton() -> dict[str, Any]:
+    baton: dict[str, Any] = json.loads(example_path("baton/v1").read_bytes())
+    return baton
+
+
+def _rewritten() -> bytes:
+    """The baton with its first logged decision quietly changed."""
+    baton = _baton()
+    baton["decision_log"][0] = {**baton["decision_log"][0], "decision": "Use the new store"}
+    return json.dumps(baton).encode()
+
+
+def _submit(run: Path, data: bytes) -> str:
+    return submit(run, data, phase="baton", schema_id="baton/v1").id
+
+
+def _blocked_as_rewrite(run: Path, hid: str, policy: Policy | None = None) -> bool:
+    report = inspect_in_run(run, hid, REGISTRY, policy=policy, store=STORE)
+    return Code.APPEND_ONLY in {f.code for f in report.blocking}
+
+
+def _signed_setup(folder: Path) -> tuple[Policy, SigningKey]:
+    key = folder / "alice"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key], check=True)
+    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
+    (folder / "allowed_signers").write_text(f"alice {public}\n")
+    (folder / "policy.toml").write_text(POLICY)
+    return Policy.load(folder / "policy.toml"), SigningKey(key)
+
+
+def test_an_undecided_rewrite_never_becomes_the_baseline(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    approved = _submit(run, json.dumps(_baton()).encode())
+    decide(run, approved, "approve", registry=REGISTRY)
+    first = _submit(run, _rewritten())
+    second = _submit(run, _rewritten())
+    assert _blocked_as_rewrite(run, first)
+    assert _blocked_as_rewrite(run, second)  # compared with the approval, not with `first`
+
+
+def test_a_forged_reject_does_not_unseat_the_approved_baseline(tmp_path: Path) -> None:
+    policy, key = _signed_setup(tmp_path)
+    run = tmp_path / "run"
+    approved = _submit(run, json.dumps(_baton()).encode())
+    decide(run, approved, "approve", registry=REGISTRY, key=key, policy=policy)
+    forged = Decision(  # the agent's own unsigned reject of the approved baton
+        handoff=approved,
+        run=run.name,
+        action="reject",
+        reason="stale",
+        reviewer="alice",
+        decided_at=now_iso(),
+        sha256=STORE.handoff_sha256(str(run), approved),
+        verdict=Verdict.APPROVABLE,
+    )
+    (run / "decisions" / f"{approved}.json").write_text(forged.model_dump_json())
+    rewrite = _submit(run, _rewritten())
+    assert _blocked_as_rewrite(run, rewrite, policy)
+
+
+def test_an_unsigned_approval_makes_no_baseline_under_a_policy(tmp_path: Path) -> None:
+    policy, key = _signed_setup(tmp_path)
+    run = tmp_path / "run"
+    approved = _submit(run, json.dumps(_baton()).encode())
+    decide(run, approved, "approve", registry=REGISTRY, key=key, policy=policy)
+    rewrite = _submit(run, _rewritten())
+    record = Decision(
+        handoff=rewrite,
+        run=run.name,
+        action="approve",
+        reviewer="agent",
+        decided_at=now_iso(),
+        sha256=STORE.handoff_sha256(str(run), rewrite),
+        verdict=Verdict.APPROVABLE,
+    )
+    (run / "decisions" / f"{rewrite}.json").write_text(record.model_dump_json())
+    again = _submit(run, _rewritten())
+    assert _blocked_as_rewrite(run, again, policy)
+
+
+def test_an_emptied_or_edited_index_changes_no_baseline(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    approved = _submit(run, json.dumps(_baton()).encode())
+    decide(run, approved, "approve", registry=REGISTRY)
+    for _ in range(3):
+        submit(run, example_path("plan/v1").read_bytes(), phase="plan", schema_id="plan/v1")
+    indexes = sorted((run / "handoffs" / ".index").iterdir())
+    for index in indexes:
+        index.write_text("")  # emptied
+    rewrite = _submit(run, _rewritten())
+    assert _blocked_as_rewrite(run, rewrite)
+    for index in indexes:
+        index.write_text("0003-plan\n")  # edited to name something else
+    assert _blocked_as_rewrite(run, _submit(run, _rewritten()))

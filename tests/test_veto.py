@@ -1,0 +1,329 @@
+"""Issue 19, item 1: a veto is a veto.
+
+Acting as the agent the gate guards (a shell as the pipeline's OS account, another uid
+through ``setpriv``): in a run made by ``handoff-gate init`` it cannot remove, replace or
+pre-empt a reviewer's signed reject, even racing it; in any run, junk it plants in a
+reviewer's slot is set aside so the reviewer's reject still lands and counts; and a wait
+under a policy on a run without that separation says so (``--strict``: exit 2).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from cli_helpers import BOUND, GATE, PLAN_BYTES, cli, submit
+from other_account import (
+    PIPELINE_UID,
+    REVIEWER_UID,
+    REVIEWERS_GID,
+    as_account,
+    as_pipeline,
+    gate_as,
+    shared_folder,
+)
+
+POLICY = """\
+allowed_signers = "allowed_signers"
+
+[[rule]]
+phase = "plan"
+approvers = ["alice", "bob"]
+required = 1
+"""
+#: A second reviewer's account, in the same reviewers' group.
+BOB_UID = REVIEWER_UID - 2
+WARNING = "a same-account agent can remove a reviewer's veto"
+
+
+def _trust(folder: Path) -> tuple[Path, dict[str, Path]]:
+    """Keys for alice and bob, each readable by its own account only, and the policy."""
+    trust = folder / "trust"
+    trust.mkdir(mode=0o755)
+    keys, lines = {}, []
+    for name, uid in (("alice", REVIEWER_UID), ("bob", BOB_UID)):
+        key = trust / name
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key], check=True)
+        os.chown(key, uid, REVIEWERS_GID)
+        keys[name] = key
+        lines.append(f"{name} {' '.join(key.with_suffix('.pub').read_text().split()[:2])}")
+    (trust / "allowed_signers").write_text("\n".join(lines) + "\n")
+    (trust / "policy.toml").write_text(POLICY)
+    return trust / "policy.toml", keys
+
+
+def _init_run(root: Path) -> Path:
+    run = root / "run"
+    done = cli("init", str(run), "--pipeline", str(PIPELINE_UID), "--reviewers", str(REVIEWERS_GID))
+    assert done.returncode == 0, done.stderr
+    return run
+
+
+def _decide_as(uid: int, run: Path, hid: str, action: str, key: Path, policy: Path) -> None:
+    extra = ["--reason", "wrong quarter"] if action == "reject" else []
+    done = gate_as(
+        uid,
+        REVIEWERS_GID,
+        "decide",
+        str(run),
+        hid,
+        action,
+        *extra,
+        "--key",
+        str(key),
+        "--policy",
+        str(policy),
+    )
+    assert done.returncode == 0, done.stderr
+
+
+#: What the agent tries on the decisions folder, as a script run under its own uid.
+ATTACK = """
+import os, sys
+decisions = sys.argv[1]
+hid = sys.argv[2]
+tries = {
+    "unlink": lambda: os.unlink(os.path.join(decisions, hid, "alice.json")),
+    "replace": lambda: os.rename(os.path.join(decisions, hid, "alice.json"), "/tmp/x"),
+    "plant": lambda: open(os.path.join(decisions, hid, "bob.json"), "x").close(),
+    "mkdir": lambda: os.mkdir(os.path.join(decisions, "0099-plan")),
+    "move folder": lambda: os.rename(decisions, decisions + ".old"),
+    "chmod": lambda: os.chmod(decisions, 0o777),
+}
+for name, attempt in tries.items():
+    try:
+        attempt()
+    except PermissionError:
+        continue
+    print("succeeded:", name)
+"""
+
+
+def test_init_keeps_decisions_from_the_pipeline() -> None:
+    with shared_folder() as root:
+        policy, keys = _trust(root)
+        run = _init_run(root)
+        made = as_pipeline(
+            "submit",
+            str(run),
+            "--phase",
+            "plan",
+            "--schema",
+            "plan/v1",
+            "-",
+            stdin=PLAN_BYTES.decode(),
+        )
+        assert made.returncode == 0, made.stderr
+        hid = made.stdout.strip()
+        _decide_as(REVIEWER_UID, run, hid, "reject", keys["alice"], policy)
+        attack = subprocess.run(
+            [
+                *as_account(PIPELINE_UID, PIPELINE_UID),
+                sys.executable,
+                "-c",
+                ATTACK,
+                str(run / "decisions"),
+                hid,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=BOUND,
+            check=True,
+        )
+        assert attack.stdout == ""
+        _decide_as(BOB_UID, run, hid, "approve", keys["bob"], policy)  # a second reviewer
+        assert sorted(p.name for p in (run / "decisions" / hid).iterdir()) == [
+            "alice.json",
+            "bob.json",
+        ]
+        waited = as_pipeline(
+            "wait", str(run), hid, "--policy", str(policy), "--strict", "--timeout", "5"
+        )
+    assert waited.returncode == 1, waited.stderr
+    assert "rejected by alice" in waited.stderr
+    assert WARNING not in waited.stderr
+
+
+#: The racer: every record that appears in the handoff's folder is deleted at once.
+RACER = """
+import os, sys, time
+folder, deadline = sys.argv[1], time.monotonic() + float(sys.argv[2])
+removed = refused = 0
+while time.monotonic() < deadline:
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        continue
+    for name in names:
+        try:
+            os.unlink(os.path.join(folder, name))
+            removed += 1
+        except PermissionError:
+            refused += 1
+        except FileNotFoundError:
+            pass
+print(removed, refused)
+"""
+
+
+def test_a_racer_cannot_delete_a_reject_before_the_waiter_sees_it() -> None:
+    with shared_folder() as root:
+        policy, keys = _trust(root)
+        run = _init_run(root)
+        made = as_pipeline(
+            "submit",
+            str(run),
+            "--phase",
+            "plan",
+            "--schema",
+            "plan/v1",
+            "-",
+            stdin=PLAN_BYTES.decode(),
+        )
+        hid = made.stdout.strip()
+        waiter = subprocess.Popen(
+            [
+                *as_account(PIPELINE_UID, PIPELINE_UID),
+                *GATE,
+                "wait",
+                str(run),
+                hid,
+                "--policy",
+                str(policy),
+                "--timeout",
+                str(BOUND),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd="/",
+        )
+        racer = subprocess.Popen(
+            [
+                *as_account(PIPELINE_UID, PIPELINE_UID),
+                sys.executable,
+                "-c",
+                RACER,
+                str(run / "decisions" / hid),
+                "8",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd="/",
+        )
+        time.sleep(0.5)
+        _decide_as(REVIEWER_UID, run, hid, "reject", keys["alice"], policy)
+        _decide_as(BOB_UID, run, hid, "approve", keys["bob"], policy)
+        out, err = waiter.communicate(timeout=BOUND)
+        raced, _ = racer.communicate(timeout=BOUND)
+    assert waiter.returncode == 1, err
+    assert out == "" and "rejected by alice" in err
+    removed, refused = map(int, raced.split())
+    assert removed == 0 and refused > 0
+
+
+def _junk_bytes(path: Path) -> None:
+    path.write_bytes(b"\x00not a decision")
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _symlink(path: Path) -> None:
+    path.symlink_to("/etc/passwd")
+
+
+def _directory(path: Path) -> None:
+    (path / "inner").mkdir(parents=True)
+
+
+def _forged(path: Path) -> None:
+    path.write_text('{"format": "handoff-gate-decision/1", "principal": "alice"}')
+
+
+PLANTS = {
+    "junk": _junk_bytes,
+    "fifo": _fifo,
+    "symlink": _symlink,
+    "directory": _directory,
+    "forged": _forged,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTS))
+def test_a_planted_slot_does_not_keep_a_reject_out(tmp_path: Path, kind: str) -> None:
+    policy, keys = _trust(tmp_path)
+    run = tmp_path / "run"
+    hid = submit(run)
+    (run / "decisions" / hid).mkdir()
+    PLANTS[kind](run / "decisions" / hid / "alice.json")
+    common = ["--policy", str(policy)]
+    rejected = cli(
+        "decide", str(run), hid, "reject", "--reason", "no", "--key", str(keys["alice"]), *common
+    )
+    assert rejected.returncode == 0, rejected.stderr
+    approved = cli("decide", str(run), hid, "approve", "--key", str(keys["bob"]), *common)
+    assert approved.returncode == 0, approved.stderr
+    waited = cli("wait", str(run), hid, *common, "--timeout", "5")
+    assert waited.returncode == 1, waited.stderr
+    assert waited.stdout == "" and "rejected by alice" in waited.stderr
+    again = cli("decide", str(run), hid, "approve", "--key", str(keys["alice"]), *common)
+    assert again.returncode == 1 and "already rejected" in again.stderr
+
+
+def test_a_file_planted_as_the_handoffs_folder_does_not_keep_a_reject_out(
+    tmp_path: Path,
+) -> None:
+    policy, keys = _trust(tmp_path)
+    run = tmp_path / "run"
+    hid = submit(run)
+    (run / "decisions" / hid).write_text("junk")
+    rejected = cli(
+        "decide",
+        str(run),
+        hid,
+        "reject",
+        "--reason",
+        "no",
+        "--key",
+        str(keys["alice"]),
+        "--policy",
+        str(policy),
+    )
+    assert rejected.returncode == 0, rejected.stderr
+    waited = cli("wait", str(run), hid, "--policy", str(policy), "--timeout", "5")
+    assert waited.returncode == 1 and "rejected by alice" in waited.stderr
+
+
+def test_a_same_account_run_warns_and_strict_refuses(tmp_path: Path) -> None:
+    policy, _ = _trust(tmp_path)
+    run = tmp_path / "run"
+    hid = submit(run)
+    warned = cli("wait", str(run), hid, "--policy", str(policy), "--timeout", "0")
+    assert warned.returncode == 3
+    assert warned.stderr.count(WARNING) == 1
+    assert "handoff-gate init RUN --pipeline USER --reviewers GROUP" in warned.stderr
+    assert "PostgreSQL" in warned.stderr
+    strict = cli("wait", str(run), hid, "--policy", str(policy), "--strict", "--timeout", "0")
+    assert strict.returncode == 2 and strict.stdout == ""
+    assert strict.stderr.startswith("handoff-gate wait: --strict: " + WARNING)
+
+
+def test_init_refuses_an_existing_run_and_unknown_accounts(tmp_path: Path) -> None:
+    if shutil.which("setpriv") is None or os.geteuid() != 0:
+        pytest.skip("init needs root")
+    run = tmp_path / "run"
+    submit(run)
+    again = cli("init", str(run), "--pipeline", "1", "--reviewers", "1")
+    assert again.returncode == 2 and "is a run already" in again.stderr
+    nobody = cli("init", str(tmp_path / "new"), "--pipeline", "no-such-user-x", "--reviewers", "1")
+    assert nobody.returncode == 2 and "no such user" in nobody.stderr
+    root = cli("init", str(tmp_path / "new"), "--pipeline", "0", "--reviewers", "1")
+    assert root.returncode == 2 and "must not be root" in root.stderr
+    assert not (tmp_path / "new").exists()
