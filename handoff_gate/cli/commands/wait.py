@@ -6,6 +6,11 @@ While blocked, the wait is registered as a waiter on the handoff (reviewers see 
 pipeline is listening) and ``--notify`` runs once. Ctrl-C or SIGTERM records
 ``cancelled`` in the audit log and exits 130.
 
+``--sha256`` (the digest ``submit --json`` printed) delivers only those bytes: any other
+handoff file, approved or not, ends the wait ``changed`` (exit 4). ``--json`` prints how
+the wait ended as one object (``cli.wait_json``) for scripts that must not parse prose;
+the payload written is ``gates.view.delivery.delivered_text``, the TUI's delivered view.
+
 A decided handoff (every resumed pipeline) is answered by a first look
 (``gates.run.pickup``); only a wait that must block imports the blocking wait, with the
 change watcher and the notifier (about 10 ms of start-up that a decided handoff never
@@ -173,8 +178,10 @@ def run(args: argparse.Namespace) -> int:
                 result = _waited(run, args, contracts, rules, where, stop)
         except (DecisionCorrupt, ValueError, OSError) as exc:
             raise UsageError(one_line(exc)) from exc
-        text = delivered_text(result.report) if result.report is not None else None
-        if result.outcome is WaitOutcome.APPROVED and text is not None:
+        if result.outcome is WaitOutcome.APPROVED:
+            text = delivered_text(result.report) if result.report is not None else None
+            if text is None:  # an approval always carries an approvable report: fail closed
+                raise UsageError(f"{args.handoff_id}: approved, but nothing can be delivered")
             if target is not None or not args.json:
                 write_payload(target, text)
             if args.json:
