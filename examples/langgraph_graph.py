@@ -20,7 +20,7 @@ from typing import Any, TypedDict
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 
-from handoff_gate.integrations.langgraph import gate_node, resume_after_decision
+from handoff_gate.integrations.langgraph import GateState, gate_node, resume_all
 from handoff_gate.schemas import example_path
 
 PLAN = json.loads(example_path("plan/v1").read_bytes())
@@ -28,14 +28,12 @@ PLAN = json.loads(example_path("plan/v1").read_bytes())
 
 class State(TypedDict, total=False):
     draft: dict[str, Any]
-    approved: dict[str, Any] | None
-    feedback: str | None
-    gate_attempt: int
+    gate: GateState  # the gate node's one key: its count, outcome, payload or feedback
 
 
 def write(state: State) -> State:
     """A stand-in writer: names a risk once a reviewer's reason asks for one."""
-    risks = ["the export may miss manual retries"] if state.get("feedback") else []
+    risks = ["the export may miss manual retries"] if state.get("gate", {}).get("feedback") else []
     return {"draft": {**PLAN, "risks": risks}}
 
 
@@ -62,11 +60,9 @@ async def main() -> None:
     app = build(args.run_dir)
     config = {"configurable": {"thread_id": args.thread}}
     state = await app.ainvoke({}, config)
-    while "__interrupt__" in state:
-        state = await app.ainvoke(
-            await resume_after_decision(state["__interrupt__"][0].value), config
-        )
-    print(json.dumps(state["approved"]))
+    while "__interrupt__" in state:  # one gate or several: resume every decided one
+        state = await app.ainvoke(await resume_all(state["__interrupt__"]), config)
+    print(json.dumps(state["gate"]["approved"]))
 
 
 if __name__ == "__main__":

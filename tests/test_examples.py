@@ -28,10 +28,18 @@ PHASES = ["0001-research", "0002-plan", "0003-design"]
 class Reviewer(threading.Thread):
     """Decides each handoff as soon as it appears: approve, or reject the one named."""
 
-    def __init__(self, run_dir: Path, reject: str | None = None) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        reject: str | None = None,
+        reviewer: str = "script",
+        reason: str = "scope too wide",
+    ) -> None:
         super().__init__(daemon=True)
         self.run_dir = run_dir
         self.reject = reject
+        self.reviewer = reviewer
+        self.reason = reason
         self.done = threading.Event()
         self.decided: list[str] = []
 
@@ -47,8 +55,8 @@ class Reviewer(threading.Thread):
                         self.run_dir,
                         ref.id,
                         Action.REJECT,
-                        reason="scope too wide",
-                        reviewer="script",
+                        reason=self.reason,
+                        reviewer=self.reviewer,
                         registry=registry,
                     )
                 else:
@@ -60,9 +68,13 @@ class Reviewer(threading.Thread):
 
 
 def run_example(
-    command: list[str], run_dir: Path, reject: str | None = None, env: dict[str, str] | None = None
+    command: list[str],
+    run_dir: Path,
+    reject: str | None = None,
+    env: dict[str, str] | None = None,
+    reviewer: Reviewer | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], Reviewer]:
-    reviewer = Reviewer(run_dir, reject)
+    reviewer = reviewer or Reviewer(run_dir, reject)
     reviewer.start()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=BOUND, env=env)
@@ -168,6 +180,37 @@ def test_shell_pipeline_revises_a_rejected_phase_with_the_reason(tmp_path: Path)
     assert "rejected: scope too wide" in done.stderr
     retry = json.loads((run_dir / "handoffs" / "0003-plan.json").read_text())["raw"]
     assert "(reviewer: scope too wide)" in retry
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_shell_pipeline_gets_a_multi_line_reason_from_a_reviewer_with_a_colon(
+    tmp_path: Path,
+) -> None:
+    """The reason comes from ``wait --json``: parsing prose lost it for ``ops:alice``
+    (an empty reason) and kept only the first line of a reason over several."""
+    revise = tmp_path / "revise.sh"
+    revise.write_text(f'#!/bin/sh\nprintf %s "$HANDOFF_GATE_REASON" >{tmp_path}/reason.txt\n'
+                      f"cat {EXAMPLES}/replies/$1.json\n")  # fmt: skip
+    revise.chmod(0o755)
+    run_dir = tmp_path / "run"
+    reason = "name one risk\nand cite the export"
+    reviewer = Reviewer(run_dir, "0001-research", reviewer="ops:alice", reason=reason)
+    command = ["bash", str(EXAMPLES / "pipeline.sh"), str(run_dir)]
+    env = {**shell_env(), "REVISE": str(revise)}
+    done, _ = run_example(command, run_dir, env=env, reviewer=reviewer)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "reason.txt").read_text() == reason
+    assert "(rejected by ops:alice)" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_shell_pipeline_shows_why_a_submit_failed(tmp_path: Path) -> None:
+    """Under ``set -e`` a failing submit used to end the script without a word."""
+    (tmp_path / "file").write_text("not a folder")
+    command = ["bash", str(EXAMPLES / "pipeline.sh"), str(tmp_path / "file" / "run")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=BOUND, env=shell_env())
+    assert done.returncode == 2
+    assert "handoff-gate submit: cannot submit" in done.stderr
 
 
 @pytest.mark.parametrize("example", ["pydantic_ai_agent.py", "langgraph_graph.py"])

@@ -24,6 +24,7 @@ from handoff_gate.gates.run.decision_record import Decision
 from handoff_gate.gates.run.quorum import Settlement, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import RunStore, has_handoff
+from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState
@@ -54,6 +55,9 @@ class WaitResult:
     fields) and ``model`` (the contract's model instance) are set only for ``approved``.
     ``decision`` is the deciding record (the reject, or the first approval);
     ``decisions`` every record that counted (all approvals of a quorum).
+    ``dropped_keys`` and ``defaulted`` (approved only) are the field paths the delivery
+    left out (keys the contract does not name) and filled in (the contract's default for
+    an absent field), so "approved exactly as sent" is both empty.
     """
 
     outcome: WaitOutcome
@@ -62,6 +66,13 @@ class WaitResult:
     report: Report | None = None
     model: BaseModel | None = None
     decisions: tuple[Decision, ...] = ()
+    dropped_keys: tuple[str, ...] = ()
+    defaulted: tuple[str, ...] = ()
+
+
+def _paths(report: Report, code: Code) -> tuple[str, ...]:
+    """The field paths of ``report``'s findings of one code, in the report's order."""
+    return tuple(f.path for f in report.findings if f.code is code)
 
 
 def print_refusal(line: str) -> None:
@@ -75,6 +86,12 @@ class Pickup:
     The deadline is set when the pickup is made, so a wait that turns to blocking after
     its first look keeps the timeout its caller asked for; each refused decision record
     is reported once over every look (``refusals_seen``).
+
+    ``expected_sha256`` (or the ``sha256`` of a ``HandoffRef`` from ``submit``) is the
+    digest of the handoff file the caller wrote: a handoff whose bytes are not those is
+    never delivered, and the wait ends ``changed`` (at the first look, or once decided),
+    so a pipeline gets back only what it submitted even if someone rewrote the file and
+    had that approved.
     """
 
     def __init__(
@@ -87,6 +104,7 @@ class Pickup:
         policy: Policy | None,
         store: RunStore,
         on_refused: Callable[[str], None],
+        expected_sha256: str = "",
     ) -> None:
         if not isinstance(run, str | os.PathLike):
             raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
@@ -100,6 +118,10 @@ class Pickup:
         self.deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
         self.on_refused = on_refused
         self.refusals_seen: set[str] = set()
+        if not expected_sha256 and isinstance(ref_or_id, HandoffRef):
+            expected_sha256 = ref_or_id.sha256
+        self.expected_sha256 = expected_sha256
+        self._looked = False
 
     def report(self) -> Report:
         """The handoff's inspection report as it stands."""
@@ -113,6 +135,10 @@ class Pickup:
 
     def settled(self) -> WaitResult | None:
         """The result the decision records allow now, refusals said once; ``None``: go on."""
+        if not self._looked:
+            self._looked = True
+            if self.expected_sha256 and not self._bytes_expected():
+                return self.finish(WaitResult(WaitOutcome.CHANGED, report=self.report()))
         found = settle(self.store, self.run, self.handoff_id, self.registry, self.policy)
         for line in record_refusals(
             self.store, self.run, self.handoff_id, found, self.refusals_seen
@@ -122,9 +148,18 @@ class Pickup:
             return None
         return self.finish(self._result(found, found.outcome))
 
+    def _bytes_expected(self) -> bool:
+        """Whether the handoff file hashes to the digest the caller expects (read in
+        chunks, once, at the first look; a decided wait compares its report instead)."""
+        return self.store.handoff_sha256(self.run, self.handoff_id) == self.expected_sha256
+
     def _result(self, found: Settlement, outcome: HandoffState) -> WaitResult:
         decision = found.decisions[0] if found.decisions else None
         report = found.report or self.report()
+        if self.expected_sha256 and report.sha256 != self.expected_sha256:
+            return WaitResult(
+                WaitOutcome.CHANGED, decision, report=report, decisions=found.decisions
+            )
         if outcome is HandoffState.APPROVED:
             return WaitResult(
                 WaitOutcome.APPROVED,
@@ -133,6 +168,8 @@ class Pickup:
                 report,
                 report.model,
                 found.decisions,
+                _paths(report, Code.UNKNOWN_KEY),
+                _paths(report, Code.DEFAULTED_FIELD),
             )
         return WaitResult(
             WaitOutcome(outcome.value), decision, report=report, decisions=found.decisions

@@ -94,6 +94,14 @@ def sha256_hex(text: str) -> str:
     return text.lower()
 
 
+def idempotency_key(text: str) -> str:
+    """``--idempotency-key``: printable text on one line, 1 to 200 characters, so a key
+    that is empty (a shell variable left unset) never reads as "no key"."""
+    if not text.strip() or len(text) > 200 or not text.isprintable():
+        raise argparse.ArgumentTypeError("must be 1 to 200 printable characters on one line")
+    return text
+
+
 def _loaded_by_trust_inputs(name: str) -> Callable[[str], Any]:
     """An argparse ``type`` that hands the option to ``cli.trust_inputs.NAME``.
 
@@ -149,8 +157,21 @@ def _add_submit(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="store a handoff of a contract nobody knows (it stays blocked)",
     )
+    p.add_argument(
+        "--idempotency-key",
+        type=idempotency_key,
+        metavar="KEY",
+        help="a re-run with the same KEY and bytes prints the handoff stored the first time "
+        "instead of storing another; the same KEY with other bytes exits 2",
+    )
     _add_key(p, "the handoff as its producer")
     _add_policy(p)
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help='print one JSON object {"run", "id", "sha256"} instead of the id: '
+        "give the sha256 to `wait --sha256` so only these bytes are delivered",
+    )
     p.add_argument("payload", metavar="PAYLOAD_FILE|-", help="the payload bytes; - for stdin")
 
 
@@ -197,6 +218,12 @@ def _add_wait(p: argparse.ArgumentParser) -> None:
         help="give up (exit 3) after this long (default: wait forever)",
     )
     p.add_argument("--out", metavar="FILE", help="write the approved payload here; - for stdout")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object on stdout however the wait ends: outcome, payload, "
+        "decision, report, dropped_keys, defaulted (exit codes as without it)",
+    )
     p.add_argument("--poll", action="store_true", help="poll (network filesystems)")
     p.add_argument(
         "--notify",
@@ -217,6 +244,13 @@ def _add_wait(p: argparse.ArgumentParser) -> None:
         metavar="HEX",
         help="exit 2 unless the policy and its allowed_signers have this digest "
         "(handoff-gate policy PATH prints it)",
+    )
+    p.add_argument(
+        "--sha256",
+        type=sha256_hex,
+        metavar="HEX",
+        help="deliver only if the handoff file's bytes have this sha256, as `submit --json` "
+        "prints it; otherwise exit 4 with nothing delivered",
     )
 
 

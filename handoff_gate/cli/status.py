@@ -14,13 +14,22 @@ from handoff_gate.gates.run.standing import Standing
 
 
 def to_json(found: Standing) -> dict[str, Any]:
-    """The ``list --json`` object (documented in docs/protocol.md)."""
+    """The ``list --json`` object (documented in docs/protocol.md).
+
+    ``sha256`` is the handoff file's, as ``decide --sha256`` and ``wait --sha256`` take
+    it (``null`` when the file cannot be read); ``kind`` is what the envelope says it
+    carries (``"output"`` for every handoff of this envelope format) and ``tool`` the
+    tool call a ``"tool_call"`` handoff names (``null`` otherwise)."""
     d = found.named
+    envelope = found.report.envelope
     return {
         "run": found.run_name,
         "id": found.ref.id,
         "phase": found.ref.phase,
         "schema": found.report.schema_id,
+        "sha256": found.report.sha256 or None,
+        "kind": getattr(envelope, "kind", "output"),
+        "tool": None,
         "state": found.state.value,
         "verdict": found.report.verdict.value,
         "waiter": bool(found.waiters),

@@ -2,7 +2,7 @@
 
 ::
 
-    from handoff_gate.integrations.langgraph import gate_node, resume_after_decision
+    from handoff_gate.integrations.langgraph import gate_node, resume_all
 
     builder.add_node("gate", gate_node(run, phase="plan", schema_id="plan/v1",
                                        on_approve="execute", on_reject="write"),
@@ -10,36 +10,67 @@
     app = builder.compile(checkpointer=saver)
     state = app.invoke(inputs, config)            # stops at the gate: state["__interrupt__"]
     ...                                           # the process may exit here
-    value = state["__interrupt__"][0].value
-    app.invoke(await resume_after_decision(value), config)
+    while "__interrupt__" in state:
+        state = app.invoke(await resume_all(state["__interrupt__"]), config)
 
-The node submits ``state[payload_key]`` once per graph thread and attempt: its
-idempotency key is ``thread id : node name : attempt``, so a node re-run after a crash,
-a replay or a resume finds the handoff it already submitted instead of orphaning it.
-While the handoff is undecided it calls ``interrupt()`` with ``{"run", "handoff",
-"phase", "schema"}``, so the graph's checkpoint holds the wait and no process has to.
+The node submits ``state[payload_key]`` with the idempotency key ``langgraph:THREAD:
+CHECKPOINT_NS:COUNT``. LangGraph's ``checkpoint_ns`` names this execution of the node
+(unique per ``Send`` branch and per step, the same when the node runs again on a resume
+or a replay), and ``COUNT``, the number of handoffs this gate settled on the thread,
+goes up on every approval and reject, so a re-run finds the handoff it submitted while a
+new task on a reused thread, or twenty parallel branches, each get their own. While the
+handoff is undecided the node calls ``interrupt()`` with ``{"type": "handoff_gate",
+"run", "handoff", "sha256", "phase", "schema"}``, so the graph's checkpoint holds the
+wait and no process has to.
+
+The node needs one state key of its own (``key``, default ``"gate"``, a ``GateState``):
+it reads its count there and writes the outcome, the delivered payload (``approved``)
+or the reviewer's reason and findings (``feedback``). Under ``Send`` fan-out each branch
+is a subgraph holding that key, so parallel gates never write one channel.
 
 The resume value is only a hint: on every run the node reads the decision from the run
-itself, so a forged or stale ``Command(resume=...)`` cannot approve anything. Approved:
-``state[approved_key]`` gets the delivered payload and the graph goes to ``on_approve``.
-Rejected: ``state[feedback_key]`` gets the reason and findings, the attempt counter
-goes up (the next submit is a new handoff) and the graph goes to ``on_reject``.
+itself, under its ``policy``, so a forged or stale ``Command(resume=...)`` approves
+nothing. ``resume_all`` waits until at least one of the pending gates is decided and
+resumes every decided one by interrupt id, which LangGraph requires once two are pending.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Protocol
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, TypedDict
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.types import Command, interrupt
+from langgraph.types import Command, Interrupt, interrupt
 
-from handoff_gate.gates.api import submit, wait, wait_async
+from handoff_gate.gates.api import wait_async
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.gate import Gate, StoreSpec
 from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
+from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.signing_key import SigningKey
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.integrations.feedback import rejection_text, settled
+
+#: The ``type`` of every interrupt value a gate node raises, so a driver can tell the
+#: gate's interrupts from its graph's own.
+INTERRUPT_TYPE = "handoff_gate"
+PolicySpec = Policy | str | os.PathLike[str]
+KeySpec = SigningKey | str | os.PathLike[str]
+
+
+class GateState(TypedDict, total=False):
+    """The gate node's one state key: ``count`` handoffs settled on this thread, the
+    last one's ``handoff`` id and ``outcome``, and its ``approved`` payload (approved)
+    or ``feedback`` (rejected, for the producer's next attempt)."""
+
+    count: int
+    handoff: str
+    outcome: str
+    approved: dict[str, Any] | None
+    feedback: str | None
 
 
 class GateNode(Protocol):
@@ -52,12 +83,12 @@ class GateNode(Protocol):
     def __call__(self, state: Any, config: RunnableConfig) -> Command[str]: ...
 
 
-def _key(config: RunnableConfig, attempt: int) -> str:
-    thread = (config.get("configurable") or {}).get("thread_id")
-    node = (config.get("metadata") or {}).get("langgraph_node")
-    if thread is None or node is None:
+def _key(config: RunnableConfig, count: int) -> str:
+    configurable = config.get("configurable") or {}
+    thread, namespace = configurable.get("thread_id"), configurable.get("checkpoint_ns")
+    if thread is None or not namespace:
         raise ValueError("a gate node needs a checkpointer and a thread_id in the config")
-    return f"langgraph:{thread}:{node}:{attempt}"
+    return f"langgraph:{thread}:{namespace}:{count}"
 
 
 def gate_node(
@@ -68,54 +99,151 @@ def gate_node(
     on_approve: str,
     on_reject: str,
     payload_key: str = "draft",
-    approved_key: str = "approved",
-    feedback_key: str = "feedback",
-    attempt_key: str = "gate_attempt",
+    key: str = "gate",
+    timeout: float = 0,
     registry: Registry | None = None,
+    policy: PolicySpec | None = None,
+    store: StoreSpec | None = None,
+    signing_key: KeySpec | None = None,
 ) -> GateNode:
     """A node that gates ``state[payload_key]`` and routes to ``on_approve``/``on_reject``.
 
     The payload may be bytes, str, a dict or a pydantic model (as ``submit`` takes it).
-    Raises ``HandoffNotApproved`` if the handoff was edited after its approval.
+    ``timeout``: how long the node itself waits for a decision before it interrupts (0:
+    interrupt at once). ``registry``, ``policy``, ``store`` and ``signing_key`` default to
+    the environment's, as the CLI's. Raises ``HandoffNotApproved`` if the handoff changed
+    after it was submitted or approved.
     """
-    run_dir = Path(run)
+    where = os.fspath(run)
 
-    def look(handoff: str) -> WaitResult:
-        return wait(run_dir, handoff, timeout=0, registry=registry)
+    def gate() -> Gate:
+        return Gate(store, contracts=registry, policy=policy, key=signing_key)
+
+    def look(ref: HandoffRef) -> WaitResult:
+        with gate() as looking:
+            return looking.wait(where, ref, timeout=timeout)
 
     def node(state: Any, config: RunnableConfig) -> Command[str]:
-        attempt = int(state.get(attempt_key) or 0)
-        ref = submit(
-            run_dir,
-            state[payload_key],
-            phase=phase,
-            schema_id=schema_id,
-            idempotency_key=_key(config, attempt),
-            registry=registry,
-        )
-        result = look(ref.id)
-        while result.outcome is WaitOutcome.TIMEOUT:
-            interrupt({"run": str(run_dir), "handoff": ref.id, "phase": phase, "schema": schema_id})
-            result = look(ref.id)
-        if settled(result, ref.id):
-            return Command(
-                goto=on_approve, update={approved_key: result.payload, feedback_key: None}
+        mine: Mapping[str, Any] = state.get(key) or {}
+        count = int(mine.get("count") or 0)
+        with gate() as submitting:
+            ref = submitting.submit(
+                where,
+                state[payload_key],
+                phase=phase,
+                schema_id=schema_id,
+                idempotency_key=_key(config, count),
             )
-        return Command(
-            goto=on_reject,
-            update={feedback_key: rejection_text(result), attempt_key: attempt + 1},
-        )
+        result = look(ref)
+        while result.outcome is WaitOutcome.TIMEOUT:
+            interrupt(
+                {
+                    "type": INTERRUPT_TYPE,
+                    "run": where,
+                    "handoff": ref.id,
+                    "sha256": ref.sha256,
+                    "phase": phase,
+                    "schema": schema_id,
+                }
+            )
+            result = look(ref)
+        if settled(result, ref.id):
+            approved: GateState = {
+                "count": count + 1,
+                "handoff": ref.id,
+                "outcome": "approved",
+                "approved": result.payload,
+                "feedback": None,
+            }
+            return Command(goto=on_approve, update={key: approved})
+        rejected: GateState = {
+            "count": count + 1,
+            "handoff": ref.id,
+            "outcome": "rejected",
+            "approved": None,
+            "feedback": rejection_text(result),
+        }
+        return Command(goto=on_reject, update={key: rejected})
 
     return node
+
+
+def _gate_interrupts(interrupts: Iterable[Interrupt]) -> list[Interrupt]:
+    """The interrupts a gate node raised, with a run and a handoff to wait for."""
+    return [
+        pending
+        for pending in interrupts
+        if isinstance(pending.value, Mapping)
+        and pending.value.get("type") == INTERRUPT_TYPE
+        and isinstance(pending.value.get("run"), str)
+        and isinstance(pending.value.get("handoff"), str)
+    ]
+
+
+def _ref(value: Mapping[str, Any]) -> HandoffRef:
+    sha256 = value.get("sha256")
+    return HandoffRef.of(value["run"], value["handoff"], sha256 if isinstance(sha256, str) else "")
+
+
+async def resume_all(
+    interrupts: Iterable[Interrupt],
+    *,
+    timeout: float | None = None,
+    registry: Registry | None = None,
+    policy: PolicySpec | None = None,
+    store: StoreSpec | None = None,
+) -> Command[Any]:
+    """Wait until at least one pending gate is decided; the ``Command`` resuming every
+    decided one by interrupt id (``{id: {"handoff", "outcome"}}``).
+
+    ``interrupts`` is ``state["__interrupt__"]``; interrupts no gate node raised are left
+    alone (``ValueError`` if there is no gate's among them). Give the gates' ``policy``
+    and ``store`` (default: the environment's), so a decision the gates would ignore
+    does not wake this. ``TimeoutError`` when none is decided within ``timeout``.
+    """
+    gates = _gate_interrupts(interrupts)
+    if not gates:
+        raise ValueError("no pending handoff_gate interrupt to resume")
+    with Gate(store, contracts=registry, policy=policy) as gate:
+        waits = {
+            asyncio.ensure_future(gate.wait_async(p.value["run"], _ref(p.value))): p for p in gates
+        }
+        try:
+            finished, _ = await asyncio.wait(
+                waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            for task in waits:
+                task.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
+        outcomes = {waits[task].id: task.result().outcome.value for task in finished}
+        if not outcomes:
+            raise TimeoutError(f"no pending gate was decided within {timeout} s")
+        for pending in gates:  # decided meanwhile, but its wait had not looked yet
+            if pending.id not in outcomes:
+                state = gate.standing(pending.value["run"], pending.value["handoff"]).state
+                if state in _DECIDED:
+                    outcomes[pending.id] = state.value
+    by_id = {p.id: p for p in gates}
+    return Command(
+        resume={
+            pending_id: {"handoff": by_id[pending_id].value["handoff"], "outcome": outcome}
+            for pending_id, outcome in outcomes.items()
+        }
+    )
+
+
+_DECIDED = frozenset({HandoffState.APPROVED, HandoffState.REJECTED, HandoffState.CHANGED})
 
 
 async def resume_after_decision(
     value: Mapping[str, Any], *, timeout: float | None = None, registry: Registry | None = None
 ) -> Command[Any]:
-    """Wait for the handoff a gate node interrupted on, then the ``Command`` to resume with.
+    """Wait for the one handoff a gate node interrupted on, then the ``Command`` to resume
+    with (``resume_all`` for a graph that may have several pending).
 
     ``value`` is the interrupt's value. The resume carries the outcome for the record;
     the node re-reads the decision itself.
     """
-    result = await wait_async(value["run"], value["handoff"], timeout=timeout, registry=registry)
+    result = await wait_async(value["run"], _ref(value), timeout=timeout, registry=registry)
     return Command(resume={"handoff": value["handoff"], "outcome": result.outcome.value})

@@ -19,13 +19,19 @@ produced, with the model name and token counts), waits with ``wait_async``, and 
 
 Partial outputs while streaming are passed through untouched: only the final output
 is submitted.
+
+The validator submits and waits through one ``Gate`` per output, made from its
+``registry``, ``store``, ``policy`` and ``key`` (each ``None``: the environment's, as
+the CLI reads it), so a policy in force here is the one the CLI's ``wait`` honours.
+With an ``idempotency_key`` each attempt's key is ``KEY:RETRY`` (pydantic-ai's retry
+count), so a re-run of the agent after a timeout or a crash finds the handoff it
+submitted instead of leaving it behind unreviewed.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import pydantic_core
@@ -33,8 +39,10 @@ from pydantic import BaseModel
 from pydantic_ai import ModelRetry, RunContext
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 
-from handoff_gate.gates.api import submit, wait_async
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.gate import Gate, StoreSpec
+from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.integrations.feedback import rejection_text, settled
 
 OutputT = TypeVar("OutputT")
@@ -84,29 +92,40 @@ def approval_gate(
     registry: Registry | None = None,
     from_role: str | None = None,
     to_role: str | None = None,
+    idempotency_key: str | None = None,
+    policy: Policy | str | os.PathLike[str] | None = None,
+    store: StoreSpec | None = None,
+    key: SigningKey | str | os.PathLike[str] | None = None,
 ) -> Validator[Any]:
     """An ``Agent.output_validator`` that submits each final output and waits for a person.
 
-    ``registry=None`` uses the built-in contracts plus ``$HANDOFF_GATE_SCHEMAS``.
+    ``registry=None`` uses the built-in contracts plus ``$HANDOFF_GATE_SCHEMAS``;
+    ``policy``, ``store`` and ``key`` default to ``$HANDOFF_GATE_POLICY``, ``_STORE``
+    and ``_KEY``. Under a policy only its approvers' signed decisions count, and with a
+    key the handoff is signed as the phase's producer. ``idempotency_key``: see the
+    module docstring.
     """
-    run_dir = Path(run)
+    where = os.fspath(run)
 
     async def validate(ctx: RunContext[Any], output: Any) -> Any:
         if ctx.partial_output:
             return output
-        ref = submit(
-            run_dir,
-            _raw_output(ctx, output),
-            phase=phase,
-            schema_id=schema_id,
-            from_role=from_role,
-            to_role=to_role,
-            finish_reason=_finish_reason(ctx),
-            model=ctx.model.model_name,
-            input_tokens=ctx.usage.input_tokens,
-            output_tokens=ctx.usage.output_tokens,
-        )
-        result = await wait_async(run_dir, ref, timeout=timeout, registry=registry)
+        attempt_key = None if idempotency_key is None else f"{idempotency_key}:{ctx.retry}"
+        with Gate(store, contracts=registry, policy=policy, key=key) as gate:
+            ref = gate.submit(
+                where,
+                _raw_output(ctx, output),
+                phase=phase,
+                schema_id=schema_id,
+                idempotency_key=attempt_key,
+                from_role=from_role,
+                to_role=to_role,
+                finish_reason=_finish_reason(ctx),
+                model=ctx.model.model_name,
+                input_tokens=ctx.usage.input_tokens,
+                output_tokens=ctx.usage.output_tokens,
+            )
+            result = await gate.wait_async(where, ref, timeout=timeout)
         if not settled(result, ref.id):
             raise ModelRetry(rejection_text(result))
         assert result.payload is not None  # approved always carries the payload

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
@@ -19,9 +20,11 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.models.test import TestModel
+from signed_policy import signed_policy
 
 from handoff_gate.gates.api import decide
-from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.store.filesystem import FilesystemStore, list_handoffs
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.integrations.feedback import HandoffNotApproved
@@ -127,3 +130,112 @@ async def test_a_timeout_is_an_error_not_an_output(tmp_path: Path) -> None:
 
 def _stored(ref: HandoffRef) -> bytes:
     return FilesystemStore().handoff_bytes(ref.run, ref.id, 1 << 20)
+
+
+class Note(BaseModel):
+    """A contract only the pipeline's own registry knows."""
+
+    text: str
+
+
+def _note_registry(tmp_path: Path) -> Registry:
+    spec = tmp_path / "note_contracts.py"
+    spec.write_text(
+        "from pydantic import BaseModel\n"
+        "class Note(BaseModel):\n"
+        '    """A free-form note."""\n'
+        "    text: str\n"
+        'SCHEMAS = {"note/v1": Note}\n'
+    )
+    return load_registry(str(spec))
+
+
+async def test_an_explicit_registry_is_used_to_submit_without_the_env_var(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B1: the registry went to the wait only, so submit refused "unknown schema"."""
+    monkeypatch.delenv("HANDOFF_GATE_SCHEMAS", raising=False)
+    registry = _note_registry(tmp_path)
+    run = tmp_path / "run"
+    agent = Agent(TestModel(custom_output_args={"text": "hello"}), output_type=Note)
+    agent.output_validator(approval_gate(run, phase="note", schema_id="note/v1", registry=registry))
+
+    async def review() -> None:
+        while not list_handoffs(run):
+            await asyncio.sleep(0.01)
+        decide(run, "0001-note", "approve", registry=registry)
+
+    async with asyncio.timeout(BOUND):
+        reviewer = asyncio.create_task(review())
+        result = await agent.run("a note")
+        await reviewer
+    assert result.output == Note(text="hello")
+
+
+async def test_an_idempotency_key_makes_a_rerun_find_the_same_handoff(tmp_path: Path) -> None:
+    """B5: each re-run after a timeout left another handoff nobody waited on."""
+    agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
+    gate = approval_gate(
+        tmp_path, phase="plan", schema_id="plan/v1", timeout=0, idempotency_key="job-5:plan"
+    )
+    agent.output_validator(gate)
+    for _ in range(2):
+        with pytest.raises(HandoffNotApproved, match="timeout"):
+            await agent.run("plan")
+    assert [r.id for r in list_handoffs(tmp_path)] == ["0001-plan"]
+    decide(tmp_path, "0001-plan", "approve", registry=REGISTRY)
+    result = await agent.run("plan")
+    assert result.output.model_dump(mode="json", by_alias=True) == PLAN
+    assert [r.id for r in list_handoffs(tmp_path)] == ["0001-plan"]
+
+
+async def test_a_policy_from_the_environment_ignores_an_unsigned_approval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """B6: the adapters never read HANDOFF_GATE_POLICY: anyone who could write the run
+    approved, silently. ``store=`` places the run where the pipeline keeps its runs."""
+    trust = signed_policy(tmp_path / "trust")
+    monkeypatch.setenv("HANDOFF_GATE_POLICY", str(trust.policy))
+    runs = tmp_path / "runs"
+    agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
+    agent.output_validator(
+        approval_gate(
+            "job-6",
+            phase="plan",
+            schema_id="plan/v1",
+            timeout=0,
+            store=runs,
+            idempotency_key="job-6",
+        )
+    )
+    with pytest.raises(HandoffNotApproved):
+        await agent.run("plan")
+    with monkeypatch.context() as unpinned:  # as an agent writing the run would
+        unpinned.delenv("HANDOFF_GATE_POLICY")
+        decide(runs / "job-6", "0001-plan", "approve", registry=REGISTRY)
+    with pytest.raises(HandoffNotApproved, match="timeout"):
+        await agent.run("plan")
+    with Gate(runs, policy=trust.policy, key=trust.alice) as alice:
+        alice.decide("job-6", "0001-plan", "approve")
+    result = await agent.run("plan")
+    assert isinstance(result.output, Plan)
+
+
+async def test_an_explicit_policy_counts_only_its_approvers(tmp_path: Path) -> None:
+    trust = signed_policy(tmp_path / "trust")
+    run = tmp_path / "run"
+    agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
+    agent.output_validator(
+        approval_gate(
+            run, phase="plan", schema_id="plan/v1", timeout=0, policy=trust.policy,
+            idempotency_key="job-7",
+        )
+    )  # fmt: skip
+    with pytest.raises(HandoffNotApproved):
+        await agent.run("plan")
+    decide(run, "0001-plan", "approve", registry=REGISTRY)  # unsigned: not alice
+    with pytest.raises(HandoffNotApproved, match="timeout"):
+        await agent.run("plan")
+    with Gate(policy=trust.policy, key=trust.alice) as alice:
+        alice.decide(run, "0001-plan", "approve")
+    assert isinstance((await agent.run("plan")).output, Plan)

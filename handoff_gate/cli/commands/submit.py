@@ -5,7 +5,10 @@ A run that does not exist is created, missing parent folders too (as ``mkdir -p`
 instead of failing a first submit into a fresh folder. A contract nobody knows is
 refused unless ``--allow-unknown-schema``, since such a handoff could never be approved.
 The verdict is reported on stderr (stdout carries only the id, for scripts) without
-inspecting anything: submit stays cheap.
+inspecting anything: submit stays cheap. ``--json`` prints the run, the id and the
+sha256 of the stored handoff file instead, for ``wait --sha256``: a pipeline then gets
+back only the bytes it submitted. ``--idempotency-key`` makes a re-run of the same step
+find the handoff it stored before rather than store a second one.
 """
 
 from __future__ import annotations
@@ -96,13 +99,17 @@ def run(args: argparse.Namespace) -> int:
             registry=contracts,
             allow_unknown_schema=args.allow_unknown_schema,
             signing=signing,
+            idempotency_key=args.idempotency_key,
             on_warning=_warn,
         )
     except PermissionError as exc:
         raise os_problem("submit into", args.run_dir, exc) from exc
     except (ValueError, OSError) as exc:
         raise UsageError(f"cannot submit: {one_line(exc)}") from exc
-    print(ref.id)
+    if args.json:
+        print(json.dumps({"run": ref.run, "id": ref.id, "sha256": ref.sha256}, ensure_ascii=True))
+    else:
+        print(ref.id)
     blocked = _known_block(payload, args, args.schema in contracts)
     if blocked:
         print(f"{ref.id}: stored BLOCKED ({blocked}); it cannot be approved", file=sys.stderr)

@@ -6,6 +6,11 @@ While blocked, the wait is registered as a waiter on the handoff (reviewers see 
 pipeline is listening) and ``--notify`` runs once. Ctrl-C or SIGTERM records
 ``cancelled`` in the audit log and exits 130.
 
+``--sha256`` (the digest ``submit --json`` printed) delivers only those bytes: any other
+handoff file, approved or not, ends the wait ``changed`` (exit 4). ``--json`` prints how
+the wait ended as one object (``cli.wait_json``) for scripts that must not parse prose;
+the payload written is ``gates.view.delivery.delivered_text``, the TUI's delivered view.
+
 A decided handoff (every resumed pipeline) is answered by a first look
 (``gates.run.pickup``); only a wait that must block imports the blocking wait, with the
 change watcher and the notifier (about 10 ms of start-up that a decided handoff never
@@ -34,11 +39,13 @@ from handoff_gate.cli.errors import (
     one_line,
 )
 from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
-from handoff_gate.cli.outfile import checked_target, write_payload
+from handoff_gate.cli.outfile import STDOUT, checked_target, write_payload
+from handoff_gate.cli.wait_json import result_json
 from handoff_gate.gates.run.decision_record import DecisionCorrupt
 from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.run.quorum import no_policy_warning
 from handoff_gate.gates.store.base import RunStore, StoreUnavailable
+from handoff_gate.gates.view.delivery import delivered_text
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
 
@@ -47,9 +54,16 @@ if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy
 
 
-def _changed_message(handoff_id: str, who: str, result: WaitResult) -> str:
-    """Say whether the bytes changed or only the verdict did (e.g. contracts not loaded)."""
+def _changed_message(handoff_id: str, who: str, result: WaitResult, expected: str) -> str:
+    """Say whether the bytes are not the ones submitted (``--sha256``), changed after the
+    decision, or only the verdict did (e.g. contracts not loaded)."""
     report, decision = result.report, result.decision
+    if expected and (report is None or report.sha256 != expected):
+        now = report.sha256 if report is not None and report.sha256 else "unreadable"
+        return (
+            f"{handoff_id} is not the handoff that was submitted: its sha256 is {now}, "
+            f"not {expected} (--sha256); nothing delivered"
+        )
     if report is not None and decision is not None and report.sha256 == decision.sha256:
         codes = ", ".join(sorted({f.code.value for f in report.blocking})) or "no payload"
         return (
@@ -141,6 +155,7 @@ def _waited(
         policy=rules,
         store=where,
         on_refused=print_refusal,
+        expected_sha256=args.sha256 or "",
     )
     result = _looked(pickup)
     if result is None:
@@ -149,6 +164,8 @@ def _waited(
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json and args.out == STDOUT:
+        raise UsageError("--json prints the result on stdout; give --out a file, or leave it out")
     contracts = registry(args.schemas)
     where = store(args)
     run = existing_handoff(args.run_dir, args.handoff_id, where)
@@ -164,9 +181,17 @@ def run(args: argparse.Namespace) -> int:
         except (DecisionCorrupt, ValueError, OSError) as exc:
             raise UsageError(one_line(exc)) from exc
         if result.outcome is WaitOutcome.APPROVED:
-            write_payload(target, json.dumps(result.payload, ensure_ascii=True, indent=2) + "\n")
+            text = delivered_text(result.report) if result.report is not None else None
+            if text is None:  # an approval always carries an approvable report: fail closed
+                raise UsageError(f"{args.handoff_id}: approved, but nothing can be delivered")
+            if target is not None or not args.json:
+                write_payload(target, text)
+            if args.json:
+                print(json.dumps(result_json(result), ensure_ascii=True, indent=2))
             return OK
-    return _not_delivered(args.handoff_id, result)
+    if args.json:
+        print(json.dumps(result_json(result), ensure_ascii=True, indent=2))
+    return _not_delivered(args.handoff_id, result, args.sha256 or "")
 
 
 def _veto_check(where: RunStore, run: str, *, strict: bool) -> None:
@@ -189,7 +214,7 @@ def veto_warning(why: str) -> str:
     )
 
 
-def _not_delivered(handoff_id: str, result: WaitResult) -> int:
+def _not_delivered(handoff_id: str, result: WaitResult, expected: str) -> int:
     """Say why nothing was delivered, and return the exit code that says it."""
     if result.outcome is WaitOutcome.CANCELLED:
         print(f"cancelled waiting for {handoff_id}; nothing delivered", file=sys.stderr)
@@ -200,7 +225,7 @@ def _not_delivered(handoff_id: str, result: WaitResult) -> int:
         print(f"rejected by {who}: {visible(reason or '')}", file=sys.stderr)
         return FAIL
     if result.outcome is WaitOutcome.CHANGED:
-        print(_changed_message(handoff_id, who, result), file=sys.stderr)
+        print(_changed_message(handoff_id, who, result, expected), file=sys.stderr)
         return CHANGED
     print(f"timed out waiting for a decision on {handoff_id}", file=sys.stderr)
     return TIMED_OUT
