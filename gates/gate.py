@@ -79,12 +79,12 @@ class Gate:
             self.store = store  # type: ignore[assignment]
         else:
             self.store = store_at(store)  # type: ignore[arg-type]
-        if contracts is None or isinstance(contracts, str):
-            spec = env.get(SCHEMAS_ENV, "") if contracts is None else contracts
-            contracts = load_registry(spec)
-        self.contracts: Registry = contracts
         policy = env.get(POLICY_ENV) or None if policy is None else policy
         self.policy = Policy.load(Path(policy)) if isinstance(policy, str | os.PathLike) else policy
+        if contracts is None or isinstance(contracts, str):
+            spec = env.get(SCHEMAS_ENV, "") if contracts is None else contracts
+            contracts = load_registry(spec, pins=contract_pins(self.policy))
+        self.contracts: Registry = contracts
         key = env.get(KEY_ENV) or None if key is None else key
         self.key = SigningKey(Path(key)) if isinstance(key, str | os.PathLike) else key
 
@@ -291,6 +291,12 @@ class Gate:
     def verify(self, run: str | os.PathLike[str]) -> list[str]:
         """Every problem with the run's history, one line each; empty means intact."""
         return verify_run(run, self.store, self.policy)
+
+
+def contract_pins(policy: Policy | None) -> dict[str, str] | None:
+    """What a registry loaded under ``policy`` may run: its ``[[contracts]]`` pins, or
+    ``None`` (no policy: any named module loads, as before policies pinned them)."""
+    return None if policy is None else dict(policy.contract_pins)
 
 
 def _is_store(value: object) -> bool:

@@ -44,7 +44,7 @@ def _handoffs(where: RunStore) -> Iterator[HandoffRef]:
 
 
 def run(args: argparse.Namespace) -> int:
-    contracts = registry(args.schemas)
+    contracts = registry(args.schemas, policy(args))
     where = listed(args, "list")
     rules = policy(args)
     try:

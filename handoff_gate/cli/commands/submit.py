@@ -95,7 +95,7 @@ def _stored(where: RunStore, run: str, schema_id: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    contracts = registry(args.schemas)
+    contracts = registry(args.schemas, policy(args))
     document = _json_schema(args)
     where = store(args)
     known = document is not None or args.schema in contracts

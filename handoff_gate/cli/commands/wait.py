@@ -149,7 +149,7 @@ def _waited(
 
 
 def run(args: argparse.Namespace) -> int:
-    contracts = registry(args.schemas)
+    contracts = registry(args.schemas, policy(args))
     where = store(args)
     run = existing_handoff(args.run_dir, args.handoff_id, where)
     rules = policy(args)
