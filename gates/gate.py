@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -31,6 +31,7 @@ from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
 from handoff_gate.gates.run.placement import producer_principal
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.standing import Standing, standing
+from handoff_gate.gates.run.stored_contracts import add_contract as add_contract_to
 from handoff_gate.gates.run.submit import About, Payload, Signing
 from handoff_gate.gates.run.submit import submit as submit_to
 from handoff_gate.gates.run.waiting import wait_after
@@ -78,12 +79,12 @@ class Gate:
             self.store = store  # type: ignore[assignment]
         else:
             self.store = store_at(store)  # type: ignore[arg-type]
-        if contracts is None or isinstance(contracts, str):
-            spec = env.get(SCHEMAS_ENV, "") if contracts is None else contracts
-            contracts = load_registry(spec)
-        self.contracts: Registry = contracts
         policy = env.get(POLICY_ENV) or None if policy is None else policy
         self.policy = Policy.load(Path(policy)) if isinstance(policy, str | os.PathLike) else policy
+        if contracts is None or isinstance(contracts, str):
+            spec = env.get(SCHEMAS_ENV, "") if contracts is None else contracts
+            contracts = load_registry(spec, pins=contract_pins(self.policy))
+        self.contracts: Registry = contracts
         key = env.get(KEY_ENV) or None if key is None else key
         self.key = SigningKey(Path(key)) if isinstance(key, str | os.PathLike) else key
 
@@ -114,6 +115,7 @@ class Gate:
         allow_unknown_schema: bool = False,
         signer: str | None = None,
         on_warning: Reporter | None = None,
+        json_schema: Mapping[str, Any] | None = None,
         **about: Unpack[About],
     ) -> HandoffRef:
         """Store ``payload`` as the run's next handoff (``gates.run.submit.submit``).
@@ -121,6 +123,8 @@ class Gate:
         It is signed as ``signer`` with the Gate's key, or, with a key and a policy and
         no ``signer``, as the producer of ``phase`` the policy lets the key sign as
         (``ValueError`` if none): what ``handoff-gate submit --key --policy`` does.
+        With ``json_schema`` the contract is added to the run (or found there) first
+        and the handoff names its digest, as ``add_contract`` does.
         """
         return submit_to(
             self.store,
@@ -133,8 +137,20 @@ class Gate:
             allow_unknown_schema=allow_unknown_schema,
             signing=self._signing(phase, signer),
             on_warning=on_warning,
+            json_schema=json_schema,
             **about,
         )
+
+    def add_contract(
+        self, run: str | os.PathLike[str], schema_id: str, schema: Mapping[str, Any]
+    ) -> str:
+        """Store a JSON Schema contract in the run as ``schema_id``; returns its sha256.
+
+        Stored once: the same document again is a no-op; another document under that id
+        is ``ContractConflict`` (make a new version); a keyword the inspector would not
+        enforce is ``JsonSchemaError`` naming it and its path.
+        """
+        return add_contract_to(self.store, run, schema_id, schema)
 
     def _signing(self, phase: str, signer: str | None) -> Signing | None:
         if signer is not None:
@@ -275,6 +291,12 @@ class Gate:
     def verify(self, run: str | os.PathLike[str]) -> list[str]:
         """Every problem with the run's history, one line each; empty means intact."""
         return verify_run(run, self.store, self.policy)
+
+
+def contract_pins(policy: Policy | None) -> dict[str, str] | None:
+    """What a registry loaded under ``policy`` may run: its ``[[contracts]]`` pins, or
+    ``None`` (no policy: any named module loads, as before policies pinned them)."""
+    return None if policy is None else dict(policy.contract_pins)
 
 
 def _is_store(value: object) -> bool:

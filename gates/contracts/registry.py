@@ -16,6 +16,7 @@ import importlib
 import importlib.util
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -74,13 +75,25 @@ def _built_in_class(where: str) -> type[BaseModel]:
     return found
 
 
-def load_registry(spec: str | None = None) -> Contracts:
+def load_registry(spec: str | None = None, *, pins: Mapping[str, str] | None = None) -> Contracts:
     """Built-in contracts plus those from ``spec`` (default: ``$HANDOFF_GATE_SCHEMAS``).
+
+    ``pins`` (a policy's ``[[contracts]]``: absolute path -> sha256): under a policy a
+    module is code an agent may have edited, so each spec must be a ``.py`` file listed
+    there whose bytes have that digest. They are read once, hashed, and those exact
+    bytes run: nothing of a file that is not pinned, or was edited, ever executes.
 
     Fails as a whole: on any error, no module imported for this call stays in
     ``sys.modules``, so a corrected file loads afresh on the next try.
     """
     parts = named_specs(spec)
+    if pins is not None:
+        for part in parts:
+            if not _is_path(part):
+                raise RegistryError(
+                    f"{part}: under a policy a contract module is named by its .py file and "
+                    "pinned in the policy's [[contracts]]"
+                )
     owners = [_module_name(p) for p in parts]
     registry: dict[str, type[BaseModel]] = {}
     origin = dict.fromkeys(BUILT_IN, "the built-ins")
@@ -88,7 +101,7 @@ def load_registry(spec: str | None = None) -> Contracts:
     kept = {o: sys.modules[o] for o in owners if o in sys.modules}
     try:
         for part, owner in zip(parts, owners, strict=True):
-            for schema_id, model in _user_schemas(part, owner, origin).items():
+            for schema_id, model in _user_schemas(part, owner, origin, pins).items():
                 registry[schema_id] = model
                 origin[schema_id] = part
     except BaseException:
@@ -112,8 +125,13 @@ def _module_name(spec: str) -> str:
     return f"handoff_gate_user_schemas_{digest}"
 
 
-def _user_schemas(spec: str, name: str, origin: Mapping[str, str]) -> dict[str, type[BaseModel]]:
-    module = _import_file(spec, name) if _is_path(spec) else _import_module(spec)
+def _user_schemas(
+    spec: str, name: str, origin: Mapping[str, str], pins: Mapping[str, str] | None
+) -> dict[str, type[BaseModel]]:
+    if pins is not None:
+        module = _run_pinned(spec, name, pins)
+    else:
+        module = _import_file(spec, name) if _is_path(spec) else _import_module(spec)
     return _checked(spec, getattr(module, "SCHEMAS", None), origin)
 
 
@@ -157,6 +175,47 @@ def _import_file(spec: str, name: str) -> ModuleType:
     sys.modules[name] = module
     try:
         loader_spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:
+        raise _failed(spec, exc) from exc
+    return module
+
+
+#: A contract module is a page of code; a bigger file is refused unread.
+_MAX_MODULE_BYTES = 1024 * 1024
+
+
+def _run_pinned(spec: str, name: str, pins: Mapping[str, str]) -> ModuleType:
+    """Run a module file only if its bytes are the ones the policy pins, reading it once:
+    the bytes hashed are the bytes executed, so a file swapped after the check changes
+    nothing (no second read, no import system looking the path up again)."""
+    path = Path(spec).expanduser().resolve()
+    expected = pins.get(str(path))
+    if expected is None:
+        raise RegistryError(
+            f"{spec}: not listed in the policy's [[contracts]]; under a policy a contract "
+            "module loads only with its sha256 pinned there"
+        )
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise RegistryError(f"{spec}: not a regular file")
+            data = handle.read(_MAX_MODULE_BYTES + 1)
+    except OSError as exc:
+        raise RegistryError(f"{spec}: cannot read: {exc.strerror or exc}") from exc
+    if len(data) > _MAX_MODULE_BYTES:
+        raise RegistryError(f"{spec}: larger than {_MAX_MODULE_BYTES} bytes")
+    found = hashlib.sha256(data).hexdigest()
+    if found != expected:
+        raise RegistryError(
+            f"{spec}: its sha256 is {found}, the policy pins {expected}: the module was "
+            "changed since it was pinned; nothing of it was run"
+        )
+    module = ModuleType(name)
+    module.__file__ = str(path)
+    sys.modules[name] = module
+    try:
+        exec(compile(data, str(path), "exec"), module.__dict__)  # noqa: S102 - pinned bytes
     except (Exception, SystemExit) as exc:
         raise _failed(spec, exc) from exc
     return module

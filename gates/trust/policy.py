@@ -8,6 +8,14 @@ A TOML file, read with the standard library::
     approvers = ["alice", "bob"]
     required = 2              # distinct approvals needed (default 1)
     producers = ["planner"]   # optional: handoffs of this phase must be signed by one of these
+    [[contracts]]             # optional: a Python contract module --schemas may load
+    module = "contracts/plan.py"          # relative to the policy file
+    sha256 = "…"                          # of the module file's bytes
+
+Under a policy, a ``--schemas``/``HANDOFF_GATE_SCHEMAS`` module is code the reviewer and
+the waiter would run, so it loads only if a ``[[contracts]]`` table pins its bytes
+(``Policy.contract_pins``; checked by ``gates.contracts.registry`` before any of its code
+runs). The pins are in the policy file, so ``--policy-sha256`` covers them.
 
 Validated strictly because a typo here fails open or locks a gate forever: unknown keys,
 wrong types, ``required`` outside 1..len(approvers), duplicate names, unreachable rules
@@ -30,6 +38,7 @@ with lowercase hex, which a shell reproduces as::
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -40,10 +49,12 @@ from handoff_gate.gates.trust.signers import AllowedSigners, AllowedSignersError
 from handoff_gate.gates.trust.sshsig import NAMESPACE, fingerprint
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN, PRINCIPAL_PATTERN
 
-_TOP_KEYS = frozenset({"allowed_signers", "rule"})
+_TOP_KEYS = frozenset({"allowed_signers", "rule", "contracts"})
 _RULE_KEYS = frozenset({"phase", "approvers", "required", "producers"})
+_CONTRACT_KEYS = frozenset({"module", "sha256"})
 _MAX_BYTES = 1024 * 1024
 _DIGEST_PREFIX = b"handoff-gate-policy/1\n"
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class PolicyError(ValueError):
@@ -133,6 +144,30 @@ class _Checker:
         self.distinct_keys(rule, where)
         return rule
 
+    def contract_pins(self, tables: object) -> dict[str, str]:
+        """``[[contracts]]``: each module's absolute path (relative to the policy file,
+        symlinks resolved) and the sha256 its bytes must have."""
+        if tables is None:
+            return {}
+        if not isinstance(tables, list):
+            raise self.fail("contracts", "must be [[contracts]] tables")
+        pins: dict[str, str] = {}
+        for index, table in enumerate(tables):
+            where = f"contracts[{index}]"
+            if not isinstance(table, dict):
+                raise self.fail(where, "must be a table ([[contracts]])")
+            self.unknown(table, _CONTRACT_KEYS, f"{where}.")
+            module, digest = table.get("module"), table.get("sha256")
+            if not isinstance(module, str) or not module.endswith(".py"):
+                raise self.fail(f"{where}.module", "must be a .py path relative to the policy")
+            if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+                raise self.fail(f"{where}.sha256", "must be 64 lowercase hex digits")
+            path = str((self.path.parent / module).resolve())
+            if path in pins:
+                raise self.fail(f"{where}.module", f"{module!r} is listed twice")
+            pins[path] = digest
+        return pins
+
     def keys_of(self, name: str) -> set[str]:
         """The keys that may sign as ``name`` in the gate's namespace, at any time."""
         entries = self.signers.entries if self.signers is not None else ()
@@ -171,6 +206,9 @@ class Policy:
     signers: AllowedSigners
     rules: tuple[Rule, ...]
     digest: str
+    #: ``[[contracts]]``: the Python contract modules that may load, by absolute path,
+    #: each with the sha256 its bytes must have.
+    contract_pins: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def load(cls, path: Path) -> Policy:
@@ -203,8 +241,9 @@ class Policy:
             if "*" in seen or rule.phase in seen:
                 raise check.fail(f"rule[{index}].phase", "unreachable: an earlier rule matches")
             seen.add(rule.phase)
+        pins = check.contract_pins(document.get("contracts"))
         digest = policy_digest(policy_bytes, signers_bytes)
-        return cls(path, signers_path, signers, rules, digest)
+        return cls(path, signers_path, signers, rules, digest, tuple(pins.items()))
 
     def at_clock(self, clock: Callable[[], datetime]) -> Policy:
         """The same policy, judging its keys' validity windows by ``clock`` (default:

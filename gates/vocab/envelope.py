@@ -50,6 +50,10 @@ class Envelope(BaseModel):
     from_role: str | None = Field(default=None, alias="from", max_length=100)
     to_role: str | None = Field(default=None, alias="to", max_length=100)
     schema_id: str = Field(alias="schema", min_length=1, max_length=200)
+    #: The sha256 of the JSON Schema contract stored in the run that the handoff was
+    #: submitted against (``contracts add``); readers resolve the contract by it, never
+    #: by the id alone. Absent for built-in and Python contracts.
+    schema_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     created: str
     producer: Producer = Producer()
     raw: str | None = None

@@ -26,10 +26,11 @@ if TYPE_CHECKING:
     from handoff_gate.gates.trust.signing_key import SigningKey
 
 
-def registry(spec: str | None) -> Registry:
-    """The built-in contracts plus ``--schemas`` (or the environment's default)."""
+def registry(spec: str | None, rules: Policy | None = None) -> Registry:
+    """The built-in contracts plus ``--schemas`` (or the environment's default); under
+    a policy only modules its ``[[contracts]]`` pin, checked before they run."""
     try:
-        return load_registry(spec)
+        return load_registry(spec, pins=None if rules is None else dict(rules.contract_pins))
     except RegistryError as exc:
         raise UsageError(str(exc)) from exc
 

@@ -164,6 +164,13 @@ def _add_submit(p: argparse.ArgumentParser) -> None:
         help="a re-run with the same KEY and bytes prints the handoff stored the first time "
         "instead of storing another; the same KEY with other bytes exits 2",
     )
+    p.add_argument(
+        "--json-schema",
+        metavar="FILE",
+        help="the contract as a JSON Schema file: stored in the run as --schema ID (or found "
+        "there) and named by its digest, so reviewers need no contract module; another "
+        "document under that id, or a keyword the gate would not enforce, exits 2",
+    )
     _add_key(p, "the handoff as its producer")
     _add_policy(p)
     p.add_argument(
@@ -272,6 +279,36 @@ def _add_init(p: argparse.ArgumentParser) -> None:
 
 def _add_schemas(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json-schema", metavar="ID", help="print this contract as JSON Schema")
+    p.add_argument(
+        "--run",
+        metavar="RUN",
+        help="also the contracts this run stores (contracts add); with --json-schema, a "
+        "stored one is printed as stored",
+    )
+
+
+def _add_contracts(p: argparse.ArgumentParser) -> None:
+    actions = p.add_subparsers(
+        dest="contracts_action", required=True, metavar="ACTION", help="what to do"
+    )
+    for name, text in (
+        ("add", "store a JSON Schema contract in the run once; prints 'sha256 DIGEST'"),
+        ("list", "every contract the run's handoffs are reviewed against"),
+        ("show", "print a contract the run stores"),
+    ):
+        action = actions.add_parser(name, help=text, description=text, formatter_class=_Formatter)
+        action.add_argument("run_dir", metavar="RUN", help="the run")
+        if name != "list":
+            action.add_argument("schema_id", metavar="SCHEMA_ID", help="e.g. plan/v1")
+        if name == "add":
+            action.add_argument("file", metavar="FILE.json", help="the JSON Schema; - for stdin")
+        if name == "list":
+            action.add_argument("--json", action="store_true", help="print one JSON array")
+            action.add_argument(
+                "--schemas",
+                metavar="SPEC",
+                help="extra contracts: a .py file or module (default: $HANDOFF_GATE_SCHEMAS)",
+            )
 
 
 def _add_list(p: argparse.ArgumentParser) -> None:
@@ -364,6 +401,7 @@ _ARGUMENTS = {
         _add_policy_command,
     ),
     "store": ("manage the PostgreSQL store (--store URL or HANDOFF_GATE_STORE)", _add_store),
+    "contracts": ("add, list or show the JSON Schema contracts a run stores", _add_contracts),
 }
 
 
@@ -408,7 +446,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         add(p)
-        if name not in ("demo", "store", "policy", "init"):
+        if name not in ("demo", "store", "policy", "init", "contracts"):
             p.add_argument(
                 "--schemas",
                 metavar="SPEC",

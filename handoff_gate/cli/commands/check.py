@@ -89,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
             inspect_path(path, label, {})  # the same "is a directory" / "no such file"
         report = inspect_file(path, {label: model}, schema_id=label, max_bytes=MAX_HANDOFF_BYTES)
     else:
-        report = inspect_path(Path(args.path), args.schema, registry(args.schemas), policy(args))
+        rules = policy(args)
+        report = inspect_path(Path(args.path), args.schema, registry(args.schemas, rules), rules)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=True, indent=2))
     else:

@@ -23,7 +23,7 @@ def _warn(message: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    contracts = registry(args.schemas)
+    contracts = registry(args.schemas, policy(args))
     where = store(args)
     run = existing_run(args.run_dir, where)
     try:

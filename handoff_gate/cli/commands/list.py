@@ -60,7 +60,7 @@ def _why(exc: Exception) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    contracts = registry(args.schemas)
+    contracts = registry(args.schemas, policy(args))
     where = listed(args, "list")
     rules = policy(args)
     try:

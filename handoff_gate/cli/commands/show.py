@@ -33,7 +33,7 @@ def _print_decision(status: Standing) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    contracts = registry(args.schemas)
+    contracts = registry(args.schemas, policy(args))
     where = store(args)
     run = existing_handoff(args.run_dir, args.handoff_id, where)
     status = standing(where, HandoffRef(run, args.handoff_id), contracts, policy=policy(args))

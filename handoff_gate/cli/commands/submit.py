@@ -16,12 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
-from handoff_gate.cli.errors import OK, UsageError, one_line, os_problem, unknown_schema
+from handoff_gate.cli.commands.contracts import checked_id, schema_file
+from handoff_gate.cli.errors import OK, UsageError, flat, one_line, os_problem, unknown_schema
 from handoff_gate.cli.inputs import policy, read_input, registry, signing_key, store
+from handoff_gate.gates.contracts.json_schema import JsonSchemaError, contract_from_json_schema
 from handoff_gate.gates.run.placement import producer_principal
 from handoff_gate.gates.run.submit import Signing, submit
-from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.base import ContractConflict, RunStore
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible
 
@@ -73,15 +76,39 @@ def _signing(args: argparse.Namespace) -> Signing | None:
     return Signing(key, signer)
 
 
+def _json_schema(args: argparse.Namespace) -> dict[str, Any] | None:
+    """``--json-schema FILE`` as a document checked to be a contract, before any write."""
+    if args.json_schema is None:
+        return None
+    document = schema_file(args.json_schema)
+    try:
+        contract_from_json_schema(document)
+    except JsonSchemaError as exc:
+        raise UsageError(f"{flat(args.json_schema)}: {exc}") from exc
+    checked_id(args.schema)
+    return document
+
+
+def _stored(where: RunStore, run: str, schema_id: str) -> bool:
+    """Whether the run already stores a contract of this id (``contracts add``)."""
+    try:
+        return where.exists(run) and any(c.schema_id == schema_id for c in where.contracts(run))
+    except (ValueError, OSError):
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
-    contracts = registry(args.schemas)
-    if args.schema not in contracts:
+    contracts = registry(args.schemas, policy(args))
+    document = _json_schema(args)
+    where = store(args)
+    known = document is not None or args.schema in contracts
+    known = known or _stored(where, args.run_dir, args.schema)
+    if not known:
         if not args.allow_unknown_schema:
             raise UsageError(
                 f"{unknown_schema(args.schema)}; --allow-unknown-schema stores it blocked"
             )
         print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
-    where = store(args)
     payload = read_input(args.payload)
     signing = _signing(args)
     _create_run(args.run_dir, where)
@@ -101,16 +128,19 @@ def run(args: argparse.Namespace) -> int:
             signing=signing,
             idempotency_key=args.idempotency_key,
             on_warning=_warn,
+            json_schema=document,
         )
     except PermissionError as exc:
         raise os_problem("submit into", args.run_dir, exc) from exc
-    except (ValueError, OSError) as exc:
+    except ContractConflict as exc:
+        raise UsageError(f"cannot submit: {one_line(exc)}") from exc
+    except (ValueError, OSError, JsonSchemaError) as exc:
         raise UsageError(f"cannot submit: {one_line(exc)}") from exc
     if args.json:
         print(json.dumps({"run": ref.run, "id": ref.id, "sha256": ref.sha256}, ensure_ascii=True))
     else:
         print(ref.id)
-    blocked = _known_block(payload, args, args.schema in contracts)
+    blocked = _known_block(payload, args, known)
     if blocked:
         print(f"{ref.id}: stored BLOCKED ({blocked}); it cannot be approved", file=sys.stderr)
     else:

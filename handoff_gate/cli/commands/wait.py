@@ -166,7 +166,7 @@ def _waited(
 def run(args: argparse.Namespace) -> int:
     if args.json and args.out == STDOUT:
         raise UsageError("--json prints the result on stdout; give --out a file, or leave it out")
-    contracts = registry(args.schemas)
+    contracts = registry(args.schemas, policy(args))
     where = store(args)
     run = existing_handoff(args.run_dir, args.handoff_id, where)
     rules = policy(args)

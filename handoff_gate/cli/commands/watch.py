@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     key, policy = _signing(args)
     spec = os.environ.get(ENV_VAR, "") if args.schemas is None else args.schemas
-    registry = _registry(spec)
+    registry = _registry(spec, policy)
     prefer_tui_frame_rate()
     from handoff_gate.tui.review_app import header_name, run_review
 
@@ -83,14 +83,15 @@ def _signing(args: argparse.Namespace) -> tuple[SigningKey | None, Policy | None
     return key, rules
 
 
-def _registry(spec: str) -> Callable[[], Registry]:
-    """The contracts: loaded now when extra ones are named (a bad module is a usage
-    error before the app starts), else the built-ins, loaded when first needed."""
+def _registry(spec: str, rules: Policy | None) -> Callable[[], Registry]:
+    """The contracts: loaded now when extra ones are named (a bad module, or one a
+    policy does not pin, is a usage error before the app starts), else the built-ins,
+    loaded when first needed."""
 
     def load() -> Registry:
         from handoff_gate.cli.inputs import registry
 
-        return registry(spec)
+        return registry(spec, rules)
 
     if spec:
         loaded = load()
