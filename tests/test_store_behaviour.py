@@ -21,7 +21,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from handoff_gate.gates.api import submit
+from handoff_gate.gates.api import decide, submit, wait
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.base import (
@@ -35,8 +35,10 @@ from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema
+from handoff_gate.schemas import example_path
 
 WORKERS = 8
+PLAN_BYTES = example_path("plan/v1").read_bytes()
 BOUND = 60
 #: Exact bytes with everything a re-encoding would change: CRLF, tabs, trailing blanks,
 #: non-ASCII, a NUL and invalid UTF-8.
@@ -483,3 +485,14 @@ def test_the_watch_names_the_run_when_a_contract_is_added(target: Target) -> Non
         stop.set()
         thread.join(BOUND)
     assert not thread.is_alive()
+
+
+def test_a_wait_delivers_only_the_bytes_its_reference_names(target: Target) -> None:
+    """``HandoffRef.sha256`` is checked against the stored bytes on either store: the
+    reference ``submit`` returned delivers, one naming other bytes ends ``changed``."""
+    ref = submit(target.run, PLAN_BYTES, phase="plan", schema_id="plan/v1", store=target.store)
+    decide(target.run, ref, "approve", store=target.store)
+    assert wait(target.run, ref, timeout=0, store=target.store).outcome == "approved"
+    other = ref._replace(sha256=hashlib.sha256(b"other bytes").hexdigest())
+    result = wait(target.run, other, timeout=0, store=target.store)
+    assert (result.outcome, result.payload) == ("changed", None)

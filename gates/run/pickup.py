@@ -136,8 +136,9 @@ class Pickup:
     def settled(self) -> WaitResult | None:
         """The result the decision records allow now, refusals said once; ``None``: go on."""
         if not self._looked:
-            self._looked = True
-            if self.expected_sha256 and not self._bytes_expected():
+            expected = not self.expected_sha256 or self._bytes_expected()
+            self._looked = True  # after the look: a store that was unreachable looks again
+            if not expected:
                 return self.finish(WaitResult(WaitOutcome.CHANGED, report=self.report()))
         found = settle(self.store, self.run, self.handoff_id, self.registry, self.policy)
         for line in record_refusals(

@@ -3,7 +3,8 @@
 - ``handoff_gate.integrations.pydantic_ai`` (``pip install 'handoff-gate[pydantic-ai]'``):
   an output validator that holds an agent's output until a person approves it.
 - ``handoff_gate.integrations.langgraph`` (``pip install 'handoff-gate[langgraph]'``):
-  a gate node that submits once per graph thread and interrupts until decided.
+  a gate node that submits once per execution (keyed on LangGraph's ``checkpoint_ns``)
+  and interrupts until decided, and ``resume_all`` to resume every decided gate.
 
 Importing this package loads neither framework; each module imports its own.
 """

@@ -239,3 +239,50 @@ async def test_an_explicit_policy_counts_only_its_approvers(tmp_path: Path) -> N
     with Gate(policy=trust.policy, key=trust.alice) as alice:
         alice.decide(run, "0001-plan", "approve")
     assert isinstance((await agent.run("plan")).output, Plan)
+
+
+async def test_with_an_idempotency_key_each_retry_after_a_reject_is_a_new_handoff(
+    tmp_path: Path,
+) -> None:
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        risks = ["churn data may be stale"] if _retry_texts(messages) else []
+        args = json.dumps({**PLAN, "risks": risks})
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, args)])
+
+    agent = Agent(FunctionModel(model), output_type=Plan, retries=3)
+    gate = approval_gate(tmp_path, phase="plan", schema_id="plan/v1", idempotency_key="job-8")
+    agent.output_validator(gate)
+    reviewer = asyncio.create_task(_review(tmp_path, [("reject", "a risk"), ("approve", None)]))
+    result = await agent.run("plan")
+    assert await reviewer == ["0001-plan", "0002-plan"]
+    assert result.output.risks == ["churn data may be stale"]
+
+
+async def test_a_key_signs_each_output_as_the_phase_producer(tmp_path: Path) -> None:
+    """B6: without ``key=`` a phase whose rule names producers could never pass."""
+    trust = signed_policy(tmp_path / "trust", producers=True)
+    signed, unsigned = tmp_path / "signed", tmp_path / "unsigned"
+    for run, key in ((signed, trust.planner), (unsigned, None)):
+        agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
+        agent.output_validator(
+            approval_gate(
+                run, phase="plan", schema_id="plan/v1", timeout=0, policy=trust.policy,
+                key=key, idempotency_key="job-9",
+            )
+        )  # fmt: skip
+        with pytest.raises(HandoffNotApproved):
+            await agent.run("plan")
+    with Gate(policy=trust.policy) as gate:
+        assert gate.standing(signed, "0001-plan").state.value == "pending"
+        codes = {f.code.value for f in gate.inspect(unsigned, "0001-plan").findings}
+    assert "unsigned_handoff" in codes
+    with Gate(policy=trust.policy, key=trust.alice) as alice:
+        alice.decide(signed, "0001-plan", "approve")
+    agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
+    agent.output_validator(
+        approval_gate(
+            signed, phase="plan", schema_id="plan/v1", timeout=0, policy=trust.policy,
+            key=trust.planner, idempotency_key="job-9",
+        )
+    )  # fmt: skip
+    assert isinstance((await agent.run("plan")).output, Plan)
