@@ -275,6 +275,10 @@ def test_a_planted_slot_does_not_keep_a_reject_out(tmp_path: Path, kind: str) ->
     assert waited.stdout == "" and "rejected by alice" in waited.stderr
     again = cli("decide", str(run), hid, "approve", "--key", str(keys["alice"]), *common)
     assert again.returncode == 1 and "already rejected" in again.stderr
+    logged = cli("audit", str(run), "--json").stdout
+    assert "not their signed record; set aside" in logged
+    aside = [p.name for p in (run / "decisions" / hid).iterdir() if p.name.startswith(".")]
+    assert len(aside) == 1 and aside[0].startswith(".alice.json.")
 
 
 def test_a_file_planted_as_the_handoffs_folder_does_not_keep_a_reject_out(
