@@ -23,7 +23,7 @@ from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decision_record import Decision
 from handoff_gate.gates.run.quorum import Settlement, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.store.base import RunStore, has_handoff
+from handoff_gate.gates.store.base import RunReplaced, RunStore, has_handoff
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState
@@ -100,6 +100,9 @@ class Pickup:
         self.deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
         self.on_refused = on_refused
         self.refusals_seen: set[str] = set()
+        #: The run as it was when the wait started: a copy, a link or another folder
+        #: put at its address later is never looked at (``RunStore.run_identity``).
+        self.identity = self.store.run_identity(self.run)
 
     def report(self) -> Report:
         """The handoff's inspection report as it stands."""
@@ -112,7 +115,13 @@ class Pickup:
         return self.deadline is not None and self.deadline <= time.monotonic()
 
     def settled(self) -> WaitResult | None:
-        """The result the decision records allow now, refusals said once; ``None``: go on."""
+        """The result the decision records allow now, refusals said once; ``None``: go on.
+        ``RunReplaced`` when the run's address names another run than at the start."""
+        if self.store.run_identity(self.run) != self.identity:
+            raise RunReplaced(
+                f"{self.run} is no longer the run this wait started on (moved, or another "
+                "folder or a link put in its place); nothing delivered"
+            )
         found = settle(self.store, self.run, self.handoff_id, self.registry, self.policy)
         for line in record_refusals(
             self.store, self.run, self.handoff_id, found, self.refusals_seen
