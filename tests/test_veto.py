@@ -331,3 +331,17 @@ def test_init_refuses_an_existing_run_and_unknown_accounts(tmp_path: Path) -> No
     root = cli("init", str(tmp_path / "new"), "--pipeline", "0", "--reviewers", "1")
     assert root.returncode == 2 and "must not be root" in root.stderr
     assert not (tmp_path / "new").exists()
+
+
+def test_junk_in_one_slot_is_reported_and_stops_no_other_record(tmp_path: Path) -> None:
+    policy, keys = _trust(tmp_path)
+    run = tmp_path / "run"
+    hid = submit(run)
+    (run / "decisions" / hid).mkdir()
+    os.mkfifo(run / "decisions" / hid / "alice.json")
+    common = ["--policy", str(policy)]
+    approved = cli("decide", str(run), hid, "approve", "--key", str(keys["bob"]), *common)
+    assert approved.returncode == 0, approved.stderr
+    waited = cli("wait", str(run), hid, *common, "--timeout", "5")
+    assert waited.returncode == 0, waited.stderr
+    assert f"{hid}: alice: empty, or not a readable regular file" in waited.stderr
