@@ -275,6 +275,10 @@ def test_a_planted_slot_does_not_keep_a_reject_out(tmp_path: Path, kind: str) ->
     assert waited.stdout == "" and "rejected by alice" in waited.stderr
     again = cli("decide", str(run), hid, "approve", "--key", str(keys["alice"]), *common)
     assert again.returncode == 1 and "already rejected" in again.stderr
+    logged = cli("audit", str(run), "--json").stdout
+    assert "not their signed record; set aside" in logged
+    aside = [p.name for p in (run / "decisions" / hid).iterdir() if p.name.startswith(".")]
+    assert len(aside) == 1 and aside[0].startswith(".alice.json.")
 
 
 def test_a_file_planted_as_the_handoffs_folder_does_not_keep_a_reject_out(
@@ -327,3 +331,17 @@ def test_init_refuses_an_existing_run_and_unknown_accounts(tmp_path: Path) -> No
     root = cli("init", str(tmp_path / "new"), "--pipeline", "0", "--reviewers", "1")
     assert root.returncode == 2 and "must not be root" in root.stderr
     assert not (tmp_path / "new").exists()
+
+
+def test_junk_in_one_slot_is_reported_and_stops_no_other_record(tmp_path: Path) -> None:
+    policy, keys = _trust(tmp_path)
+    run = tmp_path / "run"
+    hid = submit(run)
+    (run / "decisions" / hid).mkdir()
+    os.mkfifo(run / "decisions" / hid / "alice.json")
+    common = ["--policy", str(policy)]
+    approved = cli("decide", str(run), hid, "approve", "--key", str(keys["bob"]), *common)
+    assert approved.returncode == 0, approved.stderr
+    waited = cli("wait", str(run), hid, *common, "--timeout", "5")
+    assert waited.returncode == 0, waited.stderr
+    assert f"{hid}: alice: empty, or not a readable regular file" in waited.stderr

@@ -32,7 +32,7 @@ from handoff_gate.gates.run.decision_record import (
     parse_decision,
     parse_stamp,
 )
-from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.base import RunReplaced, RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
 from handoff_gate.gates.trust.ed25519 import verify
 from handoff_gate.gates.trust.sshsig import SignatureError
@@ -219,4 +219,8 @@ def verify_run(
         problems.append(f"the audit log is missing or empty, but the run has {len(ids)} handoffs")
     check.handoffs(ids)
     check.decisions(ids)
+    try:
+        store.run_identity(key)
+    except RunReplaced as exc:  # a link an agent may have pointed at an old approved copy
+        problems.append(str(exc))
     return problems + check.problems

@@ -17,6 +17,7 @@ still stands, so ``decide`` returns it and reports the failed log through ``on_w
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -377,12 +378,27 @@ def _existing(
         found = _valid_record(data, store.run_name(run), handoff_id, principal, policy)
         if found is not None:
             return describe(found)
-        store.set_aside_decision(run, handoff_id, principal)
+        if store.set_aside_decision(run, handoff_id, principal):
+            _log_set_aside(store, run, handoff_id, principal)
         return None
     try:
         return describe(parse_decision(data, store.run_name(run), handoff_id))
     except DecisionCorrupt:
         return "decided (the decision record is unreadable)"
+
+
+def _log_set_aside(store: RunStore, run: str, handoff_id: str, principal: str) -> None:
+    """Log what was planted in a slot as a refused record, so ``audit`` shows it. A log
+    that cannot take it must not keep the reviewer's decision out: that is logged next."""
+    with contextlib.suppress(OSError):
+        audit.append(
+            run,
+            audit.Event.DECISION_REFUSED,
+            store=store,
+            handoff=handoff_id,
+            reviewer=principal,
+            why=f"{principal}'s slot held something that is not their signed record; set aside",
+        )
 
 
 def _valid_record(

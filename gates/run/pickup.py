@@ -23,7 +23,7 @@ from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decision_record import Decision
 from handoff_gate.gates.run.quorum import Settlement, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.store.base import RunStore, has_handoff
+from handoff_gate.gates.store.base import RunReplaced, RunStore, has_handoff
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.report import Report
@@ -122,6 +122,9 @@ class Pickup:
             expected_sha256 = ref_or_id.sha256
         self.expected_sha256 = expected_sha256
         self._looked = False
+        #: The run as it was when the wait started: a copy, a link or another folder
+        #: put at its address later is never looked at (``RunStore.run_identity``).
+        self.identity = self.store.run_identity(self.run)
 
     def report(self) -> Report:
         """The handoff's inspection report as it stands."""
@@ -134,7 +137,13 @@ class Pickup:
         return self.deadline is not None and self.deadline <= time.monotonic()
 
     def settled(self) -> WaitResult | None:
-        """The result the decision records allow now, refusals said once; ``None``: go on."""
+        """The result the decision records allow now, refusals said once; ``None``: go on.
+        ``RunReplaced`` when the run's address names another run than at the start."""
+        if self.store.run_identity(self.run) != self.identity:
+            raise RunReplaced(
+                f"{self.run} is no longer the run this wait started on (moved, or another "
+                "folder or a link put in its place); nothing delivered"
+            )
         if not self._looked:
             expected = not self.expected_sha256 or self._bytes_expected()
             self._looked = True  # after the look: a store that was unreachable looks again

@@ -111,6 +111,9 @@ def settle(
         if slot is None:
             refused.append(f"{handoff_id}: the unsigned decision is ignored under the policy")
             continue
+        if not data:  # the store reads a FIFO, a directory, a link or an oversize file so
+            refused.append(f"{handoff_id}: {slot}: empty, or not a readable regular file")
+            continue
         try:
             decision = parse_decision(data, name, handoff_id)
         except DecisionCorrupt as exc:

@@ -85,6 +85,11 @@ class RunMissing(FileNotFoundError):
     """The run (or the folder a new run would go in) does not exist."""
 
 
+class RunReplaced(OSError):
+    """The run's path is a symlink, or no longer names the run it named when a wait
+    started (moved away, a copy or a link put in its place); the message is one line."""
+
+
 class StoredHandoff(NamedTuple):
     """A handoff as the store returns it: its id and number, and whether it was new."""
 
@@ -277,6 +282,13 @@ class RunStore(Protocol):
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
         """Every decision record of a handoff, by principal (``None``: unsigned)."""
+        ...
+
+    def run_identity(self, run: str) -> str:
+        """What makes ``run`` this run and not another put at its address: a run
+        folder's device and inode (``RunReplaced`` when the path itself is a symlink,
+        which an agent could re-point), a database run's id. A wait takes it when it
+        starts and stops without delivering if it changes."""
         ...
 
     def decided_ids(self, run: str) -> list[str]:

@@ -38,6 +38,7 @@ from handoff_gate.gates.store.base import (
     Change,
     DecisionExists,
     ListedHandoff,
+    RunReplaced,
     StoredContract,
     StoredHandoff,
     Subscription,
@@ -397,6 +398,17 @@ class FilesystemStore:
                     if data is not None:
                         records[name] = data
         return records
+
+    def run_identity(self, run: str) -> str:
+        """``DEV:INODE`` of the run folder, its own path not followed if a link."""
+        path = self._dir(run)
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            raise RunReplaced(
+                f"{path} is a symlink: wait on the run folder itself, never through a link "
+                "that can be pointed at another (an old approved copy)"
+            )
+        return f"{info.st_dev}:{info.st_ino}"
 
     def decided_ids(self, run: str) -> list[str]:
         """One ``scandir`` of ``decisions/``: each ``ID.json`` and ``ID/`` named by a

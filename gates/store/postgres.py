@@ -462,6 +462,11 @@ class PostgresStore:
         except errors.ForeignKeyViolation:
             raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
 
+    def run_identity(self, run: str) -> str:
+        """The run id: a database run cannot be swapped under its name by the pipeline
+        role, which may not update or delete a run row."""
+        return validate_run_id(run)
+
     def decided_ids(self, run: str) -> list[str]:
         """The handoffs of ``run`` with a decision row, in sequence order."""
         validate_run_id(run)
