@@ -54,6 +54,12 @@ class WaitResult:
     fields) and ``model`` (the contract's model instance) are set only for ``approved``.
     ``decision`` is the deciding record (the reject, or the first approval);
     ``decisions`` every record that counted (all approvals of a quorum).
+
+    An approval of a reviewer's edit delivers the edit: ``edited`` is ``True``,
+    ``payload`` and ``model`` are the edit's (validated against the same contract),
+    ``edited_sha256`` names its bytes, and the producer's stays reachable:
+    ``original_sha256`` (the handoff file's, which ``report`` describes) and
+    ``original_payload`` (what approving it unedited would have delivered).
     """
 
     outcome: WaitOutcome
@@ -62,6 +68,10 @@ class WaitResult:
     report: Report | None = None
     model: BaseModel | None = None
     decisions: tuple[Decision, ...] = ()
+    edited: bool = False
+    edited_sha256: str | None = None
+    original_sha256: str | None = None
+    original_payload: dict[str, Any] | None = None
 
 
 def print_refusal(line: str) -> None:
@@ -125,6 +135,20 @@ class Pickup:
     def _result(self, found: Settlement, outcome: HandoffState) -> WaitResult:
         decision = found.decisions[0] if found.decisions else None
         report = found.report or self.report()
+        if outcome is HandoffState.APPROVED and found.edit is not None:
+            edit = found.edit
+            return WaitResult(
+                WaitOutcome.APPROVED,
+                decision,
+                edit.delivered,
+                report,
+                edit.model,
+                found.decisions,
+                edited=True,
+                edited_sha256=edit.sha256,
+                original_sha256=report.sha256,
+                original_payload=report.delivered,
+            )
         if outcome is HandoffState.APPROVED:
             return WaitResult(
                 WaitOutcome.APPROVED,
@@ -133,6 +157,8 @@ class Pickup:
                 report,
                 report.model,
                 found.decisions,
+                original_sha256=report.sha256,
+                original_payload=report.delivered,
             )
         return WaitResult(
             WaitOutcome(outcome.value), decision, report=report, decisions=found.decisions
@@ -150,5 +176,6 @@ class Pickup:
             store=self.store,
             handoff=self.handoff_id,
             outcome=result.outcome.value,
+            **({"edited_sha256": result.edited_sha256} if result.edited else {}),
         )
         return result

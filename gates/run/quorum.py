@@ -13,6 +13,14 @@ handoff or sha256. Of what remains, one reject rejects; ``required`` distinct ap
 approve, provided the bytes still inspect as approvable. Approvals are named in the order
 they were made (``decided_at``, then principal), whichever store they come from, so
 every front end names the same approver first.
+
+An approval names the exact bytes it approves: the producer's (``sha256`` alone) or a
+reviewer's edit (``edited_sha256`` too). A quorum counts approvals of one byte string
+only, so two approvals of different edits are two approvals of one each; when more than
+one byte string has its quorum, the one whose quorum was complete first is delivered.
+An approved edit is read back from the store, checked against its digest and inspected
+again; an edit that is missing, altered or no longer approvable delivers nothing
+(``changed``).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from handoff_gate.gates.run.decision_record import (
     DecisionMisplaced,
     parse_decision,
 )
+from handoff_gate.gates.run.edits import edit_problem, kept_edit
 from handoff_gate.gates.run.phase_rule import rule_of
 from handoff_gate.gates.run.placement import verified_producer
 from handoff_gate.gates.run.report_in_run import inspect_in_run
@@ -65,6 +74,8 @@ class Settlement:
     refused: tuple[str, ...] = ()
     #: Under a policy, the producer whose signature on the handoff verified.
     producer: str | None = None
+    #: An approved edit: its report (the payload ``wait`` delivers instead of ``report``'s).
+    edit: Report | None = None
 
 
 def check_signed(
@@ -157,14 +168,42 @@ def settle(
         else:
             approvals.append(decision)
     approvals.sort(key=_made)
-    if len(approvals) < rule.required:
+    quorum = _first_quorum(approvals, rule.required)
+    if quorum is None:
         return Settlement(None, tuple(approvals), refused=tuple(refused), producer=producer)
     if report is None:
         report = inspect_in_run(key, handoff_id, registry, policy=policy, store=store)
     outcome = HandoffState.APPROVED
     if report.sha256 != sha256 or not report.approvable or report.delivered is None:
         outcome = HandoffState.CHANGED
-    return Settlement(outcome, tuple(approvals), report, tuple(refused), producer)
+    edit = None
+    if outcome is HandoffState.APPROVED and quorum[0].edited:
+        edit = _approved_edit(store, key, quorum[0], report, registry)
+        outcome = HandoffState.APPROVED if edit is not None else HandoffState.CHANGED
+    return Settlement(outcome, quorum, report, tuple(refused), producer, edit)
+
+
+def _first_quorum(approvals: list[Decision], required: int) -> tuple[Decision, ...] | None:
+    """The approvals of the byte string whose ``required``-th approval came first (the
+    approvals in the order they were made), or ``None`` while none has its quorum."""
+    by_bytes: dict[str | None, list[Decision]] = {}
+    for decision in approvals:
+        same = by_bytes.setdefault(decision.edited_sha256, [])
+        same.append(decision)
+        if len(same) == required:
+            return tuple(same)
+    return None
+
+
+def _approved_edit(
+    store: RunStore, run: str, decision: Decision, report: Report, registry: Registry
+) -> Report | None:
+    """The approved edit's report, or ``None`` when it must not be delivered."""
+    try:
+        edit = kept_edit(store, run, decision, report, registry)
+    except (OSError, ValueError):
+        return None
+    return edit if edit_problem(edit) is None else None
 
 
 def _unsigned(
@@ -189,6 +228,11 @@ def _unsigned(
         report = inspect_in_run(run, handoff_id, registry, store=store)
     if report.sha256 != decision.sha256 or not report.approvable or report.delivered is None:
         return Settlement(HandoffState.CHANGED, (decision,), report)
+    if decision.edited:
+        edit = _approved_edit(store, run, decision, report, registry)
+        if edit is None:
+            return Settlement(HandoffState.CHANGED, (decision,), report)
+        return Settlement(HandoffState.APPROVED, (decision,), report, edit=edit)
     return Settlement(HandoffState.APPROVED, (decision,), report)
 
 
