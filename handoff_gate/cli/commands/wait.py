@@ -163,8 +163,19 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(one_line(exc)) from exc
         if result.outcome is WaitOutcome.APPROVED:
             write_payload(target, json.dumps(result.payload, ensure_ascii=True, indent=2) + "\n")
+            if result.edited:
+                print(_edited_message(args.handoff_id, result), file=sys.stderr)
             return OK
     return _not_delivered(args.handoff_id, result)
+
+
+def _edited_message(handoff_id: str, result: WaitResult) -> str:
+    """Said on stderr when the payload delivered is a reviewer's edit, naming both digests."""
+    who = ", ".join(visible(d.reviewer) for d in result.decisions) or "?"
+    return (
+        f"handoff-gate: {handoff_id}: delivered the edit approved by {who} "
+        f"(sha256 {result.original_sha256} -> edited sha256 {result.edited_sha256})"
+    )
 
 
 def _not_delivered(handoff_id: str, result: WaitResult) -> int:
