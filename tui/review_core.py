@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_for
+from handoff_gate.gates.run.edits import inspect_edit
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.inspecting import inspect_ref
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.gates.vocab.actions import Action, Category
     from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+    from handoff_gate.gates.vocab.report import Report
     from handoff_gate.tui.model import Entry
     from handoff_gate.tui.scan import Inspection
 
@@ -115,6 +117,15 @@ class ReviewCore:
             return f"{principal!r} already approved {handoff_id}"
         return ""
 
+    def inspect_edit(self, entry: Entry, report: Report, data: bytes) -> Report:
+        """The reviewer's edited bytes inspected against ``entry``'s contract, as
+        ``decide`` will inspect them again (blocking: off the UI thread); never raises."""
+        store = self.store.copy()
+        try:
+            return inspect_edit(store, entry.ref.run, entry.ref.id, report, data, self.registry)
+        finally:
+            store.close()
+
     def decide(
         self,
         entry: Entry,
@@ -122,6 +133,7 @@ class ReviewCore:
         sha256: str,
         reason: str | None = None,
         category: Category | None = None,
+        edited: bytes | None = None,
     ) -> Decided:
         """Write the decision (blocking: run it off the UI thread); a refusal, or a store
         driver's own error, comes back as the ``Decided`` message's reason, never a crash."""
@@ -139,6 +151,7 @@ class ReviewCore:
                 expected_sha256=sha256,
                 key=self.key,
                 policy=self.policy,
+                edited_payload=edited,
             )
         except (DecisionRefused, ValueError, OSError) as exc:
             return Decided(entry.key, None, f"Not written: {exc}")
