@@ -168,10 +168,14 @@ def test_an_edit_altered_after_approval_delivers_nothing(tmp_path: Path) -> None
         ref = _submit(gate)
         decision = gate.decide(RUN, ref, "approve", edited_payload=edited(risks=["a"]))
         path = tmp_path / RUN / "edits" / ref.id / f"{decision.edited_sha256}.json"
+        assert gate.verify(RUN) == []
         path.chmod(0o600)
         path.write_bytes(json.dumps(edited(risks=["b"])).encode())
         result = gate.wait(RUN, ref, timeout=5)
         assert result.outcome is WaitOutcome.CHANGED
         assert result.payload is None
+        assert any(
+            "approves an edit that is unusable" in p and "altered" in p for p in gate.verify(RUN)
+        )
         path.unlink()
         assert gate.wait(RUN, ref, timeout=5).outcome is WaitOutcome.CHANGED

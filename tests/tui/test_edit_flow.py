@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import TextArea
@@ -20,14 +21,18 @@ from tui_helpers import (
     notices,
     placed,
     put,
+    review_app,
     screen_text,
     settle,
 )
 
-from handoff_gate.gates.api import read_decision, wait
+from handoff_gate.gates.api import read_decision, submit, wait
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run.pickup import WaitOutcome
 from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.store.postgres import PostgresStore
+from handoff_gate.gates.store.postgres_schema import init_schema
+from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.screens.approve_edit import ApproveEditScreen
 from handoff_gate.tui.screens.edit_text import EditTextScreen
 
@@ -176,3 +181,26 @@ def test_the_edit_confirmation_snapshot(
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+async def test_an_edit_approved_in_the_tui_over_postgresql_is_kept_in_the_store(
+    pg_url: str, registry: Registry, use_editor: Callable[..., Path]
+) -> None:
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        init_schema(conn, roles=False)
+    use_editor({"recommended_profile": "library"})
+    with PostgresStore(pg_url) as pipeline:
+        handoff = submit(
+            "alpha", json.dumps(PLAN).encode(), phase="plan", schema_id="plan/v1", store=pipeline
+        ).id
+        app = review_app(None, registry, reviewer="alice", quiet=True, store=PostgresStore(pg_url))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, lambda: all_inspected(app))
+            await pilot.press("e")
+            await settle(pilot, lambda: isinstance(app.screen, ApproveEditScreen))
+            await pilot.press("y")
+            key = (Path("alpha"), handoff)
+            await settle(pilot, lambda: app.entries[key].state is HandoffState.APPROVED)
+        result = wait("alpha", handoff, registry=registry, store=pipeline, timeout=5)
+    assert result.outcome is WaitOutcome.APPROVED and result.edited
+    assert result.payload is not None and result.payload["recommended_profile"] == "library"
