@@ -81,8 +81,12 @@ async def test_the_editor_s_edit_is_shown_as_a_diff_and_approved_as_edited(
         assert app.screen.focused is not None and app.screen.focused.id == "cancel"
         await pilot.press("y")
         await settle(pilot, lambda: read_decision(root / "job-1", handoff) is not None)
-    decision = read_decision(root / "job-1", handoff)
-    assert decision is not None and decision.edited_sha256 is not None
+        decision = read_decision(root / "job-1", handoff)
+        assert decision is not None and decision.edited_sha256 is not None
+        assert "approved an edit by alice" in notices(app)
+        await pilot.press("f", "f")  # open → rejected → approved
+        edited_line = f"edited by alice: delivers the edit, sha256 {decision.edited_sha256[:12]}"
+        await settle(pilot, lambda: edited_line in screen_text(app))
     result = wait(root / "job-1", handoff, registry=registry, timeout=5)
     assert result.outcome is WaitOutcome.APPROVED and result.edited
     assert result.payload is not None and result.payload["recommended_profile"] == "library"
