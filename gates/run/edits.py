@@ -76,8 +76,10 @@ def kept_edit(
 ) -> Report:
     """The report of the edit ``decision`` approves, read back from the store and checked
     to hash to the digest the decision names (``OSError`` when it is missing or
-    altered; the caller then delivers nothing)."""
-    assert decision.edited_sha256 is not None
+    altered, ``ValueError`` for a decision without an edit; the caller then delivers
+    nothing)."""
+    if decision.edited_sha256 is None:
+        raise ValueError(f"the decision on {decision.handoff} approves no edit")
     data = store.edit_bytes(
         os.fspath(run), decision.handoff, decision.edited_sha256, MAX_HANDOFF_BYTES
     )

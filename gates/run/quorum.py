@@ -195,6 +195,32 @@ def _first_quorum(approvals: list[Decision], required: int) -> tuple[Decision, .
     return None
 
 
+def leading_approvals(
+    approvals: tuple[Decision, ...],
+) -> tuple[tuple[Decision, ...], tuple[Decision, ...]]:
+    """(the approvals of the byte string most approved so far, every other approval): what
+    a front end counts toward the quorum, and what it names as approving other bytes.
+    A tie goes to the byte string approved first; the order of ``approvals`` is kept."""
+    counts: dict[str | None, int] = {}
+    for decision in approvals:
+        counts[decision.edited_sha256] = counts.get(decision.edited_sha256, 0) + 1
+    if not counts:
+        return (), ()
+    top = max(counts.values())
+    lead = next(digest for digest, count in counts.items() if count == top)
+    return (
+        tuple(d for d in approvals if d.edited_sha256 == lead),
+        tuple(d for d in approvals if d.edited_sha256 != lead),
+    )
+
+
+def approved_bytes(decision: Decision) -> str:
+    """What an approval approves, in a reviewer's words: the producer's bytes or an edit."""
+    if decision.edited_sha256 is None:
+        return "the producer's bytes"
+    return f"an edit (sha256 {decision.edited_sha256[:12]})"
+
+
 def _approved_edit(
     store: RunStore, run: str, decision: Decision, report: Report, registry: Registry
 ) -> Report | None:

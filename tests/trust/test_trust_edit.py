@@ -13,6 +13,7 @@ from trust_helpers import Keys, ssh_keygen_verify
 
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.run.pickup import WaitOutcome
+from handoff_gate.gates.run.quorum import approved_bytes, leading_approvals
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
@@ -97,6 +98,10 @@ def test_a_quorum_needs_its_approvals_on_one_byte_string(tmp_path: Path, keys: K
         standing = alice.standing(RUN, split)
         assert standing.state is HandoffState.PENDING
         assert len(standing.decisions) == 2
+        counted, others = leading_approvals(standing.decisions)
+        assert [d.principal for d in counted] == ["alice"]
+        assert [d.principal for d in others] == ["bob"]
+        assert approved_bytes(others[0]).startswith("an edit (sha256 ")
 
         one_edit = {**PLAN, "risks": ["agreed"]}
         agreed = _submit(tmp_path)
