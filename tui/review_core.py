@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_for
-from handoff_gate.gates.run.edits import inspect_edit
+from handoff_gate.gates.run.edits import edit_problem, inspect_edit
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.inspecting import inspect_ref
@@ -117,14 +117,17 @@ class ReviewCore:
             return f"{principal!r} already approved {handoff_id}"
         return ""
 
-    def inspect_edit(self, entry: Entry, report: Report, data: bytes) -> Report:
+    def inspect_edit(self, entry: Entry, report: Report, data: bytes) -> tuple[Report, bool]:
         """The reviewer's edited bytes inspected against ``entry``'s contract, as
-        ``decide`` will inspect them again (blocking: off the UI thread); never raises."""
+        ``decide`` will inspect them again, and whether they may be approved (blocking:
+        off the UI thread); never raises. Here, not in the screen, so the screen's
+        module loads none of the inspection code before the core arrives."""
         store = self.store.copy()
         try:
-            return inspect_edit(store, entry.ref.run, entry.ref.id, report, data, self.registry)
+            found = inspect_edit(store, entry.ref.run, entry.ref.id, report, data, self.registry)
         finally:
             store.close()
+        return found, edit_problem(found) is None
 
     def decide(
         self,

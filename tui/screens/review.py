@@ -31,7 +31,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from handoff_gate.gates.run.edits import edit_problem
 from handoff_gate.gates.view.decidable import decidable_now
 from handoff_gate.gates.view.delivery import delivered_text
 from handoff_gate.gates.view.reject_hint import suggest_category
@@ -537,8 +536,8 @@ class ReviewScreen(Screen[None]):
         if data == start.encode("utf-8"):
             self._tell(EDIT_UNCHANGED)
             return
-        checked = await asyncio.to_thread(core.inspect_edit, entry, report, data)
-        if edit_problem(checked) is not None:
+        checked, approvable = await asyncio.to_thread(core.inspect_edit, entry, report, data)
+        if not approvable:
             self._tell(edit_refused(entry, checked))
             return
         diff = edit_diff(start, edited_text(data))
