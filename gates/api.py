@@ -17,6 +17,7 @@ from typing import Any, Unpack
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.gate import Gate, Reporter, StoreSpec
 from handoff_gate.gates.run.decision_record import Decision
+from handoff_gate.gates.run.edits import EditedPayload
 from handoff_gate.gates.run.pickup import WaitResult, print_refusal
 from handoff_gate.gates.run.submit import About, Payload
 from handoff_gate.gates.trust.policy import Policy
@@ -82,6 +83,7 @@ def decide(
     policy: Policy | None = None,
     store: StoreSpec | None = None,
     on_warning: Reporter | None = None,
+    edited_payload: EditedPayload | None = None,
 ) -> Decision:
     """``Gate.decide`` on a Gate made for this call."""
     with Gate(store, contracts=registry, policy=policy, key=key) as gate:
@@ -94,6 +96,7 @@ def decide(
             reviewer=reviewer,
             expected_sha256=expected_sha256,
             on_warning=on_warning,
+            edited_payload=edited_payload,
         )
 
 

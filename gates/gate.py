@@ -27,6 +27,7 @@ from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.audit_verify import verify_run
 from handoff_gate.gates.run.decision_record import Decision, read_decision
 from handoff_gate.gates.run.decisions import decide as decide_in
+from handoff_gate.gates.run.edits import EditedPayload
 from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
 from handoff_gate.gates.run.placement import producer_principal
 from handoff_gate.gates.run.report_in_run import inspect_in_run
@@ -172,10 +173,13 @@ class Gate:
         reviewer: str | None = None,
         expected_sha256: str | None = None,
         on_warning: Reporter | None = None,
+        edited_payload: EditedPayload | None = None,
     ) -> Decision:
         """Record a decision (``gates.run.decisions.decide``), signed with the Gate's key
         under its policy. A ``HandoffRef`` from ``submit`` binds it to the bytes that
-        were submitted: if the handoff changed since, nothing is written."""
+        were submitted: if the handoff changed since, nothing is written.
+        ``edited_payload`` (bytes or a dict) approves the reviewer's edit instead, once it
+        inspects as approvable against the same contract (``EditRefused`` if not)."""
         if expected_sha256 is None and isinstance(ref_or_id, HandoffRef) and ref_or_id.sha256:
             expected_sha256 = ref_or_id.sha256
         return decide_in(
@@ -191,6 +195,7 @@ class Gate:
             key=self.key,
             policy=self.policy,
             on_warning=on_warning,
+            edited_payload=edited_payload,
         )
 
     def pickup(

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.inspect.handoff_file import inspect_file, inspect_handoff
     from handoff_gate.gates.inspect.stages import inspect
     from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
-    from handoff_gate.gates.run.decisions import DecisionRefused
+    from handoff_gate.gates.run.decisions import DecisionRefused, EditRefused
     from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
     from handoff_gate.gates.run.standing import Standing
     from handoff_gate.gates.store.base import ContractConflict, RunStore
@@ -74,6 +74,7 @@ _HOMES: dict[str, str] = {
     "Decision": "run.decision_record",
     "DecisionCorrupt": "run.decision_record",
     "DecisionRefused": "run.decisions",
+    "EditRefused": "run.decisions",
     "WaitOutcome": "run.pickup",
     "WaitResult": "run.pickup",
     "Standing": "run.standing",
@@ -106,6 +107,7 @@ __all__ = [
     "Decision",
     "DecisionCorrupt",
     "DecisionRefused",
+    "EditRefused",
     "FieldRow",
     "FieldState",
     "FilesystemStore",

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.pool import Pool
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -204,6 +205,36 @@ def test_handoff_bytes_come_back_exactly_and_are_bounded(target: Target) -> None
         with psycopg.connect(target.spec[1]) as conn:
             row = conn.execute("SELECT sha256 FROM handoffs WHERE id = %s", (stored.id,))
             assert row.fetchone() == (hashlib.sha256(ODD_BYTES).hexdigest(),)
+
+
+def test_an_edit_is_kept_exactly_under_its_sha256_and_never_replaced(target: Target) -> None:
+    """A reviewer's edited payload comes back byte for byte under the digest it is
+    named by; keeping the same bytes again is the same edit, a bound is a bound, and an
+    edit of a handoff that is not there, or one never kept, is not found."""
+    hid = _first_handoff(target)
+    digest = target.store.create_edit(target.run, hid, ODD_BYTES)
+    assert digest == hashlib.sha256(ODD_BYTES).hexdigest()
+    assert target.store.create_edit(target.run, hid, ODD_BYTES) == digest
+    assert target.store.edit_bytes(target.run, hid, digest, len(ODD_BYTES)) == ODD_BYTES
+    with pytest.raises(OversizeError):
+        target.store.edit_bytes(target.run, hid, digest, len(ODD_BYTES) - 1)
+    other = hashlib.sha256(b"never kept").hexdigest()
+    with pytest.raises(FileNotFoundError):
+        target.store.edit_bytes(target.run, hid, other, 1000)
+    with pytest.raises(FileNotFoundError):
+        target.store.create_edit(target.run, "0009-plan", b"{}")
+    assert target.store.decision_records(target.run, hid) == {}
+    if target.spec[0] == "pg":
+        with psycopg.connect(target.spec[1]) as conn, pytest.raises(psycopg.Error):
+            conn.execute("UPDATE edits SET data = 'x'")
+    else:
+        path = Path(target.spec[1]) / target.run / "edits" / hid / f"{digest}.json"
+        path.chmod(0o600)
+        path.write_bytes(b"swapped")
+        with pytest.raises(OSError, match="altered"):
+            target.store.edit_bytes(target.run, hid, digest, 1000)
+        with pytest.raises(OSError, match="altered"):
+            target.store.create_edit(target.run, hid, ODD_BYTES)
 
 
 def test_eight_racers_as_one_principal_leave_exactly_one_decision(

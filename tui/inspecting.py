@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from handoff_gate.gates.run.quorum import approved_bytes, leading_approvals
 from handoff_gate.gates.run.standing import Standing, standing
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState
@@ -48,13 +49,19 @@ def _trust(found: Standing, policy: Policy | None) -> Trust:
         blocked = found.state is HandoffState.BLOCKED
         return Trust(signer=signer, rule_problem=found.problem if blocked else "")
     approvals = () if found.state is HandoffState.REJECTED else found.decisions
+    counted, others = leading_approvals(approvals)
+    apart = tuple(
+        f"{d.principal or d.reviewer} approved {approved_bytes(d)}, "
+        f"not {approved_bytes(counted[0])}: not counted with them"
+        for d in others
+    )
     return Trust(
         required=found.rule.required,
-        approvals=tuple(d.principal or d.reviewer for d in approvals),
+        approvals=tuple(d.principal or d.reviewer for d in counted),
         approvers=found.rule.approvers,
         signer=signer,
         producer=found.producer,
-        refused=found.refused,
+        refused=found.refused + apart,
     )
 
 

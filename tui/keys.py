@@ -21,6 +21,14 @@ REVIEW_KEYS: list[BindingType] = [
         id="approve",
     ),
     Binding("r", "reject", "Reject", tooltip="reject with a reason and a category", id="reject"),
+    Binding(
+        "e",
+        "edit",
+        "Edit",
+        show=False,
+        tooltip="edit the payload in $VISUAL/$EDITOR, then approve the edit (asks first)",
+        id="edit",
+    ),
     Binding("n", "next_waiting", "Next", tooltip="next handoff you can decide now", id="next"),
     Binding(
         "p",
@@ -74,4 +82,5 @@ REVIEW_KEYS: list[BindingType] = [
     # shares its deciding key's id, so a keymap moves both together.
     Binding("a", READ_ONLY_STAND_IN, show=False, id="approve"),
     Binding("r", READ_ONLY_STAND_IN, show=False, id="reject"),
+    Binding("e", READ_ONLY_STAND_IN, show=False, id="edit"),
 ]

@@ -56,6 +56,24 @@ def decided(message: DecisionFinished) -> Notice:
     return Notice(f"{message.key[1]}: {safe(message.described, 300)}")
 
 
+EDIT_UNCHANGED = Notice("The edit changed nothing; nothing was written.")
+
+
+def edit_refused(entry: Entry, report: Report) -> Notice:
+    """Why an edit opens no confirmation: its blocking findings, each on a line."""
+    codes = ", ".join(sorted({f.code.value for f in report.blocking})) or "no payload"
+    lines = [f"{entry.ref.id}: the edit is not approvable ({codes}). Nothing was written."]
+    for finding in report.blocking[:5]:
+        where = f" at {safe(finding.path, 60)}" if finding.path else ""
+        lines.append(f"{finding.code.value}{where}: {safe(finding.message, 200)}")
+    return Notice("\n".join(lines), "Edit refused", "error")
+
+
+def edit_failed(reason: str) -> Notice:
+    """The editor could not run or gave nothing back."""
+    return Notice(f"{safe(reason, 300)}. Nothing was written.", "Edit", "error")
+
+
 def nothing_earlier(entry: Entry) -> Notice:
     """Why ``d`` shows no diff: the run has no earlier handoff of the phase."""
     return Notice(f"No earlier {entry.ref.phase} handoff in this run to compare with.")

@@ -353,6 +353,11 @@ def _decided_text(entry: Entry) -> Text:
         text.append(safe(decision.reason, 1000, multiline=True))
     text.append("\nreviewed sha256 ", style="dim")
     text.append(decision.sha256[:12])
+    if decision.edited_sha256 is not None:
+        text.append("\nedited by ", style="dim")
+        text.append(safe(decision.reviewer, 60), style="bold")
+        text.append(": delivers the edit, sha256 ", style="dim")
+        text.append(decision.edited_sha256[:12], style="bold green")
     return text
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_for
+from handoff_gate.gates.run.edits import edit_problem, inspect_edit
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.inspecting import inspect_ref
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.gates.vocab.actions import Action, Category
     from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+    from handoff_gate.gates.vocab.report import Report
     from handoff_gate.tui.model import Entry
     from handoff_gate.tui.scan import Inspection
 
@@ -115,6 +117,18 @@ class ReviewCore:
             return f"{principal!r} already approved {handoff_id}"
         return ""
 
+    def inspect_edit(self, entry: Entry, report: Report, data: bytes) -> tuple[Report, bool]:
+        """The reviewer's edited bytes inspected against ``entry``'s contract, as
+        ``decide`` will inspect them again, and whether they may be approved (blocking:
+        off the UI thread); never raises. Here, not in the screen, so the screen's
+        module loads none of the inspection code before the core arrives."""
+        store = self.store.copy()
+        try:
+            found = inspect_edit(store, entry.ref.run, entry.ref.id, report, data, self.registry)
+        finally:
+            store.close()
+        return found, edit_problem(found) is None
+
     def decide(
         self,
         entry: Entry,
@@ -122,6 +136,7 @@ class ReviewCore:
         sha256: str,
         reason: str | None = None,
         category: Category | None = None,
+        edited: bytes | None = None,
     ) -> DecisionFinished:
         """Write the decision (blocking: run it off the UI thread); a refusal, or a store
         driver's own error, comes back as the ``DecisionFinished`` message's reason, never
@@ -140,6 +155,7 @@ class ReviewCore:
                 expected_sha256=sha256,
                 key=self.key,
                 policy=self.policy,
+                edited_payload=edited,
             )
         except (DecisionRefused, ValueError, OSError) as exc:
             return DecisionFinished(entry.key, None, f"Not written: {exc}")

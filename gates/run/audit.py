@@ -118,5 +118,11 @@ def audit_lines(events: list[dict[str, Any]]) -> list[str]:
         why = _field(event, "reason") or _field(event, "why") or _field(event, "category")
         parts = [_field(event, "at"), _field(event, "event"), _field(event, "handoff")]
         parts += [f"by {who}" if who else "", what, f"({why})" if why else ""]
+        edited = _field(event, "edited_sha256")
+        if edited:
+            editor = _field(event, "edited_by")
+            original = _field(event, "sha256")
+            by = f" by {editor}" if editor else ""
+            parts.append(f"edited{by}: sha256 {original or '?'} -> edited sha256 {edited}")
         lines.append("  ".join(part for part in parts if part))
     return lines

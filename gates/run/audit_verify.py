@@ -74,6 +74,7 @@ def _logged_fields(decision: Decision) -> dict[str, Any]:
         "reviewer": decision.reviewer,
         "category": decision.category.value if decision.category else None,
         "reason": decision.reason or None,
+        "edited_sha256": decision.edited_sha256,
     }
 
 
@@ -180,8 +181,17 @@ class _Check:
                     f"decision {_who(slot)} signed a log head the log no longer holds "
                     "before it (history re-chained)"
                 )
+        if decision.edited_sha256 is not None:
+            self.edit(slot, decision.edited_sha256)
         if slot[1] is not None or decision.signature is not None:
             self.signed(slot, decision, logged[1] if logged is not None else None)
+
+    def edit(self, slot: _Slot, digest: str) -> None:
+        """An approval of an edit names bytes the store must still hold, unaltered."""
+        try:
+            self.store.edit_bytes(self.run, slot[0], digest, MAX_HANDOFF_BYTES)
+        except (OSError, ValueError) as exc:
+            self.problems.append(f"decision {_who(slot)} approves an edit that is unusable: {exc}")
 
     def signed(self, slot: _Slot, decision: Decision, event: dict[str, Any] | None) -> None:
         """A signed slot's principal, signature and, under a policy, its key's times."""

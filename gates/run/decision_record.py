@@ -71,6 +71,10 @@ class Decision(BaseModel):
     principal: str | None = Field(default=None, pattern=PRINCIPAL_REGEX)
     log_head: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     signature: str | None = Field(default=None, max_length=4096)
+    #: An approval of the reviewer's edit: the sha256 of the edited payload bytes, which
+    #: the store keeps beside the decision (``RunStore.edit_bytes``); ``sha256`` stays the
+    #: handoff's, so the record names both. The reviewer is who edited.
+    edited_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
     @field_validator("reviewer")
     @classmethod
@@ -94,6 +98,18 @@ class Decision(BaseModel):
             raise ValueError("a signed decision's reviewer must be its principal")
         return self
 
+    @model_validator(mode="after")
+    def _edit_approves(self) -> Decision:
+        """Only an approval delivers an edit; a reject of edited bytes means nothing."""
+        if self.edited_sha256 is not None and self.action is not Action.APPROVE:
+            raise ValueError("only an approval can carry edited_sha256")
+        return self
+
+    @property
+    def edited(self) -> bool:
+        """Whether this approval delivers the reviewer's edit, not the producer's bytes."""
+        return self.edited_sha256 is not None
+
     @property
     def signed(self) -> bool:
         return self.signature is not None
@@ -114,6 +130,7 @@ class Decision(BaseModel):
             principal=principal,
             at=self.decided_at,
             log_head=log_head,
+            edited_sha256=self.edited_sha256,
         )
 
 
@@ -177,4 +194,5 @@ def read_decision(run: str, handoff_id: str, store: RunStore) -> Decision | None
 def describe(decision: Decision) -> str:
     """E.g. ``rejected by ana@host at 2026-01-02T03:04:05.000Z``, for refusals and lists."""
     done = "approved" if decision.action is Action.APPROVE else "rejected"
-    return f"{done} by {decision.reviewer} at {decision.decided_at}"
+    edited = " an edit" if decision.edited else ""
+    return f"{done}{edited} by {decision.reviewer} at {decision.decided_at}"

@@ -10,6 +10,12 @@ With a key (and the policy naming its principal) the record is signed: an SSHSIG
 it is detected. A key whose principal may not decide the phase, or that produced the
 handoff, is refused before anything is written, naming who may.
 
+An approval may carry the reviewer's edit (``edited_payload``): the edited bytes are
+inspected against the handoff's contract (``run.edits``) and refused, with nothing
+written, unless they are approvable; then they are kept in the store by their sha256
+before the record naming both digests is written, so a record never names bytes that
+are not there.
+
 The record is published before its audit event. If logging fails afterwards the decision
 still stands, so ``decide`` returns it and reports the failed log through ``on_warning``;
 ``audit --verify`` lists the decision without its event.
@@ -31,6 +37,7 @@ from handoff_gate.gates.run.decision_record import (
     describe,
     parse_decision,
 )
+from handoff_gate.gates.run.edits import EditedPayload, edit_bytes_of, edit_problem, inspect_edit
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.run.placement import producer_bytes_sha256, verified_producer
 from handoff_gate.gates.run.report_in_run import inspect_in_run
@@ -54,6 +61,15 @@ if TYPE_CHECKING:
 
 class DecisionRefused(Exception):
     """A decision that must not be written; the message is one line, fit for stderr."""
+
+
+class EditRefused(DecisionRefused):
+    """An edit that is not approvable: ``report`` is its inspection, findings and all,
+    so a front end can show the reviewer what to fix."""
+
+    def __init__(self, message: str, report: Report) -> None:
+        super().__init__(message)
+        self.report = report
 
 
 class _Attempt:
@@ -137,8 +153,13 @@ def decide(
     key: SigningKey | None = None,
     policy: Policy | None = None,
     on_warning: Callable[[str], None] | None = None,
+    edited_payload: EditedPayload | None = None,
 ) -> Decision:
     """Record a decision after re-inspecting the handoff's current bytes.
+
+    ``edited_payload``: approve the reviewer's edit of the payload instead of the
+    producer's bytes (``EditRefused``, audited, nothing written, when the edit is not
+    approvable; ``ValueError`` with any action but approve).
 
     Refused (``DecisionRefused``, audited, nothing written) when: rejecting without a
     reason, this slot already decided, the handoff missing, changed since
@@ -150,6 +171,9 @@ def decide(
     """
     handoff_id = validate_id(handoff_id_of(ref_or_id))
     action = Action(action)
+    edited = None if edited_payload is None else edit_bytes_of(edited_payload)
+    if edited is not None and action is not Action.APPROVE:
+        raise ValueError("only an approval can carry an edited payload")
     category = Category(category) if category is not None else None
     if key is not None and policy is None:
         raise ValueError("--key needs --policy: the policy's allowed_signers names the signer")
@@ -162,10 +186,38 @@ def decide(
     reason = reason.strip() if reason is not None else None
     report = _checked(attempt, registry, policy, principal, reason, expected_sha256)
     decision = _record(store, attempt, reason, category, report)
+    if edited is not None:
+        decision = _with_edit(attempt, decision, report, edited, registry)
     if principal is not None and key is not None:
         decision = _signed(store, where, decision, principal, key, attempt)
+    if edited is not None:
+        _keep_edit(attempt, edited)
     _write(attempt, principal, decision, report, on_warning, policy)
     return decision
+
+
+def _with_edit(
+    attempt: _Attempt, decision: Decision, report: Report, edited: bytes, registry: Registry
+) -> Decision:
+    """The approval naming the edit's digest, once the edit inspects as approvable."""
+    found = inspect_edit(attempt.store, attempt.run, attempt.handoff_id, report, edited, registry)
+    problem = edit_problem(found)
+    if problem is not None:
+        message = f"{attempt.handoff_id}: {problem}"
+        try:
+            attempt.refuse(message)
+        except DecisionRefused:
+            raise EditRefused(message, found) from None
+    return decision.model_copy(update={"edited_sha256": found.sha256})
+
+
+def _keep_edit(attempt: _Attempt, edited: bytes) -> None:
+    """Store the edited bytes before the record that names them (a record that stands
+    must never name bytes the store does not have)."""
+    try:
+        attempt.store.create_edit(attempt.run, attempt.handoff_id, edited)
+    except OSError as exc:
+        attempt.refuse(f"cannot keep the edited payload: {exc}")
 
 
 def _reviewer(reviewer: str | None, principal: str | None) -> str:
@@ -227,6 +279,11 @@ def _write(
         **({"principal": principal} if principal is not None else {}),
         "sha256": report.sha256,
         "verdict": report.verdict.value,
+        **(
+            {"edited_sha256": decision.edited_sha256, "edited_by": attempt.who}
+            if decision.edited_sha256 is not None
+            else {}
+        ),
     }
     try:
         _create(attempt, principal, data, event, policy)
@@ -263,8 +320,9 @@ def _create(
     attempt.refuse(f"{handoff_id}: the slot of {principal!r} keeps being taken; nothing written")
 
 
-#: Fields only signed records carry; an unsigned record is written as before them.
-_SIGNED_ONLY = frozenset({"principal", "log_head", "signature"})
+#: Fields only signed records (or approvals of an edit) carry; a record without them is
+#: written as before they existed.
+_SIGNED_ONLY = frozenset({"principal", "log_head", "signature", "edited_sha256"})
 
 
 def _encode(decision: Decision) -> bytes:
@@ -420,4 +478,11 @@ def _valid_record(
     return found
 
 
-__all__ = ["DecisionRefused", "NoRule", "decide", "default_reviewer", "principal_for"]
+__all__ = [
+    "DecisionRefused",
+    "EditRefused",
+    "NoRule",
+    "decide",
+    "default_reviewer",
+    "principal_for",
+]

@@ -58,6 +58,12 @@ class WaitResult:
     ``dropped_keys`` and ``defaulted`` (approved only) are the field paths the delivery
     left out (keys the contract does not name) and filled in (the contract's default for
     an absent field), so "approved exactly as sent" is both empty.
+
+    An approval of a reviewer's edit delivers the edit: ``edited`` is ``True``,
+    ``payload`` and ``model`` are the edit's (validated against the same contract),
+    ``edited_sha256`` names its bytes, and the producer's stays reachable:
+    ``original_sha256`` (the handoff file's, which ``report`` describes) and
+    ``original_payload`` (what approving it unedited would have delivered).
     """
 
     outcome: WaitOutcome
@@ -66,6 +72,10 @@ class WaitResult:
     report: Report | None = None
     model: BaseModel | None = None
     decisions: tuple[Decision, ...] = ()
+    edited: bool = False
+    edited_sha256: str | None = None
+    original_sha256: str | None = None
+    original_payload: dict[str, Any] | None = None
     dropped_keys: tuple[str, ...] = ()
     defaulted: tuple[str, ...] = ()
 
@@ -170,6 +180,22 @@ class Pickup:
             return WaitResult(
                 WaitOutcome.CHANGED, decision, report=report, decisions=found.decisions
             )
+        if outcome is HandoffState.APPROVED and found.edit is not None:
+            edit = found.edit
+            return WaitResult(
+                WaitOutcome.APPROVED,
+                decision,
+                edit.delivered,
+                report,
+                edit.model,
+                found.decisions,
+                dropped_keys=_paths(edit, Code.UNKNOWN_KEY),
+                defaulted=_paths(edit, Code.DEFAULTED_FIELD),
+                edited=True,
+                edited_sha256=edit.sha256,
+                original_sha256=report.sha256,
+                original_payload=report.delivered,
+            )
         if outcome is HandoffState.APPROVED:
             return WaitResult(
                 WaitOutcome.APPROVED,
@@ -178,8 +204,10 @@ class Pickup:
                 report,
                 report.model,
                 found.decisions,
-                _paths(report, Code.UNKNOWN_KEY),
-                _paths(report, Code.DEFAULTED_FIELD),
+                dropped_keys=_paths(report, Code.UNKNOWN_KEY),
+                defaulted=_paths(report, Code.DEFAULTED_FIELD),
+                original_sha256=report.sha256,
+                original_payload=report.delivered,
             )
         return WaitResult(
             WaitOutcome(outcome.value), decision, report=report, decisions=found.decisions
@@ -197,5 +225,6 @@ class Pickup:
             store=self.store,
             handoff=self.handoff_id,
             outcome=result.outcome.value,
+            **({"edited_sha256": result.edited_sha256} if result.edited else {}),
         )
         return result

@@ -13,6 +13,14 @@ handoff or sha256. Of what remains, one reject rejects; ``required`` distinct ap
 approve, provided the bytes still inspect as approvable. Approvals are named in the order
 they were made (``decided_at``, then principal), whichever store they come from, so
 every front end names the same approver first.
+
+An approval names the exact bytes it approves: the producer's (``sha256`` alone) or a
+reviewer's edit (``edited_sha256`` too). A quorum counts approvals of one byte string
+only, so two approvals of different edits are two approvals of one each; when more than
+one byte string has its quorum, the one whose quorum was complete first is delivered.
+An approved edit is read back from the store, checked against its digest and inspected
+again; an edit that is missing, altered or no longer approvable delivers nothing
+(``changed``).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from handoff_gate.gates.run.decision_record import (
     DecisionMisplaced,
     parse_decision,
 )
+from handoff_gate.gates.run.edits import edit_problem, kept_edit
 from handoff_gate.gates.run.phase_rule import rule_of
 from handoff_gate.gates.run.placement import verified_producer
 from handoff_gate.gates.run.report_in_run import inspect_in_run
@@ -64,6 +73,8 @@ class Settlement:
     refused: tuple[str, ...] = ()
     #: Under a policy, the producer whose signature on the handoff verified.
     producer: str | None = None
+    #: An approved edit: its report (the payload ``wait`` delivers instead of ``report``'s).
+    edit: Report | None = None
 
 
 def _current(store: RunStore, run: str, handoff_id: str) -> tuple[str, Envelope | None]:
@@ -131,14 +142,68 @@ def settle(
         else:
             approvals.append(decision)
     approvals.sort(key=_made)
-    if len(approvals) < rule.required:
+    quorum = _first_quorum(approvals, rule.required)
+    if quorum is None:
         return Settlement(None, tuple(approvals), refused=tuple(refused), producer=producer)
     if report is None:
         report = inspect_in_run(key, handoff_id, registry, policy=policy, store=store)
     outcome = HandoffState.APPROVED
     if report.sha256 != sha256 or not report.approvable or report.delivered is None:
         outcome = HandoffState.CHANGED
-    return Settlement(outcome, tuple(approvals), report, tuple(refused), producer)
+    edit = None
+    if outcome is HandoffState.APPROVED and quorum[0].edited:
+        edit = _approved_edit(store, key, quorum[0], report, registry)
+        outcome = HandoffState.APPROVED if edit is not None else HandoffState.CHANGED
+    return Settlement(outcome, quorum, report, tuple(refused), producer, edit)
+
+
+def _first_quorum(approvals: list[Decision], required: int) -> tuple[Decision, ...] | None:
+    """The approvals of the byte string whose ``required``-th approval came first (the
+    approvals in the order they were made), or ``None`` while none has its quorum."""
+    by_bytes: dict[str | None, list[Decision]] = {}
+    for decision in approvals:
+        same = by_bytes.setdefault(decision.edited_sha256, [])
+        same.append(decision)
+        if len(same) == required:
+            return tuple(same)
+    return None
+
+
+def leading_approvals(
+    approvals: tuple[Decision, ...],
+) -> tuple[tuple[Decision, ...], tuple[Decision, ...]]:
+    """(the approvals of the byte string most approved so far, every other approval): what
+    a front end counts toward the quorum, and what it names as approving other bytes.
+    A tie goes to the byte string approved first; the order of ``approvals`` is kept."""
+    counts: dict[str | None, int] = {}
+    for decision in approvals:
+        counts[decision.edited_sha256] = counts.get(decision.edited_sha256, 0) + 1
+    if not counts:
+        return (), ()
+    top = max(counts.values())
+    lead = next(digest for digest, count in counts.items() if count == top)
+    return (
+        tuple(d for d in approvals if d.edited_sha256 == lead),
+        tuple(d for d in approvals if d.edited_sha256 != lead),
+    )
+
+
+def approved_bytes(decision: Decision) -> str:
+    """What an approval approves, in a reviewer's words: the producer's bytes or an edit."""
+    if decision.edited_sha256 is None:
+        return "the producer's bytes"
+    return f"an edit (sha256 {decision.edited_sha256[:12]})"
+
+
+def _approved_edit(
+    store: RunStore, run: str, decision: Decision, report: Report, registry: Registry
+) -> Report | None:
+    """The approved edit's report, or ``None`` when it must not be delivered."""
+    try:
+        edit = kept_edit(store, run, decision, report, registry)
+    except (OSError, ValueError):
+        return None
+    return edit if edit_problem(edit) is None else None
 
 
 def _unsigned(
@@ -163,6 +228,11 @@ def _unsigned(
         report = inspect_in_run(run, handoff_id, registry, store=store)
     if report.sha256 != decision.sha256 or not report.approvable or report.delivered is None:
         return Settlement(HandoffState.CHANGED, (decision,), report)
+    if decision.edited:
+        edit = _approved_edit(store, run, decision, report, registry)
+        if edit is None:
+            return Settlement(HandoffState.CHANGED, (decision,), report)
+        return Settlement(HandoffState.APPROVED, (decision,), report, edit=edit)
     return Settlement(HandoffState.APPROVED, (decision,), report)
 
 

@@ -316,6 +316,18 @@ class RunStore(Protocol):
         that separates by other means (the database's roles)."""
         ...
 
+    def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:
+        """Keep a reviewer's edited payload of a handoff, before the approval naming it is
+        written; returns its sha256, which is its name. Created exclusively and never
+        replaced: the same bytes again are the same edit (two approvers of one edit share
+        it), other bytes under a taken name are an ``OSError``."""
+        ...
+
+    def edit_bytes(self, run: str, handoff_id: str, sha256: str, max_bytes: int) -> bytes:
+        """The edited payload named ``sha256``, checked to hash to it (``OSError`` if not);
+        ``FileNotFoundError`` if absent, ``OversizeError`` if larger than ``max_bytes``."""
+        ...
+
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """Append one audit event, chained to the one before; returns it as logged."""
         ...

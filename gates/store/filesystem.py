@@ -5,6 +5,7 @@ Layout (documented in docs/protocol.md)::
     RUN_DIR/handoffs/0003-plan.json    one envelope per handoff, never rewritten
     RUN_DIR/handoffs/.seq/0003         sequence reservations (empty marker files)
     RUN_DIR/decisions/0003-plan.json   at most one decision per handoff
+    RUN_DIR/edits/0003-plan/SHA256.json a reviewer's edited payload, named by its sha256
     RUN_DIR/audit.jsonl                hash-chained event log
 
 A directory is a run when it has a ``handoffs/`` folder. A run is addressed by its path
@@ -33,7 +34,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.store import fs_contracts, fs_layout, log_file, schema_index, waiters
+from handoff_gate.gates.store import (
+    fs_contracts,
+    fs_edits,
+    fs_layout,
+    log_file,
+    schema_index,
+    waiters,
+)
 from handoff_gate.gates.store.base import (
     Change,
     DecisionExists,
@@ -452,6 +460,13 @@ class FilesystemStore:
     def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> None:
         """Make ``run`` in the layout that keeps decisions from the pipeline (``fs_layout``)."""
         fs_layout.separate(self._dir(run), pipeline_uid, reviewers_gid)
+
+    def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:
+        """``edits/{handoff}/{sha256}.json``, created exclusively (``fs_edits``)."""
+        return fs_edits.create_edit(self._dir(run), handoff_id, data)
+
+    def edit_bytes(self, run: str, handoff_id: str, sha256: str, max_bytes: int) -> bytes:
+        return fs_edits.read_edit(self._dir(run), handoff_id, sha256, max_bytes)
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """Append under an exclusive ``flock`` (waited for up to the lock bound); a torn

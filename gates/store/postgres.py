@@ -20,6 +20,7 @@ reads after its wake-up, in one round trip, not three.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
@@ -522,6 +523,43 @@ class PostgresStore:
                 ahead.last = (name, data)
         self._ahead = ahead if ahead.has_last else None
         return records
+
+    def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:
+        """One row named by the digest the database computes and checks; inserting the
+        same bytes again adds nothing."""
+        validate_run_id(run)
+        validate_id(handoff_id)
+
+        def work(conn: Conn) -> None:
+            conn.execute(
+                "INSERT INTO edits (run, handoff_id, data, sha256) "
+                "VALUES (%s, %s, %s, encode(sha256(%s), 'hex')) ON CONFLICT DO NOTHING",
+                (run, handoff_id, data, data),
+            )
+
+        try:
+            self._write(run, work)
+        except errors.ForeignKeyViolation:
+            raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
+        return hashlib.sha256(data).hexdigest()
+
+    def edit_bytes(self, run: str, handoff_id: str, sha256: str, max_bytes: int) -> bytes:
+        """The row's bytes, the size checked in the database and the digest again here."""
+        validate_run_id(run)
+        validate_id(handoff_id)
+        rows = self._read(
+            "SELECT octet_length(data), CASE WHEN octet_length(data) <= %s THEN data END "
+            "FROM edits WHERE run = %s AND handoff_id = %s AND sha256 = %s",
+            (max_bytes, run, handoff_id, sha256),
+        )
+        if not rows:
+            raise FileNotFoundError(f"no edit {sha256[:12]} of {handoff_id} in run {run}")
+        size, data = rows[0]
+        if data is None:
+            raise OversizeError(int(size), max_bytes)
+        if hashlib.sha256(bytes(data)).hexdigest() != sha256:
+            raise OSError(f"the edit {sha256[:12]} of {handoff_id} does not hash to its name")
+        return bytes(data)
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """Two round trips when no other writer of the run gets in between: read the last

@@ -6,7 +6,7 @@ that a bug or a hostile client holding a connection cannot bend the rules:
 * every handoff keeps the exact envelope bytes with their sha256, checked by the database;
 * one decision per principal per handoff is a UNIQUE constraint, so racing writers get
   exactly one winner without any check-then-insert;
-* handoffs, decisions, events and runs are append-only: triggers refuse UPDATE, DELETE and
+* handoffs, decisions, edits, events and runs are append-only: triggers refuse UPDATE, DELETE and
   TRUNCATE for every role, the table owner included (only ``ALTER TABLE ... DISABLE
   TRIGGER`` by the owner or a superuser gets past them, which is the owner's own act);
 * audit events are numbered 1, 2, 3... per run with no gap or fork, so the hash chain the
@@ -270,18 +270,51 @@ _V3: tuple[str, ...] = (
     ),
 )
 
+#: Version 4: reviewers' edited payloads (issue 21), one row per (run, handoff, sha256)
+#: with the sha256 checked by the database, append-only like every other table. An
+#: approval of an edit names the row by its digest; the same bytes inserted again are the
+#: same row.
+_V4: tuple[str, ...] = (
+    _in_schema(
+        r"""
+        CREATE TABLE %1$I.edits (
+            run text NOT NULL,
+            handoff_id text NOT NULL,
+            data bytea NOT NULL,
+            sha256 text NOT NULL
+                CHECK (sha256 = pg_catalog.encode(pg_catalog.sha256(data), 'hex')),
+            created_at timestamptz NOT NULL DEFAULT now(),
+            UNIQUE (run, handoff_id, sha256),
+            FOREIGN KEY (run, handoff_id) REFERENCES %1$I.handoffs (run, id)
+        )
+        """
+    ),
+    _in_schema(
+        """
+        CREATE TRIGGER edits_append_only BEFORE UPDATE OR DELETE ON %1$I.edits
+        FOR EACH ROW EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
+        """
+    ),
+    _in_schema(
+        """
+        CREATE TRIGGER edits_no_truncate BEFORE TRUNCATE ON %1$I.edits
+        FOR EACH STATEMENT EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
+        """
+    ),
+)
+
 #: Migration steps by version: applying ``MIGRATIONS[v - 1]`` takes the schema to ``v``.
 #: Released steps are never edited; a change is a new version appended at the end.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4)
 #: The version this code writes and expects.
 LATEST = len(MIGRATIONS)
 
 #: Table privileges per role, on top of SELECT on every table.
 _INSERTS = {
     PIPELINE_ROLE: ("runs", "handoffs", "events", "contracts"),
-    REVIEWER_ROLE: ("decisions", "events"),
+    REVIEWER_ROLE: ("decisions", "edits", "events"),
 }
-_ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY, "contracts")
+_ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY, "contracts", "edits")
 
 
 class SchemaMissing(StoreError):

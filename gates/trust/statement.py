@@ -7,6 +7,12 @@ sorted keys and ASCII escapes, so the same fields always give the same bytes::
 
     handoff-gate-decision/1\\n{"action":"approve",...}
 
+An approval of a reviewer's edit adds one key, ``edited_sha256`` (the sha256 of the
+edited payload bytes, stored beside the decision), to the same object; a decision
+without an edit has no such key, so every statement signed before edits existed is
+still exactly the bytes it was. A verifier that does not know the key computes other
+bytes, and the signature fails: an edit can never pass as the original's approval.
+
 The prefix keeps a decision signature from ever being replayed as a handoff signature (or a
 future version's). Values are type-checked, not coerced: a wrong type is a ``StatementError``,
 never a differently-signed string.
@@ -84,11 +90,14 @@ def decision_statement(
     principal: str,
     at: str,
     log_head: str,
+    edited_sha256: str | None = None,
 ) -> bytes:
     """What a decider signs: this verdict, on these bytes, after this much of the audit log.
 
     ``log_head`` is the sha256 of the audit log's last line the decider saw (``NO_LOG_HEAD``
     for an empty log), so a signed decision cannot be replayed into another history.
+    ``edited_sha256``: an approval of the reviewer's edit names both digests, the
+    handoff's (``sha256``) and the edited payload's; only an approval can carry one.
     """
     if action not in ACTIONS:
         raise StatementError(f"action: must be one of {', '.join(ACTIONS)}")
@@ -103,6 +112,12 @@ def decision_statement(
         "at": _at(at),
         "log_head": _matching("log_head", log_head, _SHA256, "64 lowercase hex digits"),
     }
+    if edited_sha256 is not None:
+        if action != "approve":
+            raise StatementError("edited_sha256: only an approval approves an edit")
+        fields["edited_sha256"] = _matching(
+            "edited_sha256", edited_sha256, _SHA256, "64 lowercase hex digits"
+        )
     return _encode(DECISION_PREFIX, fields)
 
 

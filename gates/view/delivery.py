@@ -10,6 +10,7 @@ keys are absent, defaults are filled in, values are re-serialised.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from handoff_gate.gates.vocab.report import Report
 
@@ -19,4 +20,9 @@ def delivered_text(report: Report) -> str | None:
     when nothing would be: a blocked handoff cannot be approved."""
     if not report.approvable or report.delivered is None:
         return None
-    return json.dumps(report.delivered, ensure_ascii=True, indent=2) + "\n"
+    return payload_text(report.delivered)
+
+
+def payload_text(payload: dict[str, Any]) -> str:
+    """A delivered payload as ``wait`` writes it: indented JSON, ASCII only."""
+    return json.dumps(payload, ensure_ascii=True, indent=2) + "\n"

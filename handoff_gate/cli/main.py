@@ -212,6 +212,13 @@ def _add_decide(p: argparse.ArgumentParser) -> None:
         "sha256, as `show RUN ID` or `check RUN/handoffs/ID.json` prints it: the decision "
         "binds to what was reviewed",
     )
+    p.add_argument(
+        "--edit",
+        metavar="FILE",
+        help="approve FILE (the edited payload JSON) instead of the producer's payload: "
+        "inspected against the same contract (exit 1 with its findings if not approvable); "
+        "the decision names both sha256s",
+    )
     _add_key(p, "the decision")
     _add_policy(p)
 

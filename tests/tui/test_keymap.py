@@ -11,6 +11,8 @@ from tui_helpers import PLAN, SIZE, make_app, notices, placed, put, screen_text,
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.approve_edit import ApproveEditScreen
+from handoff_gate.tui.screens.edit_text import EditTextScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.help import HelpScreen
 from handoff_gate.tui.screens.reject import RejectScreen
@@ -25,6 +27,8 @@ BOUND: list[list[BindingType]] = [
     HandoffList.BINDINGS,
     FieldTree.BINDINGS,
     ApproveScreen.BINDINGS,
+    ApproveEditScreen.BINDINGS,
+    EditTextScreen.BINDINGS,
     RejectScreen.BINDINGS,
     FullValueScreen.BINDINGS,
     HelpScreen.BINDINGS,

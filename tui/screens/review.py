@@ -14,13 +14,15 @@ raw, diff or delivered body in a thread, posting ``BodyReady``. What the toasts 
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal
@@ -30,11 +32,19 @@ from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from handoff_gate.gates.view.decidable import decidable_now
+from handoff_gate.gates.view.delivery import delivered_text
 from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.report import FieldRow, Report
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.cursor import next_after, start_target, step_waiting
+from handoff_gate.tui.editing import (
+    EditorFailed,
+    edit_diff,
+    edited_text,
+    editor_command,
+    run_editor,
+)
 from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.keys import READ_ONLY_STAND_IN, REVIEW_KEYS
@@ -49,6 +59,7 @@ from handoff_gate.tui.model import (
     visible_entries,
 )
 from handoff_gate.tui.notice import (
+    EDIT_UNCHANGED,
     NO_FIELD,
     NOTHING_TO_DECIDE,
     READ_ONLY,
@@ -56,6 +67,8 @@ from handoff_gate.tui.notice import (
     Notice,
     blocked,
     decided,
+    edit_failed,
+    edit_refused,
     nothing_earlier,
 )
 from handoff_gate.tui.palette import (
@@ -68,6 +81,8 @@ from handoff_gate.tui.palette import (
 from handoff_gate.tui.render import entry_title, finding_text, safe
 from handoff_gate.tui.rows import RowCache, topbar
 from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.approve_edit import ApproveEditScreen
+from handoff_gate.tui.screens.edit_text import EditTextScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
 from handoff_gate.tui.screens.help import HelpScreen, key_rows
 from handoff_gate.tui.screens.reject import RejectScreen
@@ -93,7 +108,7 @@ class ReviewScreen(Screen[None]):
     #: Each key has an id for Textual's keymap (``keys``, docs/walkthrough.md).
     BINDINGS: ClassVar[list[BindingType]] = REVIEW_KEYS
     #: What a read-only review does not offer (hidden from the footer, help and palette).
-    DECIDING: ClassVar[frozenset[str]] = frozenset({"approve", "reject"})
+    DECIDING: ClassVar[frozenset[str]] = frozenset({"approve", "reject", "edit"})
     #: Never offered: the stand-in for the deciding keys of a read-only review.
     STAND_IN = READ_ONLY_STAND_IN
     #: The palette's entries for this screen; they reach it as ``Provider.screen``.
@@ -488,6 +503,18 @@ class ReviewScreen(Screen[None]):
         if found is not None:
             self.reject(*found)
 
+    def action_edit(self) -> None:
+        """Edit the cursor's payload, then ask to approve the edit, unless refused first."""
+        found = self._decidable()
+        if found is None:
+            return
+        core, entry, report = found
+        start = delivered_text(report)
+        if start is None:
+            self._tell(blocked(entry, report))
+            return
+        self.edit(core, entry, report, start)
+
     def action_refuse_read_only(self) -> None:
         self._tell(READ_ONLY)
 
@@ -498,6 +525,54 @@ class ReviewScreen(Screen[None]):
         dialog = ApproveScreen(entry_title(entry), report.sha256, warnings)
         if await self.app.push_screen_wait(dialog):
             self.write_decision(core, entry, Action.APPROVE, report.sha256)
+
+    @work(exclusive=True, group="ask", name="edit")
+    async def edit(self, core: ReviewCore, entry: Entry, report: Report, start: str) -> None:
+        """Edit, have ``gates`` inspect the edit, show the diff and confirm, then write;
+        an edit that is not approvable is told with its findings, and nothing is written."""
+        data = await self._edited(entry, start)
+        if data is None:
+            return
+        if data == start.encode("utf-8"):
+            self._tell(EDIT_UNCHANGED)
+            return
+        checked, approvable = await asyncio.to_thread(core.inspect_edit, entry, report, data)
+        if not approvable:
+            self._tell(edit_refused(entry, checked))
+            return
+        diff = edit_diff(start, edited_text(data))
+        warnings = [finding_text(f) for f in checked.warnings]
+        title = entry_title(entry)
+        dialog = ApproveEditScreen(title, report.sha256, checked.sha256, diff, warnings)
+        if await self.app.push_screen_wait(dialog):
+            self.write_decision(core, entry, Action.APPROVE, report.sha256, edited=data)
+
+    async def _edited(self, entry: Entry, start: str) -> bytes | None:
+        """The edited bytes: from ``$VISUAL``/``$EDITOR`` with the app suspended, else from
+        the in-app editor; ``None`` when the reviewer cancelled or the editor failed."""
+        command = editor_command(os.environ)
+        if command is None:
+            text = await self.app.push_screen_wait(EditTextScreen(entry_title(entry), start))
+            return None if text is None else text.encode("utf-8")
+        try:
+            return self._run_editor(command, start, entry.ref.id)
+        except EditorFailed as exc:
+            self._tell(edit_failed(str(exc)))
+            return None
+
+    def _run_editor(self, command: list[str], start: str, handoff_id: str) -> bytes:
+        """The editor owns the terminal while the app is suspended. A headless app (a
+        script, a test) has no terminal to hand over, so the editor just runs."""
+        try:
+            with self.app.suspend():
+                return run_editor(command, start, handoff_id)
+        except SuspendNotSupported:
+            if not self.app.is_headless:
+                raise EditorFailed(
+                    "this terminal cannot be handed to an editor; unset $VISUAL and $EDITOR "
+                    "to edit inside the app"
+                ) from None
+            return run_editor(command, start, handoff_id)
 
     @work(exclusive=True, group="ask", name="reject")
     async def reject(self, core: ReviewCore, entry: Entry, report: Report) -> None:
@@ -518,10 +593,12 @@ class ReviewScreen(Screen[None]):
         sha256: str,
         reason: str | None = None,
         category: Category | None = None,
+        edited: bytes | None = None,
     ) -> None:
         """Write the decision off the UI thread (it blocks on the disk or the store); the
-        answer, written or refused, comes back as ``DecisionFinished``."""
-        self.post_message(core.decide(entry, action, sha256, reason, category))
+        answer, written or refused, comes back as ``DecisionFinished``. ``edited``: approve the
+        reviewer's edit instead of the producer's bytes."""
+        self.post_message(core.decide(entry, action, sha256, reason, category, edited))
 
     def _decidable(self) -> tuple[ReviewCore, Entry, Report] | None:
         """The cursor's handoff if a decision on it may be asked for now; else ``None``,

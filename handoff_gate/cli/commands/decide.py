@@ -4,17 +4,26 @@ With ``--sha256`` the decision binds to the bytes the person looked at (``check`
 that sha256): if the handoff changed since, nothing is written. With ``--key`` and
 ``--policy`` the decision is signed, and refused up front unless the key's principal may
 decide the handoff's phase.
+
+With ``approve --edit FILE`` the reviewer approves their edit of the payload instead:
+FILE's exact bytes, inspected against the handoff's contract (exit 1 with the findings
+when they are not approvable, exit 2 when FILE cannot be read or is not JSON).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
+import jiter
+
+from handoff_gate.cli.errors import FAIL, OK, UsageError, flat, one_line, os_problem
 from handoff_gate.cli.inputs import existing_run, policy, registry, signing_key, store
-from handoff_gate.gates.run.decisions import DecisionRefused, decide
+from handoff_gate.gates.run.decisions import DecisionRefused, EditRefused, decide
 from handoff_gate.gates.vocab.actions import Action
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
 
 
@@ -22,7 +31,36 @@ def _warn(message: str) -> None:
     print(f"warning: {visible(message)}", file=sys.stderr)
 
 
+def _edit_bytes(path: str | None, action: str) -> bytes | None:
+    """FILE's exact bytes for ``--edit``, once they are known to be one JSON value."""
+    if path is None:
+        return None
+    if action != Action.APPROVE.value:
+        raise UsageError("--edit goes with approve: a rejection delivers nothing")
+    try:
+        with Path(path).open("rb") as handle:
+            data = handle.read(MAX_HANDOFF_BYTES + 1)
+    except OSError as exc:
+        raise os_problem("read the edited payload", path, exc) from exc
+    if len(data) > MAX_HANDOFF_BYTES:
+        raise UsageError(f"--edit {path}: over the {MAX_HANDOFF_BYTES}-byte limit")
+    try:
+        jiter.from_json(data, catch_duplicate_keys=True, allow_inf_nan=False)
+    except ValueError as exc:
+        raise UsageError(f"--edit {path} is not valid JSON: {one_line(exc)}") from exc
+    return data
+
+
+def _print_findings(report: Report) -> None:
+    for f in report.findings:
+        where = flat(f.path) or "(payload)"
+        print(
+            f"  {f.severity.value:5}  {f.code.value}  {where}  {flat(f.message)}", file=sys.stderr
+        )
+
+
 def run(args: argparse.Namespace) -> int:
+    edited = _edit_bytes(args.edit, args.action)
     contracts = registry(args.schemas, policy(args))
     where = store(args)
     run = existing_run(args.run_dir, where)
@@ -40,7 +78,12 @@ def run(args: argparse.Namespace) -> int:
             key=signing_key(args),
             policy=policy(args),
             on_warning=_warn,
+            edited_payload=edited,
         )
+    except EditRefused as exc:
+        print(f"refused: {one_line(exc)}", file=sys.stderr)
+        _print_findings(exc.report)
+        return FAIL
     except DecisionRefused as exc:
         print(f"refused: {one_line(exc)}", file=sys.stderr)
         return FAIL
@@ -49,5 +92,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         raise UsageError(one_line(exc)) from exc
     done = "approved" if decision.action is Action.APPROVE else "rejected"
+    if decision.edited_sha256 is not None:
+        done = f"approved as edited (sha256 {decision.sha256} -> {decision.edited_sha256})"
     print(f"{decision.handoff} {done} by {visible(decision.reviewer)}")
     return OK

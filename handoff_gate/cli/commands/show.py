@@ -25,6 +25,12 @@ def _print_decision(status: Standing) -> None:
         done = "approved" if d.action.value == "approve" else "rejected"
         print(f"decision: {done} by {flat(d.reviewer)} at {flat(d.decided_at)}")
         print(f"  sha256 {d.sha256}  verdict {d.verdict.value}")
+        edits = [x for x in (status.decisions or (d,)) if x.edited_sha256 is not None]
+        for x in edits:
+            print(
+                f"  edited by {flat(x.reviewer)}: sha256 {x.sha256} -> "
+                f"edited sha256 {x.edited_sha256}"
+            )
         if d.category is not None:
             print(f"  category {d.category.value}")
         if d.reason:
@@ -42,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         body = {
             **to_json(status),
             "decision": named.model_dump(mode="json") if named else None,
+            "edited": bool(named and named.edited),
             "report": status.report.to_json(),
         }
         print(json.dumps(body, ensure_ascii=True, indent=2))

@@ -45,7 +45,7 @@ from handoff_gate.gates.run.decision_record import DecisionCorrupt
 from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.run.quorum import no_policy_warning
 from handoff_gate.gates.store.base import RunStore, StoreUnavailable
-from handoff_gate.gates.view.delivery import delivered_text
+from handoff_gate.gates.view.delivery import delivered_text, payload_text
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
 
@@ -181,11 +181,16 @@ def run(args: argparse.Namespace) -> int:
         except (DecisionCorrupt, ValueError, OSError) as exc:
             raise UsageError(one_line(exc)) from exc
         if result.outcome is WaitOutcome.APPROVED:
-            text = delivered_text(result.report) if result.report is not None else None
+            if result.edited and result.payload is not None:
+                text: str | None = payload_text(result.payload)
+            else:
+                text = delivered_text(result.report) if result.report is not None else None
             if text is None:  # an approval always carries an approvable report: fail closed
                 raise UsageError(f"{args.handoff_id}: approved, but nothing can be delivered")
             if target is not None or not args.json:
                 write_payload(target, text)
+            if result.edited:
+                print(_edited_message(args.handoff_id, result), file=sys.stderr)
             if args.json:
                 print(json.dumps(result_json(result), ensure_ascii=True, indent=2))
             return OK
@@ -211,6 +216,15 @@ def veto_warning(why: str) -> str:
         f"a same-account agent can remove a reviewer's veto ({visible(why)}); make the run "
         "with `handoff-gate init RUN --pipeline USER --reviewers GROUP`, or keep runs in "
         "PostgreSQL (--store)"
+    )
+
+
+def _edited_message(handoff_id: str, result: WaitResult) -> str:
+    """Said on stderr when the payload delivered is a reviewer's edit, naming both digests."""
+    who = ", ".join(visible(d.reviewer) for d in result.decisions) or "?"
+    return (
+        f"handoff-gate: {handoff_id}: delivered the edit approved by {who} "
+        f"(sha256 {result.original_sha256} -> edited sha256 {result.edited_sha256})"
     )
 
 

@@ -1,0 +1,94 @@
+"""A reviewer's edit: its exact bytes, inspected against the handoff's own contract.
+
+Edit-then-approve exists so one wrong field need not cost a reject and another model
+call; it must not become a way around inspection. So the edited bytes go through the
+same stages as a producer's, under the contract the handoff names and against the same
+append-only baseline, and only an approvable edit of an approvable handoff may be
+approved. The approval names both digests (the handoff's ``sha256`` and the edit's
+``edited_sha256``); the store keeps the bytes by their digest (``RunStore.create_edit``)
+and every reader checks them again before anything is delivered.
+
+The producer's signals (``finish_reason``, ``refusal``) are not the edit's: the
+reviewer's bytes are judged as bytes. A ``dict`` is written as ``wait --out`` writes a
+payload (two-space JSON, ASCII escapes), so what a script passes is what is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from handoff_gate.gates.inspect.stages import inspect
+from handoff_gate.gates.run.report_in_run import previous_payload
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.vocab.absent import ABSENT
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.run.decision_record import Decision
+    from handoff_gate.gates.vocab.report import Report
+
+#: What ``edited_payload=`` takes: the edited payload's bytes, or a JSON object.
+EditedPayload = bytes | Mapping[str, Any]
+
+
+def edit_bytes_of(edited: EditedPayload) -> bytes:
+    """The bytes an edit is kept, hashed and inspected as; ``TypeError`` for other types."""
+    if isinstance(edited, bytes | bytearray | memoryview):
+        return bytes(edited)
+    if isinstance(edited, Mapping):
+        return (json.dumps(dict(edited), ensure_ascii=True, indent=2) + "\n").encode("ascii")
+    raise TypeError(f"edited_payload must be bytes or a dict, not {type(edited).__name__}")
+
+
+def inspect_edit(
+    store: RunStore,
+    run: str | os.PathLike[str],
+    handoff_id: str,
+    original: Report,
+    data: bytes,
+    registry: Registry,
+) -> Report:
+    """The edit's report: ``data`` inspected against the contract ``original`` (the
+    handoff's report in its run) names, after the same earlier handoffs. Never raises."""
+    schema = original.schema_id
+    try:
+        found = (
+            previous_payload(run, handoff_id, schema, registry, store)
+            if schema is not None
+            else None
+        )
+    except (OSError, ValueError):
+        found = None
+    previous: object = ABSENT if found is None else found
+    return inspect(data, schema, registry, previous=previous, max_bytes=MAX_HANDOFF_BYTES)
+
+
+def kept_edit(
+    store: RunStore,
+    run: str | os.PathLike[str],
+    decision: Decision,
+    original: Report,
+    registry: Registry,
+) -> Report:
+    """The report of the edit ``decision`` approves, read back from the store and checked
+    to hash to the digest the decision names (``OSError`` when it is missing or
+    altered, ``ValueError`` for a decision without an edit; the caller then delivers
+    nothing)."""
+    if decision.edited_sha256 is None:
+        raise ValueError(f"the decision on {decision.handoff} approves no edit")
+    data = store.edit_bytes(
+        os.fspath(run), decision.handoff, decision.edited_sha256, MAX_HANDOFF_BYTES
+    )
+    return inspect_edit(store, run, decision.handoff, original, data, registry)
+
+
+def edit_problem(report: Report) -> str | None:
+    """Why an edit's report cannot be approved, in one line; ``None`` when it can."""
+    if report.approvable and report.delivered is not None:
+        return None
+    codes = ", ".join(sorted({f.code.value for f in report.blocking})) or "no payload"
+    return f"the edited payload is not approvable ({codes})"

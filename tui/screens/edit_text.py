@@ -1,0 +1,49 @@
+"""The in-app editor: the payload's text in a ``TextArea``, for a reviewer with neither
+``$VISUAL`` nor ``$EDITOR`` set. Saving hands the text back; nothing is written here.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static, TextArea
+
+
+class EditTextScreen(ModalScreen[str | None]):
+    """Dismisses with the edited text on ``ctrl+s``, with ``None`` on ``Esc``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save", id="save-edit"),
+        Binding("escape", "cancel", "Cancel", id="cancel-edit"),
+    ]
+
+    def __init__(self, title: Text, text: str) -> None:
+        super().__init__()
+        self._title = title
+        self._text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="edit-dialog", classes="dialog"):
+            yield Static(
+                Text("Edit the payload, then approve", style="bold"), classes="dialog-title"
+            )
+            yield Static(self._title, markup=False)
+            yield TextArea(self._text, id="edit-text", soft_wrap=False, show_line_numbers=True)
+            yield Static(
+                Text("ctrl+s inspect and review the edit · Esc cancel", style="dim"),
+                classes="dialog-hint",
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_save(self) -> None:
+        self.dismiss(self.query_one(TextArea).text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
