@@ -20,7 +20,9 @@ import jiter
 import pydantic_core
 from pydantic import ValidationError
 
+from handoff_gate.gates.contracts.json_schema import JsonSchemaError
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.contracts.tool_contract import with_tool_contract
 from handoff_gate.gates.inspect import strings
 from handoff_gate.gates.inspect.secret_patterns import ALL_KINDS, mask_secrets
 from handoff_gate.gates.inspect.stages import (
@@ -85,6 +87,12 @@ def _inspect_handoff(
         subject, upstream = pydantic_core.to_json(envelope.payload), ABSENT
     else:
         subject = b""
+    if envelope.tool is not None and envelope.tool.parameters is not None:
+        try:
+            registry = with_tool_contract(registry, envelope.tool.parameters)
+        except JsonSchemaError as exc:
+            problem = f"the tool's parameter schema cannot be checked: {exc}"
+            return _bad(whole, Code.UNKNOWN_SCHEMA, problem, envelope)
     if previous_for is not None:
         previous = previous_for(envelope.schema_id)
     report = inspect(

@@ -22,7 +22,7 @@ from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.placement import sign_handoff
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.absent import ABSENT
-from handoff_gate.gates.vocab.envelope import FORMAT, Envelope
+from handoff_gate.gates.vocab.envelope import FORMAT, Envelope, ToolCall
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -98,6 +98,7 @@ def submit(
     allow_unknown_schema: bool = False,
     signing: Signing | None = None,
     on_warning: Callable[[str], None] | None = None,
+    tool: ToolCall | None = None,
     **about: Unpack[About],
 ) -> HandoffRef:
     """Store ``payload`` (the producer's output, see ``payload_bytes``) as the run's next handoff.
@@ -116,7 +117,8 @@ def submit(
 
     With ``signing`` the envelope carries the producer's SSHSIG over
     ``handoff_statement``, which a policy rule with ``producers`` requires
-    (``gates.run.placement``).
+    (``gates.run.placement``). With ``tool`` the handoff is a tool call
+    (``kind: "tool_call"``) whose payload is the call's arguments.
     """
     if not isinstance(run, str | os.PathLike):
         raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
@@ -124,6 +126,8 @@ def submit(
     data = payload_bytes(payload)
     _check_names(phase, schema_id, registry, allow_unknown_schema)
     base = _envelope_fields(store.run_name(where), data, phase, schema_id, about)
+    if tool is not None:
+        base.update(kind="tool_call", tool=tool.model_dump(mode="json", exclude_none=True))
     written: list[bytes] = []
 
     def envelope(seq: int, handoff_id: str) -> bytes:
