@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
-from typing import Unpack
+from collections.abc import Callable, Mapping
+from typing import Any, Unpack
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.gate import Gate, Reporter, StoreSpec
@@ -41,6 +41,7 @@ def submit(
     on_warning: Reporter | None = None,
     key: SigningKey | None = None,
     signer: str | None = None,
+    json_schema: Mapping[str, Any] | None = None,
     **about: Unpack[About],
 ) -> HandoffRef:
     """``Gate.submit`` on a Gate made for this call."""
@@ -54,8 +55,17 @@ def submit(
             allow_unknown_schema=allow_unknown_schema,
             signer=signer,
             on_warning=on_warning,
+            json_schema=json_schema,
             **about,
         )
+
+
+def add_contract(
+    run: Run, schema_id: str, schema: Mapping[str, Any], *, store: StoreSpec | None = None
+) -> str:
+    """``Gate.add_contract`` on a Gate made for this call."""
+    with Gate(store, contracts={}) as gate:
+        return gate.add_contract(run, schema_id, schema)
 
 
 def decide(

@@ -31,6 +31,7 @@ from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
 from handoff_gate.gates.run.placement import producer_principal
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.standing import Standing, standing
+from handoff_gate.gates.run.stored_contracts import add_contract as add_contract_to
 from handoff_gate.gates.run.submit import About, Payload, Signing
 from handoff_gate.gates.run.submit import submit as submit_to
 from handoff_gate.gates.run.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
@@ -115,6 +116,7 @@ class Gate:
         allow_unknown_schema: bool = False,
         signer: str | None = None,
         on_warning: Reporter | None = None,
+        json_schema: Mapping[str, Any] | None = None,
         **about: Unpack[About],
     ) -> HandoffRef:
         """Store ``payload`` as the run's next handoff (``gates.run.submit.submit``).
@@ -122,6 +124,8 @@ class Gate:
         It is signed as ``signer`` with the Gate's key, or, with a key and a policy and
         no ``signer``, as the producer of ``phase`` the policy lets the key sign as
         (``ValueError`` if none): what ``handoff-gate submit --key --policy`` does.
+        With ``json_schema`` the contract is added to the run (or found there) first
+        and the handoff names its digest, as ``add_contract`` does.
         """
         return submit_to(
             self.store,
@@ -134,6 +138,7 @@ class Gate:
             allow_unknown_schema=allow_unknown_schema,
             signing=self._signing(phase, signer),
             on_warning=on_warning,
+            json_schema=json_schema,
             **about,
         )
 
@@ -168,6 +173,17 @@ class Gate:
             signing=self._signing(phase, signer),
             on_warning=on_warning,
         )
+
+    def add_contract(
+        self, run: str | os.PathLike[str], schema_id: str, schema: Mapping[str, Any]
+    ) -> str:
+        """Store a JSON Schema contract in the run as ``schema_id``; returns its sha256.
+
+        Stored once: the same document again is a no-op; another document under that id
+        is ``ContractConflict`` (make a new version); a keyword the inspector would not
+        enforce is ``JsonSchemaError`` naming it and its path.
+        """
+        return add_contract_to(self.store, run, schema_id, schema)
 
     def _signing(self, phase: str, signer: str | None) -> Signing | None:
         if signer is not None:

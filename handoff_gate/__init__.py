@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from handoff_gate.gates.api import (
+        add_contract,
         decide,
         inspect_in_run,
         read_decision,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
         wait,
         wait_async,
     )
+    from handoff_gate.gates.contracts.json_schema import JsonSchemaError
     from handoff_gate.gates.contracts.registry import RegistryError, load_registry
     from handoff_gate.gates.gate import Gate
     from handoff_gate.gates.inspect.handoff_file import inspect_file, inspect_handoff
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.run.decisions import DecisionRefused
     from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
     from handoff_gate.gates.run.standing import Standing
-    from handoff_gate.gates.store.base import RunStore
+    from handoff_gate.gates.store.base import ContractConflict, RunStore
     from handoff_gate.gates.store.filesystem import FilesystemStore, find_runs, list_handoffs
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
@@ -55,12 +57,14 @@ if TYPE_CHECKING:
 
 _CORE = "handoff_gate.gates."
 _HOMES: dict[str, str] = {
+    "JsonSchemaError": "contracts.json_schema",
     "RegistryError": "contracts.registry",
     "load_registry": "contracts.registry",
     "inspect": "inspect.stages",
     "inspect_file": "inspect.handoff_file",
     "inspect_handoff": "inspect.handoff_file",
     "Gate": "gate",
+    "add_contract": "api",
     "decide": "api",
     "inspect_in_run": "api",
     "read_decision": "api",
@@ -73,6 +77,7 @@ _HOMES: dict[str, str] = {
     "WaitOutcome": "run.pickup",
     "WaitResult": "run.pickup",
     "Standing": "run.standing",
+    "ContractConflict": "store.base",
     "RunStore": "store.base",
     "FilesystemStore": "store.filesystem",
     "HandoffRef": "vocab.handoff_ref",
@@ -97,6 +102,7 @@ __all__ = [
     "Action",
     "Category",
     "Code",
+    "ContractConflict",
     "Decision",
     "DecisionCorrupt",
     "DecisionRefused",
@@ -107,6 +113,7 @@ __all__ = [
     "Gate",
     "HandoffRef",
     "HandoffState",
+    "JsonSchemaError",
     "Policy",
     "RegistryError",
     "Report",
@@ -117,6 +124,7 @@ __all__ = [
     "Verdict",
     "WaitOutcome",
     "WaitResult",
+    "add_contract",
     "decide",
     "find_runs",
     "inspect",

@@ -22,8 +22,15 @@ import psycopg
 import pytest
 
 from handoff_gate.gates.api import submit
+from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.store.base import Change, DecisionExists, RunStore, WatchLapse
+from handoff_gate.gates.store.base import (
+    Change,
+    ContractConflict,
+    DecisionExists,
+    RunStore,
+    WatchLapse,
+)
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.postgres import PostgresStore
@@ -112,6 +119,13 @@ def _task(spec: tuple[str, str], run: str, job: str, n: int, gate: Any) -> list[
             return ["won"]
         if job == "create":
             return ["made" if store.create(run) else "found"]
+        if job == "contract":
+            digest = hashlib.sha256(str(n).encode()).hexdigest()
+            try:
+                store.add_contract(run, "plan/v1", digest, b'{"type":"object"}')
+            except ContractConflict:
+                return ["refused"]
+            return [digest]
         if job == "events":
             return [
                 str(store.append_event(run, {"event": "wait_returned", "n": n, "i": i}))
@@ -339,6 +353,120 @@ def test_the_watch_starts_with_a_change_then_names_new_handoffs_and_decisions(
         store.create_decision(run, handoff, None, b"{}", {"event": "decision_written"})
         _until(lambda: hinted(handoff), "a hint for its decision")
         assert named <= {store.run_label(run)}
+    finally:
+        stop.set()
+        thread.join(BOUND)
+    assert not thread.is_alive()
+
+
+PLAN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"goal": {"type": "string", "minLength": 1, "description": "what to do"}},
+    "required": ["goal"],
+    "additionalProperties": False,
+}
+
+
+def test_a_contract_is_stored_once_per_id_and_another_content_is_refused(target: Target) -> None:
+    store, run = target.store, target.run
+    one, two = "a" * 64, "b" * 64
+    assert store.add_contract(run, "plan/v1", one, b'{"type":"object"}') is True
+    assert store.add_contract(run, "plan/v1", one, b'{"type":"object"}') is False
+    with pytest.raises(ContractConflict) as refused:
+        store.add_contract(run, "plan/v1", two, b"{}")
+    assert one in str(refused.value) and two in str(refused.value)
+    assert "new version" in str(refused.value)
+    assert store.add_contract(run, "plan/v2", two, b"{}") is True
+    listed = store.contracts(run)
+    assert [(c.schema_id, c.sha256, c.kind) for c in listed] == [
+        ("plan/v1", one, "json-schema"),
+        ("plan/v2", two, "json-schema"),
+    ]
+    assert all(c.added.endswith("Z") for c in listed)
+    assert store.contract_document(run, one) == b'{"type":"object"}'
+    assert store.contract_document(run, "c" * 64) is None
+    with pytest.raises(ValueError, match="name/v1"):
+        store.add_contract(run, "../x", one, b"{}")
+
+
+def test_of_racers_storing_one_contract_id_exactly_one_wins(
+    target: Target, pool: tuple[Pool, Any]
+) -> None:
+    target.store.create(target.run)
+    results = [r[0] for r in race(pool, target, "contract", WORKERS)]
+    won = [r for r in results if r != "refused"]
+    assert len(won) == 1
+    assert [c.sha256 for c in target.store.contracts(target.run)] == won
+
+
+def test_a_reviewer_without_contract_modules_decides_and_delivers_a_stored_contract(
+    target: Target,
+) -> None:
+    producer = Gate(target.store, contracts={})
+    ref = producer.submit(
+        target.run,
+        b'{"goal": "ship", "extra": 1}',
+        phase="plan",
+        schema_id="plan/v1",
+        json_schema=PLAN_SCHEMA,
+    )
+    envelope = json.loads(target.store.handoff_bytes(target.run, ref.id, 100_000))
+    (stored,) = target.store.contracts(target.run)
+    assert envelope["schema_sha256"] == stored.sha256
+    reviewer = Gate(target.store.copy(), contracts={})
+    report = reviewer.inspect(target.run, ref)
+    assert report.approvable
+    assert [f.code.value for f in report.findings] == ["unknown_key"]
+    reviewer.decide(target.run, ref, "approve")
+    result = reviewer.wait(target.run, ref, timeout=5)
+    assert result.outcome.value == "approved"
+    assert result.payload == {"goal": "ship"}
+
+
+def test_a_handoff_naming_a_contract_the_run_does_not_hold_is_blocked(target: Target) -> None:
+    gate = Gate(target.store, contracts={})
+    lax_schema = {"type": "object", "properties": {"goal": {"type": "string"}}}
+    gate.add_contract(target.run, "lax/v1", lax_schema)
+    lax = target.store.contracts(target.run)[0].sha256
+
+    def forged(seq: int, handoff_id: str) -> bytes:
+        return json.dumps(
+            {
+                "id": handoff_id,
+                "seq": seq,
+                "run": target.store.run_name(target.run),
+                "phase": "plan",
+                "schema": "plan/v1",
+                "schema_sha256": lax,
+                "created": "2026-01-01T00:00:00Z",
+                "raw": '{"goal": ""}',
+            }
+        ).encode()
+
+    stored = target.store.add_handoff(target.run, "plan", forged)
+    report = gate.inspect(target.run, stored.id)
+    assert not report.approvable
+    (finding,) = [f for f in report.findings if f.code.value == "unknown_schema"]
+    assert "plan/v1" in finding.message and lax in finding.message
+    assert gate.wait(target.run, stored.id, timeout=0.2).outcome.value != "approved"
+
+
+def test_the_watch_names_the_run_when_a_contract_is_added(target: Target) -> None:
+    store, run = target.store, target.run
+    store.create(run)
+    seen, stop, thread = _changes(target)
+    try:
+        _until(lambda: Change() in seen, "the first Change()")
+        time.sleep(0.2)  # a filesystem watcher arms just after it says so
+        seen.clear()
+        store.add_contract(run, "plan/v1", "d" * 64, b"{}")
+        _until(
+            lambda: any(
+                isinstance(c, Change) and c.run and store.run_label(c.run) == store.run_label(run)
+                for c in seen
+            ),
+            "a hint naming the run",
+        )
     finally:
         stop.set()
         thread.join(BOUND)

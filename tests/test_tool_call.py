@@ -17,7 +17,7 @@ import pytest
 from cli_helpers import cli
 
 import handoff_gate as hg
-from handoff_gate.gates.contracts.json_schema import JsonSchemaError
+from handoff_gate.gates.contracts.json_schema import JsonSchemaError, schema_sha256
 from handoff_gate.gates.run.decisions import DecisionRefused
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.envelope import Envelope
@@ -71,7 +71,7 @@ def test_a_tool_call_records_what_would_run_and_delivers_only_the_schemas_argume
     assert envelope.tool is not None
     assert (envelope.tool.name, envelope.tool.call_id) == ("send_refund", "call_a")
     assert (envelope.tool.agent, envelope.tool.thread) == ("support", "t1")
-    assert envelope.tool.parameters == REFUND
+    assert envelope.schema_sha256 == schema_sha256(REFUND)
     assert [f.code for f in report.findings] == [Code.UNKNOWN_KEY]
     gate.decide("job-17", ref, "approve", reviewer="ops@host")
     result = gate.wait("job-17", ref, timeout=0)
@@ -122,16 +122,18 @@ def test_a_tool_name_is_free_text_but_bounded(gate: hg.Gate) -> None:
         )
 
 
-def test_parameters_edited_after_submission_name_no_contract_and_block(tmp_path: Path) -> None:
+def test_the_tools_schema_is_stored_in_the_run_and_a_reviewer_needs_no_code(
+    tmp_path: Path,
+) -> None:
     with hg.Gate(tmp_path) as gate:
-        ref = refund(gate, {"customer": "c1", "amount_cents": 500})
-        path = tmp_path / "job-17" / "handoffs" / f"{ref.id}.json"
-        envelope = json.loads(path.read_text())
-        envelope["tool"]["parameters"]["properties"]["amount_cents"] = {"type": "string"}
-        path.write_text(json.dumps(envelope))
-        report = gate.inspect("job-17", ref)
-    assert report.verdict is Verdict.BLOCKED
-    assert Code.UNKNOWN_SCHEMA in {f.code for f in report.findings}
+        ref = refund(gate, {"customer": "c1", "amount_cents": 0})
+    # A reviewer's process with nothing but the run: the contract comes from it.
+    checked = cli("show", str(tmp_path / "job-17"), ref.id)
+    assert checked.returncode == 0, checked.stderr
+    assert "amount_cents" in checked.stdout and "greater than or equal to 1" in checked.stdout
+    refused = cli("decide", str(tmp_path / "job-17"), ref.id, "approve")
+    assert refused.returncode != 0
+    assert "blocked" in refused.stderr
 
 
 def test_a_tool_call_envelope_without_its_tool_is_not_an_envelope() -> None:

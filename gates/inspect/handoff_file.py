@@ -18,11 +18,9 @@ from typing import Any, NamedTuple
 
 import jiter
 import pydantic_core
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from handoff_gate.gates.contracts.json_schema import JsonSchemaError
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.contracts.tool_contract import with_tool_contract
 from handoff_gate.gates.inspect import strings
 from handoff_gate.gates.inspect.secret_patterns import ALL_KINDS, mask_secrets
 from handoff_gate.gates.inspect.stages import (
@@ -36,6 +34,9 @@ from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import Report
 
+#: Resolves a stored contract: (schema id, sha256) -> the contract, or why there is none.
+StoredContract = Callable[[str, str], "type[BaseModel] | str"]
+
 
 def inspect_handoff(
     file_bytes: bytes,
@@ -44,8 +45,13 @@ def inspect_handoff(
     previous: object = ABSENT,
     previous_for: Callable[[str], object] | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    stored_contract: StoredContract | None = None,
 ) -> Report:
     """Inspect a handoff file (an envelope around the producer's output). Never raises.
+
+    An envelope naming ``schema_sha256`` is inspected against the contract
+    ``stored_contract`` resolves for it (the run's stored one), never the registry's of
+    that id; none to resolve it with, or none resolved, blocks it (``unknown_schema``).
 
     The subject is ``raw`` (or ``raw_base64``) when present, else ``payload``
     re-serialized. ``sha256``/``size`` in the report are those of the whole file.
@@ -55,7 +61,9 @@ def inspect_handoff(
     """
     try:
         with CollectorPaused():
-            return _inspect_handoff(file_bytes, registry, previous, previous_for, max_bytes)
+            return _inspect_handoff(
+                file_bytes, registry, previous, previous_for, max_bytes, stored_contract
+            )
     except Exception as exc:
         return failed_report(file_bytes, None, exc)
 
@@ -66,6 +74,7 @@ def _inspect_handoff(
     previous: object,
     previous_for: Callable[[str], object] | None,
     max_bytes: int,
+    stored_contract: StoredContract | None = None,
 ) -> Report:
     whole = _Whole(hashlib.sha256(file_bytes).hexdigest(), len(file_bytes))
     if len(file_bytes) > max_bytes:
@@ -87,14 +96,17 @@ def _inspect_handoff(
         subject, upstream = pydantic_core.to_json(envelope.payload), ABSENT
     else:
         subject = b""
-    if envelope.tool is not None and envelope.tool.parameters is not None:
-        try:
-            registry = with_tool_contract(registry, envelope.tool.parameters)
-        except JsonSchemaError as exc:
-            problem = f"the tool's parameter schema cannot be checked: {exc}"
-            return _bad(whole, Code.UNKNOWN_SCHEMA, problem, envelope)
     if previous_for is not None:
         previous = previous_for(envelope.schema_id)
+    unresolved = ""
+    if envelope.schema_sha256 is not None:
+        found: type[BaseModel] | str = "it is not inspected in its run"
+        if stored_contract is not None:
+            found = stored_contract(envelope.schema_id, envelope.schema_sha256)
+        if isinstance(found, str):
+            registry, unresolved = {}, found
+        else:
+            registry = {envelope.schema_id: found}
     report = inspect(
         subject,
         envelope.schema_id,
@@ -105,9 +117,20 @@ def _inspect_handoff(
         upstream_payload=upstream,
         max_bytes=max_bytes,
     )
+    if unresolved:
+        report = _unresolved(report, unresolved)
     if any(f.code is Code.SECRET for f in report.findings):
         envelope = _masked_envelope(envelope)
     return replace(report, envelope=envelope, sha256=whole.sha256, size=whole.size)
+
+
+def _unresolved(report: Report, why: str) -> Report:
+    """The report with its ``unknown_schema`` finding saying why the stored contract
+    the envelope names could not be used (not "load a module": none would count)."""
+    findings = tuple(
+        replace(f, message=why) if f.code is Code.UNKNOWN_SCHEMA else f for f in report.findings
+    )
+    return replace(report, findings=findings)
 
 
 def _masked_envelope(envelope: Envelope) -> Envelope:

@@ -51,6 +51,13 @@ def producer_bytes_sha256(envelope: Envelope) -> str | None:
     return None if produced is None else hashlib.sha256(produced).hexdigest()
 
 
+def signed_schema(schema_id: str, schema_sha256: str | None) -> str:
+    """The ``schema`` a producer's statement names: the id, and for a contract stored in
+    the run its digest too (``ID@sha256:DIGEST``), so the signature covers which
+    document the handoff was made against, not only its name."""
+    return schema_id if schema_sha256 is None else f"{schema_id}@sha256:{schema_sha256}"
+
+
 def sign_handoff(
     *,
     run_name: str,
@@ -105,7 +112,7 @@ def verified_producer(envelope: Envelope, run_name: str, policy: Policy) -> str 
             handoff=envelope.id,
             sha256=digest,
             phase=envelope.phase,
-            schema=envelope.schema_id,
+            schema=signed_schema(envelope.schema_id, envelope.schema_sha256),
             principal=envelope.signer,
             at=envelope.created,
         )

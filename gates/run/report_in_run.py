@@ -19,6 +19,7 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.handoff_file import inspect_handoff
 from handoff_gate.gates.run.decision_record import DecisionCorrupt, parse_decision
 from handoff_gate.gates.run.placement import misplaced, producer_finding
+from handoff_gate.gates.run.stored_contracts import contract_for
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.vocab.absent import ABSENT
@@ -156,7 +157,11 @@ def inspect_in_run(
 
     try:
         report = inspect_handoff(
-            data, registry, previous_for=previous_for, max_bytes=MAX_HANDOFF_BYTES
+            data,
+            registry,
+            previous_for=previous_for,
+            max_bytes=MAX_HANDOFF_BYTES,
+            stored_contract=lambda schema, digest: contract_for(in_store, key, schema, digest),
         )
         return _placed(report, store.run_name(key), handoff_id, policy)
     except Exception as exc:  # inspection promises not to raise; fail closed if it does

@@ -11,7 +11,7 @@ import base64
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, Unpack
 
 import jiter
@@ -19,7 +19,8 @@ from pydantic import BaseModel
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.placement import sign_handoff
+from handoff_gate.gates.run.placement import sign_handoff, signed_schema
+from handoff_gate.gates.run.stored_contracts import add_contract
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.envelope import FORMAT, Envelope, ToolCall
@@ -98,6 +99,7 @@ def submit(
     allow_unknown_schema: bool = False,
     signing: Signing | None = None,
     on_warning: Callable[[str], None] | None = None,
+    json_schema: Mapping[str, Any] | None = None,
     tool: ToolCall | None = None,
     **about: Unpack[About],
 ) -> HandoffRef:
@@ -119,13 +121,26 @@ def submit(
     ``handoff_statement``, which a policy rule with ``producers`` requires
     (``gates.run.placement``). With ``tool`` the handoff is a tool call
     (``kind: "tool_call"``) whose payload is the call's arguments.
+
+    With ``json_schema`` the document is stored in the run as ``schema_id`` first (or
+    found there already: ``stored_contracts.add_contract``, which refuses another
+    document under that id) and the envelope names its digest (``schema_sha256``), so
+    every reader inspects the handoff against exactly that document. Without it, a
+    contract the run already stores under ``schema_id`` is named the same way.
     """
     if not isinstance(run, str | os.PathLike):
         raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
     where = os.fspath(run)
     data = payload_bytes(payload)
-    _check_names(phase, schema_id, registry, allow_unknown_schema)
-    base = _envelope_fields(store.run_name(where), data, phase, schema_id, about)
+    if not PHASE_PATTERN.match(phase):
+        raise ValueError(f"phase must match {PHASE_PATTERN.pattern}: {phase!r}")
+    if json_schema is not None:
+        contract: str | None = add_contract(store, where, schema_id, json_schema)
+    else:
+        contract = _stored_digest(store, where, schema_id)
+    if contract is None:
+        _check_names(phase, schema_id, registry, allow_unknown_schema)
+    base = _envelope_fields(store.run_name(where), data, phase, schema_id, about, contract)
     if tool is not None:
         base.update(kind="tool_call", tool=tool.model_dump(mode="json", exclude_none=True))
     written: list[bytes] = []
@@ -170,8 +185,21 @@ def _check_names(
         )
 
 
+def _stored_digest(store: RunStore, run: str, schema_id: str) -> str | None:
+    """The digest the run stores ``schema_id`` under, if it stores it."""
+    if not store.exists(run):
+        return None
+    found = (c.sha256 for c in store.contracts(run) if c.schema_id == schema_id)
+    return next(found, None)
+
+
 def _envelope_fields(
-    run_name: str, data: bytes, phase: str, schema_id: str, about: About
+    run_name: str,
+    data: bytes,
+    phase: str,
+    schema_id: str,
+    about: About,
+    schema_sha256: str | None = None,
 ) -> dict[str, Any]:
     """Every envelope field but the id and number, checked to make a valid envelope."""
     producer = {
@@ -187,6 +215,7 @@ def _envelope_fields(
         "from": about.get("from_role"),
         "to": about.get("to_role"),
         "schema": schema_id,
+        **({} if schema_sha256 is None else {"schema_sha256": schema_sha256}),
         "created": audit.now_iso(),
         "producer": {k: v for k, v in producer.items() if v is not None},
         **_encode_raw(data),
@@ -214,7 +243,7 @@ def _envelope_bytes(
             handoff_id=handoff_id,
             payload=data,
             phase=str(base["phase"]),
-            schema=str(base["schema"]),
+            schema=signed_schema(str(base["schema"]), base.get("schema_sha256")),
             principal=signing.signer,
             at=str(base["created"]),
             key=signing.key,

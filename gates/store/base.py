@@ -57,6 +57,30 @@ class StoreUnavailable(StoreError):
     """
 
 
+class ContractConflict(FileExistsError):
+    """The run already holds another document under this contract id: a contract id
+    names one content for good, so a changed schema needs a new version."""
+
+    def __init__(self, schema_id: str, stored: str, offered: str) -> None:
+        super().__init__(
+            f"contract {schema_id} is already stored with sha256 {stored}, not {offered}: "
+            "make a new version (e.g. bump /vN) for a changed schema"
+        )
+        self.schema_id = schema_id
+        self.stored = stored
+        self.offered = offered
+
+
+class StoredContract(NamedTuple):
+    """A contract a run holds: its id, the sha256 naming its content, its kind
+    (``json-schema``) and when it was added (ISO-8601 UTC)."""
+
+    schema_id: str
+    sha256: str
+    kind: str
+    added: str
+
+
 class RunMissing(FileNotFoundError):
     """The run (or the folder a new run would go in) does not exist."""
 
@@ -219,6 +243,23 @@ class RunStore(Protocol):
     def related_ids(self, run: str, schema_ids: Collection[str]) -> Iterator[str]:
         """Handoff ids that may carry one of ``schema_ids``, latest first. Possibly more
         (the caller checks each envelope it reads), never fewer."""
+        ...
+
+    def add_contract(self, run: str, schema_id: str, sha256: str, document: bytes) -> bool:
+        """Store a contract's ``document`` (a JSON Schema) under ``schema_id`` and the
+        ``sha256`` naming its content, written exclusively like a handoff; ``True`` when
+        it was new. The same id with the same digest is a no-op (``False``); another
+        digest under a stored id is ``ContractConflict``. The store does not judge the
+        document: readers check it against the digest (``gates.run.stored_contracts``)."""
+        ...
+
+    def contracts(self, run: str) -> list[StoredContract]:
+        """Every contract ``run`` holds, by id; a record that cannot be read is left out
+        (a reader of its digest then finds nothing, and blocks)."""
+        ...
+
+    def contract_document(self, run: str, sha256: str) -> bytes | None:
+        """The document stored under ``sha256`` in ``run`` (``None``: none), unchecked."""
         ...
 
     def create_decision(

@@ -31,11 +31,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.store import log_file, schema_index, waiters
+from handoff_gate.gates.store import fs_contracts, log_file, schema_index, waiters
 from handoff_gate.gates.store.base import (
     Change,
     DecisionExists,
     ListedHandoff,
+    StoredContract,
     StoredHandoff,
     Subscription,
     WaiterRecord,
@@ -306,6 +307,17 @@ class FilesystemStore:
             return indexed
         return reversed(self.handoff_ids(run))
 
+    def add_contract(self, run: str, schema_id: str, sha256: str, document: bytes) -> bool:
+        """In the run's ``contracts/`` folder (``fs_contracts``), the run made if new."""
+        self.create(run)
+        return fs_contracts.add_contract(self._dir(run), schema_id, sha256, document, _now())
+
+    def contracts(self, run: str) -> list[StoredContract]:
+        return fs_contracts.contracts_in(self._dir(run))
+
+    def contract_document(self, run: str, sha256: str) -> bytes | None:
+        return fs_contracts.document(self._dir(run), sha256)
+
     def create_decision(
         self,
         run: str,
@@ -441,6 +453,11 @@ class FilesystemStore:
         self, run: str, handoff_ids: Collection[str] | None = None
     ) -> dict[str, tuple[WaiterRecord, ...]]:
         return waiters.waiters_in(self._dir(run), handoff_ids)
+
+
+def _now() -> str:
+    """ISO-8601 UTC to the second, as the audit log's times are written."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def _publish(target: Path, handoff_id: str, data: bytes) -> None:

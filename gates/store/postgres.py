@@ -31,11 +31,13 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import errors
 
+from handoff_gate.gates.store import pg_contracts
 from handoff_gate.gates.store.base import (
     Change,
     DecisionExists,
     ListedHandoff,
     RunMissing,
+    StoredContract,
     StoredHandoff,
     Subscription,
     WaiterRecord,
@@ -414,6 +416,23 @@ class PostgresStore:
     def related_ids(self, run: str, schema_ids: Collection[str]) -> Iterator[str]:
         """Every handoff of the run, latest first: the rows keep no contract column."""
         return reversed(self.handoff_ids(run))
+
+    def add_contract(self, run: str, schema_id: str, sha256: str, document: bytes) -> bool:
+        """A row of the run's contracts (``pg_contracts``), the run added if new."""
+        validate_run_id(run)
+        pg_contracts.checked(schema_id, sha256)
+        return self._write(
+            run, lambda conn: pg_contracts.insert(conn, run, schema_id, sha256, document)
+        )
+
+    def contracts(self, run: str) -> list[StoredContract]:
+        validate_run_id(run)
+        return pg_contracts.listed(self._read(pg_contracts.LIST_QUERY, (run,)))
+
+    def contract_document(self, run: str, sha256: str) -> bytes | None:
+        validate_run_id(run)
+        rows = self._read(pg_contracts.DOCUMENT_QUERY, (run, sha256))
+        return bytes(rows[0][0]) if rows else None
 
     def create_decision(
         self,

@@ -219,18 +219,69 @@ _V2: tuple[str, ...] = (
     ),
 )
 
+#: Version 3: contracts stored in the run by digest (issue 23). One row per contract id
+#: of a run, append-only like the other records; the digest is the application's (of the
+#: document's canonical form), so the database checks its shape, and readers check the
+#: document against it. Inserting one notifies with the run alone: a reviewer's screen
+#: looks at the run again, where a handoff may have waited for it.
+_V3: tuple[str, ...] = (
+    _in_schema(
+        r"""
+        CREATE TABLE %1$I.contracts (
+            run text NOT NULL REFERENCES %1$I.runs (run),
+            schema_id text NOT NULL CHECK (schema_id ~ '^[a-z][a-z0-9_]*/v[0-9]+$'),
+            sha256 text NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+            kind text NOT NULL CHECK (kind = 'json-schema'),
+            document bytea NOT NULL CHECK (length(document) <= 1048576),
+            created_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (run, schema_id)
+        )
+        """
+    ),
+    _in_schema(
+        rf"""
+        CREATE FUNCTION %1$I.handoff_gate_notify_contract() RETURNS trigger
+        LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $body$
+        BEGIN
+            PERFORM pg_catalog.pg_notify('{CHANNEL}', pg_catalog.json_build_object(
+                'run', NEW.run, 'kind', 'contract'
+            )::text);
+            RETURN NULL;
+        END $body$
+        """
+    ),
+    _in_schema(
+        """
+        CREATE TRIGGER contracts_append_only BEFORE UPDATE OR DELETE ON %1$I.contracts
+        FOR EACH ROW EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
+        """
+    ),
+    _in_schema(
+        """
+        CREATE TRIGGER contracts_no_truncate BEFORE TRUNCATE ON %1$I.contracts
+        FOR EACH STATEMENT EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
+        """
+    ),
+    _in_schema(
+        """
+        CREATE TRIGGER contracts_notify AFTER INSERT ON %1$I.contracts
+        FOR EACH ROW EXECUTE FUNCTION %1$I.handoff_gate_notify_contract()
+        """
+    ),
+)
+
 #: Migration steps by version: applying ``MIGRATIONS[v - 1]`` takes the schema to ``v``.
 #: Released steps are never edited; a change is a new version appended at the end.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
 #: The version this code writes and expects.
 LATEST = len(MIGRATIONS)
 
 #: Table privileges per role, on top of SELECT on every table.
 _INSERTS = {
-    PIPELINE_ROLE: ("runs", "handoffs", "events"),
+    PIPELINE_ROLE: ("runs", "handoffs", "events", "contracts"),
     REVIEWER_ROLE: ("decisions", "events"),
 }
-_ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY)
+_ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY, "contracts")
 
 
 class SchemaMissing(StoreError):

@@ -47,9 +47,10 @@ class ToolCall(BaseModel):
 
     ``name`` is the tool's own name as the framework spells it (free text, not a phase
     slug); ``call_id`` the framework's id for this call, which its resumption answers by;
-    ``agent`` and ``thread`` say who asked and in which conversation. ``parameters`` is
-    the tool's argument JSON Schema, the contract the arguments (the payload) are checked
-    against. All of it is the producer's text: bounded here, sanitised wherever shown.
+    ``agent`` and ``thread`` say who asked and in which conversation. The tool's argument
+    JSON Schema is the handoff's contract, stored in the run and named by
+    ``schema_sha256``. All of it is the producer's text: bounded here, sanitised
+    wherever shown.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -59,7 +60,6 @@ class ToolCall(BaseModel):
     description: str | None = Field(default=None, max_length=MAX_TOOL_DESCRIPTION)
     agent: str | None = Field(default=None, max_length=MAX_TOOL_TEXT)
     thread: str | None = Field(default=None, max_length=MAX_TOOL_TEXT)
-    parameters: dict[str, Any] | None = None
 
 
 class Envelope(BaseModel):
@@ -75,6 +75,10 @@ class Envelope(BaseModel):
     from_role: str | None = Field(default=None, alias="from", max_length=100)
     to_role: str | None = Field(default=None, alias="to", max_length=100)
     schema_id: str = Field(alias="schema", min_length=1, max_length=200)
+    #: The sha256 of the JSON Schema contract stored in the run that the handoff was
+    #: submitted against (``contracts add``); readers resolve the contract by it, never
+    #: by the id alone. Absent for built-in and Python contracts.
+    schema_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     created: str
     producer: Producer = Producer()
     raw: str | None = None
