@@ -7,7 +7,6 @@ tool call must resolve its contract the same way wherever the run lives.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
