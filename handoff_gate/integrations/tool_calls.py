@@ -62,6 +62,9 @@ class Verdict:
     message: str = ""
     dropped: tuple[str, ...] = ()
     handoff: HandoffRef | None = None
+    #: Why, without naming the call: the reviewer's reason, or how the review ended (for
+    #: a framework that frames the rejection itself, as LangChain's middleware does).
+    reason: str = ""
 
 
 def gate_for(store: StoreSpec | None, policy: PolicySpec, key: KeySpec) -> Gate:
@@ -108,7 +111,9 @@ def _submit(gate: Gate, run: str | os.PathLike[str], request: Request) -> Handof
 
 
 async def _blocked(request: Request, ref: HandoffRef, report: Report) -> Verdict:
-    return Verdict(request.call_id, False, message=blocked_text(request.name, report), handoff=ref)
+    why = blocked_reason(report)
+    message = f"The call to {request.name} was not run: {why}"
+    return Verdict(request.call_id, False, message=message, handoff=ref, reason=why)
 
 
 async def _waited(
@@ -122,8 +127,14 @@ async def _waited(
     dropped = dropped_keys(result.report)
     if result.outcome is WaitOutcome.APPROVED and result.payload is not None:
         return Verdict(request.call_id, True, args=result.payload, dropped=dropped, handoff=ref)
-    message = denial_text(request.name, result, timeout)
-    return Verdict(request.call_id, False, message=message, dropped=dropped, handoff=ref)
+    why = denial_reason(result, timeout)
+    if result.outcome is WaitOutcome.REJECTED:
+        message = f"A reviewer rejected the call to {request.name}. Reason: {why}"
+    else:
+        message = f"The call to {request.name} was not run: {why}"
+    return Verdict(
+        request.call_id, False, message=message, dropped=dropped, handoff=ref, reason=why
+    )
 
 
 def _quiet(line: str) -> None:
@@ -138,25 +149,24 @@ def dropped_keys(report: Report | None) -> tuple[str, ...]:
     return tuple(f.path for f in report.findings if f.code is Code.UNKNOWN_KEY)
 
 
-def blocked_text(name: str, report: Report) -> str:
+def blocked_reason(report: Report) -> str:
     """Why a call was refused before review: the blocking findings only, one per line."""
     blocking = [f for f in report.findings if f.severity is Severity.BLOCK]
-    lines = [f"The call to {name} was not run: its arguments do not fit the tool's schema."]
+    lines = ["its arguments do not fit the tool's schema."]
     for finding in blocking[:MAX_FINDINGS]:
         where = f"{finding.path}: " if finding.path else ""
         lines.append(f"- {where}{finding.message}")
     return "\n".join(lines)
 
 
-def denial_text(name: str, result: WaitResult, timeout: float | None) -> str:
-    """What was not run and why, once: the reviewer's reason, or how the wait ended."""
+def denial_reason(result: WaitResult, timeout: float | None) -> str:
+    """Why the call did not run, once: the reviewer's reason, or how the wait ended."""
     if result.outcome is WaitOutcome.REJECTED:
         decision = result.decision
-        reason = decision.reason if decision is not None and decision.reason else "no reason given"
-        return f"A reviewer rejected the call to {name}. Reason: {reason}"
+        return decision.reason if decision is not None and decision.reason else "no reason given"
     if result.outcome is WaitOutcome.TIMEOUT:
         within = f" within {timeout:g} s" if timeout is not None else ""
-        return f"The call to {name} was not run: no reviewer decided{within}."
+        return f"no reviewer decided{within}."
     if result.outcome is WaitOutcome.CHANGED:
-        return f"The call to {name} was not run: its handoff changed after it was approved."
-    return f"The call to {name} was not run: its review ended {result.outcome.value}."
+        return "its handoff changed after it was approved."
+    return f"its review ended {result.outcome.value}."
