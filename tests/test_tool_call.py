@@ -22,6 +22,8 @@ from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Verdict
 from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.tui.model import Entry, Label
+from handoff_gate.tui.render import header, list_row
 
 REFUND: dict[str, Any] = {
     "type": "object",
@@ -169,3 +171,17 @@ def test_list_and_show_name_the_call_as_agent_tool_args_with_unsafe_text_made_vi
     assert "tool call: support → send_refund(" in shown.stdout
     assert "  thread t1" in shown.stdout
     assert "  description Refund a customer." in shown.stdout
+
+
+def test_the_tui_row_and_header_name_the_call_not_its_contract_digest(tmp_path: Path) -> None:
+    with hg.Gate(tmp_path) as gate:
+        ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+        report = gate.inspect("job-17", ref)
+    entry = Entry(hg.HandoffRef(str(tmp_path / "job-17"), ref.id), report=report)
+    entry.label = Label.of(report)
+    row = list_row(entry, width=120).plain
+    assert 'support → send_refund(customer="c1", amount_cents=500)  [call_a]' in row
+    assert "tool_" not in row  # the contract's digest id is not what a person reads
+    top = header(entry).plain
+    assert "tool call support → send_refund(" in top
+    assert "Refund a customer." in top

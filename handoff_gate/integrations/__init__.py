@@ -5,5 +5,10 @@
 - ``handoff_gate.integrations.langgraph`` (``pip install 'handoff-gate[langgraph]'``):
   a gate node that submits once per graph thread and interrupts until decided.
 
+Tool calls a person approves before they run, each a tool-call handoff
+(``tool_calls``, shared): pydantic-ai's ``tool_approvals`` and
+``resolve_tool_approvals``, ``openai_agents.review_interruptions``
+(``[openai-agents]``) and ``langchain.review_interrupts`` (``[langchain]``).
+
 Importing this package loads neither framework; each module imports its own.
 """
