@@ -65,7 +65,11 @@ def tool_approvals(
     resumed from its message history finds the handoffs it made.
     """
 
-    async def handle(ctx: RunContext[Any], requests: DeferredToolRequests) -> DeferredToolResults:
+    async def handle(
+        ctx: RunContext[Any], requests: DeferredToolRequests
+    ) -> DeferredToolResults | None:
+        if not requests.approvals:  # external calls only: another capability's, or the caller's
+            return None
         tools = ctx.tool_manager
         agent = ctx.agent.name if ctx.agent is not None else None
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
-from pydantic_ai import Agent, ApprovalRequired, RunContext, Tool
+from pydantic_ai import Agent, ApprovalRequired, CallDeferred, RunContext, Tool
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import DeferredToolRequests
@@ -220,3 +220,25 @@ def test_a_call_to_a_tool_the_agent_does_not_have_is_denied(tmp_path: Path) -> N
     denied = results.approvals["c9"]
     assert "the gate has no schema for it" in str(getattr(denied, "message", ""))
     assert not (tmp_path / "job-17").exists()
+
+
+async def test_a_call_deferred_for_external_execution_is_left_to_the_caller(
+    tmp_path: Path,
+) -> None:
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart("fetch_report", {}, tool_call_id="ext_1")])
+
+    agent = Agent(
+        FunctionModel(model),
+        output_type=[str, DeferredToolRequests],
+        capabilities=[tool_approvals(tmp_path / "job-17")],
+    )
+
+    @agent.tool_plain
+    def fetch_report() -> str:
+        raise CallDeferred
+
+    result = await asyncio.wait_for(agent.run("fetch"), BOUND)
+    assert isinstance(result.output, DeferredToolRequests)
+    assert [c.tool_call_id for c in result.output.calls] == ["ext_1"]
+    assert not (tmp_path / "job-17").exists()  # nothing for a person to approve
