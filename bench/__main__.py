@@ -21,6 +21,7 @@ BENCHMARKS = {
     "inspect": "bench.inspect_cost",
     "json_schema": "bench.json_schema_cost",
     "pickup": "bench.pickup",
+    "tools": "bench.tool_pickup",
     "run_size": "bench.run_size",
     "pg": "bench.pg_pickup",
     "pg_watch": "bench.pg_watch",

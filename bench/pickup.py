@@ -45,7 +45,7 @@ class _Signing:
         self.policy = Policy.load(self.path)
 
 
-def _decide_after_arming(
+def decide_after_arming(
     run_dir: Path, handoff: str, args: list[str], module: bool, signing: _Signing | None = None
 ) -> tuple[float, float]:
     """Start a waiter, arm it, decide; return ms to the waiter's own stamp and to its exit."""
@@ -116,7 +116,7 @@ def run(ctx: Context) -> list[Figure]:
                     debounce,
                 ]
                 module = True
-            returned, exited = _decide_after_arming(
+            returned, exited = decide_after_arming(
                 at, ref.id, args, module, signing if signed else None
             )
             series[kind].append(returned)

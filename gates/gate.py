@@ -35,6 +35,7 @@ from handoff_gate.gates.run.standing import Standing, standing
 from handoff_gate.gates.run.stored_contracts import add_contract as add_contract_to
 from handoff_gate.gates.run.submit import About, Payload, Signing
 from handoff_gate.gates.run.submit import submit as submit_to
+from handoff_gate.gates.run.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
 from handoff_gate.gates.run.waiting import wait_after
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.select import STORE_ENV, store_at, store_for
@@ -140,6 +141,38 @@ class Gate:
             on_warning=on_warning,
             json_schema=json_schema,
             **about,
+        )
+
+    def submit_tool_call(
+        self,
+        run: str | os.PathLike[str],
+        *,
+        tool: str,
+        args: Payload,
+        call_id: str,
+        json_schema: Mapping[str, Any],
+        description: str | None = None,
+        agent: str | None = None,
+        thread: str | None = None,
+        phase: str = TOOL_PHASE,
+        idempotency_key: str | None = None,
+        signer: str | None = None,
+        on_warning: Reporter | None = None,
+    ) -> HandoffRef:
+        """Store a tool call's arguments as a ``kind: "tool_call"`` handoff
+        (``gates.run.tool_call``): the contract is ``json_schema``, the tool's own argument
+        schema, and the idempotency key defaults to the thread and call id, so a run that
+        resumes and asks again finds the handoff it made."""
+        return submit_tool_call(
+            self.store,
+            run,
+            ToolCallSpec(tool, call_id, json_schema, description, agent, thread),
+            args,
+            registry=self.contracts,
+            phase=phase,
+            idempotency_key=idempotency_key,
+            signing=self._signing(phase, signer),
+            on_warning=on_warning,
         )
 
     def add_contract(

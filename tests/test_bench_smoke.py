@@ -68,6 +68,7 @@ def test_smoke_run_reports_every_benchmark_beside_its_baseline(tmp_path: Path) -
         "inspect.",
         "json_schema.",
         "pickup.",
+        "tools.",
         "run_size.",
         "visible.",
         "scale.",

@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from handoff_gate.gates.view.tool_line import tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
@@ -81,13 +82,16 @@ class Label:
     from_role: str | None
     to_role: str | None
     schema_id: str | None
+    #: ``agent → name(args)  [call id]`` for a tool call (``gates.view.tool_line``).
+    tool_call: str | None = None
 
     @classmethod
     def of(cls, report: Report) -> Label:
         envelope = report.envelope
         if envelope is None:
             return cls(None, None, report.schema_id)
-        return cls(envelope.from_role, envelope.to_role, envelope.schema_id)
+        call = tool_call_line(report)
+        return cls(envelope.from_role, envelope.to_role, envelope.schema_id, call)
 
 
 @dataclass

@@ -13,6 +13,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
 from handoff_gate.gates.view.masking import refusal_said
+from handoff_gate.gates.view.tool_line import tool_call_line
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
@@ -121,7 +122,9 @@ def list_row(
         row.append(f" {safe(made.reason or '', 200)}")
         return fit(row, width)
     label = entry.label
-    if label is not None:
+    if label is not None and label.tool_call is not None:
+        row.append(f" {safe(label.tool_call, 120)}")
+    elif label is not None:
         roles = f"{label.from_role or '?'} → {label.to_role or '?'}"
         row.append(f" {safe(roles, 40)}", style="dim")
         row.append(f"  {safe(label.schema_id or '?', 32)}", style="italic")
@@ -209,9 +212,18 @@ def header(entry: Entry) -> Text:
         text.append("   inspecting…", style="dim")
         return text
     envelope = report.envelope
-    if envelope is not None:
+    call = tool_call_line(report)
+    if call is not None:
+        text.append("\ntool call ", style="dim")
+        text.append(safe(call, 200), style="bold")
+        tool = envelope.tool if envelope is not None else None
+        if tool is not None and tool.description:
+            text.append("\n")
+            text.append(safe(tool.description, 200), style="italic")
+    elif envelope is not None:
         roles = f"{envelope.from_role or '?'} → {envelope.to_role or '?'}"
         text.append(f"   {safe(roles, 60)}")
+    if envelope is not None:
         text.append("\ncreated ", style="dim")
         text.append(safe(envelope.created, 40))
         if envelope.producer.model:

@@ -23,7 +23,7 @@ from handoff_gate.gates.run.placement import sign_handoff, signed_schema
 from handoff_gate.gates.run.stored_contracts import add_contract
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.absent import ABSENT
-from handoff_gate.gates.vocab.envelope import FORMAT, Envelope
+from handoff_gate.gates.vocab.envelope import FORMAT, Envelope, ToolCall
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -100,6 +100,7 @@ def submit(
     signing: Signing | None = None,
     on_warning: Callable[[str], None] | None = None,
     json_schema: Mapping[str, Any] | None = None,
+    tool: ToolCall | None = None,
     **about: Unpack[About],
 ) -> HandoffRef:
     """Store ``payload`` (the producer's output, see ``payload_bytes``) as the run's next handoff.
@@ -118,7 +119,8 @@ def submit(
 
     With ``signing`` the envelope carries the producer's SSHSIG over
     ``handoff_statement``, which a policy rule with ``producers`` requires
-    (``gates.run.placement``).
+    (``gates.run.placement``). With ``tool`` the handoff is a tool call
+    (``kind: "tool_call"``) whose payload is the call's arguments.
 
     With ``json_schema`` the document is stored in the run as ``schema_id`` first (or
     found there already: ``stored_contracts.add_contract``, which refuses another
@@ -139,6 +141,8 @@ def submit(
     if contract is None:
         _check_names(phase, schema_id, registry, allow_unknown_schema)
     base = _envelope_fields(store.run_name(where), data, phase, schema_id, about, contract)
+    if tool is not None:
+        base.update(kind="tool_call", tool=tool.model_dump(mode="json", exclude_none=True))
     written: list[bytes] = []
 
     def envelope(seq: int, handoff_id: str) -> bytes:

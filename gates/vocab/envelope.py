@@ -12,7 +12,7 @@ import base64
 import binascii
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from handoff_gate.gates.vocab.ids import ID_REGEX, PHASE_REGEX, PRINCIPAL_PATTERN
 
@@ -35,6 +35,31 @@ class Producer(BaseModel):
     model: str | None = None
     input_tokens: int | None = Field(default=None, ge=0)
     output_tokens: int | None = Field(default=None, ge=0)
+
+
+#: How long each free-text part of a tool call may be (a name or an id is a line, not a page).
+MAX_TOOL_TEXT = 200
+MAX_TOOL_DESCRIPTION = 2000
+
+
+class ToolCall(BaseModel):
+    """The tool call a ``kind: "tool_call"`` handoff asks a person to allow.
+
+    ``name`` is the tool's own name as the framework spells it (free text, not a phase
+    slug); ``call_id`` the framework's id for this call, which its resumption answers by;
+    ``agent`` and ``thread`` say who asked and in which conversation. The tool's argument
+    JSON Schema is the handoff's contract, stored in the run and named by
+    ``schema_sha256``. All of it is the producer's text: bounded here, sanitised
+    wherever shown.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=MAX_TOOL_TEXT)
+    call_id: str = Field(min_length=1, max_length=MAX_TOOL_TEXT)
+    description: str | None = Field(default=None, max_length=MAX_TOOL_DESCRIPTION)
+    agent: str | None = Field(default=None, max_length=MAX_TOOL_TEXT)
+    thread: str | None = Field(default=None, max_length=MAX_TOOL_TEXT)
 
 
 class Envelope(BaseModel):
@@ -63,6 +88,16 @@ class Envelope(BaseModel):
     #: ``gates.run.placement``); absent on unsigned handoffs and on files from before.
     signer: str | None = Field(default=None, pattern=PRINCIPAL_REGEX)
     signature: str | None = Field(default=None, max_length=4096)
+    #: ``"output"``: a phase's output (every handoff before tool calls); ``"tool_call"``:
+    #: the arguments of a call to ``tool``, which a tool-call handoff always carries.
+    kind: Literal["output", "tool_call"] = "output"
+    tool: ToolCall | None = None
+
+    @model_validator(mode="after")
+    def _tool_with_kind(self) -> Envelope:
+        if (self.kind == "tool_call") != (self.tool is not None):
+            raise ValueError('a "tool_call" handoff carries "tool", and only it does')
+        return self
 
     @property
     def has_payload(self) -> bool:

@@ -45,6 +45,12 @@ from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.integrations.feedback import rejection_text, settled
 
+# Tool-call approvals live in their own module (``pydantic_ai_tools``), named here too.
+from handoff_gate.integrations.pydantic_ai_tools import (
+    resolve_tool_approvals as resolve_tool_approvals,
+)
+from handoff_gate.integrations.pydantic_ai_tools import tool_approvals as tool_approvals
+
 OutputT = TypeVar("OutputT")
 
 Validator = Callable[[RunContext[Any], OutputT], Awaitable[OutputT]]

@@ -16,6 +16,7 @@ from handoff_gate.cli.inputs import listed, policy, registry
 from handoff_gate.cli.status import to_json
 from handoff_gate.gates.run.standing import Standing, standing
 from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.view.tool_line import tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 
 
@@ -33,7 +34,9 @@ def _line(status: Standing) -> str:
         f"{key}={_field(row[key])}" for key in ("reviewer", "category", "decided_at", "reason")
     )
     problem = f"  problem={_field(status.problem)}" if status.problem else ""
-    return f"{fixed}  {waiter}  {tail}{problem}"
+    call = tool_call_line(status.report)
+    tool = f"  tool={call}" if call is not None else ""
+    return f"{fixed}  {waiter}  {tail}{problem}{tool}"
 
 
 def _handoffs(where: RunStore) -> Iterator[HandoffRef]:

@@ -11,7 +11,11 @@ from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
 from handoff_gate.cli.report_text import print_report
 from handoff_gate.cli.status import to_json
 from handoff_gate.gates.run.standing import Standing, standing
+from handoff_gate.gates.view.tool_line import NAME_CHARS, plain, tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+
+#: How much of a tool's own description ``show`` prints (it is the producer's text).
+DESCRIPTION_CHARS = 500
 
 
 def _print_decision(status: Standing) -> None:
@@ -38,6 +42,19 @@ def _print_decision(status: Standing) -> None:
     print(f"waiter: {'a wait is blocked on it' if status.waiters else 'nobody is waiting'}")
 
 
+def _print_tool_call(status: Standing) -> None:
+    """For a tool call: what it would run, then what the tool says it does."""
+    call = tool_call_line(status.report)
+    envelope = status.report.envelope
+    if call is None or envelope is None or envelope.tool is None:
+        return
+    print(f"tool call: {call}")
+    if envelope.tool.thread:
+        print(f"  thread {plain(envelope.tool.thread, NAME_CHARS)}")
+    if envelope.tool.description:
+        print(f"  description {plain(envelope.tool.description, DESCRIPTION_CHARS)}")
+
+
 def run(args: argparse.Namespace) -> int:
     contracts = registry(args.schemas, policy(args))
     where = store(args)
@@ -54,5 +71,6 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(body, ensure_ascii=True, indent=2))
         return OK
     print_report(f"{status.run_name}/{args.handoff_id}", status.report)
+    _print_tool_call(status)
     _print_decision(status)
     return OK

@@ -1,0 +1,89 @@
+"""Submitting a tool call: a framework's request to run a tool becomes a handoff.
+
+An agent framework asks before it runs a tool marked for approval; the request is the
+tool's name, the call's id and its arguments. The arguments are the payload, checked
+against the tool's own argument JSON Schema, which is stored in the run by digest like
+any JSON Schema contract (``stored_contracts``) under an id made from that digest, so
+two tools sharing a schema share a contract and a changed schema is a new one. The rest
+goes in the envelope's ``tool``, so a reviewer reads ``agent → name(args)``, and a resumed
+run asking again for the same call is handed the same handoff: the idempotency key
+defaults to the thread and the call id.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+from handoff_gate.gates.contracts.json_schema import schema_sha256
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.run.submit import Payload, Signing, submit
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.vocab.envelope import ToolCall
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+
+#: The phase a tool call is filed under unless the caller names one (policy rules and
+#: handoff ids speak phases; the tool's own name stays free text in ``tool.name``).
+TOOL_PHASE = "tool-call"
+#: How much of the schema's digest names its contract (``tool_<16 hex>/v1``).
+DIGEST_CHARS = 16
+
+
+class ToolCallSpec(NamedTuple):
+    """What a framework says about one call: the tool, the call's id, the argument
+    schema, and optionally what the tool does, which agent asked and in which thread."""
+
+    name: str
+    call_id: str
+    parameters: Mapping[str, Any]
+    description: str | None = None
+    agent: str | None = None
+    thread: str | None = None
+
+
+def tool_schema_id(parameters: Mapping[str, Any]) -> str:
+    """The contract id a tool's argument schema is stored under in a run."""
+    return f"tool_{schema_sha256(parameters)[:DIGEST_CHARS]}/v1"
+
+
+def default_key(call: ToolCallSpec) -> str:
+    """The idempotency key of a call: its thread and id (the run scopes every key)."""
+    return f"tool_call:{call.thread or ''}:{call.call_id}"
+
+
+def submit_tool_call(
+    store: RunStore,
+    run: str | os.PathLike[str],
+    call: ToolCallSpec,
+    args: Payload,
+    *,
+    registry: Registry,
+    phase: str = TOOL_PHASE,
+    idempotency_key: str | None = None,
+    signing: Signing | None = None,
+    on_warning: Callable[[str], None] | None = None,
+) -> HandoffRef:
+    """Store ``args`` as a tool-call handoff (``ValueError`` for a name, id or text over
+    its bound, or a key reused for other arguments; ``JsonSchemaError`` for a schema
+    the gate cannot enforce, before anything is written)."""
+    tool = ToolCall(
+        name=call.name,
+        call_id=call.call_id,
+        description=call.description,
+        agent=call.agent,
+        thread=call.thread,
+    )
+    return submit(
+        store,
+        run,
+        args,
+        phase=phase,
+        schema_id=tool_schema_id(call.parameters),
+        registry=registry,
+        idempotency_key=idempotency_key or default_key(call),
+        signing=signing,
+        on_warning=on_warning,
+        json_schema=call.parameters,
+        tool=tool,
+    )

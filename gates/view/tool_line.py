@@ -1,0 +1,48 @@
+"""A tool-call handoff as the one line a person reads: ``agent → name(args)  [call id]``.
+
+The list, ``show`` and the TUI name a tool call by what it would do rather than by its
+phase and contract id (a digest). Every part is the producer's text, so each is made
+visible (unsafe characters as tokens, layout escaped) and bounded, and the arguments
+are previewed with secrets masked, as every other view of a payload masks them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from handoff_gate.gates.inspect import strings
+from handoff_gate.gates.inspect.secret_patterns import ALL_KINDS
+from handoff_gate.gates.vocab.report import Report
+from handoff_gate.gates.vocab.safe_text import elide, preview, visible
+
+#: How much of each part a line spends: a name or an agent, one argument's value, all args.
+NAME_CHARS = 60
+VALUE_CHARS = 40
+ARGS_CHARS = 160
+
+
+def plain(text: str, limit: int) -> str:
+    """Producer text on one visible line of at most about ``limit`` characters."""
+    return elide(visible(text).replace("\n", "\\n").replace("\t", "\\t"), limit)
+
+
+def args_text(args: Any) -> str:
+    """The arguments as ``key=value, …`` (a non-object shown as one preview), masked."""
+    hits, _ = strings.scan(args, ALL_KINDS, unsafe=False)
+    shown = strings.mask_at(args, hits) if hits else args
+    if not isinstance(shown, dict):
+        return preview(shown, ARGS_CHARS)
+    parts = [f"{plain(str(k), NAME_CHARS)}={preview(v, VALUE_CHARS)}" for k, v in shown.items()]
+    joined = ", ".join(parts)
+    return joined if len(joined) <= ARGS_CHARS else joined[:ARGS_CHARS] + "…"
+
+
+def tool_call_line(report: Report) -> str | None:
+    """``agent → name(args)  [call id]`` for a tool-call handoff, ``None`` for an output."""
+    envelope = report.envelope
+    tool = envelope.tool if envelope is not None else None
+    if tool is None:
+        return None
+    who = f"{plain(tool.agent, NAME_CHARS)} → " if tool.agent else ""
+    args = args_text(report.payload) if report.payload is not None else "?"
+    return f"{who}{plain(tool.name, NAME_CHARS)}({args})  [{plain(tool.call_id, NAME_CHARS)}]"

@@ -1,0 +1,128 @@
+"""LangChain: the gate answers ``HumanInTheLoopMiddleware``'s interrupts.
+
+::
+
+    from handoff_gate.integrations.langchain import review_interrupts
+
+    agent = create_agent(model, tools=[send_refund], checkpointer=saver,
+                         middleware=[HumanInTheLoopMiddleware(interrupt_on={"send_refund": True})])
+    result = agent.invoke(inputs, config, version="v2")
+    while result.interrupts:
+        command = await review_interrupts("runs/job-17", result.interrupts, tools=[send_refund])
+        result = agent.invoke(command, config, version="v2")
+
+Both interrupt modes: a ``batched`` ``HITLRequest`` (every gated call of a turn, answered
+by position) and ``per_call`` ``ToolApprovalRequest``s (answered one by one). Every call
+becomes a tool-call handoff whose contract is the tool's argument schema (what the model
+sees, ``tool_call_schema``); all are waited on together and the ``Command`` resumes each
+interrupt by its id, so several pending ones never need a driver loop of their own.
+Approved as sent → ``approve``; approved after the gate dropped keys or filled defaults
+→ ``edit`` with the validated arguments, so only what a person saw runs; rejected,
+blocked, timed out or changed → ``reject`` with the reason, which the middleware frames
+for the model itself. The interrupt's id (stable when a run is resumed from its
+checkpoint) is each handoff's thread, so reviewing the same interrupts again, in any
+process, finds the same handoffs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from langchain_core.tools import BaseTool
+from langgraph.types import Command, Interrupt
+from pydantic import BaseModel
+
+from handoff_gate.gates.gate import StoreSpec
+from handoff_gate.integrations.tool_calls import (
+    KeySpec,
+    PolicySpec,
+    Request,
+    Run,
+    Verdict,
+    gate_for,
+    review,
+)
+
+
+async def review_interrupts(
+    run: Run,
+    interrupts: Sequence[Interrupt],
+    *,
+    tools: Sequence[BaseTool],
+    timeout: float | None = None,
+    policy: PolicySpec = None,
+    store: StoreSpec | None = None,
+    key: KeySpec = None,
+) -> Command[Any]:
+    """The ``Command`` that resumes every one of ``interrupts`` with the gate's decisions.
+
+    ``tools`` are the agent's tools (their schemas are the contracts). ``policy``,
+    ``store`` and ``key`` default to the environment's, as the CLI reads them.
+    ``ValueError`` for an interrupt that is not the middleware's.
+    """
+    by_name = {tool.name: tool for tool in tools}
+    asked = [_requests(interrupt, by_name) for interrupt in interrupts]
+    known = [r for requests in asked for r in requests if r is not None]
+    with gate_for(store, policy, key) as gate:
+        answers = iter(await review(gate, run, known, timeout=timeout))
+    resume: dict[str, Any] = {}
+    for interrupt, requests in zip(interrupts, asked, strict=True):
+        decisions = [_decision(r, next(answers) if r is not None else None) for r in requests]
+        per_call = interrupt.value.get("type") == "tool_approval"
+        resume[interrupt.id] = decisions[0] if per_call else {"decisions": decisions}
+    return Command(resume=resume)
+
+
+def _requests(interrupt: Interrupt, tools: Mapping[str, BaseTool]) -> list[Request | None]:
+    """The gate's request for each call an interrupt asks about (``None``: a tool the
+    agent was not given, whose schema the gate cannot know)."""
+    value = interrupt.value
+    if not isinstance(value, Mapping):
+        raise ValueError(f"interrupt {interrupt.id} is not a human-in-the-loop request")
+    if value.get("type") == "tool_approval":
+        call_id = str(value.get("tool_call_id") or "call")
+        return [_request(value, tools, call_id, interrupt.id)]
+    actions = value.get("action_requests")
+    if not isinstance(actions, list):
+        raise ValueError(f"interrupt {interrupt.id} is not a human-in-the-loop request")
+    return [_request(a, tools, f"#{i + 1}", interrupt.id) for i, a in enumerate(actions)]
+
+
+def _request(
+    action: Mapping[str, Any], tools: Mapping[str, BaseTool], call_id: str, thread: str
+) -> Request | None:
+    tool = tools.get(str(action.get("name")))
+    if tool is None:
+        return None
+    args = action.get("args")
+    return Request(
+        name=tool.name,
+        call_id=call_id,
+        args=dict(args) if isinstance(args, Mapping) else {},
+        parameters=_schema(tool),
+        description=tool.description or None,
+        thread=thread,
+    )
+
+
+def _schema(tool: BaseTool) -> dict[str, Any]:
+    """The arguments' JSON Schema as the model is shown it (injected arguments left out)."""
+    schema = tool.tool_call_schema
+    if isinstance(schema, dict):
+        return schema
+    if issubclass(schema, BaseModel):
+        return schema.model_json_schema()
+    legacy: dict[str, Any] = schema.schema()  # a pydantic.v1 model
+    return legacy
+
+
+def _decision(request: Request | None, verdict: Verdict | None) -> dict[str, Any]:
+    """The middleware's decision for one call."""
+    if request is None or verdict is None:
+        return {"type": "reject", "message": "the gate has no schema for this tool."}
+    if not verdict.approved:
+        return {"type": "reject", "message": verdict.reason}
+    if verdict.args == request.args:
+        return {"type": "approve"}
+    return {"type": "edit", "edited_action": {"name": request.name, "args": verdict.args}}

@@ -1,0 +1,119 @@
+"""OpenAI Agents SDK: a person approves each ``needs_approval`` tool call through the gate.
+
+::
+
+    from handoff_gate.integrations.openai_agents import review_interruptions
+
+    result = await Runner.run(agent, "refund c1")
+    while result.interruptions:
+        state = await review_interruptions("runs/job-17", result)
+        result = await Runner.run(agent, state)
+
+Every pending ``ToolApprovalItem`` becomes a tool-call handoff whose contract is the
+tool's ``params_json_schema``, and all are waited on together. The SDK asks before it
+validates arguments and can only run the model's own arguments, so a call is approved
+only when the gate's validated arguments are the model's (defaults the schema fills in
+aside): a call whose arguments the schema refuses is blocked and rejected before anyone
+is asked, and an approval after the gate dropped keys is rejected naming them, since
+approving would run the unvalidated call. A reviewer's reject, a timeout or a handoff
+changed after its approval is rejected with one message the model can act on.
+
+``result`` may be a ``RunResult`` or a ``RunState``, so a state kept with
+``to_string()`` and read back with ``RunState.from_string`` in another process is
+reviewed the same way, finding the handoffs the first process made.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agents import Agent, FunctionTool, RunState
+from agents.items import ToolApprovalItem
+from agents.result import RunResult, RunResultStreaming
+
+from handoff_gate.gates.gate import StoreSpec
+from handoff_gate.integrations.tool_calls import (
+    KeySpec,
+    PolicySpec,
+    Request,
+    Run,
+    Verdict,
+    gate_for,
+    review,
+)
+
+
+async def review_interruptions(
+    run: Run,
+    result: RunResult | RunResultStreaming | RunState[Any, Any],
+    *,
+    timeout: float | None = None,
+    policy: PolicySpec = None,
+    store: StoreSpec | None = None,
+    key: KeySpec = None,
+) -> RunState[Any, Any]:
+    """Decide every pending approval of ``result`` through the gate; the state to resume
+    with (``Runner.run(agent, state)``). ``policy``, ``store`` and ``key`` default to the
+    environment's, as the CLI reads them."""
+    state = result if isinstance(result, RunState) else result.to_state()
+    items = state.get_interruptions()
+    asked = [_request(item) for item in items]
+    with gate_for(store, policy, key) as gate:
+        found = await review(gate, run, [a for a in asked if a is not None], timeout=timeout)
+    verdicts = {v.call_id: v for v in found}
+    for item, request in zip(items, asked, strict=True):
+        if request is None:
+            why = f"The call to {item.name} was not run: the gate has no schema for it."
+            state.reject(item, rejection_message=why)
+            continue
+        message = _refusal(request, verdicts[request.call_id])
+        if message is None:
+            state.approve(item)
+        else:
+            state.reject(item, rejection_message=message)
+    return state
+
+
+def _request(item: ToolApprovalItem) -> Request | None:
+    """The gate's request for one pending call (``None``: not a function tool of the
+    agent's with a schema, or no call id)."""
+    tool = _function_tool(item.agent, item.name)
+    if tool is None or item.call_id is None or item.name is None:
+        return None
+    return Request(
+        name=item.name,
+        call_id=item.call_id,
+        args=item.arguments or "{}",
+        parameters=tool.params_json_schema,
+        description=tool.description or None,
+        agent=item.agent.name,
+    )
+
+
+def _function_tool(agent: Agent[Any], name: str | None) -> FunctionTool | None:
+    for tool in agent.tools:
+        if isinstance(tool, FunctionTool) and tool.name == name:
+            return tool
+    return None
+
+
+def _refusal(request: Request, verdict: Verdict) -> str | None:
+    """Why the call must be rejected, or ``None`` when the SDK may run it as the model
+    sent it: approved, and the validated arguments are the model's own."""
+    if not verdict.approved:
+        return verdict.message
+    if verdict.dropped:
+        keys = ", ".join(verdict.dropped)
+        return (
+            f"The call to {request.name} was not run: the tool takes no {keys}. "
+            "Call it again with only the arguments its schema names."
+        )
+    sent = json.loads(request.args) if isinstance(request.args, str) else request.args
+    validated = verdict.args or {}
+    if not isinstance(sent, dict) or any(validated.get(k) != v for k, v in sent.items()):
+        return (
+            f"The call to {request.name} was not run: its arguments were approved only as "
+            "the gate validated them, which differ from the ones sent. Call it again."
+        )
+    return None

@@ -1,0 +1,164 @@
+"""pydantic-ai: a person approves each deferred tool call through the gate.
+
+::
+
+    from handoff_gate.integrations.pydantic_ai import tool_approvals
+
+    agent = Agent(model, capabilities=[tool_approvals("runs/job-17")])
+
+    @agent.tool_plain(requires_approval=True)
+    def send_refund(customer: str, amount_cents: int) -> str: ...
+
+Every call a turn defers for approval becomes a tool-call handoff whose contract is the
+tool definition's ``parameters_json_schema``; they are waited on together. Approved: the
+call runs with the arguments the gate delivers (``ToolApproved(override_args=...)``:
+keys the schema does not name dropped), so what a person did not see never runs.
+Rejected: ``ToolDenied`` with the reviewer's reason, which the model reads. Blocked
+arguments, a timeout, or a handoff changed after its approval: ``ToolDenied`` saying so.
+
+The out-of-band flow is ``resolve_tool_approvals``: a run that ended with
+``DeferredToolRequests`` is resolved later, in any process, and resumed with
+``message_history`` and ``deferred_tool_results``. Both use only pydantic-ai's public API
+(the run context's tool manager, an agent's ``FunctionToolset``s).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic_ai import AbstractToolset, FunctionToolset, RunContext
+from pydantic_ai.capabilities import HandleDeferredToolCalls
+from pydantic_ai.messages import ToolCallPart
+from pydantic_ai.tools import (
+    DeferredToolRequests,
+    DeferredToolResults,
+    ToolApproved,
+    ToolDefinition,
+    ToolDenied,
+)
+
+from handoff_gate.gates.gate import StoreSpec
+from handoff_gate.integrations.tool_calls import (
+    KeySpec,
+    PolicySpec,
+    Request,
+    Run,
+    Verdict,
+    gate_for,
+    review,
+)
+
+
+def tool_approvals(
+    run: Run,
+    *,
+    timeout: float | None = None,
+    policy: PolicySpec = None,
+    store: StoreSpec | None = None,
+    key: KeySpec = None,
+) -> HandleDeferredToolCalls[Any]:
+    """A capability that sends every call needing approval through the gate, in the run.
+
+    ``policy``, ``store`` and ``key`` default to the environment's, as the CLI reads
+    them. The thread of each handoff is the run context's ``conversation_id``, so a run
+    resumed from its message history finds the handoffs it made.
+    """
+
+    async def handle(
+        ctx: RunContext[Any], requests: DeferredToolRequests
+    ) -> DeferredToolResults | None:
+        if not requests.approvals:  # external calls only: another capability's, or the caller's
+            return None
+        tools = ctx.tool_manager
+        agent = ctx.agent.name if ctx.agent is not None else None
+
+        def definition(name: str) -> ToolDefinition | None:
+            return tools.get_tool_def(name) if tools is not None else None
+
+        calls = [
+            _request(c, definition(c.tool_name), agent, ctx.conversation_id)
+            for c in requests.approvals
+        ]
+        return await _resolve(run, requests, calls, timeout, policy, store, key)
+
+    return HandleDeferredToolCalls(handler=handle)
+
+
+async def resolve_tool_approvals(
+    run: Run,
+    requests: DeferredToolRequests,
+    *,
+    agent: Any,
+    timeout: float | None = None,
+    policy: PolicySpec = None,
+    store: StoreSpec | None = None,
+    key: KeySpec = None,
+    thread: str | None = None,
+) -> DeferredToolResults:
+    """The results for a run that ended with ``requests``, decided through the gate.
+
+    ``agent`` is the agent the run was made with: each call's contract is its tool's
+    schema from the agent's function toolsets (a tool the agent does not have is
+    denied). ``thread`` is the run's ``conversation_id``, so resolving again (after a
+    timeout, in another process) finds the same handoffs; pass the same one each time.
+    """
+    definitions = _definitions(agent.toolsets)
+    name = getattr(agent, "name", None)
+    calls = [_request(c, definitions.get(c.tool_name), name, thread) for c in requests.approvals]
+    return await _resolve(run, requests, calls, timeout, policy, store, key)
+
+
+def _definitions(toolsets: Sequence[AbstractToolset[Any]]) -> dict[str, ToolDefinition]:
+    """The definitions of the tools in the agent's function toolsets, by name."""
+    found: dict[str, ToolDefinition] = {}
+    for toolset in toolsets:
+        if isinstance(toolset, FunctionToolset):
+            for tool_name, tool in toolset.tools.items():
+                found.setdefault(tool_name, tool.tool_def)
+    return found
+
+
+def _request(
+    call: ToolCallPart, definition: ToolDefinition | None, agent: str | None, thread: str | None
+) -> Request | None:
+    """The gate's request for one call (``None``: no schema is known for its tool)."""
+    if definition is None:
+        return None
+    return Request(
+        name=call.tool_name,
+        call_id=call.tool_call_id,
+        args=call.args_as_json_str(),
+        parameters=definition.parameters_json_schema,
+        description=definition.description,
+        agent=agent,
+        thread=thread,
+    )
+
+
+async def _resolve(
+    run: Run,
+    requests: DeferredToolRequests,
+    calls: Sequence[Request | None],
+    timeout: float | None,
+    policy: PolicySpec,
+    store: StoreSpec | None,
+    key: KeySpec,
+) -> DeferredToolResults:
+    known = [c for c in calls if c is not None]
+    with gate_for(store, policy, key) as gate:
+        verdicts = {v.call_id: v for v in await review(gate, run, known, timeout=timeout)}
+    approvals: dict[str, ToolApproved | ToolDenied] = {}
+    for call, asked in zip(requests.approvals, calls, strict=True):
+        if asked is None:
+            message = f"The call to {call.tool_name} was not run: the gate has no schema for it."
+            approvals[call.tool_call_id] = ToolDenied(message)
+        else:
+            approvals[call.tool_call_id] = _answer(verdicts[call.tool_call_id])
+    return requests.build_results(approvals=approvals)
+
+
+def _answer(verdict: Verdict) -> ToolApproved | ToolDenied:
+    if verdict.approved:
+        return ToolApproved(override_args=dict(verdict.args or {}))
+    return ToolDenied(verdict.message)

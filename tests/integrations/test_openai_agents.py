@@ -1,0 +1,181 @@
+"""OpenAI Agents ``needs_approval`` tool calls through the gate, against the real SDK and
+its own offline ``ScriptedModel``; a person simulated by real ``decide`` calls."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from agents import Agent, RunConfig, Runner, RunState, function_tool
+from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
+
+import handoff_gate as hg
+from handoff_gate.integrations.openai_agents import review_interruptions
+from integrations.tool_reviewer import BOUND, approver_policy, calls_in, review
+
+NO_TRACES = RunConfig(tracing_disabled=True)
+
+
+def said(call: ModelCall) -> list[Any]:
+    """The model's last turn: what each tool returned, as one line per call."""
+    outputs = [
+        i for i in call.input if isinstance(i, dict) and i.get("type") == "function_call_output"
+    ]
+    return [assistant_message("\n".join(f"{o['call_id']}: {o['output']}" for o in outputs))]
+
+
+def support_agent(
+    *calls: tuple[str, dict[str, Any]], ran: list[str] | None = None, resumed: bool = False
+) -> Agent[Any]:
+    """An agent whose model makes ``calls`` in one turn, then reports what came back
+    (``resumed``: an agent for a state read back, whose model only reports)."""
+    done = ran if ran is not None else []
+
+    @function_tool(needs_approval=True)
+    def send_refund(customer: str, amount_cents: int) -> str:
+        """Refund a customer."""
+        done.append(f"{customer}:{amount_cents}")
+        return f"refunded {customer} {amount_cents}"
+
+    asked = [function_call("send_refund", a, call_id=c) for c, a in calls]
+    model = ScriptedModel(
+        [ModelStep.respond(said)] if resumed else [asked, ModelStep.respond(said)]
+    )
+    return Agent(name="support", model=model, tools=[send_refund])
+
+
+async def test_approved_calls_run_and_a_reject_gives_the_model_the_reason(tmp_path: Path) -> None:
+    ran: list[str] = []
+    agent = support_agent(
+        ("call_a", {"customer": "c1", "amount_cents": 500}),
+        ("call_b", {"customer": "c2", "amount_cents": 9000}),
+        ran=ran,
+    )
+    first = await Runner.run(agent, "refund both", run_config=NO_TRACES)
+    assert len(first.interruptions) == 2
+    plan = {"call_a": ("approve", None), "call_b": ("reject", "over the limit")}
+    reviewer = asyncio.create_task(review(tmp_path / "job-17", plan))  # decides once both exist
+    state = await review_interruptions(tmp_path / "job-17", first)
+    await reviewer
+    final = await Runner.run(agent, state, run_config=NO_TRACES)
+    assert ran == ["c1:500"]
+    assert final.final_output.splitlines() == [
+        "call_a: refunded c1 500",
+        "call_b: A reviewer rejected the call to send_refund. Reason: over the limit",
+    ]
+    with hg.Gate(tmp_path) as gate:
+        envelope = gate.inspect("job-17", "0001-tool-call").envelope
+    assert envelope is not None and envelope.tool is not None
+    assert (envelope.tool.name, envelope.tool.agent) == ("send_refund", "support")
+
+
+async def test_an_approval_after_a_key_was_dropped_is_a_reject_naming_it(tmp_path: Path) -> None:
+    ran: list[str] = []
+    agent = support_agent(("call_a", {"customer": "c1", "amount_cents": 5, "memo": "x"}), ran=ran)
+    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    reviewer = asyncio.create_task(review(tmp_path / "job-17", {"call_a": ("approve", None)}))
+    state = await review_interruptions(tmp_path / "job-17", first)
+    await reviewer
+    final = await Runner.run(agent, state, run_config=NO_TRACES)
+    assert ran == []
+    assert final.final_output == (
+        "call_a: The call to send_refund was not run: the tool takes no memo. "
+        "Call it again with only the arguments its schema names."
+    )
+
+
+async def test_invalid_arguments_are_rejected_before_anyone_is_asked(tmp_path: Path) -> None:
+    ran: list[str] = []
+    agent = support_agent(("call_a", {"customer": "c1", "amount_cents": "lots"}), ran=ran)
+    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    state = await asyncio.wait_for(review_interruptions(tmp_path / "job-17", first), BOUND)
+    final = await Runner.run(agent, state, run_config=NO_TRACES)
+    assert ran == []
+    assert "its arguments do not fit the tool's schema" in final.final_output
+    assert "amount_cents: Input should be a valid integer" in final.final_output
+    with hg.Gate(tmp_path) as gate:
+        assert gate.standing("job-17", "0001-tool-call").state is hg.HandoffState.BLOCKED
+
+
+async def test_under_a_policy_an_unsigned_approval_does_not_count(tmp_path: Path) -> None:
+    policy, key = approver_policy(tmp_path / "trust")
+    ran: list[str] = []
+    agent = support_agent(("call_a", {"customer": "c1", "amount_cents": 5}), ran=ran)
+    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    run = tmp_path / "job-17"
+    saved = first.to_state().to_string()
+    writer = asyncio.create_task(review(run, {"call_a": ("approve", None)}))
+    unsigned = await review_interruptions(run, first, timeout=1, policy=policy)
+    await writer
+    denied = await Runner.run(agent, unsigned, run_config=NO_TRACES)
+    assert ran == [] and "no reviewer decided within 1 s" in denied.final_output
+    fresh = support_agent(ran=ran, resumed=True)
+    again = await RunState.from_string(fresh, saved)  # the same call, asked again
+    plan = {"call_a": ("approve", None)}
+    reviewer = asyncio.create_task(review(run, plan, policy=policy, key=key))
+    signed = await review_interruptions(run, again, timeout=BOUND, policy=policy)
+    await reviewer
+    await Runner.run(fresh, signed, run_config=NO_TRACES)
+    assert ran == ["c1:5"]
+
+
+RESUME = """
+import asyncio, sys
+from pathlib import Path
+from agents import RunConfig, RunState, Runner
+from integrations.test_openai_agents import support_agent
+from handoff_gate.integrations.openai_agents import review_interruptions
+
+async def main():
+    agent = support_agent(resumed=True)
+    state = await RunState.from_string(agent, Path(sys.argv[2]).read_text())
+    state = await review_interruptions(Path(sys.argv[1]), state, timeout=float(sys.argv[3]))
+    final = await Runner.run(agent, state, run_config=RunConfig(tracing_disabled=True))
+    print(final.final_output)
+
+asyncio.run(main())
+"""
+
+
+def resume_elsewhere(run: Path, saved: Path) -> str:
+    """Read the state back in a second process, review it there, and resume it."""
+    done = subprocess.run(
+        [sys.executable, "-c", RESUME, str(run), str(saved), str(BOUND)],
+        capture_output=True,
+        text=True,
+        timeout=BOUND * 2,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)},
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+async def test_a_state_kept_as_a_string_is_reviewed_in_another_process_on_the_same_handoffs(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "job-17"
+    agent = support_agent(
+        ("call_a", {"customer": "c1", "amount_cents": 5}),
+        ("call_b", {"customer": "c2", "amount_cents": 6}),
+    )
+    first = await Runner.run(agent, "refund both", run_config=NO_TRACES)
+    saved = tmp_path / "state.json"
+    saved.write_text(first.to_state().to_string())
+    # This process asks, gives up (its timeout), and exits; its state is never used again.
+    await review_interruptions(
+        run, await RunState.from_string(agent, saved.read_text()), timeout=0.1
+    )
+    before = calls_in(run)
+    plan = {"call_a": ("approve", None), "call_b": ("reject", "wrong customer")}
+    reviewer = asyncio.create_task(review(run, plan))
+    output = await asyncio.to_thread(resume_elsewhere, run, saved)
+    await reviewer
+    assert calls_in(run) == before
+    assert output.splitlines() == [
+        "call_a: refunded c1 5",
+        "call_b: A reviewer rejected the call to send_refund. Reason: wrong customer",
+    ]

@@ -1,0 +1,187 @@
+"""Tool-call handoffs: ``Gate.submit_tool_call``, the envelope's ``kind``/``tool``, the
+tool's own argument schema as the contract, and ``agent → name(args)`` where people read.
+
+Run against a folder of runs and a PostgreSQL database through the same calls, since a
+tool call must resolve its contract the same way wherever the run lives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from cli_helpers import cli
+
+import handoff_gate as hg
+from handoff_gate.gates.contracts.json_schema import JsonSchemaError, schema_sha256
+from handoff_gate.gates.run.decisions import DecisionRefused
+from handoff_gate.gates.store.postgres_schema import init_schema
+from handoff_gate.gates.vocab.envelope import Envelope
+from handoff_gate.gates.vocab.findings import Code, Verdict
+from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.tui.model import Entry, Label
+from handoff_gate.tui.render import header, list_row
+
+REFUND: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "customer": {"type": "string"},
+        "amount_cents": {"type": "integer", "minimum": 1},
+    },
+    "required": ["customer", "amount_cents"],
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture(params=["folder", "postgres"])
+def gate(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[hg.Gate]:
+    if request.param == "folder":
+        store: str = str(tmp_path / "runs")
+    else:
+        store = request.getfixturevalue("pg_url")
+        with psycopg.connect(store, autocommit=True) as conn:
+            init_schema(conn, roles=True)
+    with hg.Gate(store) as made:
+        yield made
+
+
+def refund(gate: hg.Gate, args: Any, call_id: str = "call_a", thread: str = "t1") -> hg.HandoffRef:
+    return gate.submit_tool_call(
+        "job-17",
+        tool="send_refund",
+        args=args,
+        call_id=call_id,
+        json_schema=REFUND,
+        description="Refund a customer.",
+        agent="support",
+        thread=thread,
+    )
+
+
+def test_a_tool_call_records_what_would_run_and_delivers_only_the_schemas_arguments(
+    gate: hg.Gate,
+) -> None:
+    ref = refund(gate, {"customer": "c1", "amount_cents": 500, "memo": "be nice"})
+    report = gate.inspect("job-17", ref)
+    envelope = report.envelope
+    assert isinstance(envelope, Envelope)
+    assert envelope.kind == "tool_call"
+    assert envelope.tool is not None
+    assert (envelope.tool.name, envelope.tool.call_id) == ("send_refund", "call_a")
+    assert (envelope.tool.agent, envelope.tool.thread) == ("support", "t1")
+    assert envelope.schema_sha256 == schema_sha256(REFUND)
+    assert [f.code for f in report.findings] == [Code.UNKNOWN_KEY]
+    gate.decide("job-17", ref, "approve", reviewer="ops@host")
+    result = gate.wait("job-17", ref, timeout=0)
+    assert result.payload == {"customer": "c1", "amount_cents": 500}
+
+
+def test_the_same_call_in_the_same_thread_is_one_handoff_and_another_thread_is_new(
+    gate: hg.Gate,
+) -> None:
+    first = refund(gate, {"customer": "c1", "amount_cents": 500})
+    again = refund(gate, {"customer": "c1", "amount_cents": 500})
+    other = refund(gate, {"customer": "c1", "amount_cents": 500}, thread="t2")
+    assert again == first
+    assert other.id != first.id
+    with pytest.raises(ValueError, match="other bytes"):
+        refund(gate, {"customer": "c1", "amount_cents": 900})
+
+
+def test_arguments_the_schema_refuses_are_blocked_and_cannot_be_approved(gate: hg.Gate) -> None:
+    ref = refund(gate, '{"customer": "c1", "amount_cents": "lots"}', call_id="call_b")
+    report = gate.inspect("job-17", ref)
+    assert report.verdict is Verdict.BLOCKED
+    assert [(f.code, f.path) for f in report.findings] == [(Code.INVALID_FIELD, "amount_cents")]
+    with pytest.raises(DecisionRefused, match="blocked"):
+        gate.decide("job-17", ref, "approve", reviewer="ops@host")
+    assert gate.standing("job-17", ref).state is HandoffState.BLOCKED
+
+
+def test_a_schema_the_gate_cannot_enforce_is_refused_before_anything_is_written(
+    gate: hg.Gate,
+) -> None:
+    loose = {"type": "object", "patternProperties": {"^x": {"type": "string"}}}
+    with pytest.raises(JsonSchemaError, match="patternProperties"):
+        gate.submit_tool_call("job-17", tool="t", args={}, call_id="c", json_schema=loose)
+    assert "job-17" not in gate.runs()
+
+
+def test_a_tool_name_is_free_text_but_bounded(gate: hg.Gate) -> None:
+    ref = gate.submit_tool_call(
+        "job-17", tool="sendRefund (v2)", args={}, call_id="c1", json_schema={"type": "object"}
+    )
+    report = gate.inspect("job-17", ref)
+    assert report.envelope is not None and report.envelope.tool is not None
+    assert report.envelope.tool.name == "sendRefund (v2)"
+    with pytest.raises(ValueError, match="200 characters"):
+        gate.submit_tool_call(
+            "job-17", tool="x" * 201, args={}, call_id="c2", json_schema={"type": "object"}
+        )
+
+
+def test_the_tools_schema_is_stored_in_the_run_and_a_reviewer_needs_no_code(
+    tmp_path: Path,
+) -> None:
+    with hg.Gate(tmp_path) as gate:
+        ref = refund(gate, {"customer": "c1", "amount_cents": 0})
+    # A reviewer's process with nothing but the run: the contract comes from it.
+    checked = cli("show", str(tmp_path / "job-17"), ref.id)
+    assert checked.returncode == 0, checked.stderr
+    assert "amount_cents" in checked.stdout and "greater than or equal to 1" in checked.stdout
+    refused = cli("decide", str(tmp_path / "job-17"), ref.id, "approve")
+    assert refused.returncode != 0
+    assert "blocked" in refused.stderr
+
+
+def test_a_tool_call_envelope_without_its_tool_is_not_an_envelope() -> None:
+    base = {"id": "0001-x", "run": "r", "seq": 1, "phase": "x", "schema": "s", "created": "t"}
+    with pytest.raises(ValueError, match="tool_call"):
+        Envelope.model_validate({**base, "kind": "tool_call"})
+    with pytest.raises(ValueError, match="tool_call"):
+        Envelope.model_validate({**base, "tool": {"name": "n", "call_id": "c"}})
+    assert Envelope.model_validate(base).kind == "output"
+
+
+def test_list_and_show_name_the_call_as_agent_tool_args_with_unsafe_text_made_visible(
+    tmp_path: Path,
+) -> None:
+    with hg.Gate(tmp_path) as gate:
+        refund(gate, {"customer": "c1\x1b[31m", "amount_cents": 500})
+        gate.submit_tool_call(
+            "job-17",
+            tool="wipe\x1b]0;x\x07",
+            args={"card": "4111 1111 1111 1111"},
+            call_id="call_c",
+            json_schema={"type": "object", "properties": {"card": {"type": "string"}}},
+            agent="ops",
+        )
+    listed = cli("list", str(tmp_path))
+    assert listed.returncode == 0, listed.stderr
+    first, second = listed.stdout.splitlines()
+    assert 'tool=support → send_refund(customer="c1⟨ESC⟩[31m", amount_cents=500)  [call_a]' in first
+    assert "\x1b" not in listed.stdout and "\x07" not in listed.stdout
+    assert "tool=ops → wipe⟨ESC⟩]0;x⟨BEL⟩(card=" in second
+    assert "4111 1111 1111 1111" not in second
+    shown = cli("show", str(tmp_path / "job-17"), "0001-tool-call")
+    assert shown.returncode == 0, shown.stderr
+    assert "tool call: support → send_refund(" in shown.stdout
+    assert "  thread t1" in shown.stdout
+    assert "  description Refund a customer." in shown.stdout
+
+
+def test_the_tui_row_and_header_name_the_call_not_its_contract_digest(tmp_path: Path) -> None:
+    with hg.Gate(tmp_path) as gate:
+        ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+        report = gate.inspect("job-17", ref)
+    entry = Entry(hg.HandoffRef(str(tmp_path / "job-17"), ref.id), report=report)
+    entry.label = Label.of(report)
+    row = list_row(entry, width=120).plain
+    assert 'support → send_refund(customer="c1", amount_cents=500)  [call_a]' in row
+    assert "tool_" not in row  # the contract's digest id is not what a person reads
+    top = header(entry).plain
+    assert "tool call support → send_refund(" in top
+    assert "Refund a customer." in top
