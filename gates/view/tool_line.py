@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from handoff_gate.gates.inspect import strings
+from handoff_gate.gates.inspect import content_scan
 from handoff_gate.gates.inspect.secret_patterns import ALL_KINDS
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import elide, preview, visible
@@ -28,8 +28,8 @@ def plain(text: str, limit: int) -> str:
 
 def args_text(args: Any) -> str:
     """The arguments as ``key=value, …`` (a non-object shown as one preview), masked."""
-    hits, _ = strings.scan(args, ALL_KINDS, unsafe=False)
-    shown = strings.mask_at(args, hits) if hits else args
+    hits, _ = content_scan.scan(args, ALL_KINDS, unsafe=False)
+    shown = content_scan.mask_at(args, hits) if hits else args
     if not isinstance(shown, dict):
         return preview(shown, ARGS_CHARS)
     parts = [f"{plain(str(k), NAME_CHARS)}={preview(v, VALUE_CHARS)}" for k, v in shown.items()]
