@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -25,6 +25,7 @@ from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.contracts.spec import ENV_VAR as SCHEMAS_ENV
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.audit_verify import verify_run
+from handoff_gate.gates.run.batch import BatchItem, BatchResult, decide_many
 from handoff_gate.gates.run.decision_record import Decision, read_decision
 from handoff_gate.gates.run.decisions import decide as decide_in
 from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
@@ -177,6 +178,34 @@ class Gate:
             on_warning=on_warning,
         )
 
+    def decide_many(
+        self,
+        run: str | os.PathLike[str],
+        items: Iterable[BatchItem],
+        action: Action | str,
+        *,
+        reason: str | None = None,
+        category: Category | str | None = None,
+        reviewer: str | None = None,
+        on_warning: Reporter | None = None,
+    ) -> list[BatchResult]:
+        """Decide many handoffs, each ``(ref_or_id, sha256)`` on its own record, bound to
+        its own bytes, signed and logged on its own (``gates.run.batch.decide_many``):
+        one ``BatchResult`` per item, a refused one never stopping the others."""
+        return decide_many(
+            self.store,
+            run,
+            items,
+            action,
+            registry=self.contracts,
+            reason=reason,
+            category=category,
+            reviewer=reviewer,
+            key=self.key,
+            policy=self.policy,
+            on_warning=on_warning,
+        )
+
     def pickup(
         self,
         run: str | os.PathLike[str],
@@ -234,6 +263,55 @@ class Gate:
             timeout=timeout,
             poll=poll,
             on_block=on_block,
+            policy=self.policy,
+            on_refused=on_refused,
+        )
+
+    def wait_many(
+        self,
+        run: str | os.PathLike[str],
+        refs: Iterable[HandoffRef | str],
+        *,
+        timeout: float | None = None,
+        poll: bool = False,
+        on_refused: Reporter = print_refusal,
+    ) -> AsyncGenerator[tuple[HandoffRef, WaitResult], None]:
+        """``async for ref, result in gate.wait_many(run, refs)``: each handoff's wait
+        result as it settles (``gates.run.waiting_many.wait_many``)."""
+        # Deferred: asyncio loads only for a pipeline that waits from a coroutine.
+        from handoff_gate.gates.run.waiting_many import wait_many
+
+        return wait_many(
+            run,
+            refs,
+            store=self.store,
+            registry=self.contracts,
+            timeout=timeout,
+            poll=poll,
+            policy=self.policy,
+            on_refused=on_refused,
+        )
+
+    async def wait_any(
+        self,
+        run: str | os.PathLike[str],
+        refs: Iterable[HandoffRef | str],
+        *,
+        timeout: float | None = None,
+        poll: bool = False,
+        on_refused: Reporter = print_refusal,
+    ) -> tuple[HandoffRef, WaitResult]:
+        """The first of ``refs`` to settle and its result; the other waits stop."""
+        # Deferred: asyncio loads only for a pipeline that waits from a coroutine.
+        from handoff_gate.gates.run.waiting_many import wait_any
+
+        return await wait_any(
+            run,
+            refs,
+            store=self.store,
+            registry=self.contracts,
+            timeout=timeout,
+            poll=poll,
             policy=self.policy,
             on_refused=on_refused,
         )

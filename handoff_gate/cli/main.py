@@ -164,8 +164,29 @@ def _add_check(p: argparse.ArgumentParser) -> None:
 
 
 def _add_decide(p: argparse.ArgumentParser) -> None:
-    _add_handoff(p)
-    p.add_argument("action", choices=[a.value for a in Action], help="the decision")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run holding the handoff")
+    p.add_argument(
+        "handoff_id",
+        metavar="HANDOFF_ID",
+        help="e.g. 0001-plan; with --pending or --ids, this is the action instead",
+    )
+    p.add_argument("action", nargs="?", choices=[a.value for a in Action], help="approve or reject")
+    batch = p.add_mutually_exclusive_group()
+    batch.add_argument(
+        "--pending",
+        action="store_true",
+        help="decide every handoff of the run the action may be taken on now (approve: "
+        "pending ones; reject: pending and blocked), one line per id; exit 1 if any refused",
+    )
+    batch.add_argument(
+        "--ids",
+        metavar="-",
+        choices=["-"],
+        help="read 'ID SHA256' lines from stdin and decide each, bound to its sha256 "
+        "(a malformed line: exit 2, nothing written)",
+    )
+    p.add_argument("--phase", metavar="P", help="with --pending: only handoffs of this phase")
+    p.add_argument("--schema", metavar="ID", help="with --pending: only handoffs of this contract")
     p.add_argument("--reason", metavar="TEXT", help="why; required to reject")
     p.add_argument(
         "--category", choices=[c.value for c in Category], help="the kind of problem, to reject"
