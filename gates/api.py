@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Unpack
 
 from handoff_gate.gates.contracts.registry import Registry
@@ -41,6 +42,8 @@ def submit(
     on_warning: Reporter | None = None,
     key: SigningKey | None = None,
     signer: str | None = None,
+    expires_in: timedelta | str | None = None,
+    expires_at: datetime | str | None = None,
     **about: Unpack[About],
 ) -> HandoffRef:
     """``Gate.submit`` on a Gate made for this call."""
@@ -54,6 +57,8 @@ def submit(
             allow_unknown_schema=allow_unknown_schema,
             signer=signer,
             on_warning=on_warning,
+            expires_in=expires_in,
+            expires_at=expires_at,
             **about,
         )
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import AsyncGenerator, Callable, Iterable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -28,6 +29,7 @@ from handoff_gate.gates.run.audit_verify import verify_run
 from handoff_gate.gates.run.batch import BatchItem, BatchResult, decide_many
 from handoff_gate.gates.run.decision_record import Decision, read_decision
 from handoff_gate.gates.run.decisions import decide as decide_in
+from handoff_gate.gates.run.ending import Withdrawal
 from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
 from handoff_gate.gates.run.placement import producer_principal
 from handoff_gate.gates.run.report_in_run import inspect_in_run
@@ -35,6 +37,7 @@ from handoff_gate.gates.run.standing import Standing, standing
 from handoff_gate.gates.run.submit import About, Payload, Signing
 from handoff_gate.gates.run.submit import submit as submit_to
 from handoff_gate.gates.run.waiting import wait_after
+from handoff_gate.gates.run.withdrawal import withdraw
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.select import STORE_ENV, store_at, store_for
 from handoff_gate.gates.trust.policy import Policy
@@ -115,6 +118,8 @@ class Gate:
         allow_unknown_schema: bool = False,
         signer: str | None = None,
         on_warning: Reporter | None = None,
+        expires_in: timedelta | str | None = None,
+        expires_at: datetime | str | None = None,
         **about: Unpack[About],
     ) -> HandoffRef:
         """Store ``payload`` as the run's next handoff (``gates.run.submit.submit``).
@@ -122,7 +127,12 @@ class Gate:
         It is signed as ``signer`` with the Gate's key, or, with a key and a policy and
         no ``signer``, as the producer of ``phase`` the policy lets the key sign as
         (``ValueError`` if none): what ``handoff-gate submit --key --policy`` does.
+        ``expires_in``/``expires_at`` give it a deadline; given neither, the policy rule
+        of ``phase`` may (its ``expires_in``).
         """
+        if expires_in is None and expires_at is None and self.policy is not None:
+            rule = self.policy.rule_for(phase)
+            expires_in = rule.expires_in if rule is not None else None
         return submit_to(
             self.store,
             run,
@@ -134,6 +144,8 @@ class Gate:
             allow_unknown_schema=allow_unknown_schema,
             signing=self._signing(phase, signer),
             on_warning=on_warning,
+            expires_in=expires_in,
+            expires_at=expires_at,
             **about,
         )
 
@@ -204,6 +216,27 @@ class Gate:
             key=self.key,
             policy=self.policy,
             on_warning=on_warning,
+        )
+
+    def withdraw(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        *,
+        reason: str | None = None,
+        by: str | None = None,
+    ) -> Withdrawal:
+        """The pipeline takes back an undecided handoff (``gates.run.withdrawal``): it
+        becomes ``withdrawn``, decisions are refused and waits return ``withdrawn``.
+        ``WithdrawRefused`` when it is missing, decided or withdrawn already."""
+        return withdraw(
+            self.store,
+            run,
+            ref_or_id,
+            registry=self.contracts,
+            reason=reason,
+            by=by,
+            policy=self.policy,
         )
 
     def pickup(

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.run.decisions import DecisionRefused
     from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
     from handoff_gate.gates.run.standing import Standing
+    from handoff_gate.gates.run.withdrawal import WithdrawRefused
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.store.filesystem import FilesystemStore, find_runs, list_handoffs
     from handoff_gate.gates.trust.policy import Policy
@@ -70,6 +71,7 @@ _HOMES: dict[str, str] = {
     "Decision": "run.decision_record",
     "DecisionCorrupt": "run.decision_record",
     "DecisionRefused": "run.decisions",
+    "WithdrawRefused": "run.withdrawal",
     "WaitOutcome": "run.pickup",
     "WaitResult": "run.pickup",
     "Standing": "run.standing",
@@ -117,6 +119,7 @@ __all__ = [
     "Verdict",
     "WaitOutcome",
     "WaitResult",
+    "WithdrawRefused",
     "decide",
     "find_runs",
     "inspect",

@@ -23,7 +23,13 @@ import pytest
 
 from handoff_gate.gates.api import submit
 from handoff_gate.gates.run import audit
-from handoff_gate.gates.store.base import Change, DecisionExists, RunStore, WatchLapse
+from handoff_gate.gates.store.base import (
+    Change,
+    DecisionExists,
+    RunStore,
+    WatchLapse,
+    WithdrawalExists,
+)
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.postgres import PostgresStore
@@ -343,3 +349,24 @@ def test_the_watch_starts_with_a_change_then_names_new_handoffs_and_decisions(
         stop.set()
         thread.join(BOUND)
     assert not thread.is_alive()
+
+
+def test_a_withdrawal_is_written_once_logged_with_it_and_read_back_by_another_store(
+    target: Target,
+) -> None:
+    hid = _first_handoff(target)
+    assert target.store.withdrawal_record(target.run, hid) is None
+    event = {"event": "handoff_withdrawn", "handoff": hid, "by": "ci"}
+    logged = target.store.create_withdrawal(target.run, hid, b'{"by":"ci"}', event)
+    assert logged["event"] == "handoff_withdrawn"
+    with pytest.raises(WithdrawalExists):
+        target.store.create_withdrawal(target.run, hid, b'{"by":"other"}', event)
+    other = make_store(target.spec)
+    try:
+        assert other.withdrawal_record(target.run, hid) == b'{"by":"ci"}'
+        assert other.decision_records(target.run, hid) == {}
+    finally:
+        other.close()
+    events = [e["event"] for e in audit.read_events(target.run, target.store)]
+    assert events.count("handoff_withdrawn") == 1
+    assert audit.verify_chain(target.run, target.store) == []

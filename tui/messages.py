@@ -44,6 +44,14 @@ class Decided(Message):
 
 
 @dataclass
+class BatchDecided(Message):
+    """A batch decision from this app finished: one ``Decided`` per marked handoff, in
+    the order they were listed, each written or refused on its own."""
+
+    results: tuple[Decided, ...]
+
+
+@dataclass
 class BodyReady(Message):
     """Lines for the raw or diff body of one handoff, prepared off the UI thread."""
 

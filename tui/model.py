@@ -81,13 +81,29 @@ class Label:
     from_role: str | None
     to_role: str | None
     schema_id: str | None
+    #: The handoff's deadline, if it has one (a pending row shows the time left).
+    expires_at: str | None = None
+    #: What a batch confirmation lists for each marked handoff, and the digest its
+    #: decision binds to: kept so a batch needs no report that was dropped.
+    sha256: str = ""
+    verdict: str = ""
+    warnings: int = 0
 
     @classmethod
     def of(cls, report: Report) -> Label:
         envelope = report.envelope
+        sha256, verdict, warnings = report.sha256, report.verdict.value, len(report.warnings)
         if envelope is None:
-            return cls(None, None, report.schema_id)
-        return cls(envelope.from_role, envelope.to_role, envelope.schema_id)
+            return cls(None, None, report.schema_id, None, sha256, verdict, warnings)
+        return cls(
+            envelope.from_role,
+            envelope.to_role,
+            envelope.schema_id,
+            envelope.expires_at,
+            sha256,
+            verdict,
+            warnings,
+        )
 
 
 @dataclass
@@ -105,6 +121,8 @@ class Entry:
     report: Report | None = None
     decision: Decision | None = None
     decision_error: str = ""
+    #: Why a ``withdrawn`` or ``expired`` handoff ended (who withdrew it, when it expired).
+    ended: str = ""
     state: HandoffState | None = None
     label: Label | None = None
     fresh: bool = False

@@ -6,6 +6,7 @@ in one place, apart from the screen that raises them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -38,6 +39,13 @@ NOTHING_TO_DECIDE = Notice("No other handoff is yours to decide now.")
 
 NO_FIELD = Notice("No field to open.")
 
+NOTHING_MARKED = Notice("Nothing is marked: space marks a handoff, * every one you can decide.")
+
+CANNOT_MARK = Notice(
+    "Only a handoff you can decide now can be marked (not a blocked or decided one).",
+    severity="warning",
+)
+
 
 def blocked(entry: Entry, report: Report) -> Notice:
     """Why ``a`` on a blocked handoff opens no dialog: its blocking codes."""
@@ -54,6 +62,18 @@ def decided(message: Decided) -> Notice:
     if message.decision is None:
         return Notice(safe(message.refusal, 400), "Not written", "error")
     return Notice(f"{message.key[1]}: {safe(message.described, 300)}")
+
+
+def batch_decided(results: Sequence[Decided], action: str) -> Notice:
+    """How a batch went: how many were written, and why the first refused one was not."""
+    written = sum(1 for r in results if r.decision is not None)
+    refused = [r for r in results if r.decision is None]
+    done = f"{action} {written} of {len(results)}"
+    if not refused:
+        return Notice(f"{done}.", "Batch")
+    first = refused[0]
+    why = f"{first.key[1]}: {safe(first.refusal, 300)}"
+    return Notice(f"{done}; {len(refused)} not written ({why})", "Batch", "warning")
 
 
 def nothing_earlier(entry: Entry) -> Notice:

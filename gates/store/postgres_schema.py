@@ -219,18 +219,46 @@ _V2: tuple[str, ...] = (
     ),
 )
 
+#: Version 3: the pipeline's withdrawals, one per handoff (issue 21). Append-only like
+#: every record, and announced as a decision is, so waiters and reviewers see it at once.
+WITHDRAWALS = "withdrawals"
+_V3: tuple[str, ...] = (
+    r"""
+    CREATE TABLE withdrawals (
+        run text NOT NULL,
+        handoff_id text NOT NULL,
+        data bytea NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (run, handoff_id),
+        FOREIGN KEY (run, handoff_id) REFERENCES handoffs (run, id)
+    )
+    """,
+    """
+    CREATE TRIGGER withdrawals_append_only BEFORE UPDATE OR DELETE ON withdrawals
+    FOR EACH ROW EXECUTE FUNCTION handoff_gate_refuse_change()
+    """,
+    """
+    CREATE TRIGGER withdrawals_no_truncate BEFORE TRUNCATE ON withdrawals
+    FOR EACH STATEMENT EXECUTE FUNCTION handoff_gate_refuse_change()
+    """,
+    """
+    CREATE TRIGGER withdrawals_notify AFTER INSERT ON withdrawals
+    FOR EACH ROW EXECUTE FUNCTION handoff_gate_notify_decision()
+    """,
+)
+
 #: Migration steps by version: applying ``MIGRATIONS[v - 1]`` takes the schema to ``v``.
 #: Released steps are never edited; a change is a new version appended at the end.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
 #: The version this code writes and expects.
 LATEST = len(MIGRATIONS)
 
 #: Table privileges per role, on top of SELECT on every table.
 _INSERTS = {
-    PIPELINE_ROLE: ("runs", "handoffs", "events"),
+    PIPELINE_ROLE: ("runs", "handoffs", "events", WITHDRAWALS),
     REVIEWER_ROLE: ("decisions", "events"),
 }
-_ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY)
+_ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY, WITHDRAWALS)
 
 
 class SchemaMissing(StoreError):

@@ -15,12 +15,14 @@ import math
 import os
 import sys
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any, NoReturn
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, UsageError, flat
 from handoff_gate.gates.store.base import StoreError
 from handoff_gate.gates.store.select import STORE_ENV
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.deadline import parse_duration
 from handoff_gate.gates.vocab.states import HandoffState
 
 VERSION_MODULE = "handoff_gate.cli.commands.version"
@@ -79,6 +81,14 @@ def seconds(text: str) -> float:
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0: {text!r}")
     return value
+
+
+def duration(text: str) -> timedelta:
+    """``90s``, ``30m``, ``2h`` or ``7d``; anything else is an argument error (exit 2)."""
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def sha256_hex(text: str) -> str:
@@ -144,6 +154,14 @@ def _add_submit(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="store a handoff of a contract nobody knows (it stays blocked)",
     )
+    p.add_argument(
+        "--expires-in",
+        type=duration,
+        metavar="DURATION",
+        help="a deadline (90s, 30m, 2h, 7d) written into the handoff: after it the handoff "
+        "is expired, decide refuses it and wait exits 5 (default: the policy rule's "
+        "expires_in, else none)",
+    )
     _add_key(p, "the handoff as its producer")
     _add_policy(p)
     p.add_argument("payload", metavar="PAYLOAD_FILE|-", help="the payload bytes; - for stdin")
@@ -204,13 +222,20 @@ def _add_decide(p: argparse.ArgumentParser) -> None:
     _add_policy(p)
 
 
+def _add_withdraw(p: argparse.ArgumentParser) -> None:
+    _add_handoff(p)
+    p.add_argument("--reason", metavar="TEXT", help="why the pipeline no longer wants it")
+    _add_policy(p)
+
+
 def _add_wait(p: argparse.ArgumentParser) -> None:
     _add_handoff(p)
     p.add_argument(
         "--timeout",
         type=seconds,
         metavar="SECONDS",
-        help="give up (exit 3) after this long (default: wait forever)",
+        help="give up (exit 3) after this long (default: wait forever; a handoff's own "
+        "deadline ends the wait with exit 5, a withdrawal with exit 6)",
     )
     p.add_argument("--out", metavar="FILE", help="write the approved payload here; - for stdout")
     p.add_argument("--poll", action="store_true", help="poll (network filesystems)")
@@ -309,6 +334,7 @@ _ARGUMENTS = {
     "check": ("inspect a handoff file, or a bare payload with --schema", _add_check),
     "decide": ("approve or reject a handoff", _add_decide),
     "wait": ("block until a handoff is decided; prints the approved payload", _add_wait),
+    "withdraw": ("take back an undecided handoff the pipeline will not consume", _add_withdraw),
     "schemas": ("list known contracts, or print one as strict JSON Schema", _add_schemas),
     "list": ("one line per handoff under ROOT: state, verdict, decision, waiter", _add_list),
     "show": ("one handoff's report, decision and waiter", _add_show),

@@ -11,6 +11,7 @@ from tui_helpers import PLAN, SIZE, make_app, notices, placed, put, settle
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.batch_approve import BatchApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.help import HelpScreen
 from handoff_gate.tui.screens.reject import RejectScreen
@@ -25,6 +26,7 @@ BOUND: list[list[BindingType]] = [
     HandoffList.BINDINGS,
     FieldTree.BINDINGS,
     ApproveScreen.BINDINGS,
+    BatchApproveScreen.BINDINGS,
     RejectScreen.BINDINGS,
     FullValueScreen.BINDINGS,
     HelpScreen.BINDINGS,

@@ -81,6 +81,11 @@ def run(args: argparse.Namespace) -> int:
     where = store(args)
     payload = read_input(args.payload)
     signing = _signing(args)
+    expires_in = args.expires_in
+    trust = policy(args)
+    if expires_in is None and trust is not None:
+        rule = trust.rule_for(args.phase)
+        expires_in = rule.expires_in if rule is not None else None
     _create_run(args.run_dir, where)
     try:
         ref = submit(
@@ -97,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
             allow_unknown_schema=args.allow_unknown_schema,
             signing=signing,
             on_warning=_warn,
+            expires_in=expires_in,
         )
     except PermissionError as exc:
         raise os_problem("submit into", args.run_dir, exc) from exc
