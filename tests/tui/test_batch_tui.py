@@ -196,3 +196,23 @@ async def test_expired_and_withdrawn_rows_say_why_and_cannot_be_approved(
 
 
 PLAN_BYTES = (Path(__file__).parents[2] / "schemas" / "examples" / "plan_v1.json").read_bytes()
+
+
+async def test_a_marked_handoff_that_expires_on_screen_turns_expired_and_unmarked(
+    root: Path, registry: Registry
+) -> None:
+    soon = datetime.now(UTC) + timedelta(seconds=2)
+    with hg.Gate(str(root), contracts=registry) as gate:
+        ref = gate.submit("job", PLAN_BYTES, phase="plan", schema_id="plan/v1", expires_at=soon)
+    app = make_app(root, registry, show="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: placed(app))
+        screen = review_screen(app)
+        key = (root / "job", ref.id)
+        if datetime.now(UTC) < soon:
+            await pilot.press("space")
+            await settle(pilot, lambda: screen.marked == [key] or datetime.now(UTC) >= soon)
+        await settle(pilot, lambda: app.entries[key].state is hg.HandoffState.EXPIRED)
+        await settle(pilot, lambda: screen.marked == [])
+        await pilot.press("A")
+        await settle(pilot, lambda: "Nothing is marked" in notices(app))

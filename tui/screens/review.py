@@ -32,6 +32,7 @@ from textual.worker import get_current_worker
 from handoff_gate.gates.view.decidable import decidable_now
 from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.deadline import is_past
 from handoff_gate.gates.vocab.report import FieldRow, Report
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.cursor import next_after, start_target, step_waiting
@@ -94,6 +95,8 @@ if TYPE_CHECKING:
 
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
+#: How often pending rows with a deadline are looked at (time left, expiry).
+DEADLINE_TICK_S = 1.0
 #: From this many columns the rejected list widens for its decision columns.
 WIDE_DECISIONS = 120
 
@@ -176,6 +179,27 @@ class ReviewScreen(Screen[None]):
     def on_mount(self) -> None:
         self._marks_bar.display = False
         self._list.focus()
+        self.set_interval(DEADLINE_TICK_S, self._tick_deadlines)
+
+    def _tick_deadlines(self) -> None:
+        """Keep the time left on pending rows current, and inspect again a handoff whose
+        deadline has just passed, so it turns ``expired`` (and unmarked) without waiting
+        for its files to change. Deciding it is refused by ``gates`` regardless."""
+        timed = [
+            entry
+            for entry in self.entries.values()
+            if entry.state is HandoffState.PENDING and entry.label and entry.label.expires_at
+        ]
+        for entry in timed:
+            self._rows.drop(entry.key)
+            if (
+                entry.label is not None
+                and entry.label.expires_at
+                and is_past(entry.label.expires_at)
+            ):
+                self.feed.inspect(entry.ref, urgent=False)
+        if timed:
+            self._list.refresh()
         self._update_topbar()
 
     def on_resize(self) -> None:
