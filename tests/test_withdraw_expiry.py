@@ -117,6 +117,9 @@ def test_withdraw_on_the_command_line_and_a_blocked_wait_exits_6(place: Place) -
     assert decided.returncode == 1 and "withdrawn" in decided.stderr
     listed = cli(*place.store_args, "list", *(() if place.store_args else (place.run,)), "--json")
     assert [row["state"] for row in json.loads(listed.stdout)] == ["withdrawn"]
+    shown = cli(*place.store_args, "show", place.run, ref.id).stdout.splitlines()
+    assert "state: withdrawn" in shown and "decision: none" in shown
+    assert any(line.startswith(f"ended: {ref.id} was withdrawn by ") for line in shown)
     missing = cli(*place.store_args, "withdraw", place.run, "0009-plan")
     assert missing.returncode == 1 and "no handoff" in missing.stderr
 

@@ -1,5 +1,6 @@
 """``handoff-gate show``: one handoff's field-by-field report (as ``check`` prints it),
-then its state, its decision (or why the decision record is unusable) and its waiter."""
+then its state, why it ended (withdrawn, expired), its decision (or why the decision
+record is unusable) and its waiter."""
 
 from __future__ import annotations
 
@@ -12,12 +13,16 @@ from handoff_gate.cli.report_text import print_report
 from handoff_gate.cli.status import to_json
 from handoff_gate.gates.run.standing import Standing, standing
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+from handoff_gate.gates.vocab.states import ENDED
 
 
 def _print_decision(status: Standing) -> None:
     print(f"state: {status.state.value}")
     d = status.named
-    if status.problem:
+    ended = status.state in ENDED
+    if ended:
+        print(f"ended: {flat(status.problem)}")
+    if status.problem and not ended:
         print(f"decision: UNUSABLE  {flat(status.problem)}")
     elif d is None:
         print("decision: none")
