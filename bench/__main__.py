@@ -28,6 +28,7 @@ BENCHMARKS = {
     "visible": "bench.visible",
     "scale": "bench.scale",
     "startup": "bench.startup",
+    "batch": "bench.batch_decide",
 }
 DEFAULT_JSON = Path(__file__).parent / "results" / "latest.json"
 

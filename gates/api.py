@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
 from typing import Any, Unpack
 
 from handoff_gate.gates.contracts.registry import Registry
@@ -43,6 +44,8 @@ def submit(
     key: SigningKey | None = None,
     signer: str | None = None,
     json_schema: Mapping[str, Any] | None = None,
+    expires_in: timedelta | str | None = None,
+    expires_at: datetime | str | None = None,
     **about: Unpack[About],
 ) -> HandoffRef:
     """``Gate.submit`` on a Gate made for this call."""
@@ -57,6 +60,8 @@ def submit(
             signer=signer,
             on_warning=on_warning,
             json_schema=json_schema,
+            expires_in=expires_in,
+            expires_at=expires_at,
             **about,
         )
 

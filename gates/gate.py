@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -25,9 +26,11 @@ from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.contracts.spec import ENV_VAR as SCHEMAS_ENV
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.audit_verify import verify_run
+from handoff_gate.gates.run.batch import BatchItem, BatchResult, decide_many
 from handoff_gate.gates.run.decision_record import Decision, read_decision
 from handoff_gate.gates.run.decisions import decide as decide_in
 from handoff_gate.gates.run.edits import EditedPayload
+from handoff_gate.gates.run.ending import Withdrawal
 from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
 from handoff_gate.gates.run.placement import producer_principal
 from handoff_gate.gates.run.report_in_run import inspect_in_run
@@ -37,6 +40,7 @@ from handoff_gate.gates.run.submit import About, Payload, Signing
 from handoff_gate.gates.run.submit import submit as submit_to
 from handoff_gate.gates.run.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
 from handoff_gate.gates.run.waiting import wait_after
+from handoff_gate.gates.run.withdrawal import withdraw
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.select import STORE_ENV, store_at, store_for
 from handoff_gate.gates.trust.policy import Policy
@@ -118,6 +122,8 @@ class Gate:
         signer: str | None = None,
         on_warning: Reporter | None = None,
         json_schema: Mapping[str, Any] | None = None,
+        expires_in: timedelta | str | None = None,
+        expires_at: datetime | str | None = None,
         **about: Unpack[About],
     ) -> HandoffRef:
         """Store ``payload`` as the run's next handoff (``gates.run.submit.submit``).
@@ -127,7 +133,12 @@ class Gate:
         (``ValueError`` if none): what ``handoff-gate submit --key --policy`` does.
         With ``json_schema`` the contract is added to the run (or found there) first
         and the handoff names its digest, as ``add_contract`` does.
+        ``expires_in``/``expires_at`` give it a deadline; given neither, the policy rule
+        of ``phase`` may (its ``expires_in``).
         """
+        if expires_in is None and expires_at is None and self.policy is not None:
+            rule = self.policy.rule_for(phase)
+            expires_in = rule.expires_in if rule is not None else None
         return submit_to(
             self.store,
             run,
@@ -140,6 +151,8 @@ class Gate:
             signing=self._signing(phase, signer),
             on_warning=on_warning,
             json_schema=json_schema,
+            expires_in=expires_in,
+            expires_at=expires_at,
             **about,
         )
 
@@ -231,6 +244,55 @@ class Gate:
             edited_payload=edited_payload,
         )
 
+    def decide_many(
+        self,
+        run: str | os.PathLike[str],
+        items: Iterable[BatchItem],
+        action: Action | str,
+        *,
+        reason: str | None = None,
+        category: Category | str | None = None,
+        reviewer: str | None = None,
+        on_warning: Reporter | None = None,
+    ) -> list[BatchResult]:
+        """Decide many handoffs, each ``(ref_or_id, sha256)`` on its own record, bound to
+        its own bytes, signed and logged on its own (``gates.run.batch.decide_many``):
+        one ``BatchResult`` per item, a refused one never stopping the others."""
+        return decide_many(
+            self.store,
+            run,
+            items,
+            action,
+            registry=self.contracts,
+            reason=reason,
+            category=category,
+            reviewer=reviewer,
+            key=self.key,
+            policy=self.policy,
+            on_warning=on_warning,
+        )
+
+    def withdraw(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        *,
+        reason: str | None = None,
+        by: str | None = None,
+    ) -> Withdrawal:
+        """The pipeline takes back an undecided handoff (``gates.run.withdrawal``): it
+        becomes ``withdrawn``, decisions are refused and waits return ``withdrawn``.
+        ``WithdrawRefused`` when it is missing, decided or withdrawn already."""
+        return withdraw(
+            self.store,
+            run,
+            ref_or_id,
+            registry=self.contracts,
+            reason=reason,
+            by=by,
+            policy=self.policy,
+        )
+
     def pickup(
         self,
         run: str | os.PathLike[str],
@@ -288,6 +350,55 @@ class Gate:
             timeout=timeout,
             poll=poll,
             on_block=on_block,
+            policy=self.policy,
+            on_refused=on_refused,
+        )
+
+    def wait_many(
+        self,
+        run: str | os.PathLike[str],
+        refs: Iterable[HandoffRef | str],
+        *,
+        timeout: float | None = None,
+        poll: bool = False,
+        on_refused: Reporter = print_refusal,
+    ) -> AsyncGenerator[tuple[HandoffRef, WaitResult], None]:
+        """``async for ref, result in gate.wait_many(run, refs)``: each handoff's wait
+        result as it settles (``gates.run.waiting_many.wait_many``)."""
+        # Deferred: asyncio loads only for a pipeline that waits from a coroutine.
+        from handoff_gate.gates.run.waiting_many import wait_many
+
+        return wait_many(
+            run,
+            refs,
+            store=self.store,
+            registry=self.contracts,
+            timeout=timeout,
+            poll=poll,
+            policy=self.policy,
+            on_refused=on_refused,
+        )
+
+    async def wait_any(
+        self,
+        run: str | os.PathLike[str],
+        refs: Iterable[HandoffRef | str],
+        *,
+        timeout: float | None = None,
+        poll: bool = False,
+        on_refused: Reporter = print_refusal,
+    ) -> tuple[HandoffRef, WaitResult]:
+        """The first of ``refs`` to settle and its result; the other waits stop."""
+        # Deferred: asyncio loads only for a pipeline that waits from a coroutine.
+        from handoff_gate.gates.run.waiting_many import wait_any
+
+        return await wait_any(
+            run,
+            refs,
+            store=self.store,
+            registry=self.contracts,
+            timeout=timeout,
+            poll=poll,
             policy=self.policy,
             on_refused=on_refused,
         )

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.run.decisions import DecisionRefused, EditRefused
     from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
     from handoff_gate.gates.run.standing import Standing
+    from handoff_gate.gates.run.withdrawal import WithdrawRefused
     from handoff_gate.gates.store.base import ContractConflict, RunStore
     from handoff_gate.gates.store.filesystem import FilesystemStore, find_runs, list_handoffs
     from handoff_gate.gates.trust.policy import Policy
@@ -75,6 +76,7 @@ _HOMES: dict[str, str] = {
     "DecisionCorrupt": "run.decision_record",
     "DecisionRefused": "run.decisions",
     "EditRefused": "run.decisions",
+    "WithdrawRefused": "run.withdrawal",
     "WaitOutcome": "run.pickup",
     "WaitResult": "run.pickup",
     "Standing": "run.standing",
@@ -126,6 +128,7 @@ __all__ = [
     "Verdict",
     "WaitOutcome",
     "WaitResult",
+    "WithdrawRefused",
     "add_contract",
     "decide",
     "find_runs",

@@ -73,6 +73,7 @@ def test_smoke_run_reports_every_benchmark_beside_its_baseline(tmp_path: Path) -
         "visible.",
         "scale.",
         "startup.",
+        "batch.",
     ):
         assert any(name.startswith(prefix) for name in figures), prefix
     assert "pickup.wait_signed" in figures

@@ -31,6 +31,7 @@ from handoff_gate.gates.store.base import (
     DecisionExists,
     RunStore,
     WatchLapse,
+    WithdrawalExists,
 )
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import FilesystemStore
@@ -527,3 +528,24 @@ def test_a_wait_delivers_only_the_bytes_its_reference_names(target: Target) -> N
     other = ref._replace(sha256=hashlib.sha256(b"other bytes").hexdigest())
     result = wait(target.run, other, timeout=0, store=target.store)
     assert (result.outcome, result.payload) == ("changed", None)
+
+
+def test_a_withdrawal_is_written_once_logged_with_it_and_read_back_by_another_store(
+    target: Target,
+) -> None:
+    hid = _first_handoff(target)
+    assert target.store.withdrawal_record(target.run, hid) is None
+    event = {"event": "handoff_withdrawn", "handoff": hid, "by": "ci"}
+    logged = target.store.create_withdrawal(target.run, hid, b'{"by":"ci"}', event)
+    assert logged["event"] == "handoff_withdrawn"
+    with pytest.raises(WithdrawalExists):
+        target.store.create_withdrawal(target.run, hid, b'{"by":"other"}', event)
+    other = make_store(target.spec)
+    try:
+        assert other.withdrawal_record(target.run, hid) == b'{"by":"ci"}'
+        assert other.decision_records(target.run, hid) == {}
+    finally:
+        other.close()
+    events = [e["event"] for e in audit.read_events(target.run, target.store)]
+    assert events.count("handoff_withdrawn") == 1
+    assert audit.verify_chain(target.run, target.store) == []

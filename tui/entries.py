@@ -104,6 +104,7 @@ class Entries:
         self.keep_report(entry, selected)
         entry.decision, entry.decision_error = result.decision, result.decision_error
         entry.state = result.state
+        entry.ended = result.ended
         self._uninspected.discard(result.key)
         entry.trust = result.trust
         return entry

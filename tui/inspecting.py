@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from handoff_gate.gates.run.quorum import approved_bytes, leading_approvals
 from handoff_gate.gates.run.standing import Standing, standing
 from handoff_gate.gates.vocab.report import Report
-from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.model import Trust, key_of
 from handoff_gate.tui.scan import Inspection
 
@@ -35,8 +35,15 @@ def inspect_ref(
     standing shows every failure as blocked or unusable, so the app fails closed)."""
     found = standing(store, ref, registry, policy=policy)
     problem = found.problem if found.state is HandoffState.UNUSABLE else ""
+    ended = found.problem if found.state in ENDED else ""
     return Inspection(
-        key_of(ref), found.report, found.decision, problem, found.state, _trust(found, policy)
+        key_of(ref),
+        found.report,
+        found.decision,
+        problem,
+        found.state,
+        _trust(found, policy),
+        ended,
     )
 
 

@@ -62,6 +62,34 @@ REVIEW_KEYS: list[BindingType] = [
     ),
     Binding("f", "filter", "Filter", tooltip="cycle open → rejected → approved → all", id="filter"),
     Binding(
+        "space", "mark", "Mark", show=False, tooltip="mark or unmark the row for a batch", id="mark"
+    ),
+    Binding(
+        "asterisk",
+        "mark_all",
+        "Mark all",
+        show=False,
+        tooltip="mark every handoff in the view you can decide now",
+        id="mark-all",
+    ),
+    Binding(
+        "A",
+        "approve_marked",
+        "Approve marked",
+        show=False,
+        tooltip="approve the marked handoffs after one confirmation listing each",
+        id="approve-marked",
+    ),
+    # R rejects the marked handoffs while there are any; otherwise it lists the rejected.
+    Binding(
+        "R",
+        "reject_marked",
+        "Reject marked",
+        show=False,
+        tooltip="reject the marked handoffs with one reason and category",
+        id="reject-marked",
+    ),
+    Binding(
         "R",
         "show_rejected",
         "Rejected",

@@ -44,6 +44,14 @@ class DecisionFinished(Message):
 
 
 @dataclass
+class BatchDecided(Message):
+    """A batch decision from this app finished: one ``DecisionFinished`` per marked handoff, in
+    the order they were listed, each written or refused on its own."""
+
+    results: tuple[DecisionFinished, ...]
+
+
+@dataclass
 class BodyReady(Message):
     """Lines for the raw or diff body of one handoff, prepared off the UI thread."""
 

@@ -84,14 +84,30 @@ class Label:
     schema_id: str | None
     #: ``agent → name(args)  [call id]`` for a tool call (``gates.view.tool_line``).
     tool_call: str | None = None
+    #: The handoff's deadline, if it has one (a pending row shows the time left).
+    expires_at: str | None = None
+    #: What a batch confirmation lists for each marked handoff, and the digest its
+    #: decision binds to: kept so a batch needs no report that was dropped.
+    sha256: str = ""
+    verdict: str = ""
+    warnings: int = 0
 
     @classmethod
     def of(cls, report: Report) -> Label:
         envelope = report.envelope
+        sha256, verdict, warnings = report.sha256, report.verdict.value, len(report.warnings)
         if envelope is None:
-            return cls(None, None, report.schema_id)
-        call = tool_call_line(report)
-        return cls(envelope.from_role, envelope.to_role, envelope.schema_id, call)
+            return cls(None, None, report.schema_id, None, None, sha256, verdict, warnings)
+        return cls(
+            envelope.from_role,
+            envelope.to_role,
+            envelope.schema_id,
+            tool_call_line(report),
+            envelope.expires_at,
+            sha256,
+            verdict,
+            warnings,
+        )
 
 
 @dataclass
@@ -109,6 +125,8 @@ class Entry:
     report: Report | None = None
     decision: Decision | None = None
     decision_error: str = ""
+    #: Why a ``withdrawn`` or ``expired`` handoff ended (who withdrew it, when it expired).
+    ended: str = ""
     state: HandoffState | None = None
     label: Label | None = None
     fresh: bool = False

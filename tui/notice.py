@@ -6,6 +6,7 @@ in one place, apart from the screen that raises them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,6 +38,13 @@ STILL_INSPECTING = Notice("Still inspecting this handoff; try again in a moment.
 NOTHING_TO_DECIDE = Notice("No other handoff is yours to decide now.")
 
 NO_FIELD = Notice("No field to open.")
+
+NOTHING_MARKED = Notice("Nothing is marked: space marks a handoff, * every one you can decide.")
+
+CANNOT_MARK = Notice(
+    "Only a handoff you can decide now can be marked (not a blocked or decided one).",
+    severity="warning",
+)
 
 
 def blocked(entry: Entry, report: Report) -> Notice:
@@ -72,6 +80,18 @@ def edit_refused(entry: Entry, report: Report) -> Notice:
 def edit_failed(reason: str) -> Notice:
     """The editor could not run or gave nothing back."""
     return Notice(f"{safe(reason, 300)}. Nothing was written.", "Edit", "error")
+
+
+def batch_decided(results: Sequence[DecisionFinished], action: str) -> Notice:
+    """How a batch went: how many were written, and why the first refused one was not."""
+    written = sum(1 for r in results if r.decision is not None)
+    refused = [r for r in results if r.decision is None]
+    done = f"{action} {written} of {len(results)}"
+    if not refused:
+        return Notice(f"{done}.", "Batch")
+    first = refused[0]
+    why = f"{first.key[1]}: {safe(first.refusal, 300)}"
+    return Notice(f"{done}; {len(refused)} not written ({why})", "Batch", "warning")
 
 
 def nothing_earlier(entry: Entry) -> Notice:

@@ -15,10 +15,11 @@ from rich.text import Text
 from handoff_gate.gates.view.masking import refusal_said
 from handoff_gate.gates.view.tool_line import tool_call_line
 from handoff_gate.gates.vocab.actions import Action
+from handoff_gate.gates.vocab.deadline import left, short
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
 from handoff_gate.gates.vocab.safe_text import elide, preview, visible
-from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.model import Entry
 
 if TYPE_CHECKING:
@@ -31,8 +32,12 @@ STATE_BADGES: dict[HandoffState | None, tuple[str, str]] = {
     HandoffState.REJECTED: ("✗ REJECTED", "bold white on magenta"),
     HandoffState.CHANGED: ("△ CHANGED ", "bold black on bright_yellow"),
     HandoffState.UNUSABLE: ("⊘ UNUSABLE", "bold white on dark_red"),
+    HandoffState.WITHDRAWN: ("↩ WITHDRWN", "grey50"),
+    HandoffState.EXPIRED: ("⌛ EXPIRED ", "grey50"),
     None: ("… checking", "dim"),
 }
+#: A row marked for a batch decision (only a decidable, so pending, one can be).
+MARKED_BADGE = ("✔ MARKED  ", "bold black on cyan")
 
 FIELD_BADGES: dict[FieldState, tuple[str, str]] = {
     FieldState.OK: ("ok", "green"),
@@ -106,10 +111,14 @@ def list_row(
     width: int = 200,
     *,
     decision: bool = False,
+    marked: bool = False,
 ) -> Text:
     """One line of the handoff list fitted to ``width`` cells: state, run, id, then roles
-    and contract, or with ``decision`` the reviewer, time, category and reason."""
-    row = Text.assemble(state_badge(entry.state), " ")
+    and contract, or with ``decision`` the reviewer, time, category and reason. A
+    ``marked`` row (for a batch) says so in its badge; a withdrawn or expired one is
+    greyed with why; a pending one with a deadline ends with the time left."""
+    badge = MARKED_BADGE if marked else state_badge(entry.state)
+    row = Text.assemble(badge, " ")
     row.append(column(entry.run, run_width), style="bold")
     row.append(" ")
     row.append(column(entry.ref.id, id_width), style="cyan")
@@ -128,7 +137,21 @@ def list_row(
         roles = f"{label.from_role or '?'} → {label.to_role or '?'}"
         row.append(f" {safe(roles, 40)}", style="dim")
         row.append(f"  {safe(label.schema_id or '?', 32)}", style="italic")
+    if entry.state in ENDED:
+        row.append(f"  {safe(entry.ended.removeprefix(entry.ref.id + ' '), 200)}")
+        row.stylize("grey50", len(badge[0]) + 1)
+    elif label is not None and label.expires_at and entry.state is HandoffState.PENDING:
+        row.append(f"  ⌛ {time_left(label.expires_at)}", style="yellow")
     return fit(row, width)
+
+
+def time_left(expires_at: str) -> str:
+    """``12m left``, or ``expired`` once the deadline has passed by this clock."""
+    try:
+        delta = left(expires_at)
+    except ValueError:
+        return "expired"
+    return "expired" if delta.total_seconds() <= 0 else f"{short(delta)} left"
 
 
 def field_label(row: FieldRow, width: int = 100) -> Text:
@@ -343,6 +366,9 @@ def decision_text(entry: Entry) -> Text:
 
 
 def _decided_text(entry: Entry) -> Text:
+    if entry.state in ENDED:
+        word = " WITHDRAWN " if entry.state is HandoffState.WITHDRAWN else " EXPIRED "
+        return Text.assemble((word, "bold reverse"), "  ", safe(entry.ended, 300))
     if entry.state is HandoffState.UNUSABLE or entry.decision_error:
         return Text.assemble(
             (" DECISION UNUSABLE ", "bold reverse"), "  ", safe(entry.decision_error, 300)

@@ -12,15 +12,17 @@ message is one plain line (payload and file names made safe), never markup.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from handoff_gate.gates.run.batch import decide_many
 from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_for
 from handoff_gate.gates.run.edits import edit_problem, inspect_edit
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
-from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.inspecting import inspect_ref
-from handoff_gate.tui.messages import DecisionFinished
+from handoff_gate.tui.messages import BatchDecided, DecisionFinished
 from handoff_gate.tui.notice import Notice
 from handoff_gate.tui.render import safe
 
@@ -69,6 +71,11 @@ class ReviewCore:
 
     def refusal(self, entry: Entry) -> Notice | None:
         """Why an inspected ``entry`` cannot be decided from here (``None``: it can)."""
+        if entry.state in ENDED:
+            return Notice(
+                f"{safe(entry.ended, 300)}: it can no longer be decided. Nothing was written.",
+                severity="warning",
+            )
         if entry.state is HandoffState.UNUSABLE:
             return Notice(
                 f"{entry.ref.id} is already decided, but its decision record is unusable: "
@@ -128,6 +135,51 @@ class ReviewCore:
         finally:
             store.close()
         return found, edit_problem(found) is None
+
+    def decide_many(
+        self,
+        marked: Sequence[tuple[Entry, str]],
+        action: Action,
+        reason: str | None = None,
+        category: Category | None = None,
+    ) -> BatchDecided:
+        """Decide every ``(entry, sha256)`` (blocking: run it off the UI thread), each on
+        its own record through ``gates.run.batch``; a refusal is that entry's alone."""
+        store = self.store.copy()
+        results: list[DecisionFinished] = []
+        try:
+            by_run: dict[str, list[tuple[Entry, str]]] = {}
+            for entry, sha256 in marked:
+                by_run.setdefault(entry.ref.run, []).append((entry, sha256))
+            for run, items in by_run.items():
+                try:
+                    done = decide_many(
+                        store,
+                        run,
+                        [(entry.ref.id, sha256) for entry, sha256 in items],
+                        action,
+                        registry=self.registry,
+                        reason=reason,
+                        category=category,
+                        reviewer=self.reviewer,
+                        key=self.key,
+                        policy=self.policy,
+                    )
+                except Exception as exc:  # a store driver's own error: refused, never a crash
+                    why = f"Not written: {type(exc).__name__}: {exc}"
+                    results += [DecisionFinished(entry.key, None, why) for entry, _ in items]
+                    continue
+                for (entry, _), result in zip(items, done, strict=True):
+                    if result.decision is None:
+                        results.append(
+                            DecisionFinished(entry.key, None, f"Not written: {result.refused}")
+                        )
+                    else:
+                        described = describe(result.decision)
+                        results.append(DecisionFinished(entry.key, result.decision, "", described))
+        finally:
+            store.close()
+        return BatchDecided(tuple(results))
 
     def decide(
         self,

@@ -26,9 +26,16 @@ class RowCache:
     """Rendered list rows by key; ``drop`` one when its entry changes. The cache is
     emptied by itself when the filter or the column widths change."""
 
-    def __init__(self, entries: dict[Key, Entry], runs: dict[Path, set[str]]) -> None:
+    def __init__(
+        self,
+        entries: dict[Key, Entry],
+        runs: dict[Path, set[str]],
+        marked: set[Key] | None = None,
+    ) -> None:
+        """``marked``: the screen's batch marks, read live (``drop`` a row it changes)."""
         self._entries = entries
         self._runs = runs
+        self._marked = marked if marked is not None else set()
         self._rows: dict[Key, Text] = {}
         #: The filter and widths the cached rows were rendered for.
         self._rendered_for: tuple[Show, int, int, int] | None = None
@@ -61,7 +68,12 @@ class RowCache:
             entry = self._entries.get(key) if isinstance(key, tuple) else None
             if entry is None:
                 return Text()
-            text = self._rows[entry.key] = list_row(entry, *widths, decision=show is Show.REJECTED)
+            text = self._rows[entry.key] = list_row(
+                entry,
+                *widths,
+                decision=show is Show.REJECTED,
+                marked=entry.key in self._marked,
+            )
         return text
 
 

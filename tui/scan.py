@@ -53,6 +53,8 @@ class Inspection:
     decision_error: str
     state: HandoffState
     trust: Trust = field(default_factory=lambda: NO_TRUST)
+    #: Why a ``withdrawn`` or ``expired`` handoff ended.
+    ended: str = ""
 
 
 class InspectQueue:

@@ -31,6 +31,7 @@ class Event(StrEnum):
     DECISION_WRITTEN = "decision_written"
     DECISION_REFUSED = "decision_refused"
     WAIT_RETURNED = "wait_returned"
+    HANDOFF_WITHDRAWN = "handoff_withdrawn"
 
 
 _KNOWN = frozenset(e.value for e in Event)

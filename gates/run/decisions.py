@@ -38,6 +38,7 @@ from handoff_gate.gates.run.decision_record import (
     parse_decision,
 )
 from handoff_gate.gates.run.edits import EditedPayload, edit_bytes_of, edit_problem, inspect_edit
+from handoff_gate.gates.run.ending import ending
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.run.placement import producer_bytes_sha256, verified_producer
 from handoff_gate.gates.run.report_in_run import inspect_in_run
@@ -162,7 +163,8 @@ def decide(
     approvable; ``ValueError`` with any action but approve).
 
     Refused (``DecisionRefused``, audited, nothing written) when: rejecting without a
-    reason, this slot already decided, the handoff missing, changed since
+    reason, this slot already decided, the handoff missing, withdrawn or expired (by this
+    machine's clock), changed since
     ``expected_sha256`` was reviewed, blocked and the action is approve; under a policy:
     without a key, or the key's principal may not decide the phase or produced the
     handoff. ``ValueError`` for a
@@ -248,6 +250,10 @@ def _checked(
     if not has_handoff(store, where, handoff_id):
         attempt.refuse(f"no handoff {handoff_id} in {where}")
     report = inspect_in_run(where, handoff_id, registry, policy=policy, store=store)
+    expires_at = report.envelope.expires_at if report.envelope is not None else None
+    end = ending(store, where, handoff_id, expires_at)
+    if end is not None:
+        attempt.refuse(f"{end.why}; it can no longer be decided")
     _check_report(attempt, report, expected_sha256)
     if policy is not None and principal is not None and report.envelope is not None:
         producer = verified_producer(report.envelope, store.run_name(where), policy)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.decision_record import Decision
+from handoff_gate.gates.run.ending import decided_late, ending, stored_deadline
 from handoff_gate.gates.run.quorum import Settlement, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import RunReplaced, RunStore, has_handoff
@@ -36,14 +37,17 @@ if TYPE_CHECKING:
 
 
 class WaitOutcome(StrEnum):
-    """How a wait ended: a settled state (``HandoffState``'s approved, rejected and
-    changed, spelled the same), or one of the two ends only a wait has."""
+    """How a wait ended: a settled state (``HandoffState``'s approved, rejected,
+    changed, expired and withdrawn, spelled the same), or one of the two ends only a
+    wait has (``timeout``, ``cancelled``)."""
 
     APPROVED = "approved"
     REJECTED = "rejected"
     TIMEOUT = "timeout"
     CHANGED = "changed"
     CANCELLED = "cancelled"
+    EXPIRED = "expired"
+    WITHDRAWN = "withdrawn"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +82,9 @@ class WaitResult:
     original_payload: dict[str, Any] | None = None
     dropped_keys: tuple[str, ...] = ()
     defaulted: tuple[str, ...] = ()
+    #: For ``withdrawn`` and ``expired``: the one line that says who withdrew it and why,
+    #: or when it expired.
+    ended: str = ""
 
 
 def _paths(report: Report, code: Code) -> tuple[str, ...]:
@@ -135,6 +142,8 @@ class Pickup:
         #: The run as it was when the wait started: a copy, a link or another folder
         #: put at its address later is never looked at (``RunStore.run_identity``).
         self.identity = self.store.run_identity(self.run)
+        #: Read once: a wait looks again and again, and the envelope is append-only.
+        self.expires_at = stored_deadline(store, self.run, self.handoff_id)
 
     def report(self) -> Report:
         """The handoff's inspection report as it stands."""
@@ -148,7 +157,11 @@ class Pickup:
 
     def settled(self) -> WaitResult | None:
         """The result the decision records allow now, refusals said once; ``None``: go on.
-        ``RunReplaced`` when the run's address names another run than at the start."""
+        ``RunReplaced`` when the run's address names another run than at the start.
+
+        A withdrawal ends the wait whatever the records say; the deadline (judged by this
+        clock) ends it while undecided, or when an approval is dated after it.
+        """
         if self.store.run_identity(self.run) != self.identity:
             raise RunReplaced(
                 f"{self.run} is no longer the run this wait started on (moved, or another "
@@ -159,11 +172,18 @@ class Pickup:
             self._looked = True  # after the look: a store that was unreachable looks again
             if not expected:
                 return self.finish(WaitResult(WaitOutcome.CHANGED, report=self.report()))
+        end = ending(self.store, self.run, self.handoff_id, self.expires_at)
+        if end is not None and end.state is HandoffState.WITHDRAWN:
+            return self.unsettled(WaitOutcome.WITHDRAWN, end.why)
         found = settle(self.store, self.run, self.handoff_id, self.registry, self.policy)
         for line in record_refusals(
             self.store, self.run, self.handoff_id, found, self.refusals_seen
         ):
             self.on_refused(line)
+        if end is not None:
+            late = decided_late(self.expires_at, [d.decided_at for d in found.decisions])
+            if found.outcome is None or late:
+                return self.unsettled(WaitOutcome.EXPIRED, end.why)
         if found.outcome is None:
             return None
         return self.finish(self._result(found, found.outcome))
@@ -213,9 +233,10 @@ class Pickup:
             WaitOutcome(outcome.value), decision, report=report, decisions=found.decisions
         )
 
-    def unsettled(self, outcome: WaitOutcome) -> WaitResult:
-        """A timeout or cancel, with the report as it stands (never approving)."""
-        return self.finish(WaitResult(outcome, report=self.report()))
+    def unsettled(self, outcome: WaitOutcome, ended: str = "") -> WaitResult:
+        """A timeout, cancel, withdrawal or expiry, with the report as it stands (never
+        approving)."""
+        return self.finish(WaitResult(outcome, report=self.report(), ended=ended))
 
     def finish(self, result: WaitResult) -> WaitResult:
         """Record in the audit log how the wait ended, and return ``result``."""

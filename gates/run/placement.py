@@ -68,6 +68,7 @@ def sign_handoff(
     principal: str,
     at: str,
     key: SigningKey,
+    expires_at: str | None = None,
 ) -> str:
     """The producer's armored SSHSIG binding these payload bytes to this handoff."""
     statement = handoff_statement(
@@ -78,6 +79,7 @@ def sign_handoff(
         schema=schema,
         principal=principal,
         at=at,
+        expires_at=expires_at,
     )
     return key.sign(statement)
 
@@ -115,6 +117,7 @@ def verified_producer(envelope: Envelope, run_name: str, policy: Policy) -> str 
             schema=signed_schema(envelope.schema_id, envelope.schema_sha256),
             principal=envelope.signer,
             at=envelope.created,
+            expires_at=envelope.expires_at,
         )
         policy.signers.verify(statement, envelope.signature, envelope.signer)
     except (SignatureError, StatementError):

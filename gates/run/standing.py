@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run.decision_problem import standing_of, unusable_reason
 from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
+from handoff_gate.gates.run.ending import decided_late, ending
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.run.quorum import Settlement, settle
 from handoff_gate.gates.run.report_in_run import blocked_report, inspect_in_run
@@ -23,7 +24,7 @@ from handoff_gate.gates.store.base import RunStore, WaiterRecord
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
-from handoff_gate.gates.vocab.states import HandoffState, state_of
+from handoff_gate.gates.vocab.states import NEEDS_PERSON, HandoffState, state_of
 
 if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy, Rule
@@ -33,11 +34,12 @@ if TYPE_CHECKING:
 class Standing:
     """Where one handoff stands now.
 
-    ``decision`` is the deciding record once the handoff is decided (the reject, or the
-    first approval), ``None`` while it waits; ``decisions`` every record that counts so
-    far (the approvals of a quorum in the order they were made). ``problem`` says why a
-    handoff is ``unusable``, or why nobody may decide it (no policy rule); ``waiters``
-    the processes blocked on it (``None``: the store cannot tell).
+    A ``withdrawn`` or ``expired`` handoff has ``problem`` saying who withdrew it and
+    why, or when it expired. ``decision`` is the deciding record once the handoff is
+    decided (the reject, or the first approval), ``None`` while it waits; ``decisions``
+    every record that counts so far (the approvals of a quorum in the order they were
+    made). ``problem`` says why a handoff is ``unusable``, or why nobody may decide it
+    (no policy rule); ``waiters`` the processes blocked on it (``None``: the store cannot tell).
     """
 
     ref: HandoffRef
@@ -65,7 +67,36 @@ def standing(
     *,
     policy: Policy | None = None,
 ) -> Standing:
-    """Inspect the handoff in its run and settle its decisions, trusting neither."""
+    """Inspect the handoff in its run and settle its decisions, trusting neither; then
+    its end without a decision, if it reached one (``run.ending``)."""
+    found = _settled(store, ref, registry, policy)
+    if found.state in (HandoffState.BLOCKED, HandoffState.UNUSABLE) and not found.report.sha256:
+        return found
+    try:
+        return _ended(store, found)
+    except Exception as exc:  # a withdrawal that cannot be read: show it, never approve
+        problem = f"the withdrawal cannot be read: {exc}"
+        return replace(found, state=HandoffState.UNUSABLE, problem=problem)
+
+
+def _ended(store: RunStore, found: Standing) -> Standing:
+    """Withdrawn outranks every state; expired replaces an undecided one, and an
+    approval dated after the deadline (which ``decide`` would have refused)."""
+    envelope = found.report.envelope
+    expires_at = envelope.expires_at if envelope is not None else None
+    end = ending(store, found.ref.run, found.ref.id, expires_at)
+    if end is None:
+        return found
+    late = decided_late(expires_at, [d.decided_at for d in found.decisions])
+    undecided = found.state in NEEDS_PERSON
+    if end.state is HandoffState.WITHDRAWN or undecided or late:
+        return replace(found, state=end.state, problem=end.why)
+    return found
+
+
+def _settled(
+    store: RunStore, ref: HandoffRef, registry: Registry, policy: Policy | None
+) -> Standing:
     try:
         name = store.run_name(ref.run)
         report = inspect_in_run(ref.run, ref.id, registry, policy=policy, store=store)

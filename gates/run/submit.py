@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, Unpack
 
 import jiter
@@ -23,6 +24,7 @@ from handoff_gate.gates.run.placement import sign_handoff, signed_schema
 from handoff_gate.gates.run.stored_contracts import add_contract
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.absent import ABSENT
+from handoff_gate.gates.vocab.deadline import is_past, parse_at, parse_duration, stamp
 from handoff_gate.gates.vocab.envelope import FORMAT, Envelope, ToolCall
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
@@ -101,6 +103,8 @@ def submit(
     on_warning: Callable[[str], None] | None = None,
     json_schema: Mapping[str, Any] | None = None,
     tool: ToolCall | None = None,
+    expires_in: timedelta | str | None = None,
+    expires_at: datetime | str | None = None,
     **about: Unpack[About],
 ) -> HandoffRef:
     """Store ``payload`` (the producer's output, see ``payload_bytes``) as the run's next handoff.
@@ -116,6 +120,11 @@ def submit(
     person types it, says ``new run PATH``; ``store.create`` tells which call made it). A
     handoff that is stored but could not be logged is returned all the same (a retry would
     store it twice); ``on_warning`` is told, and ``audit --verify`` reports the gap.
+
+    ``expires_in`` (a ``timedelta`` or ``"90s"``/``"30m"``/``"2h"``/``"7d"``) or
+    ``expires_at`` (an aware ``datetime`` or a UTC stamp) gives the handoff a deadline,
+    written into the envelope (and so into its sha256 and signature); after it the
+    handoff is ``expired``. Both at once, or a deadline already past, is a ``ValueError``.
 
     With ``signing`` the envelope carries the producer's SSHSIG over
     ``handoff_statement``, which a policy rule with ``producers`` requires
@@ -143,6 +152,9 @@ def submit(
     base = _envelope_fields(store.run_name(where), data, phase, schema_id, about, contract)
     if tool is not None:
         base.update(kind="tool_call", tool=tool.model_dump(mode="json", exclude_none=True))
+    deadline = _deadline(expires_in, expires_at)
+    if deadline is not None:
+        base["expires_at"] = deadline
     written: list[bytes] = []
 
     def envelope(seq: int, handoff_id: str) -> bytes:
@@ -170,6 +182,24 @@ def submit(
         if on_warning is not None:
             on_warning(f"{stored.id}: the handoff stands but was not logged: {exc}")
     return HandoffRef(where, stored.id, digest)
+
+
+def _deadline(expires_in: timedelta | str | None, expires_at: datetime | str | None) -> str | None:
+    """The envelope's ``expires_at`` from either spelling, checked to be in the future."""
+    if expires_in is not None and expires_at is not None:
+        raise ValueError("give expires_in or expires_at, not both")
+    if expires_in is not None:
+        delta = parse_duration(expires_in) if isinstance(expires_in, str) else expires_in
+        if delta <= timedelta(0):
+            raise ValueError(f"expires_in must be positive, not {delta}")
+        expires_at = datetime.now(UTC) + delta
+    if expires_at is None:
+        return None
+    moment = parse_at(expires_at) if isinstance(expires_at, str) else expires_at
+    text = stamp(moment)
+    if is_past(text):
+        raise ValueError(f"the deadline {text} has already passed")
+    return text
 
 
 def _check_names(
@@ -247,6 +277,7 @@ def _envelope_bytes(
             principal=signing.signer,
             at=str(base["created"]),
             key=signing.key,
+            expires_at=base.get("expires_at"),
         )
     return (json.dumps(fields, ensure_ascii=True, indent=2, allow_nan=False) + "\n").encode()
 

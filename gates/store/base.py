@@ -44,6 +44,10 @@ class DecisionExists(FileExistsError):
     """Another writer already decided this handoff for this principal."""
 
 
+class WithdrawalExists(FileExistsError):
+    """The handoff was withdrawn already: a withdrawal is written once, ever."""
+
+
 class StoreError(Exception):
     """The store cannot serve the request (down, not set up, too new); the message is one
     line, fit for stderr."""
@@ -326,6 +330,17 @@ class RunStore(Protocol):
     def edit_bytes(self, run: str, handoff_id: str, sha256: str, max_bytes: int) -> bytes:
         """The edited payload named ``sha256``, checked to hash to it (``OSError`` if not);
         ``FileNotFoundError`` if absent, ``OversizeError`` if larger than ``max_bytes``."""
+        ...
+
+    def create_withdrawal(
+        self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Record the pipeline's withdrawal of a handoff exclusively, with its audit
+        ``event``; returns the event as logged. ``WithdrawalExists`` if already withdrawn."""
+        ...
+
+    def withdrawal_record(self, run: str, handoff_id: str) -> bytes | None:
+        """The handoff's withdrawal record, if the pipeline withdrew it."""
         ...
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:

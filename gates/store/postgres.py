@@ -44,6 +44,7 @@ from handoff_gate.gates.store.base import (
     Subscription,
     WaiterRecord,
     WatchLapse,
+    WithdrawalExists,
 )
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.lock_bound import LockTimeout, gave_up, lock_timeout
@@ -494,6 +495,35 @@ class PostgresStore:
             "a database run is separated by its roles, not by OS accounts: "
             "handoff-gate store init --roles (see docs/deploy.md)"
         )
+
+    def create_withdrawal(
+        self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The withdrawal row and its audit event commit together or not at all."""
+        validate_run_id(run)
+        validate_id(handoff_id)
+
+        def work(conn: Conn) -> dict[str, Any]:
+            conn.execute(
+                "INSERT INTO withdrawals (run, handoff_id, data) VALUES (%s, %s, %s)",
+                (run, handoff_id, data),
+            )
+            return self._append(conn, run, event)
+
+        try:
+            return self._write(run, work)
+        except errors.UniqueViolation:
+            raise WithdrawalExists(f"{handoff_id} is already withdrawn") from None
+        except errors.ForeignKeyViolation:
+            raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
+
+    def withdrawal_record(self, run: str, handoff_id: str) -> bytes | None:
+        validate_run_id(run)
+        validate_id(handoff_id)
+        rows = self._read(
+            "SELECT data FROM withdrawals WHERE run = %s AND handoff_id = %s", (run, handoff_id)
+        )
+        return bytes(rows[0][0]) if rows else None
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
         """Every record, by principal. A store that waits (``wait_for_change``) reads

@@ -303,18 +303,54 @@ _V4: tuple[str, ...] = (
     ),
 )
 
+#: Version 5: the pipeline's withdrawals, one per handoff (issue 21). Append-only like
+#: every record, and announced as a decision is, so waiters and reviewers see it at once.
+WITHDRAWALS = "withdrawals"
+_V5: tuple[str, ...] = (
+    _in_schema(
+        r"""
+        CREATE TABLE %1$I.withdrawals (
+            run text NOT NULL,
+            handoff_id text NOT NULL,
+            data bytea NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (run, handoff_id),
+            FOREIGN KEY (run, handoff_id) REFERENCES %1$I.handoffs (run, id)
+        )
+        """
+    ),
+    _in_schema(
+        """
+        CREATE TRIGGER withdrawals_append_only BEFORE UPDATE OR DELETE ON %1$I.withdrawals
+        FOR EACH ROW EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
+        """
+    ),
+    _in_schema(
+        """
+        CREATE TRIGGER withdrawals_no_truncate BEFORE TRUNCATE ON %1$I.withdrawals
+        FOR EACH STATEMENT EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
+        """
+    ),
+    _in_schema(
+        """
+        CREATE TRIGGER withdrawals_notify AFTER INSERT ON %1$I.withdrawals
+        FOR EACH ROW EXECUTE FUNCTION %1$I.handoff_gate_notify_decision()
+        """
+    ),
+)
+
 #: Migration steps by version: applying ``MIGRATIONS[v - 1]`` takes the schema to ``v``.
 #: Released steps are never edited; a change is a new version appended at the end.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4, _V5)
 #: The version this code writes and expects.
 LATEST = len(MIGRATIONS)
 
 #: Table privileges per role, on top of SELECT on every table.
 _INSERTS = {
-    PIPELINE_ROLE: ("runs", "handoffs", "events", "contracts"),
+    PIPELINE_ROLE: ("runs", "handoffs", "events", "contracts", WITHDRAWALS),
     REVIEWER_ROLE: ("decisions", "edits", "events"),
 }
-_ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY, "contracts", "edits")
+_ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY, "contracts", "edits", WITHDRAWALS)
 
 
 class SchemaMissing(StoreError):

@@ -8,6 +8,7 @@ A TOML file, read with the standard library::
     approvers = ["alice", "bob"]
     required = 2              # distinct approvals needed (default 1)
     producers = ["planner"]   # optional: handoffs of this phase must be signed by one of these
+    expires_in = "2h"         # optional: the deadline a submit of this phase gets by default
     [[contracts]]             # optional: a Python contract module --schemas may load
     module = "contracts/plan.py"          # relative to the policy file
     sha256 = "…"                          # of the module file's bytes
@@ -47,10 +48,11 @@ from pathlib import Path
 
 from handoff_gate.gates.trust.signers import AllowedSigners, AllowedSignersError
 from handoff_gate.gates.trust.sshsig import NAMESPACE, fingerprint
+from handoff_gate.gates.vocab.deadline import parse_duration
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN, PRINCIPAL_PATTERN
 
 _TOP_KEYS = frozenset({"allowed_signers", "rule", "contracts"})
-_RULE_KEYS = frozenset({"phase", "approvers", "required", "producers"})
+_RULE_KEYS = frozenset({"phase", "approvers", "required", "producers", "expires_in"})
 _CONTRACT_KEYS = frozenset({"module", "sha256"})
 _MAX_BYTES = 1024 * 1024
 _DIGEST_PREFIX = b"handoff-gate-policy/1\n"
@@ -77,6 +79,8 @@ class Rule:
     approvers: tuple[str, ...]
     required: int = 1
     producers: tuple[str, ...] | None = None
+    #: The default deadline of a handoff of this phase (``submit --expires-in``'s spelling).
+    expires_in: str | None = None
 
     def matches(self, phase: str) -> bool:
         return self.phase in ("*", phase)
@@ -140,7 +144,13 @@ class _Checker:
         producers = table.get("producers")
         if producers is not None:
             producers = self.names(producers, f"{where}.producers")
-        rule = Rule(phase, approvers, required, producers)
+        expires_in = table.get("expires_in")
+        if expires_in is not None:
+            try:
+                parse_duration(expires_in)
+            except ValueError as exc:
+                raise self.fail(f"{where}.expires_in", str(exc)) from None
+        rule = Rule(phase, approvers, required, producers, expires_in)
         self.distinct_keys(rule, where)
         return rule
 

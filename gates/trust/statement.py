@@ -122,9 +122,18 @@ def decision_statement(
 
 
 def handoff_statement(
-    *, run: str, handoff: str, sha256: str, phase: str, schema: str, principal: str, at: str
+    *,
+    run: str,
+    handoff: str,
+    sha256: str,
+    phase: str,
+    schema: str,
+    principal: str,
+    at: str,
+    expires_at: str | None = None,
 ) -> bytes:
-    """What a producer signs: these payload bytes, as this handoff of this phase and schema."""
+    """What a producer signs: these payload bytes, as this handoff of this phase and schema,
+    and its deadline when it has one (a handoff without one signs what it always did)."""
     fields: dict[str, str | None] = {
         "run": _text("run", run),
         "handoff": _text("handoff", handoff),
@@ -134,4 +143,6 @@ def handoff_statement(
         "principal": _text("principal", principal),
         "at": _at(at),
     }
+    if expires_at is not None:
+        fields["expires_at"] = _matching("expires_at", expires_at, _AT, "a UTC time with Z")
     return _encode(HANDOFF_PREFIX, fields)

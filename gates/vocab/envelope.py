@@ -14,6 +14,7 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from handoff_gate.gates.vocab.deadline import AT_REGEX
 from handoff_gate.gates.vocab.ids import ID_REGEX, PHASE_REGEX, PRINCIPAL_PATTERN
 
 #: ``PRINCIPAL_PATTERN`` as a pydantic (Rust) pattern.
@@ -88,6 +89,9 @@ class Envelope(BaseModel):
     #: ``gates.run.placement``); absent on unsigned handoffs and on files from before.
     signer: str | None = Field(default=None, pattern=PRINCIPAL_REGEX)
     signature: str | None = Field(default=None, max_length=4096)
+    #: The deadline (``gates.vocab.deadline``): after it the handoff is ``expired`` and
+    #: can no longer be decided. Covered by the producer's signature when signed.
+    expires_at: str | None = Field(default=None, pattern=AT_REGEX)
     #: ``"output"``: a phase's output (every handoff before tool calls); ``"tool_call"``:
     #: the arguments of a call to ``tool``, which a tool-call handoff always carries.
     kind: Literal["output", "tool_call"] = "output"

@@ -33,12 +33,19 @@ class HandoffState(StrEnum):
     #: The decision record itself is invalid (unreadable, malformed, for another handoff):
     #: decided, never an approval; ``state_of`` cannot see it, the reader of the record does.
     UNUSABLE = "unusable"
+    #: The producer side withdrew it (``withdraw``): terminal, never decided or delivered.
+    WITHDRAWN = "withdrawn"
+    #: Its deadline (``expires_at``) passed undecided: terminal, never decided or delivered.
+    EXPIRED = "expired"
 
 
 #: Undecided handoffs: each waits for a person (a pending one to be approved or rejected,
 #: a blocked one to be rejected). ``changed`` is not here: it has a decision already, and
 #: only a new handoff from the pipeline moves it on.
 NEEDS_PERSON = frozenset({HandoffState.PENDING, HandoffState.BLOCKED})
+
+#: The ends a handoff reaches without a decision; nothing can be decided after them.
+ENDED = frozenset({HandoffState.WITHDRAWN, HandoffState.EXPIRED})
 
 #: What a person can do everything with (approve or reject): what a reviewer's count shows.
 ACTIONABLE = frozenset({HandoffState.PENDING})

@@ -2,8 +2,8 @@
 
 Exit codes are a contract (docs/protocol.md): 0 success/approvable/approved, 1
 blocked/refused/rejected, 2 usage or I/O error, 3 timed out, 4 changed after the
-decision, 130 interrupted. Text from a payload, a decision or the disk goes through
-``visible`` so it can never drive the terminal.
+decision, 5 expired, 6 withdrawn, 130 interrupted. Text from a payload, a decision or
+the disk goes through ``visible`` so it can never drive the terminal.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from pathlib import Path
 from handoff_gate.gates.vocab.safe_text import visible
 
 OK, FAIL, USAGE, TIMED_OUT, CHANGED = 0, 1, 2, 3, 4
+#: ``wait``: the handoff's deadline passed undecided / the pipeline withdrew it.
+EXPIRED, WITHDRAWN = 5, 6
 INTERRUPTED = 130
 
 

@@ -16,12 +16,14 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any, NoReturn
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, UsageError, flat
 from handoff_gate.gates.store.base import StoreError
 from handoff_gate.gates.store.select import STORE_ENV
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.deadline import parse_duration
 from handoff_gate.gates.vocab.states import HandoffState
 
 VERSION_MODULE = "handoff_gate.cli.commands.version"
@@ -84,6 +86,14 @@ def seconds(text: str) -> float:
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number >= 0: {text!r}")
     return value
+
+
+def duration(text: str) -> timedelta:
+    """``90s``, ``30m``, ``2h`` or ``7d``; anything else is an argument error (exit 2)."""
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def sha256_hex(text: str) -> str:
@@ -171,6 +181,14 @@ def _add_submit(p: argparse.ArgumentParser) -> None:
         "there) and named by its digest, so reviewers need no contract module; another "
         "document under that id, or a keyword the gate would not enforce, exits 2",
     )
+    p.add_argument(
+        "--expires-in",
+        type=duration,
+        metavar="DURATION",
+        help="a deadline (90s, 30m, 2h, 7d) written into the handoff: after it the handoff "
+        "is expired, decide refuses it and wait exits 5 (default: the policy rule's "
+        "expires_in, else none)",
+    )
     _add_key(p, "the handoff as its producer")
     _add_policy(p)
     p.add_argument(
@@ -197,8 +215,29 @@ def _add_check(p: argparse.ArgumentParser) -> None:
 
 
 def _add_decide(p: argparse.ArgumentParser) -> None:
-    _add_handoff(p)
-    p.add_argument("action", choices=[a.value for a in Action], help="the decision")
+    p.add_argument("run_dir", metavar="RUN_DIR", help="the run holding the handoff")
+    p.add_argument(
+        "handoff_id",
+        metavar="HANDOFF_ID",
+        help="e.g. 0001-plan; with --pending or --ids, this is the action instead",
+    )
+    p.add_argument("action", nargs="?", choices=[a.value for a in Action], help="approve or reject")
+    batch = p.add_mutually_exclusive_group()
+    batch.add_argument(
+        "--pending",
+        action="store_true",
+        help="decide every handoff of the run the action may be taken on now (approve: "
+        "pending ones; reject: pending and blocked), one line per id; exit 1 if any refused",
+    )
+    batch.add_argument(
+        "--ids",
+        metavar="-",
+        choices=["-"],
+        help="read 'ID SHA256' lines from stdin and decide each, bound to its sha256 "
+        "(a malformed line: exit 2, nothing written)",
+    )
+    p.add_argument("--phase", metavar="P", help="with --pending: only handoffs of this phase")
+    p.add_argument("--schema", metavar="ID", help="with --pending: only handoffs of this contract")
     p.add_argument("--reason", metavar="TEXT", help="why; required to reject")
     p.add_argument(
         "--category", choices=[c.value for c in Category], help="the kind of problem, to reject"
@@ -223,13 +262,20 @@ def _add_decide(p: argparse.ArgumentParser) -> None:
     _add_policy(p)
 
 
+def _add_withdraw(p: argparse.ArgumentParser) -> None:
+    _add_handoff(p)
+    p.add_argument("--reason", metavar="TEXT", help="why the pipeline no longer wants it")
+    _add_policy(p)
+
+
 def _add_wait(p: argparse.ArgumentParser) -> None:
     _add_handoff(p)
     p.add_argument(
         "--timeout",
         type=seconds,
         metavar="SECONDS",
-        help="give up (exit 3) after this long (default: wait forever)",
+        help="give up (exit 3) after this long (default: wait forever; a handoff's own "
+        "deadline ends the wait with exit 5, a withdrawal with exit 6)",
     )
     p.add_argument("--out", metavar="FILE", help="write the approved payload here; - for stdout")
     p.add_argument(
@@ -397,6 +443,7 @@ _ARGUMENTS = {
         "make a run whose decisions the pipeline's account cannot touch (run as root)",
         _add_init,
     ),
+    "withdraw": ("take back an undecided handoff the pipeline will not consume", _add_withdraw),
     "schemas": ("list known contracts, or print one as strict JSON Schema", _add_schemas),
     "list": ("one line per handoff under ROOT: state, verdict, decision, waiter", _add_list),
     "show": ("one handoff's report, decision and waiter", _add_show),

@@ -113,7 +113,8 @@ def test_a_version_1_database_upgrades_in_place(pg_url: str) -> None:
         admin.execute("INSERT INTO handoff_gate_meta (version) VALUES (1)")
         add_handoff(admin, add_run(admin, "run-1"))
         add_event(admin, "run-1", 1)
-        assert init_schema(admin, roles=True) == LATEST == 4
+        assert init_schema(admin, roles=True) == LATEST == 5
+        assert admin.execute("SELECT count(*) FROM withdrawals").fetchone() == (0,)
         paths = _function_paths(admin)
         assert len(paths) == 4
         assert all(path == ["search_path=pg_catalog, pg_temp"] for path in paths.values())
@@ -191,3 +192,24 @@ def test_a_lock_kept_by_the_pipeline_role_ends_decide_and_wait_with_exit_2(
         assert "locked by another database session" in _failure(err)
     decided = schema_db.execute("SELECT handoff_id FROM decisions").fetchall()
     assert decided == [(first.strip(),)]
+
+
+def test_only_the_pipeline_role_may_withdraw_and_a_withdrawal_is_append_only(
+    pg_server: PgServer, schema_db: psycopg.Connection[Any], tmp_path: Path
+) -> None:
+    db = schema_db.info.dbname
+    pipeline_url, reviewer_url = (pg_server.url(db, user=r) for r in (PIPELINE_ROLE, REVIEWER_ROLE))
+    plan = example_path("plan/v1").read_text()
+    submit = ("submit", "nightly", "--phase", "plan", "--schema", "plan/v1", "-")
+    code, out, err = _gate(pipeline_url, tmp_path, *submit, stdin=plan)
+    assert code == 0, err
+    handoff = out.strip()
+    code, _, err = _gate(reviewer_url, tmp_path, "withdraw", "nightly", handoff)
+    assert code == 2 and "permission denied" in err.lower(), err
+    assert schema_db.execute("SELECT count(*) FROM withdrawals").fetchone() == (0,)
+    code, out, err = _gate(pipeline_url, tmp_path, "withdraw", "nightly", handoff, "--reason", "x")
+    assert code == 0, err
+    with pytest.raises(errors.InsufficientPrivilege):
+        schema_db.execute("DELETE FROM withdrawals")
+    code, _, err = _gate(reviewer_url, tmp_path, "decide", "nightly", handoff, "approve")
+    assert code == 1 and "withdrawn" in err

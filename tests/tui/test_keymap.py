@@ -12,6 +12,7 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.approve_edit import ApproveEditScreen
+from handoff_gate.tui.screens.batch_approve import BatchApproveScreen
 from handoff_gate.tui.screens.edit_text import EditTextScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.help import HelpScreen
@@ -29,6 +30,7 @@ BOUND: list[list[BindingType]] = [
     ApproveScreen.BINDINGS,
     ApproveEditScreen.BINDINGS,
     EditTextScreen.BINDINGS,
+    BatchApproveScreen.BINDINGS,
     RejectScreen.BINDINGS,
     FullValueScreen.BINDINGS,
     HelpScreen.BINDINGS,

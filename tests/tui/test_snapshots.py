@@ -18,6 +18,7 @@ from tui_helpers import PLAN, SIZE, decide_as, make_app, notices, placed, put, s
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.batch_approve import BatchApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.help import HelpScreen
 from handoff_gate.tui.screens.reject import CategoryList, RejectScreen
@@ -276,3 +277,18 @@ def test_a_notification_over_the_detail_at_80x24(
         await settle(pilot, lambda: "Approval refused" in notices(pilot.app))
 
     assert _snap(snap_compare, root, registry, run_before=refused, size=(80, 24))
+
+
+def test_batch_approve_confirmation_lists_every_marked_handoff(
+    snap_compare: Callable[..., bool], root: Path, registry: Registry
+) -> None:
+    put(root, "fan-out", PLAN)
+    put(root, "fan-out", {**PLAN, "risks": []})
+    put(root, "fan-out", b'{"problem_statement": ')
+    put(root, "wire-faults", PLAN, phase="design", schema="plan/v1")
+
+    async def confirm(pilot: Pilot[Any]) -> None:
+        await _press_until(pilot, ["asterisk", "A"], BatchApproveScreen)
+        await settle(pilot, lambda: pilot.app.screen.query_one("#cancel").has_focus)
+
+    assert _snap(snap_compare, root, registry, run_before=confirm)

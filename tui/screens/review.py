@@ -35,6 +35,7 @@ from handoff_gate.gates.view.decidable import decidable_now
 from handoff_gate.gates.view.delivery import delivered_text
 from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.deadline import is_past
 from handoff_gate.gates.vocab.report import FieldRow, Report
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.cursor import next_after, start_target, step_waiting
@@ -48,7 +49,14 @@ from handoff_gate.tui.editing import (
 from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.keys import READ_ONLY_STAND_IN, REVIEW_KEYS
-from handoff_gate.tui.messages import BodyReady, DecisionFinished, Inspected, Listed, WatchFailed
+from handoff_gate.tui.messages import (
+    BatchDecided,
+    BodyReady,
+    DecisionFinished,
+    Inspected,
+    Listed,
+    WatchFailed,
+)
 from handoff_gate.tui.model import (
     Entry,
     Key,
@@ -59,12 +67,15 @@ from handoff_gate.tui.model import (
     visible_entries,
 )
 from handoff_gate.tui.notice import (
+    CANNOT_MARK,
     EDIT_UNCHANGED,
     NO_FIELD,
+    NOTHING_MARKED,
     NOTHING_TO_DECIDE,
     READ_ONLY,
     STILL_INSPECTING,
     Notice,
+    batch_decided,
     blocked,
     decided,
     edit_failed,
@@ -82,6 +93,7 @@ from handoff_gate.tui.render import entry_title, finding_text, safe
 from handoff_gate.tui.rows import RowCache, topbar
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.approve_edit import ApproveEditScreen
+from handoff_gate.tui.screens.batch_approve import BatchApproveScreen, BatchLine
 from handoff_gate.tui.screens.edit_text import EditTextScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
 from handoff_gate.tui.screens.help import HelpScreen, key_rows
@@ -98,6 +110,8 @@ if TYPE_CHECKING:
 
 #: Bulk updates (background inspection) repaint the list at most this often.
 LIST_REFRESH_S = 0.1
+#: How often pending rows with a deadline are looked at (time left, expiry).
+DEADLINE_TICK_S = 1.0
 #: From this many columns the rejected list widens for its decision columns.
 WIDE_DECISIONS = 120
 
@@ -108,7 +122,9 @@ class ReviewScreen(Screen[None]):
     #: Each key has an id for Textual's keymap (``keys``, docs/walkthrough.md).
     BINDINGS: ClassVar[list[BindingType]] = REVIEW_KEYS
     #: What a read-only review does not offer (hidden from the footer, help and palette).
-    DECIDING: ClassVar[frozenset[str]] = frozenset({"approve", "reject", "edit"})
+    DECIDING: ClassVar[frozenset[str]] = frozenset(
+        {"approve", "reject", "edit", "mark", "mark_all", "approve_marked", "reject_marked"}
+    )
     #: Never offered: the stand-in for the deciding keys of a read-only review.
     STAND_IN = READ_ONLY_STAND_IN
     #: The palette's entries for this screen; they reach it as ``Provider.screen``.
@@ -142,7 +158,9 @@ class ReviewScreen(Screen[None]):
         self._quiet = quiet
         self.set_reactive(ReviewScreen.show, show)
         self._book = Entries()
-        self._rows = RowCache(self._book.by_key, self._book.runs)
+        #: Handoffs marked for a batch decision (``space``, ``*``); only decidable ones.
+        self._marked: set[Key] = set()
+        self._rows = RowCache(self._book.by_key, self._book.runs, self._marked)
         self._scanned = False
         #: Repaint the list (re-filter, re-sort) or only the header; ``now=False`` from
         #: bulk updates coalesces them to one paint per ``LIST_REFRESH_S``.
@@ -162,16 +180,41 @@ class ReviewScreen(Screen[None]):
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
         self._detail = Detail(id="detail")
+        #: Above the footer, shown only while something is marked: how many, and the keys.
+        self._marks_bar = Static("", id="marks", markup=False)
 
     def compose(self) -> ComposeResult:
         yield self._topbar
         with self._main:
             yield self._list
             yield self._detail
+        yield self._marks_bar
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self._marks_bar.display = False
         self._list.focus()
+        self.set_interval(DEADLINE_TICK_S, self._tick_deadlines)
+
+    def _tick_deadlines(self) -> None:
+        """Keep the time left on pending rows current, and inspect again a handoff whose
+        deadline has just passed, so it turns ``expired`` (and unmarked) without waiting
+        for its files to change. Deciding it is refused by ``gates`` regardless."""
+        timed = [
+            entry
+            for entry in self.entries.values()
+            if entry.state is HandoffState.PENDING and entry.label and entry.label.expires_at
+        ]
+        for entry in timed:
+            self._rows.drop(entry.key)
+            if (
+                entry.label is not None
+                and entry.label.expires_at
+                and is_past(entry.label.expires_at)
+            ):
+                self.feed.inspect(entry.ref, urgent=False)
+        if timed:
+            self._list.refresh()
         self._update_topbar()
 
     def on_resize(self) -> None:
@@ -246,6 +289,8 @@ class ReviewScreen(Screen[None]):
             return False
         if action == self.STAND_IN and not self.read_only:
             return False
+        if action == "reject_marked" and not self._marked:
+            return False  # R then lists the rejected handoffs, as it did before marks
         return self.app.screen is self
 
     # --------------------------------------------------------------- selection
@@ -319,6 +364,8 @@ class ReviewScreen(Screen[None]):
                 if entry.decidable:
                     self._landed.append(result.key)
             moved = moved or placement(entry, self.show) != before
+            if result.key in self._marked and not entry.decidable:
+                self._unmark([result.key])
             self._rows.drop(result.key)
             refresh_detail = refresh_detail or result.key == current
             self._maybe_notify(entry)
@@ -514,6 +561,139 @@ class ReviewScreen(Screen[None]):
             self._tell(blocked(entry, report))
             return
         self.edit(core, entry, report, start)
+
+    # --------------------------------------------------------------- batches
+
+    @property
+    def marked(self) -> list[Key]:
+        """The marked handoffs in list order (those filtered out of view last)."""
+        listed = self.listed()
+        shown = [key for key in listed if key in self._marked]
+        return shown + sorted(self._marked - set(shown))
+
+    def action_mark(self) -> None:
+        """Mark or unmark the cursor's handoff; only one this reviewer can decide now
+        can be marked (``gates.view.decidable``), so a blocked one never is."""
+        entry = self.current_entry()
+        if entry is None:
+            return
+        if entry.key in self._marked:
+            self._unmark([entry.key])
+        elif entry.decidable:
+            self._mark([entry.key])
+        else:
+            self._tell(CANNOT_MARK)
+
+    def action_mark_all(self) -> None:
+        """Mark every handoff in the current view this reviewer can decide now."""
+        found = [key for key in self.listed() if (e := self.entries.get(key)) and e.decidable]
+        if not found:
+            self._tell(NOTHING_TO_DECIDE)
+            return
+        self._mark(found)
+
+    def _mark(self, keys: list[Key]) -> None:
+        self._marked.update(keys)
+        self._marks_changed(keys)
+
+    def _unmark(self, keys: list[Key]) -> None:
+        self._marked.difference_update(keys)
+        self._marks_changed(keys)
+
+    def _marks_changed(self, keys: list[Key]) -> None:
+        for key in keys:
+            self._rows.drop(key)
+        self._list.refresh()
+        count = len(self._marked)
+        self._marks_bar.display = bool(count)
+        self._marks_bar.update(
+            Text.assemble(
+                (f" {count} marked ", "bold black on cyan"),
+                "  A approve them · R reject them · space unmark",
+            )
+        )
+
+    def _batch(self) -> list[tuple[Entry, str]] | None:
+        """The marked handoffs still decidable, each with the sha256 it was seen with;
+        ``None``, said why, when there are none (or the core is not ready)."""
+        if self.read_only:
+            self._tell(READ_ONLY)
+            return None
+        if self.core is None:
+            self._tell(STILL_INSPECTING)
+            return None
+        chosen: list[tuple[Entry, str]] = []
+        for key in self.marked:
+            entry = self.entries.get(key)
+            if entry is not None and entry.decidable and entry.label and entry.label.sha256:
+                chosen.append((entry, entry.label.sha256))
+        if not chosen:
+            self._tell(NOTHING_MARKED)
+            return None
+        return chosen
+
+    def action_approve_marked(self) -> None:
+        """Approve every marked handoff after one confirmation that lists each of them."""
+        chosen = self._batch()
+        if chosen is not None and self.core is not None:
+            self.approve_batch(self.core, chosen)
+
+    def action_reject_marked(self) -> None:
+        """Reject every marked handoff with one reason and one category."""
+        chosen = self._batch()
+        if chosen is not None and self.core is not None:
+            self.reject_batch(self.core, chosen)
+
+    @work(exclusive=True, group="ask", name="approve-batch")
+    async def approve_batch(self, core: ReviewCore, chosen: list[tuple[Entry, str]]) -> None:
+        """One confirmation listing every marked handoff, then one decision each."""
+        dialog = BatchApproveScreen([_batch_line(entry, sha256) for entry, sha256 in chosen])
+        if await self.app.push_screen_wait(dialog):
+            self.write_batch(core, chosen, Action.APPROVE)
+
+    @work(exclusive=True, group="ask", name="reject-batch")
+    async def reject_batch(self, core: ReviewCore, chosen: list[tuple[Entry, str]]) -> None:
+        """The rejection dialog once, for all of them; then one decision each."""
+        noun = "handoff" if len(chosen) == 1 else "handoffs"
+        title = Text(f"{len(chosen)} marked {noun}", style="bold")
+        reports = [entry.report for entry, _ in chosen if entry.report is not None]
+        suggested = suggest_category(reports[0]) if len(reports) == 1 else Category.OTHER
+        rejection = await self.app.push_screen_wait(RejectScreen(title, suggested))
+        if rejection is not None:
+            self.write_batch(core, chosen, Action.REJECT, rejection.reason, rejection.category)
+
+    @work(thread=True, group="decide", name="decide-batch")
+    def write_batch(
+        self,
+        core: ReviewCore,
+        chosen: list[tuple[Entry, str]],
+        action: Action,
+        reason: str | None = None,
+        category: Category | None = None,
+    ) -> None:
+        """Write the batch off the UI thread; the answers come back as ``BatchDecided``."""
+        self.post_message(core.decide_many(chosen, action, reason, category))
+
+    def on_batch_decided(self, message: BatchDecided) -> None:
+        """Say how the batch went and unmark it. The cursor stays where it is, or, if
+        its handoff was decided, goes to the next one that waits (never to the top)."""
+        verb = (
+            "Approved"
+            if any(
+                r.decision is not None and r.decision.action is Action.APPROVE
+                for r in message.results
+            )
+            else "DecisionFinished"
+        )
+        self._tell(batch_decided(message.results, verb))
+        self._unmark([r.key for r in message.results])
+        current = self._list.current
+        if isinstance(current, tuple) and any(r.key == current for r in message.results):
+            target = next_after(self.entries, self._list.keys, current)
+            if target is not None:
+                self._list.select_key(target)
+        for run_dir in {r.key[0] for r in message.results}:
+            self.feed.relist(run_dir)
 
     def action_refuse_read_only(self) -> None:
         self._tell(READ_ONLY)
@@ -720,6 +900,19 @@ def _judge(core: ReviewCore, entry: Entry) -> None:
     pending handoff is asked about: the others need no word from the deciding code)."""
     refusal = core.refusal(entry) if entry.state is HandoffState.PENDING else None
     entry.decidable = decidable_now(entry.state, refusal.message if refusal else None)
+
+
+def _batch_line(entry: Entry, sha256: str) -> BatchLine:
+    label = entry.label
+    return BatchLine(
+        run=entry.run,
+        handoff_id=entry.ref.id,
+        phase=entry.ref.phase,
+        contract=(label.schema_id if label else None) or "?",
+        verdict=label.verdict if label else "?",
+        warnings=label.warnings if label else 0,
+        sha256=sha256,
+    )
 
 
 def _bound_to(binding: BindingType, actions: set[str] | frozenset[str]) -> bool:

@@ -3,7 +3,8 @@
 With ``--sha256`` the decision binds to the bytes the person looked at (``check`` prints
 that sha256): if the handoff changed since, nothing is written. With ``--key`` and
 ``--policy`` the decision is signed, and refused up front unless the key's principal may
-decide the handoff's phase.
+decide the handoff's phase. ``--pending`` and ``--ids -`` decide many at once
+(``decide_batch``).
 
 With ``approve --edit FILE`` the reviewer approves their edit of the payload instead:
 FILE's exact bytes, inspected against the handoff's contract (exit 1 with the findings
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import jiter
 
+from handoff_gate.cli.commands import decide_batch
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat, one_line, os_problem
 from handoff_gate.cli.inputs import existing_run, policy, registry, signing_key, store
 from handoff_gate.gates.run.decisions import DecisionRefused, EditRefused, decide
@@ -60,6 +62,12 @@ def _print_findings(report: Report) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.pending or args.ids is not None:
+        return decide_batch.run(args)
+    if args.action is None:
+        raise UsageError("decide needs an action after the id: approve or reject")
+    if args.phase or args.schema:
+        raise UsageError("--phase and --schema narrow --pending; this decides one handoff")
     edited = _edit_bytes(args.edit, args.action)
     contracts = registry(args.schemas, policy(args))
     where = store(args)

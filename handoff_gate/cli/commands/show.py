@@ -1,5 +1,6 @@
 """``handoff-gate show``: one handoff's field-by-field report (as ``check`` prints it),
-then its state, its decision (or why the decision record is unusable) and its waiter."""
+then its state, why it ended (withdrawn, expired), its decision (or why the decision
+record is unusable) and its waiter."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from handoff_gate.cli.status import to_json
 from handoff_gate.gates.run.standing import Standing, standing
 from handoff_gate.gates.view.tool_line import NAME_CHARS, plain, tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+from handoff_gate.gates.vocab.states import ENDED
 
 #: How much of a tool's own description ``show`` prints (it is the producer's text).
 DESCRIPTION_CHARS = 500
@@ -21,7 +23,10 @@ DESCRIPTION_CHARS = 500
 def _print_decision(status: Standing) -> None:
     print(f"state: {status.state.value}")
     d = status.named
-    if status.problem:
+    ended = status.state in ENDED
+    if ended:
+        print(f"ended: {flat(status.problem)}")
+    if status.problem and not ended:
         print(f"decision: UNUSABLE  {flat(status.problem)}")
     elif d is None:
         print("decision: none")

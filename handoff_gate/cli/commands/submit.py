@@ -111,6 +111,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
     payload = read_input(args.payload)
     signing = _signing(args)
+    expires_in = args.expires_in
+    trust = policy(args)
+    if expires_in is None and trust is not None:
+        rule = trust.rule_for(args.phase)
+        expires_in = rule.expires_in if rule is not None else None
     _create_run(args.run_dir, where)
     try:
         ref = submit(
@@ -129,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
             idempotency_key=args.idempotency_key,
             on_warning=_warn,
             json_schema=document,
+            expires_in=expires_in,
         )
     except PermissionError as exc:
         raise os_problem("submit into", args.run_dir, exc) from exc

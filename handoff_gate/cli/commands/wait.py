@@ -31,10 +31,12 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import (
     CHANGED,
+    EXPIRED,
     FAIL,
     INTERRUPTED,
     OK,
     TIMED_OUT,
+    WITHDRAWN,
     UsageError,
     one_line,
 )
@@ -241,5 +243,8 @@ def _not_delivered(handoff_id: str, result: WaitResult, expected: str) -> int:
     if result.outcome is WaitOutcome.CHANGED:
         print(_changed_message(handoff_id, who, result, expected), file=sys.stderr)
         return CHANGED
+    if result.outcome in (WaitOutcome.EXPIRED, WaitOutcome.WITHDRAWN):
+        print(f"{visible(result.ended)}; nothing delivered", file=sys.stderr)
+        return EXPIRED if result.outcome is WaitOutcome.EXPIRED else WITHDRAWN
     print(f"timed out waiting for a decision on {handoff_id}", file=sys.stderr)
     return TIMED_OUT

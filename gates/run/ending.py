@@ -1,0 +1,122 @@
+"""The two ends a handoff reaches without a decision: withdrawn, or expired.
+
+Both are terminal and fail closed: ``decide`` refuses after either, ``wait`` returns
+``withdrawn`` or ``expired`` instead of a payload, and ``standing`` shows them. A
+withdrawal is a record the pipeline writes (``withdrawal.withdraw``); expiry is the
+envelope's ``expires_at`` judged by the clock of whoever asks, the deciding or the
+waiting side, so nobody downstream has to trust the submitter's clock afterwards. A
+withdrawal outranks everything, an approval included: the pipeline said it will not
+consume the handoff, so it is never delivered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import jiter
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.vocab.deadline import AT_REGEX, is_past, parse_at
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+from handoff_gate.gates.vocab.safe_text import visible
+from handoff_gate.gates.vocab.states import HandoffState
+
+
+class Withdrawal(BaseModel):
+    """The pipeline's withdrawal record of one handoff."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    handoff: str
+    run: str
+    by: str = Field(min_length=1, max_length=200)
+    withdrawn_at: str = Field(pattern=AT_REGEX)
+    reason: str | None = Field(default=None, max_length=2000)
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """A handoff's end without a decision: its state and the one line that says so."""
+
+    state: HandoffState
+    why: str
+
+
+def withdrawal_of(store: RunStore, run: str, handoff_id: str) -> Withdrawal | None:
+    """The handoff's withdrawal, if any. A record that cannot be read still withdraws it
+    (fail closed), with its problem in place of a reason."""
+    data = store.withdrawal_record(run, handoff_id)
+    if data is None:
+        return None
+    try:
+        return Withdrawal.model_validate_json(data)
+    except ValidationError:
+        return Withdrawal(
+            handoff=handoff_id,
+            run=run,
+            by="?",
+            withdrawn_at="0000-00-00T00:00:00.000Z",
+            reason="the withdrawal record is unreadable",
+        )
+
+
+def withdrawn_line(handoff_id: str, found: Withdrawal) -> str:
+    """``0003-plan was withdrawn by ci@build at …: reason``, escape-free."""
+    reason = f": {visible(found.reason)}" if found.reason else ""
+    return f"{handoff_id} was withdrawn by {visible(found.by)} at {found.withdrawn_at}{reason}"
+
+
+def expired_line(handoff_id: str, expires_at: str) -> str:
+    return f"{handoff_id} expired at {expires_at}"
+
+
+def ending(
+    store: RunStore,
+    run: str,
+    handoff_id: str,
+    expires_at: str | None,
+    *,
+    now: datetime | None = None,
+) -> Ending | None:
+    """Withdrawn (the record), else expired (the deadline past by ``now``), else ``None``."""
+    found = withdrawal_of(store, run, handoff_id)
+    if found is not None:
+        return Ending(HandoffState.WITHDRAWN, withdrawn_line(handoff_id, found))
+    if expires_at is not None and is_past(expires_at, now):
+        return Ending(HandoffState.EXPIRED, expired_line(handoff_id, expires_at))
+    return None
+
+
+def stored_deadline(store: RunStore, run: str, handoff_id: str) -> str | None:
+    """The ``expires_at`` of the stored envelope, read once without a full inspection
+    (for a wait, which looks again and again). A deadline in a form no envelope may
+    have makes the handoff unapprovable anyway; it is read as already past."""
+    try:
+        value = jiter.from_json(store.handoff_bytes(run, handoff_id, MAX_HANDOFF_BYTES))
+    except (OSError, ValueError):
+        return None
+    found = value.get("expires_at") if isinstance(value, dict) else None
+    if found is None:
+        return None
+    try:
+        parse_at(found)
+    except ValueError:
+        return "0001-01-01T00:00:00.000Z"
+    return str(found)
+
+
+def decided_late(expires_at: str | None, decided_at: list[str]) -> bool:
+    """Whether any of these decisions was dated after the deadline (a record written by
+    a skewed or a forged clock): such a decision counts for nothing."""
+    if expires_at is None:
+        return False
+    deadline = parse_at(expires_at)
+    for moment in decided_at:
+        try:
+            if parse_at(moment) > deadline:
+                return True
+        except ValueError:
+            return True
+    return False

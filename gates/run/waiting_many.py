@@ -1,0 +1,106 @@
+"""Waiting on many handoffs at once: each result as it settles, or only the first.
+
+A pipeline that fanned out twenty branches should carry on with each branch the moment
+its reviewer decides, not in submission order. Every handoff gets its own
+``wait_async`` (the same waiter, refusals and ``wait_returned`` event as a single wait);
+this module only orders their ends by when they happen, and stops the waits that are no
+longer wanted, so a consumer that leaves early leaves no task behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncGenerator, Callable, Iterable
+from typing import TYPE_CHECKING
+
+from handoff_gate.gates.run.pickup import WaitResult, print_refusal
+from handoff_gate.gates.run.waiting_async import wait_async
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.store.base import RunStore
+    from handoff_gate.gates.trust.policy import Policy
+
+Settled = tuple[HandoffRef, WaitResult]
+
+
+async def wait_many(
+    run: str | os.PathLike[str],
+    refs: Iterable[HandoffRef | str],
+    *,
+    store: RunStore,
+    registry: Registry,
+    timeout: float | None = None,
+    poll: bool = False,
+    policy: Policy | None = None,
+    on_refused: Callable[[str], None] = print_refusal,
+) -> AsyncGenerator[Settled, None]:
+    """Yield ``(ref, result)`` for every handoff, in the order they settle.
+
+    A ref given as an id comes back as a ``HandoffRef`` of ``run``; one from ``submit``
+    comes back as given. Leaving the loop early (or cancelling it) cancels the waits
+    still running.
+    """
+    where = os.fspath(run)
+    wanted = [_ref(where, ref) for ref in refs]
+
+    async def one(ref: HandoffRef) -> Settled:
+        result = await wait_async(
+            where,
+            ref,
+            store=store,
+            registry=registry,
+            timeout=timeout,
+            poll=poll,
+            policy=policy,
+            on_refused=on_refused,
+        )
+        return ref, result
+
+    tasks = [asyncio.ensure_future(one(ref)) for ref in wanted]
+    try:
+        for settled in asyncio.as_completed(tasks):
+            yield await settled
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def wait_any(
+    run: str | os.PathLike[str],
+    refs: Iterable[HandoffRef | str],
+    *,
+    store: RunStore,
+    registry: Registry,
+    timeout: float | None = None,
+    poll: bool = False,
+    policy: Policy | None = None,
+    on_refused: Callable[[str], None] = print_refusal,
+) -> Settled:
+    """The first handoff to settle and its result; the other waits are cancelled.
+
+    ``ValueError`` when ``refs`` is empty: there is nothing that could settle.
+    """
+    waits = wait_many(
+        run,
+        refs,
+        store=store,
+        registry=registry,
+        timeout=timeout,
+        poll=poll,
+        policy=policy,
+        on_refused=on_refused,
+    )
+    try:
+        async for settled in waits:
+            return settled
+    finally:
+        await waits.aclose()
+    raise ValueError("wait_any needs at least one handoff to wait for")
+
+
+def _ref(run: str, ref: HandoffRef | str) -> HandoffRef:
+    return ref if isinstance(ref, HandoffRef) else HandoffRef.of(run, handoff_id_of(ref))

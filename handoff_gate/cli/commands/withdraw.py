@@ -1,0 +1,34 @@
+"""``handoff-gate withdraw``: the pipeline takes back a handoff it will not consume.
+
+The handoff becomes ``withdrawn``: decide refuses it, a wait on it exits 6. A decided
+handoff cannot be withdrawn (exit 1): its decision already stands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
+from handoff_gate.cli.inputs import existing_run, policy, registry, store
+from handoff_gate.gates.run.withdrawal import WithdrawRefused, withdraw
+from handoff_gate.gates.vocab.safe_text import visible
+
+
+def run(args: argparse.Namespace) -> int:
+    contracts = registry(args.schemas)
+    where = store(args)
+    run = existing_run(args.run_dir, where)
+    try:
+        done = withdraw(
+            where, run, args.handoff_id, registry=contracts, reason=args.reason, policy=policy(args)
+        )
+    except WithdrawRefused as exc:
+        print(f"refused: {one_line(exc)}", file=sys.stderr)
+        return FAIL
+    except PermissionError as exc:
+        raise os_problem("withdraw a handoff in", args.run_dir, exc) from exc
+    except (ValueError, OSError) as exc:
+        raise UsageError(one_line(exc)) from exc
+    print(f"{done.handoff} withdrawn by {visible(done.by)}")
+    return OK

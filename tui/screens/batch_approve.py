@@ -1,0 +1,100 @@
+"""The batch approval confirmation: one dialog that lists every marked handoff.
+
+"Approve all, but show every item": each line names the run and id, the phase, the
+contract, the verdict, its warning count and the sha256 prefix its decision binds to,
+so a reviewer confirms twenty handoffs knowing what each one is. As in the single
+dialog, Cancel holds focus so a stray Enter never approves; ``y`` confirms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from handoff_gate.tui.render import safe
+from handoff_gate.tui.widgets.marked_button import MarkedButton
+
+HINT = "y approve all · n / Esc cancel · Enter presses the focused button"
+#: How much of each sha256 a line shows: enough to tell two handoffs apart at a glance.
+SHA_PREFIX = 12
+
+
+@dataclass(frozen=True, slots=True)
+class BatchLine:
+    """One marked handoff as the confirmation lists it (every text untrusted)."""
+
+    run: str
+    handoff_id: str
+    phase: str
+    contract: str
+    verdict: str
+    warnings: int
+    sha256: str
+
+
+def line_text(line: BatchLine) -> Text:
+    """``run / id  phase  contract  verdict  N warnings  sha256 abcdef012345``."""
+    noun = "warning" if line.warnings == 1 else "warnings"
+    return Text.assemble(
+        (f"{safe(line.run, 30)} / ", "bold"),
+        (line.handoff_id, "cyan"),
+        f"  {safe(line.phase, 40)}",
+        (f"  {safe(line.contract, 40)}", "italic"),
+        f"  {safe(line.verdict, 20)}",
+        (f"  {line.warnings} {noun}", "bold yellow" if line.warnings else "dim"),
+        ("  sha256 ", "dim"),
+        (line.sha256[:SHA_PREFIX], "bold"),
+    )
+
+
+class BatchApproveScreen(ModalScreen[bool]):
+    """Dismisses with ``True`` only on an explicit confirmation of the whole list."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "confirm", "Approve all", id="confirm-batch"),
+        Binding("n,escape", "cancel", "Cancel", id="cancel-batch"),
+    ]
+
+    def __init__(self, lines: Sequence[BatchLine]) -> None:
+        super().__init__()
+        self._lines = lines
+
+    def compose(self) -> ComposeResult:
+        count = len(self._lines)
+        listed = Text("\n").join(line_text(line) for line in self._lines)
+        with VerticalScroll(id="dialog", classes="dialog"):
+            noun = "handoff" if count == 1 else "handoffs"
+            title = Text(f"Approve these {count} {noun}?", style="bold")
+            yield Static(title, classes="dialog-title")
+            yield Static(
+                Text("Each gets its own decision, bound to its own sha256.", style="dim"),
+                markup=False,
+            )
+            yield Static(listed, id="batch-lines", markup=False)
+            yield Static(
+                Text(HINT, style="dim"),
+                classes="dialog-hint",
+            )
+            with Horizontal(classes="dialog-buttons"):
+                yield MarkedButton("Cancel (n)", id="cancel")
+                yield MarkedButton(f"Approve {count} (y)", id="approve", variant="success")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "approve")
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
