@@ -211,3 +211,19 @@ def test_schemas_with_a_run_lists_and_prints_the_stored_contracts(side: Side) ->
     printed = side.gate("schemas", "--run", RUN, "--json-schema", "verify/v1")
     assert json.loads(printed.stdout) == json.loads(_schema("verify").read_bytes())
     assert side.gate("schemas", "--json-schema", "verify/v1").returncode == 2
+
+
+def test_check_text_says_what_each_field_is_for(tmp_path: Path) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"ticket": {"type": "string", "description": "the ticket \x1b[31mto close"}},
+    }
+    path = tmp_path / "refund.schema.json"
+    path.write_text(json.dumps(schema))
+    payload = tmp_path / "refund.json"
+    payload.write_text('{"ticket": "T-1"}')
+    done = Side(tmp_path, _bare_env()).gate("check", str(payload), "--json-schema", str(path))
+    assert done.returncode == 0, done.stderr
+    (row,) = [line for line in done.stdout.splitlines() if line.strip().startswith("ticket")]
+    assert "about: the ticket" in row and "to close" in row
+    assert "\x1b" not in done.stdout
