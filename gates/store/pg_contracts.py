@@ -13,8 +13,8 @@ from typing import Any
 
 from psycopg import Connection
 
-from handoff_gate.gates.contracts.registry import SCHEMA_ID
 from handoff_gate.gates.store.base import ContractConflict, StoredContract
+from handoff_gate.gates.vocab.ids import SCHEMA_ID_PATTERN
 
 KIND_JSON_SCHEMA = "json-schema"
 _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
@@ -31,7 +31,7 @@ DOCUMENT_QUERY = "SELECT document FROM contracts WHERE run = %s AND sha256 = %s 
 
 def checked(schema_id: str, sha256: str) -> None:
     """Refuse, before any query, what the table's checks would refuse less clearly."""
-    if not SCHEMA_ID.fullmatch(schema_id):
+    if not SCHEMA_ID_PATTERN.match(schema_id):
         raise ValueError(f"contract id {schema_id!r} is not of the form 'name/v1'")
     if not _SHA256.match(sha256):
         raise ValueError(f"not a sha256 digest: {sha256!r}")
