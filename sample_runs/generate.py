@@ -65,6 +65,7 @@ def write_run(run: Run, out: Path) -> dict[str, Any]:
             upstream_payload=step.upstream if step.has_upstream else ABSENT,
             registry=registry,
             allow_unknown_schema=True,
+            json_schema=_json_schema(step),
         )
         if step.decision is not None:
             decide(
@@ -83,6 +84,14 @@ def write_run(run: Run, out: Path) -> dict[str, Any]:
         }
     (run_dir / "README.md").write_text(run_readme(run, handoffs), encoding="utf-8")
     return {"summary": run.summary, "schemas": run.schemas, "handoffs": handoffs}
+
+
+def _json_schema(step: Step) -> dict[str, Any] | None:
+    """The step's JSON Schema contract, read from ``dex-contracts/``, if it has one."""
+    if step.json_schema is None:
+        return None
+    loaded: dict[str, Any] = json.loads((HERE / "dex-contracts" / step.json_schema).read_text())
+    return loaded
 
 
 def expectations() -> dict[str, Any]:
@@ -124,6 +133,11 @@ def run_readme(run: Run, handoffs: dict[str, Any]) -> str:
     lines = [f"# {run.name}", "", run.summary, ""]
     if run.schemas:
         lines += [f"Contracts: `--schemas ../{run.schemas}`.", ""]
+    if any(step.json_schema for step in run.steps):
+        lines += [
+            "Contracts: stored in the run (`contracts/`, see `handoff-gate contracts list`).",
+            "",
+        ]
     return "\n".join([*lines, *_table(handoffs)]) + "\n"
 
 

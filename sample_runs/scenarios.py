@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypedDict
 
 LENIENT = "lenient_contracts.py"
@@ -45,6 +46,9 @@ class Step:
     has_upstream: bool = False
     decision: Verdict | None = None
     note: str = ""
+    #: A JSON Schema file of ``dex-contracts/`` submitted with the step (``--json-schema``):
+    #: the contract is then stored in the run, and no module is needed to review it.
+    json_schema: str | None = None
 
 
 @dataclass(frozen=True)
@@ -875,6 +879,85 @@ CLEAN_RESEARCH = Run(
     ),
 )
 
+# --- the Dex feature loop again, its contracts JSON Schema stored in the run -------------
+
+DEX = Path(__file__).resolve().parent / "dex-contracts"
+
+
+def dex(name: str) -> bytes:
+    """A sample reply of ``dex-contracts/payloads/``, exactly as the file holds it."""
+    return (DEX / "payloads" / f"{name}.json").read_bytes()
+
+
+DEX_LOOP = Run(
+    name="dex-feature-loop",
+    summary=(
+        "The Dex feature loop with its four contracts as JSON Schema, each submitted with "
+        "`--json-schema` and so stored in the run by digest: a reviewer opens it with no "
+        "`--schemas` module at all."
+    ),
+    steps=(
+        Step(
+            "manifest",
+            "manifest/v1",
+            dex("manifest-ok"),
+            ("defaulted_field?features[0].depends_on",),
+            from_role="extractor",
+            to_role="orchestrator",
+            decision=Verdict("approve", "ana"),
+            note="the frozen feature manifest (a default filled in)",
+            json_schema="manifest.schema.json",
+        ),
+        Step(
+            "gap",
+            "gap/v1",
+            dex("gap-ok"),
+            (),
+            from_role="analyst",
+            to_role="orchestrator",
+            decision=Verdict("approve", "ana"),
+            note="gap analysis: resume the feature",
+            json_schema="gap_analysis.schema.json",
+        ),
+        Step(
+            "verify",
+            "verify/v1",
+            dex("verify-bad"),
+            (
+                "invalid_field!passed",
+                "invalid_field!failures[0].severity",
+                "empty_field!summary",
+            ),
+            from_role="verifier",
+            to_role="orchestrator",
+            decision=Verdict("reject", "ana", "passed is not a boolean; no summary", "other"),
+            note="a verification the contract refuses (rejected)",
+            json_schema="verify.schema.json",
+        ),
+        Step(
+            "verify",
+            "verify/v1",
+            dex("verify-ok"),
+            (),
+            from_role="verifier",
+            to_role="orchestrator",
+            decision=Verdict("approve", "ana"),
+            note="the verification again, with one minor failure",
+            json_schema="verify.schema.json",
+        ),
+        Step(
+            "learnings",
+            "learnings/v1",
+            dex("learnings-ok"),
+            ("empty_field?learnings[1].context",),
+            from_role="learner",
+            to_role="orchestrator",
+            note="what was learnt, in its six categories (undecided)",
+            json_schema="learnings.schema.json",
+        ),
+    ),
+)
+
 RUNS: tuple[Run, ...] = (
     RESEARCH,
     LENIENT_RUN,
@@ -884,4 +967,5 @@ RUNS: tuple[Run, ...] = (
     WIRE,
     CLEAN_BUILD,
     CLEAN_RESEARCH,
+    DEX_LOOP,
 )

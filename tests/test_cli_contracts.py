@@ -211,3 +211,45 @@ def test_schemas_with_a_run_lists_and_prints_the_stored_contracts(side: Side) ->
     printed = side.gate("schemas", "--run", RUN, "--json-schema", "verify/v1")
     assert json.loads(printed.stdout) == json.loads(_schema("verify").read_bytes())
     assert side.gate("schemas", "--json-schema", "verify/v1").returncode == 2
+
+
+def test_check_text_says_what_each_field_is_for(tmp_path: Path) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"ticket": {"type": "string", "description": "the ticket \x1b[31mto close"}},
+    }
+    path = tmp_path / "refund.schema.json"
+    path.write_text(json.dumps(schema))
+    payload = tmp_path / "refund.json"
+    payload.write_text('{"ticket": "T-1"}')
+    done = Side(tmp_path, _bare_env()).gate("check", str(payload), "--json-schema", str(path))
+    assert done.returncode == 0, done.stderr
+    (row,) = [line for line in done.stdout.splitlines() if line.strip().startswith("ticket")]
+    assert "about: the ticket" in row and "to close" in row
+    assert "\x1b" not in done.stdout
+
+
+@pytest.mark.parametrize("tamper", ["edited", "removed"])
+def test_a_stored_contract_edited_or_removed_blocks_its_handoffs(
+    tmp_path: Path, tamper: str
+) -> None:
+    """The agent rewrites the run's copy of the contract to let anything through: the
+    handoff names the digest it was made against, so it is blocked, never approved."""
+    side = Side(tmp_path, _bare_env())
+    submitted = side.gate(
+        "submit", RUN, "--phase", "verify", "--schema", "verify/v1",
+        "--json-schema", str(_schema("verify")), str(_payload("verify-bad")),
+    )  # fmt: skip
+    handoff = submitted.stdout.strip()
+    (document,) = (tmp_path / RUN / "contracts").glob("*.json")
+    document.chmod(0o644)
+    if tamper == "edited":
+        document.write_text('{"type": "object", "properties": {}, "additionalProperties": true}')
+    else:
+        document.unlink()
+    shown = json.loads(side.gate("show", RUN, handoff, "--json").stdout)
+    assert shown["verdict"] == "blocked"
+    assert "unknown_schema" in json.dumps(shown["report"])
+    decided = side.gate("decide", RUN, handoff, "approve")
+    assert decided.returncode == 1 and "contract stored in the run" in decided.stderr
+    assert side.gate("wait", RUN, handoff, "--timeout", "0").returncode == 3

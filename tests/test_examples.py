@@ -224,3 +224,35 @@ def test_framework_examples_retry_after_a_reject_and_print_the_approved_plan(
     assert done.returncode == 0, done.stderr[-2000:]
     assert reviewer.decided == ["0001-plan", "0002-plan"]
     assert json.loads(done.stdout)["risks"] == ["the export may miss manual retries"]
+
+
+NODE = shutil.which("node")
+NODE_STEPS = ["0001-manifest", "0002-verify"]
+
+
+@pytest.mark.skipif(NODE is None, reason="the Node example needs node (20 or later)")
+@pytest.mark.parametrize(("reject", "exit_code"), [(None, 0), ("0002-verify", 1)])
+def test_node_pipeline_submits_json_schema_contracts_and_waits(
+    tmp_path: Path, reject: str | None, exit_code: int
+) -> None:
+    """A pipeline with no Python of its own: its contracts reach the reviewer (a thread
+    with only the built-in contracts) as JSON Schema stored in the run."""
+    assert NODE is not None
+    done, reviewer = run_example(
+        [NODE, str(EXAMPLES / "pipeline.mjs"), str(tmp_path)], tmp_path, reject, shell_env()
+    )
+    assert done.returncode == exit_code, done.stdout + done.stderr
+    assert reviewer.decided == NODE_STEPS
+    envelopes = [json.loads((tmp_path / "handoffs" / f"{i}.json").read_text()) for i in NODE_STEPS]
+    assert all(len(e["schema_sha256"]) == 64 for e in envelopes)
+    assert {p.name for p in (tmp_path / "contracts" / "ids").iterdir()} == {
+        "manifest@v1.json",
+        "verify@v1.json",
+    }
+    if reject is None:
+        assert (
+            "0002-verify: approved; delivered build_succeeded, failures, feature_id" in done.stdout
+        )
+        assert "every step approved" in done.stdout
+    else:
+        assert "not approved (exit 1)" in done.stdout and "scope too wide" in done.stdout

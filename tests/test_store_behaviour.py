@@ -126,7 +126,7 @@ def _task(spec: tuple[str, str], run: str, job: str, n: int, gate: Any) -> list[
         if job == "contract":
             digest = hashlib.sha256(str(n).encode()).hexdigest()
             try:
-                store.add_contract(run, "plan/v1", digest, b'{"type":"object"}')
+                store.add_contract(run, "plan/v1", digest, b'{"type":"object"}', added=ADDED)
             except ContractConflict:
                 return ["refused"]
             return [digest]
@@ -405,6 +405,7 @@ def test_decided_ids_name_only_the_decided_handoffs_in_order(target: Target) -> 
     assert second not in store.decided_ids(run)
 
 
+ADDED = "2026-03-02T09:00:47.000Z"
 PLAN_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"goal": {"type": "string", "minLength": 1, "description": "what to do"}},
@@ -416,23 +417,23 @@ PLAN_SCHEMA: dict[str, Any] = {
 def test_a_contract_is_stored_once_per_id_and_another_content_is_refused(target: Target) -> None:
     store, run = target.store, target.run
     one, two = "a" * 64, "b" * 64
-    assert store.add_contract(run, "plan/v1", one, b'{"type":"object"}') is True
-    assert store.add_contract(run, "plan/v1", one, b'{"type":"object"}') is False
+    assert store.add_contract(run, "plan/v1", one, b'{"type":"object"}', added=ADDED) is True
+    assert store.add_contract(run, "plan/v1", one, b'{"type":"object"}', added=ADDED) is False
     with pytest.raises(ContractConflict) as refused:
-        store.add_contract(run, "plan/v1", two, b"{}")
+        store.add_contract(run, "plan/v1", two, b"{}", added=ADDED)
     assert one in str(refused.value) and two in str(refused.value)
     assert "new version" in str(refused.value)
-    assert store.add_contract(run, "plan/v2", two, b"{}") is True
+    assert store.add_contract(run, "plan/v2", two, b"{}", added=ADDED) is True
     listed = store.contracts(run)
     assert [(c.schema_id, c.sha256, c.kind) for c in listed] == [
         ("plan/v1", one, "json-schema"),
         ("plan/v2", two, "json-schema"),
     ]
-    assert all(c.added.endswith("Z") for c in listed)
+    assert all(c.added == ADDED for c in listed)
     assert store.contract_document(run, one) == b'{"type":"object"}'
     assert store.contract_document(run, "c" * 64) is None
     with pytest.raises(ValueError, match="name/v1"):
-        store.add_contract(run, "../x", one, b"{}")
+        store.add_contract(run, "../x", one, b"{}", added=ADDED)
 
 
 def test_of_racers_storing_one_contract_id_exactly_one_wins(
@@ -505,7 +506,7 @@ def test_the_watch_names_the_run_when_a_contract_is_added(target: Target) -> Non
         _until(lambda: Change() in seen, "the first Change()")
         time.sleep(0.2)  # a filesystem watcher arms just after it says so
         seen.clear()
-        store.add_contract(run, "plan/v1", "d" * 64, b"{}")
+        store.add_contract(run, "plan/v1", "d" * 64, b"{}", added=ADDED)
         _until(
             lambda: any(
                 isinstance(c, Change) and c.run and store.run_label(c.run) == store.run_label(run)

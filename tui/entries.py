@@ -43,6 +43,8 @@ class Entries:
         #: Keys of entries without a state yet: the screen asks after every batch of
         #: inspections whether any is left, which a scan of ten thousand would make slow.
         self._uninspected: set[Key] = set()
+        #: The stored contracts each run's last complete listing named.
+        self._contracts: dict[Path, tuple[str, ...]] = {}
 
     @property
     def all_inspected(self) -> bool:
@@ -84,12 +86,30 @@ class Entries:
             entry.stamp, entry.decision_stamp = stamp, decision_stamp
             merged.stale.append(key)
             merged.inspect.append(ref)
+        self._contracts_changed(listing, merged)
         return merged
+
+    def _contracts_changed(self, listing: RunListing, merged: Merged) -> None:
+        """A contract added to the run since the last look: every handoff of the run
+        listed unchanged is inspected again (one that named the contract was blocked
+        without it). Contracts are added rarely, so a whole run is cheap enough."""
+        if listing.contracts is None:
+            return
+        before = self._contracts.get(listing.run_dir)
+        self._contracts[listing.run_dir] = listing.contracts
+        if before is None or before == listing.contracts:
+            return
+        queued = {ref.id for ref in merged.inspect}
+        for ref in listing.refs:
+            if ref.id not in queued and (listing.run_dir, ref.id) in self.by_key:
+                merged.stale.append((listing.run_dir, ref.id))
+                merged.inspect.append(ref)
 
     def forget_run(self, run_dir: Path, initial: bool, selected: object) -> Merged:
         """A run that is gone: its entries go with it."""
         merged = self.merge(RunListing(run_dir, (), {}, {}), initial, selected)
         self.runs.pop(run_dir, None)
+        self._contracts.pop(run_dir, None)
         return merged
 
     def fold(self, result: Inspection, selected: object) -> Entry | None:
@@ -98,8 +118,15 @@ class Entries:
         entry = self.by_key.get(result.key)
         if entry is None:
             return None
-        same_bytes = entry.report is not None and entry.report.sha256 == result.report.sha256
-        entry.report = entry.report if same_bytes else result.report
+        old = entry.report
+        # The same bytes with the same findings: the same report (a contract that arrived
+        # since changes the findings of the same bytes, and then the new one counts).
+        same = (
+            old is not None
+            and old.sha256 == result.report.sha256
+            and old.findings == result.report.findings
+        )
+        entry.report = old if same else result.report
         entry.label = Label.of(result.report)
         self.keep_report(entry, selected)
         entry.decision, entry.decision_error = result.decision, result.decision_error

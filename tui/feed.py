@@ -205,11 +205,21 @@ def listing_of(store: RunStore, run: Path, ids: Collection[str] | None = None) -
     stamps = {listed.id: listed.stamp for listed in found}
     decisions = {listed.id: listed.decision_stamp for listed in found}
     if ids is None:
-        return RunListing(run, refs, stamps, decisions, waiters=waiters)
+        return RunListing(
+            run, refs, stamps, decisions, waiters=waiters, contracts=_contracts(store, address)
+        )
     removed = frozenset(ids).difference(stamps)
     return RunListing(
         run, refs, stamps, decisions, complete=False, removed=removed, waiters=waiters
     )
+
+
+def _contracts(store: RunStore, run: str) -> tuple[str, ...] | None:
+    """The run's stored contracts as ``RunListing.contracts`` names them."""
+    try:
+        return tuple(sorted(f"{c.schema_id}@{c.sha256}" for c in store.contracts(run)))
+    except (OSError, ValueError):
+        return None
 
 
 def _one_line(exc: Exception) -> str:

@@ -155,7 +155,8 @@ def time_left(expires_at: str) -> str:
 
 
 def field_label(row: FieldRow, width: int = 100) -> Text:
-    """A field-tree line: state badges, path, value, message, fitted to ``width`` cells.
+    """A field-tree line: state badges, path, value, message, the contract's description
+    of the field, fitted to ``width`` cells.
 
     Badges come first so a state is never scrolled out of view, a row holding problems
     further down says the worst of them and how many (never a plain "ok"); a long value
@@ -174,6 +175,8 @@ def field_label(row: FieldRow, width: int = 100) -> Text:
     label.append_text(_value(row, states, room))
     if row.message:
         label.append(f"  {safe(row.message, _MESSAGE_LIMIT)}", style="italic red")
+    if row.description:  # what the contract says the field is for (untrusted text too)
+        label.append(f"  · {safe(row.description, _MESSAGE_LIMIT)}", style="dim")
     return fit(label, width)
 
 
@@ -204,6 +207,9 @@ def field_detail(row: FieldRow) -> Text:
     if row.message:
         text.append("\nwhy ", style="dim")
         text.append(safe(row.message, _DETAIL_LIMIT), style="italic")
+    if row.description:
+        text.append("\nabout ", style="dim")
+        text.append(safe(row.description, _DETAIL_LIMIT))
     return text
 
 

@@ -41,6 +41,10 @@ class RunListing:
     complete: bool = True
     removed: frozenset[str] = frozenset()
     waiters: dict[str, tuple[str, ...]] | None = None
+    #: The contracts the run stores (``id@sha256`` each, sorted) when a complete listing
+    #: looked (``None``: not looked): when they change, the run's handoffs are inspected
+    #: again, since one blocked for want of its contract may now be reviewable.
+    contracts: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -349,9 +349,12 @@ def _check_report(attempt: _Attempt, report: Report, expected_sha256: str | None
     if attempt.action is Action.APPROVE and not report.approvable:
         blocking = {f.code for f in report.blocking}
         codes = ", ".join(sorted(code.value for code in blocking))
+        stored = report.envelope is not None and report.envelope.schema_sha256 is not None
         hint = (
             "; its contract is not loaded here: pass the contracts module with --schemas "
             "(or HANDOFF_GATE_SCHEMAS), a module that defines only contracts"
+            if Code.UNKNOWN_SCHEMA in blocking and not stored
+            else "; the contract stored in the run that it names cannot be used (see show)"
             if Code.UNKNOWN_SCHEMA in blocking
             else ""
         )

@@ -24,6 +24,7 @@ from handoff_gate.gates.contracts.json_schema import (
     read_json_schema,
     schema_sha256,
 )
+from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.base import RunStore
 
 
@@ -45,7 +46,9 @@ def add_contract(
     """
     contract_from_json_schema(schema)
     digest = schema_sha256(schema)
-    store.add_contract(os.fspath(run), schema_id, digest, document_bytes(schema))
+    store.add_contract(
+        os.fspath(run), schema_id, digest, document_bytes(schema), added=audit.now_iso()
+    )
     return digest
 
 

@@ -254,11 +254,14 @@ class RunStore(Protocol):
         (the caller checks each envelope it reads), never fewer."""
         ...
 
-    def add_contract(self, run: str, schema_id: str, sha256: str, document: bytes) -> bool:
+    def add_contract(
+        self, run: str, schema_id: str, sha256: str, document: bytes, *, added: str
+    ) -> bool:
         """Store a contract's ``document`` (a JSON Schema) under ``schema_id`` and the
-        ``sha256`` naming its content, written exclusively like a handoff; ``True`` when
-        it was new. The same id with the same digest is a no-op (``False``); another
-        digest under a stored id is ``ContractConflict``. The store does not judge the
+        ``sha256`` naming its content, written exclusively like a handoff, noting when it
+        was ``added`` (ISO-8601 UTC, the gate's clock); ``True`` when it was new. The
+        same id with the same digest is a no-op (``False``); another digest under a
+        stored id is ``ContractConflict``. The store does not judge the
         document: readers check it against the digest (``gates.run.stored_contracts``)."""
         ...
 

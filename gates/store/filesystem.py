@@ -337,10 +337,12 @@ class FilesystemStore:
             return indexed
         return reversed(self.handoff_ids(run))
 
-    def add_contract(self, run: str, schema_id: str, sha256: str, document: bytes) -> bool:
+    def add_contract(
+        self, run: str, schema_id: str, sha256: str, document: bytes, *, added: str
+    ) -> bool:
         """In the run's ``contracts/`` folder (``fs_contracts``), the run made if new."""
         self.create(run)
-        return fs_contracts.add_contract(self._dir(run), schema_id, sha256, document, _now())
+        return fs_contracts.add_contract(self._dir(run), schema_id, sha256, document, added)
 
     def contracts(self, run: str) -> list[StoredContract]:
         return fs_contracts.contracts_in(self._dir(run))
@@ -609,11 +611,6 @@ def _entry_bytes(run_dir: Path, handoff_id: str, name: str) -> bytes | None:
         return None
     except (OSError, ValueError):
         return b""
-
-
-def _now() -> str:
-    """ISO-8601 UTC to the second, as the audit log's times are written."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def _publish(target: Path, handoff_id: str, data: bytes) -> None:

@@ -21,9 +21,9 @@ import os
 import re
 from pathlib import Path
 
-from handoff_gate.gates.contracts.registry import SCHEMA_ID
 from handoff_gate.gates.store.base import ContractConflict, StoredContract
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded
+from handoff_gate.gates.vocab.ids import SCHEMA_ID_PATTERN
 
 CONTRACTS = "contracts"
 IDS = "ids"
@@ -35,7 +35,7 @@ _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 
 
 def _checked(schema_id: str, sha256: str) -> None:
-    if not SCHEMA_ID.fullmatch(schema_id):
+    if not SCHEMA_ID_PATTERN.match(schema_id):
         raise ValueError(f"contract id {schema_id!r} is not of the form 'name/v1'")
     if not _SHA256.match(sha256):
         raise ValueError(f"not a sha256 digest: {sha256!r}")

@@ -420,12 +420,14 @@ class PostgresStore:
         """Every handoff of the run, latest first: the rows keep no contract column."""
         return reversed(self.handoff_ids(run))
 
-    def add_contract(self, run: str, schema_id: str, sha256: str, document: bytes) -> bool:
+    def add_contract(
+        self, run: str, schema_id: str, sha256: str, document: bytes, *, added: str
+    ) -> bool:
         """A row of the run's contracts (``pg_contracts``), the run added if new."""
         validate_run_id(run)
         pg_contracts.checked(schema_id, sha256)
         return self._write(
-            run, lambda conn: pg_contracts.insert(conn, run, schema_id, sha256, document)
+            run, lambda conn: pg_contracts.insert(conn, run, schema_id, sha256, document, added)
         )
 
     def contracts(self, run: str) -> list[StoredContract]:

@@ -18,6 +18,9 @@ PHASE_PATTERN = re.compile(PHASE_REGEX[:-1] + r"\Z")
 ID_PATTERN = re.compile(ID_REGEX[:-1] + r"\Z")
 #: A database run id, the rule for run directory names too (the ``runs`` table checks it).
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\Z")
+#: A contract id, ``name/vN`` (``plan/v1``): the grammar every contract id keeps, checked
+#: before a store keeps one (the registry's ``SCHEMA_ID`` is the same).
+SCHEMA_ID_PATTERN = re.compile(r"[a-z][a-z0-9_]*/v[0-9]+\Z")
 
 
 class UnsafePathError(ValueError):

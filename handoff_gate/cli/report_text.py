@@ -10,10 +10,12 @@ from typing import Any
 from handoff_gate.cli.errors import flat
 from handoff_gate.gates.view.fields import field_rows
 from handoff_gate.gates.vocab.report import FieldState, Report
-from handoff_gate.gates.vocab.safe_text import preview
+from handoff_gate.gates.vocab.safe_text import elide, preview
 
 #: Beyond this many field rows a report is cut with a visible ``…``.
 MAX_ROWS = 400
+#: How much of a field's ``description`` (what the contract says it is for) a row shows.
+DESCRIPTION_LIMIT = 160
 
 
 def _value_text(value: Any, child_count: int) -> str:
@@ -35,6 +37,8 @@ def _print_rows(report: Report, parent: str, depth: int, budget: list[int]) -> N
         line += "(absent)" if absent else _value_text(row.value, row.child_count)
         if row.message:
             line += f"  — {flat(row.message)}"
+        if row.description:  # the contract's words: untrusted too, and kept short
+            line += f"  · about: {flat(elide(row.description, DESCRIPTION_LIMIT))}"
         print(line)
         if row.child_count:
             _print_rows(report, row.path, depth + 1, budget)

@@ -116,7 +116,7 @@ def test_a_version_1_database_upgrades_in_place(pg_url: str) -> None:
         assert init_schema(admin, roles=True) == LATEST == 5
         assert admin.execute("SELECT count(*) FROM withdrawals").fetchone() == (0,)
         paths = _function_paths(admin)
-        assert len(paths) == 4
+        assert len(paths) == 5  # version 3 adds the contracts notify trigger
         assert all(path == ["search_path=pg_catalog, pg_temp"] for path in paths.values())
         assert admin.execute("SELECT count(*) FROM handoffs").fetchone() == (1,)
         add_event(admin, "run-1", 2)

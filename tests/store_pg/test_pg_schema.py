@@ -242,3 +242,36 @@ def test_the_reviewer_role_cannot_submit(schema_db: psycopg.Connection[Any]) -> 
             add_handoff(reviewer, "run-1", 2)
         with pytest.raises(errors.InsufficientPrivilege):
             add_run(reviewer, "run-2")
+
+
+def _add_contract(conn: psycopg.Connection[Any], schema_id: str = "plan/v1") -> None:
+    conn.execute(
+        "INSERT INTO contracts (run, schema_id, sha256, kind, document) "
+        "VALUES ('run-1', %s, %s, 'json-schema', '{}')",
+        (schema_id, "a" * 64),
+    )
+
+
+def test_stored_contracts_are_the_pipelines_to_add_and_nobodys_to_change(
+    schema_db: psycopg.Connection[Any],
+) -> None:
+    with _as(schema_db, PIPELINE_ROLE) as pipeline:
+        add_run(pipeline)
+        with psycopg.connect(schema_db.info.dsn, autocommit=True) as listener:
+            listener.execute(f"LISTEN {CHANNEL}")
+            _add_contract(pipeline)
+            (note,) = list(listener.notifies(timeout=BOUND, stop_after=1))
+        assert json.loads(note.payload) == {"run": "run-1", "kind": "contract"}
+        with pytest.raises(errors.UniqueViolation):
+            _add_contract(pipeline)
+        with pytest.raises(errors.InsufficientPrivilege):
+            pipeline.execute("UPDATE contracts SET document = 'x'")
+    with _as(schema_db, REVIEWER_ROLE) as reviewer:
+        assert reviewer.execute("SELECT count(*) FROM contracts").fetchone() == (1,)
+        with pytest.raises(errors.InsufficientPrivilege):
+            _add_contract(reviewer, "plan/v2")
+    for change in ("UPDATE contracts SET sha256 = sha256", "DELETE FROM contracts"):
+        with pytest.raises(errors.InsufficientPrivilege, match="append-only"):
+            schema_db.execute(change)
+    with pytest.raises(errors.CheckViolation):
+        _add_contract(schema_db, "../x")
