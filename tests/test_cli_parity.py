@@ -13,7 +13,18 @@ import handoff_gate as hg
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.store.filesystem import list_handoffs
 
-WAIT_KEYS = {"outcome", "payload", "decision", "report", "dropped_keys", "defaulted"}
+WAIT_KEYS = {
+    "outcome",
+    "payload",
+    "decision",
+    "report",
+    "dropped_keys",
+    "defaulted",
+    "edited",
+    "edited_sha256",
+    "original_sha256",
+    "ended",
+}
 NOTE_CONTRACT = (
     "from pydantic import BaseModel\n"
     "class Note(BaseModel):\n"
@@ -161,3 +172,37 @@ def test_wait_result_tells_exactly_as_sent_from_after_keys_were_dropped(tmp_path
     assert as_sent.payload == dropped.payload
     assert (as_sent.dropped_keys, as_sent.defaulted) == ((), ())
     assert (dropped.dropped_keys, dropped.defaulted) == (("internal_notes",), ())
+
+
+def test_list_json_names_a_tool_call_and_its_tool(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"amount": {"type": "integer"}}}
+    with hg.Gate(tmp_path) as gate:
+        gate.submit_tool_call(
+            "job-1", tool="send_refund", args={"amount": 5}, call_id="call_a",
+            json_schema=schema, agent="support",
+        )  # fmt: skip
+    (row,) = json.loads(cli("list", str(tmp_path / "job-1"), "--json").stdout)
+    assert row["kind"] == "tool_call"
+    assert row["tool"] == {"name": "send_refund", "call_id": "call_a", "agent": "support"}
+
+
+def test_wait_json_says_an_edit_was_delivered_and_names_both_digests(tmp_path: Path) -> None:
+    hid = submit(tmp_path)
+    edited = {**json.loads(PLAN_BYTES), "problem_statement": "Estimate churn by cohort"}
+    hg.decide(tmp_path, hid, "approve", edited_payload=edited, registry=load_registry(""))
+    code, result, _ = _wait_json(tmp_path, hid)
+    assert code == 0
+    assert result["edited"] is True
+    assert result["payload"]["problem_statement"] == "Estimate churn by cohort"
+    assert result["original_sha256"] == result["report"]["sha256"]
+    assert result["edited_sha256"] not in (None, result["original_sha256"])
+
+
+def test_wait_json_of_a_withdrawn_handoff_says_who_ended_it(tmp_path: Path) -> None:
+    hid = submit(tmp_path)
+    done = cli("withdraw", str(tmp_path), hid, "--reason", "job cancelled")
+    assert done.returncode == 0, done.stderr
+    code, result, _ = _wait_json(tmp_path, hid)
+    assert (code, result["outcome"], result["payload"]) == (6, "withdrawn", None)
+    assert "job cancelled" in result["ended"]
+    assert result["edited"] is False

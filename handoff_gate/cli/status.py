@@ -18,8 +18,8 @@ def to_json(found: Standing) -> dict[str, Any]:
 
     ``sha256`` is the handoff file's, as ``decide --sha256`` and ``wait --sha256`` take
     it (``null`` when the file cannot be read); ``kind`` is what the envelope says it
-    carries (``"output"`` for every handoff of this envelope format) and ``tool`` the
-    tool call a ``"tool_call"`` handoff names (``null`` otherwise)."""
+    carries (``"output"``, or ``"tool_call"``) and ``tool`` the call a ``"tool_call"``
+    handoff names, ``{name, call_id, description?, agent?, thread?}`` (``null`` otherwise)."""
     d = found.named
     envelope = found.report.envelope
     return {
@@ -28,8 +28,12 @@ def to_json(found: Standing) -> dict[str, Any]:
         "phase": found.ref.phase,
         "schema": found.report.schema_id,
         "sha256": found.report.sha256 or None,
-        "kind": getattr(envelope, "kind", "output"),
-        "tool": None,
+        "kind": envelope.kind if envelope is not None else "output",
+        "tool": (
+            envelope.tool.model_dump(mode="json", exclude_none=True)
+            if envelope is not None and envelope.tool is not None
+            else None
+        ),
         "state": found.state.value,
         "verdict": found.report.verdict.value,
         "waiter": bool(found.waiters),

@@ -5,7 +5,10 @@ several lines), so a shell or TypeScript pipeline reads the outcome, the reason 
 the delivery dropped or filled in from this object instead. The keys are a contract
 (docs/protocol.md): ``outcome``, ``payload`` (the delivered object on approval, else
 ``null``), ``decision`` (the deciding record, as ``show --json`` prints it), ``report``
-(``check --json``'s shape), ``dropped_keys`` and ``defaulted`` (field paths).
+(``check --json``'s shape), ``dropped_keys`` and ``defaulted`` (field paths),
+``edited`` with ``edited_sha256`` and ``original_sha256`` (an approved reviewer's edit
+is what ``payload`` holds) and ``ended`` (for ``expired`` and ``withdrawn``: the line
+saying when it expired, or who withdrew it and why; else ``null``).
 """
 
 from __future__ import annotations
@@ -25,4 +28,8 @@ def result_json(result: WaitResult) -> dict[str, Any]:
         "report": result.report.to_json() if result.report is not None else None,
         "dropped_keys": list(result.dropped_keys),
         "defaulted": list(result.defaulted),
+        "edited": result.edited,
+        "edited_sha256": result.edited_sha256,
+        "original_sha256": result.original_sha256 if approved else None,
+        "ended": result.ended or None,
     }
