@@ -505,7 +505,7 @@ class FilesystemStore:
     def withdrawal_record(self, run: str, handoff_id: str) -> bytes | None:
         try:
             return read_bounded(withdrawal_path(self._dir(run), handoff_id), MAX_DECISION_BYTES)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # junk as the folder holds no record
             return None
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
