@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.inspect.stages import inspect
 from handoff_gate.gates.run.report_in_run import previous_payload
+from handoff_gate.gates.run.stored_contracts import contract_for
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -64,7 +65,26 @@ def inspect_edit(
     except (OSError, ValueError):
         found = None
     previous: object = ABSENT if found is None else found
-    return inspect(data, schema, registry, previous=previous, max_bytes=MAX_HANDOFF_BYTES)
+    return inspect(
+        data,
+        schema,
+        _contracts(store, os.fspath(run), original, registry),
+        previous=previous,
+        max_bytes=MAX_HANDOFF_BYTES,
+    )
+
+
+def _contracts(store: RunStore, run: str, original: Report, registry: Registry) -> Registry:
+    """The contracts the edit is inspected against: for a handoff that names a contract
+    stored in the run, that document's (as its own inspection used), never a class of
+    the same id; else ``registry``."""
+    envelope = original.envelope
+    if envelope is None or envelope.schema_sha256 is None or original.schema_id is None:
+        return registry
+    stored = contract_for(store, run, original.schema_id, envelope.schema_sha256)
+    if isinstance(stored, str):  # the run cannot supply it: the edit is unknown_schema too
+        return {k: v for k, v in registry.items() if k != original.schema_id}
+    return {**registry, original.schema_id: stored}
 
 
 def kept_edit(

@@ -114,6 +114,35 @@ async def test_an_approval_of_the_arguments_as_sent_is_a_plain_approve(tmp_path:
     assert ran == ["c1:5"]
 
 
+async def test_a_reviewers_edit_in_the_gate_becomes_the_middlewares_edit(tmp_path: Path) -> None:
+    """A person who fixes one argument (``decide … approve --edit``) has the tool run with
+    the fixed arguments: the gate's edit is LangChain's ``edit`` decision."""
+    ran: list[str] = []
+    run = tmp_path / "job-17"
+    agent = refund_agent("per_call", ran, ("call_a", {"customer": "c1", "amount_cents": 500}))
+    first = agent.invoke(
+        {"messages": [{"role": "user", "content": "refund"}]}, CONFIG, version="v2"
+    )
+
+    async def edit_amount() -> None:
+        async with asyncio.timeout(BOUND):
+            while "call_a" not in (found := calls_in(run)):
+                await asyncio.sleep(0.02)
+        with hg.Gate(tmp_path) as gate:
+            fixed = {"customer": "c1", "amount_cents": 5}
+            gate.decide(run.name, found["call_a"], "approve", edited_payload=fixed)
+
+    reviewer = asyncio.create_task(edit_amount())
+    command = await review_interrupts(
+        run, first.interrupts, tools=[refund_tool(ran)], timeout=BOUND
+    )
+    await reviewer
+    edited = {"name": "send_refund", "args": {"customer": "c1", "amount_cents": 5}}
+    assert command.resume == {first.interrupts[0].id: {"type": "edit", "edited_action": edited}}
+    agent.invoke(command, CONFIG, version="v2")
+    assert ran == ["c1:5"]
+
+
 async def test_invalid_arguments_are_rejected_before_anyone_is_asked(tmp_path: Path) -> None:
     ran: list[str] = []
     agent = refund_agent("batched", ran, ("call_a", {"customer": "c1", "amount_cents": "lots"}))
