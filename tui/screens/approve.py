@@ -22,8 +22,40 @@ from handoff_gate.tui.widgets.marked_button import MarkedButton
 SHOWN_WARNINGS = 5
 
 
-class ApproveScreen(ModalScreen[bool]):
-    """Dismisses with ``True`` only on an explicit confirmation."""
+class Confirmation(ModalScreen[bool]):
+    """A yes/no dialog that dismisses with ``True`` only on an explicit confirmation: the
+    Approve button or ``action_confirm``. Its subclasses compose a ``#cancel`` and an
+    ``#approve`` button; Cancel takes the focus."""
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "approve")
+
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+def warnings_text(lead: str, warnings: Sequence[Text]) -> Text:
+    """``lead`` and the warning count, then the first warnings one per line, the rest
+    counted."""
+    count = len(warnings)
+    noun = "warning" if count == 1 else "warnings"
+    listed = Text.assemble((lead, ""), (f"{count} {noun}", "bold yellow" if count else "bold"))
+    for line in warnings[:SHOWN_WARNINGS]:
+        listed.append("\n  ⚠ ")
+        listed.append_text(line)
+    if count > SHOWN_WARNINGS:
+        listed.append(f"\n  …and {count - SHOWN_WARNINGS} more", style="dim")
+    return listed
+
+
+class ApproveScreen(Confirmation):
+    """The approval of a handoff as sent."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Approve", id="confirm-approve"),
@@ -38,16 +70,7 @@ class ApproveScreen(ModalScreen[bool]):
         self._warnings = warnings
 
     def compose(self) -> ComposeResult:
-        count = len(self._warnings)
-        noun = "warning" if count == 1 else "warnings"
-        listed = Text.assemble(
-            ("with ", ""), (f"{count} {noun}", "bold yellow" if count else "bold")
-        )
-        for line in self._warnings[:SHOWN_WARNINGS]:
-            listed.append("\n  ⚠ ")
-            listed.append_text(line)
-        if count > SHOWN_WARNINGS:
-            listed.append(f"\n  …and {count - SHOWN_WARNINGS} more", style="dim")
+        listed = warnings_text("with ", self._warnings)
         with VerticalScroll(id="dialog", classes="dialog"):
             yield Static(Text("Approve this handoff?", style="bold"), classes="dialog-title")
             yield Static(self._title, markup=False)
@@ -60,15 +83,3 @@ class ApproveScreen(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield MarkedButton("Cancel (n)", id="cancel")
                 yield MarkedButton("Approve (y)", id="approve", variant="success")
-
-    def on_mount(self) -> None:
-        self.query_one("#cancel", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "approve")
-
-    def action_confirm(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)

@@ -13,14 +13,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Static
 
+from handoff_gate.tui.screens.approve import Confirmation, warnings_text
 from handoff_gate.tui.widgets.marked_button import MarkedButton
 
 
-class ApproveEditScreen(ModalScreen[bool]):
-    """Dismisses with ``True`` only on an explicit confirmation."""
+class ApproveEditScreen(Confirmation):
+    """The approval of a reviewer's edit."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Approve edit", id="confirm-edit"),
@@ -40,14 +40,7 @@ class ApproveEditScreen(ModalScreen[bool]):
         self._warnings = warnings
 
     def compose(self) -> ComposeResult:
-        count = len(self._warnings)
-        noun = "warning" if count == 1 else "warnings"
-        listed = Text.assemble(
-            ("the edit has ", ""), (f"{count} {noun}", "bold yellow" if count else "bold")
-        )
-        for line in self._warnings[:5]:
-            listed.append("\n  ⚠ ")
-            listed.append_text(line)
+        listed = warnings_text("the edit has ", self._warnings)
         with Vertical(id="edit-approve", classes="dialog"):
             yield Static(Text("Approve this edit?", style="bold"), classes="dialog-title")
             yield Static(self._title, markup=False)
@@ -61,15 +54,3 @@ class ApproveEditScreen(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield MarkedButton("Cancel (n)", id="cancel")
                 yield MarkedButton("Approve edit (y)", id="approve", variant="success")
-
-    def on_mount(self) -> None:
-        self.query_one("#cancel", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "approve")
-
-    def action_confirm(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)

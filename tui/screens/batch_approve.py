@@ -16,10 +16,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Static
 
 from handoff_gate.tui.render import safe
+from handoff_gate.tui.screens.approve import Confirmation
 from handoff_gate.tui.widgets.marked_button import MarkedButton
 
 HINT = "y approve all · n / Esc cancel · Enter presses the focused button"
@@ -55,7 +55,7 @@ def line_text(line: BatchLine) -> Text:
     )
 
 
-class BatchApproveScreen(ModalScreen[bool]):
+class BatchApproveScreen(Confirmation):
     """Dismisses with ``True`` only on an explicit confirmation of the whole list."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -86,15 +86,3 @@ class BatchApproveScreen(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield MarkedButton("Cancel (n)", id="cancel")
                 yield MarkedButton(f"Approve {count} (y)", id="approve", variant="success")
-
-    def on_mount(self) -> None:
-        self.query_one("#cancel", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "approve")
-
-    def action_confirm(self) -> None:
-        self.dismiss(True)
-
-    def action_cancel(self) -> None:
-        self.dismiss(False)
