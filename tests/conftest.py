@@ -4,15 +4,21 @@
 (function) is a fresh empty database on it, as a libpq URL for the superuser. Where the
 server binaries are missing the tests that ask for them are skipped, except under CI
 (``CI`` set), where that is a failure: a CI run must not go green by testing nothing.
+``place`` runs a test once on a run folder and once on a database run.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
+import psycopg
 import pytest
 from pg_server import PgServer, PgUnavailable
+from store_place import Place
+
+from handoff_gate.gates.store.postgres_schema import init_schema
 
 
 @pytest.fixture(scope="session")
@@ -32,3 +38,14 @@ def pg_server() -> Iterator[PgServer]:
 @pytest.fixture
 def pg_url(pg_server: PgServer) -> str:
     return pg_server.url(pg_server.create_database())
+
+
+@pytest.fixture(params=["fs", "pg"])
+def place(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Place]:
+    if request.param == "fs":
+        yield Place(str(tmp_path), str(tmp_path / "job"), ())
+        return
+    url: str = request.getfixturevalue("pg_url")
+    with psycopg.connect(url, autocommit=True) as conn:
+        init_schema(conn, roles=True)
+    yield Place(url, "job", ("--store", url))

@@ -11,41 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg
 import pytest
 from cli_helpers import cli
+from store_place import Place
 from trust.trust_helpers import make_key
 
 import handoff_gate as hg
-from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.schemas import example_path
 
 PLAN = example_path("plan/v1").read_bytes()
 BROKEN = b'{"problem_statement": '
-
-
-@dataclass(frozen=True)
-class Place:
-    """A store (a folder or a URL), the run in it, and the CLI's ``--store`` words."""
-
-    store: str
-    run: str
-    store_args: tuple[str, ...]
-
-
-@pytest.fixture(params=["fs", "pg"])
-def place(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Place]:
-    if request.param == "fs":
-        yield Place(str(tmp_path), str(tmp_path / "job"), ())
-        return
-    url: str = request.getfixturevalue("pg_url")
-    with psycopg.connect(url, autocommit=True) as conn:
-        init_schema(conn, roles=True)
-    yield Place(url, "job", ("--store", url))
 
 
 def submitted(gate: hg.Gate, run: str, payloads: list[bytes]) -> list[hg.HandoffRef]:

@@ -11,44 +11,21 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import psycopg
 import pytest
 from cli_helpers import BOUND, GATE, cli
+from store_place import Place
 from trust.trust_helpers import make_key
 
 import handoff_gate as hg
 from handoff_gate.gates.run.placement import verified_producer
-from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.deadline import is_past, parse_duration, short
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.schemas import example_path
 
 PLAN = example_path("plan/v1").read_bytes()
-
-
-@dataclass(frozen=True)
-class Place:
-    """A store (a folder or a URL), the run in it, and the CLI's ``--store`` words."""
-
-    store: str
-    run: str
-    store_args: tuple[str, ...]
-
-
-@pytest.fixture(params=["fs", "pg"])
-def place(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Place]:
-    if request.param == "fs":
-        yield Place(str(tmp_path), str(tmp_path / "job"), ())
-        return
-    url: str = request.getfixturevalue("pg_url")
-    with psycopg.connect(url, autocommit=True) as conn:
-        init_schema(conn, roles=True)
-    yield Place(url, "job", ("--store", url))
 
 
 def events(gate: hg.Gate, run: str, name: str) -> list[dict[str, object]]:
