@@ -219,6 +219,26 @@ _V2: tuple[str, ...] = (
     ),
 )
 
+
+def _append_only(table: str) -> tuple[str, str]:
+    """The two triggers that make ``table`` append-only: no UPDATE or DELETE of a row,
+    no TRUNCATE."""
+    return (
+        _in_schema(
+            f"""
+            CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON %1$I.{table}
+            FOR EACH ROW EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
+            """
+        ),
+        _in_schema(
+            f"""
+            CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON %1$I.{table}
+            FOR EACH STATEMENT EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
+            """
+        ),
+    )
+
+
 #: Version 3: contracts stored in the run by digest (issue 23). One row per contract id
 #: of a run, append-only like the other records; the digest is the application's (of the
 #: document's canonical form), so the database checks its shape, and readers check the
@@ -250,18 +270,7 @@ _V3: tuple[str, ...] = (
         END $body$
         """
     ),
-    _in_schema(
-        """
-        CREATE TRIGGER contracts_append_only BEFORE UPDATE OR DELETE ON %1$I.contracts
-        FOR EACH ROW EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
-        """
-    ),
-    _in_schema(
-        """
-        CREATE TRIGGER contracts_no_truncate BEFORE TRUNCATE ON %1$I.contracts
-        FOR EACH STATEMENT EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
-        """
-    ),
+    *_append_only("contracts"),
     _in_schema(
         """
         CREATE TRIGGER contracts_notify AFTER INSERT ON %1$I.contracts
@@ -289,18 +298,7 @@ _V4: tuple[str, ...] = (
         )
         """
     ),
-    _in_schema(
-        """
-        CREATE TRIGGER edits_append_only BEFORE UPDATE OR DELETE ON %1$I.edits
-        FOR EACH ROW EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
-        """
-    ),
-    _in_schema(
-        """
-        CREATE TRIGGER edits_no_truncate BEFORE TRUNCATE ON %1$I.edits
-        FOR EACH STATEMENT EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
-        """
-    ),
+    *_append_only("edits"),
 )
 
 #: Version 5: the pipeline's withdrawals, one per handoff (issue 21). Append-only like
@@ -319,18 +317,7 @@ _V5: tuple[str, ...] = (
         )
         """
     ),
-    _in_schema(
-        """
-        CREATE TRIGGER withdrawals_append_only BEFORE UPDATE OR DELETE ON %1$I.withdrawals
-        FOR EACH ROW EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
-        """
-    ),
-    _in_schema(
-        """
-        CREATE TRIGGER withdrawals_no_truncate BEFORE TRUNCATE ON %1$I.withdrawals
-        FOR EACH STATEMENT EXECUTE FUNCTION %1$I.handoff_gate_refuse_change()
-        """
-    ),
+    *_append_only("withdrawals"),
     _in_schema(
         """
         CREATE TRIGGER withdrawals_notify AFTER INSERT ON %1$I.withdrawals
