@@ -18,8 +18,9 @@ def to_json(found: Standing) -> dict[str, Any]:
 
     ``sha256`` is the handoff file's, as ``decide --sha256`` and ``wait --sha256`` take
     it (``null`` when the file cannot be read); ``kind`` is what the envelope says it
-    carries (``"output"``, or ``"tool_call"``) and ``tool`` the call a ``"tool_call"``
-    handoff names, ``{name, call_id, description?, agent?, thread?}`` (``null`` otherwise)."""
+    carries (``"output"`` or ``"tool_call"``; ``null`` when the envelope cannot be read)
+    and ``tool`` the call a ``"tool_call"`` handoff names, ``{name, call_id,
+    description?, agent?, thread?}`` (``null`` otherwise)."""
     d = found.named
     envelope = found.report.envelope
     return {
@@ -28,7 +29,7 @@ def to_json(found: Standing) -> dict[str, Any]:
         "phase": found.ref.phase,
         "schema": found.report.schema_id,
         "sha256": found.report.sha256 or None,
-        "kind": envelope.kind if envelope is not None else "output",
+        "kind": envelope.kind if envelope is not None else None,
         "tool": (
             envelope.tool.model_dump(mode="json", exclude_none=True)
             if envelope is not None and envelope.tool is not None
