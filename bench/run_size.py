@@ -3,9 +3,8 @@ run of ``profile.run_size`` handoffs against the same in a run of 10 (issue 9: â
 
 Both runs hold the same cycle of contracts (the mixed examples and ``baton/v1``, whose
 ``decision_log`` is append-only, so every check looks up the previous baton). The first
-handoff of each contract is submitted for real, which starts the run's contract index;
-the rest are its envelope with the next id and sequence number, written straight to
-the run after their index entry (``schema_index.note``), exactly what ``submit``
+handoff of each contract is submitted for real; the rest are its envelope with the
+next id and sequence number, written straight to the run, exactly what ``submit``
 writes (submitting 100,000 handoffs one by one would take minutes). The measured
 calls are the in-process API, alternating between the two runs so drift hits both
 alike: ``inspect_in_run`` (what ``handoff-gate check`` runs on a handoff of a run) of
@@ -28,7 +27,6 @@ from bench.stats import summarize
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.store import schema_index
 from handoff_gate.gates.store.filesystem import HANDOFFS, FilesystemStore, handoff_path
 from handoff_gate.gates.vocab.findings import Severity
 from handoff_gate.schemas import example_path
@@ -67,7 +65,6 @@ def build_run(run_dir: Path, count: int, fresh: int, registry: Registry) -> list
         schema_id = BATON if seq > count else CYCLE[(seq - 1) % len(CYCLE)]
         handoff_id = f"{seq:04d}-{PHASE}"
         data = _envelope_bytes(templates[schema_id], seq, handoff_id)
-        schema_index.note(run_dir, schema_id, handoff_id)  # as submit does, before publishing
         fd = os.open(handoff_path(run_dir, handoff_id), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
             os.write(fd, data)

@@ -8,6 +8,7 @@ reject of the approved one, and emptying (or editing) the contract's index.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 from pathlib import Path
@@ -116,17 +117,18 @@ def test_an_unsigned_approval_makes_no_baseline_under_a_policy(tmp_path: Path) -
     assert _blocked_as_rewrite(run, again, policy)
 
 
-def test_an_emptied_or_edited_index_changes_no_baseline(tmp_path: Path) -> None:
+def test_an_index_left_in_the_run_changes_no_baseline(tmp_path: Path) -> None:
+    """Versions before kept ``handoffs/.index`` and the pipeline can write one: empty or
+    naming another handoff, it is never read."""
     run = tmp_path / "run"
     approved = _submit(run, json.dumps(_baton()).encode())
     decide(run, approved, "approve", registry=REGISTRY)
     for _ in range(3):
         submit(run, example_path("plan/v1").read_bytes(), phase="plan", schema_id="plan/v1")
-    indexes = sorted((run / "handoffs" / ".index").iterdir())
-    for index in indexes:
-        index.write_text("")  # emptied
-    rewrite = _submit(run, _rewritten())
-    assert _blocked_as_rewrite(run, rewrite)
-    for index in indexes:
-        index.write_text("0003-plan\n")  # edited to name something else
+    index = run / "handoffs" / ".index"
+    index.mkdir()
+    planted = index / hashlib.sha256(b"baton/v1").hexdigest()
+    planted.write_text("")  # emptied
+    assert _blocked_as_rewrite(run, _submit(run, _rewritten()))
+    planted.write_text("0003-plan\n")  # edited to name something else
     assert _blocked_as_rewrite(run, _submit(run, _rewritten()))

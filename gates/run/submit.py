@@ -161,9 +161,7 @@ def submit(
         written.append(_envelope_bytes(base, seq, handoff_id, data, signing))
         return written[-1]
 
-    stored = store.add_handoff(
-        where, phase, envelope, schema_id=schema_id, idempotency_key=idempotency_key
-    )
+    stored = store.add_handoff(where, phase, envelope, idempotency_key=idempotency_key)
     if not stored.created:
         existing = _same_producer_bytes(store, where, stored.id, data, idempotency_key)
         return HandoffRef(where, stored.id, hashlib.sha256(existing).hexdigest())

@@ -17,8 +17,8 @@ sees it.
 
 Everything else that depends on where runs live is a method here too, so no code above
 the seam asks which store it has: the name records carry for a run (``run_name``),
-listing runs, the handoffs that may carry a contract (``related_ids``: an index on the
-filesystem), the digest of a handoff too big to read, the waiter records reviewers see,
+listing runs, the decided handoffs (``decided_ids``: where append-only checks look
+for their baseline), the digest of a handoff too big to read, the waiter records reviewers see,
 and the wake-ups a blocked wait sleeps on (``subscribe``). A store object is for one
 thread; ``copy`` gives another thread its own, and ``close`` releases what it holds.
 
@@ -224,13 +224,11 @@ class RunStore(Protocol):
         phase: str,
         envelope: Callable[[int, str], bytes],
         *,
-        schema_id: str | None = None,
         idempotency_key: str | None = None,
     ) -> StoredHandoff:
         """Publish the next handoff of ``run``: ``envelope(seq, id)`` gives its bytes.
 
-        ``schema_id`` is the contract it carries (for ``related_ids``). With an
-        ``idempotency_key`` already used in the run, nothing is written and the handoff
+        With an ``idempotency_key`` already used in the run, nothing is written and the handoff
         that key named is returned with ``created=False``.
         """
         ...
@@ -247,11 +245,6 @@ class RunStore(Protocol):
     def handoff_sha256(self, run: str, handoff_id: str) -> str:
         """The sha256 of a handoff however big (one too big to inspect can still be
         rejected by its bytes); empty when it cannot be read."""
-        ...
-
-    def related_ids(self, run: str, schema_ids: Collection[str]) -> Iterator[str]:
-        """Handoff ids that may carry one of ``schema_ids``, latest first. Possibly more
-        (the caller checks each envelope it reads), never fewer."""
         ...
 
     def add_contract(

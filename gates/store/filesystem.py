@@ -14,9 +14,9 @@ relative to the store's root (an absolute path stays absolute; without a root, r
 to the working directory). Every name read from disk or from an argument is checked
 against the id pattern and must resolve inside the run.
 
-Besides the records, a run folder keeps what only a folder needs: an index of which
-handoffs carry which contract (``schema_index``), a record per live waiter (``waiters``),
-and the change watcher blocked waits share (``fs_watch``, loaded on first ``subscribe``).
+Besides the records, a run folder keeps what only a folder needs: a record per live
+waiter (``waiters``), and the change watcher blocked waits share (``fs_watch``, loaded
+on first ``subscribe``).
 A front end that shows every run lists them with stamps (``fs_listing``) and watches the
 whole root through one watcher (``fs_hints``, loaded on first ``watch``).
 """
@@ -40,7 +40,6 @@ from handoff_gate.gates.store import (
     fs_edits,
     fs_layout,
     log_file,
-    schema_index,
     waiters,
 )
 from handoff_gate.gates.store.base import (
@@ -240,14 +239,10 @@ class FilesystemStore:
         phase: str,
         envelope: Callable[[int, str], bytes],
         *,
-        schema_id: str | None = None,
         idempotency_key: str | None = None,
     ) -> StoredHandoff:
         run_dir = self._dir(run)
         self.create(run)
-        indexed = schema_id is not None and schema_index.start(
-            run_dir, empty=not list_handoffs(run_dir)
-        )
         key_mark: Path | None = None
         if idempotency_key is not None:
             digest = hashlib.sha256(idempotency_key.encode()).hexdigest()
@@ -268,8 +263,6 @@ class FilesystemStore:
                         return known
                     raise
             data = envelope(seq, handoff_id)
-            if indexed and schema_id is not None:  # before publishing: see schema_index
-                schema_index.note(run_dir, schema_id, handoff_id)
             try:
                 exclusive_create(handoff_path(run_dir, handoff_id), data)
             except FileExistsError:
@@ -328,14 +321,6 @@ class FilesystemStore:
         except OSError:
             return ""
         return digest.hexdigest()
-
-    def related_ids(self, run: str, schema_ids: Collection[str]) -> Iterator[str]:
-        """From the run's contract index when it has one (a few reads in a run of any
-        length), else every handoff."""
-        indexed = schema_index.ids_for(self._dir(run), sorted(schema_ids))
-        if indexed is not None:
-            return indexed
-        return reversed(self.handoff_ids(run))
 
     def add_contract(
         self, run: str, schema_id: str, sha256: str, document: bytes, *, added: str

@@ -345,10 +345,8 @@ class PostgresStore:
         phase: str,
         envelope: Callable[[int, str], bytes],
         *,
-        schema_id: str | None = None,
         idempotency_key: str | None = None,
     ) -> StoredHandoff:
-        """``schema_id`` is not kept: ``related_ids`` reads the run's ids instead."""
         validate_run_id(run)
 
         def work(conn: Conn) -> StoredHandoff:
@@ -415,10 +413,6 @@ class PostgresStore:
         except OSError:
             return ""
         return str(rows[0][0]) if rows else ""
-
-    def related_ids(self, run: str, schema_ids: Collection[str]) -> Iterator[str]:
-        """Every handoff of the run, latest first: the rows keep no contract column."""
-        return reversed(self.handoff_ids(run))
 
     def add_contract(
         self, run: str, schema_id: str, sha256: str, document: bytes, *, added: str
