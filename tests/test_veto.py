@@ -89,7 +89,9 @@ decisions = sys.argv[1]
 hid = sys.argv[2]
 tries = {
     "unlink": lambda: os.unlink(os.path.join(decisions, hid, "alice.json")),
-    "replace": lambda: os.rename(os.path.join(decisions, hid, "alice.json"), "/tmp/x"),
+    "replace": lambda: os.rename(
+        os.path.join(decisions, hid, "alice.json"), os.path.join(decisions, "..", "taken")
+    ),
     "plant": lambda: open(os.path.join(decisions, hid, "bob.json"), "x").close(),
     "mkdir": lambda: os.mkdir(os.path.join(decisions, "0099-plan")),
     "move folder": lambda: os.rename(decisions, decisions + ".old"),
