@@ -29,7 +29,8 @@ typecheck: $(STAMP)
 	$(BIN)/lint-imports
 
 unit: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto -m 'not alone'
+	$(BIN)/pytest -q -m alone
 
 test: lint typecheck unit
 

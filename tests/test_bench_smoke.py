@@ -51,6 +51,7 @@ def test_a_figure_misses_when_either_the_limit_or_the_ratio_is_exceeded() -> Non
 
 
 @pytest.mark.timeout(240)
+@pytest.mark.alone
 def test_smoke_run_reports_every_benchmark_beside_its_baseline(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
     done = subprocess.run(
