@@ -22,12 +22,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.audit.decision_record import Decision, read_decision
+from handoff_gate.gates.audit.verify import verify_run
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.contracts.spec import ENV_VAR as SCHEMAS_ENV
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.audit_verify import verify_run
 from handoff_gate.gates.run.batch import BatchItem, BatchResult, decide_many
-from handoff_gate.gates.run.decision_record import Decision, read_decision
 from handoff_gate.gates.run.decisions import decide as decide_in
 from handoff_gate.gates.run.edits import EditedPayload
 from handoff_gate.gates.run.ending import Withdrawal

@@ -36,12 +36,12 @@ if TYPE_CHECKING:
         wait,
         wait_async,
     )
+    from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
     from handoff_gate.gates.contracts.json_schema import JsonSchemaError
     from handoff_gate.gates.contracts.registry import RegistryError, load_registry
     from handoff_gate.gates.gate import Gate
     from handoff_gate.gates.inspect.handoff_file import inspect_file, inspect_handoff
     from handoff_gate.gates.inspect.stages import inspect
-    from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
     from handoff_gate.gates.run.decisions import DecisionRefused, EditRefused
     from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
     from handoff_gate.gates.run.standing import Standing
@@ -72,8 +72,8 @@ _HOMES: dict[str, str] = {
     "submit": "api",
     "wait": "api",
     "wait_async": "api",
-    "Decision": "run.decision_record",
-    "DecisionCorrupt": "run.decision_record",
+    "Decision": "audit.decision_record",
+    "DecisionCorrupt": "audit.decision_record",
     "DecisionRefused": "run.decisions",
     "EditRefused": "run.decisions",
     "WithdrawRefused": "run.withdrawal",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cli_helpers import cli, python_stdout, submit
 
-from handoff_gate.gates.run import audit
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.filesystem import FilesystemStore
 
 #: What only a wait that blocks needs: the watcher library, the module that runs it, the

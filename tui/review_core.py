@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from handoff_gate.gates.audit.decision_record import describe
 from handoff_gate.gates.run.batch import decide_many
-from handoff_gate.gates.run.decision_record import describe
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_for
 from handoff_gate.gates.run.edits import edit_problem, inspect_edit
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt, parse_decision
+from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt, parse_decision
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.run.placement import verified_producer
 from handoff_gate.gates.run.signed_check import check_signed

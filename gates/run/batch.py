@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.decision_record import Decision
+from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.run.decisions import DecisionRefused, decide
 from handoff_gate.gates.run.standing import standing
 from handoff_gate.gates.store.base import RunStore

@@ -29,8 +29,8 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NoReturn
 
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decision_record import (
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.audit.decision_record import (
     Decision,
     DecisionCorrupt,
     codes_of,

@@ -28,8 +28,8 @@ from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
 if TYPE_CHECKING:
+    from handoff_gate.gates.audit.decision_record import Decision
     from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.run.decision_record import Decision
     from handoff_gate.gates.vocab.report import Report
 
 #: What ``edited_payload=`` takes: the edited payload's bytes, or a JSON object.

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decision_record import Decision
 from handoff_gate.gates.run.ending import decided_late, ending, stored_deadline
 from handoff_gate.gates.run.quorum import Settlement, record_refusals, settle
 from handoff_gate.gates.run.report_in_run import inspect_in_run

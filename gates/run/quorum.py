@@ -30,14 +30,14 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decision_record import (
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.audit.decision_record import (
     Decision,
     DecisionCorrupt,
     DecisionMisplaced,
     parse_decision,
 )
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run.edits import edit_problem, kept_edit
 from handoff_gate.gates.run.phase_rule import rule_of
 from handoff_gate.gates.run.placement import verified_producer

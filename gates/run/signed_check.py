@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.decision_record import Decision
+from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.trust.sshsig import SignatureError
 from handoff_gate.gates.trust.statement import StatementError
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.run.decision_problem import standing_of, unusable_reason
-from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
 from handoff_gate.gates.run.ending import decided_late, ending
 from handoff_gate.gates.run.phase_rule import NoRule, rule_of
 from handoff_gate.gates.run.quorum import Settlement, settle

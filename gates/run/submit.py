@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, Unpack
 import jiter
 from pydantic import BaseModel
 
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.placement import sign_handoff, signed_schema
 from handoff_gate.gates.run.stored_contracts import add_contract
 from handoff_gate.gates.store.base import RunStore

@@ -27,8 +27,8 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run import audit
 from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.store.base import RunStore, StoreUnavailable, Subscription
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef

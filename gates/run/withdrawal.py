@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run import audit
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.run.ending import Withdrawal
 from handoff_gate.gates.run.reviewer import default_reviewer
 from handoff_gate.gates.run.standing import standing

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from handoff_gate.gates.api import submit, wait
+from handoff_gate.gates.audit.decision_record import DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.run.decision_record import DecisionCorrupt
 from handoff_gate.gates.run.pickup import WaitOutcome
 
 LIVE_RUN = "live-pipeline"

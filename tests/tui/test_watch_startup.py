@@ -21,7 +21,7 @@ CORE = (
     "handoff_gate.schemas",
     "handoff_gate.gates.contracts.registry",
     "handoff_gate.gates.inspect.stages",
-    "handoff_gate.gates.run.decision_record",
+    "handoff_gate.gates.audit.decision_record",
     "handoff_gate.gates.run.decisions",
     "handoff_gate.gates.run.quorum",
     "handoff_gate.gates.run.report_in_run",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.run.decision_record import Decision, parse_stamp
+from handoff_gate.gates.audit.decision_record import Decision, parse_stamp
 from handoff_gate.gates.trust.sshsig import SignatureError
 from handoff_gate.gates.trust.statement import StatementError
 
