@@ -32,17 +32,17 @@ from handoff_gate.gates.run.decisions import decide as decide_in
 from handoff_gate.gates.run.edits import EditedPayload
 from handoff_gate.gates.run.ending import Withdrawal
 from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
-from handoff_gate.gates.run.placement import producer_principal
 from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.standing import Standing, standing
-from handoff_gate.gates.run.stored_contracts import add_contract as add_contract_to
-from handoff_gate.gates.run.submit import About, Payload, Signing
-from handoff_gate.gates.run.submit import submit as submit_to
-from handoff_gate.gates.run.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
 from handoff_gate.gates.run.waiting import wait_after
 from handoff_gate.gates.run.withdrawal import withdraw
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.select import STORE_ENV, store_at, store_for
+from handoff_gate.gates.submit.placement import producer_principal
+from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
+from handoff_gate.gates.submit.submit import About, Payload, Signing
+from handoff_gate.gates.submit.submit import submit as submit_to
+from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.actions import Action, Category
@@ -126,7 +126,7 @@ class Gate:
         expires_at: datetime | str | None = None,
         **about: Unpack[About],
     ) -> HandoffRef:
-        """Store ``payload`` as the run's next handoff (``gates.run.submit.submit``).
+        """Store ``payload`` as the run's next handoff (``gates.submit.submit.submit``).
 
         It is signed as ``signer`` with the Gate's key, or, with a key and a policy and
         no ``signer``, as the producer of ``phase`` the policy lets the key sign as
@@ -173,7 +173,7 @@ class Gate:
         on_warning: Reporter | None = None,
     ) -> HandoffRef:
         """Store a tool call's arguments as a ``kind: "tool_call"`` handoff
-        (``gates.run.tool_call``): the contract is ``json_schema``, the tool's own argument
+        (``gates.submit.tool_call``): the contract is ``json_schema``, the tool's own argument
         schema, and the idempotency key defaults to the thread and call id, so a run that
         resumes and asks again finds the handoff it made."""
         return submit_tool_call(
