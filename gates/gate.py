@@ -29,13 +29,13 @@ from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.contracts.spec import ENV_VAR as SCHEMAS_ENV
 from handoff_gate.gates.run.batch import BatchItem, BatchResult, decide_many
 from handoff_gate.gates.run.decisions import decide as decide_in
-from handoff_gate.gates.run.edits import EditedPayload
-from handoff_gate.gates.run.ending import Withdrawal
 from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
-from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.run.standing import Standing, standing
 from handoff_gate.gates.run.waiting import wait_after
 from handoff_gate.gates.run.withdrawal import withdraw
+from handoff_gate.gates.standing.edits import EditedPayload
+from handoff_gate.gates.standing.ending import Withdrawal
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
+from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.select import STORE_ENV, store_at, store_for
 from handoff_gate.gates.submit.placement import producer_principal

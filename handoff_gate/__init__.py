@@ -44,8 +44,8 @@ if TYPE_CHECKING:
     from handoff_gate.gates.inspect.stages import inspect
     from handoff_gate.gates.run.decisions import DecisionRefused, EditRefused
     from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
-    from handoff_gate.gates.run.standing import Standing
     from handoff_gate.gates.run.withdrawal import WithdrawRefused
+    from handoff_gate.gates.standing.standing import Standing
     from handoff_gate.gates.store.base import ContractConflict, RunStore
     from handoff_gate.gates.store.filesystem import FilesystemStore, find_runs, list_handoffs
     from handoff_gate.gates.trust.policy import Policy
@@ -79,7 +79,7 @@ _HOMES: dict[str, str] = {
     "WithdrawRefused": "run.withdrawal",
     "WaitOutcome": "run.pickup",
     "WaitResult": "run.pickup",
-    "Standing": "run.standing",
+    "Standing": "standing.standing",
     "ContractConflict": "store.base",
     "RunStore": "store.base",
     "FilesystemStore": "store.filesystem",

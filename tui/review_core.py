@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from handoff_gate.gates.audit.decision_record import describe
 from handoff_gate.gates.run.batch import decide_many
 from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_for
-from handoff_gate.gates.run.edits import edit_problem, inspect_edit
-from handoff_gate.gates.run.phase_rule import NoRule, rule_of
+from handoff_gate.gates.standing.edits import edit_problem, inspect_edit
+from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.inspecting import inspect_ref
 from handoff_gate.tui.messages import BatchDecided, DecisionFinished

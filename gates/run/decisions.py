@@ -37,11 +37,16 @@ from handoff_gate.gates.audit.decision_record import (
     describe,
     parse_decision,
 )
-from handoff_gate.gates.run.edits import EditedPayload, edit_bytes_of, edit_problem, inspect_edit
-from handoff_gate.gates.run.ending import ending
-from handoff_gate.gates.run.phase_rule import NoRule, rule_of
-from handoff_gate.gates.run.report_in_run import inspect_in_run
 from handoff_gate.gates.run.reviewer import default_reviewer
+from handoff_gate.gates.standing.edits import (
+    EditedPayload,
+    edit_bytes_of,
+    edit_problem,
+    inspect_edit,
+)
+from handoff_gate.gates.standing.ending import ending
+from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import DecisionExists, RunStore, has_handoff
 from handoff_gate.gates.store.log_lines import last_line
 from handoff_gate.gates.submit.placement import producer_bytes_sha256, verified_producer

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run.ending import decided_late, ending, stored_deadline
-from handoff_gate.gates.run.quorum import Settlement, record_refusals, settle
-from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.standing.ending import decided_late, ending, stored_deadline
+from handoff_gate.gates.standing.quorum import Settlement, record_refusals, settle
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import RunReplaced, RunStore, has_handoff
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of

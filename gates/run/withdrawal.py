@@ -14,9 +14,9 @@ import os
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit import log as audit
-from handoff_gate.gates.run.ending import Withdrawal
 from handoff_gate.gates.run.reviewer import default_reviewer
-from handoff_gate.gates.run.standing import standing
+from handoff_gate.gates.standing.ending import Withdrawal
+from handoff_gate.gates.standing.standing import standing
 from handoff_gate.gates.store.base import RunStore, WithdrawalExists, has_handoff
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.ids import validate_id

@@ -23,8 +23,8 @@ CORE = (
     "handoff_gate.gates.inspect.stages",
     "handoff_gate.gates.audit.decision_record",
     "handoff_gate.gates.run.decisions",
-    "handoff_gate.gates.run.quorum",
-    "handoff_gate.gates.run.report_in_run",
+    "handoff_gate.gates.standing.quorum",
+    "handoff_gate.gates.standing.report_in_run",
     "handoff_gate.gates.trust.policy",
     "handoff_gate.tui.review_core",
 )

@@ -45,7 +45,7 @@ from handoff_gate.cli.outfile import STDOUT, checked_target, write_payload
 from handoff_gate.cli.wait_json import result_json
 from handoff_gate.gates.audit.decision_record import DecisionCorrupt
 from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
-from handoff_gate.gates.run.quorum import no_policy_warning
+from handoff_gate.gates.standing.quorum import no_policy_warning
 from handoff_gate.gates.store.base import RunStore, StoreUnavailable
 from handoff_gate.gates.view.delivery import delivered_text, payload_text
 from handoff_gate.gates.vocab.report import Report

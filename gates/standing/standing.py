@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run.decision_problem import standing_of, unusable_reason
-from handoff_gate.gates.run.ending import decided_late, ending
-from handoff_gate.gates.run.phase_rule import NoRule, rule_of
-from handoff_gate.gates.run.quorum import Settlement, settle
-from handoff_gate.gates.run.report_in_run import blocked_report, inspect_in_run
+from handoff_gate.gates.standing.decision_problem import standing_of, unusable_reason
+from handoff_gate.gates.standing.ending import decided_late, ending
+from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+from handoff_gate.gates.standing.quorum import Settlement, settle
+from handoff_gate.gates.standing.report_in_run import blocked_report, inspect_in_run
 from handoff_gate.gates.store.base import RunStore, WaiterRecord
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef

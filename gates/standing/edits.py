@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.inspect.stages import inspect
-from handoff_gate.gates.run.report_in_run import previous_payload
+from handoff_gate.gates.standing.report_in_run import previous_payload
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.submit.stored_contracts import contract_for
 from handoff_gate.gates.vocab.absent import ABSENT
