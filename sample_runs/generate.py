@@ -2,7 +2,7 @@
 
 Run with the project venv: ``.venv/bin/python sample_runs/generate.py [--out DIR]``.
 Handoffs go through ``gates.submit.submit.submit`` and decisions through
-``gates.run.decisions.decide``, so hashes, ids and the audit chain are the gate's own. The
+``gates.decide.decisions.decide``, so hashes, ids and the audit chain are the gate's own. The
 gate's clock (``gates.audit.log.now_iso``) is replaced by a stepped one, the way the TUI
 tests fix it, so every file comes out byte for byte the same on each run of the generator.
 """

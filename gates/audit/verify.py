@@ -11,7 +11,7 @@ also checked against the records it describes:
   rewritten before a signed decision no longer contains the head it signed;
 - every signature verifies (under the policy's allowed_signers when one is given), and
   under a policy its key was valid at the times the record and the log give it
-  (``run.audit_dating``).
+  (``audit.dating``).
 
 What remains undetectable without signed decisions after it (deleting a decision *and*
 its event at the very end of the log) is spelled out in docs/security.md.

@@ -68,7 +68,7 @@ def standing(
     policy: Policy | None = None,
 ) -> Standing:
     """Inspect the handoff in its run and settle its decisions, trusting neither; then
-    its end without a decision, if it reached one (``run.ending``)."""
+    its end without a decision, if it reached one (``standing.ending``)."""
     found = _settled(store, ref, registry, policy)
     if found.state in (HandoffState.BLOCKED, HandoffState.UNUSABLE) and not found.report.sha256:
         return found

@@ -22,7 +22,7 @@ CORE = (
     "handoff_gate.gates.contracts.registry",
     "handoff_gate.gates.inspect.stages",
     "handoff_gate.gates.audit.decision_record",
-    "handoff_gate.gates.run.decisions",
+    "handoff_gate.gates.decide.decisions",
     "handoff_gate.gates.standing.quorum",
     "handoff_gate.gates.standing.report_in_run",
     "handoff_gate.gates.trust.policy",

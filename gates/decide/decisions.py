@@ -11,7 +11,7 @@ it is detected. A key whose principal may not decide the phase, or that produced
 handoff, is refused before anything is written, naming who may.
 
 An approval may carry the reviewer's edit (``edited_payload``): the edited bytes are
-inspected against the handoff's contract (``run.edits``) and refused, with nothing
+inspected against the handoff's contract (``standing.edits``) and refused, with nothing
 written, unless they are approvable; then they are kept in the store by their sha256
 before the record naming both digests is written, so a record never names bytes that
 are not there.
@@ -37,7 +37,7 @@ from handoff_gate.gates.audit.decision_record import (
     describe,
     parse_decision,
 )
-from handoff_gate.gates.run.reviewer import default_reviewer
+from handoff_gate.gates.decide.reviewer import default_reviewer
 from handoff_gate.gates.standing.edits import (
     EditedPayload,
     edit_bytes_of,

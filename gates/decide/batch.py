@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import Decision
-from handoff_gate.gates.run.decisions import DecisionRefused, decide
+from handoff_gate.gates.decide.decisions import DecisionRefused, decide
 from handoff_gate.gates.standing.standing import standing
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.actions import Action, Category

@@ -2,8 +2,8 @@
 
 Most waits find the decision already there (a resumed pipeline, a reviewer who was
 quicker than the producer), so answering that takes no watching machinery: a
-``Pickup`` reads the decision records, settles them (``run.quorum``), inspects the
-handoff again on approval and writes the ``wait_returned`` event. ``run.waiting`` builds
+``Pickup`` reads the decision records, settles them (``standing.quorum``), inspects the
+handoff again on approval and writes the ``wait_returned`` event. ``deliver.waiting`` builds
 the blocking wait on top of it, and is the only module that loads the change watcher;
 ``handoff-gate wait`` imports that module only when its first look finds no decision.
 """
