@@ -19,8 +19,8 @@ from bench.figures import Figure, Target
 from bench.signed import signing_policy
 from bench.stats import summarize
 from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.decide.decisions import decide
 from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.run.decisions import decide
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey

@@ -1,7 +1,7 @@
 """Writer process for the PostgreSQL watch benchmark: submits handoffs into a store run.
 
 ``python -m bench.pg_writer URL RUN --count N --gap-ms LO HI`` submits N example handoffs
-(phase ``step``) through ``gates.run.submit`` on a ``PostgresStore``, pausing a random gap
+(phase ``step``) through ``gates.submit.submit`` on a ``PostgresStore``, pausing a random gap
 between LO and HI ms, and prints ``{"<id>.json": perf_counter once submit returned}``: the
 moment the row is committed, which is when a reviewer could first see it. The names have
 the form the TUI probe records, so they compare with the filesystem writer's.

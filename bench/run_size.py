@@ -26,7 +26,7 @@ from bench.runs import MIX
 from bench.stats import summarize
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.store.filesystem import HANDOFFS, FilesystemStore, handoff_path
 from handoff_gate.gates.vocab.findings import Severity
 from handoff_gate.schemas import example_path

@@ -23,7 +23,7 @@ from bench.runs import fill_run
 from bench.stats import summarize
 from handoff_gate.gates.api import submit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.store.filesystem import FilesystemStore, find_runs, list_handoffs
 from handoff_gate.schemas import example_path
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from handoff_gate.gates.api import submit, wait
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.pickup import WaitOutcome
+from handoff_gate.gates.deliver.pickup import WaitOutcome
 
 REPLIES = Path(__file__).resolve().parent / "replies"
 

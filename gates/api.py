@@ -15,12 +15,12 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any, Unpack
 
+from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.deliver.pickup import WaitResult, print_refusal
 from handoff_gate.gates.gate import Gate, Reporter, StoreSpec
-from handoff_gate.gates.run.decision_record import Decision
-from handoff_gate.gates.run.edits import EditedPayload
-from handoff_gate.gates.run.pickup import WaitResult, print_refusal
-from handoff_gate.gates.run.submit import About, Payload
+from handoff_gate.gates.standing.edits import EditedPayload
+from handoff_gate.gates.submit.submit import About, Payload
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.actions import Action, Category

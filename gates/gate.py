@@ -22,27 +22,27 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.audit.decision_record import Decision, read_decision
+from handoff_gate.gates.audit.verify import verify_run
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.contracts.spec import ENV_VAR as SCHEMAS_ENV
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.audit_verify import verify_run
-from handoff_gate.gates.run.batch import BatchItem, BatchResult, decide_many
-from handoff_gate.gates.run.decision_record import Decision, read_decision
-from handoff_gate.gates.run.decisions import decide as decide_in
-from handoff_gate.gates.run.edits import EditedPayload
-from handoff_gate.gates.run.ending import Withdrawal
-from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
-from handoff_gate.gates.run.placement import producer_principal
-from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.run.standing import Standing, standing
-from handoff_gate.gates.run.stored_contracts import add_contract as add_contract_to
-from handoff_gate.gates.run.submit import About, Payload, Signing
-from handoff_gate.gates.run.submit import submit as submit_to
-from handoff_gate.gates.run.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
-from handoff_gate.gates.run.waiting import wait_after
-from handoff_gate.gates.run.withdrawal import withdraw
+from handoff_gate.gates.decide.batch import BatchItem, BatchResult, decide_many
+from handoff_gate.gates.decide.decisions import decide as decide_in
+from handoff_gate.gates.decide.withdrawal import withdraw
+from handoff_gate.gates.deliver.pickup import Pickup, WaitResult, print_refusal
+from handoff_gate.gates.deliver.waiting import wait_after
+from handoff_gate.gates.standing.edits import EditedPayload
+from handoff_gate.gates.standing.ending import Withdrawal
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
+from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.select import STORE_ENV, store_at, store_for
+from handoff_gate.gates.submit.placement import producer_principal
+from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
+from handoff_gate.gates.submit.submit import About, Payload, Signing
+from handoff_gate.gates.submit.submit import submit as submit_to
+from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.actions import Action, Category
@@ -126,7 +126,7 @@ class Gate:
         expires_at: datetime | str | None = None,
         **about: Unpack[About],
     ) -> HandoffRef:
-        """Store ``payload`` as the run's next handoff (``gates.run.submit.submit``).
+        """Store ``payload`` as the run's next handoff (``gates.submit.submit.submit``).
 
         It is signed as ``signer`` with the Gate's key, or, with a key and a policy and
         no ``signer``, as the producer of ``phase`` the policy lets the key sign as
@@ -173,7 +173,7 @@ class Gate:
         on_warning: Reporter | None = None,
     ) -> HandoffRef:
         """Store a tool call's arguments as a ``kind: "tool_call"`` handoff
-        (``gates.run.tool_call``): the contract is ``json_schema``, the tool's own argument
+        (``gates.submit.tool_call``): the contract is ``json_schema``, the tool's own argument
         schema, and the idempotency key defaults to the thread and call id, so a run that
         resumes and asks again finds the handoff it made."""
         return submit_tool_call(
@@ -221,7 +221,7 @@ class Gate:
         on_warning: Reporter | None = None,
         edited_payload: EditedPayload | None = None,
     ) -> Decision:
-        """Record a decision (``gates.run.decisions.decide``), signed with the Gate's key
+        """Record a decision (``gates.decide.decisions.decide``), signed with the Gate's key
         under its policy. A ``HandoffRef`` from ``submit`` binds it to the bytes that
         were submitted: if the handoff changed since, nothing is written.
         ``edited_payload`` (bytes or a dict) approves the reviewer's edit instead, once it
@@ -256,7 +256,7 @@ class Gate:
         on_warning: Reporter | None = None,
     ) -> list[BatchResult]:
         """Decide many handoffs, each ``(ref_or_id, sha256)`` on its own record, bound to
-        its own bytes, signed and logged on its own (``gates.run.batch.decide_many``):
+        its own bytes, signed and logged on its own (``gates.decide.batch.decide_many``):
         one ``BatchResult`` per item, a refused one never stopping the others."""
         return decide_many(
             self.store,
@@ -280,7 +280,7 @@ class Gate:
         reason: str | None = None,
         by: str | None = None,
     ) -> Withdrawal:
-        """The pipeline takes back an undecided handoff (``gates.run.withdrawal``): it
+        """The pipeline takes back an undecided handoff (``gates.decide.withdrawal``): it
         becomes ``withdrawn``, decisions are refused and waits return ``withdrawn``.
         ``WithdrawRefused`` when it is missing, decided or withdrawn already."""
         return withdraw(
@@ -301,7 +301,7 @@ class Gate:
         timeout: float | None = None,
         on_refused: Reporter = print_refusal,
     ) -> Pickup:
-        """A wait's first look (``gates.run.pickup``), for a caller that looks before it
+        """A wait's first look (``gates.deliver.pickup``), for a caller that looks before it
         decides to block (``handoff-gate wait``)."""
         return Pickup(
             run,
@@ -324,7 +324,7 @@ class Gate:
         on_block: Callable[[Report], None] | None = None,
         on_refused: Reporter = print_refusal,
     ) -> WaitResult:
-        """Block until the handoff is decided (``gates.run.waiting.wait``)."""
+        """Block until the handoff is decided (``gates.deliver.waiting.wait``)."""
         pickup = self.pickup(run, ref_or_id, timeout=timeout, on_refused=on_refused)
         return wait_after(pickup, poll=poll, stop_event=stop_event, on_block=on_block)
 
@@ -338,9 +338,9 @@ class Gate:
         on_block: Callable[[Report], None] | None = None,
         on_refused: Reporter = print_refusal,
     ) -> WaitResult:
-        """``wait`` for asyncio (``gates.run.waiting_async.wait_async``)."""
+        """``wait`` for asyncio (``gates.deliver.waiting_async.wait_async``)."""
         # Deferred: asyncio loads only for a pipeline that waits from a coroutine.
-        from handoff_gate.gates.run.waiting_async import wait_async
+        from handoff_gate.gates.deliver.waiting_async import wait_async
 
         return await wait_async(
             run,
@@ -364,9 +364,9 @@ class Gate:
         on_refused: Reporter = print_refusal,
     ) -> AsyncGenerator[tuple[HandoffRef, WaitResult], None]:
         """``async for ref, result in gate.wait_many(run, refs)``: each handoff's wait
-        result as it settles (``gates.run.waiting_many.wait_many``)."""
+        result as it settles (``gates.deliver.waiting_many.wait_many``)."""
         # Deferred: asyncio loads only for a pipeline that waits from a coroutine.
-        from handoff_gate.gates.run.waiting_many import wait_many
+        from handoff_gate.gates.deliver.waiting_many import wait_many
 
         return wait_many(
             run,
@@ -390,7 +390,7 @@ class Gate:
     ) -> tuple[HandoffRef, WaitResult]:
         """The first of ``refs`` to settle and its result; the other waits stop."""
         # Deferred: asyncio loads only for a pipeline that waits from a coroutine.
-        from handoff_gate.gates.run.waiting_many import wait_any
+        from handoff_gate.gates.deliver.waiting_many import wait_any
 
         return await wait_any(
             run,

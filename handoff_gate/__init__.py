@@ -36,16 +36,16 @@ if TYPE_CHECKING:
         wait,
         wait_async,
     )
+    from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
     from handoff_gate.gates.contracts.json_schema import JsonSchemaError
     from handoff_gate.gates.contracts.registry import RegistryError, load_registry
+    from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused
+    from handoff_gate.gates.decide.withdrawal import WithdrawRefused
+    from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
     from handoff_gate.gates.gate import Gate
     from handoff_gate.gates.inspect.handoff_file import inspect_file, inspect_handoff
     from handoff_gate.gates.inspect.stages import inspect
-    from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
-    from handoff_gate.gates.run.decisions import DecisionRefused, EditRefused
-    from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
-    from handoff_gate.gates.run.standing import Standing
-    from handoff_gate.gates.run.withdrawal import WithdrawRefused
+    from handoff_gate.gates.standing.standing import Standing
     from handoff_gate.gates.store.base import ContractConflict, RunStore
     from handoff_gate.gates.store.filesystem import FilesystemStore, find_runs, list_handoffs
     from handoff_gate.gates.trust.policy import Policy
@@ -72,14 +72,14 @@ _HOMES: dict[str, str] = {
     "submit": "api",
     "wait": "api",
     "wait_async": "api",
-    "Decision": "run.decision_record",
-    "DecisionCorrupt": "run.decision_record",
-    "DecisionRefused": "run.decisions",
-    "EditRefused": "run.decisions",
-    "WithdrawRefused": "run.withdrawal",
-    "WaitOutcome": "run.pickup",
-    "WaitResult": "run.pickup",
-    "Standing": "run.standing",
+    "Decision": "audit.decision_record",
+    "DecisionCorrupt": "audit.decision_record",
+    "DecisionRefused": "decide.decisions",
+    "EditRefused": "decide.decisions",
+    "WithdrawRefused": "decide.withdrawal",
+    "WaitOutcome": "deliver.pickup",
+    "WaitResult": "deliver.pickup",
+    "Standing": "standing.standing",
     "ContractConflict": "store.base",
     "RunStore": "store.base",
     "FilesystemStore": "store.filesystem",

@@ -1,9 +1,9 @@
 """Write the sample run directories through the real gate API, never by hand.
 
 Run with the project venv: ``.venv/bin/python sample_runs/generate.py [--out DIR]``.
-Handoffs go through ``gates.run.submit.submit`` and decisions through
-``gates.run.decisions.decide``, so hashes, ids and the audit chain are the gate's own. The
-gate's clock (``gates.run.audit.now_iso``) is replaced by a stepped one, the way the TUI
+Handoffs go through ``gates.submit.submit.submit`` and decisions through
+``gates.decide.decisions.decide``, so hashes, ids and the audit chain are the gate's own. The
+gate's clock (``gates.audit.log.now_iso``) is replaced by a stepped one, the way the TUI
 tests fix it, so every file comes out byte for byte the same on each run of the generator.
 """
 
@@ -23,8 +23,8 @@ sys.path.insert(0, str(HERE))
 from scenarios import RUNS, Run, Step  # noqa: E402
 
 from handoff_gate.gates.api import decide, submit  # noqa: E402
+from handoff_gate.gates.audit import log as audit  # noqa: E402
 from handoff_gate.gates.contracts.registry import load_registry  # noqa: E402
-from handoff_gate.gates.run import audit  # noqa: E402
 from handoff_gate.gates.vocab.absent import ABSENT  # noqa: E402
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES  # noqa: E402
 

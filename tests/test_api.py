@@ -34,6 +34,15 @@ def test_the_public_names_are_listed_and_typed() -> None:
     assert (Path(hg.__file__).parent / "py.typed").is_file()
 
 
+def test_every_public_name_resolves_to_what_it_names() -> None:
+    """``handoff_gate`` resolves a name on first use, so a module that moved (issue 18's
+    stage folders) would break ``hg.Decision`` only when a pipeline touched it."""
+    for name in hg.__all__:
+        value = getattr(hg, name)
+        assert value.__name__ == name
+        assert value.__module__.startswith("handoff_gate.gates.")
+
+
 @pytest.mark.parametrize(
     "payload",
     [

@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "architecture.md"
-#: A row of the module table: ``| `gates/run/audit.py` | its job |``.
+#: A row of the module table: ``| `gates/audit/log.py` | its job |``.
 ROW = re.compile(r"^\| `((?:gates|tui)/[\w/]+\.py)` \| (.*?) \|$", re.M)
 
 

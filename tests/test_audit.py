@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from handoff_gate.gates.api import submit
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.audit import Event
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.audit.log import Event
 from handoff_gate.gates.store.filesystem import AUDIT_FILE, FilesystemStore
 from handoff_gate.gates.store.log_chain import GENESIS
 

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from handoff_gate.gates.api import decide, submit
+from handoff_gate.gates.audit.decision_record import Decision
+from handoff_gate.gates.audit.log import now_iso
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.audit import now_iso
-from handoff_gate.gates.run.decision_record import Decision
-from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey

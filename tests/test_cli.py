@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import python_stdout
 
-from handoff_gate.gates.run import audit
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.durable import atomic_write
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.schemas import example_path

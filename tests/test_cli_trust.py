@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import BOUND, PLAN_BYTES, cli, start_wait, submit
 
-from handoff_gate.gates.run.audit import read_events
+from handoff_gate.gates.audit.log import read_events
 from handoff_gate.gates.store.filesystem import FilesystemStore
 
 POLICY = """\

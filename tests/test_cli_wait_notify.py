@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cli_helpers import BOUND, cli, start_wait, submit
 
-from handoff_gate.gates.run import audit
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.filesystem import FilesystemStore
 
 ENV_DUMP = "env | grep '^HANDOFF_GATE_' | sort >&2; echo notified >&2"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cli_helpers import cli, python_stdout, submit
 
-from handoff_gate.gates.run import audit
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.filesystem import FilesystemStore
 
 #: What only a wait that blocks needs: the watcher library, the module that runs it, the
@@ -17,7 +17,7 @@ from handoff_gate.gates.store.filesystem import FilesystemStore
 BLOCKING = (
     "watchfiles",
     "handoff_gate.gates.store.fs_watch",
-    "handoff_gate.gates.run.waiting",
+    "handoff_gate.gates.deliver.waiting",
     "handoff_gate.cli.notify",
 )
 
@@ -49,7 +49,7 @@ def test_an_undecided_handoff_loads_the_blocking_wait(tmp_path: Path) -> None:
     hid = submit(tmp_path)
     code, loaded = _loaded_by_wait(tmp_path, hid, "--timeout", "0.3")
     assert code == 3
-    assert "handoff_gate.gates.run.waiting" in loaded
+    assert "handoff_gate.gates.deliver.waiting" in loaded
     assert "watchfiles" in loaded
     assert audit.read_events(tmp_path, FilesystemStore())[-1]["outcome"] == "timeout"
 

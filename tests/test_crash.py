@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from handoff_gate.gates.api import decide, read_decision, submit
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.filesystem import FilesystemStore, list_handoffs
 from handoff_gate.schemas import example_path
 

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from handoff_gate.gates.api import decide, inspect_in_run, read_decision, submit
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.audit.decision_record import DecisionCorrupt
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run import audit, report_in_run
-from handoff_gate.gates.run.decision_record import DecisionCorrupt
-from handoff_gate.gates.run.decisions import DecisionRefused
-from handoff_gate.gates.run.reviewer import default_reviewer
+from handoff_gate.gates.decide.decisions import DecisionRefused
+from handoff_gate.gates.decide.reviewer import default_reviewer
+from handoff_gate.gates.standing import report_in_run
 from handoff_gate.gates.store.durable import atomic_write
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.vocab.actions import Action, Category

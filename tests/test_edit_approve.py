@@ -13,9 +13,9 @@ from typing import Any
 import psycopg
 import pytest
 
+from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused
+from handoff_gate.gates.deliver.pickup import WaitOutcome
 from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.run.decisions import DecisionRefused, EditRefused
-from handoff_gate.gates.run.pickup import WaitOutcome
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.postgres import PostgresStore

@@ -20,7 +20,7 @@ from cli_helpers import BOUND, cli
 from trust.trust_helpers import make_key
 
 import handoff_gate as hg
-from handoff_gate.gates.run import audit
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.schemas import example_path
 from handoff_gate.tui.inspecting import inspect_ref

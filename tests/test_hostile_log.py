@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import GATE, submit
 
-from handoff_gate.gates.run import audit
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.filesystem import AUDIT_FILE, FilesystemStore
 from handoff_gate.gates.store.lock_bound import LOCK_TIMEOUT_ENV
 from handoff_gate.gates.vocab.limits import MAX_LOG_LINE

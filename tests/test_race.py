@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from handoff_gate.gates.api import decide, read_decision, submit
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decisions import DecisionRefused
+from handoff_gate.gates.decide.decisions import DecisionRefused
 from handoff_gate.gates.store.filesystem import FilesystemStore, handoff_path, list_handoffs
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.schemas import example_path

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from handoff_gate.gates.api import inspect_in_run, read_decision
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.filesystem import FilesystemStore, list_handoffs, read_handoff_bytes
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity

@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from handoff_gate.gates.api import decide, inspect_in_run, submit
+from handoff_gate.gates.audit.decision_record import Decision
+from handoff_gate.gates.audit.log import now_iso
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run import report_in_run
-from handoff_gate.gates.run.audit import now_iso
-from handoff_gate.gates.run.decision_record import Decision
-from handoff_gate.gates.run.report_in_run import previous_payload
+from handoff_gate.gates.standing import report_in_run
+from handoff_gate.gates.standing.report_in_run import previous_payload
 from handoff_gate.gates.store import durable
 from handoff_gate.gates.store.durable import OversizeError, atomic_write, exclusive_create, inside
 from handoff_gate.gates.store.filesystem import (

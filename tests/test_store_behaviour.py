@@ -23,8 +23,8 @@ import psycopg
 import pytest
 
 from handoff_gate.gates.api import decide, submit, wait
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.base import (
     Change,
     ContractConflict,

@@ -17,7 +17,7 @@ from cli_helpers import cli
 
 import handoff_gate as hg
 from handoff_gate.gates.contracts.json_schema import JsonSchemaError, schema_sha256
-from handoff_gate.gates.run.decisions import DecisionRefused
+from handoff_gate.gates.decide.decisions import DecisionRefused
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Verdict

@@ -9,7 +9,7 @@ from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.inspect.handoff_file import inspect_handoff
 from handoff_gate.gates.inspect.stages import inspect
-from handoff_gate.gates.run import report_in_run
+from handoff_gate.gates.standing import report_in_run
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.schemas import example_path

@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 
 from handoff_gate.gates.api import decide, inspect_in_run, submit, wait
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.audit.decision_record import Decision
+from handoff_gate.gates.audit.verify import verify_run
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.audit_verify import verify_run
-from handoff_gate.gates.run.decision_record import Decision
-from handoff_gate.gates.run.decisions import DecisionRefused
-from handoff_gate.gates.run.phase_rule import NoRule
-from handoff_gate.gates.run.pickup import WaitOutcome
-from handoff_gate.gates.run.quorum import record_refusals, settle
+from handoff_gate.gates.decide.decisions import DecisionRefused
+from handoff_gate.gates.deliver.pickup import WaitOutcome
+from handoff_gate.gates.standing.phase_rule import NoRule
+from handoff_gate.gates.standing.quorum import record_refusals, settle
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import AUDIT_FILE, FilesystemStore
 from handoff_gate.gates.store.log_chain import line_hash

@@ -13,9 +13,9 @@ import pytest
 import watchfiles
 
 from handoff_gate.gates.api import decide, submit, wait
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
+from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
 from handoff_gate.gates.store.durable import atomic_write
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.schemas import example_path

@@ -15,7 +15,7 @@ import pytest
 
 from handoff_gate.gates.api import decide, submit, wait, wait_async
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.pickup import WaitOutcome
+from handoff_gate.gates.deliver.pickup import WaitOutcome
 from handoff_gate.gates.store import fs_watch
 from handoff_gate.gates.store.filesystem import DECISIONS
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef

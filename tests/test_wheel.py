@@ -72,7 +72,7 @@ def test_the_only_top_level_name_is_handoff_gate_and_it_is_typed(installed: Path
     names = {p.name for p in site.iterdir()} - {DEPS_PTH, "__pycache__"}
     assert {n for n in names if not n.endswith(".dist-info")} == {"handoff_gate"}
     assert (site / "handoff_gate" / "py.typed").is_file()
-    assert (site / "handoff_gate" / "gates" / "run" / "waiting.py").is_file()
+    assert (site / "handoff_gate" / "gates" / "deliver" / "waiting.py").is_file()
     assert not (site / "handoff_gate" / "gates").is_symlink()
     where = _run(
         [str(installed / "python"), "-c", "import handoff_gate; print(handoff_gate.__file__)"],

@@ -20,7 +20,7 @@ from store_place import Place
 from trust.trust_helpers import make_key
 
 import handoff_gate as hg
-from handoff_gate.gates.run.placement import verified_producer
+from handoff_gate.gates.submit.placement import verified_producer
 from handoff_gate.gates.vocab.deadline import is_past, parse_duration, short
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.schemas import example_path

@@ -1,6 +1,6 @@
 """Inspecting one handoff and settling its decisions, off the UI thread.
 
-The standing is the core's (``gates.run.standing``: the same function ``list``, ``show``
+The standing is the core's (``gates.standing.standing``: the same function ``list``, ``show``
 and ``Gate.standing`` ask), so the app names the same state and the same approvers in
 the same order as the command line; here it only becomes what the app shows. This module
 is loaded with ``review_core``, after the app's first screen is up.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.quorum import approved_bytes, leading_approvals
-from handoff_gate.gates.run.standing import Standing, standing
+from handoff_gate.gates.standing.quorum import approved_bytes, leading_approvals
+from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.model import Trust, key_of

@@ -23,7 +23,7 @@ from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.model import Entry
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.run.decision_record import Decision
+    from handoff_gate.gates.audit.decision_record import Decision
 
 STATE_BADGES: dict[HandoffState | None, tuple[str, str]] = {
     HandoffState.PENDING: ("● PENDING ", "bold black on yellow"),

@@ -25,7 +25,7 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from handoff_gate.gates.run.reviewer import default_reviewer
+from handoff_gate.gates.decide.reviewer import default_reviewer
 from handoff_gate.gates.store.select import store_at
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible

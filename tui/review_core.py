@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.batch import decide_many
-from handoff_gate.gates.run.decision_record import describe
-from handoff_gate.gates.run.decisions import DecisionRefused, decide, principal_for
-from handoff_gate.gates.run.edits import edit_problem, inspect_edit
-from handoff_gate.gates.run.phase_rule import NoRule, rule_of
+from handoff_gate.gates.audit.decision_record import describe
+from handoff_gate.gates.decide.batch import decide_many
+from handoff_gate.gates.decide.decisions import DecisionRefused, decide, principal_for
+from handoff_gate.gates.standing.edits import edit_problem, inspect_edit
+from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.inspecting import inspect_ref
 from handoff_gate.tui.messages import BatchDecided, DecisionFinished
@@ -144,7 +144,7 @@ class ReviewCore:
         category: Category | None = None,
     ) -> BatchDecided:
         """Decide every ``(entry, sha256)`` (blocking: run it off the UI thread), each on
-        its own record through ``gates.run.batch``; a refusal is that entry's alone."""
+        its own record through ``gates.decide.batch``; a refusal is that entry's alone."""
         store = self.store.copy()
         results: list[DecisionFinished] = []
         try:

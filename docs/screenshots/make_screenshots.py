@@ -31,8 +31,8 @@ from handoff_gate.demo.simulator import (
     verify_claimed,
 )
 from handoff_gate.gates.api import decide, submit
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.waiters import registered
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.review_core import ReviewCore

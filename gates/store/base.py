@@ -255,7 +255,7 @@ class RunStore(Protocol):
         was ``added`` (ISO-8601 UTC, the gate's clock); ``True`` when it was new. The
         same id with the same digest is a no-op (``False``); another digest under a
         stored id is ``ContractConflict``. The store does not judge the
-        document: readers check it against the digest (``gates.run.stored_contracts``)."""
+        document: readers check it against the digest (``gates.submit.stored_contracts``)."""
         ...
 
     def contracts(self, run: str) -> list[StoredContract]:

@@ -1,7 +1,7 @@
 """What the next phase would receive if the handoff were approved now, as ``wait`` gives it.
 
 A wait that ends in an approval hands over the report's ``delivered`` payload (the
-validated, allow-listed fields, ``run.pickup``), and ``handoff-gate wait --out`` writes it
+validated, allow-listed fields, ``deliver.pickup``), and ``handoff-gate wait --out`` writes it
 as the JSON text below. Showing a reviewer those exact bytes before approving makes
 "what crosses the boundary" something seen, not inferred from the field view: dropped
 keys are absent, defaults are filled in, values are re-serialised.

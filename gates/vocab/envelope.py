@@ -86,7 +86,7 @@ class Envelope(BaseModel):
     raw_base64: str | None = None
     payload: Any = None
     #: The producer's principal and its armored SSHSIG over ``handoff_statement`` (see
-    #: ``gates.run.placement``); absent on unsigned handoffs and on files from before.
+    #: ``gates.submit.placement``); absent on unsigned handoffs and on files from before.
     signer: str | None = Field(default=None, pattern=PRINCIPAL_REGEX)
     signature: str | None = Field(default=None, max_length=4096)
     #: The deadline (``gates.vocab.deadline``): after it the handoff is ``expired`` and

@@ -1,6 +1,6 @@
 """One handoff's standing as ``list`` and ``show`` print it.
 
-The standing itself is ``gates.run.standing``'s (the TUI and ``Gate.standing`` ask the
+The standing itself is ``gates.standing.standing``'s (the TUI and ``Gate.standing`` ask the
 same function); this is only its ``list --json`` shape. An unusable decision record is a
 state of its own, with the exact problem spelled out, since "changed" or "N problem(s)"
 tells a reviewer nothing they can act on.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from handoff_gate.gates.run.standing import Standing
+from handoff_gate.gates.standing.standing import Standing
 
 
 def to_json(found: Standing) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
+from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
 
 
 def result_json(result: WaitResult) -> dict[str, Any]:

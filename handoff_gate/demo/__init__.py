@@ -26,9 +26,9 @@ from types import FrameType
 from handoff_gate.demo.progress import ProgressToasts
 from handoff_gate.demo.simulator import LIVE_RUN, STOPPED
 from handoff_gate.gates.api import read_decision
+from handoff_gate.gates.audit.decision_record import DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.contracts.spec import ENV_VAR
-from handoff_gate.gates.run.decision_record import DecisionCorrupt
 from handoff_gate.gates.store.filesystem import is_run, list_handoffs
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.review_core import ReviewCore

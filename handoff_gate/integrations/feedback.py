@@ -8,7 +8,7 @@ finding message is passed on as written (it is the producer's own output quoted 
 
 from __future__ import annotations
 
-from handoff_gate.gates.run.pickup import WaitOutcome, WaitResult
+from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
 
 #: At most this many findings are quoted back, so a reject cannot flood a prompt.
 MAX_FINDINGS = 20

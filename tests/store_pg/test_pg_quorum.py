@@ -12,8 +12,8 @@ import pytest
 
 from handoff_gate.gates.api import decide, submit, wait
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.decisions import DecisionRefused
-from handoff_gate.gates.run.pickup import WaitOutcome
+from handoff_gate.gates.decide.decisions import DecisionRefused
+from handoff_gate.gates.deliver.pickup import WaitOutcome
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey

@@ -16,7 +16,7 @@ from pg_rows import add_event, add_handoff, add_run
 from pg_server import PgServer
 
 from handoff_gate.cli.main import main
-from handoff_gate.gates.run import audit
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.store.pg_connect import StoreUnavailable

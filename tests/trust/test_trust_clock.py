@@ -16,10 +16,10 @@ import pytest
 from cli_helpers import cli, submit
 from trust_helpers import Keys, forge_decision
 
+from handoff_gate.gates.audit.verify import verify_run
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run.audit_verify import verify_run
-from handoff_gate.gates.run.decisions import decide
-from handoff_gate.gates.run.quorum import settle
+from handoff_gate.gates.decide.decisions import decide
+from handoff_gate.gates.standing.quorum import settle
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey

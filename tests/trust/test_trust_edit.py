@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from trust_helpers import Keys, ssh_keygen_verify
 
+from handoff_gate.gates.deliver.pickup import WaitOutcome
 from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.run.pickup import WaitOutcome
-from handoff_gate.gates.run.quorum import approved_bytes, leading_approvals
+from handoff_gate.gates.standing.quorum import approved_bytes, leading_approvals
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey

@@ -12,7 +12,7 @@ from pathlib import Path
 from cli_helpers import cli, submit
 from trust_helpers import Keys, forge_decision
 
-from handoff_gate.gates.run.audit import now_iso
+from handoff_gate.gates.audit.log import now_iso
 
 
 def _policy(tmp_path: Path, keys: Keys) -> str:

@@ -14,8 +14,8 @@ from trust_helpers import Keys
 
 from handoff_gate.gates.contracts.json_schema import schema_sha256
 from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.run.stored_contracts import document_bytes
 from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.submit.stored_contracts import document_bytes
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.findings import Code

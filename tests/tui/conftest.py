@@ -8,8 +8,8 @@ import pytest
 from pydantic import BaseModel
 from tui_helpers import FIXED_TIME, Note, Trap
 
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.run import audit
 
 
 @pytest.fixture(autouse=True)

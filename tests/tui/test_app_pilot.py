@@ -27,7 +27,7 @@ from tui_helpers import (
 
 from handoff_gate.gates.api import read_decision, submit
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run import report_in_run
+from handoff_gate.gates.standing import report_in_run
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.review_app import run_review

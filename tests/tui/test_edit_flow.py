@@ -28,7 +28,7 @@ from tui_helpers import (
 
 from handoff_gate.gates.api import read_decision, submit, wait
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run.pickup import WaitOutcome
+from handoff_gate.gates.deliver.pickup import WaitOutcome
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema

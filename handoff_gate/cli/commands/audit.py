@@ -15,8 +15,8 @@ import json
 
 from handoff_gate.cli.errors import FAIL, OK, flat
 from handoff_gate.cli.inputs import existing_run, policy, store
-from handoff_gate.gates.run.audit import audit_events, audit_lines
-from handoff_gate.gates.run.audit_verify import verify_run
+from handoff_gate.gates.audit.log import audit_events, audit_lines
+from handoff_gate.gates.audit.verify import verify_run
 
 
 def run(args: argparse.Namespace) -> int:

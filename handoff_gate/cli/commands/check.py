@@ -28,7 +28,7 @@ from handoff_gate.gates.contracts.json_schema import (
 )
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.handoff_file import inspect_file
-from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.store.filesystem import FilesystemStore, is_run
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES

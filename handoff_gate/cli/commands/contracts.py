@@ -24,8 +24,8 @@ from handoff_gate.cli.inputs import existing_run, read_input, registry, store
 from handoff_gate.gates.contracts.json_schema import JsonSchemaError, read_json_schema
 from handoff_gate.gates.contracts.json_schema import canonical_bytes as canonical
 from handoff_gate.gates.contracts.registry import SCHEMA_ID, Registry
-from handoff_gate.gates.run.stored_contracts import add_contract, stored_schema
 from handoff_gate.gates.store.base import ContractConflict, RunStore
+from handoff_gate.gates.submit.stored_contracts import add_contract, stored_schema
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.safe_text import visible
 

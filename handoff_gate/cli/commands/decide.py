@@ -22,7 +22,7 @@ import jiter
 from handoff_gate.cli.commands import decide_batch
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat, one_line, os_problem
 from handoff_gate.cli.inputs import existing_run, policy, registry, signing_key, store
-from handoff_gate.gates.run.decisions import DecisionRefused, EditRefused, decide
+from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused, decide
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report

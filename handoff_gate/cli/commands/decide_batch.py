@@ -1,7 +1,7 @@
 """``handoff-gate decide RUN --pending|--ids - ACTION``: many decisions, one line per id.
 
 Every item is decided as ``decide RUN ID ACTION --sha256 HEX`` would decide it alone
-(``gates.run.batch``): its own record bound to its own sha256, signed and logged on its
+(``gates.decide.batch``): its own record bound to its own sha256, signed and logged on its
 own, a refusal that item's only. ``--ids -`` reads every line before anything is
 written, so a malformed line (exit 2) leaves the run as it was.
 """
@@ -13,7 +13,7 @@ import sys
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
 from handoff_gate.cli.inputs import existing_run, policy, registry, signing_key, store
-from handoff_gate.gates.run.batch import BatchItem, decide_many, open_handoffs
+from handoff_gate.gates.decide.batch import BatchItem, decide_many, open_handoffs
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.ids import validate_id
 from handoff_gate.gates.vocab.safe_text import visible

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from handoff_gate.cli.errors import OK, flat, one_line
 from handoff_gate.cli.inputs import listed, policy, registry
 from handoff_gate.cli.status import to_json
-from handoff_gate.gates.run.standing import Standing, standing
+from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.view.tool_line import tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef

@@ -11,7 +11,7 @@ from handoff_gate.cli.errors import OK, flat
 from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
 from handoff_gate.cli.report_text import print_report
 from handoff_gate.cli.status import to_json
-from handoff_gate.gates.run.standing import Standing, standing
+from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.view.tool_line import NAME_CHARS, plain, tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.states import ENDED

@@ -22,9 +22,9 @@ from handoff_gate.cli.commands.contracts import checked_id, schema_file
 from handoff_gate.cli.errors import OK, UsageError, flat, one_line, os_problem, unknown_schema
 from handoff_gate.cli.inputs import policy, read_input, registry, signing_key, store
 from handoff_gate.gates.contracts.json_schema import JsonSchemaError, contract_from_json_schema
-from handoff_gate.gates.run.placement import producer_principal
-from handoff_gate.gates.run.submit import Signing, submit
 from handoff_gate.gates.store.base import ContractConflict, RunStore
+from handoff_gate.gates.submit.placement import producer_principal
+from handoff_gate.gates.submit.submit import Signing, submit
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible
 

@@ -12,7 +12,7 @@ the wait ended as one object (``cli.wait_json``) for scripts that must not parse
 the payload written is ``gates.view.delivery.delivered_text``, the TUI's delivered view.
 
 A decided handoff (every resumed pipeline) is answered by a first look
-(``gates.run.pickup``); only a wait that must block imports the blocking wait, with the
+(``gates.deliver.pickup``); only a wait that must block imports the blocking wait, with the
 change watcher and the notifier (about 10 ms of start-up that a decided handoff never
 needs). This module and ``cli.main`` are where the CLI defers loading.
 """
@@ -43,9 +43,9 @@ from handoff_gate.cli.errors import (
 from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
 from handoff_gate.cli.outfile import STDOUT, checked_target, write_payload
 from handoff_gate.cli.wait_json import result_json
-from handoff_gate.gates.run.decision_record import DecisionCorrupt
-from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
-from handoff_gate.gates.run.quorum import no_policy_warning
+from handoff_gate.gates.audit.decision_record import DecisionCorrupt
+from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
+from handoff_gate.gates.standing.quorum import no_policy_warning
 from handoff_gate.gates.store.base import RunStore, StoreUnavailable
 from handoff_gate.gates.view.delivery import delivered_text, payload_text
 from handoff_gate.gates.vocab.report import Report
@@ -130,7 +130,7 @@ def _looked(pickup: Pickup) -> WaitResult | None:
 def _blocked(pickup: Pickup, args: argparse.Namespace, stop: threading.Event) -> WaitResult:
     """No decision yet: load the blocking wait (and with it the watcher) and go on from
     the first look, keeping its deadline and the refusals it already reported."""
-    from handoff_gate.gates.run.waiting import wait_after  # only a wait that blocks
+    from handoff_gate.gates.deliver.waiting import wait_after  # only a wait that blocks
 
     return wait_after(
         pickup,

@@ -11,7 +11,7 @@ import sys
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
 from handoff_gate.cli.inputs import existing_run, policy, registry, store
-from handoff_gate.gates.run.withdrawal import WithdrawRefused, withdraw
+from handoff_gate.gates.decide.withdrawal import WithdrawRefused, withdraw
 from handoff_gate.gates.vocab.safe_text import visible
 
 

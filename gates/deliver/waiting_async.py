@@ -13,8 +13,8 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.pickup import Pickup, WaitResult, print_refusal
-from handoff_gate.gates.run.waiting import Waiter
+from handoff_gate.gates.deliver.pickup import Pickup, WaitResult, print_refusal
+from handoff_gate.gates.deliver.waiting import Waiter
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry

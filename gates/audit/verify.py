@@ -11,7 +11,7 @@ also checked against the records it describes:
   rewritten before a signed decision no longer contains the head it signed;
 - every signature verifies (under the policy's allowed_signers when one is given), and
   under a policy its key was valid at the times the record and the log give it
-  (``run.audit_dating``).
+  (``audit.dating``).
 
 What remains undetectable without signed decisions after it (deleting a decision *and*
 its event at the very end of the log) is spelled out in docs/security.md.
@@ -24,14 +24,14 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.run.audit import Event, chain_problems, log_lines, parse_line
-from handoff_gate.gates.run.audit_dating import dating_problems
-from handoff_gate.gates.run.decision_record import (
+from handoff_gate.gates.audit.dating import dating_problems
+from handoff_gate.gates.audit.decision_record import (
     Decision,
     DecisionCorrupt,
     parse_decision,
     parse_stamp,
 )
+from handoff_gate.gates.audit.log import Event, chain_problems, log_lines, parse_line
 from handoff_gate.gates.store.base import RunReplaced, RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
 from handoff_gate.gates.trust.ed25519 import verify

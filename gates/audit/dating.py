@@ -1,7 +1,7 @@
 """``audit --verify``'s look at when a signed decision says it was made.
 
 A signer chooses its record's ``decided_at``, so a waiter never judges a key by it
-(``run.quorum`` checks the key's validity window at the verifier's clock). Looking back,
+(``standing.quorum`` checks the key's validity window at the verifier's clock). Looking back,
 the log holds times the signer did not choose alone: the ``at`` of the decision's
 ``decision_written`` event, and that of the log line its signature names (``log_head``),
 which existed before the decision was made. A signed decision is reported when its key's
@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.run.decision_record import Decision, parse_stamp
+from handoff_gate.gates.audit.decision_record import Decision, parse_stamp
 from handoff_gate.gates.trust.sshsig import SignatureError
 from handoff_gate.gates.trust.statement import StatementError
 

@@ -30,20 +30,20 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decision_record import (
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.audit.decision_record import (
     Decision,
     DecisionCorrupt,
     DecisionMisplaced,
     parse_decision,
 )
-from handoff_gate.gates.run.edits import edit_problem, kept_edit
-from handoff_gate.gates.run.phase_rule import rule_of
-from handoff_gate.gates.run.placement import verified_producer
-from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.run.signed_check import check_signed
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.standing.edits import edit_problem, kept_edit
+from handoff_gate.gates.standing.phase_rule import rule_of
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
+from handoff_gate.gates.standing.signed_check import check_signed
 from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.submit.placement import verified_producer
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES

@@ -11,7 +11,7 @@ it is detected. A key whose principal may not decide the phase, or that produced
 handoff, is refused before anything is written, naming who may.
 
 An approval may carry the reviewer's edit (``edited_payload``): the edited bytes are
-inspected against the handoff's contract (``run.edits``) and refused, with nothing
+inspected against the handoff's contract (``standing.edits``) and refused, with nothing
 written, unless they are approvable; then they are kept in the store by their sha256
 before the record naming both digests is written, so a record never names bytes that
 are not there.
@@ -29,22 +29,27 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NoReturn
 
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decision_record import (
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.audit.decision_record import (
     Decision,
     DecisionCorrupt,
     codes_of,
     describe,
     parse_decision,
 )
-from handoff_gate.gates.run.edits import EditedPayload, edit_bytes_of, edit_problem, inspect_edit
-from handoff_gate.gates.run.ending import ending
-from handoff_gate.gates.run.phase_rule import NoRule, rule_of
-from handoff_gate.gates.run.placement import producer_bytes_sha256, verified_producer
-from handoff_gate.gates.run.report_in_run import inspect_in_run
-from handoff_gate.gates.run.reviewer import default_reviewer
+from handoff_gate.gates.decide.reviewer import default_reviewer
+from handoff_gate.gates.standing.edits import (
+    EditedPayload,
+    edit_bytes_of,
+    edit_problem,
+    inspect_edit,
+)
+from handoff_gate.gates.standing.ending import ending
+from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import DecisionExists, RunStore, has_handoff
 from handoff_gate.gates.store.log_lines import last_line
+from handoff_gate.gates.submit.placement import producer_bytes_sha256, verified_producer
 from handoff_gate.gates.trust.sshsig import SignatureError, SigningError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
 from handoff_gate.gates.vocab.actions import Action, Category

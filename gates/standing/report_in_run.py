@@ -17,11 +17,11 @@ import jiter
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.handoff_file import inspect_handoff
-from handoff_gate.gates.run.baseline import is_approved
-from handoff_gate.gates.run.placement import misplaced, producer_finding
-from handoff_gate.gates.run.stored_contracts import contract_for
+from handoff_gate.gates.standing.baseline import is_approved
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
+from handoff_gate.gates.submit.placement import misplaced, producer_finding
+from handoff_gate.gates.submit.stored_contracts import contract_for
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity

@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run.decision_problem import standing_of, unusable_reason
-from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt
-from handoff_gate.gates.run.ending import decided_late, ending
-from handoff_gate.gates.run.phase_rule import NoRule, rule_of
-from handoff_gate.gates.run.quorum import Settlement, settle
-from handoff_gate.gates.run.report_in_run import blocked_report, inspect_in_run
+from handoff_gate.gates.standing.decision_problem import standing_of, unusable_reason
+from handoff_gate.gates.standing.ending import decided_late, ending
+from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+from handoff_gate.gates.standing.quorum import Settlement, settle
+from handoff_gate.gates.standing.report_in_run import blocked_report, inspect_in_run
 from handoff_gate.gates.store.base import RunStore, WaiterRecord
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -68,7 +68,7 @@ def standing(
     policy: Policy | None = None,
 ) -> Standing:
     """Inspect the handoff in its run and settle its decisions, trusting neither; then
-    its end without a decision, if it reached one (``run.ending``)."""
+    its end without a decision, if it reached one (``standing.ending``)."""
     found = _settled(store, ref, registry, policy)
     if found.state in (HandoffState.BLOCKED, HandoffState.UNUSABLE) and not found.report.sha256:
         return found

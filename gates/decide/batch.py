@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.decision_record import Decision
-from handoff_gate.gates.run.decisions import DecisionRefused, decide
-from handoff_gate.gates.run.standing import standing
+from handoff_gate.gates.audit.decision_record import Decision
+from handoff_gate.gates.decide.decisions import DecisionRefused, decide
+from handoff_gate.gates.standing.standing import standing
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of

@@ -20,11 +20,11 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.decision_record import Decision, DecisionCorrupt, parse_decision
-from handoff_gate.gates.run.phase_rule import NoRule, rule_of
-from handoff_gate.gates.run.placement import verified_producer
-from handoff_gate.gates.run.signed_check import check_signed
+from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt, parse_decision
+from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+from handoff_gate.gates.standing.signed_check import check_signed
 from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.submit.placement import verified_producer
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.envelope import Envelope
 

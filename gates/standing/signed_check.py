@@ -1,7 +1,7 @@
 """Whether one signed decision record counts under a policy, and if not, why.
 
-Shared by the quorum that settles a wait (``run.quorum``) and the append-only baseline
-(``run.baseline``), which must agree on what an approval is; a module of its own so
+Shared by the quorum that settles a wait (``standing.quorum``) and the append-only baseline
+(``standing.baseline``), which must agree on what an approval is; a module of its own so
 that neither imports the other.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.decision_record import Decision
+from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.trust.sshsig import SignatureError
 from handoff_gate.gates.trust.statement import StatementError
 

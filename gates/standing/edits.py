@@ -21,15 +21,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.inspect.stages import inspect
-from handoff_gate.gates.run.report_in_run import previous_payload
-from handoff_gate.gates.run.stored_contracts import contract_for
+from handoff_gate.gates.standing.report_in_run import previous_payload
 from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.submit.stored_contracts import contract_for
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
 if TYPE_CHECKING:
+    from handoff_gate.gates.audit.decision_record import Decision
     from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.run.decision_record import Decision
     from handoff_gate.gates.vocab.report import Report
 
 #: What ``edited_payload=`` takes: the edited payload's bytes, or a JSON object.

@@ -2,8 +2,8 @@
 
 Most waits find the decision already there (a resumed pipeline, a reviewer who was
 quicker than the producer), so answering that takes no watching machinery: a
-``Pickup`` reads the decision records, settles them (``run.quorum``), inspects the
-handoff again on approval and writes the ``wait_returned`` event. ``run.waiting`` builds
+``Pickup`` reads the decision records, settles them (``standing.quorum``), inspects the
+handoff again on approval and writes the ``wait_returned`` event. ``deliver.waiting`` builds
 the blocking wait on top of it, and is the only module that loads the change watcher;
 ``handoff-gate wait`` imports that module only when its first look finds no decision.
 """
@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.decision_record import Decision
-from handoff_gate.gates.run.ending import decided_late, ending, stored_deadline
-from handoff_gate.gates.run.quorum import Settlement, record_refusals, settle
-from handoff_gate.gates.run.report_in_run import inspect_in_run
+from handoff_gate.gates.standing.ending import decided_late, ending, stored_deadline
+from handoff_gate.gates.standing.quorum import Settlement, record_refusals, settle
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import RunReplaced, RunStore, has_handoff
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of

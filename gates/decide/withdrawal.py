@@ -4,7 +4,7 @@ A pipeline that gave up (its wait timed out, the job was cancelled) must not lea
 handoff a reviewer may still approve. Withdrawing writes one record through the store
 (exclusive: a handoff is withdrawn once) and logs ``handoff_withdrawn`` with it; from then
 on the handoff is ``withdrawn``: decisions are refused and waiters return ``withdrawn``
-(``run.ending``). It is the producer side's act: on PostgreSQL only the pipeline role may
+(``standing.ending``). It is the producer side's act: on PostgreSQL only the pipeline role may
 insert a withdrawal. A decided handoff cannot be withdrawn: its decision already stands.
 """
 
@@ -13,10 +13,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.ending import Withdrawal
-from handoff_gate.gates.run.reviewer import default_reviewer
-from handoff_gate.gates.run.standing import standing
+from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.decide.reviewer import default_reviewer
+from handoff_gate.gates.standing.ending import Withdrawal
+from handoff_gate.gates.standing.standing import standing
 from handoff_gate.gates.store.base import RunStore, WithdrawalExists, has_handoff
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.ids import validate_id

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, Unpack
 import jiter
 from pydantic import BaseModel
 
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.placement import sign_handoff, signed_schema
-from handoff_gate.gates.run.stored_contracts import add_contract
 from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.submit.placement import sign_handoff, signed_schema
+from handoff_gate.gates.submit.stored_contracts import add_contract
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.deadline import is_past, parse_at, parse_duration, stamp
 from handoff_gate.gates.vocab.envelope import FORMAT, Envelope, ToolCall
@@ -128,7 +128,7 @@ def submit(
 
     With ``signing`` the envelope carries the producer's SSHSIG over
     ``handoff_statement``, which a policy rule with ``producers`` requires
-    (``gates.run.placement``). With ``tool`` the handoff is a tool call
+    (``gates.submit.placement``). With ``tool`` the handoff is a tool call
     (``kind: "tool_call"``) whose payload is the call's arguments.
 
     With ``json_schema`` the document is stored in the run as ``schema_id`` first (or

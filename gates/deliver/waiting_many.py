@@ -14,8 +14,8 @@ import os
 from collections.abc import AsyncGenerator, Callable, Iterable
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.run.pickup import WaitResult, print_refusal
-from handoff_gate.gates.run.waiting_async import wait_async
+from handoff_gate.gates.deliver.pickup import WaitResult, print_refusal
+from handoff_gate.gates.deliver.waiting_async import wait_async
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Which rule of a policy governs a handoff, for deciding it and for settling it.
 
-A module of its own so that ``decide`` (``run.decisions``) can find the rule without
-loading how decision records are settled (``run.quorum``), which only a wait, the
+A module of its own so that ``decide`` (``decide.decisions``) can find the rule without
+loading how decision records are settled (``standing.quorum``), which only a wait, the
 status lines and the review screens use.
 """
 

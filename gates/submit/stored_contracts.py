@@ -18,13 +18,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.json_schema import (
     JsonSchemaError,
     contract_from_json_schema,
     read_json_schema,
     schema_sha256,
 )
-from handoff_gate.gates.run import audit
 from handoff_gate.gates.store.base import RunStore
 
 

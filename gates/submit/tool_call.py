@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 
 from handoff_gate.gates.contracts.json_schema import schema_sha256
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run.submit import Payload, Signing, submit
 from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.submit.submit import Payload, Signing, submit
 from handoff_gate.gates.vocab.envelope import ToolCall
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 

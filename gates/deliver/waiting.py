@@ -5,16 +5,16 @@ gap between "no decision yet" and "watching". The wake-ups are the store's
 (``RunStore.subscribe``): on the filesystem every waiter on a run shares one watcher of
 its decisions folder, so hundreds of concurrent waits cost one inotify instance; on a
 database they come from ``LISTEN/NOTIFY``. Either way a wake-up is only a hint: the
-decision records are always re-read and settled (``run.quorum``), under the policy when
+decision records are always re-read and settled (``standing.quorum``), under the policy when
 there is one.
 
 On approval the handoff is inspected again: its bytes must still hash to what the
 reviewers approved, and only the contract-validated ``report.delivered`` is returned. A
 timeout or a cancel never approves.
 
-``wait`` blocks its thread; ``run.waiting_async.wait_async`` steps the same ``Waiter``
+``wait`` blocks its thread; ``deliver.waiting_async.wait_async`` steps the same ``Waiter``
 from a coroutine. Whether the handoff is decided, and what a wait then returns, is
-``run.pickup``'s: this module adds the blocking, so a wait that finds its decision
+``deliver.pickup``'s: this module adds the blocking, so a wait that finds its decision
 already there (``handoff-gate wait`` on a decided handoff) never loads the watcher.
 """
 
@@ -27,9 +27,9 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import TYPE_CHECKING
 
+from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.run import audit
-from handoff_gate.gates.run.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
+from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.store.base import RunStore, StoreUnavailable, Subscription
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
@@ -163,7 +163,7 @@ def wait(
     """Return once the handoff is decided, ``timeout`` seconds pass, or ``stop_event`` is set.
 
     Returns at once if the decision already exists. Under a ``policy`` only
-    signed decisions of its approvers count (``run.quorum``); ignored records are logged
+    signed decisions of its approvers count (``standing.quorum``); ignored records are logged
     and passed to ``on_refused`` once each. ``poll=True`` forces polling, for network
     filesystems that deliver no change events. While blocked, the wait is recorded as a
     waiter on the handoff (``RunStore.waiting``), and ``on_block`` is called once with
