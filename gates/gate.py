@@ -171,11 +171,13 @@ class Gate:
         idempotency_key: str | None = None,
         signer: str | None = None,
         on_warning: Reporter | None = None,
+        expires_in: timedelta | str | None = None,
     ) -> HandoffRef:
         """Store a tool call's arguments as a ``kind: "tool_call"`` handoff
         (``gates.submit.tool_call``): the contract is ``json_schema``, the tool's own argument
         schema, and the idempotency key defaults to the thread and call id, so a run that
-        resumes and asks again finds the handoff it made."""
+        resumes and asks again finds the handoff it made (with its first deadline:
+        ``expires_in`` counts from the submit that wrote it)."""
         return submit_tool_call(
             self.store,
             run,
@@ -186,6 +188,7 @@ class Gate:
             idempotency_key=idempotency_key,
             signing=self._signing(phase, signer),
             on_warning=on_warning,
+            expires_in=expires_in,
         )
 
     def add_contract(

@@ -6,7 +6,7 @@ Layout (documented in docs/protocol.md)::
     RUN_DIR/handoffs/.seq/0003         sequence reservations (empty marker files)
     RUN_DIR/decisions/0003-plan.json   at most one decision per handoff
     RUN_DIR/edits/0003-plan/SHA256.json a reviewer's edited payload, named by its sha256
-    RUN_DIR/decisions/0003-plan/withdrawn  the pipeline's withdrawal, if any
+    RUN_DIR/withdrawals/0003-plan      the pipeline's withdrawal, if any (``fs_withdrawals``)
     RUN_DIR/audit.jsonl                hash-chained event log
 
 A directory is a run when it has a ``handoffs/`` folder. A run is addressed by its path
@@ -39,6 +39,7 @@ from handoff_gate.gates.store import (
     fs_contracts,
     fs_edits,
     fs_layout,
+    fs_withdrawals,
     log_file,
     waiters,
 )
@@ -70,7 +71,6 @@ if TYPE_CHECKING:
 SEQ = ".seq"
 KEYS = ".keys"
 AUDIT_FILE = "audit.jsonl"
-WITHDRAWN = "withdrawn"
 #: How long a submit with a known idempotency key waits for the first submitter to
 #: finish publishing the handoff that key names.
 _KEY_SETTLE_S = 5.0
@@ -153,11 +153,6 @@ def read_handoff_bytes(run_dir: Path, handoff_id: str, max_bytes: int = MAX_HAND
 def decision_dir(run_dir: Path, handoff_id: str) -> Path:
     """Where the signed decisions of one handoff go, one file per principal."""
     return inside(run_dir, DECISIONS, validate_id(handoff_id))
-
-
-def withdrawal_path(run_dir: Path, handoff_id: str) -> Path:
-    """Where the pipeline's withdrawal of a handoff goes, beside its signed decisions."""
-    return inside(run_dir, DECISIONS, validate_id(handoff_id), WITHDRAWN)
 
 
 class FilesystemStore:
@@ -466,21 +461,17 @@ class FilesystemStore:
     def create_withdrawal(
         self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """Publish ``decisions/ID/withdrawn`` exclusively, then log it, under the log's
-        ``flock`` as a decision is. It sits in the handoff's decision folder so every
-        watcher and listing that notices a decision notices it too, and it has no
-        ``.json`` suffix, so no reader of decision records takes it for one."""
+        """Publish ``withdrawals/ID`` exclusively (``fs_withdrawals``), then log it, under
+        the log's ``flock`` as a decision is. The folder is the pipeline's, not the
+        reviewers' ``decisions/``: withdrawing is the producer's act."""
         run_dir = self._dir(run)
-        (run_dir / DECISIONS).mkdir(exist_ok=True)
-        target = withdrawal_path(run_dir, handoff_id)
         path = run_dir / AUDIT_FILE
         lock_timeout()
         fd = log_file.open_log(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:
             log_file.lock(fd, path)
-            target.parent.mkdir(exist_ok=True)
             try:
-                exclusive_create(target, data)
+                fs_withdrawals.publish(run_dir, handoff_id, data)
             except FileExistsError as exc:
                 raise WithdrawalExists(f"{handoff_id} is already withdrawn") from exc
             return _append_locked(fd, event)
@@ -488,10 +479,8 @@ class FilesystemStore:
             os.close(fd)
 
     def withdrawal_record(self, run: str, handoff_id: str) -> bytes | None:
-        try:
-            return read_bounded(withdrawal_path(self._dir(run), handoff_id), MAX_DECISION_BYTES)
-        except (FileNotFoundError, NotADirectoryError):  # junk as the folder holds no record
-            return None
+        """From ``withdrawals/`` or the previous version's place; junk reads as empty."""
+        return fs_withdrawals.read(self._dir(run), handoff_id)
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """Append under an exclusive ``flock`` (waited for up to the lock bound); a torn

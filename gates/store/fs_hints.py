@@ -20,7 +20,7 @@ from pathlib import Path
 from watchfiles import watch
 
 from handoff_gate.gates.store.base import Change, WatchLapse
-from handoff_gate.gates.store.fs_listing import DECISIONS, HANDOFFS
+from handoff_gate.gates.store.fs_listing import DECISIONS, HANDOFFS, WITHDRAWALS
 from handoff_gate.gates.store.waiters import WAITERS
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 
@@ -59,6 +59,8 @@ def hint_for(root: Path, path: Path, *, root_is_run: bool) -> Change | None:
         if inner[0] == DECISIONS or stem != name:
             return Change(run, stem) if ID_PATTERN.match(stem) else None
         return None
+    if inner[0] == WITHDRAWALS and len(inner) == 2:
+        return Change(run, inner[1]) if ID_PATTERN.match(inner[1]) else None
     if inner[0] == WAITERS:
         if len(inner) == 2 and "." in inner[1]:
             stem = inner[1].rpartition(".")[0]

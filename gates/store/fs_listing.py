@@ -18,6 +18,9 @@ from handoff_gate.gates.vocab.ids import ID_PATTERN
 
 HANDOFFS = "handoffs"
 DECISIONS = "decisions"
+#: The pipeline's withdrawals (``fs_withdrawals``): a record there moves the handoff's
+#: decision stamp, so a front end reads the handoff again and sees it withdrawn.
+WITHDRAWALS = "withdrawals"
 
 
 def stamp_of(stat: os.stat_result) -> Stamp:
@@ -56,23 +59,26 @@ def _joined(a: Stamp | None, b: Stamp | None) -> Stamp | None:
 
 def decision_stamp(run_dir: Path, handoff_id: str) -> Stamp | None:
     """The unsigned record's stamp joined with the signed records' folder's (which moves
-    as each principal's record is added); ``None`` without either."""
+    as each principal's record is added) and the withdrawal's; ``None`` without any."""
     record = run_dir / DECISIONS / handoff_id
-    return _joined(stamp_at(record.with_name(f"{handoff_id}.json")), stamp_at(record))
+    decided = _joined(stamp_at(record.with_name(f"{handoff_id}.json")), stamp_at(record))
+    return _joined(decided, stamp_at(run_dir / WITHDRAWALS / handoff_id))
 
 
 def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
     stamps: dict[str, Stamp | None] = {}
-    try:
-        with os.scandir(run_dir / DECISIONS) as found:
-            names = [item.name for item in found]
-    except OSError:
-        return stamps
-    for name in names:
-        if name.startswith("."):
+    for folder in (DECISIONS, WITHDRAWALS):
+        try:
+            with os.scandir(run_dir / folder) as found:
+                names = [item.name for item in found]
+        except OSError:
             continue
-        handoff_id = name.removesuffix(".json")  # a record, or a folder of signed ones
-        stamps[handoff_id] = _joined(stamps.get(handoff_id), stamp_at(run_dir / DECISIONS / name))
+        for name in names:
+            if name.startswith("."):
+                continue
+            handoff_id = name.removesuffix(".json")  # a record, or a folder of signed ones
+            stamped = stamp_at(run_dir / folder / name)
+            stamps[handoff_id] = _joined(stamps.get(handoff_id), stamped)
     return stamps
 
 

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import watchfiles
 
+from handoff_gate.gates.store.fs_listing import WITHDRAWALS
+
 #: watchfiles batching: report a change after ``STEP_MS`` of quiet, at most ``DEBOUNCE_MS``.
 STEP_MS = 5
 DEBOUNCE_MS = 50
@@ -212,6 +214,9 @@ class DecisionWatch:
     each principal's record is a file in ``decisions/{id}/``: that folder is watched once
     it exists, and ``decisions/`` for its creation until then (a change inside a
     subfolder is not a change of ``decisions/`` itself). Before any decision, the run.
+    The pipeline's withdrawal is a file in ``withdrawals/`` (``fs_withdrawals``), watched
+    by name when that folder exists (``init`` makes it); the withdrawal that makes the
+    folder is seen by the wait's periodic re-check, without a second watcher per run.
     """
 
     def __init__(
@@ -232,6 +237,7 @@ class DecisionWatch:
         self._poll = poll
         self._subscription: WatchSubscription | None = None
         self._watched: Path | None = None
+        self._withdrawals: WatchSubscription | None = None
 
     def rearm(self) -> bool:
         principals = self._decisions / self._handoff_id
@@ -242,15 +248,31 @@ class DecisionWatch:
             name = self._handoff_id if self._signed else f"{self._handoff_id}.json"
         else:
             target, name = self._run_dir, None
+        moved = self._rearm_withdrawals()
         if target == self._watched:
-            return False
-        self.close()
+            return moved
+        self._close_decisions()
         self._subscription = subscribe(target, self._wake, name=name, force_polling=self._poll)
         self._watched = target
         return True
 
-    def close(self) -> None:
+    def _rearm_withdrawals(self) -> bool:
+        folder = self._run_dir / WITHDRAWALS
+        if self._withdrawals is not None or not folder.is_dir():
+            return False
+        self._withdrawals = subscribe(
+            folder, self._wake, name=self._handoff_id, force_polling=self._poll
+        )
+        return True
+
+    def _close_decisions(self) -> None:
         if self._subscription is not None:
             self._subscription.close()
             self._subscription = None
             self._watched = None
+
+    def close(self) -> None:
+        self._close_decisions()
+        if self._withdrawals is not None:
+            self._withdrawals.close()
+            self._withdrawals = None

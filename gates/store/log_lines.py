@@ -15,7 +15,6 @@ Lines end at ``\\n`` only, as the appender reads them back: the gate never write
 from __future__ import annotations
 
 import hashlib
-from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -94,6 +93,32 @@ def log_lines(store: RunStore, run: str, cap: int = MAX_LOG_LINE) -> Iterator[Lo
 
 
 def last_line(store: RunStore, run: str) -> LogLine | None:
-    """The log's last line, read in bounded memory; ``None`` for an empty log."""
-    tail = deque(log_lines(store, run), maxlen=1)
-    return tail[0] if tail else None
+    """The log's last line, read in bounded memory; ``None`` for an empty log.
+
+    The same line :func:`split_lines` ends with, but only that line is assembled and
+    hashed: a signed decision asks for the log's head each time, and hashing every line
+    of a run's log per decision made a batch of 100 quadratic in the log's length.
+    """
+    return tail_line(store.log_chunks(run))
+
+
+def tail_line(chunks: Iterable[bytes], cap: int = MAX_LOG_LINE) -> LogLine | None:
+    """The last line of the bytes ``chunks`` yield, as :func:`split_lines` would cut it."""
+    pending, complete = _Pending(cap), _Pending(cap)
+    number = 0
+    for chunk in chunks:
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            pending.add(chunk)
+            continue
+        start = chunk.rfind(b"\n", 0, end) + 1
+        if start:  # the chunk holds a whole line: what was pending is not the last one
+            pending = _Pending(cap)
+        pending.add(chunk[start:end])
+        number += chunk.count(b"\n")
+        complete, pending = pending, _Pending(cap)
+        if end + 1 < len(chunk):
+            pending.add(chunk[end + 1 :])
+    if pending.size:
+        return pending.take(number + 1)
+    return complete.take(number) if number else None

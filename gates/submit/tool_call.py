@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 from typing import Any, NamedTuple
 
 from handoff_gate.gates.contracts.json_schema import schema_sha256
@@ -63,6 +64,7 @@ def submit_tool_call(
     idempotency_key: str | None = None,
     signing: Signing | None = None,
     on_warning: Callable[[str], None] | None = None,
+    expires_in: timedelta | str | None = None,
 ) -> HandoffRef:
     """Store ``args`` as a tool-call handoff (``ValueError`` for a name, id or text over
     its bound, or a key reused for other arguments; ``JsonSchemaError`` for a schema
@@ -86,4 +88,5 @@ def submit_tool_call(
         on_warning=on_warning,
         json_schema=call.parameters,
         tool=tool,
+        expires_in=expires_in,
     )

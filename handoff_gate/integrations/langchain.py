@@ -35,6 +35,7 @@ from pydantic import BaseModel
 
 from handoff_gate.gates.gate import StoreSpec
 from handoff_gate.integrations.tool_calls import (
+    ExpiresIn,
     KeySpec,
     PolicySpec,
     Request,
@@ -54,18 +55,31 @@ async def review_interrupts(
     policy: PolicySpec = None,
     store: StoreSpec | None = None,
     key: KeySpec = None,
+    withdraw_on_timeout: bool = True,
+    expires_in: ExpiresIn = None,
 ) -> Command[Any]:
     """The ``Command`` that resumes every one of ``interrupts`` with the gate's decisions.
 
     ``tools`` are the agent's tools (their schemas are the contracts). ``policy``,
-    ``store`` and ``key`` default to the environment's, as the CLI reads them.
-    ``ValueError`` for an interrupt that is not the middleware's.
+    ``store`` and ``key`` default to the environment's, as the CLI reads them. A wait
+    that times out or is cancelled withdraws its handoffs unless
+    ``withdraw_on_timeout=False`` (needed to review the same interrupts again later);
+    ``expires_in`` gives each handoff a deadline. ``ValueError`` for an interrupt that
+    is not the middleware's.
     """
     by_name = {tool.name: tool for tool in tools}
     asked = [_requests(interrupt, by_name) for interrupt in interrupts]
     known = [r for requests in asked for r in requests if r is not None]
     with gate_for(store, policy, key) as gate:
-        answers = iter(await review(gate, run, known, timeout=timeout))
+        found = await review(
+            gate,
+            run,
+            known,
+            timeout=timeout,
+            withdraw_on_timeout=withdraw_on_timeout,
+            expires_in=expires_in,
+        )
+    answers = iter(found)
     resume: dict[str, Any] = {}
     for interrupt, requests in zip(interrupts, asked, strict=True):
         decisions = [_decision(r, next(answers) if r is not None else None) for r in requests]

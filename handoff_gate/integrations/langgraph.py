@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Mapping
+from datetime import timedelta
 from typing import Any, Protocol, TypedDict
 
 from langchain_core.runnables import RunnableConfig
@@ -105,6 +106,7 @@ def gate_node(
     policy: PolicySpec | None = None,
     store: StoreSpec | None = None,
     signing_key: KeySpec | None = None,
+    expires_in: str | timedelta | None = None,
 ) -> GateNode:
     """A node that gates ``state[payload_key]`` and routes to ``on_approve``/``on_reject``.
 
@@ -113,6 +115,11 @@ def gate_node(
     interrupt at once). ``registry``, ``policy``, ``store`` and ``signing_key`` default to
     the environment's, as the CLI's. Raises ``HandoffNotApproved`` if the handoff changed
     after it was submitted or approved.
+
+    Unlike the other adapters the node never withdraws on its ``timeout``: its end is
+    ``interrupt()``, the graph pausing on purpose with the wait in its checkpoint, not
+    giving up. A graph that may be abandoned there gives ``expires_in`` (``"7d"``, a
+    ``timedelta``): after it the handoff is ``expired`` and no one can approve it.
     """
     where = os.fspath(run)
 
@@ -133,6 +140,7 @@ def gate_node(
                 phase=phase,
                 schema_id=schema_id,
                 idempotency_key=_key(config, count),
+                expires_in=expires_in,
             )
         result = look(ref)
         while result.outcome is WaitOutcome.TIMEOUT:
@@ -199,7 +207,8 @@ async def resume_all(
     ``interrupts`` is ``state["__interrupt__"]``; interrupts no gate node raised are left
     alone (``ValueError`` if there is no gate's among them). Give the gates' ``policy``
     and ``store`` (default: the environment's), so a decision the gates would ignore
-    does not wake this. ``TimeoutError`` when none is decided within ``timeout``.
+    does not wake this. ``TimeoutError`` when none is decided within ``timeout``; the
+    handoffs stay pending (this submitted none of them, so it withdraws none).
     """
     gates = _gate_interrupts(interrupts)
     if not gates:

@@ -34,6 +34,7 @@ from agents.result import RunResult, RunResultStreaming
 
 from handoff_gate.gates.gate import StoreSpec
 from handoff_gate.integrations.tool_calls import (
+    ExpiresIn,
     KeySpec,
     PolicySpec,
     Request,
@@ -52,15 +53,26 @@ async def review_interruptions(
     policy: PolicySpec = None,
     store: StoreSpec | None = None,
     key: KeySpec = None,
+    withdraw_on_timeout: bool = True,
+    expires_in: ExpiresIn = None,
 ) -> RunState[Any, Any]:
     """Decide every pending approval of ``result`` through the gate; the state to resume
     with (``Runner.run(agent, state)``). ``policy``, ``store`` and ``key`` default to the
-    environment's, as the CLI reads them."""
+    environment's, as the CLI reads them. A wait that times out or is cancelled
+    withdraws its handoffs unless ``withdraw_on_timeout=False`` (needed to review the
+    same state again later); ``expires_in`` gives each handoff a deadline."""
     state = result if isinstance(result, RunState) else result.to_state()
     items = state.get_interruptions()
     asked = [_request(item) for item in items]
     with gate_for(store, policy, key) as gate:
-        found = await review(gate, run, [a for a in asked if a is not None], timeout=timeout)
+        found = await review(
+            gate,
+            run,
+            [a for a in asked if a is not None],
+            timeout=timeout,
+            withdraw_on_timeout=withdraw_on_timeout,
+            expires_in=expires_in,
+        )
     verdicts = {v.call_id: v for v in found}
     for item, request in zip(items, asked, strict=True):
         if request is None:

@@ -24,14 +24,17 @@ The validator submits and waits through one ``Gate`` per output, made from its
 ``registry``, ``store``, ``policy`` and ``key`` (each ``None``: the environment's, as
 the CLI reads it), so a policy in force here is the one the CLI's ``wait`` honours.
 With an ``idempotency_key`` each attempt's key is ``KEY:RETRY`` (pydantic-ai's retry
-count), so a re-run of the agent after a timeout or a crash finds the handoff it
-submitted instead of leaving it behind unreviewed.
+count), so a re-run of the agent after a crash (or after a timeout, with
+``withdraw_on_timeout=False``) finds the handoff it submitted instead of leaving it
+behind unreviewed. By default a wait that times out or is cancelled withdraws its
+handoff, so nobody approves what this agent will not consume.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any, TypeVar
 
 import pydantic_core
@@ -44,6 +47,7 @@ from handoff_gate.gates.gate import Gate, StoreSpec
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.integrations.feedback import rejection_text, settled
+from handoff_gate.integrations.giving_up import wait_or_withdraw
 
 # Tool-call approvals live in their own module (``pydantic_ai_tools``), named here too.
 from handoff_gate.integrations.pydantic_ai_tools import (
@@ -102,6 +106,8 @@ def approval_gate(
     policy: Policy | str | os.PathLike[str] | None = None,
     store: StoreSpec | None = None,
     key: SigningKey | str | os.PathLike[str] | None = None,
+    withdraw_on_timeout: bool = True,
+    expires_in: str | timedelta | None = None,
 ) -> Validator[Any]:
     """An ``Agent.output_validator`` that submits each final output and waits for a person.
 
@@ -109,7 +115,10 @@ def approval_gate(
     ``policy``, ``store`` and ``key`` default to ``$HANDOFF_GATE_POLICY``, ``_STORE``
     and ``_KEY``. Under a policy only its approvers' signed decisions count, and with a
     key the handoff is signed as the phase's producer. ``idempotency_key``: see the
-    module docstring.
+    module docstring. A wait that times out or is cancelled withdraws the handoff
+    (``giving_up``) unless ``withdraw_on_timeout=False``, which a re-run that should find
+    it still pending needs; ``expires_in`` (``"30m"``, a ``timedelta``) gives it a
+    deadline, after which it is ``expired`` and can no longer be approved.
     """
     where = os.fspath(run)
 
@@ -130,8 +139,11 @@ def approval_gate(
                 model=ctx.model.model_name,
                 input_tokens=ctx.usage.input_tokens,
                 output_tokens=ctx.usage.output_tokens,
+                expires_in=expires_in,
             )
-            result = await gate.wait_async(where, ref, timeout=timeout)
+            result = await wait_or_withdraw(
+                gate, where, ref, timeout=timeout, withdraw=withdraw_on_timeout
+            )
         if not settled(result, ref.id):
             raise ModelRetry(rejection_text(result))
         assert result.payload is not None  # approved always carries the payload

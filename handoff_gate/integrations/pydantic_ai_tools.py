@@ -25,7 +25,7 @@ The out-of-band flow is ``resolve_tool_approvals``: a run that ended with
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic_ai import AbstractToolset, FunctionToolset, RunContext
 from pydantic_ai.capabilities import HandleDeferredToolCalls
@@ -40,6 +40,7 @@ from pydantic_ai.tools import (
 
 from handoff_gate.gates.gate import StoreSpec
 from handoff_gate.integrations.tool_calls import (
+    ExpiresIn,
     KeySpec,
     PolicySpec,
     Request,
@@ -57,12 +58,16 @@ def tool_approvals(
     policy: PolicySpec = None,
     store: StoreSpec | None = None,
     key: KeySpec = None,
+    withdraw_on_timeout: bool = True,
+    expires_in: ExpiresIn = None,
 ) -> HandleDeferredToolCalls[Any]:
     """A capability that sends every call needing approval through the gate, in the run.
 
     ``policy``, ``store`` and ``key`` default to the environment's, as the CLI reads
     them. The thread of each handoff is the run context's ``conversation_id``, so a run
-    resumed from its message history finds the handoffs it made.
+    resumed from its message history finds the handoffs it made. A wait that times out
+    or is cancelled withdraws its handoffs unless ``withdraw_on_timeout=False``;
+    ``expires_in`` gives each handoff a deadline.
     """
 
     async def handle(
@@ -80,7 +85,8 @@ def tool_approvals(
             _request(c, definition(c.tool_name), agent, ctx.conversation_id)
             for c in requests.approvals
         ]
-        return await _resolve(run, requests, calls, timeout, policy, store, key)
+        ending = _Ending(timeout, withdraw_on_timeout, expires_in)
+        return await _resolve(run, requests, calls, ending, policy, store, key)
 
     return HandleDeferredToolCalls(handler=handle)
 
@@ -95,18 +101,32 @@ async def resolve_tool_approvals(
     store: StoreSpec | None = None,
     key: KeySpec = None,
     thread: str | None = None,
+    withdraw_on_timeout: bool = True,
+    expires_in: ExpiresIn = None,
 ) -> DeferredToolResults:
     """The results for a run that ended with ``requests``, decided through the gate.
 
     ``agent`` is the agent the run was made with: each call's contract is its tool's
     schema from the agent's function toolsets (a tool the agent does not have is
     denied). ``thread`` is the run's ``conversation_id``, so resolving again (after a
-    timeout, in another process) finds the same handoffs; pass the same one each time.
+    timeout, in another process) finds the same handoffs; pass the same one each time,
+    and ``withdraw_on_timeout=False``, or a timeout withdraws them (as a cancelled wait
+    does). ``expires_in`` gives each handoff a deadline.
     """
     definitions = _definitions(agent.toolsets)
     name = getattr(agent, "name", None)
     calls = [_request(c, definitions.get(c.tool_name), name, thread) for c in requests.approvals]
-    return await _resolve(run, requests, calls, timeout, policy, store, key)
+    ending = _Ending(timeout, withdraw_on_timeout, expires_in)
+    return await _resolve(run, requests, calls, ending, policy, store, key)
+
+
+class _Ending(NamedTuple):
+    """How a resolution's wait may end: its timeout, whether giving up withdraws, and
+    the deadline its handoffs carry."""
+
+    timeout: float | None
+    withdraw_on_timeout: bool
+    expires_in: ExpiresIn
 
 
 def _definitions(toolsets: Sequence[AbstractToolset[Any]]) -> dict[str, ToolDefinition]:
@@ -140,14 +160,22 @@ async def _resolve(
     run: Run,
     requests: DeferredToolRequests,
     calls: Sequence[Request | None],
-    timeout: float | None,
+    ending: _Ending,
     policy: PolicySpec,
     store: StoreSpec | None,
     key: KeySpec,
 ) -> DeferredToolResults:
     known = [c for c in calls if c is not None]
     with gate_for(store, policy, key) as gate:
-        verdicts = {v.call_id: v for v in await review(gate, run, known, timeout=timeout)}
+        found = await review(
+            gate,
+            run,
+            known,
+            timeout=ending.timeout,
+            withdraw_on_timeout=ending.withdraw_on_timeout,
+            expires_in=ending.expires_in,
+        )
+    verdicts = {v.call_id: v for v in found}
     approvals: dict[str, ToolApproved | ToolDenied] = {}
     for call, asked in zip(requests.approvals, calls, strict=True):
         if asked is None:

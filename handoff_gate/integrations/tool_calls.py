@@ -16,6 +16,7 @@ import asyncio
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
@@ -27,11 +28,14 @@ from handoff_gate.gates.vocab.findings import Verdict as InspectionVerdict
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.integrations.feedback import MAX_FINDINGS
+from handoff_gate.integrations.giving_up import CANCELLED, wait_or_withdraw, withdraw_undecided
 
 Run = str | os.PathLike[str]
 #: A policy or a signing key as an object or its file (``None``: the environment's).
 PolicySpec = Policy | str | os.PathLike[str] | None
 KeySpec = SigningKey | str | os.PathLike[str] | None
+#: A deadline an adapter puts on what it submits (``"30m"``, a ``timedelta``).
+ExpiresIn = str | timedelta | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,25 +83,40 @@ async def review(
     requests: Sequence[Request],
     *,
     timeout: float | None = None,
+    withdraw_on_timeout: bool = True,
+    expires_in: ExpiresIn = None,
 ) -> list[Verdict]:
     """Submit every request as a tool-call handoff and answer each, in order.
 
     A call whose arguments are blocked is denied without waiting; the others are waited
     on together. A resumed run asking again for the same call ids finds the same
     handoffs (the idempotency key is the thread and the call id), and their decisions.
+    A wait that times out or is cancelled withdraws its handoff unless
+    ``withdraw_on_timeout`` is false (``giving_up``); ``expires_in`` is each handoff's
+    deadline.
     """
-    refs = [_submit(gate, run, request) for request in requests]
+    refs = [_submit(gate, run, request, expires_in) for request in requests]
     reports = [gate.inspect(run, ref) for ref in refs]
     waits = [
         _blocked(request, ref, report)
         if report.verdict is InspectionVerdict.BLOCKED
-        else _waited(gate, run, request, ref, timeout)
+        else _waited(gate, run, request, ref, timeout, withdraw_on_timeout)
         for request, ref, report in zip(requests, refs, reports, strict=True)
     ]
-    return list(await asyncio.gather(*waits))
+    try:
+        return list(await asyncio.gather(*waits))
+    except asyncio.CancelledError:
+        # A wait cancelled before it started never ran its own withdrawal; the ones
+        # that did (or that were decided) refuse a second one, which is ignored.
+        if withdraw_on_timeout:
+            for ref in refs:
+                withdraw_undecided(gate, run, ref, CANCELLED)
+        raise
 
 
-def _submit(gate: Gate, run: str | os.PathLike[str], request: Request) -> HandoffRef:
+def _submit(
+    gate: Gate, run: str | os.PathLike[str], request: Request, expires_in: ExpiresIn
+) -> HandoffRef:
     return gate.submit_tool_call(
         run,
         tool=request.name,
@@ -107,6 +126,7 @@ def _submit(gate: Gate, run: str | os.PathLike[str], request: Request) -> Handof
         description=request.description,
         agent=request.agent,
         thread=request.thread,
+        expires_in=expires_in,
     )
 
 
@@ -122,8 +142,9 @@ async def _waited(
     request: Request,
     ref: HandoffRef,
     timeout: float | None,
+    withdraw: bool,
 ) -> Verdict:
-    result = await gate.wait_async(run, ref, timeout=timeout, on_refused=_quiet)
+    result = await wait_or_withdraw(gate, run, ref, timeout=timeout, withdraw=withdraw, quiet=True)
     dropped = dropped_keys(result.report)
     if result.outcome is WaitOutcome.APPROVED and result.payload is not None:
         return Verdict(request.call_id, True, args=result.payload, dropped=dropped, handoff=ref)
@@ -135,11 +156,6 @@ async def _waited(
     return Verdict(
         request.call_id, False, message=message, dropped=dropped, handoff=ref, reason=why
     )
-
-
-def _quiet(line: str) -> None:
-    """A refused decision record is the reviewer's business (``list`` shows it), not the
-    model's: an adapter's process says nothing on stderr for it."""
 
 
 def dropped_keys(report: Report | None) -> tuple[str, ...]:

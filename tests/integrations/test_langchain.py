@@ -171,7 +171,9 @@ async def test_under_a_policy_an_unsigned_approval_does_not_count(tmp_path: Path
     )
     tools = [refund_tool(ran)]
     writer = asyncio.create_task(review(run, {"call_a": ("approve", None)}))  # no key
-    unsigned = await review_interrupts(run, first.interrupts, tools=tools, timeout=1, policy=policy)
+    unsigned = await review_interrupts(
+        run, first.interrupts, tools=tools, timeout=1, policy=policy, withdraw_on_timeout=False
+    )
     await writer
     assert unsigned.resume == {
         first.interrupts[0].id: {"type": "reject", "message": "no reviewer decided within 1 s."}
@@ -196,7 +198,7 @@ async def main():
     kept = json.loads(Path(sys.argv[2]).read_text())
     interrupts = [Interrupt(value=i["value"], id=i["id"]) for i in kept]
     command = await review_interrupts(Path(sys.argv[1]), interrupts, tools=[refund_tool([])],
-                                      timeout=float(sys.argv[3]))
+                                      timeout=float(sys.argv[3]), withdraw_on_timeout=False)
     print(json.dumps(command.resume))
 
 asyncio.run(main())

@@ -109,7 +109,9 @@ async def test_under_a_policy_an_unsigned_approval_does_not_count(tmp_path: Path
     run = tmp_path / "job-17"
     saved = first.to_state().to_string()
     writer = asyncio.create_task(review(run, {"call_a": ("approve", None)}))
-    unsigned = await review_interruptions(run, first, timeout=1, policy=policy)
+    unsigned = await review_interruptions(
+        run, first, timeout=1, policy=policy, withdraw_on_timeout=False
+    )
     await writer
     denied = await Runner.run(agent, unsigned, run_config=NO_TRACES)
     assert ran == [] and "no reviewer decided within 1 s" in denied.final_output
@@ -133,7 +135,8 @@ from handoff_gate.integrations.openai_agents import review_interruptions
 async def main():
     agent = support_agent(resumed=True)
     state = await RunState.from_string(agent, Path(sys.argv[2]).read_text())
-    state = await review_interruptions(Path(sys.argv[1]), state, timeout=float(sys.argv[3]))
+    state = await review_interruptions(Path(sys.argv[1]), state, timeout=float(sys.argv[3]),
+                                       withdraw_on_timeout=False)
     final = await Runner.run(agent, state, run_config=RunConfig(tracing_disabled=True))
     print(final.final_output)
 
@@ -167,7 +170,10 @@ async def test_a_state_kept_as_a_string_is_reviewed_in_another_process_on_the_sa
     saved.write_text(first.to_state().to_string())
     # This process asks, gives up (its timeout), and exits; its state is never used again.
     await review_interruptions(
-        run, await RunState.from_string(agent, saved.read_text()), timeout=0.1
+        run,
+        await RunState.from_string(agent, saved.read_text()),
+        timeout=0.1,
+        withdraw_on_timeout=False,
     )
     before = calls_in(run)
     plan = {"call_a": ("approve", None), "call_b": ("reject", "wrong customer")}

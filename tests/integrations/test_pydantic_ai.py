@@ -176,7 +176,12 @@ async def test_an_idempotency_key_makes_a_rerun_find_the_same_handoff(tmp_path: 
     """B5: each re-run after a timeout left another handoff nobody waited on."""
     agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
     gate = approval_gate(
-        tmp_path, phase="plan", schema_id="plan/v1", timeout=0, idempotency_key="job-5:plan"
+        tmp_path,
+        phase="plan",
+        schema_id="plan/v1",
+        timeout=0,
+        idempotency_key="job-5:plan",
+        withdraw_on_timeout=False,
     )
     agent.output_validator(gate)
     for _ in range(2):
@@ -206,6 +211,7 @@ async def test_a_policy_from_the_environment_ignores_an_unsigned_approval(
             timeout=0,
             store=runs,
             idempotency_key="job-6",
+            withdraw_on_timeout=False,
         )
     )
     with pytest.raises(HandoffNotApproved):
@@ -228,7 +234,7 @@ async def test_an_explicit_policy_counts_only_its_approvers(tmp_path: Path) -> N
     agent.output_validator(
         approval_gate(
             run, phase="plan", schema_id="plan/v1", timeout=0, policy=trust.policy,
-            idempotency_key="job-7",
+            idempotency_key="job-7", withdraw_on_timeout=False,
         )
     )  # fmt: skip
     with pytest.raises(HandoffNotApproved):
@@ -267,7 +273,7 @@ async def test_a_key_signs_each_output_as_the_phase_producer(tmp_path: Path) -> 
         agent.output_validator(
             approval_gate(
                 run, phase="plan", schema_id="plan/v1", timeout=0, policy=trust.policy,
-                key=key, idempotency_key="job-9",
+                key=key, idempotency_key="job-9", withdraw_on_timeout=False,
             )
         )  # fmt: skip
         with pytest.raises(HandoffNotApproved):

@@ -163,7 +163,8 @@ async def main():
     requests = TypeAdapter(DeferredToolRequests).validate_json(sys.argv[2])
     agent = refund_agent(scripted(), [])
     results = await resolve_tool_approvals(Path(sys.argv[1]), requests, agent=agent,
-                                           timeout=float(sys.argv[3]), thread="conv-1")
+                                           timeout=float(sys.argv[3]), thread="conv-1",
+                                           withdraw_on_timeout=False)
     print(json.dumps({k: type(v).__name__ for k, v in results.approvals.items()}))
 
 asyncio.run(main())
