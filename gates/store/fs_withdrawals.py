@@ -9,7 +9,7 @@ read without following links, bounded. The previous version wrote
 
 Whatever sits in a record's place and cannot be read as one (a FIFO, a symlink, a
 directory, a file over the cap, a folder swapped for a link out of the run) reads as an
-empty record, which ``run.ending`` takes for a withdrawal it cannot read: the handoff is
+empty record, which ``standing.ending`` takes for a withdrawal it cannot read: the handoff is
 withdrawn, never approvable, and every listing still shows it.
 """
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import os
 
-from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.decide.withdrawal import WithdrawRefused
+from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult, print_refusal
+from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 
 #: The withdrawal's reason, as the reviewer reads it.
