@@ -136,9 +136,8 @@ class Gate:
         ``expires_in``/``expires_at`` give it a deadline; given neither, the policy rule
         of ``phase`` may (its ``expires_in``).
         """
-        if expires_in is None and expires_at is None and self.policy is not None:
-            rule = self.policy.rule_for(phase)
-            expires_in = rule.expires_in if rule is not None else None
+        if expires_at is None:
+            expires_in = self._expires_in(phase, expires_in)
         return submit_to(
             self.store,
             run,
@@ -177,7 +176,8 @@ class Gate:
         (``gates.submit.tool_call``): the contract is ``json_schema``, the tool's own argument
         schema, and the idempotency key defaults to the thread and call id, so a run that
         resumes and asks again finds the handoff it made (with its first deadline:
-        ``expires_in`` counts from the submit that wrote it)."""
+        ``expires_in`` counts from the submit that wrote it); without one, the policy
+        rule of ``phase`` may give it, as for ``submit``."""
         return submit_tool_call(
             self.store,
             run,
@@ -188,8 +188,15 @@ class Gate:
             idempotency_key=idempotency_key,
             signing=self._signing(phase, signer),
             on_warning=on_warning,
-            expires_in=expires_in,
+            expires_in=self._expires_in(phase, expires_in),
         )
+
+    def _expires_in(self, phase: str, expires_in: timedelta | str | None) -> timedelta | str | None:
+        """The deadline asked for, else the policy rule of ``phase``'s (``expires_in``)."""
+        if expires_in is not None or self.policy is None:
+            return expires_in
+        rule = self.policy.rule_for(phase)
+        return rule.expires_in if rule is not None else None
 
     def add_contract(
         self, run: str | os.PathLike[str], schema_id: str, schema: Mapping[str, Any]

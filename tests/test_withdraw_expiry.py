@@ -237,6 +237,22 @@ def test_a_policy_rule_gives_its_phase_a_signed_deadline(
     assert second["expires_at"] > envelope.expires_at
 
 
+def test_a_policy_rule_gives_a_tool_call_its_deadline_too(
+    tmp_path: Path, producing: tuple[Path, Path]
+) -> None:
+    policy, planner = producing
+    schema = {"type": "object", "properties": {"to": {"type": "string"}}, "required": ["to"]}
+    with hg.Gate(str(tmp_path), policy=policy, key=planner) as gate:
+        ref = gate.submit_tool_call(
+            str(tmp_path / "job"), tool="send", args={"to": "ana"}, call_id="c1",
+            json_schema=schema, phase="plan",
+        )  # fmt: skip
+        envelope = gate.inspect(str(tmp_path / "job"), ref).envelope
+    assert envelope is not None and envelope.expires_at is not None
+    left = datetime.fromisoformat(envelope.expires_at) - datetime.now(UTC)
+    assert timedelta(hours=1, minutes=59) < left <= timedelta(hours=2)
+
+
 def test_a_policy_expires_in_that_is_not_a_duration_is_refused(tmp_path: Path) -> None:
     (tmp_path / "allowed_signers").write_text("")
     policy = tmp_path / "policy.toml"
