@@ -20,6 +20,7 @@ from handoff_gate.gates.decide.batch import decide_many
 from handoff_gate.gates.decide.decisions import DecisionRefused, decide, principal_for
 from handoff_gate.gates.standing.edits import edit_problem, inspect_edit
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+from handoff_gate.gates.view.fields import field_rows
 from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.inspecting import inspect_ref
 from handoff_gate.tui.messages import BatchDecided, DecisionFinished
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.gates.vocab.actions import Action, Category
     from handoff_gate.gates.vocab.handoff_ref import HandoffRef
-    from handoff_gate.gates.vocab.report import Report
+    from handoff_gate.gates.vocab.report import FieldRow, Report
     from handoff_gate.tui.model import Entry
     from handoff_gate.tui.scan import Inspection
 
@@ -68,6 +69,14 @@ class ReviewCore:
         """Inspect one handoff in ``store`` (the calling thread's own) and settle its
         decisions under this core's registry and policy; never raises."""
         return inspect_ref(ref, self.registry, store=store, policy=self.policy)
+
+    def field_rows(
+        self, report: Report, parent: str = "", *, start: int = 0, limit: int | None = None
+    ) -> list[FieldRow]:
+        """One level of ``report``'s field view (``gates.view.fields.field_rows``). It is
+        the core's because it walks the contract's pydantic models, which load with the
+        core, after the first screen."""
+        return field_rows(report, parent, start=start, limit=limit)
 
     def refusal(self, entry: Entry) -> Notice | None:
         """Why an inspected ``entry`` cannot be decided from here (``None``: it can)."""

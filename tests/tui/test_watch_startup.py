@@ -17,7 +17,12 @@ from handoff_gate.gates.contracts.spec import ENV_VAR
 
 BOUND = 60
 #: Modules that must not load before the first paint (each pulls in much of the core).
+#: The field view and the contract shapes it walks bring pydantic's model machinery
+#: (``pydantic.main``), about 100 ms: the field tree gets its rows from the core instead.
 CORE = (
+    "pydantic.main",
+    "handoff_gate.gates.contracts.shapes",
+    "handoff_gate.gates.view.fields",
     "handoff_gate.schemas",
     "handoff_gate.gates.contracts.registry",
     "handoff_gate.gates.inspect.stages",

@@ -179,7 +179,7 @@ class ReviewScreen(Screen[None]):
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
-        self._detail = Detail(id="detail")
+        self._detail = Detail(self._field_rows, id="detail")
         #: Above the footer, shown only while something is marked: how many, and the keys.
         self._marks_bar = Static("", id="marks", markup=False)
 
@@ -190,6 +190,15 @@ class ReviewScreen(Screen[None]):
             yield self._detail
         yield self._marks_bar
         yield Footer(compact=True)
+
+    def _field_rows(
+        self, report: Report, parent: str = "", *, start: int = 0, limit: int | None = None
+    ) -> list[FieldRow]:
+        """The detail's field rows, from the core (``ReviewCore.field_rows``). A report
+        exists only once the core has inspected it; before that there are none."""
+        if self.core is None:
+            return []
+        return self.core.field_rows(report, parent, start=start, limit=limit)
 
     def on_mount(self) -> None:
         self._marks_bar.display = False

@@ -17,7 +17,7 @@ from textual.widgets import Static, Tree
 from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.tui.model import Entry
 from handoff_gate.tui.render import banners, decision_text, field_detail, header, warnings_text
-from handoff_gate.tui.widgets.field_tree import FieldTree, NodeData
+from handoff_gate.tui.widgets.field_tree import FieldRows, FieldTree, NodeData
 from handoff_gate.tui.widgets.lines import TextLines
 
 
@@ -38,7 +38,8 @@ class Detail(Vertical):
     before they are mounted.
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, rows: FieldRows, *, id: str | None = None) -> None:
+        """``rows``: the field tree's rows (``FieldTree``)."""
         super().__init__(id=id)
         self.entry: Entry | None = None
         self.body = Body.FIELDS
@@ -53,7 +54,7 @@ class Detail(Vertical):
         self._applied: bool | None = None
         self._warnings = Static("", id="warnings", markup=False)
         self._body_title = Static("", id="body-title", markup=False)
-        self.fields = FieldTree(id="fields")
+        self.fields = FieldTree(rows, id="fields")
         self._field = Static("", id="field-detail", markup=False)
         self.lines = TextLines(id="lines")
         for hidden in (self._decision, self._warnings, self._body_title, self.lines, self._field):

@@ -1,13 +1,19 @@
-"""The field-by-field view: a tree whose children are asked of ``gates.fields`` on expand.
+"""The field-by-field view: a tree whose children are asked of its ``FieldRows`` on expand.
 
 Only the top level is built when a handoff is shown, and a level with many children is
 added a chunk at a time, so a payload with 100,000 leaves costs what the screen shows.
+
+The rows come from the function the tree is given (the review core's, which computes
+them with ``gates.view.fields``), not from an import here: computing them walks the
+contract's pydantic models, and the tree is part of the first screen, which is painted
+before the core and pydantic's model machinery load (docs/architecture.md, "Laziness at
+the boundary only").
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -15,7 +21,6 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from handoff_gate.gates.view.fields import field_rows
 from handoff_gate.gates.vocab.report import FieldRow, Report
 from handoff_gate.tui.render import field_label
 
@@ -35,6 +40,15 @@ class More:
 
 
 NodeData = FieldRow | More
+
+
+class FieldRows(Protocol):
+    """The rows directly under ``parent`` in ``report``, windowed by ``start``/``limit``
+    (``gates.view.fields.field_rows``'s signature)."""
+
+    def __call__(
+        self, report: Report, parent: str = "", *, start: int = 0, limit: int | None = None
+    ) -> list[FieldRow]: ...
 
 
 class FieldTree(Tree[NodeData]):
@@ -61,8 +75,10 @@ class FieldTree(Tree[NodeData]):
 
         row: FieldRow
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, rows: FieldRows, *, id: str | None = None) -> None:
+        """``rows``: computes a level's rows when it is shown or expanded."""
         super().__init__(Text("payload"), id=id)
+        self._rows = rows
         self.auto_expand = False
         self.show_root = False
         self.guide_depth = 3
@@ -101,7 +117,7 @@ class FieldTree(Tree[NodeData]):
         """Add one chunk of ``parent``'s rows from ``offset``, then a "more" line if needed."""
         if self._report is None:
             return
-        rows = field_rows(self._report, parent, start=offset, limit=CHUNK + 1)
+        rows = self._rows(self._report, parent, start=offset, limit=CHUNK + 1)
         if not rows and not parent and not offset:
             node.add_leaf(Text("(no fields to show)", style="dim italic"))
             return
