@@ -10,41 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from cli_helpers import cli, submit
 from other_account import PIPELINE_UID, gate_as, shared_folder
-
-from handoff_gate.gates.vocab.limits import MAX_DECISION_BYTES
+from planted import UNREADABLE
 
 #: A run name an agent chose: an OSC title sequence and a bare ESC.
 HOSTILE = "run\x1b]0;owned\x07\x1b[2J"
-
-
-def _fifo(path: Path) -> None:
-    os.mkfifo(path)
-
-
-def _symlink(path: Path) -> None:
-    path.symlink_to("/etc/passwd")
-
-
-def _directory(path: Path) -> None:
-    path.mkdir()
-
-
-def _oversize(path: Path) -> None:
-    path.write_bytes(b"{" + b" " * MAX_DECISION_BYTES + b"}")
-
-
-JUNK: dict[str, Callable[[Path], None]] = {
-    "fifo": _fifo,
-    "symlink": _symlink,
-    "directory": _directory,
-    "oversize": _oversize,
-}
 
 
 def _no_escape(*texts: str) -> None:
@@ -53,12 +27,12 @@ def _no_escape(*texts: str) -> None:
         assert "Traceback" not in text
 
 
-@pytest.mark.parametrize("kind", sorted(JUNK))
+@pytest.mark.parametrize("kind", sorted(UNREADABLE))
 def test_junk_decision_makes_only_its_handoff_unusable(tmp_path: Path, kind: str) -> None:
     bad_run, good_run = tmp_path / HOSTILE, tmp_path / "good"
     bad, other = submit(bad_run), submit(bad_run)
     untouched = submit(good_run)
-    JUNK[kind](bad_run / "decisions" / f"{bad}.json")
+    UNREADABLE[kind](bad_run / "decisions" / f"{bad}.json")
 
     listed = cli("list", str(tmp_path), "--json")
     assert listed.returncode == 0, listed.stderr

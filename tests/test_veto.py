@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import planted
 import pytest
 from cli_helpers import BOUND, GATE, PLAN_BYTES, cli, submit
 from other_account import (
@@ -233,27 +234,15 @@ def _junk_bytes(path: Path) -> None:
     path.write_bytes(b"\x00not a decision")
 
 
-def _fifo(path: Path) -> None:
-    os.mkfifo(path)
-
-
-def _symlink(path: Path) -> None:
-    path.symlink_to("/etc/passwd")
-
-
-def _directory(path: Path) -> None:
-    (path / "inner").mkdir(parents=True)
-
-
 def _forged(path: Path) -> None:
     path.write_text('{"format": "handoff-gate-decision/1", "principal": "alice"}')
 
 
 PLANTS = {
     "junk": _junk_bytes,
-    "fifo": _fifo,
-    "symlink": _symlink,
-    "directory": _directory,
+    "fifo": planted.fifo,
+    "symlink": planted.symlink,
+    "directory": planted.directory,
     "forged": _forged,
 }
 

@@ -10,7 +10,6 @@ came back to life; the TUI and listings missed a withdrawal in the new place.
 from __future__ import annotations
 
 import json
-import os
 import stat
 import subprocess
 from collections.abc import Callable
@@ -27,11 +26,11 @@ from other_account import (
     gate_as,
     shared_folder,
 )
+from planted import UNREADABLE
 
 from handoff_gate.gates.store.base import Change
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.fs_hints import hint_for
-from handoff_gate.gates.vocab.limits import MAX_DECISION_BYTES
 
 
 def test_the_pipeline_withdraws_in_the_init_layout_and_its_waiter_exits_6() -> None:
@@ -68,31 +67,12 @@ def test_the_pipeline_withdraws_in_the_init_layout_and_its_waiter_exits_6() -> N
         assert not (run / "decisions" / hid).exists()
 
 
-def _fifo(path: Path) -> None:
-    os.mkfifo(path)
-
-
-def _symlink(path: Path) -> None:
-    path.symlink_to("/etc/passwd")
-
-
-def _directory(path: Path) -> None:
-    (path / "inner").mkdir(parents=True)
-
-
-def _oversize(path: Path) -> None:
-    path.write_bytes(b" " * (MAX_DECISION_BYTES + 1))
-
-
 def _junk(path: Path) -> None:
     path.write_bytes(b"\x1b[31mnot a withdrawal")
 
 
 PLANTS: dict[str, Callable[[Path], None]] = {
-    "fifo": _fifo,
-    "symlink": _symlink,
-    "directory": _directory,
-    "oversize": _oversize,
+    **UNREADABLE,
     "junk": _junk,
 }
 
