@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from cli_helpers import BOUND, GATE
+from cli_helpers import BOUND, GATE, PLAN_BYTES
 
 #: The agent's account, and the reviewers' group and account (unused ids, no names).
 PIPELINE_UID = 64997
@@ -63,3 +63,13 @@ def gate_as(
 
 def as_pipeline(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return gate_as(PIPELINE_UID, PIPELINE_UID, *args, stdin=stdin)
+
+
+def submit_as_pipeline(run: Path) -> str:
+    """Submit the example plan to ``run`` as the pipeline's account; its handoff id."""
+    made = as_pipeline(
+        "submit", str(run), "--phase", "plan", "--schema", "plan/v1", "-",
+        stdin=PLAN_BYTES.decode(),
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    return made.stdout.strip()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import planted
 import pytest
-from cli_helpers import BOUND, GATE, PLAN_BYTES, cli, submit
+from cli_helpers import BOUND, GATE, cli, submit
 from other_account import (
     PIPELINE_UID,
     REVIEWER_UID,
@@ -27,6 +27,7 @@ from other_account import (
     as_pipeline,
     gate_as,
     shared_folder,
+    submit_as_pipeline,
 )
 
 POLICY = """\
@@ -111,18 +112,7 @@ def test_init_keeps_decisions_from_the_pipeline() -> None:
     with shared_folder() as root:
         policy, keys = _trust(root)
         run = _init_run(root)
-        made = as_pipeline(
-            "submit",
-            str(run),
-            "--phase",
-            "plan",
-            "--schema",
-            "plan/v1",
-            "-",
-            stdin=PLAN_BYTES.decode(),
-        )
-        assert made.returncode == 0, made.stderr
-        hid = made.stdout.strip()
+        hid = submit_as_pipeline(run)
         _decide_as(REVIEWER_UID, run, hid, "reject", keys["alice"], policy)
         attack = subprocess.run(
             [
@@ -178,17 +168,7 @@ def test_a_racer_cannot_delete_a_reject_before_the_waiter_sees_it() -> None:
     with shared_folder() as root:
         policy, keys = _trust(root)
         run = _init_run(root)
-        made = as_pipeline(
-            "submit",
-            str(run),
-            "--phase",
-            "plan",
-            "--schema",
-            "plan/v1",
-            "-",
-            stdin=PLAN_BYTES.decode(),
-        )
-        hid = made.stdout.strip()
+        hid = submit_as_pipeline(run)
         waiter = subprocess.Popen(
             [
                 *as_account(PIPELINE_UID, PIPELINE_UID),

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_helpers import BOUND, GATE, PLAN_BYTES, cli, submit
+from cli_helpers import BOUND, GATE, cli, submit
 from other_account import (
     PIPELINE_UID,
     REVIEWER_UID,
@@ -25,6 +25,7 @@ from other_account import (
     as_pipeline,
     gate_as,
     shared_folder,
+    submit_as_pipeline,
 )
 from planted import UNREADABLE
 
@@ -43,12 +44,7 @@ def test_the_pipeline_withdraws_in_the_init_layout_and_its_waiter_exits_6() -> N
         folder = (run / "withdrawals").stat()
         assert (folder.st_uid, folder.st_gid) == (PIPELINE_UID, REVIEWERS_GID)
         assert stat.S_IMODE(folder.st_mode) == 0o2755
-        sent = as_pipeline(
-            "submit", str(run), "--phase", "plan", "--schema", "plan/v1", "-",
-            stdin=PLAN_BYTES.decode(),
-        )  # fmt: skip
-        assert sent.returncode == 0, sent.stderr
-        hid = sent.stdout.strip()
+        hid = submit_as_pipeline(run)
         waiting = subprocess.Popen(
             [*as_account(PIPELINE_UID, PIPELINE_UID), *GATE, "wait", str(run), hid,
              "--timeout", str(BOUND)],
