@@ -26,18 +26,19 @@ from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.audit.decision_record import Decision, read_decision
 from handoff_gate.gates.audit.verify import verify_run
 from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.contracts.spec import ENV_VAR as SCHEMAS_ENV
 from handoff_gate.gates.decide.batch import BatchItem, BatchResult, decide_many
 from handoff_gate.gates.decide.decisions import decide as decide_in
 from handoff_gate.gates.decide.withdrawal import withdraw
 from handoff_gate.gates.deliver.pickup import Pickup, WaitResult, print_refusal
 from handoff_gate.gates.deliver.waiting import wait_after
+from handoff_gate.gates.deliver.waiting_async import wait_async
+from handoff_gate.gates.deliver.waiting_many import wait_any, wait_many
 from handoff_gate.gates.standing.edits import EditedPayload
 from handoff_gate.gates.standing.ending import Withdrawal
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.store.select import STORE_ENV, store_at, store_for
+from handoff_gate.gates.store.select import store_at, store_for
 from handoff_gate.gates.submit.placement import producer_principal
 from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
 from handoff_gate.gates.submit.submit import About, Payload, Signing
@@ -46,14 +47,13 @@ from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.environment import KEY_ENV, POLICY_ENV, SCHEMAS_ENV, STORE_ENV
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.report import Report
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-#: Environment defaults for the policy and the signing key, as the CLI's options have.
-POLICY_ENV, KEY_ENV = "HANDOFF_GATE_POLICY", "HANDOFF_GATE_KEY"
 
 StoreSpec = str | os.PathLike[str] | RunStore
 Reporter = Callable[[str], None]
@@ -349,9 +349,6 @@ class Gate:
         on_refused: Reporter = print_refusal,
     ) -> WaitResult:
         """``wait`` for asyncio (``gates.deliver.waiting_async.wait_async``)."""
-        # Deferred: asyncio loads only for a pipeline that waits from a coroutine.
-        from handoff_gate.gates.deliver.waiting_async import wait_async
-
         return await wait_async(
             run,
             ref_or_id,
@@ -375,9 +372,6 @@ class Gate:
     ) -> AsyncGenerator[tuple[HandoffRef, WaitResult], None]:
         """``async for ref, result in gate.wait_many(run, refs)``: each handoff's wait
         result as it settles (``gates.deliver.waiting_many.wait_many``)."""
-        # Deferred: asyncio loads only for a pipeline that waits from a coroutine.
-        from handoff_gate.gates.deliver.waiting_many import wait_many
-
         return wait_many(
             run,
             refs,
@@ -399,9 +393,6 @@ class Gate:
         on_refused: Reporter = print_refusal,
     ) -> tuple[HandoffRef, WaitResult]:
         """The first of ``refs`` to settle and its result; the other waits stop."""
-        # Deferred: asyncio loads only for a pipeline that waits from a coroutine.
-        from handoff_gate.gates.deliver.waiting_many import wait_any
-
         return await wait_any(
             run,
             refs,

@@ -18,7 +18,7 @@ layout: ``handoff_gate.schemas`` (contracts), ``handoff_gate.gates`` (the UI-fre
 This module is the library's entry point and one of the places where loading is
 deferred (all of them are listed once, in docs/architecture.md): a name below is
 imported on first use, so ``import handoff_gate`` (which every ``handoff-gate`` command
-does) stays cheap and a pipeline that only submits never loads the watcher.
+does) stays cheap.
 """
 
 from __future__ import annotations

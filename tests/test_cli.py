@@ -253,7 +253,7 @@ def test_unsigned_pipeline_commands_load_neither_textual_nor_the_trust_code(tmp_
     assert out.split("\n")[:2] == ["[]", "[]"], "an unsigned step loaded UI or trust code"
 
 
-def test_submit_loads_neither_inspection_nor_the_watcher(tmp_path: Path) -> None:
+def test_submit_loads_neither_inspection_nor_textual(tmp_path: Path) -> None:
     """A pipeline submits on every step: it must not pay for what only review needs."""
     script = (
         "import sys, contextlib, io\n"
@@ -263,7 +263,7 @@ def test_submit_loads_neither_inspection_nor_the_watcher(tmp_path: Path) -> None
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert main(args) == 0\n"
         "core = 'handoff_gate.gates.'\n"
-        "heavy = {core + 'inspect.stages', core + 'inspect.validate', 'watchfiles', 'textual'}\n"
+        "heavy = {core + 'inspect.stages', core + 'inspect.validate', 'textual'}\n"
         "print(sorted(m for m in sys.modules if m in heavy))\n"
     )
     out = python_stdout(script)

@@ -18,7 +18,7 @@ import pytest
 
 from handoff_gate.gates.contracts.json_schema import schema_sha256
 from handoff_gate.gates.store.postgres_schema import init_schema
-from handoff_gate.gates.store.select import STORE_ENV
+from handoff_gate.gates.vocab.environment import STORE_ENV
 
 DEX = Path(__file__).resolve().parent.parent / "sample_runs" / "dex-contracts"
 BOUND = 60

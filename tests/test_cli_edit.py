@@ -16,7 +16,7 @@ import pytest
 from cli_helpers import GATE, PLAN_BYTES
 
 from handoff_gate.gates.store.postgres_schema import init_schema
-from handoff_gate.gates.store.select import STORE_ENV
+from handoff_gate.gates.vocab.environment import STORE_ENV
 
 PLAN: dict[str, Any] = json.loads(PLAN_BYTES)
 Done = subprocess.CompletedProcess[str]

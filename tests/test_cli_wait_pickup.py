@@ -1,5 +1,5 @@
-"""``handoff-gate wait`` looks before it loads the blocking wait: a decided handoff is
-answered without the watcher, and a wait that goes on to block behaves as one wait."""
+"""``handoff-gate wait`` looks before it blocks: a decided handoff is answered without
+starting the watcher, and a wait that goes on to block behaves as one wait."""
 
 from __future__ import annotations
 
@@ -12,45 +12,38 @@ from cli_helpers import cli, python_stdout, submit
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.filesystem import FilesystemStore
 
-#: What only a wait that blocks needs: the watcher library, the module that runs it, the
-#: blocking wait and the ``--notify`` runner.
-BLOCKING = (
-    "watchfiles",
-    "handoff_gate.gates.store.fs_watch",
-    "handoff_gate.gates.deliver.waiting",
-    "handoff_gate.cli.notify",
-)
 
-
-def _loaded_by_wait(run: Path, handoff_id: str, *extra: str) -> tuple[int, list[str]]:
-    """Run ``wait`` in a fresh interpreter: its exit code and which of ``BLOCKING`` it loaded."""
+def _wait_watched(run: Path, handoff_id: str, *extra: str) -> tuple[int, bool, bool]:
+    """Run ``wait`` in a fresh interpreter: its exit code, whether it started a
+    watchfiles watch, and whether it loaded the ``--notify`` runner."""
     script = (
-        "import contextlib, io, json, sys\n"
+        "import contextlib, io, json, sys, watchfiles\n"
+        "watched = []\n"
+        "real = watchfiles.watch\n"
+        "def spy(*args, **kwargs):\n"
+        "    watched.append(args)\n"
+        "    yield from real(*args, **kwargs)\n"
+        "watchfiles.watch = spy\n"
         "from handoff_gate.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    code = main(['wait', {str(run)!r}, {handoff_id!r}, *{list(extra)!r}])\n"
-        f"print(json.dumps([code, sorted(m for m in sys.modules if m in {BLOCKING!r})]))\n"
+        "print(json.dumps([code, bool(watched), 'handoff_gate.cli.notify' in sys.modules]))\n"
     )
-    out = python_stdout(script)
-    code, loaded = json.loads(out)
-    return code, loaded
+    code, watched, notify = json.loads(python_stdout(script))
+    return code, watched, notify
 
 
 def test_a_decided_handoff_is_answered_without_the_watcher(tmp_path: Path) -> None:
     hid = submit(tmp_path)
     assert cli("decide", str(tmp_path), hid, "approve").returncode == 0
-    assert _loaded_by_wait(tmp_path, hid, "--timeout", "5", "--notify", "true") == (0, [])
+    assert _wait_watched(tmp_path, hid, "--timeout", "5", "--notify", "true") == (0, False, False)
     assert audit.read_events(tmp_path, FilesystemStore())[-1]["outcome"] == "approved"
 
 
-def test_an_undecided_handoff_loads_the_blocking_wait(tmp_path: Path) -> None:
-    """The other side of the split: what the decided case skips is what blocking uses
-    (the watcher loads with the wait's first subscription, so the wait must block)."""
+def test_an_undecided_handoff_is_watched_and_announced(tmp_path: Path) -> None:
+    """The other side of the split: what the decided case skips is what blocking uses."""
     hid = submit(tmp_path)
-    code, loaded = _loaded_by_wait(tmp_path, hid, "--timeout", "0.3")
-    assert code == 3
-    assert "handoff_gate.gates.deliver.waiting" in loaded
-    assert "watchfiles" in loaded
+    assert _wait_watched(tmp_path, hid, "--timeout", "0.5", "--notify", "true") == (3, True, True)
     assert audit.read_events(tmp_path, FilesystemStore())[-1]["outcome"] == "timeout"
 
 

@@ -19,7 +19,7 @@ from handoff_gate.gates.contracts.registry import (
     load_registry,
     strict_json_schema,
 )
-from handoff_gate.gates.contracts.spec import ENV_VAR
+from handoff_gate.gates.vocab.environment import SCHEMAS_ENV
 from handoff_gate.schemas import BUILT_IN
 from handoff_gate.schemas.base import Contract
 
@@ -36,7 +36,7 @@ SCHEMAS = {"ticket/v1": Ticket}
 
 @pytest.fixture(autouse=True)
 def no_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.delenv(SCHEMAS_ENV, raising=False)
 
 
 def write(folder: Path, name: str, source: str) -> Path:
@@ -106,7 +106,7 @@ def test_env_var_is_used_when_no_spec_is_given(
 ) -> None:
     first = write(tmp_path, "one.py", USER_MODULE)
     second = write(tmp_path, "two.py", USER_MODULE.replace("ticket/v1", "ticket/v2"))
-    monkeypatch.setenv(ENV_VAR, f"{first}{os.pathsep}{second}")
+    monkeypatch.setenv(SCHEMAS_ENV, f"{first}{os.pathsep}{second}")
     assert {"ticket/v1", "ticket/v2"} <= set(load_registry())
     assert list(load_registry("")) == list(BUILT_IN)
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 
-ENV_VAR = "HANDOFF_GATE_SCHEMAS"
+from handoff_gate.gates.vocab.environment import SCHEMAS_ENV
 
 
 def named_specs(spec: str | None = None) -> list[str]:
     """The specs in ``spec`` (default: ``$HANDOFF_GATE_SCHEMAS``), blanks dropped."""
     if spec is None:
-        spec = os.environ.get(ENV_VAR, "")
+        spec = os.environ.get(SCHEMAS_ENV, "")
     return [p.strip() for p in spec.split(os.pathsep) if p.strip()]

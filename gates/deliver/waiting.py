@@ -15,7 +15,7 @@ timeout or a cancel never approves.
 ``wait`` blocks its thread; ``deliver.waiting_async.wait_async`` steps the same ``Waiter``
 from a coroutine. Whether the handoff is decided, and what a wait then returns, is
 ``deliver.pickup``'s: this module adds the blocking, so a wait that finds its decision
-already there (``handoff-gate wait`` on a decided handoff) never loads the watcher.
+already there (``handoff-gate wait`` on a decided handoff) never subscribes.
 """
 
 from __future__ import annotations

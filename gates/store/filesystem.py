@@ -15,10 +15,9 @@ to the working directory). Every name read from disk or from an argument is chec
 against the id pattern and must resolve inside the run.
 
 Besides the records, a run folder keeps what only a folder needs: a record per live
-waiter (``waiters``), and the change watcher blocked waits share (``fs_watch``, loaded
-on first ``subscribe``).
+waiter (``waiters``), and the change watcher blocked waits share (``fs_watch``).
 A front end that shows every run lists them with stamps (``fs_listing``) and watches the
-whole root through one watcher (``fs_hints``, loaded on first ``watch``).
+whole root through one watcher (``fs_hints``).
 """
 
 from __future__ import annotations
@@ -56,9 +55,11 @@ from handoff_gate.gates.store.base import (
     WithdrawalExists,
 )
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
+from handoff_gate.gates.store.fs_hints import watch_root
 from handoff_gate.gates.store.fs_listing import DECISIONS as DECISIONS
 from handoff_gate.gates.store.fs_listing import HANDOFFS as HANDOFFS
 from handoff_gate.gates.store.fs_listing import list_run_dir
+from handoff_gate.gates.store.fs_watch import DecisionWatch
 from handoff_gate.gates.store.lock_bound import LockTimeout, lock_timeout
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -513,9 +514,6 @@ class FilesystemStore:
         poll: bool = False,
     ) -> Subscription:
         """One shared watcher per watched folder (``fs_watch``), aimed by ``rearm``."""
-        # The watcher boundary: watchfiles loads only for a wait that blocks.
-        from handoff_gate.gates.store.fs_watch import DecisionWatch
-
         run_dir = self._dir(run)
         return DecisionWatch(
             run_dir,
@@ -543,9 +541,6 @@ class FilesystemStore:
         poll: bool = False,
     ) -> None:
         """One watchfiles watcher over the root, recursive (``fs_hints``)."""
-        # The watcher boundary again: watchfiles loads only when something watches.
-        from handoff_gate.gates.store.fs_hints import watch_root
-
         watch_root((self.root or Path()).absolute(), on_change, stop, poll=poll)
 
     def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:

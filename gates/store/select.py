@@ -15,8 +15,6 @@ from pathlib import Path
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import FilesystemStore
 
-#: The environment variable naming the store.
-STORE_ENV = "HANDOFF_GATE_STORE"
 #: URL schemes naming a PostgreSQL database (libpq accepts both).
 _SCHEMES = ("postgresql://", "postgres://")
 #: What an error may show of a refused URL: its scheme, never the rest (it may hold a password).

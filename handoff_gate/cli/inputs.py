@@ -17,7 +17,8 @@ from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, os_proble
 from handoff_gate.gates.contracts.registry import Registry, RegistryError, load_registry
 from handoff_gate.gates.store.base import RunStore, has_handoff
 from handoff_gate.gates.store.durable import read_bounded
-from handoff_gate.gates.store.select import STORE_ENV, StoreURLError, listed_store, store_for
+from handoff_gate.gates.store.select import StoreURLError, listed_store, store_for
+from handoff_gate.gates.vocab.environment import STORE_ENV
 from handoff_gate.gates.vocab.ids import UnsafePathError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 

@@ -4,12 +4,14 @@ Parsing needs only the vocabulary, and ``main`` then imports just the module of 
 command being run (``commands.watch`` is the only one that loads Textual,
 ``commands.submit`` loads no inspection), so every command starts as fast as what it
 actually uses allows. This is one of the places where loading is deferred, all listed
-once in docs/architecture.md.
+once in docs/architecture.md; it is also the one place that sets the garbage collector
+(``load_command``).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import math
 import os
@@ -17,20 +19,19 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from datetime import timedelta
+from types import ModuleType
 from typing import Any, NoReturn
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, UsageError, flat
 from handoff_gate.gates.store.base import StoreError
-from handoff_gate.gates.store.select import STORE_ENV
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.deadline import parse_duration
+from handoff_gate.gates.vocab.environment import KEY_ENV, POLICY_ENV, STORE_ENV
 from handoff_gate.gates.vocab.states import HandoffState
 
 VERSION_MODULE = "handoff_gate.cli.commands.version"
 TRUST_INPUTS = "handoff_gate.cli.trust_inputs"
 LIST_STATES = [s.value for s in HandoffState]
-#: Environment defaults for the signing key and the policy.
-KEY_ENV, POLICY_ENV = "HANDOFF_GATE_KEY", "HANDOFF_GATE_POLICY"
 #: Set to ``1`` to see the traceback of an unexpected error instead of its one line.
 TRACEBACK_ENV = "HANDOFF_GATE_TRACEBACK"
 #: An unexpected error's line is cut here: its text may quote a planted file.
@@ -527,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"handoff-gate {command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
     try:
-        return int(importlib.import_module(COMMANDS[args.command]).run(args))
+        return int(load_command(args.command).run(args))
     except (UsageError, StoreError) as exc:
         print(f"handoff-gate {args.command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
@@ -540,6 +541,27 @@ def main(argv: list[str] | None = None) -> int:
         return FAIL
     except Exception as exc:  # fail closed: one sanitised line, never a traceback
         return internal_error(args.command, exc)
+
+
+def load_command(command: str) -> ModuleType:
+    """Import one command's module with the collector paused, then freeze what it built.
+
+    Loading a command builds its contracts' validators, the report's classes and
+    compiled patterns: tens of thousands of objects that live until the process ends.
+    Left to itself, the collector scans them while they are made and again, all of
+    them, at exit; that was a fifth of a ``check``'s or a ``decide``'s start-up
+    (docs/performance.md, issue 18). Frozen, they are never scanned again, which also
+    spares a long ``wait`` or ``watch`` its full collections over them. Objects made
+    afterwards are collected as usual.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return importlib.import_module(COMMANDS[command])
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
 
 
 def internal_error(command: str, exc: Exception) -> int:

@@ -28,8 +28,8 @@ from handoff_gate.demo.simulator import LIVE_RUN, STOPPED
 from handoff_gate.gates.api import read_decision
 from handoff_gate.gates.audit.decision_record import DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.contracts.spec import ENV_VAR
 from handoff_gate.gates.store.filesystem import is_run, list_handoffs
+from handoff_gate.gates.vocab.environment import SCHEMAS_ENV
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.review_core import ReviewCore
 
@@ -69,7 +69,7 @@ def prepare_workspace(workspace: Path | None) -> Path:
 
 
 def start_simulator(workspace: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, ENV_VAR: str(workspace / CONTRACTS)}
+    env = {**os.environ, SCHEMAS_ENV: str(workspace / CONTRACTS)}
     with (workspace / LOG).open("ab") as log:
         return subprocess.Popen(
             [

@@ -16,7 +16,7 @@ import pytest
 from pg_server import PgServer
 
 from handoff_gate.gates.store.postgres_schema import PIPELINE_ROLE, REVIEWER_ROLE
-from handoff_gate.gates.store.select import STORE_ENV
+from handoff_gate.gates.vocab.environment import STORE_ENV
 from handoff_gate.schemas import example_path
 
 PLAN = example_path("plan/v1")

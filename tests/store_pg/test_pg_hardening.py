@@ -28,7 +28,7 @@ from handoff_gate.gates.store.postgres_schema import (
     REVIEWER_ROLE,
     init_schema,
 )
-from handoff_gate.gates.store.select import STORE_ENV
+from handoff_gate.gates.vocab.environment import STORE_ENV
 from handoff_gate.gates.vocab.limits import MAX_LOG_LINE
 from handoff_gate.schemas import example_path
 

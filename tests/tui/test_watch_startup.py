@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from handoff_gate.gates.contracts.spec import ENV_VAR
+from handoff_gate.gates.vocab.environment import SCHEMAS_ENV
 
 BOUND = 60
 #: Modules that must not load before the first paint (each pulls in much of the core).
@@ -63,7 +63,7 @@ def test_bad_extra_contracts_are_a_usage_error_before_any_screen(tmp_path: Path)
     assert named.returncode == 2
     assert named.stderr.startswith("handoff-gate watch: ")
     assert "no_such_module_here" in named.stderr
-    from_env = _watch(str(tmp_path), env={ENV_VAR: "no_such_module_here"})
+    from_env = _watch(str(tmp_path), env={SCHEMAS_ENV: "no_such_module_here"})
     assert from_env.returncode == 2
     assert "no_such_module_here" in from_env.stderr
 

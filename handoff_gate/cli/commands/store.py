@@ -23,7 +23,7 @@ from handoff_gate.gates.store.postgres_schema import (
     SchemaTooNew,
     init_schema,
 )
-from handoff_gate.gates.store.select import STORE_ENV
+from handoff_gate.gates.vocab.environment import STORE_ENV
 
 _SCHEMES = ("postgresql://", "postgres://")
 

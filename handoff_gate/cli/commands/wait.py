@@ -45,6 +45,7 @@ from handoff_gate.cli.outfile import STDOUT, checked_target, write_payload
 from handoff_gate.cli.wait_json import result_json
 from handoff_gate.gates.audit.decision_record import DecisionCorrupt
 from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
+from handoff_gate.gates.deliver.waiting import wait_after
 from handoff_gate.gates.standing.quorum import no_policy_warning
 from handoff_gate.gates.store.base import RunStore, StoreUnavailable
 from handoff_gate.gates.view.delivery import delivered_text, payload_text
@@ -128,10 +129,8 @@ def _looked(pickup: Pickup) -> WaitResult | None:
 
 
 def _blocked(pickup: Pickup, args: argparse.Namespace, stop: threading.Event) -> WaitResult:
-    """No decision yet: load the blocking wait (and with it the watcher) and go on from
-    the first look, keeping its deadline and the refusals it already reported."""
-    from handoff_gate.gates.deliver.waiting import wait_after  # only a wait that blocks
-
+    """No decision yet: block, going on from the first look, keeping its deadline and
+    the refusals it already reported."""
     return wait_after(
         pickup,
         poll=args.poll,

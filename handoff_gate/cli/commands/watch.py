@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
 from handoff_gate.cli.frame_rate import prefer_tui_frame_rate
-from handoff_gate.gates.contracts.spec import ENV_VAR
-from handoff_gate.gates.store.select import STORE_ENV, StoreURLError, listed_store
+from handoff_gate.gates.store.select import StoreURLError, listed_store
 from handoff_gate.gates.trust.sshsig import SigningError
+from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     except StoreURLError as exc:
         raise UsageError(str(exc)) from exc
     key, policy = _signing(args)
-    spec = os.environ.get(ENV_VAR, "") if args.schemas is None else args.schemas
+    spec = os.environ.get(SCHEMAS_ENV, "") if args.schemas is None else args.schemas
     registry = _registry(spec, policy)
     prefer_tui_frame_rate()
     from handoff_gate.tui.review_app import header_name, run_review
