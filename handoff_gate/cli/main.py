@@ -4,8 +4,8 @@ Parsing needs only the vocabulary, and ``main`` then imports just the module of 
 command being run (``commands.watch`` is the only one that loads Textual,
 ``commands.submit`` loads no inspection), so every command starts as fast as what it
 actually uses allows. This is one of the places where loading is deferred, all listed
-once in docs/architecture.md; it is also the one place that sets the garbage collector
-(``load_command``).
+once in docs/architecture.md. It is also the one place that sets process-wide
+settings: the garbage collector and the app's frame rate (``load_command``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, UsageError, flat
+from handoff_gate.cli.frame_rate import prefer_tui_frame_rate
 from handoff_gate.gates.store.base import StoreError
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.deadline import parse_duration
@@ -462,6 +463,8 @@ _ARGUMENTS = {
 
 #: command name -> the module holding its ``run(args) -> int``.
 COMMANDS = {name: f"handoff_gate.cli.commands.{name}" for name in _ARGUMENTS}
+#: The commands whose module imports the terminal UI.
+APP_COMMANDS = frozenset({"watch", "demo"})
 
 
 def command_named(argv: Sequence[str]) -> str | None:
@@ -552,8 +555,11 @@ def load_command(command: str) -> ModuleType:
     them, at exit; that was a fifth of a ``check``'s or a ``decide``'s start-up
     (docs/performance.md, issue 18). Frozen, they are never scanned again, which also
     spares a long ``wait`` or ``watch`` its full collections over them. Objects made
-    afterwards are collected as usual.
+    afterwards are collected as usual. A command that opens the app asks for its frame
+    rate first, since Textual reads it when it is imported (``cli.frame_rate``).
     """
+    if command in APP_COMMANDS:
+        prefer_tui_frame_rate()
     collecting = gc.isenabled()
     gc.disable()
     try:

@@ -6,8 +6,8 @@ store, ``--key``, ``--policy`` and extra contracts (``--schemas`` or its variabl
 built-in contracts, the validators and the decision code load after the first paint,
 when the app's core worker calls ``_loader``'s function: this command module is the
 boundary where start-up laziness is allowed, so the imports that defer them are here
-and nowhere in ``tui`` or ``gates``. The app itself is imported once the frame rate is
-asked for (``cli.frame_rate``), since Textual reads it when it is imported.
+and nowhere in ``tui`` or ``gates``. ``cli.main`` asks for the app's frame rate before
+it imports this module, since Textual reads it when it is imported.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
-from handoff_gate.cli.frame_rate import prefer_tui_frame_rate
 from handoff_gate.gates.store.select import StoreURLError, listed_store
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
+from handoff_gate.tui.review_app import CoreMaker, header_name, run_review
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
-    from handoff_gate.tui.review_app import CoreMaker
     from handoff_gate.tui.review_core import ReviewCore
 
 
@@ -43,9 +42,6 @@ def run(args: argparse.Namespace) -> int:
     key, policy = _signing(args)
     spec = os.environ.get(SCHEMAS_ENV, "") if args.schemas is None else args.schemas
     registry = _registry(spec, policy)
-    prefer_tui_frame_rate()
-    from handoff_gate.tui.review_app import header_name, run_review
-
     return run_review(
         None,
         _loader(registry, reviewer=args.reviewer, key=key, policy=policy),
