@@ -5,7 +5,8 @@ command being run (``commands.watch`` is the only one that loads Textual,
 ``commands.submit`` loads no inspection), so every command starts as fast as what it
 actually uses allows. This is one of the places where loading is deferred, all listed
 once in docs/architecture.md. It is also the one place that sets process-wide
-settings: the garbage collector and the app's frame rate (``load_command``).
+settings: pydantic's plugins (``main``), the garbage collector and the app's frame rate
+(``load_command``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ TRUST_INPUTS = "handoff_gate.cli.trust_inputs"
 LIST_STATES = [s.value for s in HandoffState]
 #: Set to ``1`` to see the traceback of an unexpected error instead of its one line.
 TRACEBACK_ENV = "HANDOFF_GATE_TRACEBACK"
+#: pydantic hands the input of every validation to each plugin an installed package
+#: registers, so a plugin would see a payload's bytes, secrets and all, before the gate
+#: has flagged or masked anything. The CLI runs without them unless the variable is set
+#: (``PYDANTIC_DISABLE_PLUGINS=`` lets them all load; docs/security.md).
+PLUGINS_ENV = "PYDANTIC_DISABLE_PLUGINS"
 #: An unexpected error's line is cut here: its text may quote a planted file.
 _MAX_ERROR = 500
 
@@ -515,6 +521,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (argparse errors become 2, never a traceback)."""
+    os.environ.setdefault(PLUGINS_ENV, "__all__")  # before any option builds a model
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
