@@ -42,7 +42,7 @@ _RECHECK_MS = 250
 #: With a ``stop_event``: how often a blocked ``wait`` looks at it.
 _STOP_CHECK_MS = 50
 #: A database store that cannot be reached is tried again after this long, doubling.
-_RETRY_S, _MAX_RETRY_S = 0.1, 5.0
+RETRY_S, MAX_RETRY_S = 0.1, 5.0
 
 
 class Waiter:
@@ -138,13 +138,26 @@ class Waiter:
             self.subscription = None
 
 
-def _unreachable(waiter: Waiter, exc: StoreUnavailable, pause: float) -> float:
-    """A database that went away mid-wait: try again with backoff until the deadline,
-    then let the caller see the failure (``handoff-gate wait`` exits 2 with it)."""
-    if waiter.deadline is not None and time.monotonic() + pause > waiter.deadline:
-        raise exc
-    time.sleep(pause)
-    return min(pause * 2, _MAX_RETRY_S)
+class Backoff:
+    """A database that went away mid-wait is tried again, each pause twice the last, until
+    the next try would come after the deadline: then the caller sees the failure
+    (``handoff-gate wait`` exits 2 with it). ``wait`` and ``wait_async`` share it."""
+
+    def __init__(self, waiter: Waiter) -> None:
+        self.waiter = waiter
+        self.pause = RETRY_S
+
+    def after(self, exc: StoreUnavailable) -> float:
+        """How long to pause before the next try; raises ``exc`` past the deadline."""
+        pause, deadline = self.pause, self.waiter.deadline
+        if deadline is not None and time.monotonic() + pause > deadline:
+            raise exc
+        self.pause = min(pause * 2, MAX_RETRY_S)
+        return pause
+
+    def reached(self) -> None:
+        """The store answered: the next outage starts from the shortest pause again."""
+        self.pause = RETRY_S
 
 
 def wait(
@@ -195,7 +208,7 @@ def wait_after(
     the refusals it reported carry over, and it looks again before blocking."""
     woken = threading.Event()
     waiter = Waiter(pickup, force_polling=poll, wake=woken.set, on_block=on_block)
-    pause = _RETRY_S
+    backoff = Backoff(waiter)
     try:
         while True:
             try:
@@ -206,13 +219,13 @@ def wait_after(
                     step = min(step, _STOP_CHECK_MS / 1000)
                     if stop_event.is_set():
                         return waiter.unsettled(WaitOutcome.CANCELLED)
+                backoff.reached()
                 woken.wait(step)
                 woken.clear()
-                pause = _RETRY_S
             except StoreUnavailable as exc:
-                pause = _unreachable(waiter, exc, pause)
+                time.sleep(backoff.after(exc))
     finally:
         waiter.close()
 
 
-__all__ = ["WaitOutcome", "WaitResult", "Waiter", "print_refusal", "wait", "wait_after"]
+__all__ = ["Backoff", "WaitOutcome", "WaitResult", "Waiter", "print_refusal", "wait", "wait_after"]

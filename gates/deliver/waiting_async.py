@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.deliver.pickup import Pickup, WaitResult, print_refusal
-from handoff_gate.gates.deliver.waiting import Waiter
+from handoff_gate.gates.deliver.waiting import Backoff, Waiter
+from handoff_gate.gates.store.base import StoreUnavailable
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
@@ -39,7 +40,8 @@ async def wait_async(
     """``wait`` for asyncio: cancelling the task stops it at once.
 
     The checks between wake-ups read the decision records on the event loop (a few
-    small files, or one query); the wake-ups come from the store's own thread.
+    small files, or one query); the wake-ups come from the store's own thread. A
+    database that goes away mid-wait is tried again until the deadline, as ``wait`` does.
     """
     loop = asyncio.get_running_loop()
     woken = asyncio.Event()
@@ -60,11 +62,17 @@ async def wait_async(
         on_refused=on_refused,
     )
     waiter = Waiter(pickup, force_polling=poll, wake=wake, on_block=on_block)
+    backoff = Backoff(waiter)
     try:
         while True:
-            step = waiter.step()
+            try:
+                step = waiter.step()
+            except StoreUnavailable as exc:
+                await asyncio.sleep(backoff.after(exc))
+                continue
             if isinstance(step, WaitResult):
                 return step
+            backoff.reached()
             try:
                 async with asyncio.timeout(step):
                     await woken.wait()
