@@ -559,8 +559,8 @@ def load_command(command: str) -> ModuleType:
     Loading a command builds its contracts' validators, the report's classes and
     compiled patterns: tens of thousands of objects that live until the process ends.
     Left to itself, the collector scans them while they are made and again, all of
-    them, at exit; that was a fifth of a ``check``'s or a ``decide``'s start-up
-    (docs/performance.md, issue 18). Frozen, they are never scanned again, which also
+    them, at exit; that was about 15% of a ``check``'s, ``decide``'s or ``wait``'s
+    start-up (docs/performance.md, issue 18). Frozen, they are never scanned again, which also
     spares a long ``wait`` or ``watch`` its full collections over them. Objects made
     afterwards are collected as usual. A command that opens the app asks for its frame
     rate first, since Textual reads it when it is imported (``cli.frame_rate``).
