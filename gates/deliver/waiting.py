@@ -42,7 +42,7 @@ _RECHECK_MS = 250
 #: With a ``stop_event``: how often a blocked ``wait`` looks at it.
 _STOP_CHECK_MS = 50
 #: A database store that cannot be reached is tried again after this long, doubling.
-RETRY_S, MAX_RETRY_S = 0.1, 5.0
+_RETRY_S, _MAX_RETRY_S = 0.1, 5.0
 
 
 class Waiter:
@@ -145,19 +145,19 @@ class Backoff:
 
     def __init__(self, waiter: Waiter) -> None:
         self.waiter = waiter
-        self.pause = RETRY_S
+        self.pause = _RETRY_S
 
     def after(self, exc: StoreUnavailable) -> float:
         """How long to pause before the next try; raises ``exc`` past the deadline."""
         pause, deadline = self.pause, self.waiter.deadline
         if deadline is not None and time.monotonic() + pause > deadline:
             raise exc
-        self.pause = min(pause * 2, MAX_RETRY_S)
+        self.pause = min(pause * 2, _MAX_RETRY_S)
         return pause
 
     def reached(self) -> None:
         """The store answered: the next outage starts from the shortest pause again."""
-        self.pause = RETRY_S
+        self.pause = _RETRY_S
 
 
 def wait(
@@ -203,9 +203,8 @@ def wait_after(
     stop_event: threading.Event | None = None,
     on_block: Callable[[Report], None] | None = None,
 ) -> WaitResult:
-    """``wait`` from a pickup already made, which may have looked once and found no
-    decision (``handoff-gate wait`` looks before it loads this module): its deadline and
-    the refusals it reported carry over, and it looks again before blocking."""
+    """``wait`` from a pickup already made (``Gate.wait`` and ``handoff-gate wait`` make
+    their own): its deadline and the refusals it already reported carry over."""
     woken = threading.Event()
     waiter = Waiter(pickup, force_polling=poll, wake=woken.set, on_block=on_block)
     backoff = Backoff(waiter)

@@ -19,7 +19,7 @@ PLAN = example_path("plan/v1").read_bytes()
 async def test_wait_async_outlives_a_server_crash_and_gets_the_decision_after_it(
     pg_server: PgServer, pg_url: str, schema_db: psycopg.Connection[Any]
 ) -> None:
-    url = pg_url  # a postgresql:// URL: the database schema_db has just made ready
+    url = pg_url  # schema_db has given this database the schema and roles
     blocked = asyncio.Event()
     with hg.Gate(url) as pipeline:
         ref = pipeline.submit("nightly", PLAN, phase="plan", schema_id="plan/v1")

@@ -11,10 +11,9 @@ handoff file, approved or not, ends the wait ``changed`` (exit 4). ``--json`` pr
 the wait ended as one object (``cli.wait_json``) for scripts that must not parse prose;
 the payload written is ``gates.view.delivery.delivered_text``, the TUI's delivered view.
 
-A decided handoff (every resumed pipeline) is answered by a first look
-(``gates.deliver.pickup``); only a wait that must block imports the blocking wait, with the
-change watcher and the notifier (about 10 ms of start-up that a decided handoff never
-needs). This module and ``cli.main`` are where the CLI defers loading.
+A decided handoff (every resumed pipeline) is answered by the wait's first look, with no
+subscription, no waiter record and no ``--notify``; the notifier's module is imported
+only when the wait blocks. This module and ``cli.main`` are where the CLI defers loading.
 """
 
 from __future__ import annotations
@@ -47,7 +46,7 @@ from handoff_gate.gates.audit.decision_record import DecisionCorrupt
 from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.deliver.waiting import wait_after
 from handoff_gate.gates.standing.quorum import no_policy_warning
-from handoff_gate.gates.store.base import RunStore, StoreUnavailable
+from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.view.delivery import delivered_text, payload_text
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
@@ -82,11 +81,11 @@ def _notifier(
     """What ``--notify`` runs once the wait starts blocking (never for a decided handoff)."""
     if not notify:
         return None
-    from handoff_gate.cli.notify import Notifier, notify_env  # only a wait that blocks
-
     phase = handoff_id.split("-", 1)[1]
 
     def announce(report: Report) -> None:
+        from handoff_gate.cli.notify import Notifier, notify_env  # only a wait that blocks
+
         Notifier(notify, notify_env(run_label, handoff_id, phase, report.verdict.value))
 
     return announce
@@ -118,27 +117,6 @@ def _stop_on_interrupt() -> Iterator[threading.Event]:
                 signal.signal(sig, handler)
 
 
-def _looked(pickup: Pickup) -> WaitResult | None:
-    """The result when the handoff is decided already, else ``None``. A database that
-    cannot be reached just now is left to the blocking wait, which retries it until the
-    deadline, as it does for every later look."""
-    try:
-        return pickup.settled()
-    except StoreUnavailable:
-        return None
-
-
-def _blocked(pickup: Pickup, args: argparse.Namespace, stop: threading.Event) -> WaitResult:
-    """No decision yet: block, going on from the first look, keeping its deadline and
-    the refusals it already reported."""
-    return wait_after(
-        pickup,
-        poll=args.poll,
-        stop_event=stop,
-        on_block=_notifier(pickup.store.run_label(pickup.run), args.handoff_id, args.notify),
-    )
-
-
 def _waited(
     run: str,
     args: argparse.Namespace,
@@ -147,7 +125,7 @@ def _waited(
     where: RunStore,
     stop: threading.Event,
 ) -> WaitResult:
-    """Look once; block (loading the watcher) only if the handoff is undecided."""
+    """Wait: the first look answers a decided handoff; only an undecided one blocks."""
     pickup = Pickup(
         run,
         args.handoff_id,
@@ -158,10 +136,12 @@ def _waited(
         on_refused=print_refusal,
         expected_sha256=args.sha256 or "",
     )
-    result = _looked(pickup)
-    if result is None:
-        result = _blocked(pickup, args, stop)
-    return result
+    return wait_after(
+        pickup,
+        poll=args.poll,
+        stop_event=stop,
+        on_block=_notifier(where.run_label(run), args.handoff_id, args.notify),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
