@@ -22,6 +22,10 @@ from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 STARTS = 30
 
+#: Seeded, so a failing order can be replayed: the start number and the run order are in
+#: the assertion's message, and the same seed gives the same delays again.
+RNG = random.Random(20261203)
+
 
 class Slow(BaseModel):
     """A user contract whose validation takes 0-80 ms (inspection batches are cut at 100 ms)."""
@@ -31,7 +35,7 @@ class Slow(BaseModel):
     @field_validator("title")
     @classmethod
     def _dawdle(cls, value: str) -> str:
-        time.sleep(random.uniform(0, 0.08))
+        time.sleep(RNG.uniform(0, 0.08))
         return value
 
 
@@ -67,7 +71,7 @@ async def test_the_same_row_is_selected_after_every_start(
     for start in range(STARTS):
         root = tmp_path / f"start-{start}" / "runs"
         root.mkdir(parents=True)
-        order = random.sample(runs, len(runs))
+        order = RNG.sample(runs, len(runs))
         _build(root, registry, order)
         show = "rejected" if start % 2 else "open"
         key, listed = await _first_selection(root, registry, show)
