@@ -1,11 +1,16 @@
-"""JSON Schema documents as contracts: read one, name it by digest, build its models once.
+"""JSON Schema documents as contracts: read one, name it by digest, compile it once.
 
 A pipeline in any language describes its handoff as JSON Schema; the reviewer's side
-never imports pipeline code for it. ``contract_from_json_schema`` turns the document
-into the project's strict pydantic models (``json_schema_build``), which every stage of
-inspection already knows how to use, and caches them by the sha256 of the document's
-canonical bytes: the same schema, however its keys are ordered or spaced, is built
-once per process and is the same contract.
+never imports pipeline code for it. Validity is decided by ``jsonschema-rs``, a validator
+that passes the official JSON-Schema-Test-Suite (every keyword of Draft 2020-12 and of
+the older drafts a document names with ``$schema``); the gate's own findings (missing,
+empty, defaulted fields, keys the contract does not admit) are layered on top of what it
+reports (``inspect.schema_check``). A compiled contract is cached by the sha256 of the
+document's canonical bytes: the same schema, however its keys are ordered or spaced, is
+compiled once per process and is the same contract.
+
+Nothing is ever fetched: a ``$ref`` (or ``$schema``) naming a resource outside the
+document is refused when the contract is built, with one line naming it.
 """
 
 from __future__ import annotations
@@ -14,16 +19,21 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+import jsonschema_rs
 from pydantic import BaseModel
 
-from handoff_gate.gates.contracts.json_schema_build import Builder
-from handoff_gate.gates.contracts.json_schema_keywords import JsonSchemaError
+from handoff_gate.gates.contracts.registry import RegistryError
 
 __all__ = [
+    "KNOWN_FORMATS",
     "MAX_SCHEMA_BYTES",
+    "Contract",
+    "ContractsById",
+    "JsonSchemaContract",
     "JsonSchemaError",
     "canonical_bytes",
     "contract_from_json_schema",
@@ -33,10 +43,110 @@ __all__ = [
 
 #: A contract is a page of text, not a data set: a larger document is refused unread.
 MAX_SCHEMA_BYTES = 1024 * 1024
-#: How many built contracts a process keeps (a reviewer's TUI meets a handful).
+#: How deep a document may nest; real schemas stay under 20, and nothing below ever
+#: recurses over the document, so this only bounds what is stored and shown.
+MAX_SCHEMA_DEPTH = 256
+#: How many compiled contracts a process keeps (a reviewer's TUI meets a handful).
 CACHE_SIZE = 256
 
-_cache: OrderedDict[str, type[BaseModel]] = OrderedDict()
+#: The formats ``jsonschema-rs`` asserts. Any other is accepted with a warning on the
+#: field it describes ("format X not checked"), never silently passed.
+KNOWN_FORMATS = frozenset(
+    {
+        "date",
+        "date-time",
+        "time",
+        "duration",
+        "email",
+        "idn-email",
+        "hostname",
+        "idn-hostname",
+        "ipv4",
+        "ipv6",
+        "uri",
+        "uri-reference",
+        "iri",
+        "iri-reference",
+        "uri-template",
+        "uuid",
+        "json-pointer",
+        "relative-json-pointer",
+        "regex",
+    }
+)
+
+#: Keywords whose value is a map of names to subschemas, and those holding one
+#: subschema or a list of them: the walk for ``format`` follows only these, so a
+#: property *named* ``format`` is never taken for the keyword.
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+_SCHEMA_VALUES = frozenset(
+    {
+        "items",
+        "additionalItems",
+        "additionalProperties",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "prefixItems",
+        "allOf",
+        "anyOf",
+        "oneOf",
+    }
+)
+
+
+class JsonSchemaError(RegistryError):
+    """A schema document the gate will not use, with one line saying why."""
+
+
+@dataclass(frozen=True, eq=False)
+class JsonSchemaContract:
+    """A compiled JSON Schema contract: the document, its digest and its validator.
+
+    ``unknown_formats`` maps the JSON Pointer of each subschema whose ``format`` the
+    validator does not assert to that format, for the warning inspection gives.
+    """
+
+    document: Mapping[str, Any]
+    sha256: str
+    validator: Any = field(repr=False)
+    unknown_formats: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        title = self.document.get("title")
+        return title if isinstance(title, str) and title.strip() else "JsonSchemaContract"
+
+    def subschema(self, pointer: str) -> Any:
+        """The part of the document at a JSON Pointer (``None`` when there is none)."""
+        node: Any = self.document
+        if not pointer:
+            return node
+        for raw in pointer.lstrip("/").split("/"):
+            step = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, Mapping):
+                node = node.get(step)
+            elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
+                node = node[int(step)]
+            else:
+                return None
+        return node
+
+
+#: What a payload is inspected against: a pydantic class (built-ins, a user's module) or
+#: a JSON Schema document a run stores.
+Contract = type[BaseModel] | JsonSchemaContract
+#: What inspection looks contracts up in: a ``Registry`` of classes, or a run's stored one.
+ContractsById = Mapping[str, Contract]
+
+_cache: OrderedDict[str, JsonSchemaContract] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -66,7 +176,7 @@ def read_json_schema(data: bytes) -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:
         if isinstance(exc, JsonSchemaError):
             raise
-        raise JsonSchemaError(f"the schema is not JSON: {exc}") from exc
+        raise JsonSchemaError(f"the schema is not JSON: {_first_line(exc)}") from exc
     if not isinstance(found, dict):
         raise JsonSchemaError("the schema must be a JSON object")
     return found
@@ -78,8 +188,8 @@ def canonical_bytes(schema: Mapping[str, Any]) -> bytes:
         return json.dumps(
             schema, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
         ).encode()
-    except (TypeError, ValueError) as exc:
-        raise JsonSchemaError(f"the schema is not JSON data: {exc}") from exc
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise JsonSchemaError(f"the schema is not JSON data: {_first_line(exc)}") from exc
 
 
 def schema_sha256(schema: Mapping[str, Any] | bytes) -> str:
@@ -88,11 +198,12 @@ def schema_sha256(schema: Mapping[str, Any] | bytes) -> str:
     return hashlib.sha256(canonical_bytes(document)).hexdigest()
 
 
-def contract_from_json_schema(schema: Mapping[str, Any] | bytes) -> type[BaseModel]:
-    """The contract model for a JSON Schema document, built once per digest.
+def contract_from_json_schema(schema: Mapping[str, Any] | bytes) -> JsonSchemaContract:
+    """The compiled contract for a JSON Schema document, once per digest.
 
-    Raises ``JsonSchemaError`` (one line naming the keyword and its JSON Pointer) for a
-    document that uses anything the inspector would not enforce.
+    Raises ``JsonSchemaError`` (one line) for a document that is not a valid schema of
+    its draft, nests deeper than :data:`MAX_SCHEMA_DEPTH`, or names a resource outside
+    itself.
     """
     document = read_json_schema(bytes(schema)) if isinstance(schema, bytes) else schema
     canonical = canonical_bytes(document)
@@ -102,13 +213,80 @@ def contract_from_json_schema(schema: Mapping[str, Any] | bytes) -> type[BaseMod
         if found is not None:
             _cache.move_to_end(digest)
             return found
-    # Built from a copy (in the document's own order: it is the order of the field rows),
-    # so no caller's later change to its dict reaches the contract.
-    title = document.get("title")
-    name = title if isinstance(title, str) and title.strip() else "JsonSchemaContract"
-    model = Builder(json.loads(json.dumps(document)), name).build().root
+    # A copy (in the document's own order: it is the order of the field rows), so no
+    # caller's later change to its dict reaches the contract.
+    copy = json.loads(json.dumps(document))
+    formats = _unknown_formats(copy)
+    contract = JsonSchemaContract(copy, digest, _compile(copy), formats)
     with _lock:
-        _cache[digest] = model
+        _cache[digest] = contract
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
-    return model
+    return contract
+
+
+def _compile(document: dict[str, Any]) -> Any:
+    try:
+        try:
+            jsonschema_rs.meta.validate(document)
+        except jsonschema_rs.ValidationError as error:
+            where = _pointer(error.instance_path) or "/"
+            raise JsonSchemaError(
+                f"not a valid JSON Schema at {where}: {_first_line(error.message)}"
+            ) from error
+        return jsonschema_rs.validator_for(document, validate_formats=True, retriever=_refuse)
+    except JsonSchemaError:
+        raise
+    except Exception as exc:  # the library's own refusals: one line, never a traceback
+        raise JsonSchemaError(f"the schema cannot be used: {_first_line(exc)}") from exc
+
+
+def _refuse(uri: str) -> Any:
+    """The retriever: nothing outside the document is ever fetched."""
+    raise JsonSchemaError(f"it refers to {uri}, outside the document; nothing is fetched")
+
+
+def _unknown_formats(document: Any) -> dict[str, str]:
+    """Each subschema's ``format`` the validator does not assert, by JSON Pointer.
+
+    Iterative and bounded by :data:`MAX_SCHEMA_DEPTH`, so a hostile nesting is a
+    one-line refusal, not a ``RecursionError``.
+    """
+    found: dict[str, str] = {}
+    for pointer, node in _subschemas(document):
+        fmt = node.get("format")
+        if isinstance(fmt, str) and fmt not in KNOWN_FORMATS:
+            found[pointer] = fmt
+    return found
+
+
+def _subschemas(document: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    stack: list[tuple[str, Any, int]] = [("", document, 0)]
+    while stack:
+        pointer, node, depth = stack.pop()
+        if depth > MAX_SCHEMA_DEPTH:
+            raise JsonSchemaError(f"the schema nests deeper than {MAX_SCHEMA_DEPTH} levels")
+        if not isinstance(node, Mapping):
+            continue
+        yield pointer, node
+        for key, value in node.items():
+            here = f"{pointer}/{_escape(key)}"
+            if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+                stack.extend((f"{here}/{_escape(k)}", v, depth + 1) for k, v in value.items())
+            elif key in _SCHEMA_VALUES and isinstance(value, list):
+                stack.extend((f"{here}/{i}", v, depth + 1) for i, v in enumerate(value))
+            elif key in _SCHEMA_VALUES:
+                stack.append((here, value, depth + 1))
+
+
+def _escape(step: str) -> str:
+    return step.replace("~", "~0").replace("/", "~1")
+
+
+def _pointer(steps: Any) -> str:
+    return "".join(f"/{_escape(str(s))}" for s in steps)
+
+
+def _first_line(exc: object) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__

@@ -58,9 +58,10 @@ class FieldPlan:
 class ModelPlan:
     """A model's fields in contract order, every key it accepts, and the nested ones.
 
-    ``open``: the model keeps keys it does not name (``extra="allow"``, a JSON Schema's
-    explicit ``additionalProperties``): they pass through, each with a warning, instead
-    of being dropped; ``extra`` is the shape of their values.
+    ``open``: the model keeps keys it does not name (``extra="allow"``): they pass
+    through, each with a warning, instead of being dropped; ``extra`` is the shape of
+    their values. ``closed``: the model forbids them (``extra="forbid"``), so one that
+    arrives blocks the handoff instead of being dropped.
     """
 
     fields: tuple[FieldPlan, ...]
@@ -69,6 +70,7 @@ class ModelPlan:
     nested: tuple[FieldPlan, ...]
     open: bool = False
     extra: Shape = Shape("any")
+    closed: bool = False
 
 
 def shape_of(annotation: Any) -> Shape:
@@ -137,8 +139,16 @@ def plan_of(model: type[BaseModel]) -> ModelPlan:
     )
     by_key = {key: f for f in fields for key in f.keys}
     nested = tuple(f for f in fields if f.shape.kind not in ("leaf", "any"))
-    is_open = model.model_config.get("extra") == "allow"
-    return ModelPlan(fields, frozenset(by_key), by_key, nested, is_open, _extra_shape(model))
+    extra = model.model_config.get("extra")
+    return ModelPlan(
+        fields,
+        frozenset(by_key),
+        by_key,
+        nested,
+        extra == "allow",
+        _extra_shape(model),
+        extra == "forbid",
+    )
 
 
 def _extra_shape(model: type[BaseModel]) -> Shape:

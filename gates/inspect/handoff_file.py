@@ -18,9 +18,9 @@ from typing import Any, NamedTuple
 
 import jiter
 import pydantic_core
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.contracts.json_schema import ContractsById, JsonSchemaContract
 from handoff_gate.gates.inspect import content_scan
 from handoff_gate.gates.inspect.secret_patterns import ALL_KINDS, mask_secrets
 from handoff_gate.gates.inspect.stages import (
@@ -35,12 +35,12 @@ from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import Report
 
 #: Resolves a stored contract: (schema id, sha256) -> the contract, or why there is none.
-StoredContract = Callable[[str, str], "type[BaseModel] | str"]
+StoredContract = Callable[[str, str], "JsonSchemaContract | str"]
 
 
 def inspect_handoff(
     file_bytes: bytes,
-    registry: Registry,
+    registry: ContractsById,
     *,
     previous: object = ABSENT,
     previous_for: Callable[[str], object] | None = None,
@@ -70,7 +70,7 @@ def inspect_handoff(
 
 def _inspect_handoff(
     file_bytes: bytes,
-    registry: Registry,
+    registry: ContractsById,
     previous: object,
     previous_for: Callable[[str], object] | None,
     max_bytes: int,
@@ -99,23 +99,25 @@ def _inspect_handoff(
     if previous_for is not None:
         previous = previous_for(envelope.schema_id)
     unresolved = ""
+    contracts: ContractsById = registry
     if envelope.schema_sha256 is not None:
-        found: type[BaseModel] | str = "it is not inspected in its run"
+        found: JsonSchemaContract | str = "it is not inspected in its run"
         if stored_contract is not None:
             found = stored_contract(envelope.schema_id, envelope.schema_sha256)
         if isinstance(found, str):
-            registry, unresolved = {}, found
+            contracts, unresolved = {}, found
         else:
-            registry = {envelope.schema_id: found}
+            contracts = {envelope.schema_id: found}
     report = inspect(
         subject,
         envelope.schema_id,
-        registry,
+        contracts,
         previous=previous,
         finish_reason=producer.finish_reason,
         refusal=producer.refusal,
         upstream_payload=upstream,
         max_bytes=max_bytes,
+        tool_call=envelope.tool is not None,
     )
     if unresolved:
         report = _unresolved(report, unresolved)
@@ -184,7 +186,7 @@ def _bad(whole: _Whole, code: Code, message: str, envelope: Envelope | None = No
 
 def inspect_file(
     path: str | Path,
-    registry: Registry,
+    registry: ContractsById,
     *,
     schema_id: str | None = None,
     previous: object = ABSENT,

@@ -20,14 +20,16 @@ import gc
 import hashlib
 import json
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.contracts.json_schema import Contract, ContractsById, JsonSchemaContract
 from handoff_gate.gates.inspect import content_scan, parse
 from handoff_gate.gates.inspect.refusal import reads_as_refusal
+from handoff_gate.gates.inspect.schema_check import check_json_schema
 from handoff_gate.gates.inspect.secret_patterns import (
     kinds_in,
     mask_secrets,
@@ -39,7 +41,7 @@ from handoff_gate.gates.vocab import fieldpaths
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.envelope import LENGTH_STOPS
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
-from handoff_gate.gates.vocab.report import Report
+from handoff_gate.gates.vocab.report import NamedField, Report
 from handoff_gate.gates.vocab.safe_text import elide, mask
 
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
@@ -63,6 +65,7 @@ class _Draft:
     delivered: dict[str, Any] | None = None
     contract: type[BaseModel] | None = None
     model: BaseModel | None = None
+    layout: Mapping[str, tuple[NamedField, ...]] | None = None
     secret: bool = False
     secret_hits: tuple[content_scan.Hit, ...] = ()
 
@@ -83,6 +86,7 @@ class _Draft:
             delivered=self.delivered,
             contract=self.contract,
             model=self.model,
+            layout=self.layout,
         )
 
     def _mask(self) -> None:
@@ -124,13 +128,14 @@ def _mask_path(path: str) -> str:
 def inspect(
     data: bytes,
     schema_id: str | None,
-    registry: Registry,
+    registry: ContractsById,
     *,
     previous: object = ABSENT,
     finish_reason: str | None = None,
     refusal: str | None = None,
     upstream_payload: object = ABSENT,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    tool_call: bool = False,
 ) -> Report:
     """Inspect bare payload bytes exactly as a producer emitted them.
 
@@ -139,6 +144,8 @@ def inspect(
     ``previous`` is the previous payload of the same contract in the same run (for
     append-only fields); ``upstream_payload`` is a parsed object that upstream code
     handed over with the raw text, which must equal what the text strictly parses to.
+    ``tool_call``: the payload is a tool's arguments, which a JSON Schema that requires
+    nothing accepts as ``{}`` (a phase's output naming no field is ``no_fields``).
     Raises ``TypeError`` for anything but bytes: the hash is over the exact bytes, and
     a ``str`` has no single encoding to hash.
     """
@@ -151,7 +158,15 @@ def inspect(
     try:
         with CollectorPaused():
             _inspect(
-                draft, data, registry, previous, finish_reason, refusal, upstream_payload, max_bytes
+                draft,
+                data,
+                registry,
+                previous,
+                finish_reason,
+                refusal,
+                upstream_payload,
+                max_bytes,
+                tool_call,
             )
             return draft.report()
     except Exception as exc:
@@ -196,12 +211,13 @@ def failed_report(data: bytes, schema_id: str | None, exc: Exception) -> Report:
 def _inspect(
     d: _Draft,
     data: bytes,
-    registry: Registry,
+    registry: ContractsById,
     previous: object,
     finish_reason: str | None,
     refusal: str | None,
     upstream: object,
     max_bytes: int,
+    tool_call: bool = False,
 ) -> None:
     """Run the stages in order, each once: bytes -> text -> parsed -> validated -> scanned.
 
@@ -214,17 +230,17 @@ def _inspect(
     if text is None:
         return
     parsed = _parsed(data, text, upstream)
-    validated = _validated(parsed, data, text, contract, previous)
+    validated = _validated(parsed, data, text, contract, previous, tool_call)
     scanned = _scanned(parsed, data, text)
     d.payload, d.partial = parsed.value, parsed.partial
     d.secret, d.secret_hits = scanned.secret, scanned.hits
     d.findings += parsed.findings
     d.findings += scanned.findings
     d.findings += validated.findings
-    d.model, d.delivered = validated.model, validated.delivered
+    d.model, d.delivered, d.layout = validated.model, validated.delivered, validated.layout
 
 
-def _contract(d: _Draft, registry: Registry) -> type[BaseModel] | None:
+def _contract(d: _Draft, registry: ContractsById) -> Contract | None:
     """The payload's contract from the registry; a finding (not an error) when none."""
     if d.schema_id is None:
         d.block(Code.UNKNOWN_SCHEMA, "no contract given for this payload")
@@ -238,7 +254,8 @@ def _contract(d: _Draft, registry: Registry) -> type[BaseModel] | None:
             "with --schemas or HANDOFF_GATE_SCHEMAS",
         )
         return None
-    d.contract = contract
+    if not isinstance(contract, JsonSchemaContract):
+        d.contract = contract
     return contract
 
 
@@ -336,7 +353,12 @@ def _unparsed(text: str, parsed: parse.Parsed) -> Finding:
 
 
 def _validated(
-    parsed: _Parse, data: bytes, text: str, contract: type[BaseModel] | None, previous: object
+    parsed: _Parse,
+    data: bytes,
+    text: str,
+    contract: Contract | None,
+    previous: object,
+    tool_call: bool = False,
 ) -> Outcome:
     """The contract's findings and validated model, for a complete object only."""
     if parsed.structure is None:
@@ -346,6 +368,8 @@ def _validated(
         return Outcome([_not_object(value)])
     if contract is None:
         return Outcome([])
+    if isinstance(contract, JsonSchemaContract):
+        return check_json_schema(value, contract, tool_call=tool_call)
     empties, blanks = empty_shapes(text, data, parsed.structure)
     return check_contract(value, data, contract, previous=previous, empties=empties, blanks=blanks)
 

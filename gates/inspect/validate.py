@@ -11,7 +11,7 @@ found, so plain leaves cost nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,10 +29,13 @@ from handoff_gate.gates.contracts.shapes import (
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.fieldpaths import Trail, child, path_of, split, steps_of
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
+from handoff_gate.gates.vocab.report import NamedField
 from handoff_gate.gates.vocab.safe_text import preview
 
 __all__ = [
     "ABSENT",
+    "CLOSED",
+    "DROPPED",
     "Outcome",
     "Walk",
     "append_only_findings",
@@ -96,6 +99,8 @@ class Walk:
     """What the walk noticed, before any validation."""
 
     drops: list[tuple[Trail, str]] = field(default_factory=list)
+    #: Of the drops, those a closed model (``extra="forbid"``) refuses: they block.
+    refused: set[tuple[Trail, str]] = field(default_factory=set)
     passed: list[tuple[Trail, str]] = field(default_factory=list)
     defaulted: list[tuple[str, Any]] = field(default_factory=list)
     empty: list[tuple[str, Any]] = field(default_factory=list)
@@ -178,6 +183,8 @@ def _visit_model(
             _pass_through(data, unnamed, plan, trail, out, stack)
         else:
             out.drops.extend((trail, k) for k in unnamed)
+            if plan.closed:
+                out.refused.update((trail, k) for k in unnamed)
         for f in plan.fields:
             if not (f.required or f.optional) and not any(k in data for k in f.keys):
                 path = path_of([*steps_of(trail), f.keys[0]])
@@ -233,6 +240,7 @@ class Outcome:
     findings: list[Finding]
     model: BaseModel | None = None
     delivered: dict[str, Any] | None = None
+    layout: Mapping[str, tuple[NamedField, ...]] | None = None
 
 
 def check_contract(
@@ -280,12 +288,9 @@ def _outcome(
     previous: Any,
 ) -> Outcome:
     findings = [
-        Finding(
-            Code.UNKNOWN_KEY,
-            path_of([*steps_of(t), k]),
-            Severity.WARN,
-            "not in the contract; dropped",
-        )
+        Finding(Code.UNKNOWN_KEY, path_of([*steps_of(t), k]), Severity.BLOCK, CLOSED)
+        if (t, k) in walk.refused
+        else Finding(Code.UNKNOWN_KEY, path_of([*steps_of(t), k]), Severity.WARN, DROPPED)
         for t, k in walk.drops
     ]
     findings.extend(
@@ -309,11 +314,15 @@ def _outcome(
     findings.extend(contract_checks(contract, cleaned, previous))
     # By alias: what is delivered reads back through the same contract (``from``, not
     # ``from_``); for contracts without aliases this is the plain dump.
-    delivered = model.model_dump(mode="json", by_alias=True) if model is not None else None
+    delivered = None
+    if model is not None and not walk.refused:
+        delivered = model.model_dump(mode="json", by_alias=True)
     return Outcome(findings, model, delivered)
 
 
 _OPEN = "not named by the contract, which is open (additionalProperties): passed through"
+DROPPED = "not in the contract; dropped"
+CLOSED = "not allowed: the contract closes this object, and the producer sent it anyway"
 
 
 def _empty_findings(empty: list[tuple[str, Any]], errors: list[Finding]) -> list[Finding]:

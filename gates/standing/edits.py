@@ -20,6 +20,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from handoff_gate.gates.contracts.json_schema import ContractsById
 from handoff_gate.gates.inspect.stages import inspect
 from handoff_gate.gates.standing.report_in_run import previous_payload
 from handoff_gate.gates.store.base import RunStore
@@ -74,7 +75,7 @@ def inspect_edit(
     )
 
 
-def _contracts(store: RunStore, run: str, original: Report, registry: Registry) -> Registry:
+def _contracts(store: RunStore, run: str, original: Report, registry: Registry) -> ContractsById:
     """The contracts the edit is inspected against: for a handoff that names a contract
     stored in the run, that document's (as its own inspection used), never a class of
     the same id; else ``registry``."""

@@ -16,10 +16,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel
-
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.json_schema import (
+    JsonSchemaContract,
     JsonSchemaError,
     contract_from_json_schema,
     read_json_schema,
@@ -39,8 +38,9 @@ def add_contract(
 ) -> str:
     """Store ``schema`` in the run as ``schema_id`` and return its sha256.
 
-    ``JsonSchemaError`` (naming the keyword and its path) for a document the inspector
-    would not enforce in full, checked before anything is written; ``ContractConflict``
+    ``JsonSchemaError`` (one line) for a document that is not a usable schema (invalid
+    for its draft, or naming a resource outside itself), checked before anything is
+    written; ``ContractConflict``
     when the run holds another document under that id; the same document again is a
     no-op.
     """
@@ -65,7 +65,9 @@ def stored_schema(store: RunStore, run: str, sha256: str) -> dict[str, Any]:
     return document
 
 
-def contract_for(store: RunStore, run: str, schema_id: str, sha256: str) -> type[BaseModel] | str:
+def contract_for(
+    store: RunStore, run: str, schema_id: str, sha256: str
+) -> JsonSchemaContract | str:
     """The contract a handoff of ``schema_id`` naming ``sha256`` is inspected against, or
     why there is none (one line, for an ``unknown_schema`` finding that blocks it).
 

@@ -12,7 +12,7 @@ contract, as rows that pass through).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -28,7 +28,7 @@ from handoff_gate.gates.contracts.shapes import (
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.fieldpaths import child, join, split
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
-from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
+from handoff_gate.gates.vocab.report import FieldRow, FieldState, NamedField, Report
 
 _STATE = {
     Code.EMPTY_FIELD: FieldState.EMPTY,
@@ -94,7 +94,11 @@ def field_rows(
             return []
         shape = pick(_child_shape(shape, step), node)
     end = None if limit is None else max(start, 0) + max(limit, 0)
-    return list(islice(_rows(report, parent, node, shape), max(start, 0), end))
+    if report.layout is not None:
+        rows = _schema_rows(report, report.layout, parent, node)
+    else:
+        rows = _rows(report, parent, node, shape)
+    return list(islice(rows, max(start, 0), end))
 
 
 def _root_shape(report: Report) -> Shape:
@@ -136,6 +140,53 @@ def _rows(report: Report, parent: str, node: Any, shape: Shape) -> Iterator[Fiel
         if k not in plan.keys:
             extra = plan.extra if plan.open else Shape("any")
             yield _row(index, join(parent, k), k, v, extra, dropped=not plan.open)
+
+
+def _schema_rows(
+    report: Report, layout: Mapping[str, tuple[NamedField, ...]], parent: str, node: Any
+) -> Iterator[FieldRow]:
+    """Rows under a JSON Schema contract: the fields it names here first (as the
+    validator evaluated it), then the other keys, then required keys that never came."""
+    index = _index(report)
+    if isinstance(node, list):
+        for i, v in enumerate(node):
+            path = join(parent, i)
+            yield _finish(index, path, f"[{i}]", v, None, _schema_count(layout, path, v))
+        return
+    if not isinstance(node, dict):
+        return
+    named = layout.get(parent, ())
+    for f in named:
+        path = join(parent, f.key)
+        if f.key in node:
+            value = node[f.key]
+            count = _schema_count(layout, path, value)
+            yield _finish(index, path, f.key, value, None, count, f.description)
+        elif f.required:
+            yield _finish(index, path, f.key, None, FieldState.MISSING, 0, f.description)
+        elif f.default is not ABSENT:
+            yield _finish(index, path, f.key, f.default, FieldState.DEFAULTED, 0, f.description)
+        else:
+            yield _finish(index, path, f.key, None, None, 0, f.description, OPTIONAL_ABSENT)
+    keys = {f.key for f in named}
+    for k, v in node.items():
+        if k not in keys:
+            path = join(parent, k)
+            yield _finish(index, path, k, v, None, _schema_count(layout, path, v))
+    for path, found in index.at.items():
+        steps = split(path)
+        if not steps or join(parent, steps[-1]) != path or steps[-1] in node:
+            continue
+        if steps[-1] not in keys and any(f.code is Code.MISSING_FIELD for f in found):
+            yield _finish(index, path, str(steps[-1]), None, FieldState.MISSING, 0)
+
+
+def _schema_count(layout: Mapping[str, tuple[NamedField, ...]], path: str, value: Any) -> int:
+    if isinstance(value, list):
+        return len(value)
+    if not isinstance(value, dict):
+        return 0
+    return len(value.keys() | {f.key for f in layout.get(path, ())})
 
 
 #: What an absent optional field's row says: nothing was invented for it.

@@ -6,10 +6,12 @@ re-derives anything the report already says.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.findings import Finding, Severity, Verdict, verdict_of
 
 if TYPE_CHECKING:
@@ -65,6 +67,17 @@ class FieldRow:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class NamedField:
+    """A field a JSON Schema contract names at one place of the payload: its key, what
+    the contract says of it, whether it is required, and its default (``ABSENT``: none)."""
+
+    key: str
+    description: str = ""
+    required: bool = False
+    default: Any = ABSENT
+
+
 @dataclass(frozen=True)
 class Report:
     """The outcome of inspecting one handoff (or one bare payload).
@@ -87,6 +100,9 @@ class Report:
     envelope: Envelope | None = None
     contract: type[BaseModel] | None = field(default=None, repr=False)
     model: BaseModel | None = field(default=None, repr=False)
+    #: Under a JSON Schema contract: the fields it names at each object of the payload
+    #: (by field path), as the validator evaluated them; ``None`` under a class contract.
+    layout: Mapping[str, tuple[NamedField, ...]] | None = field(default=None, repr=False)
 
     @property
     def verdict(self) -> Verdict:

@@ -15,12 +15,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat
 from handoff_gate.cli.inputs import policy, read_input, registry
 from handoff_gate.cli.report_text import print_report
 from handoff_gate.gates.contracts.json_schema import (
+    JsonSchemaContract,
     JsonSchemaError,
     contract_from_json_schema,
     read_json_schema,
@@ -70,9 +69,9 @@ def inspect_path(
     return inspect_file(path, contracts, schema_id=schema, max_bytes=MAX_HANDOFF_BYTES)
 
 
-def json_schema_contract(name: str) -> tuple[str, type[BaseModel]]:
-    """The digest and contract of a JSON Schema file; a schema the gate cannot enforce
-    in full is a one-line usage error naming the keyword and where it is."""
+def json_schema_contract(name: str) -> tuple[str, JsonSchemaContract]:
+    """The digest and contract of a JSON Schema file; a document that is not a usable
+    schema is a one-line usage error saying why."""
     try:
         schema = read_json_schema(read_input(name))
         return schema_sha256(schema), contract_from_json_schema(schema)

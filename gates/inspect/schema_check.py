@@ -1,0 +1,469 @@
+"""Check a parsed payload against a JSON Schema contract, and say what crosses.
+
+Validity is the validator's answer (``jsonschema-rs``, every keyword of the schema's
+draft); this module turns it into the gate's findings at exact JSON paths and decides
+which keys may cross. Which keys a contract admits at each place in a valid payload is
+what the validator itself reports having evaluated (its annotations: the names that
+``properties``, ``patternProperties``, ``additionalProperties`` and
+``unevaluatedProperties`` took, through ``allOf``, ``$ref`` and ``oneOf`` alike, and only
+from subschemas that passed). So:
+
+- a key under a closed object (``additionalProperties: false`` and the like) is an error
+  of the validator's, and blocks (``unknown_key``);
+- a key the contract admits without naming it (a map, ``patternProperties``) is
+  delivered and shown (``open_key``);
+- a key nothing admits, where the contract says nothing, is shown and dropped from the
+  delivery (``unknown_key``, a warning), at any depth.
+
+A value admitted by a schema that constrains nothing (``true``, ``{}``) is taken whole:
+the contract explicitly leaves it free-form. If dropping a key would make the delivery
+invalid (the contract requires it, or pins the object with ``enum``), the key was
+constrained after all and stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pydantic_core
+
+from handoff_gate.gates.contracts.json_schema import JsonSchemaContract
+from handoff_gate.gates.inspect.validate import CLOSED, DROPPED, Outcome, is_empty, without
+from handoff_gate.gates.vocab.absent import ABSENT
+from handoff_gate.gates.vocab.fieldpaths import Trail, child, path_of, split, steps_of
+from handoff_gate.gates.vocab.findings import Code, Finding, Severity
+from handoff_gate.gates.vocab.report import NamedField
+from handoff_gate.gates.vocab.safe_text import elide, preview
+
+__all__ = ["check_json_schema"]
+
+#: A validator's message quotes the value it judged; a reviewer needs the gist.
+MESSAGE_LIMIT = 300
+_ADMITTING = ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties")
+#: Keywords that describe without constraining: a subschema of only these admits anything.
+_ANNOTATIONS = frozenset(
+    {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly"}
+)
+
+
+@dataclass
+class _Admitted:
+    """What the validator admitted at one object of the payload."""
+
+    named: dict[str, None] = field(default_factory=dict)
+    open: dict[str, None] = field(default_factory=dict)
+    #: Keys each admitting subschema leaves unconstrained (a whole value crosses).
+    free: dict[str, bool] = field(default_factory=dict)
+    fields: dict[str, NamedField] = field(default_factory=dict)
+    #: The JSON Pointers of the subschemas whose ``properties`` named keys here.
+    sources: list[str] = field(default_factory=list)
+    #: A closed object passed here: every key it holds was admitted by name.
+    closed: bool = False
+
+
+def check_json_schema(
+    payload: dict[str, Any], contract: JsonSchemaContract, *, tool_call: bool = False
+) -> Outcome:
+    """Every finding for ``payload`` under ``contract``, and what may cross if valid.
+
+    ``tool_call``: the payload is a tool's arguments, where a schema that requires
+    nothing is satisfied by ``{}``; a phase's output naming none of the contract's
+    fields is blocked (``no_fields``).
+    """
+    validator = contract.validator
+    errors = list(validator.iter_errors(payload))
+    if errors:
+        layout = _layout_for_display(payload, contract)
+        findings = sorted(_error_findings(errors, payload), key=_reading_order(payload))
+        findings.extend(_empty_named(payload, layout, {f.path for f in findings}))
+        findings.extend(_defaulted(payload, layout))
+        named = {f.key for f in layout.get("", ())}
+        if not tool_call and named and not named.intersection(payload):
+            findings.insert(0, _NO_FIELDS)
+        return Outcome(findings, layout=layout)
+    admitted = _admitted(validator.evaluate(payload).list()["details"], contract)
+    findings, drops = _walk(payload, admitted, contract)
+    root = admitted.get("")
+    if not tool_call and root is not None and root.fields and not root.named:
+        findings.insert(0, _NO_FIELDS)
+    layout = {_path_at(payload, at): tuple(a.fields.values()) for at, a in admitted.items()}
+    delivered = _with_defaults(_delivery(payload, drops, validator), layout, validator)
+    return Outcome(findings, delivered=delivered, layout=layout)
+
+
+_NO_FIELDS = Finding(
+    Code.NO_FIELDS, "", Severity.BLOCK, "not one field of the contract was supplied"
+)
+
+
+def _admitted(details: list[dict[str, Any]], contract: JsonSchemaContract) -> dict[str, _Admitted]:
+    """The keys admitted at each object location (a JSON Pointer), from the evaluation.
+
+    The validator lists only the subschemas that passed. Its annotations name what
+    ``properties`` and its kin took; an object closed by ``additionalProperties: false``
+    (or ``unevaluatedProperties: false``) that passed admits every key it holds, which
+    it does not annotate, so that is read from the keyword's own entry.
+    """
+    out: dict[str, _Admitted] = {}
+    for entry in details:
+        location = entry.get("schemaLocation") or ""
+        parent, _, keyword = location.rpartition("/")
+        if keyword not in _ADMITTING:
+            continue
+        here = out.setdefault(entry.get("instanceLocation") or "", _Admitted())
+        names = entry.get("annotations")
+        if keyword == "properties":
+            here.sources.append(parent)
+            _named(here, names if isinstance(names, list) else [], contract.subschema(parent))
+        elif contract.subschema(location) is False:
+            here.closed = True
+            if parent not in here.sources:
+                here.sources.append(parent)
+                _named(here, [], contract.subschema(parent))
+        elif isinstance(names, list):
+            value_schema = contract.subschema(location) if keyword != "patternProperties" else None
+            for name in names:
+                if name not in here.named:
+                    here.open[name] = None
+                free = _constrains_nothing(value_schema)
+                here.free[name] = here.free.get(name, True) and free
+    return out
+
+
+def _named(here: _Admitted, names: list[str], schema: Any) -> None:
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    required = schema.get("required") if isinstance(schema, Mapping) else None
+    required = required if isinstance(required, list) else []
+    if isinstance(properties, Mapping):
+        for key, sub in properties.items():
+            here.fields.setdefault(key, _field(key, sub, key in required))
+    for name in names:
+        here.open.pop(name, None)
+        here.named[name] = None
+        sub = properties.get(name) if isinstance(properties, Mapping) else None
+        here.free[name] = here.free.get(name, True) and _constrains_nothing(sub)
+
+
+def _field(key: str, schema: Any, required: bool) -> NamedField:
+    if not isinstance(schema, Mapping):
+        return NamedField(key, required=required)
+    about = schema.get("description")
+    return NamedField(
+        key,
+        description=about if isinstance(about, str) else "",
+        required=required,
+        default=schema.get("default", ABSENT),
+    )
+
+
+def _constrains_nothing(schema: Any) -> bool:
+    return schema is True or (isinstance(schema, Mapping) and schema.keys() <= _ANNOTATIONS)
+
+
+def _walk(
+    payload: dict[str, Any], admitted: Mapping[str, _Admitted], contract: JsonSchemaContract
+) -> tuple[list[Finding], list[tuple[Trail, str]]]:
+    """Findings for keys, empty and defaulted values, in the order a reviewer reads."""
+    findings: list[Finding] = []
+    drops: list[tuple[Trail, str]] = []
+    formats = _format_warnings(contract, admitted)
+    stack: list[tuple[Any, str, Trail]] = [(payload, "", None)]
+    while stack:
+        node, pointer, trail = stack.pop()
+        below: list[tuple[Any, str, Trail]] = []
+        if isinstance(node, list):
+            below = [(v, f"{pointer}/{i}", (trail, i)) for i, v in enumerate(node)]
+        elif isinstance(node, dict):
+            here = admitted.get(pointer, _NOTHING)
+            for key, value in node.items():
+                path = path_of([*steps_of(trail), key])
+                if here.closed and key not in here.open:
+                    here.named.setdefault(key, None)
+                if key in here.named or key in here.open:
+                    if key in here.open and here.free.get(key, False):
+                        findings.append(Finding(Code.OPEN_KEY, path, Severity.WARN, _OPEN))
+                    if is_empty(value):
+                        findings.append(Finding(Code.EMPTY_FIELD, path, Severity.WARN, _EMPTY))
+                    fmt = formats.get(f"{pointer}/{_escape(key)}")
+                    if fmt is not None:
+                        findings.append(_format_finding(path, fmt))
+                    if not here.free.get(key, False):
+                        below.append((value, f"{pointer}/{_escape(key)}", (trail, key)))
+                else:
+                    drops.append((trail, key))
+                    findings.append(Finding(Code.UNKNOWN_KEY, path, Severity.WARN, DROPPED))
+            for f in here.fields.values():
+                if f.key not in node and f.default is not ABSENT:
+                    path = path_of([*steps_of(trail), f.key])
+                    findings.append(_defaulted_finding(path, f.default))
+        stack.extend(reversed(below))
+    findings.extend(_format_finding("", fmt) for at, fmt in formats.items() if at == "")
+    return findings, drops
+
+
+_NOTHING = _Admitted()
+_OPEN = "not named by the contract, which admits any key here: delivered as sent"
+_EMPTY = "present but empty; the contract accepts it"
+
+
+def _format_warnings(
+    contract: JsonSchemaContract, admitted: Mapping[str, _Admitted]
+) -> dict[str, str]:
+    """Unchecked formats by instance location of the key they describe; ``""`` for a
+    format not on a named property (it cannot be tied to one field)."""
+    unknown = contract.unknown_formats
+    if not unknown:
+        return {}
+    out: dict[str, str] = {}
+    for at, here in admitted.items():
+        for source in here.sources:
+            for key in here.named:
+                fmt = unknown.get(f"{source}/properties/{_escape(key)}")
+                if fmt is not None:
+                    out[f"{at}/{_escape(key)}"] = fmt
+    for pointer, fmt in unknown.items():
+        if not pointer.rpartition("/")[0].endswith("/properties"):
+            out.setdefault("", fmt)
+    return out
+
+
+def _format_finding(path: str, fmt: str) -> Finding:
+    message = f"format {elide(fmt, 60)!r} not checked: the validator does not know it"
+    return Finding(Code.UNCHECKED_FORMAT, path, Severity.WARN, message)
+
+
+def _delivery(
+    payload: dict[str, Any], drops: list[tuple[Trail, str]], validator: Any
+) -> dict[str, Any]:
+    """The payload minus the dropped keys, keeping any the contract turns out to need."""
+    while drops:
+        delivered = without(payload, drops)
+        errors = list(validator.iter_errors(delivered))
+        if not errors:
+            return delivered
+        at = {tuple(e.instance_path) for e in errors}
+        kept = [d for d in drops if any(_under(steps_of(d[0]), p) for p in at)]
+        drops = [d for d in drops if d not in kept] if kept else []
+    return payload
+
+
+def _with_defaults(
+    delivered: dict[str, Any], layout: Mapping[str, tuple[NamedField, ...]], validator: Any
+) -> dict[str, Any]:
+    """The delivery with each absent field's default filled in, as a class contract
+    delivers it: the next phase reads what the contract says the value is. Defaults are
+    not checked by JSON Schema, so if one would make the delivery invalid, none is."""
+    wanted = [
+        (path, f) for path, fields in layout.items() for f in fields if f.default is not ABSENT
+    ]
+    if not wanted:
+        return delivered
+    filled: dict[str, Any] = pydantic_core.from_json(pydantic_core.to_json(delivered))
+    changed = False
+    for path, f in wanted:
+        found, node = _value_at(filled, split(path) or [])
+        if found and isinstance(node, dict) and f.key not in node:
+            node[f.key] = pydantic_core.from_json(pydantic_core.to_json(f.default))
+            changed = True
+    return filled if changed and validator.is_valid(filled) else delivered
+
+
+def _under(location: list[str | int], error_at: tuple[Any, ...]) -> bool:
+    """Whether the object a key was dropped from is where an error is, or above it."""
+    return tuple(location) == error_at[: len(location)]
+
+
+def _error_findings(errors: list[Any], payload: Any) -> list[Finding]:
+    """The validator's errors as findings, one per path and code, messages merged."""
+    merged: dict[tuple[Code, str], list[str]] = {}
+    for error in errors:
+        steps = list(error.instance_path)
+        kind = error.kind
+        name = type(kind).__name__
+        if name == "Required":
+            path = path_of([*steps, str(kind.property)])
+            merged.setdefault((Code.MISSING_FIELD, path), []).append("required but missing")
+        elif name in ("AdditionalProperties", "UnevaluatedProperties"):
+            for key in kind.unexpected:
+                path = path_of([*steps, str(key)])
+                merged.setdefault((Code.UNKNOWN_KEY, path), []).append(CLOSED)
+        else:
+            found, value = _value_at(payload, steps)
+            code = Code.EMPTY_FIELD if found and steps and is_empty(value) else Code.INVALID_FIELD
+            message = elide(str(error.message), MESSAGE_LIMIT)
+            merged.setdefault((code, path_of(steps)), []).append(message)
+    findings = []
+    for (code, path), messages in merged.items():
+        text = "; ".join(dict.fromkeys(messages))
+        if code is Code.EMPTY_FIELD:
+            text = f"empty, and the contract rejects that: {text}"
+        findings.append(Finding(code, path, Severity.BLOCK, text))
+    return findings
+
+
+#: How many payload nodes, and subschemas per node, the display layout of a rejected
+#: payload looks at: it only labels rows, so it stops rather than grows.
+DISPLAY_NODES = 10_000
+DISPLAY_SCHEMAS = 64
+
+
+def _layout_for_display(
+    payload: Any, contract: JsonSchemaContract
+) -> dict[str, tuple[NamedField, ...]]:
+    """The fields a schema names at each object of a payload it rejected, for the rows
+    a reviewer reads (missing ones included): ``properties`` followed through local
+    ``$ref`` and ``allOf``. No verdict depends on it; validity is the validator's."""
+    out: dict[str, tuple[NamedField, ...]] = {}
+    stack: list[tuple[Any, list[Any], Trail]] = [(payload, [contract.document], None)]
+    seen = 0
+    while stack and seen < DISPLAY_NODES:
+        node, schemas, trail = stack.pop()
+        seen += 1
+        here = _expanded(schemas, contract)
+        if isinstance(node, dict):
+            fields: dict[str, NamedField] = {}
+            for schema in here:
+                properties = schema.get("properties")
+                required = schema.get("required")
+                required = required if isinstance(required, list) else []
+                if isinstance(properties, Mapping):
+                    for key, sub in properties.items():
+                        fields.setdefault(key, _field(key, sub, key in required))
+            out[path_of(steps_of(trail))] = tuple(fields.values())
+            for key, value in node.items():
+                below = [_property(schema, key) for schema in here]
+                stack.append((value, [b for b in below if b is not None], (trail, key)))
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                below = [_item(schema, i) for schema in here]
+                stack.append((value, [b for b in below if b is not None], (trail, i)))
+    return out
+
+
+def _expanded(schemas: list[Any], contract: JsonSchemaContract) -> list[Mapping[str, Any]]:
+    out: list[Mapping[str, Any]] = []
+    todo = list(schemas)
+    while todo and len(out) < DISPLAY_SCHEMAS:
+        schema = todo.pop()
+        if not isinstance(schema, Mapping):
+            continue
+        out.append(schema)
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            todo.append(contract.subschema(ref[1:]))
+        parts = schema.get("allOf")
+        if isinstance(parts, list):
+            todo.extend(parts)
+    return out
+
+
+def _property(schema: Mapping[str, Any], key: str) -> Any:
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping) and key in properties:
+        return properties[key]
+    extra = schema.get("additionalProperties")
+    return extra if isinstance(extra, Mapping) else None
+
+
+def _item(schema: Mapping[str, Any], index: int) -> Any:
+    prefix = schema.get("prefixItems")
+    if isinstance(prefix, list) and index < len(prefix):
+        return prefix[index]
+    items = schema.get("items")
+    return items if isinstance(items, Mapping) else None
+
+
+def _defaulted(payload: Any, layout: Mapping[str, tuple[NamedField, ...]]) -> Iterator[Finding]:
+    for path, fields in layout.items():
+        found, node = _value_at(payload, split(path) or [])
+        if not found or not isinstance(node, dict):
+            continue
+        for f in fields:
+            if f.key not in node and f.default is not ABSENT:
+                yield _defaulted_finding(path_of([*(split(path) or []), f.key]), f.default)
+
+
+def _defaulted_finding(path: str, default: Any) -> Finding:
+    message = f"absent; the default was used: {preview(default, 80)}"
+    return Finding(Code.DEFAULTED_FIELD, path, Severity.WARN, message)
+
+
+def _reading_order(payload: Any) -> Any:
+    """A sort key putting findings in the order a reviewer reads the payload; a path
+    the payload lacks (a missing field) goes after everything its parent holds."""
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    stack: list[tuple[Any, Trail, bool]] = [(payload, None, False)]
+    while stack:
+        node, trail, leaving = stack.pop()
+        path = path_of(steps_of(trail))
+        if leaving:
+            last[path] = len(first)
+            continue
+        first[path] = len(first)
+        stack.append((node, trail, True))
+        pairs: list[tuple[str | int, Any]] = []
+        if isinstance(node, dict):
+            pairs = list(node.items())
+        elif isinstance(node, list):
+            pairs = list(enumerate(node))
+        stack.extend((v, (trail, k), False) for k, v in reversed(pairs))
+
+    def key(finding: Finding) -> tuple[int, int]:
+        if finding.path in first:
+            return first[finding.path], 0
+        steps = split(finding.path) or []
+        for n in range(len(steps) - 1, -1, -1):
+            found = last.get(path_of(steps[:n]))
+            if found is not None:
+                return found, len(steps) - n
+        return len(first), 0
+
+    return key
+
+
+def _empty_named(
+    payload: Any, layout: Mapping[str, tuple[NamedField, ...]], reported: set[str]
+) -> Iterator[Finding]:
+    """Empty values of the fields the schema names, in a payload it rejected (blocked
+    anyway; the reviewer still sees what was empty)."""
+    for path, fields in layout.items():
+        found, node = _value_at(payload, split(path) or [])
+        if not found or not isinstance(node, dict):
+            continue
+        for f in fields:
+            at = path_of([*(split(path) or []), f.key])
+            if f.key in node and is_empty(node[f.key]) and at not in reported:
+                yield Finding(Code.EMPTY_FIELD, at, Severity.WARN, _EMPTY)
+
+
+def _value_at(payload: Any, steps: list[Any]) -> tuple[bool, Any]:
+    node = payload
+    for step in steps:
+        found, node = child(node, step)
+        if not found:
+            return False, None
+    return True, node
+
+
+def _path_at(payload: Any, pointer: str) -> str:
+    """A JSON Pointer into the payload as the gate's field path (``files[1].path``)."""
+    if not pointer:
+        return ""
+    steps: list[str | int] = []
+    node = payload
+    for raw in pointer[1:].split("/"):
+        step = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list) and step.isdigit():
+            steps.append(int(step))
+            node = node[int(step)] if int(step) < len(node) else None
+        else:
+            steps.append(step)
+            node = node.get(step) if isinstance(node, dict) else None
+    return path_of(steps)
+
+
+def _escape(step: str) -> str:
+    return step.replace("~", "~0").replace("/", "~1")
