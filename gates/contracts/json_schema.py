@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
@@ -29,6 +30,7 @@ from pydantic import BaseModel
 from handoff_gate.gates.contracts.registry import RegistryError
 
 __all__ = [
+    "DRAFTS",
     "KNOWN_FORMATS",
     "MAX_SCHEMA_BYTES",
     "Contract",
@@ -225,7 +227,31 @@ def contract_from_json_schema(schema: Mapping[str, Any] | bytes) -> JsonSchemaCo
     return contract
 
 
+#: The drafts a document may name with ``$schema`` (any other is refused: the library
+#: would try to fetch an unknown metaschema). Without ``$schema``, Draft 2020-12.
+DRAFTS = frozenset(
+    f"{scheme}://json-schema.org/{draft}{hash_}"
+    for scheme in ("http", "https")
+    for draft in (
+        "draft/2020-12/schema",
+        "draft/2019-09/schema",
+        "draft-07/schema",
+        "draft-06/schema",
+        "draft-04/schema",
+    )
+    for hash_ in ("", "#")
+)
+_REMOTE = re.compile(r"Resource '([^']*)' is not present")
+
+
 def _compile(document: dict[str, Any]) -> Any:
+    declared = document.get("$schema")
+    if declared is not None and declared not in DRAFTS:
+        shown = declared if isinstance(declared, str) else json.dumps(declared)
+        raise JsonSchemaError(
+            f"$schema {shown[:200]!r} is not a JSON Schema draft the gate knows "
+            "(2020-12, 2019-09, 7, 6 or 4); nothing is fetched"
+        )
     try:
         try:
             jsonschema_rs.meta.validate(document)
@@ -238,12 +264,18 @@ def _compile(document: dict[str, Any]) -> Any:
     except JsonSchemaError:
         raise
     except Exception as exc:  # the library's own refusals: one line, never a traceback
+        remote = _REMOTE.search(str(exc))
+        if remote is not None:
+            raise JsonSchemaError(
+                f"it refers to {remote.group(1)[:200]}, outside the document; nothing is "
+                "fetched (put what it names under $defs)"
+            ) from exc
         raise JsonSchemaError(f"the schema cannot be used: {_first_line(exc)}") from exc
 
 
 def _refuse(uri: str) -> Any:
     """The retriever: nothing outside the document is ever fetched."""
-    raise JsonSchemaError(f"it refers to {uri}, outside the document; nothing is fetched")
+    raise JsonSchemaError(f"{uri} is outside the document")
 
 
 def _unknown_formats(document: Any) -> dict[str, str]:

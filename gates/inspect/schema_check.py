@@ -61,6 +61,8 @@ class _Admitted:
     sources: list[str] = field(default_factory=list)
     #: A closed object passed here: every key it holds was admitted by name.
     closed: bool = False
+    #: A schema here admits any other key as it is (``additionalProperties: true``).
+    open_all: bool = False
 
 
 def check_json_schema(
@@ -77,7 +79,7 @@ def check_json_schema(
     if errors:
         layout = _layout_for_display(payload, contract)
         findings = sorted(_error_findings(errors, payload), key=_reading_order(payload))
-        findings.extend(_empty_named(payload, layout, {f.path for f in findings}))
+        findings.extend(_empty_named(payload, layout, findings))
         findings.extend(_defaulted(payload, layout))
         named = {f.key for f in layout.get("", ())}
         if not tool_call and named and not named.intersection(payload):
@@ -89,7 +91,11 @@ def check_json_schema(
     if not tool_call and root is not None and root.fields and not root.named:
         findings.insert(0, _NO_FIELDS)
     layout = {_path_at(payload, at): tuple(a.fields.values()) for at, a in admitted.items()}
-    delivered = _with_defaults(_delivery(payload, drops, validator), layout, validator)
+    delivered, dropped = _delivery(payload, drops, validator)
+    if len(dropped) < len(drops):
+        gone = {path_of([*steps_of(t), k]) for t, k in dropped}
+        findings = [f for f in findings if f.code is not Code.UNKNOWN_KEY or f.path in gone]
+    delivered = _with_defaults(delivered, layout, validator)
     return Outcome(findings, delivered=delivered, layout=layout)
 
 
@@ -111,6 +117,9 @@ def _admitted(details: list[dict[str, Any]], contract: JsonSchemaContract) -> di
         location = entry.get("schemaLocation") or ""
         parent, _, keyword = location.rpartition("/")
         if keyword not in _ADMITTING:
+            node = contract.subschema(location)
+            if isinstance(node, Mapping) and _admits_any(node):
+                out.setdefault(entry.get("instanceLocation") or "", _Admitted()).open_all = True
             continue
         here = out.setdefault(entry.get("instanceLocation") or "", _Admitted())
         names = entry.get("annotations")
@@ -130,6 +139,15 @@ def _admitted(details: list[dict[str, Any]], contract: JsonSchemaContract) -> di
                 free = _constrains_nothing(value_schema)
                 here.free[name] = here.free.get(name, True) and free
     return out
+
+
+def _admits_any(schema: Mapping[str, Any]) -> bool:
+    """``additionalProperties: true`` (or ``{}``), which the validator evaluates to
+    nothing and so does not annotate: every key it holds is admitted, free-form."""
+    return any(
+        keyword in schema and _constrains_nothing(schema[keyword])
+        for keyword in ("additionalProperties", "unevaluatedProperties")
+    )
 
 
 def _named(here: _Admitted, names: list[str], schema: Any) -> None:
@@ -181,6 +199,9 @@ def _walk(
                 path = path_of([*steps_of(trail), key])
                 if here.closed and key not in here.open:
                     here.named.setdefault(key, None)
+                elif here.open_all and key not in here.named and key not in here.open:
+                    here.open[key] = None
+                    here.free[key] = True
                 if key in here.named or key in here.open:
                     if key in here.open and here.free.get(key, False):
                         findings.append(Finding(Code.OPEN_KEY, path, Severity.WARN, _OPEN))
@@ -236,17 +257,21 @@ def _format_finding(path: str, fmt: str) -> Finding:
 
 def _delivery(
     payload: dict[str, Any], drops: list[tuple[Trail, str]], validator: Any
-) -> dict[str, Any]:
-    """The payload minus the dropped keys, keeping any the contract turns out to need."""
+) -> tuple[dict[str, Any], list[tuple[Trail, str]]]:
+    """The payload minus the dropped keys, and the drops that stand: a key whose
+    dropping makes the delivery invalid (the contract requires it, or pins the object
+    with ``enum``) was constrained after all, so it stays."""
+    kept: list[tuple[Trail, str]] = []
     while drops:
         delivered = without(payload, drops)
         errors = list(validator.iter_errors(delivered))
         if not errors:
-            return delivered
+            return delivered, drops
         at = {tuple(e.instance_path) for e in errors}
-        kept = [d for d in drops if any(_under(steps_of(d[0]), p) for p in at)]
-        drops = [d for d in drops if d not in kept] if kept else []
-    return payload
+        back = [d for d in drops if any(_under(steps_of(d[0]), p) for p in at)] or drops
+        kept.extend(back)
+        drops = [d for d in drops if d not in back]
+    return payload, []
 
 
 def _with_defaults(
@@ -425,18 +450,31 @@ def _reading_order(payload: Any) -> Any:
 
 
 def _empty_named(
-    payload: Any, layout: Mapping[str, tuple[NamedField, ...]], reported: set[str]
+    payload: Any, layout: Mapping[str, tuple[NamedField, ...]], errors: list[Finding]
 ) -> Iterator[Finding]:
-    """Empty values of the fields the schema names, in a payload it rejected (blocked
-    anyway; the reviewer still sees what was empty)."""
+    """Empty values of the fields the schema names, in a payload it rejected: one the
+    validator rejected something inside (``{}`` where fields are required) blocks."""
+    reported = {f.path for f in errors}
+    above = {
+        path_of((split(f.path) or [])[:n])
+        for f in errors
+        for n in range(1, len(split(f.path) or []))
+    }
     for path, fields in layout.items():
         found, node = _value_at(payload, split(path) or [])
         if not found or not isinstance(node, dict):
             continue
         for f in fields:
             at = path_of([*(split(path) or []), f.key])
-            if f.key in node and is_empty(node[f.key]) and at not in reported:
+            if f.key not in node or not is_empty(node[f.key]) or at in reported:
+                continue
+            if at in above:
+                yield Finding(Code.EMPTY_FIELD, at, Severity.BLOCK, _EMPTY_REJECTED)
+            else:
                 yield Finding(Code.EMPTY_FIELD, at, Severity.WARN, _EMPTY)
+
+
+_EMPTY_REJECTED = "empty, and the contract rejects that: required fields inside are missing"
 
 
 def _value_at(payload: Any, steps: list[Any]) -> tuple[bool, Any]:
