@@ -130,7 +130,7 @@ RESEARCH = Run(
                     ),
                 }
             ),
-            ("unknown_key?instructions_for_coder",),
+            ("unknown_key!instructions_for_coder",),
             **RC,
             decision=Verdict(
                 "reject",
@@ -139,7 +139,10 @@ RESEARCH = Run(
                 "does not get to instruct the coder.",
                 "unsafe",
             ),
-            note="the good brief plus an `instructions_for_coder` key (approvable: it is dropped)",
+            note=(
+                "the good brief plus an `instructions_for_coder` key (blocked: the contract "
+                "closes the object, so the extra key is not silently dropped)"
+            ),
         ),
         Step(
             "brief",
@@ -524,8 +527,8 @@ EXECUTOR = Run(
             "executor_handoff/v1",
             js(OVERPASSED),
             (
-                "unknown_key?retrieved_documents",
-                "unknown_key?reasoning_trace",
+                "unknown_key!retrieved_documents",
+                "unknown_key!reasoning_trace",
                 "secret!retrieved_documents[0].record.payment_method.card_number",
                 "empty_field?blocking_questions",
             ),

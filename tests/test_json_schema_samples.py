@@ -21,16 +21,16 @@ SCHEMA = {
 EXPECTED: dict[str, list[tuple[str, str, str]]] = {
     "manifest-ok": [("defaulted_field", "features[0].depends_on", "warn")],
     "manifest-bad": [
-        ("unknown_key", "features[0].priority", "warn"),
         ("invalid_field", "extracted_at", "block"),
+        ("unknown_key", "features[0].priority", "block"),
         ("empty_field", "features[1].description", "block"),
         ("invalid_field", "features[1].depends_on", "block"),
         ("defaulted_field", "features[0].depends_on", "warn"),
     ],
     "gap-ok": [],
     "gap-bad": [
-        ("unknown_key", "note_to_builder", "warn"),
         ("invalid_field", "decision", "block"),
+        ("unknown_key", "note_to_builder", "block"),
         ("missing_field", "reason", "block"),
     ],
     "verify-ok": [],
@@ -74,17 +74,23 @@ def test_the_command_as_a_pipeline_runs_it() -> None:
     )
     assert done.returncode == 1, done.stderr
     assert "BLOCKED  schema verify/v1" in done.stdout
-    assert "failures[0].severity  Input should be 'blocking' or 'minor'" in done.stdout
+    assert 'failures[0].severity  "critical" is not one of "blocking" or "minor"' in done.stdout
 
 
 @pytest.mark.parametrize(
     ("schema", "says"),
     [
-        ({"type": "object", "properties": {"a": {"if": {}}}}, "keyword 'if' at #/properties/a/if"),
-        ({"type": "object", "patternProperties": {}}, "keyword 'patternProperties' at #/"),
+        (
+            {"type": "object", "properties": {"a": {"$ref": "https://example.org/a.json"}}},
+            "it refers to https://example.org/a.json, outside the document; nothing is fetched",
+        ),
+        (
+            {"type": "object", "properties": {"a": {"minLength": -1}}},
+            "not a valid JSON Schema at /properties/a/minLength",
+        ),
     ],
 )
-def test_a_schema_the_gate_cannot_enforce_exits_2_on_one_line(
+def test_a_schema_the_gate_cannot_use_exits_2_on_one_line(
     tmp_path: Path, schema: dict[str, object], says: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "s.json"

