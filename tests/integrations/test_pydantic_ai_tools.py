@@ -73,7 +73,7 @@ async def test_approved_calls_run_with_the_validated_arguments_and_are_waited_on
     agent = refund_agent(model, ran, capabilities=[tool_approvals(tmp_path / "job-17")])
     plan = {"call_a": ("approve", None), "call_b": ("approve", None)}
     reviewer = asyncio.create_task(review(tmp_path / "job-17", plan))
-    result = await agent.run("refund both")
+    await agent.run("refund both")
     ids = await reviewer
     assert sorted(ran, key=lambda a: a["customer"]) == [
         {"customer": "c1", "amount_cents": 500},
