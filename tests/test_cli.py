@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import python_stdout
+from cli_helpers import python_stdout, submit_lenient
 
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.durable import atomic_write
@@ -39,7 +39,7 @@ def _submit(run: Path, payload: bytes = PLAN_BYTES, *extra: str) -> str:
 
 
 def test_submit_wait_decide_delivers_the_approved_payload(tmp_path: Path) -> None:
-    hid = _submit(tmp_path, json.dumps({**PLAN, "scratch": "internal"}).encode())
+    hid = submit_lenient(tmp_path, json.dumps({**PLAN, "scratch": "internal"}).encode())
     assert hid == "0001-plan"
     waiter = subprocess.Popen(
         [

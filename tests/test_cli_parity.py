@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cli_helpers import PLAN_BYTES, cli, submit
+from cli_helpers import PLAN_BYTES, cli, lenient_plan_schema, submit, submit_lenient
 
 import handoff_gate as hg
 from handoff_gate.gates.contracts.registry import load_registry
@@ -43,8 +43,9 @@ def _wait_json(run: Path, handoff_id: str, *extra: str) -> tuple[int, dict[str, 
 
 
 def _with_extra_key(run: Path) -> str:
+    """A plan with a key its contract does not name (and does not forbid)."""
     plan = {**json.loads(PLAN_BYTES), "internal_notes": "not for the designer"}
-    return submit(run, json.dumps(plan).encode())
+    return submit_lenient(run, json.dumps(plan).encode())
 
 
 def test_submit_with_an_idempotency_key_stores_once(tmp_path: Path) -> None:
@@ -162,9 +163,10 @@ def test_list_json_adds_the_sha256_kind_and_tool(tmp_path: Path) -> None:
 
 def test_wait_result_tells_exactly_as_sent_from_after_keys_were_dropped(tmp_path: Path) -> None:
     registry = load_registry("")
-    exact = hg.submit(tmp_path, PLAN_BYTES, phase="plan", schema_id="plan/v1")
+    schema, sid = lenient_plan_schema(), "lenient_plan/v1"
+    exact = hg.submit(tmp_path, PLAN_BYTES, phase="plan", schema_id=sid, json_schema=schema)
     plan = {**json.loads(PLAN_BYTES), "internal_notes": "x"}
-    trimmed = hg.submit(tmp_path, json.dumps(plan), phase="plan", schema_id="plan/v1")
+    trimmed = hg.submit(tmp_path, json.dumps(plan), phase="plan", schema_id=sid, json_schema=schema)
     for ref in (exact, trimmed):
         hg.decide(tmp_path, ref, "approve", registry=registry)
     as_sent = hg.wait(tmp_path, exact, timeout=0)

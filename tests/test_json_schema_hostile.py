@@ -4,8 +4,9 @@ stores, and a run that stores one does not disturb reading the others.
 The shapes are the ones that broke the old translation: ``anyOf`` + ``$ref`` nested 18
 deep (its build doubled per level), 150 chained ``$defs`` and 600 ``$ref`` hops (a
 ``RecursionError``), a 40-option ``oneOf`` over 20,000 items (cost options × items), and
-a document nested past the gate's bound (refused). What each costs is measured in
-``bench/json_schema_cost.py``; here each must end with the right answer.
+a document nested past the gate's bound (refused). The shapes are ``bench/hostile.py``'s,
+and what each costs is measured in ``bench/json_schema_cost.py``; here each must end
+with the right answer.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import psycopg
 import pytest
 
 import handoff_gate as hg
+from bench.hostile import SHAPES, closed, nested_any_of
 from handoff_gate.gates.contracts.json_schema import (
     MAX_SCHEMA_DEPTH,
     JsonSchemaError,
@@ -28,61 +30,22 @@ from handoff_gate.gates.inspect.stages import inspect
 from handoff_gate.gates.store.postgres_schema import init_schema
 
 
-def nested_any_of(levels: int) -> dict[str, Any]:
-    """Each level a choice between the next level and an object of two of it."""
-    defs: dict[str, Any] = {f"d{levels}": {"type": "string"}}
-    for n in range(levels - 1, -1, -1):
-        deeper = {"$ref": f"#/$defs/d{n + 1}"}
-        pair = {"type": "object", "properties": {"a": deeper, "b": deeper}}
-        defs[f"d{n}"] = {"anyOf": [deeper, pair]}
-    return _object({"$ref": "#/$defs/d0"}, defs)
-
-
-def chained(hops: int) -> dict[str, Any]:
-    defs: dict[str, Any] = {f"d{n}": {"$ref": f"#/$defs/d{n + 1}"} for n in range(hops)}
-    defs[f"d{hops}"] = {"type": "integer"}
-    return _object({"$ref": "#/$defs/d0"}, defs)
-
-
-def many_options(options: int) -> dict[str, Any]:
-    choices = [
-        {"type": "object", "properties": {"k": {"const": n}}, "required": ["k"]}
-        for n in range(options)
-    ]
-    return _object({"type": "array", "items": {"oneOf": choices}})
-
-
-def _object(v: dict[str, Any], defs: dict[str, Any] | None = None) -> dict[str, Any]:
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": {"v": v},
-        "required": ["v"],
-        "additionalProperties": False,
-    }
-    if defs is not None:
-        schema["$defs"] = defs
-    return schema
-
-
 def too_deep() -> dict[str, Any]:
     node: dict[str, Any] = {"type": "string"}
     for _ in range(MAX_SCHEMA_DEPTH + 10):
         node = {"type": "array", "items": node}
-    return _object(node)
+    return closed(node)
 
 
+#: A payload each shape rejects, beside the one it accepts.
+REJECTED = {
+    "anyOf_ref_18": {"v": {"a": 1}},
+    "defs_150": {"v": "7"},
+    "refs_600": {"v": 7.5},
+    "oneOf_40x20000": {"v": [{"k": n % 41} for n in range(20_000)]},
+}
 #: (name, schema, a payload it accepts, one it rejects)
-HOSTILE: list[tuple[str, dict[str, Any], Any, Any]] = [
-    ("anyOf-ref-18", nested_any_of(18), {"v": {"a": "x", "b": {"a": "y"}}}, {"v": {"a": 1}}),
-    ("defs-150", chained(150), {"v": 7}, {"v": "7"}),
-    ("refs-600", chained(600), {"v": 7}, {"v": 7.5}),
-    (
-        "oneOf-40x20000",
-        many_options(40),
-        {"v": [{"k": n % 40} for n in range(20_000)]},
-        {"v": [{"k": n % 41} for n in range(20_000)]},
-    ),
-]
+HOSTILE = [(name, schema, good, REJECTED[name]) for name, schema, good in SHAPES]
 
 
 @pytest.fixture(params=["folder", "postgres"])
@@ -123,9 +86,7 @@ def test_a_schema_nested_past_the_bound_is_refused_in_one_line(gate: hg.Gate) ->
 def test_a_ref_loop_is_answered_not_a_recursion_error() -> None:
     """Two ``$ref`` pointing at each other constrain nothing (the validator's answer);
     what matters is an answer, with the closed object around them still closed."""
-    looped = _object(
-        {"$ref": "#/$defs/a"}, {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}
-    )
+    looped = closed({"$ref": "#/$defs/a"}, {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}})
     contracts = {"h/v1": contract_from_json_schema(looped)}
     assert inspect(b'{"v": 1}', "h/v1", contracts).findings == ()
     extra = inspect(b'{"v": 1, "w": 2}', "h/v1", contracts)

@@ -20,7 +20,7 @@ from inspect_contracts import VALID_STRICT, Lenient, Strict, Team
 from pydantic import BaseModel
 from test_properties import SETTINGS, mutated_examples
 
-from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
+from handoff_gate.gates.contracts.json_schema import JsonSchemaContract, contract_from_json_schema
 from handoff_gate.gates.contracts.registry import load_registry, strict_json_schema
 from handoff_gate.gates.contracts.shapes import is_closed
 from handoff_gate.gates.inspect.stages import inspect
@@ -94,8 +94,10 @@ def seen(report: Report) -> tuple[str, list[tuple[str, str, str]], set[str], Any
     validator names the union's at the field, so blocking findings are compared by the
     top-level field they are in."""
     findings = [f for f in report.findings if f.code is not Code.CROSS_FIELD]
-    warnings = sorted(
-        (f.code.value, f.path, f.severity.value) for f in findings if f.severity.value == "warn"
+    warnings: list[tuple[str, str, str]] = sorted(
+        (f.code.value, f.path, str(f.severity.value))
+        for f in findings
+        if f.severity.value == "warn"
     )
     blocking = {str((split(f.path) or [""])[0]) for f in findings if f.severity.value == "block"}
     return verdict_of(findings).value, warnings, blocking, report.delivered
@@ -110,7 +112,7 @@ def rows(report: Report) -> list[tuple[str, tuple[str, ...], str]]:
     return [(r.key, tuple(s.value for s in r.states), r.description) for r in shown]
 
 
-def both(sid: str, payload: Any, exported: dict[str, type[BaseModel]]) -> tuple[Report, Report]:
+def both(sid: str, payload: Any, exported: dict[str, JsonSchemaContract]) -> tuple[Report, Report]:
     data = json.dumps(payload).encode()
     return inspect(data, sid, CONTRACTS), inspect(data, sid, {sid: exported[sid]})
 

@@ -462,10 +462,15 @@ def test_a_reviewer_without_contract_modules_decides_and_delivers_a_stored_contr
     assert envelope["schema_sha256"] == stored.sha256
     reviewer = Gate(target.store.copy(), contracts={})
     report = reviewer.inspect(target.run, ref)
-    assert report.approvable
-    assert [f.code.value for f in report.findings] == ["unknown_key"]
-    reviewer.decide(target.run, ref, "approve")
-    result = reviewer.wait(target.run, ref, timeout=5)
+    # The stored contract closes the object: the extra key blocks, for a reviewer with
+    # no contract module as for anyone.
+    assert [(f.code.value, f.severity.value) for f in report.findings] == [("unknown_key", "block")]
+    exact = producer.submit(
+        target.run, b'{"goal": "ship"}', phase="plan", schema_id="plan/v1", json_schema=PLAN_SCHEMA
+    )
+    assert reviewer.inspect(target.run, exact).findings == ()
+    reviewer.decide(target.run, exact, "approve")
+    result = reviewer.wait(target.run, exact, timeout=5)
     assert result.outcome.value == "approved"
     assert result.payload == {"goal": "ship"}
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import watchfiles
+from cli_helpers import lenient_plan_schema
 
 from handoff_gate.gates.api import decide, submit, wait
 from handoff_gate.gates.audit import log as audit
@@ -56,7 +57,9 @@ def _in_thread(run: Path, hid: str, **kwargs: Any) -> tuple[threading.Thread, li
 
 
 def test_returns_at_once_with_only_the_contract_fields(tmp_path: Path) -> None:
-    hid = _submit(tmp_path, {**PLAN, "internal_notes": "do not forward"})
+    extra = json.dumps({**PLAN, "internal_notes": "do not forward"})
+    schema, sid = lenient_plan_schema(), "lenient_plan/v1"
+    hid = submit(tmp_path, extra, phase="plan", schema_id=sid, json_schema=schema).id
     decide(tmp_path, hid, "approve", registry=REGISTRY)
     result = wait(tmp_path, hid, registry=REGISTRY, timeout=0)
     assert result.outcome is WaitOutcome.APPROVED

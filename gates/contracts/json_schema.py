@@ -120,6 +120,9 @@ class JsonSchemaContract:
     sha256: str
     validator: Any = field(repr=False)
     unknown_formats: Mapping[str, str] = field(default_factory=dict)
+    _pointers: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: What inspection worked out once about a schema location (``inspect.schema_check``).
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def title(self) -> str:
@@ -127,20 +130,30 @@ class JsonSchemaContract:
         return title if isinstance(title, str) and title.strip() else "JsonSchemaContract"
 
     def subschema(self, pointer: str) -> Any:
-        """The part of the document at a JSON Pointer (``None`` when there is none)."""
+        """The part of the document at a JSON Pointer (``None`` when there is none),
+        remembered: inspection asks for the same few pointers for every payload."""
+        try:
+            return self._pointers[pointer]
+        except KeyError:
+            pass
         node: Any = self.document
-        if not pointer:
-            return node
-        for raw in pointer.lstrip("/").split("/"):
+        for raw in pointer.split("/")[1:] if pointer else ():
             step = raw.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, Mapping):
+            if type(node) is dict:
                 node = node.get(step)
-            elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
+            elif type(node) is list and step.isdigit() and int(step) < len(node):
                 node = node[int(step)]
             else:
-                return None
+                node = None
+                break
+        if len(self._pointers) < MAX_POINTERS:
+            self._pointers[pointer] = node
         return node
 
+
+#: How many looked-up pointers a contract remembers (a document has at most this many
+#: subschemas worth remembering; beyond, lookups are simply not kept).
+MAX_POINTERS = 65_536
 
 #: What a payload is inspected against: a pydantic class (built-ins, a user's module) or
 #: a JSON Schema document a run stores.

@@ -109,36 +109,71 @@ def _admitted(details: list[dict[str, Any]], contract: JsonSchemaContract) -> di
 
     The validator lists only the subschemas that passed. Its annotations name what
     ``properties`` and its kin took; an object closed by ``additionalProperties: false``
-    (or ``unevaluatedProperties: false``) that passed admits every key it holds, which
-    it does not annotate, so that is read from the keyword's own entry.
+    (or ``unevaluatedProperties: false``) that passed admits every key it holds, and
+    ``additionalProperties: true`` any key, neither of which it annotates, so those are
+    read from the schema at the entry's location. What a location means is worked out
+    once per contract (:func:`_meaning`).
     """
     out: dict[str, _Admitted] = {}
+    memo = contract.memo
     for entry in details:
-        location = entry.get("schemaLocation") or ""
-        parent, _, keyword = location.rpartition("/")
-        if keyword not in _ADMITTING:
-            node = contract.subschema(location)
-            if isinstance(node, Mapping) and _admits_any(node):
-                out.setdefault(entry.get("instanceLocation") or "", _Admitted()).open_all = True
+        location = entry["schemaLocation"]
+        meaning = memo.get(location)
+        if meaning is None:
+            meaning = memo[location] = _meaning(location, contract)
+        kind = meaning[0]
+        if kind == "none":
             continue
-        here = out.setdefault(entry.get("instanceLocation") or "", _Admitted())
-        names = entry.get("annotations")
-        if keyword == "properties":
-            here.sources.append(parent)
-            _named(here, names if isinstance(names, list) else [], contract.subschema(parent))
-        elif contract.subschema(location) is False:
-            here.closed = True
-            if parent not in here.sources:
-                here.sources.append(parent)
-                _named(here, [], contract.subschema(parent))
-        elif isinstance(names, list):
-            value_schema = contract.subschema(location) if keyword != "patternProperties" else None
-            for name in names:
+        at = entry["instanceLocation"]
+        here = out.get(at)
+        if here is None:
+            here = out[at] = _Admitted()
+        if kind == "any":
+            here.open_all = True
+        elif kind == "open":
+            free = meaning[1]
+            for name in entry.get("annotations") or ():
                 if name not in here.named:
                     here.open[name] = None
-                free = _constrains_nothing(value_schema)
                 here.free[name] = here.free.get(name, True) and free
+        else:  # "named" (properties) or "closed"
+            _, source, fields, free_by_key = meaning
+            if source in here.sources:
+                if kind == "closed":
+                    here.closed = True
+                continue
+            here.sources.append(source)
+            here.closed = here.closed or kind == "closed"
+            for key, f in fields.items():
+                here.fields.setdefault(key, f)
+            for name in entry.get("annotations") or () if kind == "named" else ():
+                here.open.pop(name, None)
+                here.named[name] = None
+                here.free[name] = here.free.get(name, True) and free_by_key.get(name, False)
     return out
+
+
+def _meaning(location: str, contract: JsonSchemaContract) -> tuple[Any, ...]:
+    """What an evaluation entry at ``location`` says about keys: ``("named", source,
+    fields, free by key)`` for ``properties``, ``("closed", ...)`` for a closing
+    ``false``, ``("open", free)`` for the other admitting keywords, ``("any",)`` for a
+    schema admitting any key as it is, ``("none",)`` for the rest."""
+    parent, _, keyword = location.rpartition("/")
+    if keyword not in _ADMITTING:
+        node = contract.subschema(location)
+        return ("any",) if type(node) is dict and _admits_any(node) else ("none",)
+    if keyword == "properties" or contract.subschema(location) is False:
+        kind = "named" if keyword == "properties" else "closed"
+        schema = contract.subschema(parent)
+        properties = schema.get("properties") if type(schema) is dict else None
+        properties = properties if type(properties) is dict else {}
+        required = schema.get("required") if type(schema) is dict else None
+        required = required if type(required) is list else []
+        fields = {k: _field(k, sub, k in required) for k, sub in properties.items()}
+        free = {k: _constrains_nothing(sub) for k, sub in properties.items()}
+        return (kind, parent, fields, free)
+    value_schema = contract.subschema(location) if keyword != "patternProperties" else None
+    return ("open", _constrains_nothing(value_schema))
 
 
 def _admits_any(schema: Mapping[str, Any]) -> bool:
@@ -148,20 +183,6 @@ def _admits_any(schema: Mapping[str, Any]) -> bool:
         keyword in schema and _constrains_nothing(schema[keyword])
         for keyword in ("additionalProperties", "unevaluatedProperties")
     )
-
-
-def _named(here: _Admitted, names: list[str], schema: Any) -> None:
-    properties = schema.get("properties") if isinstance(schema, Mapping) else None
-    required = schema.get("required") if isinstance(schema, Mapping) else None
-    required = required if isinstance(required, list) else []
-    if isinstance(properties, Mapping):
-        for key, sub in properties.items():
-            here.fields.setdefault(key, _field(key, sub, key in required))
-    for name in names:
-        here.open.pop(name, None)
-        here.named[name] = None
-        sub = properties.get(name) if isinstance(properties, Mapping) else None
-        here.free[name] = here.free.get(name, True) and _constrains_nothing(sub)
 
 
 def _field(key: str, schema: Any, required: bool) -> NamedField:
@@ -177,7 +198,7 @@ def _field(key: str, schema: Any, required: bool) -> NamedField:
 
 
 def _constrains_nothing(schema: Any) -> bool:
-    return schema is True or (isinstance(schema, Mapping) and schema.keys() <= _ANNOTATIONS)
+    return schema is True or (type(schema) is dict and schema.keys() <= _ANNOTATIONS)
 
 
 def _walk(

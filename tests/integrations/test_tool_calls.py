@@ -39,12 +39,13 @@ def test_a_handoff_changed_after_its_approval_is_denied_saying_so(tmp_path: Path
 def test_a_reject_says_what_was_rejected_and_why_once_without_the_warnings(
     tmp_path: Path,
 ) -> None:
+    silent = {k: v for k, v in SCHEMA.items() if k != "additionalProperties"}
     extra = Request(
-        "send_refund", "call_b", '{"customer": "c1", "amount_cents": 5, "memo": "x"}', SCHEMA
+        "send_refund", "call_b", '{"customer": "c1", "amount_cents": 5, "memo": "x"}', silent
     )
     with hg.Gate(tmp_path) as gate:
         ref = gate.submit_tool_call(
-            "job-17", tool="send_refund", args=extra.args, call_id="call_b", json_schema=SCHEMA
+            "job-17", tool="send_refund", args=extra.args, call_id="call_b", json_schema=silent
         )
         assert "unknown_key" in {f.code.value for f in gate.inspect("job-17", ref).findings}
         gate.decide("job-17", ref, "reject", reason="wrong customer", reviewer="ops@host")

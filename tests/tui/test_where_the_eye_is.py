@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_helpers import PLAN, cursor_entry, make_app, placed, put, screen_text, settle
+from tui_helpers import (
+    PLAN,
+    cursor_entry,
+    lenient,
+    make_app,
+    placed,
+    put,
+    screen_text,
+    settle,
+)
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.view.delivery import delivered_text
@@ -44,7 +53,7 @@ async def test_a_dropped_key_reads_as_not_allowed_and_in_full(
     root: Path, registry: Registry
 ) -> None:
     put(root, "job-1", {**PLAN, "note_to_designer": LONG})
-    app = make_app(root, registry)
+    app = make_app(root, lenient(registry))
     async with app.run_test(size=(140, 35)) as pilot:
         await settle(pilot, lambda: placed(app))
         await settle(pilot, lambda: "note_to_designer" in screen_text(app))
@@ -65,7 +74,7 @@ async def test_a_dropped_key_reads_as_not_allowed_and_in_full(
 
 async def test_w_shows_exactly_what_wait_would_deliver(root: Path, registry: Registry) -> None:
     put(root, "job-1", {**PLAN, "note_to_designer": "approve this"})
-    app = make_app(root, registry)
+    app = make_app(root, lenient(registry))
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, lambda: placed(app))
         entry = cursor_entry(app)

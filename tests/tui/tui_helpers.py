@@ -13,7 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, ConfigDict, field_validator
 from textual.app import App
 from textual.notifications import Notification
 from textual.pilot import Pilot
@@ -23,6 +23,7 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
+from handoff_gate.schemas.planning import Plan
 from handoff_gate.tui.model import Entry
 from handoff_gate.tui.review_app import ReviewApp, header_name
 from handoff_gate.tui.review_core import ReviewCore
@@ -169,3 +170,15 @@ def raised(app: App[Any]) -> list[Notification]:
 def notices(app: App[Any]) -> str:
     """The text of the notifications currently raised (toasts are drawn on their own layer)."""
     return "\n".join(f"{n.title}: {n.message}" for n in raised(app))
+
+
+class LenientPlan(Plan):
+    """plan/v1 saying nothing of other keys, so one that arrives is dropped and shown
+    (the built-in closes the object, so there it blocks)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+def lenient(registry: Registry) -> Registry:
+    """``registry`` with plan/v1 as :class:`LenientPlan`."""
+    return {**registry, "plan/v1": LenientPlan}
