@@ -193,3 +193,72 @@ def test_a_malformed_contracts_table_is_a_policy_error(
     policy.write_text(policy.read_text() + f"\n[[contracts]]\n{table}\n")
     with pytest.raises(PolicyError, match=problem):
         Gate(policy=policy, contracts={})
+
+
+def _every_command(
+    run: Path, module: Path, policy: Path, alice: Path, pin: str
+) -> dict[str, list[str]]:
+    """Each command that takes ``--policy`` and loads contract modules, as a reviewer or
+    the pipeline would run it against the run."""
+    schemas = ["--schemas", str(module), "--policy", str(policy)]
+    return {
+        "wait": ["wait", str(run), "0001-note", "--timeout", "0", *schemas, "--policy-sha256", pin],
+        "decide": ["decide", str(run), "0001-note", "approve", "--key", str(alice), *schemas],
+        "decide --pending": [
+            "decide",
+            str(run),
+            "--pending",
+            "approve",
+            "--key",
+            str(alice),
+            *schemas,
+        ],
+        "decide --ids -": [
+            "decide",
+            str(run),
+            "--ids",
+            "-",
+            "approve",
+            "--key",
+            str(alice),
+            *schemas,
+        ],
+        "withdraw": ["withdraw", str(run), "0001-note", *schemas],
+        "show": ["show", str(run), "0001-note", *schemas],
+        "list": ["list", str(run), *schemas],
+        "check": ["check", str(run / "handoffs" / "0001-note.json"), *schemas],
+        "submit": ["submit", str(run), "--phase", "note", "--schema", "note/v1", *schemas, "-"],
+    }
+
+
+COMMANDS = [
+    "wait",
+    "decide",
+    "decide --pending",
+    "decide --ids -",
+    "withdraw",
+    "show",
+    "list",
+    "check",
+    "submit",
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_under_a_policy_refuses_an_edited_pinned_module_before_it_runs(
+    setup: tuple[Path, Path, Path, Path], command: str
+) -> None:
+    """Issue 31: ``decide --pending``, ``decide --ids -`` and ``withdraw`` loaded modules
+    without the policy's pins; each command is tried here, not a sample."""
+    policy, module, run, alice = setup
+    pin = _pin(policy)
+    module.write_text(MODULE + PAYLOAD)
+    args = _every_command(run, module, policy, alice, pin)[command]
+    sha = hashlib.sha256((run / "handoffs" / "0001-note.json").read_bytes()).hexdigest()
+    done = cli(*args, stdin=f"0001-note {sha}\n".encode() if "--ids" in args else b'{"text": "x"}')
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1
+    assert "nothing of it was run" in done.stderr or "not listed" in done.stderr
+    assert not module.with_name("ran").exists(), f"{command} ran the edited module"
+    assert not (run / "decisions" / "0001-note").exists()
+    assert not (run / "withdrawals" / "0001-note").exists()

@@ -67,10 +67,10 @@ def run(args: argparse.Namespace) -> int:
     if args.ids is not None and (args.phase or args.schema):
         raise UsageError("--phase and --schema narrow --pending; --ids names each handoff")
     action = Action(args.handoff_id)
-    contracts = registry(args.schemas)
+    trust = policy(args)
+    contracts = registry(args.schemas, trust)  # under a policy, only pinned bytes run
     where = store(args)
     run = existing_run(args.run_dir, where)
-    trust = policy(args)
     if args.ids is not None:
         items = read_ids(sys.stdin.read().splitlines())
     else:

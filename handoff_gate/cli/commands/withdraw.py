@@ -16,12 +16,13 @@ from handoff_gate.gates.vocab.safe_text import visible
 
 
 def run(args: argparse.Namespace) -> int:
-    contracts = registry(args.schemas)
+    rules = policy(args)
+    contracts = registry(args.schemas, rules)  # under a policy, only pinned bytes run
     where = store(args)
     run = existing_run(args.run_dir, where)
     try:
         done = withdraw(
-            where, run, args.handoff_id, registry=contracts, reason=args.reason, policy=policy(args)
+            where, run, args.handoff_id, registry=contracts, reason=args.reason, policy=rules
         )
     except WithdrawRefused as exc:
         print(f"refused: {one_line(exc)}", file=sys.stderr)
