@@ -7,7 +7,9 @@ tool call must resolve its contract the same way wherever the run lives.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from cli_helpers import cli
 import handoff_gate as hg
 from handoff_gate.gates.contracts.json_schema import JsonSchemaError, schema_sha256
 from handoff_gate.gates.decide.decisions import DecisionRefused
+from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Verdict
@@ -87,8 +90,70 @@ def test_the_same_call_in_the_same_thread_is_one_handoff_and_another_thread_is_n
     other = refund(gate, {"customer": "c1", "amount_cents": 500}, thread="t2")
     assert again == first
     assert other.id != first.id
-    with pytest.raises(ValueError, match="other bytes"):
-        refund(gate, {"customer": "c1", "amount_cents": 900})
+    changed = refund(gate, {"customer": "c1", "amount_cents": 900})
+    assert changed.id not in (first.id, other.id)
+
+
+def test_a_call_id_reused_for_another_tool_is_a_new_handoff_the_approval_does_not_cover(
+    gate: hg.Gate,
+) -> None:
+    args = {"customer": "c1", "amount_cents": 500}
+    approved = refund(gate, args)
+    gate.decide("job-17", approved, "approve", reviewer="ops@host")
+    other = gate.submit_tool_call(
+        "job-17",
+        tool="delete_customer",
+        args=args,
+        call_id="call_a",
+        json_schema=REFUND,
+        thread="t1",
+    )
+    wider = gate.submit_tool_call(
+        "job-17",
+        tool="send_refund",
+        args=args,
+        call_id="call_a",
+        json_schema={**REFUND, "additionalProperties": True},
+        thread="t1",
+    )
+    assert len({approved.id, other.id, wider.id}) == 3
+    for ref in (other, wider):
+        assert gate.wait("job-17", ref, timeout=0).outcome is hg.WaitOutcome.TIMEOUT
+
+
+def test_an_approved_call_is_delivered_once_unless_asked_again(gate: hg.Gate) -> None:
+    ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+    gate.decide("job-17", ref, "approve", reviewer="ops@host")
+    first = gate.wait("job-17", ref, timeout=0)
+    second = gate.wait("job-17", ref, timeout=0)
+    assert first.outcome is hg.WaitOutcome.APPROVED and first.payload is not None
+    assert second.outcome is hg.WaitOutcome.ALREADY_DELIVERED and second.payload is None
+    again = gate.wait("job-17", ref, timeout=0, redeliver=True)
+    assert again.outcome is hg.WaitOutcome.APPROVED and again.payload == first.payload
+    returned = [e for e in gate.audit_events("job-17") if e["event"] == "wait_returned"]
+    assert [(e["outcome"], e.get("delivered"), e.get("redelivered")) for e in returned] == [
+        ("approved", True, None),
+        ("already_delivered", None, None),
+        ("approved", None, True),
+    ]
+    assert gate.verify("job-17") == []
+
+
+def test_two_waits_racing_on_one_approval_deliver_it_once(gate: hg.Gate) -> None:
+    ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+    gate.decide("job-17", ref, "approve", reviewer="ops@host")
+    stores = [gate.store.copy() for _ in range(4)]  # one connection each on PostgreSQL
+    start = threading.Barrier(len(stores))
+
+    def deliver(store: RunStore) -> hg.WaitOutcome:
+        start.wait()
+        return hg.Gate(store).wait("job-17", ref, timeout=5).outcome
+
+    with ThreadPoolExecutor(len(stores)) as pool:
+        outcomes = sorted(pool.map(deliver, stores))
+    for store in stores:
+        store.close()
+    assert outcomes == sorted([hg.WaitOutcome.APPROVED] + [hg.WaitOutcome.ALREADY_DELIVERED] * 3)
 
 
 def test_arguments_the_schema_refuses_are_blocked_and_cannot_be_approved(gate: hg.Gate) -> None:

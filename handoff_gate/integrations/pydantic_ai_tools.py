@@ -60,6 +60,7 @@ def tool_approvals(
     key: KeySpec = None,
     withdraw_on_timeout: bool = True,
     expires_in: ExpiresIn = None,
+    redeliver: bool = False,
 ) -> HandleDeferredToolCalls[Any]:
     """A capability that sends every call needing approval through the gate, in the run.
 
@@ -67,7 +68,8 @@ def tool_approvals(
     them. The thread of each handoff is the run context's ``conversation_id``, so a run
     resumed from its message history finds the handoffs it made. A wait that times out
     or is cancelled withdraws its handoffs unless ``withdraw_on_timeout=False``;
-    ``expires_in`` gives each handoff a deadline.
+    ``expires_in`` gives each handoff a deadline. An approval is delivered to one run:
+    asked again, the call is denied, unless ``redeliver`` (crash recovery).
     """
 
     async def handle(
@@ -85,7 +87,7 @@ def tool_approvals(
             _request(c, definition(c.tool_name), agent, ctx.conversation_id)
             for c in requests.approvals
         ]
-        ending = _Ending(timeout, withdraw_on_timeout, expires_in)
+        ending = _Ending(timeout, withdraw_on_timeout, expires_in, redeliver)
         return await _resolve(run, requests, calls, ending, policy, store, key)
 
     return HandleDeferredToolCalls(handler=handle)
@@ -103,6 +105,7 @@ async def resolve_tool_approvals(
     thread: str | None = None,
     withdraw_on_timeout: bool = True,
     expires_in: ExpiresIn = None,
+    redeliver: bool = False,
 ) -> DeferredToolResults:
     """The results for a run that ended with ``requests``, decided through the gate.
 
@@ -111,22 +114,25 @@ async def resolve_tool_approvals(
     denied). ``thread`` is the run's ``conversation_id``, so resolving again (after a
     timeout, in another process) finds the same handoffs; pass the same one each time,
     and ``withdraw_on_timeout=False``, or a timeout withdraws them (as a cancelled wait
-    does). ``expires_in`` gives each handoff a deadline.
+    does). ``expires_in`` gives each handoff a deadline. An approval is delivered to
+    one resolution: resolving again denies the call, unless ``redeliver`` (crash
+    recovery: the run given the approval died before the tool ran).
     """
     definitions = _definitions(agent.toolsets)
     name = getattr(agent, "name", None)
     calls = [_request(c, definitions.get(c.tool_name), name, thread) for c in requests.approvals]
-    ending = _Ending(timeout, withdraw_on_timeout, expires_in)
+    ending = _Ending(timeout, withdraw_on_timeout, expires_in, redeliver)
     return await _resolve(run, requests, calls, ending, policy, store, key)
 
 
 class _Ending(NamedTuple):
-    """How a resolution's wait may end: its timeout, whether giving up withdraws, and
-    the deadline its handoffs carry."""
+    """How a resolution's wait may end: its timeout, whether giving up withdraws, the
+    deadline its handoffs carry, and whether an approval delivered already is again."""
 
     timeout: float | None
     withdraw_on_timeout: bool
     expires_in: ExpiresIn
+    redeliver: bool
 
 
 def _definitions(toolsets: Sequence[AbstractToolset[Any]]) -> dict[str, ToolDefinition]:
@@ -174,6 +180,7 @@ async def _resolve(
             timeout=ending.timeout,
             withdraw_on_timeout=ending.withdraw_on_timeout,
             expires_in=ending.expires_in,
+            redeliver=ending.redeliver,
         )
     verdicts = {v.call_id: v for v in found}
     approvals: dict[str, ToolApproved | ToolDenied] = {}

@@ -208,7 +208,14 @@ async def test_out_of_band_a_second_process_finds_the_same_handoffs_and_the_run_
     await reviewer
     assert answers == {"call_a": "ToolApproved", "call_b": "ToolDenied"}
     assert calls_in(run) == before  # the retry found the handoffs it had made
-    results = await resolve_tool_approvals(run, requests, agent=agent, thread="conv-1")
+    again = await resolve_tool_approvals(run, requests, agent=agent, thread="conv-1")
+    assert "delivered to an earlier run already" in str(
+        getattr(again.approvals["call_a"], "message", "")
+    )
+    # The second process only printed its answers: recovering, this one asks for it again.
+    results = await resolve_tool_approvals(
+        run, requests, agent=agent, thread="conv-1", redeliver=True
+    )
     resumed = await agent.run(message_history=first.all_messages(), deferred_tool_results=results)
     assert ran == [{"customer": "c1", "amount_cents": 5}]
     assert "A reviewer rejected the call to send_refund. Reason: no" in resumed.output

@@ -1,0 +1,45 @@
+"""The pipeline's deliveries in a run directory: ``deliveries/{handoff}``.
+
+An approved tool call runs once: the wait that hands it to the pipeline first creates
+this record, exclusively (a link, never a replace), so of two waits racing on one
+approval exactly one gets it and the other is told it was delivered already. It lives
+where the pipeline's account writes (``init`` makes ``deliveries/`` the pipeline's, like
+``withdrawals/``); the folder is made on demand in a run ``init`` did not make.
+
+Whatever sits in a record's place and cannot be read as one (a FIFO, a link, a folder, a
+file over the cap) reads as an empty record: the approval counts as delivered, so
+nothing runs on it again without the caller asking to deliver again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded
+from handoff_gate.gates.vocab.ids import validate_id
+from handoff_gate.gates.vocab.limits import MAX_DECISION_BYTES
+
+DELIVERIES = "deliveries"
+
+
+def delivery_path(run_dir: Path, handoff_id: str) -> Path:
+    """Where the record of a handoff's delivery is written."""
+    return inside(run_dir, DELIVERIES, validate_id(handoff_id))
+
+
+def publish(run_dir: Path, handoff_id: str, data: bytes) -> None:
+    """Create the record exclusively (``FileExistsError`` when anything holds its place)."""
+    target = delivery_path(run_dir, handoff_id)
+    target.parent.mkdir(exist_ok=True)
+    exclusive_create(target, data)
+
+
+def read(run_dir: Path, handoff_id: str) -> bytes | None:
+    """The delivery record; ``None`` when there is none, empty bytes when something in
+    its place is not a record."""
+    try:
+        return read_bounded(delivery_path(run_dir, handoff_id), MAX_DECISION_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, ValueError):
+        return b""
