@@ -7,6 +7,7 @@ tool call must resolve its contract the same way wherever the run lives.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,8 +26,9 @@ from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Verdict
 from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.tui.inspecting import inspect_ref
 from handoff_gate.tui.model import Entry, Label
-from handoff_gate.tui.render import header, list_row
+from handoff_gate.tui.render import decision_text, header, list_row
 
 REFUND: dict[str, Any] = {
     "type": "object",
@@ -250,3 +252,40 @@ def test_the_tui_row_and_header_name_the_call_not_its_contract_digest(tmp_path: 
     top = header(entry).plain
     assert "tool call support → send_refund(" in top
     assert "Refund a customer." in top
+
+
+def test_wait_delivers_a_tool_call_once_and_show_list_and_the_tui_say_when(
+    tmp_path: Path,
+) -> None:
+    run = str(tmp_path / "job-17")
+    with hg.Gate(tmp_path) as gate:
+        ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+        gate.decide("job-17", ref, "approve", reviewer="ops@host")
+    assert "delivered: not yet" in cli("show", run, ref.id).stdout
+    first = cli("wait", run, ref.id, "--timeout", "0")
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout) == {"customer": "c1", "amount_cents": 500}
+    second = cli("wait", run, ref.id, "--timeout", "0", "--json")
+    assert second.returncode == 7 and json.loads(second.stdout)["payload"] is None
+    assert json.loads(second.stdout)["outcome"] == "already_delivered"
+    assert "delivered already" in second.stderr and "--redeliver" in second.stderr
+    again = cli("wait", run, ref.id, "--timeout", "0", "--redeliver")
+    assert again.returncode == 0 and again.stdout == first.stdout
+    listed = json.loads(cli("list", str(tmp_path), "--json").stdout)
+    delivered = listed[0]["delivered"]
+    assert isinstance(delivered, str) and delivered.endswith("Z")
+    assert f"delivered: at {delivered}" in cli("show", run, ref.id).stdout
+    with hg.Gate(tmp_path) as gate:
+        assert gate.verify("job-17") == []
+        inspected = inspect_ref(hg.HandoffRef(run, ref.id), gate.contracts, store=gate.store)
+    entry = Entry(hg.HandoffRef(run, ref.id), report=inspected.report)
+    entry.decision, entry.delivered = inspected.decision, inspected.delivered
+    assert f"delivered to the pipeline at {delivered}" in decision_text(entry).plain
+
+
+def test_a_plain_handoff_is_delivered_to_every_wait_as_before(gate: hg.Gate) -> None:
+    args = {"customer": "c1", "amount_cents": 500}
+    ref = gate.submit("job-17", args, phase="plan", schema_id="refund/v1", json_schema=REFUND)
+    gate.decide("job-17", ref, "approve", reviewer="ops@host")
+    outcomes = [gate.wait("job-17", ref, timeout=0).outcome for _ in range(2)]
+    assert outcomes == [hg.WaitOutcome.APPROVED] * 2
