@@ -289,3 +289,25 @@ def test_a_plain_handoff_is_delivered_to_every_wait_as_before(gate: hg.Gate) -> 
     gate.decide("job-17", ref, "approve", reviewer="ops@host")
     outcomes = [gate.wait("job-17", ref, timeout=0).outcome for _ in range(2)]
     assert outcomes == [hg.WaitOutcome.APPROVED] * 2
+
+
+def test_audit_verify_sees_a_delivery_record_removed_or_never_logged(tmp_path: Path) -> None:
+    """An agent that removes the record to have the approval delivered again is seen."""
+    with hg.Gate(tmp_path) as gate:
+        ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+        gate.decide("job-17", ref, "approve", reviewer="ops@host")
+        assert gate.wait("job-17", ref, timeout=0).outcome is hg.WaitOutcome.APPROVED
+        record = tmp_path / "job-17" / "deliveries" / ref.id
+        record.unlink()
+        assert gate.verify("job-17") == [
+            f"{ref.id} was delivered but has no delivery record (removed: its approval "
+            "could be delivered again)"
+        ]
+        assert gate.wait("job-17", ref, timeout=0).outcome is hg.WaitOutcome.APPROVED
+        assert gate.verify("job-17") == [
+            f"{ref.id} was delivered 2 times without a redelivery",
+            f"{ref.id}'s delivery record does not match its event",
+        ]
+        other = refund(gate, {"customer": "c2", "amount_cents": 5}, call_id="call_b")
+        (tmp_path / "job-17" / "deliveries" / other.id).write_text("{}")
+        assert f"{other.id} has a delivery record but no delivery event" in gate.verify("job-17")
