@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import TypeAdapter
 from pydantic_ai import Agent, ApprovalRequired, CallDeferred, RunContext, Tool
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
@@ -224,7 +225,9 @@ async def test_out_of_band_a_second_process_finds_the_same_handoffs_and_the_run_
 def test_a_call_to_a_tool_the_agent_does_not_have_is_denied(tmp_path: Path) -> None:
     requests = DeferredToolRequests(approvals=[ToolCallPart("wipe_disk", {}, tool_call_id="c9")])
     agent = refund_agent(scripted(), [])
-    results = asyncio.run(resolve_tool_approvals(tmp_path / "job-17", requests, agent=agent))
+    results = asyncio.run(
+        resolve_tool_approvals(tmp_path / "job-17", requests, agent=agent, thread="conv-1")
+    )
     denied = results.approvals["c9"]
     assert "the gate has no schema for it" in str(getattr(denied, "message", ""))
     assert not (tmp_path / "job-17").exists()
@@ -250,3 +253,13 @@ async def test_a_call_deferred_for_external_execution_is_left_to_the_caller(
     assert isinstance(result.output, DeferredToolRequests)
     assert [c.tool_call_id for c in result.output.calls] == ["ext_1"]
     assert not (tmp_path / "job-17").exists()  # nothing for a person to approve
+
+
+def test_resolving_without_a_conversation_is_refused_before_anything_is_asked(
+    tmp_path: Path,
+) -> None:
+    requests = DeferredToolRequests(approvals=[ToolCallPart("send_refund", {}, tool_call_id="c")])
+    agent = refund_agent(scripted(), [])
+    with pytest.raises(ValueError, match="pass thread="):
+        asyncio.run(resolve_tool_approvals(tmp_path / "job-17", requests, agent=agent))
+    assert not (tmp_path / "job-17").exists()
