@@ -85,8 +85,8 @@ class WaitResult:
     original_payload: dict[str, Any] | None = None
     dropped_keys: tuple[str, ...] = ()
     defaulted: tuple[str, ...] = ()
-    #: For ``withdrawn`` and ``expired``: the one line that says who withdrew it and why,
-    #: or when it expired.
+    #: For ``withdrawn``, ``expired`` and ``already_delivered``: the one line that says
+    #: who withdrew it and why, when it expired, or that it was delivered already.
     ended: str = ""
 
 
