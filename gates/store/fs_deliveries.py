@@ -1,7 +1,7 @@
 """The pipeline's deliveries in a run directory: ``deliveries/{handoff}``.
 
 An approved tool call runs once: the wait that hands it to the pipeline first creates
-this record, exclusively (a link, never a replace), so of two waits racing on one
+this record, exclusively (``O_EXCL``, never a replace), so of two waits racing on one
 approval exactly one gets it and the other is told it was delivered already. It lives
 where the pipeline's account writes (``init`` makes ``deliveries/`` the pipeline's, like
 ``withdrawals/``); the folder is made on demand in a run ``init`` did not make.
@@ -13,9 +13,10 @@ nothing runs on it again without the caller asking to deliver again.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded
+from handoff_gate.gates.store.durable import fsync_dir, inside, read_bounded
 from handoff_gate.gates.vocab.ids import validate_id
 from handoff_gate.gates.vocab.limits import MAX_DECISION_BYTES
 
@@ -28,10 +29,20 @@ def delivery_path(run_dir: Path, handoff_id: str) -> Path:
 
 
 def publish(run_dir: Path, handoff_id: str, data: bytes) -> None:
-    """Create the record exclusively (``FileExistsError`` when anything holds its place)."""
+    """Create the record exclusively (``FileExistsError`` when anything holds its place,
+    a link included), then write it. Unlike a decision it is created in place, not
+    linked from a temporary file: it sits on every tool call's delivery, and one killed
+    between the create and the write leaves an empty record, which reads as delivered
+    (fail closed). Only the folder is synced, so the claim outlives a crash as its
+    logged event does; its few bytes, if a crash loses them, read the same way."""
     target = delivery_path(run_dir, handoff_id)
     target.parent.mkdir(exist_ok=True)
-    exclusive_create(target, data)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    fsync_dir(target.parent)
 
 
 def read(run_dir: Path, handoff_id: str) -> bytes | None:
