@@ -311,3 +311,24 @@ def test_audit_verify_sees_a_delivery_record_removed_or_never_logged(tmp_path: P
         other = refund(gate, {"customer": "c2", "amount_cents": 5}, call_id="call_b")
         (tmp_path / "job-17" / "deliveries" / other.id).write_text("{}")
         assert f"{other.id} has a delivery record but no delivery event" in gate.verify("job-17")
+
+
+@pytest.mark.parametrize("plant", ["folder", "link", "junk"])
+def test_anything_in_a_delivery_records_place_counts_as_delivered(
+    tmp_path: Path, plant: str
+) -> None:
+    """Fail closed: whatever holds the place, the approval is not delivered again."""
+    with hg.Gate(tmp_path) as gate:
+        ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+        gate.decide("job-17", ref, "approve", reviewer="ops@host")
+        place = tmp_path / "job-17" / "deliveries" / ref.id
+        place.parent.mkdir()
+        if plant == "folder":
+            place.mkdir()
+        elif plant == "link":
+            place.symlink_to(tmp_path / "elsewhere")
+        else:
+            place.write_bytes(b"\x1b[31mnot a record")
+        assert gate.wait("job-17", ref, timeout=0).outcome is hg.WaitOutcome.ALREADY_DELIVERED
+        assert gate.standing("job-17", ref).delivered == "unknown"
+    assert not (tmp_path / "elsewhere").exists()

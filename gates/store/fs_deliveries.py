@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from handoff_gate.gates.store.durable import fsync_dir, inside, read_bounded
-from handoff_gate.gates.vocab.ids import validate_id
+from handoff_gate.gates.vocab.ids import UnsafePathError, validate_id
 from handoff_gate.gates.vocab.limits import MAX_DECISION_BYTES
 
 DELIVERIES = "deliveries"
@@ -35,7 +35,11 @@ def publish(run_dir: Path, handoff_id: str, data: bytes) -> None:
     between the create and the write leaves an empty record, which reads as delivered
     (fail closed). Only the folder is synced, so the claim outlives a crash as its
     logged event does; its few bytes, if a crash loses them, read the same way."""
-    target = delivery_path(run_dir, handoff_id)
+    validate_id(handoff_id)
+    try:
+        target = delivery_path(run_dir, handoff_id)
+    except UnsafePathError as exc:  # a link in the record's place: it is taken
+        raise FileExistsError(f"{handoff_id}: its delivery's place is taken ({exc})") from exc
     target.parent.mkdir(exist_ok=True)
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     try:
