@@ -1,7 +1,7 @@
 """An approval covers one call of one tool in one conversation, delivered once: against
-the real pydantic-ai (its offline ``FunctionModel``) and LangChain on LangGraph (a fake
-chat model, an ``InMemorySaver``), on a folder of runs and on PostgreSQL, a reviewer
-simulated by real ``decide`` calls."""
+the real pydantic-ai (its offline ``FunctionModel``), the OpenAI Agents SDK (its
+``ScriptedModel``) and LangChain on LangGraph (a fake chat model, an ``InMemorySaver``),
+on a folder of runs and on PostgreSQL, a reviewer simulated by real ``decide`` calls."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import psycopg
 import pytest
+from agents import Runner
 from langchain.agents import create_agent
 from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.messages import AIMessage
@@ -25,8 +26,10 @@ from pydantic_ai.tools import DeferredToolRequests, ToolDenied
 import handoff_gate as hg
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.integrations.langchain import review_interrupts
+from handoff_gate.integrations.openai_agents import review_interruptions
 from handoff_gate.integrations.pydantic_ai import resolve_tool_approvals
 from integrations.test_langchain import ASK, CONFIG, ToolCallingFake, refund_tool, tool_replies
+from integrations.test_openai_agents import support_agent
 
 PATH_ONLY = {
     "type": "object",
@@ -175,3 +178,24 @@ async def test_a_replayed_langgraph_resume_runs_the_tool_once(where: Where) -> N
     done = restored.invoke(replay, CONFIG, version="v2")
     assert ran == ["c1:5"]
     assert "delivered to an earlier run already" in tool_replies(done)["call_a"]
+
+
+async def test_a_new_openai_agents_conversation_reusing_call_ids_runs_nothing(
+    where: Where,
+) -> None:
+    """Traced runs: the first conversation's approved ``call_a`` ran; another one whose
+    model sends the same call, with no reviewer, runs nothing."""
+    ran: list[str] = []
+    call = ("call_a", {"customer": "c-1", "amount_cents": 1500})
+    kwargs: Any = {"store": where.store}
+    agent = support_agent(call, ran=ran)
+    first = await Runner.run(agent, "refund c-1")
+    await review_interruptions(RUN, first, timeout=0, withdraw_on_timeout=False, **kwargs)
+    approve_all(where)
+    await Runner.run(agent, await review_interruptions(RUN, first, **kwargs))
+    assert ran == ["c-1:1500"]
+    other = support_agent(call, ran=ran)
+    second = await Runner.run(other, "refund c-1")
+    final = await Runner.run(other, await review_interruptions(RUN, second, timeout=0.2, **kwargs))
+    assert ran == ["c-1:1500"]
+    assert "no reviewer decided within 0.2 s" in final.final_output
