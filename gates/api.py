@@ -117,6 +117,7 @@ def wait(
     policy: Policy | None = None,
     store: StoreSpec | None = None,
     on_refused: Reporter = print_refusal,
+    redeliver: bool = False,
 ) -> WaitResult:
     """``Gate.wait`` on a Gate made for this call."""
     with Gate(store, contracts=registry, policy=policy) as gate:
@@ -128,6 +129,7 @@ def wait(
             stop_event=stop_event,
             on_block=on_block,
             on_refused=on_refused,
+            redeliver=redeliver,
         )
 
 
@@ -142,11 +144,18 @@ async def wait_async(
     policy: Policy | None = None,
     store: StoreSpec | None = None,
     on_refused: Reporter = print_refusal,
+    redeliver: bool = False,
 ) -> WaitResult:
     """``Gate.wait_async`` on a Gate made for this call."""
     with Gate(store, contracts=registry, policy=policy) as gate:
         return await gate.wait_async(
-            run, ref_or_id, timeout=timeout, poll=poll, on_block=on_block, on_refused=on_refused
+            run,
+            ref_or_id,
+            timeout=timeout,
+            poll=poll,
+            on_block=on_block,
+            on_refused=on_refused,
+            redeliver=redeliver,
         )
 
 

@@ -310,9 +310,11 @@ class Gate:
         *,
         timeout: float | None = None,
         on_refused: Reporter = print_refusal,
+        redeliver: bool = False,
     ) -> Pickup:
         """A wait's first look (``gates.deliver.pickup``), for a caller that looks before it
-        decides to block (``handoff-gate wait``)."""
+        decides to block (``handoff-gate wait``). ``redeliver``: deliver a tool call's
+        approval again though a wait delivered it already (crash recovery)."""
         return Pickup(
             run,
             ref_or_id,
@@ -321,6 +323,7 @@ class Gate:
             policy=self.policy,
             store=self.store,
             on_refused=on_refused,
+            redeliver=redeliver,
         )
 
     def wait(
@@ -333,9 +336,13 @@ class Gate:
         stop_event: threading.Event | None = None,
         on_block: Callable[[Report], None] | None = None,
         on_refused: Reporter = print_refusal,
+        redeliver: bool = False,
     ) -> WaitResult:
-        """Block until the handoff is decided (``gates.deliver.waiting.wait``)."""
-        pickup = self.pickup(run, ref_or_id, timeout=timeout, on_refused=on_refused)
+        """Block until the handoff is decided (``gates.deliver.waiting.wait``); a tool
+        call's approval is delivered once unless ``redeliver`` (``Pickup``)."""
+        pickup = self.pickup(
+            run, ref_or_id, timeout=timeout, on_refused=on_refused, redeliver=redeliver
+        )
         return wait_after(pickup, poll=poll, stop_event=stop_event, on_block=on_block)
 
     async def wait_async(
@@ -347,6 +354,7 @@ class Gate:
         poll: bool = False,
         on_block: Callable[[Report], None] | None = None,
         on_refused: Reporter = print_refusal,
+        redeliver: bool = False,
     ) -> WaitResult:
         """``wait`` for asyncio (``gates.deliver.waiting_async.wait_async``)."""
         return await wait_async(
@@ -359,6 +367,7 @@ class Gate:
             on_block=on_block,
             policy=self.policy,
             on_refused=on_refused,
+            redeliver=redeliver,
         )
 
     def wait_many(

@@ -29,6 +29,7 @@ KEYS = {
     "reason",
     "decided_at",
     "problem",
+    "delivered",
 }
 
 

@@ -7,7 +7,10 @@ tool call must resolve its contract the same way wherever the run lives.
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +21,14 @@ from cli_helpers import cli
 import handoff_gate as hg
 from handoff_gate.gates.contracts.json_schema import JsonSchemaError, schema_sha256
 from handoff_gate.gates.decide.decisions import DecisionRefused
+from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Severity, Verdict
 from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.tui.inspecting import inspect_ref
 from handoff_gate.tui.model import Entry, Label
-from handoff_gate.tui.render import header, list_row
+from handoff_gate.tui.render import decision_text, header, list_row
 
 REFUND: dict[str, Any] = {
     "type": "object",
@@ -92,8 +97,70 @@ def test_the_same_call_in_the_same_thread_is_one_handoff_and_another_thread_is_n
     other = refund(gate, {"customer": "c1", "amount_cents": 500}, thread="t2")
     assert again == first
     assert other.id != first.id
-    with pytest.raises(ValueError, match="other bytes"):
-        refund(gate, {"customer": "c1", "amount_cents": 900})
+    changed = refund(gate, {"customer": "c1", "amount_cents": 900})
+    assert changed.id not in (first.id, other.id)
+
+
+def test_a_call_id_reused_for_another_tool_is_a_new_handoff_the_approval_does_not_cover(
+    gate: hg.Gate,
+) -> None:
+    args = {"customer": "c1", "amount_cents": 500}
+    approved = refund(gate, args)
+    gate.decide("job-17", approved, "approve", reviewer="ops@host")
+    other = gate.submit_tool_call(
+        "job-17",
+        tool="delete_customer",
+        args=args,
+        call_id="call_a",
+        json_schema=REFUND,
+        thread="t1",
+    )
+    wider = gate.submit_tool_call(
+        "job-17",
+        tool="send_refund",
+        args=args,
+        call_id="call_a",
+        json_schema={**REFUND, "additionalProperties": True},
+        thread="t1",
+    )
+    assert len({approved.id, other.id, wider.id}) == 3
+    for ref in (other, wider):
+        assert gate.wait("job-17", ref, timeout=0).outcome is hg.WaitOutcome.TIMEOUT
+
+
+def test_an_approved_call_is_delivered_once_unless_asked_again(gate: hg.Gate) -> None:
+    ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+    gate.decide("job-17", ref, "approve", reviewer="ops@host")
+    first = gate.wait("job-17", ref, timeout=0)
+    second = gate.wait("job-17", ref, timeout=0)
+    assert first.outcome is hg.WaitOutcome.APPROVED and first.payload is not None
+    assert second.outcome is hg.WaitOutcome.ALREADY_DELIVERED and second.payload is None
+    again = gate.wait("job-17", ref, timeout=0, redeliver=True)
+    assert again.outcome is hg.WaitOutcome.APPROVED and again.payload == first.payload
+    returned = [e for e in gate.audit_events("job-17") if e["event"] == "wait_returned"]
+    assert [(e["outcome"], e.get("delivered"), e.get("redelivered")) for e in returned] == [
+        ("approved", True, None),
+        ("already_delivered", None, None),
+        ("approved", None, True),
+    ]
+    assert gate.verify("job-17") == []
+
+
+def test_two_waits_racing_on_one_approval_deliver_it_once(gate: hg.Gate) -> None:
+    ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+    gate.decide("job-17", ref, "approve", reviewer="ops@host")
+    stores = [gate.store.copy() for _ in range(4)]  # one connection each on PostgreSQL
+    start = threading.Barrier(len(stores))
+
+    def deliver(store: RunStore) -> hg.WaitOutcome:
+        start.wait()
+        return hg.Gate(store).wait("job-17", ref, timeout=5).outcome
+
+    with ThreadPoolExecutor(len(stores)) as pool:
+        outcomes = sorted(pool.map(deliver, stores))
+    for store in stores:
+        store.close()
+    assert outcomes == sorted([hg.WaitOutcome.APPROVED] + [hg.WaitOutcome.ALREADY_DELIVERED] * 3)
 
 
 def test_arguments_the_schema_refuses_are_blocked_and_cannot_be_approved(gate: hg.Gate) -> None:
@@ -190,3 +257,83 @@ def test_the_tui_row_and_header_name_the_call_not_its_contract_digest(tmp_path: 
     top = header(entry).plain
     assert "tool call support → send_refund(" in top
     assert "Refund a customer." in top
+
+
+def test_wait_delivers_a_tool_call_once_and_show_list_and_the_tui_say_when(
+    tmp_path: Path,
+) -> None:
+    run = str(tmp_path / "job-17")
+    with hg.Gate(tmp_path) as gate:
+        ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+        gate.decide("job-17", ref, "approve", reviewer="ops@host")
+    assert "delivered: not yet" in cli("show", run, ref.id).stdout
+    first = cli("wait", run, ref.id, "--timeout", "0")
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout) == {"customer": "c1", "amount_cents": 500}
+    second = cli("wait", run, ref.id, "--timeout", "0", "--json")
+    assert second.returncode == 7 and json.loads(second.stdout)["payload"] is None
+    assert json.loads(second.stdout)["outcome"] == "already_delivered"
+    assert "delivered already" in second.stderr and "--redeliver" in second.stderr
+    again = cli("wait", run, ref.id, "--timeout", "0", "--redeliver")
+    assert again.returncode == 0 and again.stdout == first.stdout
+    listed = json.loads(cli("list", str(tmp_path), "--json").stdout)
+    delivered = listed[0]["delivered"]
+    assert isinstance(delivered, str) and delivered.endswith("Z")
+    assert f"delivered: at {delivered}" in cli("show", run, ref.id).stdout
+    with hg.Gate(tmp_path) as gate:
+        assert gate.verify("job-17") == []
+        inspected = inspect_ref(hg.HandoffRef(run, ref.id), gate.contracts, store=gate.store)
+    entry = Entry(hg.HandoffRef(run, ref.id), report=inspected.report)
+    entry.decision, entry.delivered = inspected.decision, inspected.delivered
+    assert f"delivered to the pipeline at {delivered}" in decision_text(entry).plain
+
+
+def test_a_plain_handoff_is_delivered_to_every_wait_as_before(gate: hg.Gate) -> None:
+    args = {"customer": "c1", "amount_cents": 500}
+    ref = gate.submit("job-17", args, phase="plan", schema_id="refund/v1", json_schema=REFUND)
+    gate.decide("job-17", ref, "approve", reviewer="ops@host")
+    outcomes = [gate.wait("job-17", ref, timeout=0).outcome for _ in range(2)]
+    assert outcomes == [hg.WaitOutcome.APPROVED] * 2
+
+
+def test_audit_verify_sees_a_delivery_record_removed_or_never_logged(tmp_path: Path) -> None:
+    """An agent that removes the record to have the approval delivered again is seen."""
+    with hg.Gate(tmp_path) as gate:
+        ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+        gate.decide("job-17", ref, "approve", reviewer="ops@host")
+        assert gate.wait("job-17", ref, timeout=0).outcome is hg.WaitOutcome.APPROVED
+        record = tmp_path / "job-17" / "deliveries" / ref.id
+        record.unlink()
+        assert gate.verify("job-17") == [
+            f"{ref.id} was delivered but has no delivery record (removed: its approval "
+            "could be delivered again)"
+        ]
+        assert gate.wait("job-17", ref, timeout=0).outcome is hg.WaitOutcome.APPROVED
+        assert gate.verify("job-17") == [
+            f"{ref.id} was delivered 2 times without a redelivery",
+            f"{ref.id}'s delivery record does not match its event",
+        ]
+        other = refund(gate, {"customer": "c2", "amount_cents": 5}, call_id="call_b")
+        (tmp_path / "job-17" / "deliveries" / other.id).write_text("{}")
+        assert f"{other.id} has a delivery record but no delivery event" in gate.verify("job-17")
+
+
+@pytest.mark.parametrize("plant", ["folder", "link", "junk"])
+def test_anything_in_a_delivery_records_place_counts_as_delivered(
+    tmp_path: Path, plant: str
+) -> None:
+    """Fail closed: whatever holds the place, the approval is not delivered again."""
+    with hg.Gate(tmp_path) as gate:
+        ref = refund(gate, {"customer": "c1", "amount_cents": 500})
+        gate.decide("job-17", ref, "approve", reviewer="ops@host")
+        place = tmp_path / "job-17" / "deliveries" / ref.id
+        place.parent.mkdir()
+        if plant == "folder":
+            place.mkdir()
+        elif plant == "link":
+            place.symlink_to(tmp_path / "elsewhere")
+        else:
+            place.write_bytes(b"\x1b[31mnot a record")
+        assert gate.wait("job-17", ref, timeout=0).outcome is hg.WaitOutcome.ALREADY_DELIVERED
+        assert gate.standing("job-17", ref).delivered == "unknown"
+    assert not (tmp_path / "elsewhere").exists()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import stat
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -141,3 +142,47 @@ def test_removing_a_withdrawal_never_approves(tmp_path: Path) -> None:
     assert waited.returncode == 3 and waited.stdout == ""
     logged = [json.loads(line)["event"] for line in (run / "audit.jsonl").read_text().splitlines()]
     assert "handoff_withdrawn" in logged
+
+
+SUBMIT_CALL = """
+import sys
+import handoff_gate as hg
+with hg.Gate(sys.argv[1]) as gate:
+    ref = gate.submit_tool_call(
+        "run", tool="send_refund", args={"customer": "c1"}, call_id="call_a", thread="t1",
+        json_schema={"type": "object", "properties": {"customer": {"type": "string"}}},
+    )
+print(ref.id)
+"""
+
+
+def test_the_pipeline_claims_a_tool_call_delivery_once_in_the_init_layout() -> None:
+    """``init`` makes ``deliveries/`` the pipeline's: its waits record a delivery there."""
+    with shared_folder() as root:
+        run = root / "run"
+        made = cli(
+            "init", str(run), "--pipeline", str(PIPELINE_UID), "--reviewers", str(REVIEWERS_GID)
+        )
+        assert made.returncode == 0, made.stderr
+        folder = (run / "deliveries").stat()
+        assert (folder.st_uid, folder.st_gid, stat.S_IMODE(folder.st_mode)) == (
+            PIPELINE_UID,
+            REVIEWERS_GID,
+            0o2755,
+        )
+        # Submitted by root: in this layout the pipeline cannot make ``contracts/``,
+        # where a tool call's schema is stored (not this test's subject).
+        submitted = subprocess.run(
+            [sys.executable, "-c", SUBMIT_CALL, str(root)],
+            capture_output=True, text=True, timeout=BOUND, cwd="/",
+        )  # fmt: skip
+        assert submitted.returncode == 0, submitted.stderr
+        hid = submitted.stdout.strip()
+        decided = gate_as(REVIEWER_UID, REVIEWERS_GID, "decide", str(run), hid, "approve")
+        assert decided.returncode == 0, decided.stderr
+        first = as_pipeline("wait", str(run), hid, "--timeout", "0")
+        second = as_pipeline("wait", str(run), hid, "--timeout", "0")
+        assert (first.returncode, second.returncode) == (0, 7), second.stderr
+        assert (run / "deliveries" / hid).stat().st_uid == PIPELINE_UID
+        by_reviewer = gate_as(REVIEWER_UID, REVIEWERS_GID, "audit", str(run), "--verify")
+        assert by_reviewer.returncode == 0, by_reviewer.stdout + by_reviewer.stderr

@@ -132,6 +132,7 @@ class Entries:
         entry.decision, entry.decision_error = result.decision, result.decision_error
         entry.state = result.state
         entry.ended = result.ended
+        entry.delivered = result.delivered
         self._uninspected.discard(result.key)
         entry.trust = result.trust
         return entry

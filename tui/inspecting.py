@@ -44,6 +44,7 @@ def inspect_ref(
         found.state,
         _trust(found, policy),
         ended,
+        found.delivered,
     )
 
 

@@ -127,6 +127,8 @@ class Entry:
     decision_error: str = ""
     #: Why a ``withdrawn`` or ``expired`` handoff ended (who withdrew it, when it expired).
     ended: str = ""
+    #: When an approved tool call was first delivered to a wait (``""``: not yet).
+    delivered: str = ""
     state: HandoffState | None = None
     label: Label | None = None
     fresh: bool = False

@@ -402,6 +402,9 @@ def _decided_text(entry: Entry) -> Text:
         text.append(safe(decision.reviewer, 60), style="bold")
         text.append(": delivers the edit, sha256 ", style="dim")
         text.append(decision.edited_sha256[:12], style="bold green")
+    if entry.delivered and decision.action is Action.APPROVE:
+        text.append("\ndelivered ", style="dim")
+        text.append(f"to the pipeline at {safe(entry.delivered, 40)}; it runs once")
     return text
 
 

@@ -59,6 +59,8 @@ class Inspection:
     trust: Trust = field(default_factory=lambda: NO_TRUST)
     #: Why a ``withdrawn`` or ``expired`` handoff ended.
     ended: str = ""
+    #: When an approved tool call was first delivered to a wait (``""``: not yet).
+    delivered: str = ""
 
 
 class InspectQueue:

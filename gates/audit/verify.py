@@ -7,6 +7,7 @@ also checked against the records it describes:
 - every handoff and every decision record has its event, and every such event its record;
 - a handoff's bytes still hash to what was logged when it was submitted;
 - no (handoff, principal) slot was decided twice (a decision deleted and made again);
+- each tool call's delivery has its record and its event, once (``verify_deliveries``);
 - a signed decision's ``log_head`` names a line that precedes its own event, so a history
   rewritten before a signed decision no longer contains the head it signed;
 - every signature verifies (under the policy's allowed_signers when one is given), and
@@ -32,6 +33,7 @@ from handoff_gate.gates.audit.decision_record import (
     parse_stamp,
 )
 from handoff_gate.gates.audit.log import Event, chain_problems, log_lines, parse_line
+from handoff_gate.gates.audit.verify_deliveries import delivery_problems
 from handoff_gate.gates.store.base import RunReplaced, RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
 from handoff_gate.gates.trust.ed25519 import verify
@@ -98,6 +100,7 @@ class _Check:
         self.logged: dict[str, list[tuple[int, dict[str, Any]]]] = {
             Event.HANDOFF_SUBMITTED.value: [],
             Event.DECISION_WRITTEN.value: [],
+            Event.WAIT_RETURNED.value: [],
         }
         expected = GENESIS
         for index, line in enumerate(log_lines(run, store)):
@@ -229,6 +232,7 @@ def verify_run(
         problems.append(f"the audit log is missing or empty, but the run has {len(ids)} handoffs")
     check.handoffs(ids)
     check.decisions(ids)
+    check.problems += delivery_problems(store, key, ids, check.events(Event.WAIT_RETURNED))
     try:
         store.run_identity(key)
     except RunReplaced as exc:  # a link an agent may have pointed at an old approved copy

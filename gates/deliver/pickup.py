@@ -10,6 +10,7 @@ the blocking wait on top of it, and is the only module that loads the change wat
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -24,7 +25,7 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.standing.ending import decided_late, ending, stored_deadline
 from handoff_gate.gates.standing.quorum import Settlement, record_refusals, settle
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
-from handoff_gate.gates.store.base import RunReplaced, RunStore, has_handoff
+from handoff_gate.gates.store.base import DeliveryExists, RunReplaced, RunStore, has_handoff
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.report import Report
@@ -38,8 +39,9 @@ if TYPE_CHECKING:
 
 class WaitOutcome(StrEnum):
     """How a wait ended: a settled state (``HandoffState``'s approved, rejected,
-    changed, expired and withdrawn, spelled the same), or one of the two ends only a
-    wait has (``timeout``, ``cancelled``)."""
+    changed, expired and withdrawn, spelled the same), or one of the ends only a wait
+    has (``timeout``, ``cancelled``, and ``already_delivered``: a tool call's approval
+    that an earlier wait delivered, which is not delivered again unless asked to)."""
 
     APPROVED = "approved"
     REJECTED = "rejected"
@@ -48,6 +50,7 @@ class WaitOutcome(StrEnum):
     CANCELLED = "cancelled"
     EXPIRED = "expired"
     WITHDRAWN = "withdrawn"
+    ALREADY_DELIVERED = "already_delivered"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +85,8 @@ class WaitResult:
     original_payload: dict[str, Any] | None = None
     dropped_keys: tuple[str, ...] = ()
     defaulted: tuple[str, ...] = ()
-    #: For ``withdrawn`` and ``expired``: the one line that says who withdrew it and why,
-    #: or when it expired.
+    #: For ``withdrawn``, ``expired`` and ``already_delivered``: the one line that says
+    #: who withdrew it and why, when it expired, or that it was delivered already.
     ended: str = ""
 
 
@@ -109,6 +112,12 @@ class Pickup:
     never delivered, and the wait ends ``changed`` (at the first look, or once decided),
     so a pipeline gets back only what it submitted even if someone rewrote the file and
     had that approved.
+
+    A tool call's approval is delivered once: the wait that returns it first records
+    the delivery exclusively (``RunStore.create_delivery``), and any later wait on it
+    ends ``already_delivered`` with no payload, unless ``redeliver`` (crash recovery:
+    the caller knows the first delivery never ran), which delivers it again and logs
+    that. Other handoffs are delivered to every wait, as before.
     """
 
     def __init__(
@@ -122,6 +131,7 @@ class Pickup:
         store: RunStore,
         on_refused: Callable[[str], None],
         expected_sha256: str = "",
+        redeliver: bool = False,
     ) -> None:
         if not isinstance(run, str | os.PathLike):
             raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
@@ -138,6 +148,7 @@ class Pickup:
         if not expected_sha256 and isinstance(ref_or_id, HandoffRef):
             expected_sha256 = ref_or_id.sha256
         self.expected_sha256 = expected_sha256
+        self.redeliver = redeliver
         self._looked = False
         #: The run as it was when the wait started: a copy, a link or another folder
         #: put at its address later is never looked at (``RunStore.run_identity``).
@@ -240,6 +251,8 @@ class Pickup:
 
     def finish(self, result: WaitResult) -> WaitResult:
         """Record in the audit log how the wait ended, and return ``result``."""
+        if result.outcome is WaitOutcome.APPROVED and _is_tool_call(result.report):
+            return self._deliver_once(result)
         audit.append(
             self.run,
             audit.Event.WAIT_RETURNED,
@@ -249,3 +262,46 @@ class Pickup:
             **({"edited_sha256": result.edited_sha256} if result.edited else {}),
         )
         return result
+
+    def _deliver_once(self, result: WaitResult) -> WaitResult:
+        """Claim a tool call's delivery with its ``wait_returned`` event (``delivered``);
+        a claim already made ends ``already_delivered``, or, with ``redeliver``, logs a
+        second delivery (``redelivered``) and returns the approval again."""
+        event = {
+            "event": audit.Event.WAIT_RETURNED.value,
+            "at": audit.now_iso(),
+            "handoff": self.handoff_id,
+            "outcome": result.outcome.value,
+            **({"edited_sha256": result.edited_sha256} if result.edited else {}),
+        }
+        record = json.dumps({"handoff": self.handoff_id, "at": event["at"]}).encode()
+        try:
+            self.store.create_delivery(
+                self.run, self.handoff_id, record, {**event, "delivered": True}
+            )
+        except DeliveryExists:
+            if not self.redeliver:
+                ended = WaitResult(
+                    WaitOutcome.ALREADY_DELIVERED,
+                    result.decision,
+                    report=result.report,
+                    decisions=result.decisions,
+                    ended=f"{self.handoff_id}'s approval was delivered already; "
+                    "nothing is delivered twice",
+                )
+                audit.append(
+                    self.run,
+                    audit.Event.WAIT_RETURNED,
+                    store=self.store,
+                    handoff=self.handoff_id,
+                    outcome=ended.outcome.value,
+                )
+                return ended
+            self.store.append_event(self.run, {**event, "redelivered": True})
+        return result
+
+
+def _is_tool_call(report: Report | None) -> bool:
+    """Whether the handoff is a tool call (``kind: "tool_call"``), delivered once."""
+    envelope = report.envelope if report is not None else None
+    return envelope is not None and envelope.tool is not None

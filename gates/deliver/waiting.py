@@ -172,6 +172,7 @@ def wait(
     on_block: Callable[[Report], None] | None = None,
     policy: Policy | None = None,
     on_refused: Callable[[str], None] = print_refusal,
+    redeliver: bool = False,
 ) -> WaitResult:
     """Return once the handoff is decided, ``timeout`` seconds pass, or ``stop_event`` is set.
 
@@ -192,6 +193,7 @@ def wait(
         policy=policy,
         store=store,
         on_refused=on_refused,
+        redeliver=redeliver,
     )
     return wait_after(pickup, poll=poll, stop_event=stop_event, on_block=on_block)
 

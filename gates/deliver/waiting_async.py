@@ -36,6 +36,7 @@ async def wait_async(
     on_block: Callable[[Report], None] | None = None,
     policy: Policy | None = None,
     on_refused: Callable[[str], None] = print_refusal,
+    redeliver: bool = False,
 ) -> WaitResult:
     """``wait`` for asyncio: cancelling the task stops it at once.
 
@@ -60,6 +61,7 @@ async def wait_async(
         policy=policy,
         store=store,
         on_refused=on_refused,
+        redeliver=redeliver,
     )
     waiter = Waiter(pickup, force_polling=poll, wake=wake, on_block=on_block)
     backoff = Backoff(waiter)

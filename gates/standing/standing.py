@@ -10,6 +10,7 @@ or ``unusable``, with the problem in words a reviewer can act on).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,8 @@ class Standing:
     every record that counts so far (the approvals of a quorum in the order they were
     made). ``problem`` says why a handoff is ``unusable``, or why nobody may decide it
     (no policy rule); ``waiters`` the processes blocked on it (``None``: the store cannot tell).
+    ``delivered`` is when an approved tool call was first delivered to a wait (``""``:
+    not yet, or not a tool call; ``"unknown"`` for a record that cannot be read).
     """
 
     ref: HandoffRef
@@ -53,6 +56,7 @@ class Standing:
     rule: Rule | None = None
     producer: str | None = None
     refused: tuple[str, ...] = ()
+    delivered: str = ""
 
     @property
     def named(self) -> Decision | None:
@@ -73,10 +77,29 @@ def standing(
     if found.state in (HandoffState.BLOCKED, HandoffState.UNUSABLE) and not found.report.sha256:
         return found
     try:
-        return _ended(store, found)
+        found = _ended(store, found)
     except Exception as exc:  # a withdrawal that cannot be read: show it, never approve
         problem = f"the withdrawal cannot be read: {exc}"
         return replace(found, state=HandoffState.UNUSABLE, problem=problem)
+    return _delivered(store, found)
+
+
+def _delivered(store: RunStore, found: Standing) -> Standing:
+    """An approved tool call's first delivery, if a wait took it (only those are read)."""
+    envelope = found.report.envelope
+    if found.state is not HandoffState.APPROVED or envelope is None or envelope.tool is None:
+        return found
+    try:
+        record = store.delivery_record(found.ref.run, found.ref.id)
+    except (OSError, ValueError):
+        return replace(found, delivered="unknown")
+    if record is None:
+        return found
+    try:
+        at = json.loads(record).get("at")
+    except (ValueError, AttributeError):
+        at = None
+    return replace(found, delivered=at if isinstance(at, str) and at else "unknown")
 
 
 def _ended(store: RunStore, found: Standing) -> Standing:

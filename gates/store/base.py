@@ -48,6 +48,10 @@ class WithdrawalExists(FileExistsError):
     """The handoff was withdrawn already: a withdrawal is written once, ever."""
 
 
+class DeliveryExists(FileExistsError):
+    """The approval was delivered already: a tool call's approval is delivered once."""
+
+
 class StoreError(Exception):
     """The store cannot serve the request (down, not set up, too new); the message is one
     line, fit for stderr."""
@@ -337,6 +341,17 @@ class RunStore(Protocol):
 
     def withdrawal_record(self, run: str, handoff_id: str) -> bytes | None:
         """The handoff's withdrawal record, if the pipeline withdrew it."""
+        ...
+
+    def create_delivery(
+        self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Record that the handoff's approval was delivered, exclusively, with its audit
+        ``event``; returns the event as logged. ``DeliveryExists`` if delivered already."""
+        ...
+
+    def delivery_record(self, run: str, handoff_id: str) -> bytes | None:
+        """The record of the handoff's first delivery, if its approval was delivered."""
         ...
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:

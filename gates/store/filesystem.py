@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.store import (
     fs_contracts,
+    fs_deliveries,
     fs_edits,
     fs_layout,
     fs_withdrawals,
@@ -45,6 +46,7 @@ from handoff_gate.gates.store import (
 from handoff_gate.gates.store.base import (
     Change,
     DecisionExists,
+    DeliveryExists,
     ListedHandoff,
     RunReplaced,
     StoredContract,
@@ -482,6 +484,29 @@ class FilesystemStore:
     def withdrawal_record(self, run: str, handoff_id: str) -> bytes | None:
         """From ``withdrawals/`` or the previous version's place; junk reads as empty."""
         return fs_withdrawals.read(self._dir(run), handoff_id)
+
+    def create_delivery(
+        self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Publish ``deliveries/ID`` exclusively (``fs_deliveries``), then log it, under the
+        log's ``flock`` as a withdrawal is: of two racing waits exactly one creates it."""
+        run_dir = self._dir(run)
+        path = run_dir / AUDIT_FILE
+        lock_timeout()
+        fd = log_file.open_log(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+        try:
+            log_file.lock(fd, path)
+            try:
+                fs_deliveries.publish(run_dir, handoff_id, data)
+            except FileExistsError as exc:
+                raise DeliveryExists(f"{handoff_id} was delivered already") from exc
+            return _append_locked(fd, event)
+        finally:
+            os.close(fd)
+
+    def delivery_record(self, run: str, handoff_id: str) -> bytes | None:
+        """From ``deliveries/``; junk in its place reads as empty (delivered)."""
+        return fs_deliveries.read(self._dir(run), handoff_id)
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """Append under an exclusive ``flock`` (waited for up to the lock bound); a torn

@@ -9,6 +9,7 @@ it is noticed. ``separate`` lays a run out so that it cannot (``handoff-gate ini
     RUN/handoffs/    PIPELINE:REVIEWERS 2755  the pipeline submits
     RUN/waiters/     PIPELINE:REVIEWERS 2755  the pipeline's waits are seen
     RUN/withdrawals/ PIPELINE:REVIEWERS 2755  the pipeline withdraws its own handoffs
+    RUN/deliveries/  PIPELINE:REVIEWERS 2755  the pipeline's waits claim tool-call approvals
     RUN/audit.jsonl  PIPELINE:REVIEWERS 0660  both append (hash-chained, so a rewrite shows)
 
 The pipeline's account reads the decisions but can create, replace or delete nothing in
@@ -25,6 +26,7 @@ import os
 import stat
 from pathlib import Path
 
+from handoff_gate.gates.store.fs_deliveries import DELIVERIES
 from handoff_gate.gates.store.fs_listing import DECISIONS, HANDOFFS, WITHDRAWALS
 
 WAITERS = "waiters"
@@ -49,6 +51,7 @@ def separate(run_dir: Path, pipeline_uid: int, reviewers_gid: int) -> None:
         (HANDOFFS, pipeline_uid, PIPELINE_DIR_MODE),
         (WAITERS, pipeline_uid, PIPELINE_DIR_MODE),
         (WITHDRAWALS, pipeline_uid, PIPELINE_DIR_MODE),
+        (DELIVERIES, pipeline_uid, PIPELINE_DIR_MODE),
     ):
         folder = run_dir / name
         folder.mkdir()

@@ -36,6 +36,7 @@ from handoff_gate.gates.store import pg_contracts
 from handoff_gate.gates.store.base import (
     Change,
     DecisionExists,
+    DeliveryExists,
     ListedHandoff,
     RunMissing,
     StoredContract,
@@ -518,6 +519,36 @@ class PostgresStore:
         validate_id(handoff_id)
         rows = self._read(
             "SELECT data FROM withdrawals WHERE run = %s AND handoff_id = %s", (run, handoff_id)
+        )
+        return bytes(rows[0][0]) if rows else None
+
+    def create_delivery(
+        self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The delivery row (one per handoff: its primary key) and its audit event commit
+        together or not at all; of two racing waits the second's insert fails."""
+        validate_run_id(run)
+        validate_id(handoff_id)
+
+        def work(conn: Conn) -> dict[str, Any]:
+            conn.execute(
+                "INSERT INTO deliveries (run, handoff_id, data) VALUES (%s, %s, %s)",
+                (run, handoff_id, data),
+            )
+            return self._append(conn, run, event)
+
+        try:
+            return self._write(run, work)
+        except errors.UniqueViolation:
+            raise DeliveryExists(f"{handoff_id} was delivered already") from None
+        except errors.ForeignKeyViolation:
+            raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
+
+    def delivery_record(self, run: str, handoff_id: str) -> bytes | None:
+        validate_run_id(run)
+        validate_id(handoff_id)
+        rows = self._read(
+            "SELECT data FROM deliveries WHERE run = %s AND handoff_id = %s", (run, handoff_id)
         )
         return bytes(rows[0][0]) if rows else None
 

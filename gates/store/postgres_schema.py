@@ -326,18 +326,37 @@ _V5: tuple[str, ...] = (
     ),
 )
 
+#: Version 6: tool-call deliveries (issue 30), one per handoff by its primary key, so of
+#: two waits racing to deliver one approval exactly one inserts. Append-only.
+DELIVERIES = "deliveries"
+_V6: tuple[str, ...] = (
+    _in_schema(
+        r"""
+        CREATE TABLE %1$I.deliveries (
+            run text NOT NULL,
+            handoff_id text NOT NULL,
+            data bytea NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (run, handoff_id),
+            FOREIGN KEY (run, handoff_id) REFERENCES %1$I.handoffs (run, id)
+        )
+        """
+    ),
+    *_append_only("deliveries"),
+)
+
 #: Migration steps by version: applying ``MIGRATIONS[v - 1]`` takes the schema to ``v``.
 #: Released steps are never edited; a change is a new version appended at the end.
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4, _V5)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
 #: The version this code writes and expects.
 LATEST = len(MIGRATIONS)
 
 #: Table privileges per role, on top of SELECT on every table.
 _INSERTS = {
-    PIPELINE_ROLE: ("runs", "handoffs", "events", "contracts", WITHDRAWALS),
+    PIPELINE_ROLE: ("runs", "handoffs", "events", "contracts", WITHDRAWALS, DELIVERIES),
     REVIEWER_ROLE: ("decisions", "edits", "events"),
 }
-_ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY, "contracts", "edits", WITHDRAWALS)
+_ALL_TABLES = ("handoff_gate_meta", *_APPEND_ONLY, "contracts", "edits", WITHDRAWALS, DELIVERIES)
 
 
 class SchemaMissing(StoreError):

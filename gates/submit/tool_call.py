@@ -6,12 +6,17 @@ against the tool's own argument JSON Schema, which is stored in the run by diges
 any JSON Schema contract (``stored_contracts``) under an id made from that digest, so
 two tools sharing a schema share a contract and a changed schema is a new one. The rest
 goes in the envelope's ``tool``, so a reviewer reads ``agent → name(args)``, and a resumed
-run asking again for the same call is handed the same handoff: the idempotency key
-defaults to the thread and the call id.
+run asking again for the same call is handed the same handoff.
+
+A call's identity is its conversation (``thread``) and its id; what a reviewer approves
+is the tool's name, its schema's digest and the argument bytes. The idempotency key is
+all of them (``default_key``), so the same call id arriving with another tool, another
+schema or other arguments is a new handoff to review, never the old approval.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Mapping
 from datetime import timedelta
@@ -20,7 +25,7 @@ from typing import Any, NamedTuple
 from handoff_gate.gates.contracts.json_schema import schema_sha256
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.submit.submit import Payload, Signing, submit
+from handoff_gate.gates.submit.submit import Payload, Signing, payload_bytes, submit
 from handoff_gate.gates.vocab.envelope import ToolCall
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 
@@ -48,9 +53,20 @@ def tool_schema_id(parameters: Mapping[str, Any]) -> str:
     return f"tool_{schema_sha256(parameters)[:DIGEST_CHARS]}/v1"
 
 
-def default_key(call: ToolCallSpec) -> str:
-    """The idempotency key of a call: its thread and id (the run scopes every key)."""
-    return f"tool_call:{call.thread or ''}:{call.call_id}"
+def default_key(call: ToolCallSpec, args: Payload) -> str:
+    """The idempotency key of a call: its thread and id, bound to what is approved (the
+    run scopes every key)."""
+    return f"tool_call:{call.thread or ''}:{call.call_id}:{approved_digest(call, args)}"
+
+
+def approved_digest(call: ToolCallSpec, args: Payload) -> str:
+    """A digest of what approving the call approves: the tool's name, its argument
+    schema's digest and the argument bytes as stored (each length-framed)."""
+    digest = hashlib.sha256()
+    for part in (call.name.encode(), schema_sha256(call.parameters).encode(), payload_bytes(args)):
+        digest.update(len(part).to_bytes(8, "big"))
+        digest.update(part)
+    return digest.hexdigest()
 
 
 def submit_tool_call(
@@ -67,8 +83,9 @@ def submit_tool_call(
     expires_in: timedelta | str | None = None,
 ) -> HandoffRef:
     """Store ``args`` as a tool-call handoff (``ValueError`` for a name, id or text over
-    its bound, or a key reused for other arguments; ``JsonSchemaError`` for a schema
-    the gate cannot enforce, before anything is written)."""
+    its bound; ``JsonSchemaError`` for a schema the gate cannot enforce, before anything
+    is written). A caller's own ``idempotency_key`` is bound to the tool, schema and
+    arguments as the default one is."""
     tool = ToolCall(
         name=call.name,
         call_id=call.call_id,
@@ -83,10 +100,18 @@ def submit_tool_call(
         phase=phase,
         schema_id=tool_schema_id(call.parameters),
         registry=registry,
-        idempotency_key=idempotency_key or default_key(call),
+        idempotency_key=_bound(idempotency_key, call, args),
         signing=signing,
         on_warning=on_warning,
         json_schema=call.parameters,
         tool=tool,
         expires_in=expires_in,
     )
+
+
+def _bound(key: str | None, call: ToolCallSpec, args: Payload) -> str:
+    """The key a call is stored under: the caller's, or the thread and call id, with
+    the digest of what is approved."""
+    if key is None:
+        return default_key(call, args)
+    return f"{key}:{approved_digest(call, args)}"

@@ -15,6 +15,8 @@ from handoff_gate.gates.vocab.safe_text import visible
 OK, FAIL, USAGE, TIMED_OUT, CHANGED = 0, 1, 2, 3, 4
 #: ``wait``: the handoff's deadline passed undecided / the pipeline withdrew it.
 EXPIRED, WITHDRAWN = 5, 6
+#: ``wait``: a tool call's approval an earlier wait delivered (without ``--redeliver``).
+ALREADY_DELIVERED = 7
 INTERRUPTED = 130
 
 

@@ -294,6 +294,12 @@ def _add_wait(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--poll", action="store_true", help="poll (network filesystems)")
     p.add_argument(
+        "--redeliver",
+        action="store_true",
+        help="deliver a tool call's approval that a wait delivered already (crash "
+        "recovery: that delivery never ran); without it such a wait exits 7",
+    )
+    p.add_argument(
         "--notify",
         metavar="CMD",
         help="shell command run once when the wait starts blocking; it gets "

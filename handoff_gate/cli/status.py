@@ -20,7 +20,8 @@ def to_json(found: Standing) -> dict[str, Any]:
     it (``null`` when the file cannot be read); ``kind`` is what the envelope says it
     carries (``"output"`` or ``"tool_call"``; ``null`` when the envelope cannot be read)
     and ``tool`` the call a ``"tool_call"`` handoff names, ``{name, call_id,
-    description?, agent?, thread?}`` (``null`` otherwise)."""
+    description?, agent?, thread?}`` (``null`` otherwise); ``delivered`` when an approved
+    tool call was first delivered to a wait (``null``: not yet, or not a tool call)."""
     d = found.named
     envelope = found.report.envelope
     return {
@@ -43,4 +44,5 @@ def to_json(found: Standing) -> dict[str, Any]:
         "reason": d.reason if d else None,
         "decided_at": d.decided_at if d else None,
         "problem": found.problem or None,
+        "delivered": found.delivered or None,
     }

@@ -7,8 +7,9 @@ the delivery dropped or filled in from this object instead. The keys are a contr
 ``null``), ``decision`` (the deciding record, as ``show --json`` prints it), ``report``
 (``check --json``'s shape), ``dropped_keys`` and ``defaulted`` (field paths),
 ``edited`` with ``edited_sha256`` and ``original_sha256`` (an approved reviewer's edit
-is what ``payload`` holds) and ``ended`` (for ``expired`` and ``withdrawn``: the line
-saying when it expired, or who withdrew it and why; else ``null``).
+is what ``payload`` holds) and ``ended`` (for ``expired``, ``withdrawn`` and
+``already_delivered``: the line saying when it expired, who withdrew it and why, or that
+it was delivered already; else ``null``).
 """
 
 from __future__ import annotations

@@ -47,13 +47,17 @@ async def wait_or_withdraw(
     timeout: float | None,
     withdraw: bool,
     quiet: bool = False,
+    redeliver: bool = False,
 ) -> WaitResult:
     """``gate.wait_async``, and on a timeout or a cancel (when ``withdraw``) the
     handoff withdrawn. The result is the wait's own: a timeout stays a timeout, unless a
-    decision landed before the withdrawal could, which is then returned."""
+    decision landed before the withdrawal could, which is then returned. ``redeliver``
+    delivers a tool call's approval a wait delivered already (``Pickup``)."""
     refused = _quiet if quiet else print_refusal
     try:
-        result = await gate.wait_async(run, ref, timeout=timeout, on_refused=refused)
+        result = await gate.wait_async(
+            run, ref, timeout=timeout, on_refused=refused, redeliver=redeliver
+        )
     except asyncio.CancelledError:
         if withdraw:
             withdraw_undecided(gate, run, ref, CANCELLED)
@@ -62,4 +66,4 @@ async def wait_or_withdraw(
         return result
     if withdraw_undecided(gate, run, ref, TIMED_OUT):
         return result
-    return await gate.wait_async(run, ref, timeout=0, on_refused=refused)
+    return await gate.wait_async(run, ref, timeout=0, on_refused=refused, redeliver=redeliver)

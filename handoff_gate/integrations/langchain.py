@@ -57,6 +57,7 @@ async def review_interrupts(
     key: KeySpec = None,
     withdraw_on_timeout: bool = True,
     expires_in: ExpiresIn = None,
+    redeliver: bool = False,
 ) -> Command[Any]:
     """The ``Command`` that resumes every one of ``interrupts`` with the gate's decisions.
 
@@ -64,8 +65,10 @@ async def review_interrupts(
     ``store`` and ``key`` default to the environment's, as the CLI reads them. A wait
     that times out or is cancelled withdraws its handoffs unless
     ``withdraw_on_timeout=False`` (needed to review the same interrupts again later);
-    ``expires_in`` gives each handoff a deadline. ``ValueError`` for an interrupt that
-    is not the middleware's.
+    ``expires_in`` gives each handoff a deadline. An approval is delivered once: the same
+    interrupts reviewed again (a replayed resume) are answered rejected, unless
+    ``redeliver`` (crash recovery). ``ValueError`` for an interrupt that is not the
+    middleware's.
     """
     by_name = {tool.name: tool for tool in tools}
     asked = [_requests(interrupt, by_name) for interrupt in interrupts]
@@ -78,6 +81,7 @@ async def review_interrupts(
             timeout=timeout,
             withdraw_on_timeout=withdraw_on_timeout,
             expires_in=expires_in,
+            redeliver=redeliver,
         )
     answers = iter(found)
     resume: dict[str, Any] = {}

@@ -18,6 +18,18 @@ is asked, and an approval after the gate dropped keys is rejected naming them, s
 approving would run the unvalidated call. A reviewer's reject, a timeout or a handoff
 changed after its approval is rejected with one message the model can act on.
 
+The SDK has no way to approve a call with other arguments, so an approval of a
+reviewer's edit runs the tool here, during the review, with the edited arguments
+(``openai_agents_edits``), and the SDK is told to reject the model's call with a message
+saying it was edited, with what, and what the tool returned: the model's own
+arguments never run, whichever process resumes the state.
+
+Each handoff's thread is the conversation the run belongs to: the caller's ``thread``,
+else the run's server-side ``conversation_id``, else its trace id (the SDK keeps it in
+the state, so a state read back finds the same handoffs). A run with none of them
+(tracing disabled, no conversation) is refused with ``ValueError`` rather than guessed:
+another conversation whose model reuses the call ids must not find this one's approvals.
+
 ``result`` may be a ``RunResult`` or a ``RunState``, so a state kept with
 ``to_string()`` and read back with ``RunState.from_string`` in another process is
 reviewed the same way, finding the handoffs the first process made.
@@ -33,6 +45,7 @@ from agents.items import ToolApprovalItem
 from agents.result import RunResult, RunResultStreaming
 
 from handoff_gate.gates.gate import StoreSpec
+from handoff_gate.integrations.openai_agents_edits import run_edited
 from handoff_gate.integrations.tool_calls import (
     ExpiresIn,
     KeySpec,
@@ -55,15 +68,21 @@ async def review_interruptions(
     key: KeySpec = None,
     withdraw_on_timeout: bool = True,
     expires_in: ExpiresIn = None,
+    thread: str | None = None,
+    redeliver: bool = False,
 ) -> RunState[Any, Any]:
     """Decide every pending approval of ``result`` through the gate; the state to resume
     with (``Runner.run(agent, state)``). ``policy``, ``store`` and ``key`` default to the
     environment's, as the CLI reads them. A wait that times out or is cancelled
     withdraws its handoffs unless ``withdraw_on_timeout=False`` (needed to review the
-    same state again later); ``expires_in`` gives each handoff a deadline."""
+    same state again later); ``expires_in`` gives each handoff a deadline. ``thread``
+    names the conversation (see the module's docstring; ``ValueError`` when none can be
+    known). An approval is delivered once: the same state reviewed again has its calls
+    rejected, unless ``redeliver`` (crash recovery)."""
     state = result if isinstance(result, RunState) else result.to_state()
+    conversation = thread or conversation_of(state)
     items = state.get_interruptions()
-    asked = [_request(item) for item in items]
+    asked = [_request(item, conversation) for item in items]
     with gate_for(store, policy, key) as gate:
         found = await review(
             gate,
@@ -72,6 +91,7 @@ async def review_interruptions(
             timeout=timeout,
             withdraw_on_timeout=withdraw_on_timeout,
             expires_in=expires_in,
+            redeliver=redeliver,
         )
     verdicts = {v.call_id: v for v in found}
     for item, request in zip(items, asked, strict=True):
@@ -79,7 +99,13 @@ async def review_interruptions(
             why = f"The call to {item.name} was not run: the gate has no schema for it."
             state.reject(item, rejection_message=why)
             continue
-        message = _refusal(request, verdicts[request.call_id])
+        verdict = verdicts[request.call_id]
+        tool = _function_tool(item.agent, item.name)
+        if verdict.approved and verdict.edited and tool is not None:
+            why = await run_edited(state, item, tool, verdict.args or {})
+            state.reject(item, rejection_message=why)
+            continue
+        message = _refusal(request, verdict)
         if message is None:
             state.approve(item)
         else:
@@ -87,7 +113,21 @@ async def review_interruptions(
     return state
 
 
-def _request(item: ToolApprovalItem) -> Request | None:
+def conversation_of(state: RunState[Any, Any]) -> str:
+    """The thread of a run's handoffs: its server-side conversation, else its trace;
+    ``ValueError`` when it has neither (no guess)."""
+    if state._conversation_id:
+        return f"openai-agents:conversation:{state._conversation_id}"
+    trace = state._trace_state
+    if trace is not None and trace.trace_id:
+        return f"openai-agents:trace:{trace.trace_id}"
+    raise ValueError(
+        "the run names no conversation (tracing disabled and no conversation_id), so the "
+        "gate cannot tell its calls from another run's: pass thread="
+    )
+
+
+def _request(item: ToolApprovalItem, thread: str) -> Request | None:
     """The gate's request for one pending call (``None``: not a function tool of the
     agent's with a schema, or no call id)."""
     tool = _function_tool(item.agent, item.name)
@@ -100,6 +140,7 @@ def _request(item: ToolApprovalItem) -> Request | None:
         parameters=tool.params_json_schema,
         description=tool.description or None,
         agent=item.agent.name,
+        thread=thread,
     )
 
 

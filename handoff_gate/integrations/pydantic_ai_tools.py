@@ -60,6 +60,7 @@ def tool_approvals(
     key: KeySpec = None,
     withdraw_on_timeout: bool = True,
     expires_in: ExpiresIn = None,
+    redeliver: bool = False,
 ) -> HandleDeferredToolCalls[Any]:
     """A capability that sends every call needing approval through the gate, in the run.
 
@@ -67,7 +68,8 @@ def tool_approvals(
     them. The thread of each handoff is the run context's ``conversation_id``, so a run
     resumed from its message history finds the handoffs it made. A wait that times out
     or is cancelled withdraws its handoffs unless ``withdraw_on_timeout=False``;
-    ``expires_in`` gives each handoff a deadline.
+    ``expires_in`` gives each handoff a deadline. An approval is delivered to one run:
+    asked again, the call is denied, unless ``redeliver`` (crash recovery).
     """
 
     async def handle(
@@ -81,11 +83,9 @@ def tool_approvals(
         def definition(name: str) -> ToolDefinition | None:
             return tools.get_tool_def(name) if tools is not None else None
 
-        calls = [
-            _request(c, definition(c.tool_name), agent, ctx.conversation_id)
-            for c in requests.approvals
-        ]
-        ending = _Ending(timeout, withdraw_on_timeout, expires_in)
+        thread = _conversation(ctx.conversation_id)
+        calls = [_request(c, definition(c.tool_name), agent, thread) for c in requests.approvals]
+        ending = _Ending(timeout, withdraw_on_timeout, expires_in, redeliver)
         return await _resolve(run, requests, calls, ending, policy, store, key)
 
     return HandleDeferredToolCalls(handler=handle)
@@ -103,30 +103,38 @@ async def resolve_tool_approvals(
     thread: str | None = None,
     withdraw_on_timeout: bool = True,
     expires_in: ExpiresIn = None,
+    redeliver: bool = False,
 ) -> DeferredToolResults:
     """The results for a run that ended with ``requests``, decided through the gate.
 
     ``agent`` is the agent the run was made with: each call's contract is its tool's
     schema from the agent's function toolsets (a tool the agent does not have is
-    denied). ``thread`` is the run's ``conversation_id``, so resolving again (after a
+    denied). ``thread`` is the run's ``conversation_id`` (``ValueError`` without one: the
+    gate does not guess which conversation an approval belongs to), so resolving again (after a
     timeout, in another process) finds the same handoffs; pass the same one each time,
     and ``withdraw_on_timeout=False``, or a timeout withdraws them (as a cancelled wait
-    does). ``expires_in`` gives each handoff a deadline.
+    does). ``expires_in`` gives each handoff a deadline. An approval is delivered to
+    one resolution: resolving again denies the call, unless ``redeliver`` (crash
+    recovery: the run given the approval died before the tool ran).
     """
+    conversation = _conversation(thread)
     definitions = _definitions(agent.toolsets)
     name = getattr(agent, "name", None)
-    calls = [_request(c, definitions.get(c.tool_name), name, thread) for c in requests.approvals]
-    ending = _Ending(timeout, withdraw_on_timeout, expires_in)
+    calls = [
+        _request(c, definitions.get(c.tool_name), name, conversation) for c in requests.approvals
+    ]
+    ending = _Ending(timeout, withdraw_on_timeout, expires_in, redeliver)
     return await _resolve(run, requests, calls, ending, policy, store, key)
 
 
 class _Ending(NamedTuple):
-    """How a resolution's wait may end: its timeout, whether giving up withdraws, and
-    the deadline its handoffs carry."""
+    """How a resolution's wait may end: its timeout, whether giving up withdraws, the
+    deadline its handoffs carry, and whether an approval delivered already is again."""
 
     timeout: float | None
     withdraw_on_timeout: bool
     expires_in: ExpiresIn
+    redeliver: bool
 
 
 def _definitions(toolsets: Sequence[AbstractToolset[Any]]) -> dict[str, ToolDefinition]:
@@ -139,8 +147,18 @@ def _definitions(toolsets: Sequence[AbstractToolset[Any]]) -> dict[str, ToolDefi
     return found
 
 
+def _conversation(thread: str | None) -> str:
+    """The thread every handoff of a run is filed under; ``ValueError`` without one, so
+    another conversation reusing call ids never finds this one's approvals."""
+    if not thread:
+        raise ValueError(
+            "no conversation_id to scope the approvals to: pass thread= (the run's conversation_id)"
+        )
+    return thread
+
+
 def _request(
-    call: ToolCallPart, definition: ToolDefinition | None, agent: str | None, thread: str | None
+    call: ToolCallPart, definition: ToolDefinition | None, agent: str | None, thread: str
 ) -> Request | None:
     """The gate's request for one call (``None``: no schema is known for its tool)."""
     if definition is None:
@@ -174,6 +192,7 @@ async def _resolve(
             timeout=ending.timeout,
             withdraw_on_timeout=ending.withdraw_on_timeout,
             expires_in=ending.expires_in,
+            redeliver=ending.redeliver,
         )
     verdicts = {v.call_id: v for v in found}
     approvals: dict[str, ToolApproved | ToolDenied] = {}

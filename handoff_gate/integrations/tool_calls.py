@@ -69,6 +69,8 @@ class Verdict:
     #: Why, without naming the call: the reviewer's reason, or how the review ended (for
     #: a framework that frames the rejection itself, as LangChain's middleware does).
     reason: str = ""
+    #: Approved as a reviewer edited it: ``args`` are the edit's, not the model's.
+    edited: bool = False
 
 
 def gate_for(store: StoreSpec | None, policy: PolicySpec, key: KeySpec) -> Gate:
@@ -85,6 +87,7 @@ async def review(
     timeout: float | None = None,
     withdraw_on_timeout: bool = True,
     expires_in: ExpiresIn = None,
+    redeliver: bool = False,
 ) -> list[Verdict]:
     """Submit every request as a tool-call handoff and answer each, in order.
 
@@ -93,14 +96,16 @@ async def review(
     handoffs (the idempotency key is the thread and the call id), and their decisions.
     A wait that times out or is cancelled withdraws its handoff unless
     ``withdraw_on_timeout`` is false (``giving_up``); ``expires_in`` is each handoff's
-    deadline.
+    deadline. An approval an earlier review delivered is denied (``already_delivered``):
+    an approved call runs once, unless ``redeliver`` (crash recovery: the run given the
+    approval died before its tool ran), which delivers it again, logged as such.
     """
     refs = [_submit(gate, run, request, expires_in) for request in requests]
     reports = [gate.inspect(run, ref) for ref in refs]
     waits = [
         _blocked(request, ref, report)
         if report.verdict is InspectionVerdict.BLOCKED
-        else _waited(gate, run, request, ref, timeout, withdraw_on_timeout)
+        else _waited(gate, run, request, ref, timeout, (withdraw_on_timeout, redeliver))
         for request, ref, report in zip(requests, refs, reports, strict=True)
     ]
     try:
@@ -142,12 +147,22 @@ async def _waited(
     request: Request,
     ref: HandoffRef,
     timeout: float | None,
-    withdraw: bool,
+    ending: tuple[bool, bool],
 ) -> Verdict:
-    result = await wait_or_withdraw(gate, run, ref, timeout=timeout, withdraw=withdraw, quiet=True)
+    withdraw, redeliver = ending
+    result = await wait_or_withdraw(
+        gate, run, ref, timeout=timeout, withdraw=withdraw, quiet=True, redeliver=redeliver
+    )
     dropped = dropped_keys(result.report)
     if result.outcome is WaitOutcome.APPROVED and result.payload is not None:
-        return Verdict(request.call_id, True, args=result.payload, dropped=dropped, handoff=ref)
+        return Verdict(
+            request.call_id,
+            True,
+            args=result.payload,
+            dropped=dropped,
+            handoff=ref,
+            edited=result.edited,
+        )
     why = denial_reason(result, timeout)
     if result.outcome is WaitOutcome.REJECTED:
         message = f"A reviewer rejected the call to {request.name}. Reason: {why}"
@@ -185,4 +200,6 @@ def denial_reason(result: WaitResult, timeout: float | None) -> str:
         return f"no reviewer decided{within}."
     if result.outcome is WaitOutcome.CHANGED:
         return "its handoff changed after it was approved."
+    if result.outcome is WaitOutcome.ALREADY_DELIVERED:
+        return "its approval was delivered to an earlier run already, and it runs only once."
     return f"its review ended {result.outcome.value}."

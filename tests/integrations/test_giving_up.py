@@ -71,7 +71,7 @@ async def _resolve_tool_approvals(run: Path, **options: Any) -> None:
 
 async def _review_interruptions(run: Path, **options: Any) -> None:
     first = await Runner.run(support_agent(CALL), "refund", run_config=NO_TRACES)
-    await review_interruptions(run, first, **options)
+    await review_interruptions(run, first, thread="conv-1", **options)
 
 
 async def _review_interrupts(run: Path, **options: Any) -> None:

@@ -4,12 +4,14 @@ its own offline ``ScriptedModel``; a person simulated by real ``decide`` calls."
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from agents import Agent, RunConfig, Runner, RunState, function_tool
 from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
 
@@ -18,6 +20,8 @@ from handoff_gate.integrations.openai_agents import review_interruptions
 from integrations.tool_reviewer import BOUND, approver_policy, calls_in, review
 
 NO_TRACES = RunConfig(tracing_disabled=True)
+#: The conversation a run without a trace is reviewed in (the caller names it).
+reviewed = functools.partial(review_interruptions, thread="conv-1")
 
 
 def said(call: ModelCall) -> list[Any]:
@@ -59,7 +63,7 @@ async def test_approved_calls_run_and_a_reject_gives_the_model_the_reason(tmp_pa
     assert len(first.interruptions) == 2
     plan = {"call_a": ("approve", None), "call_b": ("reject", "over the limit")}
     reviewer = asyncio.create_task(review(tmp_path / "job-17", plan))  # decides once both exist
-    state = await review_interruptions(tmp_path / "job-17", first)
+    state = await reviewed(tmp_path / "job-17", first)
     await reviewer
     final = await Runner.run(agent, state, run_config=NO_TRACES)
     assert ran == ["c1:500"]
@@ -81,7 +85,7 @@ async def test_an_argument_the_schema_forbids_is_rejected_before_anyone_is_asked
     ran: list[str] = []
     agent = support_agent(("call_a", {"customer": "c1", "amount_cents": 5, "memo": "x"}), ran=ran)
     first = await Runner.run(agent, "refund", run_config=NO_TRACES)
-    state = await asyncio.wait_for(review_interruptions(tmp_path / "job-17", first), BOUND)
+    state = await asyncio.wait_for(reviewed(tmp_path / "job-17", first), BOUND)
     final = await Runner.run(agent, state, run_config=NO_TRACES)
     assert ran == []
     assert "its arguments do not fit the tool's schema" in final.final_output
@@ -92,7 +96,7 @@ async def test_invalid_arguments_are_rejected_before_anyone_is_asked(tmp_path: P
     ran: list[str] = []
     agent = support_agent(("call_a", {"customer": "c1", "amount_cents": "lots"}), ran=ran)
     first = await Runner.run(agent, "refund", run_config=NO_TRACES)
-    state = await asyncio.wait_for(review_interruptions(tmp_path / "job-17", first), BOUND)
+    state = await asyncio.wait_for(reviewed(tmp_path / "job-17", first), BOUND)
     final = await Runner.run(agent, state, run_config=NO_TRACES)
     assert ran == []
     assert "its arguments do not fit the tool's schema" in final.final_output
@@ -109,9 +113,7 @@ async def test_under_a_policy_an_unsigned_approval_does_not_count(tmp_path: Path
     run = tmp_path / "job-17"
     saved = first.to_state().to_string()
     writer = asyncio.create_task(review(run, {"call_a": ("approve", None)}))
-    unsigned = await review_interruptions(
-        run, first, timeout=1, policy=policy, withdraw_on_timeout=False
-    )
+    unsigned = await reviewed(run, first, timeout=1, policy=policy, withdraw_on_timeout=False)
     await writer
     denied = await Runner.run(agent, unsigned, run_config=NO_TRACES)
     assert ran == [] and "no reviewer decided within 1 s" in denied.final_output
@@ -119,7 +121,7 @@ async def test_under_a_policy_an_unsigned_approval_does_not_count(tmp_path: Path
     again = await RunState.from_string(fresh, saved)  # the same call, asked again
     plan = {"call_a": ("approve", None)}
     reviewer = asyncio.create_task(review(run, plan, policy=policy, key=key))
-    signed = await review_interruptions(run, again, timeout=BOUND, policy=policy)
+    signed = await reviewed(run, again, timeout=BOUND, policy=policy)
     await reviewer
     await Runner.run(fresh, signed, run_config=NO_TRACES)
     assert ran == ["c1:5"]
@@ -136,7 +138,7 @@ async def main():
     agent = support_agent(resumed=True)
     state = await RunState.from_string(agent, Path(sys.argv[2]).read_text())
     state = await review_interruptions(Path(sys.argv[1]), state, timeout=float(sys.argv[3]),
-                                       withdraw_on_timeout=False)
+                                       thread="conv-1", withdraw_on_timeout=False)
     final = await Runner.run(agent, state, run_config=RunConfig(tracing_disabled=True))
     print(final.final_output)
 
@@ -169,7 +171,7 @@ async def test_a_state_kept_as_a_string_is_reviewed_in_another_process_on_the_sa
     saved = tmp_path / "state.json"
     saved.write_text(first.to_state().to_string())
     # This process asks, gives up (its timeout), and exits; its state is never used again.
-    await review_interruptions(
+    await reviewed(
         run,
         await RunState.from_string(agent, saved.read_text()),
         timeout=0.1,
@@ -185,3 +187,74 @@ async def test_a_state_kept_as_a_string_is_reviewed_in_another_process_on_the_sa
         "call_a: refunded c1 5",
         "call_b: A reviewer rejected the call to send_refund. Reason: wrong customer",
     ]
+
+
+async def test_an_edit_runs_the_edited_arguments_and_the_model_is_told(tmp_path: Path) -> None:
+    ran: list[str] = []
+    agent = support_agent(("call_a", {"customer": "c1", "amount_cents": 9000}), ran=ran)
+    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    run = tmp_path / "job-17"
+    state_task = asyncio.create_task(reviewed(run, first))
+    while not (found := calls_in(run)):
+        await asyncio.sleep(0.02)
+    with hg.Gate(tmp_path) as gate:
+        edit = {"customer": "c1", "amount_cents": 900}
+        gate.decide("job-17", found["call_a"], "approve", reviewer="ops@host", edited_payload=edit)
+    state = await asyncio.wait_for(state_task, BOUND)
+    final = await Runner.run(agent, state, run_config=NO_TRACES)
+    assert ran == ["c1:900"]
+    assert final.final_output == (
+        "call_a: A reviewer edited the arguments of this call to send_refund before it ran; "
+        'it ran with {"customer":"c1","amount_cents":900} instead of the arguments you '
+        "sent, and returned: refunded c1 900"
+    )
+
+
+async def test_a_new_conversation_reusing_call_ids_finds_no_approval(tmp_path: Path) -> None:
+    """Traced runs (the SDK's default): each conversation is its trace, so the second
+    one's ``call_a`` is a new handoff no one approved, and nothing runs on the first's."""
+    ran: list[str] = []
+    run = tmp_path / "job-17"
+    call = ("call_a", {"customer": "c-1", "amount_cents": 1500})
+    first = await Runner.run(support_agent(call, ran=ran), "refund c-1")
+    reviewer = asyncio.create_task(review(run, {"call_a": ("approve", None)}))
+    state = await review_interruptions(run, first)
+    await reviewer
+    await Runner.run(support_agent(ran=ran, resumed=True), state)
+    assert ran == ["c-1:1500"]
+    other = support_agent(call, ran=ran)
+    second = await Runner.run(other, "refund c-1")
+    denied = await review_interruptions(run, second, timeout=0.2)
+    final = await Runner.run(other, denied)
+    assert ran == ["c-1:1500"]
+    assert (
+        final.final_output
+        == "call_a: The call to send_refund was not run: no reviewer decided within 0.2 s."
+    )
+    with hg.Gate(tmp_path) as gate:
+        assert len(gate.handoffs("job-17")) == 2
+
+
+async def test_a_run_that_names_no_conversation_is_refused(tmp_path: Path) -> None:
+    agent = support_agent(("call_a", {"customer": "c1", "amount_cents": 5}))
+    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    with pytest.raises(ValueError, match="names no conversation"):
+        await review_interruptions(tmp_path / "job-17", first)
+    assert not (tmp_path / "job-17").exists()
+
+
+async def test_the_same_state_reviewed_twice_runs_the_call_once(tmp_path: Path) -> None:
+    ran: list[str] = []
+    agent = support_agent(("call_a", {"customer": "c1", "amount_cents": 5}), ran=ran)
+    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    saved = first.to_state().to_string()
+    run = tmp_path / "job-17"
+    reviewer = asyncio.create_task(review(run, {"call_a": ("approve", None)}))
+    state = await reviewed(run, first)
+    await reviewer
+    await Runner.run(agent, state, run_config=NO_TRACES)
+    fresh = support_agent(ran=ran, resumed=True)
+    replayed = await reviewed(run, await RunState.from_string(fresh, saved), timeout=BOUND)
+    final = await Runner.run(fresh, replayed, run_config=NO_TRACES)
+    assert ran == ["c1:5"]
+    assert "delivered to an earlier run already" in final.final_output

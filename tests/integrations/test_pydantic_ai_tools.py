@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import TypeAdapter
 from pydantic_ai import Agent, ApprovalRequired, CallDeferred, RunContext, Tool
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
@@ -207,7 +208,14 @@ async def test_out_of_band_a_second_process_finds_the_same_handoffs_and_the_run_
     await reviewer
     assert answers == {"call_a": "ToolApproved", "call_b": "ToolDenied"}
     assert calls_in(run) == before  # the retry found the handoffs it had made
-    results = await resolve_tool_approvals(run, requests, agent=agent, thread="conv-1")
+    again = await resolve_tool_approvals(run, requests, agent=agent, thread="conv-1")
+    assert "delivered to an earlier run already" in str(
+        getattr(again.approvals["call_a"], "message", "")
+    )
+    # The second process only printed its answers: recovering, this one asks for it again.
+    results = await resolve_tool_approvals(
+        run, requests, agent=agent, thread="conv-1", redeliver=True
+    )
     resumed = await agent.run(message_history=first.all_messages(), deferred_tool_results=results)
     assert ran == [{"customer": "c1", "amount_cents": 5}]
     assert "A reviewer rejected the call to send_refund. Reason: no" in resumed.output
@@ -216,7 +224,9 @@ async def test_out_of_band_a_second_process_finds_the_same_handoffs_and_the_run_
 def test_a_call_to_a_tool_the_agent_does_not_have_is_denied(tmp_path: Path) -> None:
     requests = DeferredToolRequests(approvals=[ToolCallPart("wipe_disk", {}, tool_call_id="c9")])
     agent = refund_agent(scripted(), [])
-    results = asyncio.run(resolve_tool_approvals(tmp_path / "job-17", requests, agent=agent))
+    results = asyncio.run(
+        resolve_tool_approvals(tmp_path / "job-17", requests, agent=agent, thread="conv-1")
+    )
     denied = results.approvals["c9"]
     assert "the gate has no schema for it" in str(getattr(denied, "message", ""))
     assert not (tmp_path / "job-17").exists()
@@ -242,3 +252,13 @@ async def test_a_call_deferred_for_external_execution_is_left_to_the_caller(
     assert isinstance(result.output, DeferredToolRequests)
     assert [c.tool_call_id for c in result.output.calls] == ["ext_1"]
     assert not (tmp_path / "job-17").exists()  # nothing for a person to approve
+
+
+def test_resolving_without_a_conversation_is_refused_before_anything_is_asked(
+    tmp_path: Path,
+) -> None:
+    requests = DeferredToolRequests(approvals=[ToolCallPart("send_refund", {}, tool_call_id="c")])
+    agent = refund_agent(scripted(), [])
+    with pytest.raises(ValueError, match="pass thread="):
+        asyncio.run(resolve_tool_approvals(tmp_path / "job-17", requests, agent=agent))
+    assert not (tmp_path / "job-17").exists()

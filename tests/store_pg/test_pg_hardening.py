@@ -113,8 +113,9 @@ def test_a_version_1_database_upgrades_in_place(pg_url: str) -> None:
         admin.execute("INSERT INTO handoff_gate_meta (version) VALUES (1)")
         add_handoff(admin, add_run(admin, "run-1"))
         add_event(admin, "run-1", 1)
-        assert init_schema(admin, roles=True) == LATEST == 5
+        assert init_schema(admin, roles=True) == LATEST == 6
         assert admin.execute("SELECT count(*) FROM withdrawals").fetchone() == (0,)
+        assert admin.execute("SELECT count(*) FROM deliveries").fetchone() == (0,)
         paths = _function_paths(admin)
         assert len(paths) == 5  # version 3 adds the contracts notify trigger
         assert all(path == ["search_path=pg_catalog, pg_temp"] for path in paths.values())

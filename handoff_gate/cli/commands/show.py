@@ -14,7 +14,7 @@ from handoff_gate.cli.status import to_json
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.view.tool_line import NAME_CHARS, plain, tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
-from handoff_gate.gates.vocab.states import ENDED
+from handoff_gate.gates.vocab.states import ENDED, HandoffState
 
 #: How much of a tool's own description ``show`` prints (it is the producer's text).
 DESCRIPTION_CHARS = 500
@@ -44,6 +44,10 @@ def _print_decision(status: Standing) -> None:
             print(f"  category {d.category.value}")
         if d.reason:
             print(f"  reason {flat(d.reason)}")
+    envelope = status.report.envelope
+    if status.state is HandoffState.APPROVED and envelope is not None and envelope.tool:
+        when = f"at {flat(status.delivered)}" if status.delivered else "not yet"
+        print(f"delivered: {when}")
     print(f"waiter: {'a wait is blocked on it' if status.waiters else 'nobody is waiting'}")
 
 

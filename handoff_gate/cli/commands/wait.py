@@ -7,7 +7,9 @@ pipeline is listening) and ``--notify`` runs once. Ctrl-C or SIGTERM records
 ``cancelled`` in the audit log and exits 130.
 
 ``--sha256`` (the digest ``submit --json`` printed) delivers only those bytes: any other
-handoff file, approved or not, ends the wait ``changed`` (exit 4). ``--json`` prints how
+handoff file, approved or not, ends the wait ``changed`` (exit 4). A tool call's approval
+is delivered to one wait; another ends ``already_delivered`` (exit 7) unless
+``--redeliver``. ``--json`` prints how
 the wait ended as one object (``cli.wait_json``) for scripts that must not parse prose;
 the payload written is ``gates.view.delivery.delivered_text``, the TUI's delivered view.
 
@@ -29,6 +31,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import (
+    ALREADY_DELIVERED,
     CHANGED,
     EXPIRED,
     FAIL,
@@ -135,6 +138,7 @@ def _waited(
         store=where,
         on_refused=print_refusal,
         expected_sha256=args.sha256 or "",
+        redeliver=args.redeliver,
     )
     return wait_after(
         pickup,
@@ -222,6 +226,9 @@ def _not_delivered(handoff_id: str, result: WaitResult, expected: str) -> int:
     if result.outcome is WaitOutcome.CHANGED:
         print(_changed_message(handoff_id, who, result, expected), file=sys.stderr)
         return CHANGED
+    if result.outcome is WaitOutcome.ALREADY_DELIVERED:
+        print(f"{visible(result.ended)} (--redeliver to deliver it again)", file=sys.stderr)
+        return ALREADY_DELIVERED
     if result.outcome in (WaitOutcome.EXPIRED, WaitOutcome.WITHDRAWN):
         print(f"{visible(result.ended)}; nothing delivered", file=sys.stderr)
         return EXPIRED if result.outcome is WaitOutcome.EXPIRED else WITHDRAWN
