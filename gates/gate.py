@@ -204,8 +204,8 @@ class Gate:
         """Store a JSON Schema contract in the run as ``schema_id``; returns its sha256.
 
         Stored once: the same document again is a no-op; another document under that id
-        is ``ContractConflict`` (make a new version); a keyword the inspector would not
-        enforce is ``JsonSchemaError`` naming it and its path.
+        is ``ContractConflict`` (make a new version); a document the gate refuses is
+        ``JsonSchemaError`` saying why in one line.
         """
         return add_contract_to(self.store, run, schema_id, schema)
 

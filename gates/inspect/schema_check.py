@@ -86,11 +86,15 @@ def check_json_schema(
             findings.insert(0, _NO_FIELDS)
         return Outcome(findings, layout=layout)
     admitted = _admitted(validator.evaluate(payload).list()["details"], contract)
-    findings, drops = _walk(payload, admitted, contract)
+    findings, drops, trails = _walk(payload, admitted, contract)
     root = admitted.get("")
     if not tool_call and root is not None and root.fields and not root.named:
         findings.insert(0, _NO_FIELDS)
-    layout = {_path_at(payload, at): tuple(a.fields.values()) for at, a in admitted.items()}
+    layout = {
+        path_of(steps_of(trails[at])): tuple(a.fields.values())
+        for at, a in admitted.items()
+        if a.fields and at in trails
+    }
     delivered, dropped = _delivery(payload, drops, validator)
     if len(dropped) < len(drops):
         gone = {path_of([*steps_of(t), k]) for t, k in dropped}
@@ -203,46 +207,68 @@ def _constrains_nothing(schema: Any) -> bool:
 
 def _walk(
     payload: dict[str, Any], admitted: Mapping[str, _Admitted], contract: JsonSchemaContract
-) -> tuple[list[Finding], list[tuple[Trail, str]]]:
-    """Findings for keys, empty and defaulted values, in the order a reviewer reads."""
+) -> tuple[list[Finding], list[tuple[Trail, str]], dict[str, Trail]]:
+    """Findings for keys, empty and defaulted values, in the order a reviewer reads; the
+    drops; and the trail of each object walked, by JSON Pointer.
+
+    Only containers are walked, and a field path is spelled only for a finding: a
+    payload of plain named values costs a dictionary lookup per key."""
     findings: list[Finding] = []
     drops: list[tuple[Trail, str]] = []
+    trails: dict[str, Trail] = {}
     formats = _format_warnings(contract, admitted)
     stack: list[tuple[Any, str, Trail]] = [(payload, "", None)]
     while stack:
         node, pointer, trail = stack.pop()
         below: list[tuple[Any, str, Trail]] = []
-        if isinstance(node, list):
-            below = [(v, f"{pointer}/{i}", (trail, i)) for i, v in enumerate(node)]
-        elif isinstance(node, dict):
+        if type(node) is list:
+            below = [
+                (v, f"{pointer}/{i}", (trail, i))
+                for i, v in enumerate(node)
+                if type(v) is dict or type(v) is list
+            ]
+        elif type(node) is dict:
+            trails[pointer] = trail
             here = admitted.get(pointer, _NOTHING)
+            named, opened, free = here.named, here.open, here.free
             for key, value in node.items():
-                path = path_of([*steps_of(trail), key])
-                if here.closed and key not in here.open:
-                    here.named.setdefault(key, None)
-                elif here.open_all and key not in here.named and key not in here.open:
-                    here.open[key] = None
-                    here.free[key] = True
-                if key in here.named or key in here.open:
-                    if key in here.open and here.free.get(key, False):
-                        findings.append(Finding(Code.OPEN_KEY, path, Severity.WARN, _OPEN))
-                    if is_empty(value):
-                        findings.append(Finding(Code.EMPTY_FIELD, path, Severity.WARN, _EMPTY))
+                if here.closed and key not in opened:
+                    named.setdefault(key, None)
+                elif here.open_all and key not in named and key not in opened:
+                    opened[key] = None
+                    free[key] = True
+                if key not in named and key not in opened:
+                    drops.append((trail, key))
+                    findings.append(_at(Code.UNKNOWN_KEY, trail, key, DROPPED))
+                    continue
+                if key in opened and free.get(key, False):
+                    findings.append(_at(Code.OPEN_KEY, trail, key, _OPEN))
+                if _empty(value):
+                    findings.append(_at(Code.EMPTY_FIELD, trail, key, _EMPTY))
+                if formats:
                     fmt = formats.get(f"{pointer}/{_escape(key)}")
                     if fmt is not None:
-                        findings.append(_format_finding(path, fmt))
-                    if not here.free.get(key, False):
-                        below.append((value, f"{pointer}/{_escape(key)}", (trail, key)))
-                else:
-                    drops.append((trail, key))
-                    findings.append(Finding(Code.UNKNOWN_KEY, path, Severity.WARN, DROPPED))
+                        findings.append(_format_finding(path_of([*steps_of(trail), key]), fmt))
+                if (type(value) is dict or type(value) is list) and not free.get(key, False):
+                    below.append((value, f"{pointer}/{_escape(key)}", (trail, key)))
             for f in here.fields.values():
-                if f.key not in node and f.default is not ABSENT:
+                if f.default is not ABSENT and f.key not in node:
                     path = path_of([*steps_of(trail), f.key])
                     findings.append(_defaulted_finding(path, f.default))
         stack.extend(reversed(below))
     findings.extend(_format_finding("", fmt) for at, fmt in formats.items() if at == "")
-    return findings, drops
+    return findings, drops, trails
+
+
+def _at(code: Code, trail: Trail, key: str, message: str) -> Finding:
+    return Finding(code, path_of([*steps_of(trail), key]), Severity.WARN, message)
+
+
+def _empty(value: Any) -> bool:
+    """:func:`is_empty` without a call for the common case of a non-empty scalar."""
+    if type(value) is str:
+        return not value or value.isspace()
+    return value is None or ((type(value) is dict or type(value) is list) and not value)
 
 
 _NOTHING = _Admitted()
@@ -505,23 +531,6 @@ def _value_at(payload: Any, steps: list[Any]) -> tuple[bool, Any]:
         if not found:
             return False, None
     return True, node
-
-
-def _path_at(payload: Any, pointer: str) -> str:
-    """A JSON Pointer into the payload as the gate's field path (``files[1].path``)."""
-    if not pointer:
-        return ""
-    steps: list[str | int] = []
-    node = payload
-    for raw in pointer[1:].split("/"):
-        step = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, list) and step.isdigit():
-            steps.append(int(step))
-            node = node[int(step)] if int(step) < len(node) else None
-        else:
-            steps.append(step)
-            node = node.get(step) if isinstance(node, dict) else None
-    return path_of(steps)
 
 
 def _escape(step: str) -> str:

@@ -83,7 +83,7 @@ def submit_tool_call(
     expires_in: timedelta | str | None = None,
 ) -> HandoffRef:
     """Store ``args`` as a tool-call handoff (``ValueError`` for a name, id or text over
-    its bound; ``JsonSchemaError`` for a schema the gate cannot enforce, before anything
+    its bound; ``JsonSchemaError`` for a schema the gate refuses, before anything
     is written). A caller's own ``idempotency_key`` is bound to the tool, schema and
     arguments as the default one is."""
     tool = ToolCall(

@@ -187,7 +187,7 @@ def _add_submit(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="the contract as a JSON Schema file: stored in the run as --schema ID (or found "
         "there) and named by its digest, so reviewers need no contract module; another "
-        "document under that id, or a keyword the gate would not enforce, exits 2",
+        "document under that id, or a schema the gate refuses, exits 2",
     )
     p.add_argument(
         "--expires-in",
