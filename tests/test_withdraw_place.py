@@ -170,10 +170,8 @@ def test_the_pipeline_claims_a_tool_call_delivery_once_in_the_init_layout() -> N
             REVIEWERS_GID,
             0o2755,
         )
-        # Submitted by root: in this layout the pipeline cannot make ``contracts/``,
-        # where a tool call's schema is stored (not this test's subject).
         submitted = subprocess.run(
-            [sys.executable, "-c", SUBMIT_CALL, str(root)],
+            [*as_account(PIPELINE_UID, PIPELINE_UID), sys.executable, "-c", SUBMIT_CALL, str(root)],
             capture_output=True, text=True, timeout=BOUND, cwd="/",
         )  # fmt: skip
         assert submitted.returncode == 0, submitted.stderr

@@ -450,13 +450,21 @@ class FilesystemStore:
         """Whether this account could remove a decision record (``fs_layout``)."""
         return fs_layout.veto_exposure(self._dir(run))
 
-    def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> None:
+    def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> bool:
         """Make ``run`` in the layout that keeps decisions from the pipeline (``fs_layout``)."""
-        fs_layout.separate(self._dir(run), pipeline_uid, reviewers_gid)
+        return fs_layout.separate(self._dir(run), pipeline_uid, reviewers_gid)
 
     def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:
-        """``edits/{handoff}/{sha256}.json``, created exclusively (``fs_edits``)."""
-        return fs_edits.create_edit(self._dir(run), handoff_id, data)
+        """``edits/{handoff}/{sha256}.json``, created exclusively (``fs_edits``); the
+        handoff's folder, when this makes it, takes ``edits/`` mode, so in the separated
+        layout another reviewer may add an edit there too (``fs_layout.share_mode``)."""
+        run_dir = self._dir(run)
+        folder = run_dir / fs_edits.EDITS / validate_id(handoff_id)
+        if (run_dir / fs_edits.EDITS).is_dir() and not folder.exists():
+            with contextlib.suppress(FileExistsError):
+                folder.mkdir()
+                fs_layout.share_mode(folder)
+        return fs_edits.create_edit(run_dir, handoff_id, data)
 
     def edit_bytes(self, run: str, handoff_id: str, sha256: str, max_bytes: int) -> bytes:
         return fs_edits.read_edit(self._dir(run), handoff_id, sha256, max_bytes)

@@ -10,12 +10,15 @@ it is noticed. ``separate`` lays a run out so that it cannot (``handoff-gate ini
     RUN/waiters/     PIPELINE:REVIEWERS 2755  the pipeline's waits are seen
     RUN/withdrawals/ PIPELINE:REVIEWERS 2755  the pipeline withdraws its own handoffs
     RUN/deliveries/  PIPELINE:REVIEWERS 2755  the pipeline's waits claim tool-call approvals
+    RUN/contracts/   PIPELINE:REVIEWERS 2755  the pipeline stores the JSON Schemas it submits
+                                              against (and ``ids/`` inside, the same)
+    RUN/edits/       root:REVIEWERS 3775  reviewers keep the payloads they edited, as decisions
     RUN/audit.jsonl  PIPELINE:REVIEWERS 0660  both append (hash-chained, so a rewrite shows)
 
 The pipeline's account reads the decisions but can create, replace or delete nothing in
 ``decisions/`` and cannot rename the folder away (its parent is not its to write).
-Per-handoff folders a reviewer makes inside ``decisions/`` take the same mode
-(``share_mode``), so a second reviewer may add a record there and none may remove
+Per-handoff folders a reviewer makes inside ``decisions/`` or ``edits/`` take the same
+mode (``share_mode``), so a second reviewer may add a record there and none may remove
 another's. ``veto_exposure`` says, for the account asking, whether it could remove a
 decision record of the run, which ``wait --policy`` warns about.
 """
@@ -26,7 +29,9 @@ import os
 import stat
 from pathlib import Path
 
+from handoff_gate.gates.store.fs_contracts import CONTRACTS, IDS
 from handoff_gate.gates.store.fs_deliveries import DELIVERIES
+from handoff_gate.gates.store.fs_edits import EDITS
 from handoff_gate.gates.store.fs_listing import DECISIONS, HANDOFFS, WITHDRAWALS
 
 WAITERS = "waiters"
@@ -38,28 +43,55 @@ PIPELINE_DIR_MODE = 0o2755
 LOG_MODE = 0o660
 
 
-def separate(run_dir: Path, pipeline_uid: int, reviewers_gid: int) -> None:
+def separate(run_dir: Path, pipeline_uid: int, reviewers_gid: int) -> bool:
     """Make ``run_dir`` a new run in the separated layout; only an account allowed to
-    ``chown`` (root) can. ``FileExistsError`` when it is a run already: an existing
-    run's decisions may have been touched by the pipeline, so it is never adopted."""
-    if (run_dir / HANDOFFS).exists() or (run_dir / DECISIONS).exists():
+    ``chown`` (root) can. A run this made before (its folder root's, ``decisions/`` in
+    this layout's mode) gets what it lacks, as a newer version lays out more (``False``
+    then); any other existing run is ``FileExistsError``: its decisions may have been
+    touched by the pipeline, so it is never adopted."""
+    new = not ((run_dir / HANDOFFS).exists() or (run_dir / DECISIONS).exists())
+    if not new and not _separated(run_dir):
         raise FileExistsError(f"{run_dir} is a run already; init makes a new run")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    _own(run_dir, 0, reviewers_gid, RUN_MODE)
+    if new:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        _own(run_dir, 0, reviewers_gid, RUN_MODE)
     for name, uid, mode in (
         (DECISIONS, 0, DECISIONS_MODE),
         (HANDOFFS, pipeline_uid, PIPELINE_DIR_MODE),
         (WAITERS, pipeline_uid, PIPELINE_DIR_MODE),
         (WITHDRAWALS, pipeline_uid, PIPELINE_DIR_MODE),
         (DELIVERIES, pipeline_uid, PIPELINE_DIR_MODE),
+        (CONTRACTS, pipeline_uid, PIPELINE_DIR_MODE),
+        (f"{CONTRACTS}/{IDS}", pipeline_uid, PIPELINE_DIR_MODE),
+        (EDITS, 0, DECISIONS_MODE),
     ):
         folder = run_dir / name
+        if folder.is_dir() and not folder.is_symlink():
+            continue
         folder.mkdir()
         _own(folder, uid, reviewers_gid, mode)
     log = run_dir / AUDIT_FILE
-    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, LOG_MODE)
-    os.close(fd)
-    _own(log, pipeline_uid, reviewers_gid, LOG_MODE)
+    if not log.is_file() or log.is_symlink():
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, LOG_MODE)
+        os.close(fd)
+        _own(log, pipeline_uid, reviewers_gid, LOG_MODE)
+    return new
+
+
+def _separated(run_dir: Path) -> bool:
+    """Whether ``run_dir`` is laid out by :func:`separate`: the run folder and its
+    ``decisions/`` root's, in this layout's modes."""
+    try:
+        top, decisions = run_dir.lstat(), (run_dir / DECISIONS).lstat()
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(top.st_mode)
+        and stat.S_ISDIR(decisions.st_mode)
+        and (top.st_uid, decisions.st_uid) == (0, 0)
+        and stat.S_IMODE(top.st_mode) == RUN_MODE
+        and stat.S_IMODE(decisions.st_mode) == DECISIONS_MODE
+    )
 
 
 def _own(path: Path, uid: int, gid: int, mode: int) -> None:

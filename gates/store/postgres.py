@@ -486,7 +486,7 @@ class PostgresStore:
         (``store init --roles``)."""
         return None
 
-    def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> None:
+    def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> bool:
         """A database separates by its roles, not by OS accounts."""
         raise StoreError(
             "a database run is separated by its roles, not by OS accounts: "

@@ -3,7 +3,8 @@
 Made by an account allowed to ``chown`` (root), the run's decisions folder belongs to
 root and the reviewers' group, so the pipeline's account (the agent's) may submit, wait
 and append to the log but cannot create, replace or delete a decision record
-(``gates.store.fs_layout``). USER and GROUP are names or numeric ids.
+(``gates.store.fs_layout``). On a run it laid out before, it adds what a newer version
+lays out (``contracts/``, ``edits/``...). USER and GROUP are names or numeric ids.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--pipeline must not be root: root can remove any decision")
     where = store(args)
     try:
-        where.separate(args.run_dir, pipeline, reviewers)
+        made = where.separate(args.run_dir, pipeline, reviewers)
     except FileExistsError as exc:
         raise UsageError(flat(str(exc))) from None
     except PermissionError as exc:
@@ -49,5 +50,6 @@ def run(args: argparse.Namespace) -> int:
         raise os_problem("make the run", args.run_dir, exc) from None
     finally:
         where.close()
-    print(f"new run {flat(where.run_label(args.run_dir))}: decisions kept from uid {pipeline}")
+    what = "new run" if made else "run completed (what it lacked was added)"
+    print(f"{what} {flat(where.run_label(args.run_dir))}: decisions kept from uid {pipeline}")
     return OK
