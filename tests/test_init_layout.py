@@ -8,7 +8,6 @@ import json
 import shutil
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 from cli_helpers import BOUND, PLAN_BYTES, cli
@@ -16,6 +15,7 @@ from other_account import (
     PIPELINE_UID,
     REVIEWER_UID,
     REVIEWERS_GID,
+    account_python,
     as_account,
     as_pipeline,
     gate_as,
@@ -63,7 +63,8 @@ def test_the_pipeline_submits_a_tool_call_and_a_json_schema_handoff_there() -> N
         run = root / "run"
         _init(run)
         called = subprocess.run(
-            [*as_account(PIPELINE_UID, PIPELINE_UID), sys.executable, "-c", SUBMIT_CALL, str(root)],
+            [*as_account(PIPELINE_UID, PIPELINE_UID), account_python(), "-c", SUBMIT_CALL,
+             str(root)],
             capture_output=True, text=True, timeout=BOUND, cwd="/",
         )  # fmt: skip
         assert called.returncode == 0, called.stderr

@@ -12,20 +12,21 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import planted
 import pytest
-from cli_helpers import BOUND, GATE, cli, submit
+from cli_helpers import BOUND, cli, submit
 from other_account import (
     PIPELINE_UID,
     REVIEWER_UID,
     REVIEWERS_GID,
+    account_python,
     as_account,
     as_pipeline,
     gate_as,
+    gate_command,
     shared_folder,
     submit_as_pipeline,
 )
@@ -117,7 +118,7 @@ def test_init_keeps_decisions_from_the_pipeline() -> None:
         attack = subprocess.run(
             [
                 *as_account(PIPELINE_UID, PIPELINE_UID),
-                sys.executable,
+                account_python(),
                 "-c",
                 ATTACK,
                 str(run / "decisions"),
@@ -172,7 +173,7 @@ def test_a_racer_cannot_delete_a_reject_before_the_waiter_sees_it() -> None:
         waiter = subprocess.Popen(
             [
                 *as_account(PIPELINE_UID, PIPELINE_UID),
-                *GATE,
+                *gate_command(),
                 "wait",
                 str(run),
                 hid,
@@ -189,7 +190,7 @@ def test_a_racer_cannot_delete_a_reject_before_the_waiter_sees_it() -> None:
         racer = subprocess.Popen(
             [
                 *as_account(PIPELINE_UID, PIPELINE_UID),
-                sys.executable,
+                account_python(),
                 "-c",
                 RACER,
                 str(run / "decisions" / hid),

@@ -12,19 +12,20 @@ from __future__ import annotations
 import json
 import stat
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_helpers import BOUND, GATE, cli, submit
+from cli_helpers import BOUND, cli, submit
 from other_account import (
     PIPELINE_UID,
     REVIEWER_UID,
     REVIEWERS_GID,
+    account_python,
     as_account,
     as_pipeline,
     gate_as,
+    gate_command,
     shared_folder,
     submit_as_pipeline,
 )
@@ -47,7 +48,7 @@ def test_the_pipeline_withdraws_in_the_init_layout_and_its_waiter_exits_6() -> N
         assert stat.S_IMODE(folder.st_mode) == 0o2755
         hid = submit_as_pipeline(run)
         waiting = subprocess.Popen(
-            [*as_account(PIPELINE_UID, PIPELINE_UID), *GATE, "wait", str(run), hid,
+            [*as_account(PIPELINE_UID, PIPELINE_UID), *gate_command(), "wait", str(run), hid,
              "--timeout", str(BOUND)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/",
         )  # fmt: skip
@@ -171,7 +172,8 @@ def test_the_pipeline_claims_a_tool_call_delivery_once_in_the_init_layout() -> N
             0o2755,
         )
         submitted = subprocess.run(
-            [*as_account(PIPELINE_UID, PIPELINE_UID), sys.executable, "-c", SUBMIT_CALL, str(root)],
+            [*as_account(PIPELINE_UID, PIPELINE_UID), account_python(), "-c", SUBMIT_CALL,
+             str(root)],
             capture_output=True, text=True, timeout=BOUND, cwd="/",
         )  # fmt: skip
         assert submitted.returncode == 0, submitted.stderr
