@@ -9,6 +9,7 @@ under a policy on a run without that separation says so (``--strict``: exit 2).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -141,6 +142,52 @@ def test_init_keeps_decisions_from_the_pipeline() -> None:
     assert waited.returncode == 1, waited.stderr
     assert "rejected by alice" in waited.stderr
     assert WARNING not in waited.stderr
+
+
+#: The pipeline rewrites its own handoff: the same payload, ``created`` a millisecond
+#: later, written beside it and renamed over it (its own folder lets it).
+REWRITE = """
+import json, os, sys
+path = sys.argv[1]
+envelope = json.loads(open(path, "rb").read())
+stamp = envelope["created"]
+envelope["created"] = stamp[:-4] + ("001" if stamp[-4:-1] != "001" else "002") + "Z"
+fresh = path + ".new"
+with open(fresh, "w") as out:
+    json.dump(envelope, out)
+os.replace(fresh, path)
+"""
+
+
+def test_a_signed_reject_survives_the_pipeline_rewriting_its_own_handoff() -> None:
+    """Issue 31, attack 1: after alice's signed reject the pipeline replaces its file by
+    one with other bytes; bob then approves. The veto is bound to the handoff id: every
+    reader says rejected, naming the rewrite, and nothing is delivered."""
+    with shared_folder() as root:
+        policy, keys = _trust(root)
+        run = _init_run(root)
+        hid = submit_as_pipeline(run)
+        _decide_as(REVIEWER_UID, run, hid, "reject", keys["alice"], policy)
+        before = (run / "handoffs" / f"{hid}.json").read_bytes()
+        rewrite = subprocess.run(
+            [*as_account(PIPELINE_UID, PIPELINE_UID), account_python(), "-c", REWRITE,
+             str(run / "handoffs" / f"{hid}.json")],
+            capture_output=True, text=True, timeout=BOUND, cwd="/",
+        )  # fmt: skip
+        assert rewrite.returncode == 0, rewrite.stderr
+        assert (run / "handoffs" / f"{hid}.json").read_bytes() != before
+        _decide_as(BOB_UID, run, hid, "approve", keys["bob"], policy)
+        shown = cli("show", str(run), hid, "--policy", str(policy))
+        listed = cli("list", str(run), "--policy", str(policy), "--json")
+        waited = as_pipeline(
+            "wait", str(run), hid, "--policy", str(policy), "--strict", "--timeout", "5"
+        )
+    assert "state: rejected" in shown.stdout, shown.stdout
+    assert "changed after submit" in shown.stdout
+    assert json.loads(listed.stdout)[0]["state"] == "rejected"
+    assert waited.returncode == 1, waited.stderr
+    assert waited.stdout == ""
+    assert "rejected by alice" in waited.stderr
 
 
 #: The racer: every record that appears in the handoff's folder is deleted at once.

@@ -51,7 +51,7 @@ from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.trust.policy import Policy, Rule
 
 
 def no_policy_warning(store: RunStore) -> str:
@@ -75,6 +75,9 @@ class Settlement:
     producer: str | None = None
     #: An approved edit: its report (the payload ``wait`` delivers instead of ``report``'s).
     edit: Report | None = None
+    #: The signed reject that settles it was made for other bytes than the handoff holds
+    #: now: the handoff was rewritten after the veto, which stands.
+    rewritten: bool = False
 
 
 def _current(store: RunStore, run: str, handoff_id: str) -> tuple[str, Envelope | None]:
@@ -85,6 +88,19 @@ def _current(store: RunStore, run: str, handoff_id: str) -> tuple[str, Envelope 
     except ValueError:
         envelope = None
     return hashlib.sha256(data).hexdigest(), envelope
+
+
+def _veto(decision: Decision, slot: str, policy: Policy, rule: Rule, producer: str | None) -> bool:
+    """Whether a signed reject counts for the handoff id whatever its bytes are now: a
+    veto is bound to the handoff, so rewriting (or replacing) the file it was made for
+    never frees the id for an approval. Only the bytes may differ; the signature, the
+    signer and its right to decide this phase are checked as for any record."""
+    if decision.action is not Action.REJECT:
+        return False
+    return (
+        check_signed(decision, slot, policy=policy, rule=rule, sha256=None, producer=producer)
+        is None
+    )
 
 
 def settle(
@@ -133,6 +149,14 @@ def settle(
         problem = check_signed(
             decision, slot, policy=policy, rule=rule, sha256=sha256, producer=producer
         )
+        if problem is not None and _veto(decision, slot, policy, rule, producer):
+            return Settlement(
+                HandoffState.REJECTED,
+                (decision,),
+                refused=tuple(refused),
+                producer=producer,
+                rewritten=True,
+            )
         if problem is not None:
             refused.append(f"{handoff_id}: decision by {slot!r} ignored: {problem}")
         elif decision.action is Action.REJECT:

@@ -23,15 +23,19 @@ def check_signed(
     *,
     policy: Policy,
     rule: Rule,
-    sha256: str,
+    sha256: str | None,
     producer: str | None,
 ) -> str | None:
-    """Why a signed decision must be ignored, or ``None`` when it counts."""
+    """Why a signed decision must be ignored, or ``None`` when it counts.
+
+    ``sha256=None`` checks everything but the bytes it names: a veto's question, since a
+    signed reject binds the handoff id whatever bytes are there now (``quorum.settle``).
+    """
     if decision.signature is None or decision.log_head is None:
         return "unsigned"
     if decision.principal != slot:
         return f"filed as {slot!r} but made by {decision.principal!r}"
-    if decision.sha256 != sha256:
+    if sha256 is not None and decision.sha256 != sha256:
         return "made for other bytes (sha256 differs)"
     try:
         statement = decision.statement(slot, decision.log_head)

@@ -175,4 +175,12 @@ def _signed(store: RunStore, base: Standing, registry: Registry, policy: Policy)
     if found.outcome is None:
         return counted
     decision = found.decisions[0] if found.decisions else None
-    return replace(counted, state=found.outcome, decision=decision)
+    problem = REWRITTEN if found.rewritten else counted.problem
+    return replace(counted, state=found.outcome, decision=decision, problem=problem)
+
+
+#: What a reader is told of a signed reject made for bytes the handoff no longer holds.
+REWRITTEN = (
+    "changed after submit: the handoff's bytes are not the ones the signed reject was made "
+    "for; the reject stands for this handoff whatever it holds now"
+)
