@@ -5,7 +5,11 @@ the run directory can re-chain an edited log, cut its tail, or delete it. So the
 also checked against the records it describes:
 
 - every handoff and every decision record has its event, and every such event its record;
-- a handoff's bytes still hash to what was logged when it was submitted;
+- a handoff was submitted once, and its bytes still hash to what was logged then (the
+  first event counts: one more, correctly chained, cannot bless a rewrite);
+- a signed decision names the sha256 first logged for its handoff;
+- a stored contract's bytes hash to its name, and every contract a handoff names is
+  stored;
 - no (handoff, principal) slot was decided twice (a decision deleted and made again);
 - each tool call's delivery has its record and its event, once (``verify_deliveries``);
 - a signed decision's ``log_head`` names a line that precedes its own event, so a history
@@ -21,6 +25,7 @@ its event at the very end of the log) is spelled out in docs/security.md.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any
@@ -34,6 +39,11 @@ from handoff_gate.gates.audit.decision_record import (
 )
 from handoff_gate.gates.audit.log import Event, chain_problems, log_lines, parse_line
 from handoff_gate.gates.audit.verify_deliveries import delivery_problems
+from handoff_gate.gates.contracts.json_schema import (
+    JsonSchemaError,
+    read_json_schema,
+    schema_sha256,
+)
 from handoff_gate.gates.store.base import RunReplaced, RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
 from handoff_gate.gates.trust.ed25519 import verify
@@ -92,6 +102,8 @@ class _Check:
         self.store, self.run, self.policy = store, run, policy
         self.problems: list[str] = []
         self.chain: list[str] = []
+        #: The sha256 first logged for each handoff (``handoffs`` fills it).
+        self.first_sha256: dict[str, str] = {}
         self.count = 0
         self.hash_at: dict[str, int] = {}
         #: Each line's ``at`` (a short stamp, or ``None``): what dating a signed decision
@@ -119,8 +131,18 @@ class _Check:
 
     def handoffs(self, ids: list[str]) -> None:
         submitted: dict[str, dict[str, Any]] = {}
+        times: Counter[str] = Counter()
         for _, event in self.events(Event.HANDOFF_SUBMITTED):
-            submitted[str(event.get("handoff"))] = event
+            handoff_id = str(event.get("handoff"))
+            times[handoff_id] += 1
+            submitted.setdefault(handoff_id, event)
+        self.first_sha256 = {h: str(e.get("sha256")) for h, e in submitted.items()}
+        for handoff_id, count in sorted(times.items()):
+            if count > 1:
+                self.problems.append(
+                    f"handoff {handoff_id} was submitted {count} times (rewritten?)"
+                )
+        stored = self.stored_contracts()
         for handoff_id in ids:
             if handoff_id not in submitted:
                 self.problems.append(f"handoff {handoff_id} has no handoff_submitted event")
@@ -133,8 +155,45 @@ class _Check:
                 continue
             if event.get("sha256") != hashlib.sha256(data).hexdigest():
                 self.problems.append(f"handoff {handoff_id} changed after it was submitted")
+            self.named_contract(handoff_id, data, stored)
         for handoff_id in sorted(submitted):
             self.problems.append(f"event for handoff {handoff_id!r} but no such handoff file")
+
+    def stored_contracts(self) -> set[tuple[str, str]]:
+        """The (id, sha256) the run stores, each checked: its bytes hash to its name."""
+        try:
+            claims = self.store.contracts(self.run)
+        except (OSError, ValueError) as exc:
+            self.problems.append(f"the run's contracts cannot be read: {exc}")
+            return set()
+        for claim in claims:
+            try:
+                data = self.store.contract_document(self.run, claim.sha256)
+                found = schema_sha256(read_json_schema(data)) if data is not None else None
+            except (OSError, JsonSchemaError) as exc:
+                self.problems.append(f"contract {claim.schema_id} cannot be read: {exc}")
+                continue
+            if found is None:
+                self.problems.append(f"contract {claim.schema_id} has no document")
+            elif found != claim.sha256:
+                self.problems.append(
+                    f"contract {claim.schema_id} stored as sha256 {claim.sha256} "
+                    f"holds another document ({found})"
+                )
+        return {(c.schema_id, c.sha256) for c in claims}
+
+    def named_contract(self, handoff_id: str, data: bytes, stored: set[tuple[str, str]]) -> None:
+        """A handoff naming a stored contract must name one the run holds."""
+        try:
+            envelope = json.loads(data)
+        except ValueError:
+            return  # not an envelope: inspection blocks it (bad_envelope)
+        digest = envelope.get("schema_sha256") if isinstance(envelope, dict) else None
+        if isinstance(digest, str) and (str(envelope.get("schema")), digest) not in stored:
+            self.problems.append(
+                f"handoff {handoff_id} names contract {envelope.get('schema')} with sha256 "
+                f"{digest}, which the run does not hold"
+            )
 
     def decisions(self, ids: list[str]) -> None:
         written: dict[_Slot, list[tuple[int, dict[str, Any]]]] = {}
@@ -188,6 +247,12 @@ class _Check:
             self.edit(slot, decision.edited_sha256)
         if slot[1] is not None or decision.signature is not None:
             self.signed(slot, decision, logged[1] if logged is not None else None)
+            first = self.first_sha256.get(slot[0])
+            if first is not None and decision.sha256 != first:
+                self.problems.append(
+                    f"decision {_who(slot)} is for sha256 {decision.sha256}, but the handoff "
+                    f"was first submitted as {first} (rewritten after submit?)"
+                )
 
     def edit(self, slot: _Slot, digest: str) -> None:
         """An approval of an edit names bytes the store must still hold, unaltered."""
