@@ -44,7 +44,7 @@ from handoff_gate.gates.standing.edits import (
     edit_problem,
     inspect_edit,
 )
-from handoff_gate.gates.standing.ending import ending
+from handoff_gate.gates.standing.ending import deadline, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import DecisionExists, RunStore, has_handoff
@@ -255,7 +255,12 @@ def _checked(
     if not has_handoff(store, where, handoff_id):
         attempt.refuse(f"no handoff {handoff_id} in {where}")
     report = inspect_in_run(where, handoff_id, registry, policy=policy, store=store)
-    expires_at = report.envelope.expires_at if report.envelope is not None else None
+    envelope = report.envelope
+    expires_at = (
+        deadline(envelope.expires_at, envelope.created, handoff_id, policy)
+        if envelope is not None
+        else None
+    )
     end = ending(store, where, handoff_id, expires_at)
     if end is not None:
         attempt.refuse(f"{end.why}; it can no longer be decided")

@@ -154,7 +154,7 @@ class Pickup:
         #: put at its address later is never looked at (``RunStore.run_identity``).
         self.identity = self.store.run_identity(self.run)
         #: Read once: a wait looks again and again, and the envelope is append-only.
-        self.expires_at = stored_deadline(store, self.run, self.handoff_id)
+        self.expires_at = stored_deadline(store, self.run, self.handoff_id, policy)
 
     def report(self) -> Report:
         """The handoff's inspection report as it stands."""

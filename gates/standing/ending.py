@@ -13,15 +13,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import jiter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.vocab.deadline import AT_REGEX, is_past, parse_at
+from handoff_gate.gates.vocab.deadline import AT_REGEX, is_past, parse_at, parse_duration, stamp
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.gates.vocab.states import HandoffState
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy
 
 
 class Withdrawal(BaseModel):
@@ -89,22 +94,64 @@ def ending(
     return None
 
 
-def stored_deadline(store: RunStore, run: str, handoff_id: str) -> str | None:
-    """The ``expires_at`` of the stored envelope, read once without a full inspection
-    (for a wait, which looks again and again). A deadline in a form no envelope may
-    have makes the handoff unapprovable anyway; it is read as already past."""
+#: What a deadline in a form no envelope may have is read as: already past.
+PAST = "0001-01-01T00:00:00.000Z"
+
+
+def deadline(
+    expires_at: str | None, created: object, handoff_id: str, policy: Policy | None
+) -> str | None:
+    """When the handoff expires as judged under ``policy``: the envelope's ``expires_at``,
+    or its rule's ``expires_in`` counted from the handoff's ``created``, whichever comes
+    first. The rule's is a limit on every handoff of the phase, whether or not its
+    submitter named the policy (a handoff submitted without one has no ``expires_at``)."""
+    limit = _rule_limit(created, handoff_id, policy)
+    if limit is None:
+        return expires_at
+    if expires_at is None:
+        return limit
+    try:
+        return expires_at if parse_at(expires_at) <= parse_at(limit) else limit
+    except ValueError:
+        return PAST
+
+
+def _rule_limit(created: object, handoff_id: str, policy: Policy | None) -> str | None:
+    if policy is None:
+        return None
+    try:
+        rule = rule_of(policy, handoff_id)
+    except NoRule:
+        return None
+    if rule.expires_in is None:
+        return None
+    if not isinstance(created, str):
+        return PAST
+    try:
+        return stamp(parse_at(created) + parse_duration(rule.expires_in))
+    except ValueError:
+        return PAST
+
+
+def stored_deadline(
+    store: RunStore, run: str, handoff_id: str, policy: Policy | None = None
+) -> str | None:
+    """The stored envelope's :func:`deadline`, read once without a full inspection (for
+    a wait, which looks again and again). A deadline in a form no envelope may have
+    makes the handoff unapprovable anyway; it is read as already past."""
     try:
         value = jiter.from_json(store.handoff_bytes(run, handoff_id, MAX_HANDOFF_BYTES))
     except (OSError, ValueError):
         return None
-    found = value.get("expires_at") if isinstance(value, dict) else None
-    if found is None:
+    if not isinstance(value, dict):
         return None
-    try:
-        parse_at(found)
-    except ValueError:
-        return "0001-01-01T00:00:00.000Z"
-    return str(found)
+    found = value.get("expires_at")
+    if found is not None:
+        try:
+            parse_at(found)
+        except ValueError:
+            return PAST
+    return deadline(found, value.get("created"), handoff_id, policy)
 
 
 def decided_late(expires_at: str | None, decided_at: list[str]) -> bool:

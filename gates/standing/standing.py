@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.standing.decision_problem import standing_of, unusable_reason
-from handoff_gate.gates.standing.ending import decided_late, ending
+from handoff_gate.gates.standing.ending import deadline, decided_late, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.standing.quorum import Settlement, settle
 from handoff_gate.gates.standing.report_in_run import blocked_report, inspect_in_run
@@ -77,7 +77,7 @@ def standing(
     if found.state in (HandoffState.BLOCKED, HandoffState.UNUSABLE) and not found.report.sha256:
         return found
     try:
-        found = _ended(store, found)
+        found = _ended(store, found, policy)
     except Exception as exc:  # a withdrawal that cannot be read: show it, never approve
         problem = f"the withdrawal cannot be read: {exc}"
         return replace(found, state=HandoffState.UNUSABLE, problem=problem)
@@ -102,11 +102,15 @@ def _delivered(store: RunStore, found: Standing) -> Standing:
     return replace(found, delivered=at if isinstance(at, str) and at else "unknown")
 
 
-def _ended(store: RunStore, found: Standing) -> Standing:
+def _ended(store: RunStore, found: Standing, policy: Policy | None) -> Standing:
     """Withdrawn outranks every state; expired replaces an undecided one, and an
     approval dated after the deadline (which ``decide`` would have refused)."""
     envelope = found.report.envelope
-    expires_at = envelope.expires_at if envelope is not None else None
+    expires_at = (
+        deadline(envelope.expires_at, envelope.created, found.ref.id, policy)
+        if envelope is not None
+        else None
+    )
     end = ending(store, found.ref.run, found.ref.id, expires_at)
     if end is None:
         return found
