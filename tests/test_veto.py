@@ -190,6 +190,33 @@ def test_a_signed_reject_survives_the_pipeline_rewriting_its_own_handoff() -> No
     assert "rejected by alice" in waited.stderr
 
 
+def test_a_withdrawal_planted_after_a_signed_reject_leaves_the_reject_and_its_reason() -> None:
+    """Issue 31, attack 6: ``withdraw`` refuses a decided handoff, but ``withdrawals/`` is
+    the pipeline's folder, so it can write one there itself. The waiter still gets the
+    reject (exit 1) and the reviewer's reason, not ``withdrawn`` (exit 6)."""
+    with shared_folder() as root:
+        policy, keys = _trust(root)
+        run = _init_run(root)
+        hid = submit_as_pipeline(run)
+        _decide_as(REVIEWER_UID, run, hid, "reject", keys["alice"], policy)
+        refused = as_pipeline("withdraw", str(run), hid, "--reason", "never mind")
+        assert refused.returncode == 1 and "has signed decisions (alice)" in refused.stderr
+        under = as_pipeline("withdraw", str(run), hid, "--policy", str(policy))
+        assert under.returncode == 1 and "already rejected" in under.stderr
+        planted = subprocess.run(
+            [*as_account(PIPELINE_UID, PIPELINE_UID), account_python(), "-c",
+             "import sys, pathlib; pathlib.Path(sys.argv[1]).write_text('{}')",
+             str(run / "withdrawals" / hid)],
+            capture_output=True, text=True, timeout=BOUND, cwd="/",
+        )  # fmt: skip
+        assert planted.returncode == 0, planted.stderr
+        waited = as_pipeline("wait", str(run), hid, "--policy", str(policy), "--timeout", "5")
+        shown = cli("show", str(run), hid, "--policy", str(policy))
+    assert waited.returncode == 1, waited.stderr
+    assert "rejected by alice" in waited.stderr and "wrong quarter" in waited.stderr
+    assert "state: rejected" in shown.stdout
+
+
 #: The racer: every record that appears in the handoff's folder is deleted at once.
 RACER = """
 import os, sys, time

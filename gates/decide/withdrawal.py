@@ -46,8 +46,10 @@ def withdraw(
     policy: Policy | None = None,
 ) -> Withdrawal:
     """Withdraw an undecided handoff; ``WithdrawRefused`` (nothing written) when it is
-    missing, already withdrawn, or decided. ``by`` names the producer side (default:
-    the OS account as ``user@host``); ``ValueError`` for a malformed id, name or reason."""
+    missing, already withdrawn, or decided (without a policy, any signed record counts as
+    a decision: only a policy can say whether it settles the handoff). ``by`` names the
+    producer side (default: the OS account as ``user@host``); ``ValueError`` for a
+    malformed id, name or reason."""
     where = os.fspath(run)
     handoff_id = validate_id(handoff_id_of(ref_or_id))
     who = (by if by is not None else default_reviewer()).strip()
@@ -62,6 +64,12 @@ def withdraw(
         raise WithdrawRefused(f"{handoff_id} is already withdrawn")
     if now.state not in WITHDRAWABLE:
         raise WithdrawRefused(f"{handoff_id} is already {now.state.value}; it cannot be withdrawn")
+    signed = [slot for slot in store.decision_records(where, handoff_id) if slot is not None]
+    if policy is None and signed:  # records only a policy can judge: never withdraw over them
+        raise WithdrawRefused(
+            f"{handoff_id} has signed decisions ({', '.join(sorted(signed))}); "
+            "it cannot be withdrawn"
+        )
     record = Withdrawal(
         handoff=handoff_id,
         run=store.run_name(where),

@@ -170,8 +170,9 @@ class Pickup:
         """The result the decision records allow now, refusals said once; ``None``: go on.
         ``RunReplaced`` when the run's address names another run than at the start.
 
-        A withdrawal ends the wait whatever the records say; the deadline (judged by this
-        clock) ends it while undecided, or when an approval is dated after it.
+        A withdrawal ends the wait whatever the records say but a reject, which stands
+        with its reason; the deadline (judged by this clock) ends it while undecided, or
+        when an approval is dated after it.
         """
         if self.store.run_identity(self.run) != self.identity:
             raise RunReplaced(
@@ -184,13 +185,15 @@ class Pickup:
             if not expected:
                 return self.finish(WaitResult(WaitOutcome.CHANGED, report=self.report()))
         end = ending(self.store, self.run, self.handoff_id, self.expires_at)
-        if end is not None and end.state is HandoffState.WITHDRAWN:
-            return self.unsettled(WaitOutcome.WITHDRAWN, end.why)
         found = settle(self.store, self.run, self.handoff_id, self.registry, self.policy)
         for line in record_refusals(
             self.store, self.run, self.handoff_id, found, self.refusals_seen
         ):
             self.on_refused(line)
+        if end is not None and end.state is HandoffState.WITHDRAWN:
+            if found.outcome is HandoffState.REJECTED:  # the reject stands, with its reason
+                return self.finish(self._result(found, found.outcome))
+            return self.unsettled(WaitOutcome.WITHDRAWN, end.why)
         if end is not None:
             late = decided_late(self.expires_at, [d.decided_at for d in found.decisions])
             if found.outcome is None or late:

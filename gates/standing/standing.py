@@ -103,7 +103,9 @@ def _delivered(store: RunStore, found: Standing) -> Standing:
 
 
 def _ended(store: RunStore, found: Standing, policy: Policy | None) -> Standing:
-    """Withdrawn outranks every state; expired replaces an undecided one, and an
+    """Withdrawn outranks every state but a reject (``withdraw`` refuses a decided
+    handoff, so a withdrawal beside a reject was planted, or lost a race: either way the
+    producer is told the reviewer's reason); expired replaces an undecided one, and an
     approval dated after the deadline (which ``decide`` would have refused)."""
     envelope = found.report.envelope
     expires_at = (
@@ -116,6 +118,8 @@ def _ended(store: RunStore, found: Standing, policy: Policy | None) -> Standing:
         return found
     late = decided_late(expires_at, [d.decided_at for d in found.decisions])
     undecided = found.state in NEEDS_PERSON
+    if end.state is HandoffState.WITHDRAWN and found.state is HandoffState.REJECTED:
+        return found  # a reject stands: a withdrawal after it cannot hide its reason
     if end.state is HandoffState.WITHDRAWN or undecided or late:
         return replace(found, state=end.state, problem=end.why)
     return found
