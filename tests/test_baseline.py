@@ -132,3 +132,49 @@ def test_an_index_left_in_the_run_changes_no_baseline(tmp_path: Path) -> None:
     assert _blocked_as_rewrite(run, _submit(run, _rewritten()))
     planted.write_text("0003-plan\n")  # edited to name something else
     assert _blocked_as_rewrite(run, _submit(run, _rewritten()))
+
+
+def test_the_baseline_is_the_approved_edit_not_the_producers_bytes(tmp_path: Path) -> None:
+    """Issue 31, attack 4: a reviewer's edit adds an entry to the baton's decision log;
+    the next baton drops it. What the next phase received was the edit, so dropping its
+    entry is a rewrite of the log."""
+    run = tmp_path / "run"
+    first = _submit(run, json.dumps(_baton()).encode())
+    edited = _baton()
+    review_entry = {**edited["decision_log"][-1], "step_id": "review-3",
+                    "decision": "Never include voided invoices"}  # fmt: skip
+    edited["decision_log"].append(review_entry)
+    decide(run, first, "approve", registry=REGISTRY, edited_payload=edited)
+    dropped = _submit(run, json.dumps(_baton()).encode())
+    assert _blocked_as_rewrite(run, dropped)
+    kept = _submit(run, json.dumps(edited).encode())
+    assert not _blocked_as_rewrite(run, kept)
+
+
+def test_approvals_of_different_edits_do_not_add_up_to_a_quorum_baseline(tmp_path: Path) -> None:
+    """Two approvers each approve a different edit under ``required = 2``: nothing was
+    delivered, so nothing is a baseline, and a later rewrite is not judged against it."""
+    trust = tmp_path / "trust"
+    trust.mkdir()
+    keys = {}
+    lines = []
+    for name in ("alice", "bob"):
+        key = trust / name
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key], check=True)
+        keys[name] = SigningKey(key)
+        lines.append(f"{name} {' '.join(key.with_suffix('.pub').read_text().split()[:2])}")
+    (trust / "allowed_signers").write_text("\n".join(lines) + "\n")
+    (trust / "policy.toml").write_text(
+        POLICY.replace('approvers = ["alice"]', 'approvers = ["alice", "bob"]').replace(
+            "required = 1", "required = 2"
+        )
+    )
+    policy = Policy.load(trust / "policy.toml")
+    run = tmp_path / "run"
+    first = _submit(run, json.dumps(_baton()).encode())
+    for name, step in (("alice", "a-1"), ("bob", "b-1")):
+        edited = _baton()
+        edited["decision_log"].append({**edited["decision_log"][-1], "step_id": step})
+        decide(run, first, "approve", registry=REGISTRY, edited_payload=edited,
+               key=keys[name], policy=policy)  # fmt: skip
+    assert not _blocked_as_rewrite(run, _submit(run, _rewritten()), policy)

@@ -17,7 +17,7 @@ import jiter
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.handoff_file import inspect_handoff
-from handoff_gate.gates.standing.baseline import is_approved
+from handoff_gate.gates.standing.baseline import approval
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.submit.placement import misplaced, producer_finding
@@ -48,8 +48,9 @@ def previous_payload(
     store: RunStore,
     policy: Policy | None = None,
 ) -> dict[str, Any] | None:
-    """The payload an append-only check compares against: the latest earlier handoff of
-    the same contract that is approved (under ``policy`` when given, see ``baseline``).
+    """The payload an append-only check compares against: what the next phase received
+    of the latest earlier handoff of the same contract that is approved (under
+    ``policy`` when given, see ``baseline``): the reviewer's edit, when one was approved.
 
     With a registry, "same contract" widens to any contract sharing an append-only field
     (a baton and its patches), and a payload counts only if it carries one of those
@@ -71,14 +72,19 @@ def previous_payload(
             envelope = Envelope.model_validate_json(data)
             schema = envelope.schema_id
             related = schema == schema_id or bool(fields & _append_only(registry, schema))
-            if not related or not is_approved(store, key, earlier, data, envelope, policy):
+            what = approval(store, key, earlier, data, envelope, policy) if related else None
+            if what is None:
                 continue
-            produced = envelope.producer_bytes()
-            payload = (
-                envelope.payload
-                if produced is None
-                else jiter.from_json(produced, catch_duplicate_keys=True)
-            )
+            if what:  # the reviewer's edit is what the next phase received
+                edited = store.edit_bytes(key, earlier, what, MAX_HANDOFF_BYTES)
+                payload = jiter.from_json(edited, catch_duplicate_keys=True)
+            else:
+                produced = envelope.producer_bytes()
+                payload = (
+                    envelope.payload
+                    if produced is None
+                    else jiter.from_json(produced, catch_duplicate_keys=True)
+                )
         except (OSError, ValueError):
             continue
         if not isinstance(payload, dict):
