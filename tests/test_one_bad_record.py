@@ -17,6 +17,8 @@ from cli_helpers import cli, submit
 from other_account import PIPELINE_UID, gate_as, shared_folder
 from planted import UNREADABLE
 
+from handoff_gate.gates.vocab.safe_text import os_reason
+
 #: A run name an agent chose: an OSC title sequence and a bare ESC.
 HOSTILE = "run\x1b]0;owned\x07\x1b[2J"
 
@@ -107,3 +109,40 @@ def test_an_unexpected_error_is_one_sanitised_line_and_exit_2() -> None:
     assert debug.returncode == 2
     assert "Traceback (most recent call last)" in debug.stderr
     assert debug.stderr.splitlines()[-1] == lines[0]
+
+
+@pytest.mark.parametrize("kind", ["file", "fifo", "symlink"])
+def test_junk_where_an_edit_folder_goes_is_set_aside_and_the_edit_kept(
+    tmp_path: Path, kind: str
+) -> None:
+    """Issue 31: junk planted at ``edits/ID`` (where a reviewer's edit folder goes) kept
+    every edit of that handoff out. It is set aside, as junk in a decision slot is."""
+    run = tmp_path / "run"
+    hid = submit(run)
+    (run / "edits").mkdir()
+    junk = run / "edits" / hid
+    if kind == "file":
+        junk.write_text("not a folder")
+    else:
+        UNREADABLE[kind](junk)
+    plan = json.loads((run / "handoffs" / f"{hid}.json").read_text())["raw"]
+    edited = {**json.loads(plan), "risks": ["Refunds are booked a day late"]}
+    fixed = tmp_path / "fixed.json"
+    fixed.write_text(json.dumps(edited))
+    decided = cli("decide", str(run), hid, "approve", "--edit", str(fixed))
+    assert decided.returncode == 0, decided.stderr
+    assert junk.is_dir() and not junk.is_symlink()
+    assert [p.name for p in (run / "edits").iterdir() if p.name.endswith(".junk")]
+    waited = cli("wait", str(run), hid, "--timeout", "0")
+    assert waited.returncode == 0, waited.stderr
+    assert json.loads(waited.stdout)["risks"] == ["Refunds are booked a day late"]
+
+
+def test_what_went_wrong_is_a_sentence_not_an_errno_and_a_full_path() -> None:
+    """Issue 31: reviewers saw ``[Errno 13] Permission denied: '/full/path'``; the
+    standing's problems, a contract or record that cannot be read and a handoff that
+    cannot be inspected now say it as ``os_reason`` words it."""
+    denied = PermissionError(13, "Permission denied", "/srv/runs/job-1/decisions/0001-plan")
+    assert os_reason(denied) == "permission denied (0001-plan)"
+    assert os_reason(NotADirectoryError(20, "Not a directory", "/a/b")) == "not a directory (b)"
+    assert os_reason(ValueError("two\nlines\x1b[2J")) == "two lines\u27e8ESC\u27e9[2J"

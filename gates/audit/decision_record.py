@@ -31,7 +31,7 @@ from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.envelope import PRINCIPAL_REGEX
 from handoff_gate.gates.vocab.findings import Code, Verdict
 from handoff_gate.gates.vocab.ids import ID_REGEX
-from handoff_gate.gates.vocab.safe_text import has_unsafe
+from handoff_gate.gates.vocab.safe_text import has_unsafe, os_reason
 
 #: The decided_at spelling ``audit.now_iso`` writes and a signed statement requires.
 _STAMP = re.compile(
@@ -185,7 +185,7 @@ def read_decision(run: str, handoff_id: str, store: RunStore) -> Decision | None
     except OversizeError as exc:
         raise DecisionCorrupt(f"decision for {handoff_id} is unusable: {exc}") from exc
     except OSError as exc:
-        raise DecisionCorrupt(f"decision for {handoff_id} is unreadable: {exc}") from exc
+        raise DecisionCorrupt(f"decision for {handoff_id} is unreadable: {os_reason(exc)}") from exc
     if data is None:
         return None
     return parse_decision(data, store.run_name(run), handoff_id)

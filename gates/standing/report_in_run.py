@@ -28,6 +28,7 @@ from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.ids import UnsafePathError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
+from handoff_gate.gates.vocab.safe_text import os_reason
 
 if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy
@@ -124,7 +125,9 @@ def inspect_in_run(
         digest = store.handoff_sha256(key, handoff_id)
         return blocked_report(Code.OVERSIZE, f"{exc}; not inspected", digest, exc.size)
     except (OSError, UnsafePathError) as exc:
-        return blocked_report(Code.BAD_ENVELOPE, f"cannot read handoff {handoff_id!r}: {exc}")
+        return blocked_report(
+            Code.BAD_ENVELOPE, f"cannot read handoff {handoff_id!r}: {os_reason(exc)}"
+        )
     in_store = store
 
     def previous_for(schema: str) -> object:

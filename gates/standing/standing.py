@@ -25,6 +25,7 @@ from handoff_gate.gates.store.base import RunStore, WaiterRecord
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
+from handoff_gate.gates.vocab.safe_text import os_reason
 from handoff_gate.gates.vocab.states import NEEDS_PERSON, HandoffState, state_of
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def standing(
     try:
         found = _ended(store, found, policy)
     except Exception as exc:  # a withdrawal that cannot be read: show it, never approve
-        problem = f"the withdrawal cannot be read: {exc}"
+        problem = f"the withdrawal cannot be read: {os_reason(exc)}"
         return replace(found, state=HandoffState.UNUSABLE, problem=problem)
     return _delivered(store, found)
 
@@ -132,7 +133,9 @@ def _settled(
         name = store.run_name(ref.run)
         report = inspect_in_run(ref.run, ref.id, registry, policy=policy, store=store)
     except Exception as exc:  # fail closed: a store that went away is shown, never approves
-        report = blocked_report(Code.INTERNAL_ERROR, f"could not inspect {ref.id}: {exc!r}")
+        report = blocked_report(
+            Code.INTERNAL_ERROR, f"could not inspect {ref.id}: {os_reason(exc)}"
+        )
         return Standing(ref, ref.run, report, HandoffState.BLOCKED)
     base = Standing(ref, name, report, state_of(report, None), waiters=_waiters(store, ref))
     try:
@@ -140,7 +143,7 @@ def _settled(
             return _unsigned(store, base, registry)
         return _signed(store, base, registry, policy)
     except Exception as exc:  # a store that failed mid-way: show it, never approve
-        problem = f"the decisions cannot be read: {exc}"
+        problem = f"the decisions cannot be read: {os_reason(exc)}"
         return replace(base, state=HandoffState.UNUSABLE, problem=problem)
 
 
@@ -174,7 +177,9 @@ def _signed(store: RunStore, base: Standing, registry: Registry, policy: Policy)
         found: Settlement = settle(store, ref.run, ref.id, registry, policy, base.report)
     except OSError as exc:
         if store.decision_records(ref.run, ref.id):
-            problem = f"the handoff cannot be read, so its decisions cannot be checked: {exc}"
+            problem = (
+                f"the handoff cannot be read, so its decisions cannot be checked: {os_reason(exc)}"
+            )
             return replace(base, state=HandoffState.UNUSABLE, rule=rule, problem=problem)
         return replace(base, rule=rule)
     counted = replace(

@@ -377,7 +377,7 @@ class FilesystemStore:
             return decision_path(run_dir, handoff_id)
         if not PRINCIPAL_PATTERN.match(principal):
             raise ValueError(f"not a principal name: {principal!r}")
-        _decision_folder(run_dir, handoff_id)
+        _handoff_folder(run_dir, DECISIONS, handoff_id)
         return inside(run_dir, DECISIONS, handoff_id, f"{principal}.json")
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
@@ -456,14 +456,11 @@ class FilesystemStore:
 
     def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:
         """``edits/{handoff}/{sha256}.json``, created exclusively (``fs_edits``); the
-        handoff's folder, when this makes it, takes ``edits/`` mode, so in the separated
-        layout another reviewer may add an edit there too (``fs_layout.share_mode``)."""
+        handoff's folder is made as a decisions folder is (``_handoff_folder``: junk in
+        its place set aside, ``edits/`` mode, so another reviewer may add an edit too)."""
         run_dir = self._dir(run)
-        folder = run_dir / fs_edits.EDITS / validate_id(handoff_id)
-        if (run_dir / fs_edits.EDITS).is_dir() and not folder.exists():
-            with contextlib.suppress(FileExistsError):
-                folder.mkdir()
-                fs_layout.share_mode(folder)
+        if (run_dir / fs_edits.EDITS).is_dir():
+            _handoff_folder(run_dir, fs_edits.EDITS, handoff_id)
         return fs_edits.create_edit(run_dir, handoff_id, data)
 
     def edit_bytes(self, run: str, handoff_id: str, sha256: str, max_bytes: int) -> bytes:
@@ -586,11 +583,12 @@ class FilesystemStore:
         return waiters.waiters_in(self._dir(run), handoff_ids)
 
 
-def _decision_folder(run_dir: Path, handoff_id: str) -> None:
-    """Make sure ``decisions/ID/`` is a folder of this run. Something else planted under
-    that name (a file, a FIFO, a symlink) can hold no record, so it is renamed to a
-    dot-name no reader lists rather than let it keep every signed decision out."""
-    folder = run_dir / DECISIONS / validate_id(handoff_id)
+def _handoff_folder(run_dir: Path, parent: str, handoff_id: str) -> None:
+    """Make sure ``decisions/ID/`` (or ``edits/ID/``) is a folder of this run. Something
+    else planted under that name (a file, a FIFO, a symlink) can hold no record, so it is
+    renamed to a dot-name no reader lists rather than let it keep every signed decision
+    (or every reviewer's edit) out; a folder made here takes its parent's shared mode."""
+    folder = run_dir / parent / validate_id(handoff_id)
     for _ in range(3):
         try:
             folder.mkdir()
@@ -602,7 +600,7 @@ def _decision_folder(run_dir: Path, handoff_id: str) -> None:
             continue
         fs_layout.share_mode(folder)
         return
-    raise DecisionExists(f"{handoff_id}: its decisions folder keeps being replaced")
+    raise DecisionExists(f"{handoff_id}: its {parent} folder keeps being replaced")
 
 
 def _entry_bytes(run_dir: Path, handoff_id: str, name: str) -> bytes | None:

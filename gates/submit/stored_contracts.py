@@ -25,6 +25,7 @@ from handoff_gate.gates.contracts.json_schema import (
     schema_sha256,
 )
 from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.vocab.safe_text import os_reason
 
 
 def document_bytes(schema: Mapping[str, Any]) -> bytes:
@@ -85,4 +86,4 @@ def contract_for(
     except JsonSchemaError as exc:
         return f"the handoff's contract cannot be used: {exc}"
     except OSError as exc:
-        return f"the handoff's contract cannot be read: {exc}"
+        return f"the handoff's contract cannot be read: {os_reason(exc)}"

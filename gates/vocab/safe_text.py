@@ -13,9 +13,11 @@ the result as plain text.
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 #: Unicode categories that never belong in displayed text (controls, format
@@ -161,3 +163,14 @@ def _one_line(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
     escaped = escaped.replace("\n", "\\n").replace("\t", "\\t")
     return f'"{visible(escaped)}"'
+
+
+def os_reason(exc: BaseException) -> str:
+    """What went wrong, as one sentence a reviewer can act on: an OS error's own words
+    and the last part of the path it names (``permission denied (0001-plan.json)``),
+    never ``[Errno 13]`` and a full path; any other error's message on one line."""
+    if isinstance(exc, OSError) and exc.strerror:
+        name = Path(os.fsdecode(exc.filename)).name if exc.filename else ""
+        return visible(exc.strerror.lower() + (f" ({name})" if name else ""))
+    words = " ".join(str(exc).split())
+    return visible(words or type(exc).__name__)
