@@ -164,8 +164,24 @@ def _add_handoff(p: argparse.ArgumentParser) -> None:
 
 def _add_submit(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run; created if only it is missing")
-    p.add_argument("--phase", required=True, help="phase name, e.g. plan (the id's suffix)")
-    p.add_argument("--schema", required=True, metavar="ID", help="contract id, e.g. plan/v1")
+    p.add_argument(
+        "--phase",
+        help="phase name, e.g. plan (the id's suffix); required, except with --tool "
+        "(default tool-call)",
+    )
+    p.add_argument(
+        "--schema", metavar="ID", help="contract id, e.g. plan/v1; required, except with --tool"
+    )
+    p.add_argument(
+        "--tool",
+        metavar="NAME",
+        help="submit a tool call: PAYLOAD is the arguments of tool NAME, its contract the "
+        "--json-schema given (default: a free-form object, every key delivered as sent)",
+    )
+    p.add_argument("--call-id", metavar="ID", help="with --tool: the call's id (required)")
+    p.add_argument("--thread", metavar="T", help="with --tool: the conversation it belongs to")
+    p.add_argument("--agent", metavar="A", help="with --tool: the agent asking to run it")
+    p.add_argument("--description", metavar="TEXT", help="with --tool: what the tool does")
     p.add_argument("--from", dest="from_role", metavar="ROLE", help="the producing role")
     p.add_argument("--to", dest="to_role", metavar="ROLE", help="the receiving role")
     p.add_argument("--finish-reason", metavar="REASON", help="the provider's stop reason")
@@ -215,8 +231,7 @@ def _add_check(p: argparse.ArgumentParser) -> None:
         "--json-schema",
         metavar="FILE",
         help="treat PATH as a bare payload of the contract this JSON Schema file describes "
-        "(no run, no --schemas module needed); a schema using a keyword the gate would not "
-        "enforce exits 2 naming it",
+        "(no run, no --schemas module needed); a schema the gate refuses exits 2 saying why",
     )
     p.add_argument("--json", action="store_true", help="print the stable JSON report")
     _add_policy(p)

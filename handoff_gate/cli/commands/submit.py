@@ -9,6 +9,12 @@ inspecting anything: submit stays cheap. ``--json`` prints the run, the id and t
 sha256 of the stored handoff file instead, for ``wait --sha256``: a pipeline then gets
 back only the bytes it submitted. ``--idempotency-key`` makes a re-run of the same step
 find the handoff it stored before rather than store a second one.
+
+``--tool NAME --call-id ID`` submits a tool call instead (``gates.submit.tool_call``): the
+payload is the arguments, the contract the ``--json-schema`` given or, without one, a
+free-form object that delivers every key as sent (never an empty delivery), and the
+binding and once-only rules of tool calls apply, so a shell hook or another language
+gets the same ``agent → tool(args) [id]`` handoff as a framework adapter.
 """
 
 from __future__ import annotations
@@ -22,10 +28,13 @@ from handoff_gate.cli.commands.contracts import checked_id, schema_file
 from handoff_gate.cli.errors import OK, UsageError, flat, one_line, os_problem, unknown_schema
 from handoff_gate.cli.inputs import policy, read_input, registry, signing_key, store
 from handoff_gate.gates.contracts.json_schema import JsonSchemaError, contract_from_json_schema
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.store.base import ContractConflict, RunStore
 from handoff_gate.gates.submit.placement import producer_principal
 from handoff_gate.gates.submit.submit import Signing, submit
+from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
 from handoff_gate.gates.trust.sshsig import SigningError
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.safe_text import visible
 
 
@@ -97,8 +106,48 @@ def _stored(where: RunStore, run: str, schema_id: str) -> bool:
         return False
 
 
+#: A tool call's contract when none is given: any object, every key delivered as sent.
+FREE_FORM = {"type": "object", "additionalProperties": True}
+_TOOL_ONLY = ("call_id", "thread", "agent", "description")
+_PLAIN_ONLY = ("from_role", "to_role", "finish_reason", "refusal", "allow_unknown_schema")
+
+
+def _checked_form(args: argparse.Namespace) -> None:
+    """A tool call or a plain handoff, each with only its own options."""
+
+    def given(names: tuple[str, ...]) -> list[str]:
+        return ["--" + n.replace("_", "-").replace("-role", "") for n in names if getattr(args, n)]
+
+    if args.tool is None:
+        if given(_TOOL_ONLY):
+            raise UsageError(f"{', '.join(given(_TOOL_ONLY))}: only with --tool")
+        if not args.phase or not args.schema:
+            raise UsageError("--phase and --schema are required (or --tool for a tool call)")
+        return
+    if not args.call_id:
+        raise UsageError("--tool needs --call-id (the call's id, as the framework gave it)")
+    if args.schema:
+        raise UsageError("--schema: a tool call's contract is named by its --json-schema's digest")
+    if given(_PLAIN_ONLY):
+        raise UsageError(f"{', '.join(given(_PLAIN_ONLY))}: not for a tool call")
+    args.phase = args.phase or TOOL_PHASE
+
+
+def _tool_call(
+    args: argparse.Namespace, where: RunStore, payload: bytes, **common: Any
+) -> HandoffRef:
+    document = schema_file(args.json_schema) if args.json_schema is not None else FREE_FORM
+    call = ToolCallSpec(
+        args.tool, args.call_id, document, args.description, args.agent, args.thread
+    )
+    return submit_tool_call(where, args.run_dir, call, payload, phase=args.phase, **common)
+
+
 def run(args: argparse.Namespace) -> int:
+    _checked_form(args)
     contracts = registry(args.schemas, policy(args))
+    if args.tool is not None:
+        return _submit(args, store(args), True, None, contracts)
     document = _json_schema(args)
     where = store(args)
     known = document is not None or args.schema in contracts
@@ -109,6 +158,17 @@ def run(args: argparse.Namespace) -> int:
                 f"{unknown_schema(args.schema)}; --allow-unknown-schema stores it blocked"
             )
         print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
+    return _submit(args, where, known, document, contracts)
+
+
+def _submit(
+    args: argparse.Namespace,
+    where: RunStore,
+    known: bool,
+    document: dict[str, Any] | None,
+    contracts: Registry,
+) -> int:
+    """Store the handoff (or the tool call) and say what was stored."""
     payload = read_input(args.payload)
     signing = _signing(args)
     expires_in = args.expires_in
@@ -117,25 +177,31 @@ def run(args: argparse.Namespace) -> int:
         rule = trust.rule_for(args.phase)
         expires_in = rule.expires_in if rule is not None else None
     _create_run(args.run_dir, where)
+    common: dict[str, Any] = {
+        "registry": contracts,
+        "signing": signing,
+        "idempotency_key": args.idempotency_key,
+        "on_warning": _warn,
+        "expires_in": expires_in,
+    }
     try:
-        ref = submit(
-            where,
-            args.run_dir,
-            payload,
-            phase=args.phase,
-            schema_id=args.schema,
-            from_role=args.from_role,
-            to_role=args.to_role,
-            finish_reason=args.finish_reason,
-            refusal=args.refusal,
-            registry=contracts,
-            allow_unknown_schema=args.allow_unknown_schema,
-            signing=signing,
-            idempotency_key=args.idempotency_key,
-            on_warning=_warn,
-            json_schema=document,
-            expires_in=expires_in,
-        )
+        if args.tool is not None:
+            ref = _tool_call(args, where, payload, **common)
+        else:
+            ref = submit(
+                where,
+                args.run_dir,
+                payload,
+                phase=args.phase,
+                schema_id=args.schema,
+                from_role=args.from_role,
+                to_role=args.to_role,
+                finish_reason=args.finish_reason,
+                refusal=args.refusal,
+                allow_unknown_schema=args.allow_unknown_schema,
+                json_schema=document,
+                **common,
+            )
     except PermissionError as exc:
         raise os_problem("submit into", args.run_dir, exc) from exc
     except ContractConflict as exc:
