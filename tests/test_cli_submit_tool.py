@@ -74,7 +74,7 @@ def test_with_a_schema_its_fields_are_checked_and_an_extra_argument_blocks(
         (("--tool", "Bash", "--call-id", "c", "--schema", "x/v1"), "--schema: a tool call"),
         (("--tool", "Bash", "--call-id", "c", "--refusal", "no"), "--refusal: not for a tool call"),
         (("--call-id", "c", "--phase", "plan", "--schema", "plan/v1"), "--call-id: only with"),
-        ((), "--phase and --schema are required (or --tool for a tool call)"),
+        ((), "required: --phase, --schema (or --tool NAME --call-id ID for a tool call)"),
     ],
 )
 def test_the_two_forms_take_only_their_own_options(
@@ -82,5 +82,6 @@ def test_the_two_forms_take_only_their_own_options(
 ) -> None:
     done = cli("submit", str(tmp_path / "run"), *extra, "-", stdin=b"{}")
     assert done.returncode == 2
+    assert done.stderr.startswith("handoff-gate submit: error: ")
     assert says in done.stderr and done.stderr.count("\n") == 1
     assert not (tmp_path / "run").exists()

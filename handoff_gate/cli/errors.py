@@ -24,6 +24,11 @@ class UsageError(Exception):
     """A bad argument, missing file or unreadable input: exit 2 with this message."""
 
 
+class ArgumentError(UsageError):
+    """Arguments that do not go together, found after parsing: printed as argparse
+    prints its own errors (``PROG: error: ... (see 'PROG --help')``), exit 2."""
+
+
 def one_line(exc: BaseException) -> str:
     """An exception as one escape-free line."""
     return visible(" ".join(str(exc).split()))

@@ -23,7 +23,7 @@ from datetime import timedelta
 from types import ModuleType
 from typing import Any, NoReturn
 
-from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, UsageError, flat
+from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, ArgumentError, UsageError, flat
 from handoff_gate.cli.frame_rate import prefer_tui_frame_rate
 from handoff_gate.gates.store.base import StoreError
 from handoff_gate.gates.vocab.actions import Action, Category
@@ -560,6 +560,10 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE
     try:
         return int(load_command(args.command).run(args))
+    except ArgumentError as exc:
+        prog = f"handoff-gate {args.command}"
+        print(argument_error(prog, str(exc)), end="", file=sys.stderr)
+        return USAGE
     except (UsageError, StoreError) as exc:
         print(f"handoff-gate {args.command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE

@@ -25,7 +25,15 @@ import sys
 from typing import Any
 
 from handoff_gate.cli.commands.contracts import checked_id, schema_file
-from handoff_gate.cli.errors import OK, UsageError, flat, one_line, os_problem, unknown_schema
+from handoff_gate.cli.errors import (
+    OK,
+    ArgumentError,
+    UsageError,
+    flat,
+    one_line,
+    os_problem,
+    unknown_schema,
+)
 from handoff_gate.cli.inputs import policy, read_input, registry, signing_key, store
 from handoff_gate.gates.contracts.json_schema import JsonSchemaError, contract_from_json_schema
 from handoff_gate.gates.contracts.registry import Registry
@@ -120,16 +128,22 @@ def _checked_form(args: argparse.Namespace) -> None:
 
     if args.tool is None:
         if given(_TOOL_ONLY):
-            raise UsageError(f"{', '.join(given(_TOOL_ONLY))}: only with --tool")
-        if not args.phase or not args.schema:
-            raise UsageError("--phase and --schema are required (or --tool for a tool call)")
+            raise ArgumentError(f"{', '.join(given(_TOOL_ONLY))}: only with --tool")
+        missing = [f"--{name}" for name in ("phase", "schema") if not getattr(args, name)]
+        if missing:
+            raise ArgumentError(
+                f"the following arguments are required: {', '.join(missing)} "
+                "(or --tool NAME --call-id ID for a tool call)"
+            )
         return
     if not args.call_id:
-        raise UsageError("--tool needs --call-id (the call's id, as the framework gave it)")
+        raise ArgumentError("--tool needs --call-id (the call's id, as the framework gave it)")
     if args.schema:
-        raise UsageError("--schema: a tool call's contract is named by its --json-schema's digest")
+        raise ArgumentError(
+            "--schema: a tool call's contract is named by its --json-schema's digest"
+        )
     if given(_PLAIN_ONLY):
-        raise UsageError(f"{', '.join(given(_PLAIN_ONLY))}: not for a tool call")
+        raise ArgumentError(f"{', '.join(given(_PLAIN_ONLY))}: not for a tool call")
     args.phase = args.phase or TOOL_PHASE
 
 
