@@ -472,19 +472,10 @@ class FilesystemStore:
         """Publish ``withdrawals/ID`` exclusively (``fs_withdrawals``), then log it, under
         the log's ``flock`` as a decision is. The folder is the pipeline's, not the
         reviewers' ``decisions/``: withdrawing is the producer's act."""
-        run_dir = self._dir(run)
-        path = run_dir / AUDIT_FILE
-        lock_timeout()
-        fd = log_file.open_log(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:
-            log_file.lock(fd, path)
-            try:
-                fs_withdrawals.publish(run_dir, handoff_id, data)
-            except FileExistsError as exc:
-                raise WithdrawalExists(f"{handoff_id} is already withdrawn") from exc
-            return _append_locked(fd, event)
-        finally:
-            os.close(fd)
+            return self._publish_logged(run, fs_withdrawals.publish, handoff_id, data, event)
+        except FileExistsError as exc:
+            raise WithdrawalExists(f"{handoff_id} is already withdrawn") from exc
 
     def withdrawal_record(self, run: str, handoff_id: str) -> bytes | None:
         """From ``withdrawals/`` or the previous version's place; junk reads as empty."""
@@ -495,16 +486,29 @@ class FilesystemStore:
     ) -> dict[str, Any]:
         """Publish ``deliveries/ID`` exclusively (``fs_deliveries``), then log it, under the
         log's ``flock`` as a withdrawal is: of two racing waits exactly one creates it."""
+        try:
+            return self._publish_logged(run, fs_deliveries.publish, handoff_id, data, event)
+        except FileExistsError as exc:
+            raise DeliveryExists(f"{handoff_id} was delivered already") from exc
+
+    def _publish_logged(
+        self,
+        run: str,
+        publish: Callable[[Path, str, bytes], None],
+        handoff_id: str,
+        data: bytes,
+        event: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        """``publish`` a record exclusively, then log ``event``, both under the log's
+        ``flock``: a record and its event appear together, and of two racing writers
+        exactly one publishes (the other's ``FileExistsError`` comes out of here)."""
         run_dir = self._dir(run)
         path = run_dir / AUDIT_FILE
         lock_timeout()
         fd = log_file.open_log(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:
             log_file.lock(fd, path)
-            try:
-                fs_deliveries.publish(run_dir, handoff_id, data)
-            except FileExistsError as exc:
-                raise DeliveryExists(f"{handoff_id} was delivered already") from exc
+            publish(run_dir, handoff_id, data)
             return _append_locked(fd, event)
         finally:
             os.close(fd)
