@@ -321,6 +321,44 @@ def test_a_map_validates_and_walks_its_values() -> None:
     assert passed.delivered == {"n": "x", "a": {"n": 1}}
 
 
+#: Objects naming ``n`` (optional) beside a schema for their other keys, which
+#: jsonschema-rs evaluates as one node: (name, object schema, the findings for
+#: ``{"n": "x", "yy": "a", "z": "q"}``).
+_OPEN_YY_Z = [("open_key", "yy", "warn"), ("open_key", "z", "warn")]
+BESIDE_EXTRA: list[tuple[str, dict[str, Any], list[tuple[str, str, str]]]] = [
+    ("schema", {"additionalProperties": S}, []),
+    ("free-form", {"additionalProperties": {}}, _OPEN_YY_Z),
+    ("true", {"additionalProperties": True}, _OPEN_YY_Z),
+    ("pattern-and-schema", {"patternProperties": {"^y": S}, "additionalProperties": S}, []),
+    (
+        "pattern-and-free",
+        {"patternProperties": {"^y": S}, "additionalProperties": {}},
+        [("open_key", "z", "warn")],
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "extra", "found"), BESIDE_EXTRA, ids=[b[0] for b in BESIDE_EXTRA])
+@pytest.mark.parametrize("depth", ["top", "ref-in-array"])
+def test_a_named_key_beside_a_schema_for_other_keys_is_delivered_as_named(
+    name: str, extra: dict[str, Any], found: list[tuple[str, str, str]], depth: str
+) -> None:
+    """Named keys are never dropped for sharing an object with admitted extra keys."""
+    obj = {"type": "object", "properties": {"n": S}, **extra}
+    sent: dict[str, Any] = {"n": "x", "yy": "a", "z": "q"}
+    if depth == "top":
+        doc, payload, prefix = obj, sent, ""
+    else:
+        doc = {
+            **contract({"v": {"type": "array", "items": {"$ref": "#/$defs/O"}}}),
+            "$defs": {"O": obj},
+        }
+        payload, prefix = {"v": [sent]}, "v[0]."
+    report = check(doc, payload)
+    assert codes(report) == [(c, prefix + p, s) for c, p, s in found]
+    assert report.approvable and report.delivered == payload
+
+
 def test_a_closed_object_blocks_an_extra_key_at_any_depth() -> None:
     closed = {"type": "object", "properties": {"n": S}, "additionalProperties": False}
     doc = {

@@ -85,7 +85,7 @@ def check_json_schema(
         if not tool_call and named and not named.intersection(payload):
             findings.insert(0, _NO_FIELDS)
         return Outcome(findings, layout=layout)
-    admitted = _admitted(validator.evaluate(payload).list()["details"], contract)
+    admitted = _admitted(validator.evaluate(payload).list()["details"], contract, payload)
     findings, drops, trails = _walk(payload, admitted, contract)
     root = admitted.get("")
     if not tool_call and root is not None and root.fields and not root.named:
@@ -108,17 +108,23 @@ _NO_FIELDS = Finding(
 )
 
 
-def _admitted(details: list[dict[str, Any]], contract: JsonSchemaContract) -> dict[str, _Admitted]:
+def _admitted(
+    details: list[dict[str, Any]], contract: JsonSchemaContract, payload: dict[str, Any]
+) -> dict[str, _Admitted]:
     """The keys admitted at each object location (a JSON Pointer), from the evaluation.
 
     The validator lists only the subschemas that passed. Its annotations name what
     ``properties`` and its kin took; an object closed by ``additionalProperties: false``
     (or ``unevaluatedProperties: false``) that passed admits every key it holds, and
     ``additionalProperties: true`` any key, neither of which it annotates, so those are
-    read from the schema at the entry's location. What a location means is worked out
-    once per contract (:func:`_meaning`).
+    read from the schema at the entry's location. Beside ``properties`` or
+    ``patternProperties``, an ``additionalProperties`` schema is evaluated as one node
+    with them that annotates only the keys it took itself: every key of the object is
+    admitted there, named ones by name (:func:`_combined`). What a location means is
+    worked out once per contract (:func:`_meaning`).
     """
     out: dict[str, _Admitted] = {}
+    combined_at: dict[str, set[str]] = {}
     memo = contract.memo
     for entry in details:
         location = entry["schemaLocation"]
@@ -134,6 +140,14 @@ def _admitted(details: list[dict[str, Any]], contract: JsonSchemaContract) -> di
             here = out[at] = _Admitted()
         if kind == "any":
             here.open_all = True
+        elif kind == "combined":
+            # The node's entry precedes its entries for the values of the keys it took,
+            # which share its evaluation path one instance level down: those are not it.
+            objects = combined_at.setdefault(entry["evaluationPath"], set())
+            if at.rpartition("/")[0] in objects and at:
+                continue
+            objects.add(at)
+            _combined(here, meaning, entry.get("annotations") or (), _value_at_pointer(payload, at))
         elif kind == "open":
             free = meaning[1]
             for name in entry.get("annotations") or ():
@@ -177,7 +191,51 @@ def _meaning(location: str, contract: JsonSchemaContract) -> tuple[Any, ...]:
         free = {k: _constrains_nothing(sub) for k, sub in properties.items()}
         return (kind, parent, fields, free)
     value_schema = contract.subschema(location) if keyword != "patternProperties" else None
+    parent_schema = contract.subschema(parent)
+    if keyword == "additionalProperties" and type(parent_schema) is dict:
+        properties = parent_schema.get("properties")
+        if type(properties) is dict or type(parent_schema.get("patternProperties")) is dict:
+            _, source, fields, free = _meaning(f"{parent}/properties", contract)
+            return ("combined", source, fields, free, _constrains_nothing(value_schema))
     return ("open", _constrains_nothing(value_schema))
+
+
+def _combined(here: _Admitted, meaning: tuple[Any, ...], extra: Any, node: Any) -> None:
+    """Admit every key of the object ``node`` that passed a combined ``properties`` /
+    ``patternProperties`` / ``additionalProperties`` node: a named key by name, a key
+    ``additionalProperties`` took (its annotations, ``extra``) as open with that
+    schema's freedom, the rest (matched by a pattern) as open and walked."""
+    _, source, fields, free_by_key, free_extra = meaning
+    if source not in here.sources:
+        here.sources.append(source)
+        for key, f in fields.items():
+            here.fields.setdefault(key, f)
+    if type(node) is not dict:
+        return
+    taken = set(extra)
+    for name in node:
+        if name in fields:
+            here.open.pop(name, None)
+            here.named[name] = None
+            here.free[name] = here.free.get(name, True) and free_by_key.get(name, False)
+        elif name not in here.named:
+            here.open[name] = None
+            free = free_extra if name in taken else False
+            here.free[name] = here.free.get(name, True) and free
+
+
+def _value_at_pointer(payload: Any, pointer: str) -> Any:
+    """The value at an instance location the validator reported (``None`` if none)."""
+    node = payload
+    for raw in pointer.split("/")[1:] if pointer else ():
+        step = raw.replace("~1", "/").replace("~0", "~")
+        if type(node) is dict:
+            node = node.get(step)
+        elif type(node) is list and step.isdigit() and int(step) < len(node):
+            node = node[int(step)]
+        else:
+            return None
+    return node
 
 
 def _admits_any(schema: Mapping[str, Any]) -> bool:
