@@ -359,6 +359,19 @@ def test_a_named_key_beside_a_schema_for_other_keys_is_delivered_as_named(
     assert report.approvable and report.delivered == payload
 
 
+@pytest.mark.parametrize("branching", [False, True], ids=["plain", "with-if"])
+def test_a_free_form_property_of_a_closed_object_is_delivered_whole(branching: bool) -> None:
+    """``{}`` admits any value: its keys are not the closed object's to drop. With an
+    ``if`` beside it the evaluation answers instead of the plan, alike."""
+    doc = contract({"n": S, "meta": {"description": "anything"}}, additionalProperties=False)
+    if branching:
+        doc["if"] = {"properties": {"n": {"const": "x"}}}
+        doc["then"] = {"required": ["meta"]}
+    sent = {"n": "x", "meta": {"k": [1, {"deep": None}]}}
+    report = check(doc, sent)
+    assert codes(report) == [] and report.delivered == sent
+
+
 def test_a_closed_object_blocks_an_extra_key_at_any_depth() -> None:
     closed = {"type": "object", "properties": {"n": S}, "additionalProperties": False}
     doc = {

@@ -30,6 +30,7 @@ from typing import Any
 import pydantic_core
 
 from handoff_gate.gates.contracts.json_schema import JsonSchemaContract
+from handoff_gate.gates.inspect.schema_plan import NoPlan, Planner, Pointers, planner_for
 from handoff_gate.gates.inspect.validate import CLOSED, DROPPED, Outcome, is_empty, without
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.fieldpaths import Trail, child, path_of, split, steps_of
@@ -77,30 +78,149 @@ def check_json_schema(
     validator = contract.validator
     errors = list(validator.iter_errors(payload))
     if errors:
-        layout = _layout_for_display(payload, contract)
+        shown = _layout_for_display(payload, contract)
         findings = sorted(_error_findings(errors, payload), key=_reading_order(payload))
-        findings.extend(_empty_named(payload, layout, findings))
-        findings.extend(_defaulted(payload, layout))
-        named = {f.key for f in layout.get("", ())}
+        findings.extend(_empty_named(payload, shown, findings))
+        findings.extend(_defaulted(payload, shown))
+        named = {f.key for f in shown.get("", ())}
         if not tool_call and named and not named.intersection(payload):
             findings.insert(0, _NO_FIELDS)
-        return Outcome(findings, layout=layout)
-    admitted = _admitted(validator.evaluate(payload).list()["details"], contract, payload)
+        return Outcome(findings, layout=shown)
+    walked = _planned(payload, contract) or _evaluated(payload, contract)
+    findings, drops, layout, unmet, defaults = walked
+    if not tool_call and unmet:
+        findings.insert(0, _NO_FIELDS)
+    delivered, dropped = _delivery(payload, drops, validator)
+    if len(dropped) < len(drops):
+        gone = {path_of([*steps_of(t), k]) for t, k in dropped}
+        findings = [f for f in findings if f.code is not Code.UNKNOWN_KEY or f.path in gone]
+    if defaults:
+        delivered = _with_defaults(delivered, layout, validator)
+    return Outcome(findings, delivered=delivered, layout=layout)
+
+
+#: What walking a valid payload gives: findings, drops, the named fields by object path,
+#: whether the root's fields were all left out, and whether any field has a default.
+_Walked = tuple[
+    list[Finding], list[tuple[Trail, str]], Mapping[str, tuple[NamedField, ...]], bool, bool
+]
+
+
+def _evaluated(payload: dict[str, Any], contract: JsonSchemaContract) -> _Walked:
+    """Which keys cross, from what the validator reports having evaluated: for the
+    schemas no plan follows (``schema_plan``)."""
+    details = contract.validator.evaluate(payload).list()["details"]
+    admitted = _admitted(details, contract, payload)
     findings, drops, trails = _walk(payload, admitted, contract)
     root = admitted.get("")
-    if not tool_call and root is not None and root.fields and not root.named:
-        findings.insert(0, _NO_FIELDS)
+    unmet = root is not None and bool(root.fields) and not root.named
     layout = {
         path_of(steps_of(trails[at])): tuple(a.fields.values())
         for at, a in admitted.items()
         if a.fields and at in trails
     }
-    delivered, dropped = _delivery(payload, drops, validator)
-    if len(dropped) < len(drops):
-        gone = {path_of([*steps_of(t), k]) for t, k in dropped}
-        findings = [f for f in findings if f.code is not Code.UNKNOWN_KEY or f.path in gone]
-    delivered = _with_defaults(delivered, layout, validator)
-    return Outcome(findings, delivered=delivered, layout=layout)
+    return findings, drops, layout, unmet, True
+
+
+_ROOT: Pointers = frozenset({""})
+
+
+def _planned(payload: dict[str, Any], contract: JsonSchemaContract) -> _Walked | None:
+    """Which keys cross, from the contract's plans (``schema_plan``), in one pass over
+    the containers of the payload; ``None`` where a plan cannot answer. The same
+    findings in the same order as :func:`_walk` over the evaluation."""
+    planner = planner_for(contract)
+    if planner is None:
+        return None
+    try:
+        return _walk_planned(payload, planner, contract)
+    except NoPlan:
+        return None
+
+
+def _walk_planned(
+    payload: dict[str, Any], planner: Planner, contract: JsonSchemaContract
+) -> _Walked:
+    findings: list[Finding] = []
+    drops: list[tuple[Trail, str]] = []
+    placed: list[tuple[Trail, tuple[NamedField, ...]]] = []
+    defaults = False
+    root = planner.object_plan(_ROOT)
+    unmet = bool(root.fields) and not any(key in root.keys for key in payload)
+    stack: list[tuple[Any, Any, Trail]] = [(payload, root, None)]
+    while stack:
+        node, plan, trail = stack.pop()
+        below: list[tuple[Any, Any, Trail]] = []
+        if type(node) is list:
+            for i, value in enumerate(node):
+                if type(value) is dict:
+                    below.append((value, planner.object_plan(plan.at(i)), (trail, i)))
+                elif type(value) is list:
+                    below.append((value, planner.array_plan(plan.at(i)), (trail, i)))
+            stack.extend(reversed(below))
+            continue
+        keys, other, formats = plan.keys, plan.other, plan.formats
+        for key, value in node.items():
+            kp = keys.get(key) or other
+            if kp is None:
+                drops.append((trail, key))
+                findings.append(_at(Code.UNKNOWN_KEY, trail, key, DROPPED))
+                continue
+            if kp.free and not kp.named:
+                findings.append(_at(Code.OPEN_KEY, trail, key, _OPEN))
+            if _empty(value):
+                findings.append(_at(Code.EMPTY_FIELD, trail, key, _EMPTY))
+            if formats and kp.named and key in formats:
+                findings.append(_format_finding(path_of([*steps_of(trail), key]), formats[key]))
+            if kp.free:
+                continue
+            if type(value) is dict:
+                below.append((value, planner.object_plan(kp.pointers), (trail, key)))
+            elif type(value) is list:
+                below.append((value, planner.array_plan(kp.pointers), (trail, key)))
+        if plan.fields:
+            placed.append((trail, plan.fields))
+            if plan.defaults:
+                defaults = True
+                for f in plan.fields:
+                    if f.default is not ABSENT and f.key not in node:
+                        path = path_of([*steps_of(trail), f.key])
+                        findings.append(_defaulted_finding(path, f.default))
+        stack.extend(reversed(below))
+    findings.extend(_format_finding("", fmt) for fmt in _loose_formats(contract)[:1])
+    return findings, drops, _Layout(placed), unmet, defaults
+
+
+def _loose_formats(contract: JsonSchemaContract) -> list[str]:
+    """Unchecked formats not on a named property: they cannot be tied to one field."""
+    return [
+        fmt
+        for pointer, fmt in contract.unknown_formats.items()
+        if not pointer.rpartition("/")[0].endswith("/properties")
+    ]
+
+
+class _Layout(Mapping[str, tuple[NamedField, ...]]):
+    """The named fields by object path, spelled out on first read: most inspections
+    are never displayed field by field, and a path costs more than the walk."""
+
+    def __init__(self, placed: list[tuple[Trail, tuple[NamedField, ...]]]) -> None:
+        self._placed = placed
+        self._made: dict[str, tuple[NamedField, ...]] | None = None
+
+    def _paths(self) -> dict[str, tuple[NamedField, ...]]:
+        if self._made is None:
+            self._made = {path_of(steps_of(t)): fields for t, fields in self._placed}
+        return self._made
+
+    def __getitem__(self, path: str) -> tuple[NamedField, ...]:
+        return self._paths()[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths())
+
+    def __len__(self) -> int:
+        return len(self._paths())
 
 
 _NO_FIELDS = Finding(
@@ -164,6 +284,9 @@ def _admitted(
             here.closed = here.closed or kind == "closed"
             for key, f in fields.items():
                 here.fields.setdefault(key, f)
+            if kind == "closed":  # it annotates nothing: its named keys are all it holds
+                for name, free in free_by_key.items():
+                    here.free[name] = here.free.get(name, True) and free
             for name in entry.get("annotations") or () if kind == "named" else ():
                 here.open.pop(name, None)
                 here.named[name] = None
