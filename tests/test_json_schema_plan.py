@@ -25,9 +25,11 @@ from handoff_gate.gates.contracts.json_schema import (
     JsonSchemaError,
     contract_from_json_schema,
 )
-from handoff_gate.gates.inspect.schema_check import _evaluated, _planned
+from handoff_gate.gates.inspect.parse import skeleton
+from handoff_gate.gates.inspect.schema_check import _evaluated, _planned, check_json_schema
 from handoff_gate.gates.inspect.schema_plan import planner_for
 from handoff_gate.gates.inspect.stages import inspect
+from handoff_gate.gates.inspect.validate import empty_shapes
 
 
 def _valid_cases(draft: str) -> Iterator[tuple[str, JsonSchemaContract, dict[str, Any]]]:
@@ -78,6 +80,65 @@ def test_the_plan_and_the_evaluation_agree_on_every_built_in_contract() -> None:
                 cases.append((f"{schema_id} {name}", contract, payload))
     assert len(cases) > 40
     assert _disagreements(cases) == []
+
+
+def test_a_contract_closed_all_the_way_down_skips_the_walk_with_the_same_answer() -> None:
+    """A valid payload with no empty value under a sealed contract is not walked; its
+    outcome (findings, delivery, the rows' layout) is what the walk would give."""
+    compared = 0
+    for schema_id, model in CONTRACTS.items():
+        contract = contract_from_json_schema(model.model_json_schema())
+        planner = planner_for(contract)
+        assert planner is not None
+        for payload in edits(EXAMPLES[schema_id]).values():
+            text = json.dumps(payload)
+            data = text.encode()
+            empties, _ = empty_shapes(text, data, skeleton(data))
+            if empties or not planner.sealed() or list(contract.validator.iter_errors(payload)):
+                continue
+            quick = check_json_schema(payload, contract, empties=False)
+            full = check_json_schema(payload, contract)
+            assert quick.findings == full.findings and quick.delivered == full.delivered
+            assert dict(quick.layout or {}) == dict(full.layout or {})
+            compared += 1
+    assert compared >= 10
+
+
+@pytest.mark.parametrize(
+    ("name", "schema"),
+    [
+        ("silent-nested", {"type": "object", "properties": {"a": {"type": "object"}}}),
+        (
+            "default",
+            {
+                "type": "object",
+                "properties": {"a": {"type": "string", "default": "x"}},
+                "additionalProperties": False,
+            },
+        ),
+        (
+            "unchecked-format",
+            {
+                "type": "object",
+                "properties": {"a": {"type": "string", "format": "x-local"}},
+                "additionalProperties": False,
+            },
+        ),
+        (
+            "free-items",
+            {
+                "type": "object",
+                "properties": {"a": {"type": "array"}},
+                "additionalProperties": False,
+            },
+        ),
+    ],
+)
+def test_a_contract_with_something_to_report_on_a_full_payload_is_not_sealed(
+    name: str, schema: dict[str, Any]
+) -> None:
+    planner = planner_for(contract_from_json_schema(schema))
+    assert planner is not None and not planner.sealed()
 
 
 #: Schemas whose admitted keys depend on which branch passed: no plan, the evaluation

@@ -23,14 +23,21 @@ constrained after all and stays.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic_core
 
 from handoff_gate.gates.contracts.json_schema import JsonSchemaContract
-from handoff_gate.gates.inspect.schema_plan import NoPlan, Planner, Pointers, planner_for
+from handoff_gate.gates.inspect.schema_plan import (
+    ROOT,
+    ArrayPlan,
+    NoPlan,
+    ObjectPlan,
+    Planner,
+    planner_for,
+)
 from handoff_gate.gates.inspect.validate import CLOSED, DROPPED, Outcome, is_empty, without
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.fieldpaths import Trail, child, path_of, split, steps_of
@@ -67,13 +74,19 @@ class _Admitted:
 
 
 def check_json_schema(
-    payload: dict[str, Any], contract: JsonSchemaContract, *, tool_call: bool = False
+    payload: dict[str, Any],
+    contract: JsonSchemaContract,
+    *,
+    tool_call: bool = False,
+    empties: bool = True,
 ) -> Outcome:
     """Every finding for ``payload`` under ``contract``, and what may cross if valid.
 
     ``tool_call``: the payload is a tool's arguments, where a schema that requires
     nothing is satisfied by ``{}``; a phase's output naming none of the contract's
-    fields is blocked (``no_fields``).
+    fields is blocked (``no_fields``). ``empties``: whether the payload's text can hold
+    an empty value at all (``validate.empty_shapes``); ``False`` lets a contract closed
+    all the way down skip the walk.
     """
     validator = contract.validator
     errors = list(validator.iter_errors(payload))
@@ -86,7 +99,7 @@ def check_json_schema(
         if not tool_call and named and not named.intersection(payload):
             findings.insert(0, _NO_FIELDS)
         return Outcome(findings, layout=shown)
-    walked = _planned(payload, contract) or _evaluated(payload, contract)
+    walked = _planned(payload, contract, empties) or _evaluated(payload, contract)
     findings, drops, layout, unmet, defaults = walked
     if not tool_call and unmet:
         findings.insert(0, _NO_FIELDS)
@@ -122,20 +135,41 @@ def _evaluated(payload: dict[str, Any], contract: JsonSchemaContract) -> _Walked
     return findings, drops, layout, unmet, True
 
 
-_ROOT: Pointers = frozenset({""})
-
-
-def _planned(payload: dict[str, Any], contract: JsonSchemaContract) -> _Walked | None:
+def _planned(
+    payload: dict[str, Any], contract: JsonSchemaContract, empties: bool = True
+) -> _Walked | None:
     """Which keys cross, from the contract's plans (``schema_plan``), in one pass over
     the containers of the payload; ``None`` where a plan cannot answer. The same
-    findings in the same order as :func:`_walk` over the evaluation."""
+    findings in the same order as :func:`_walk` over the evaluation. Under a contract
+    closed all the way down (:meth:`Planner.sealed`), a payload with no empty value has
+    nothing to find: only the layout remains, walked if it is ever read."""
     planner = planner_for(contract)
     if planner is None:
         return None
     try:
+        if not empties and planner.sealed():
+            root = planner.object_plan(ROOT)
+            unmet = bool(root.fields) and not any(key in root.keys for key in payload)
+            return (
+                [],
+                [],
+                _Layout(lambda: _layout_later(payload, planner, contract)),
+                unmet,
+                False,
+            )
         return _walk_planned(payload, planner, contract)
     except NoPlan:
         return None
+
+
+def _layout_later(
+    payload: dict[str, Any], planner: Planner, contract: JsonSchemaContract
+) -> Mapping[str, tuple[NamedField, ...]]:
+    """The layout the skipped walk would have given, when a view first reads it."""
+    try:
+        return _walk_planned(payload, planner, contract)[2]
+    except NoPlan:  # not expected once sealed; the evaluation is never wrong
+        return _evaluated(payload, contract)[2]
 
 
 def _walk_planned(
@@ -145,20 +179,15 @@ def _walk_planned(
     drops: list[tuple[Trail, str]] = []
     placed: list[tuple[Trail, tuple[NamedField, ...]]] = []
     defaults = False
-    root = planner.object_plan(_ROOT)
+    root = planner.object_plan(ROOT)
     unmet = bool(root.fields) and not any(key in root.keys for key in payload)
     stack: list[tuple[Any, Any, Trail]] = [(payload, root, None)]
     while stack:
         node, plan, trail = stack.pop()
-        below: list[tuple[Any, Any, Trail]] = []
         if type(node) is list:
-            for i, value in enumerate(node):
-                if type(value) is dict:
-                    below.append((value, planner.object_plan(plan.at(i)), (trail, i)))
-                elif type(value) is list:
-                    below.append((value, planner.array_plan(plan.at(i)), (trail, i)))
-            stack.extend(reversed(below))
+            _push_items(node, plan, trail, planner, stack)
             continue
+        below: list[tuple[Any, Any, Trail]] = []
         keys, other, formats = plan.keys, plan.other, plan.formats
         for key, value in node.items():
             kp = keys.get(key) or other
@@ -168,15 +197,19 @@ def _walk_planned(
                 continue
             if kp.free and not kp.named:
                 findings.append(_at(Code.OPEN_KEY, trail, key, _OPEN))
-            if _empty(value):
+            kind = type(value)
+            if kind is str:
+                if not value or value.isspace():
+                    findings.append(_at(Code.EMPTY_FIELD, trail, key, _EMPTY))
+            elif value is None or ((kind is dict or kind is list) and not value):
                 findings.append(_at(Code.EMPTY_FIELD, trail, key, _EMPTY))
             if formats and kp.named and key in formats:
                 findings.append(_format_finding(path_of([*steps_of(trail), key]), formats[key]))
             if kp.free:
                 continue
-            if type(value) is dict:
+            if kind is dict:
                 below.append((value, planner.object_plan(kp.pointers), (trail, key)))
-            elif type(value) is list:
+            elif kind is list:
                 below.append((value, planner.array_plan(kp.pointers), (trail, key)))
         if plan.fields:
             placed.append((trail, plan.fields))
@@ -188,7 +221,31 @@ def _walk_planned(
                         findings.append(_defaulted_finding(path, f.default))
         stack.extend(reversed(below))
     findings.extend(_format_finding("", fmt) for fmt in _loose_formats(contract)[:1])
-    return findings, drops, _Layout(placed), unmet, defaults
+    return findings, drops, _Layout(lambda: placed), unmet, defaults
+
+
+def _push_items(
+    items: list[Any], plan: ArrayPlan, trail: Trail, planner: Planner, stack: list[Any]
+) -> None:
+    """The containers of an array onto the walk's stack, last first so the first is
+    walked first; the items past a tuple's prefix share one plan, looked up once."""
+    shared: dict[type, ObjectPlan | ArrayPlan] = {}
+    for i in range(len(items) - 1, -1, -1):
+        value = items[i]
+        kind = type(value)
+        if kind is not dict and kind is not list:
+            continue
+        found: ObjectPlan | ArrayPlan | None
+        if i < len(plan.prefix):
+            pointers = plan.prefix[i]
+            found = planner.object_plan(pointers) if kind is dict else planner.array_plan(pointers)
+        else:
+            found = shared.get(kind)
+            if found is None:
+                rest = plan.rest
+                found = planner.object_plan(rest) if kind is dict else planner.array_plan(rest)
+                shared[kind] = found
+        stack.append((value, found, (trail, i)))
 
 
 def _loose_formats(contract: JsonSchemaContract) -> list[str]:
@@ -200,17 +257,26 @@ def _loose_formats(contract: JsonSchemaContract) -> list[str]:
     ]
 
 
+_Placed = list[tuple[Trail, tuple[NamedField, ...]]]
+
+
 class _Layout(Mapping[str, tuple[NamedField, ...]]):
     """The named fields by object path, spelled out on first read: most inspections
     are never displayed field by field, and a path costs more than the walk."""
 
-    def __init__(self, placed: list[tuple[Trail, tuple[NamedField, ...]]]) -> None:
+    def __init__(
+        self, placed: Callable[[], Mapping[str, tuple[NamedField, ...]] | _Placed]
+    ) -> None:
         self._placed = placed
         self._made: dict[str, tuple[NamedField, ...]] | None = None
 
     def _paths(self) -> dict[str, tuple[NamedField, ...]]:
         if self._made is None:
-            self._made = {path_of(steps_of(t)): fields for t, fields in self._placed}
+            placed = self._placed()
+            if isinstance(placed, Mapping):
+                self._made = dict(placed)
+            else:
+                self._made = {path_of(steps_of(t)): fields for t, fields in placed}
         return self._made
 
     def __getitem__(self, path: str) -> tuple[NamedField, ...]:

@@ -28,7 +28,16 @@ from handoff_gate.gates.contracts.json_schema import JsonSchemaContract
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.report import NamedField
 
-__all__ = ["ArrayPlan", "KeyPlan", "NoPlan", "ObjectPlan", "Planner", "Pointers", "planner_for"]
+__all__ = [
+    "ROOT",
+    "ArrayPlan",
+    "KeyPlan",
+    "NoPlan",
+    "ObjectPlan",
+    "Planner",
+    "Pointers",
+    "planner_for",
+]
 
 #: Keywords that only judge the value they sit on (or only describe it): they never
 #: make a key admitted, so a plan can ignore them once the payload is valid.
@@ -63,6 +72,8 @@ _ANNOTATIONS = frozenset(
 )
 
 Pointers = frozenset[str]
+#: The set of one subschema, the document itself: what applies to the payload.
+ROOT: Pointers = frozenset({""})
 
 
 class NoPlan(Exception):
@@ -90,6 +101,8 @@ class ObjectPlan:
     other: KeyPlan | None
     formats: dict[str, str]
     defaults: bool
+    #: ``additionalProperties: false`` applies: a valid object holds named keys only.
+    closed: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +147,42 @@ class Planner:
         self._objects: dict[Pointers, ObjectPlan | NoPlan] = {}
         self._arrays: dict[Pointers, ArrayPlan | NoPlan] = {}
         self._may: dict[tuple[str, str], bool] = {}
+        self._sealed: bool | None = None
+
+    def sealed(self) -> bool:
+        """Whether every object a valid payload can hold is closed, with no default and
+        no unchecked format: then a valid payload without empty values gives no
+        finding and drops nothing, and needs no walk. Worked out once."""
+        if self._sealed is None:
+            try:
+                self._sealed = not self._contract.unknown_formats and self._all_closed()
+            except NoPlan:
+                self._sealed = False
+        return self._sealed
+
+    def _all_closed(self) -> bool:
+        todo: list[tuple[str, Pointers]] = [("object", ROOT)]
+        seen: set[tuple[str, Pointers]] = set()
+        while todo:
+            kind, pointers = todo.pop()
+            if (kind, pointers) in seen:
+                continue
+            seen.add((kind, pointers))
+            if len(seen) > MAX_PLANS:
+                return False
+            if not all(self._may_be(at, kind) for at in pointers):
+                continue  # no valid value of this kind here
+            below: list[Pointers] = []
+            if kind == "object":
+                plan = self.object_plan(pointers)
+                if not plan.closed or plan.defaults or plan.formats:
+                    return False
+                below = [k.pointers for k in plan.keys.values() if not k.free]
+            else:
+                items = self.array_plan(pointers)
+                below = [*items.prefix, items.rest]
+            todo.extend((k, p) for p in below for k in ("object", "array"))
+        return True
 
     def object_plan(self, pointers: Pointers) -> ObjectPlan:
         found = self._objects.get(pointers)
@@ -169,7 +218,7 @@ class Planner:
         naming: dict[str, list[str]] = {}
         formats: dict[str, str] = {}
         extras: list[tuple[str, dict[str, Any]]] = []
-        any_key = False
+        any_key = closed = False
         unknown = self._contract.unknown_formats
         for at, schema in applying:
             properties = schema.get("properties")
@@ -184,6 +233,7 @@ class Planner:
                     if fmt is not None:
                         formats[key] = fmt
             extra = schema.get("additionalProperties")
+            closed = closed or extra is False
             if extra is True:
                 any_key = True
             elif isinstance(extra, dict):
@@ -198,7 +248,7 @@ class Planner:
         elif any_key:
             other = KeyPlan(named=False, free=True, pointers=frozenset())
         defaults = any(f.default is not ABSENT for f in fields.values())
-        return ObjectPlan(tuple(fields.values()), keys, other, formats, defaults)
+        return ObjectPlan(tuple(fields.values()), keys, other, formats, defaults, closed)
 
     def _key(self, named: bool, naming: list[str], extras: list[str]) -> KeyPlan:
         """A key's plan: it is free-form only if every schema applying to it is."""

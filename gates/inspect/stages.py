@@ -368,9 +368,9 @@ def _validated(
         return Outcome([_not_object(value)])
     if contract is None:
         return Outcome([])
-    if isinstance(contract, JsonSchemaContract):
-        return check_json_schema(value, contract, tool_call=tool_call)
     empties, blanks = empty_shapes(text, data, parsed.structure)
+    if isinstance(contract, JsonSchemaContract):
+        return check_json_schema(value, contract, tool_call=tool_call, empties=empties)
     return check_contract(value, data, contract, previous=previous, empties=empties, blanks=blanks)
 
 
