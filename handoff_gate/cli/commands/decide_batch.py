@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
-from handoff_gate.cli.inputs import existing_run, policy, registry, signing_key, store
+from handoff_gate.cli.inputs import existing_run, setup_from
 from handoff_gate.gates.decide.batch import BatchItem, decide_many, open_handoffs
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.ids import validate_id
@@ -67,9 +67,8 @@ def run(args: argparse.Namespace) -> int:
     if args.ids is not None and (args.phase or args.schema):
         raise UsageError("--phase and --schema narrow --pending; --ids names each handoff")
     action = Action(args.handoff_id)
-    trust = policy(args)
-    contracts = registry(args.schemas, trust)  # under a policy, only pinned bytes run
-    where = store(args)
+    setup = setup_from(args)  # under a policy, only pinned contract modules run
+    where, contracts, trust = setup.store, setup.contracts, setup.policy
     run = existing_run(args.run_dir, where)
     if args.ids is not None:
         items = read_ids(sys.stdin.read().splitlines())
@@ -94,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
             reason=args.reason,
             category=args.category,
             reviewer=args.reviewer,
-            key=signing_key(args),
+            key=setup.key,
             policy=trust,
             on_warning=_warn,
         )
