@@ -16,6 +16,7 @@ from handoff_gate.cli.inputs import existing_run, setup_from
 from handoff_gate.gates.decide.batch import BatchItem, decide_many, open_handoffs
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.ids import validate_id
+from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
 
 #: How many ``ID SHA256`` lines ``--ids -`` reads at most: far more than any review.
@@ -70,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     setup = setup_from(args)  # under a policy, only pinned contract modules run
     where, contracts, trust = setup.store, setup.contracts, setup.policy
     run = existing_run(args.run_dir, where)
+    selected: dict[str, Report] = {}
     if args.ids is not None:
         items = read_ids(sys.stdin.read().splitlines())
     else:
@@ -82,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
             phase=args.phase,
             schema_id=args.schema,
         )
-        items = [(ref, ref.sha256) for ref in found]
+        items = [(s.ref, s.ref.sha256) for s in found]
+        selected = {s.ref.id: s.report for s in found}  # decided on what was looked at
     try:
         results = decide_many(
             where,
@@ -96,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
             key=setup.key,
             policy=trust,
             on_warning=_warn,
+            seen=selected,
         )
     except PermissionError as exc:
         raise os_problem("record a decision in", args.run_dir, exc) from exc
