@@ -138,3 +138,12 @@ def test_init_on_an_older_init_run_adds_what_it_lacks_and_still_refuses_any_othe
                stdin=PLAN_BYTES).returncode == 0  # fmt: skip
     refused = cli("init", str(plain), "--pipeline", str(PIPELINE_UID), "--reviewers", "1")
     assert refused.returncode == 2 and "is a run already" in refused.stderr
+
+
+def test_init_on_a_database_store_points_to_its_roles_without_connecting(tmp_path: Path) -> None:
+    """``init`` separates by OS accounts, which only run folders have: a database URL is
+    refused in one line naming ``store init --roles``, before any connection is tried."""
+    dead = "postgresql://nobody@127.0.0.1:1/none?connect_timeout=30"
+    done = cli("--store", dead, "init", "job-1", "--pipeline", "1000", "--reviewers", "1000")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "store init --roles" in done.stderr

@@ -14,7 +14,8 @@ import grp
 import pwd
 
 from handoff_gate.cli.errors import OK, UsageError, flat, os_problem
-from handoff_gate.cli.inputs import store
+from handoff_gate.cli.inputs import store_url
+from handoff_gate.gates.store.filesystem import FilesystemStore
 
 
 def _uid(text: str) -> int:
@@ -39,7 +40,12 @@ def run(args: argparse.Namespace) -> int:
     pipeline, reviewers = _uid(args.pipeline), _gid(args.reviewers)
     if pipeline == 0:
         raise UsageError("--pipeline must not be root: root can remove any decision")
-    where = store(args)
+    if store_url(args):
+        raise UsageError(
+            "a database run is separated by its roles, not by OS accounts: "
+            "handoff-gate store init --roles (see docs/deploy.md)"
+        )
+    where = FilesystemStore()  # OS accounts and folder owners: run folders only
     try:
         made = where.separate(args.run_dir, pipeline, reviewers)
     except FileExistsError as exc:

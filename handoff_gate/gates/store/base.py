@@ -314,13 +314,6 @@ class RunStore(Protocol):
         ``separate``; a database, whose pipeline role cannot touch decisions)."""
         ...
 
-    def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> bool:
-        """Make ``run`` a new run whose decisions the pipeline's account can read but not
-        create, replace or delete (``handoff-gate init``); ``False`` when it was such a
-        run already and only what it lacked was added. ``StoreError`` for a store that
-        separates by other means (the database's roles)."""
-        ...
-
     def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:
         """Keep a reviewer's edited payload of a handoff, before the approval naming it is
         written; returns its sha256, which is its name. Created exclusively and never

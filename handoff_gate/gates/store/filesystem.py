@@ -451,7 +451,10 @@ class FilesystemStore:
         return fs_layout.veto_exposure(self._dir(run))
 
     def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> bool:
-        """Make ``run`` in the layout that keeps decisions from the pipeline (``fs_layout``)."""
+        """Make ``run`` a run whose decisions the pipeline's account can read but not
+        create, replace or delete (``handoff-gate init``, ``fs_layout``); ``False`` when it
+        was such a run already and only what it lacked was added. Run folders only: a
+        database separates by its roles, so this is no ``RunStore`` method."""
         return fs_layout.separate(self._dir(run), pipeline_uid, reviewers_gid)
 
     def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:

@@ -41,7 +41,6 @@ from handoff_gate.gates.store.base import (
     RunMissing,
     StoredContract,
     StoredHandoff,
-    StoreError,
     Subscription,
     WaiterRecord,
     WatchLapse,
@@ -485,13 +484,6 @@ class PostgresStore:
         """``None``: the pipeline role may read decisions but not delete or replace them
         (``store init --roles``)."""
         return None
-
-    def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> bool:
-        """A database separates by its roles, not by OS accounts."""
-        raise StoreError(
-            "a database run is separated by its roles, not by OS accounts: "
-            "handoff-gate store init --roles (see docs/deploy.md)"
-        )
 
     def create_withdrawal(
         self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
