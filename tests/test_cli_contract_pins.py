@@ -10,11 +10,13 @@ import json
 import subprocess
 from pathlib import Path
 
+import psycopg
 import pytest
 from cli_helpers import cli
 
 from handoff_gate.gates.contracts.registry import RegistryError
 from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.trust.policy import PolicyError
 
 MODULE = '''\
@@ -278,3 +280,41 @@ def test_every_command_under_a_policy_refuses_an_edited_pinned_module_before_it_
     assert not module.with_name("ran").exists(), f"{command} ran the edited module"
     assert not (run / "decisions" / "0001-note").exists()
     assert not (run / "withdrawals" / "0001-note").exists()
+
+
+def test_the_pins_hold_on_a_database_store(
+    setup: tuple[Path, Path, Path, Path], pg_url: str
+) -> None:
+    """The same commands over a database run: the pins are applied where the
+    configuration is assembled, whatever the store."""
+    policy, module, _, alice = setup
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        init_schema(conn, roles=False)
+    db = ["--store", pg_url]
+    made = cli(*db, "submit", "job-1", "--phase", "note", "--schema", "note/v1",
+               "--schemas", str(module), "-", stdin=b'{"text": "hi"}')  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    pin = _pin(policy)
+    module.write_text(MODULE + PAYLOAD)
+    schemas = ["--schemas", str(module), "--policy", str(policy)]
+    commands = [
+        ["wait", "job-1", "0001-note", "--timeout", "0", *schemas, "--policy-sha256", pin],
+        ["decide", "job-1", "0001-note", "approve", "--key", str(alice), *schemas],
+        ["decide", "job-1", "--pending", "approve", "--key", str(alice), *schemas],
+        ["withdraw", "job-1", "0001-note", *schemas],
+        ["show", "job-1", "0001-note", *schemas],
+        ["list", *schemas],
+        ["audit", "job-1", "--verify", *schemas],
+        ["submit", "job-1", "--phase", "note", "--schema", "note/v1", *schemas, "-"],
+        ["hook", "codex", "job-1", "--timeout", "0", *schemas],
+        ["watch", "--read-only", *schemas],
+    ]
+    for args in commands:
+        stdin = json.dumps(HOOK_EVENT).encode() if args[0] == "hook" else b'{"text": "x"}'
+        done = cli(*db, *args, stdin=stdin)
+        assert done.returncode == 2, (args[0], done.stderr)
+        assert done.stderr.count("\n") == 1, (args[0], done.stderr)
+        assert not module.with_name("ran").exists(), f"{args[0]} ran the edited module"
+    listed = cli(*db, "list", "--json")
+    (row,) = json.loads(listed.stdout)
+    assert row["reviewer"] is None and row["state"] != "withdrawn"  # nothing was written
