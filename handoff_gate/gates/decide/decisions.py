@@ -46,6 +46,7 @@ from handoff_gate.gates.standing.edits import (
 )
 from handoff_gate.gates.standing.ending import deadline, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+from handoff_gate.gates.standing.quorum import settle
 from handoff_gate.gates.standing.report_in_run import append_only_fields, inspect_in_run
 from handoff_gate.gates.store.base import DecisionExists, RunStore, has_handoff
 from handoff_gate.gates.store.log_lines import last_line
@@ -57,6 +58,7 @@ from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.ids import validate_id
 from handoff_gate.gates.vocab.safe_text import has_unsafe
+from handoff_gate.gates.vocab.states import HandoffState
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
@@ -259,6 +261,9 @@ def _checked(
     existing = _existing(store, where, handoff_id, principal, policy)
     if existing is not None:
         attempt.refuse(f"{handoff_id} is already {existing}")
+    counted = _counted(store, where, handoff_id, registry, policy)
+    if counted is not None:
+        attempt.refuse(f"{handoff_id} is already {counted}; nothing more is recorded")
     if not has_handoff(store, where, handoff_id):
         attempt.refuse(f"no handoff {handoff_id} in {where}")
     if _still(seen, attempt, registry):
@@ -483,6 +488,25 @@ def _existing(
         return describe(parse_decision(data, store.run_name(run), handoff_id))
     except DecisionCorrupt:
         return "decided (the decision record is unreadable)"
+
+
+def _counted(
+    store: RunStore, run: str, handoff_id: str, registry: Registry, policy: Policy | None
+) -> str | None:
+    """Without a policy, the decision already recorded in any slot, a principal's signed
+    one included: it counts for every reader without a policy (``quorum``), so a further
+    record would decide nothing and none is added. Under a policy each principal's own
+    slot is checked (``_existing``): further approvers and vetoes are the policy's rule."""
+    if policy is not None:
+        return None
+    try:
+        settled = settle(store, run, handoff_id, registry, policy)
+    except (DecisionCorrupt, OSError, ValueError):
+        return None  # the record's own checks (and _existing) say what is wrong
+    if settled.outcome not in (HandoffState.APPROVED, HandoffState.REJECTED):
+        return None
+    named = settled.decisions[0] if settled.decisions else None
+    return describe(named) if named is not None else None
 
 
 def _log_set_aside(store: RunStore, run: str, handoff_id: str, principal: str) -> None:

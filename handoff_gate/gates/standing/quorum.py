@@ -1,7 +1,10 @@
 """Settling a handoff: what its decision records, taken together, allow ``wait`` to return.
 
-Without a policy a run has one decision slot and whoever writes it decides (today's
-behaviour): any writer of the run directory can approve, which ``no_policy_warning`` says.
+Without a policy whoever writes a decision decides: any writer of the run directory can
+approve, which ``no_policy_warning`` says. A signed record (a principal's own slot) is
+then a decision like the unsigned one, its signature not checked (there is nothing to
+check it against): any reject rejects, else the first approval made decides, so every
+reader, with a policy or without, sees that the handoff was decided.
 
 Under a policy only signed decisions count, each in its principal's own exclusive record.
 A record is **refused** (ignored, and reported so wait can print and audit it) when it is
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit import log as audit
@@ -125,6 +128,9 @@ def settle(
     name = store.run_name(key)
     records = store.decision_records(key, handoff_id)
     if policy is None:
+        signed = [(slot, data) for slot, data in records.items() if slot is not None]
+        if signed and records.get(None) is None:
+            return _signed_unchecked(store, key, name, handoff_id, registry, signed, report)
         return _unsigned(store, key, name, handoff_id, registry, records.get(None), report)
     rule = rule_of(policy, handoff_id)
     if report is None or not report.sha256:
@@ -230,6 +236,34 @@ def _approved_edit(
     return edit if edit_problem(edit) is None else None
 
 
+def _signed_unchecked(
+    store: RunStore,
+    run: str,
+    name: str,
+    handoff_id: str,
+    registry: Registry,
+    signed: list[tuple[str, bytes]],
+    report: Report | None,
+) -> Settlement:
+    """Principals' records read without a policy: a reject among them rejects, else the
+    first approval made is the decision, judged as the unsigned record would be."""
+    decisions: list[Decision] = []
+    refused: list[str] = []
+    for slot, data in signed:
+        try:
+            decisions.append(parse_decision(data, name, handoff_id))
+        except DecisionCorrupt as exc:
+            refused.append(f"{handoff_id}: {slot}: {exc}")
+    for decision in decisions:
+        if decision.action is Action.REJECT:
+            return Settlement(HandoffState.REJECTED, (decision,), refused=tuple(refused))
+    if not decisions:
+        return Settlement(None, refused=tuple(refused))
+    first = min(decisions, key=_made)
+    settled = _unsigned(store, run, name, handoff_id, registry, None, report, first)
+    return replace(settled, refused=tuple(refused))
+
+
 def _unsigned(
     store: RunStore,
     run: str,
@@ -238,14 +272,19 @@ def _unsigned(
     registry: Registry,
     data: bytes | None,
     report: Report | None,
+    parsed: Decision | None = None,
 ) -> Settlement:
-    """Today's single-decision behaviour, refusing a record made for another place."""
-    if data is None:
+    """The single-decision behaviour, refusing a record made for another place;
+    ``parsed``: a record already read (a principal's, without a policy)."""
+    if parsed is not None:
+        decision = parsed
+    elif data is None:
         return Settlement(None)
-    try:
-        decision = parse_decision(data, name, handoff_id)
-    except DecisionMisplaced as exc:
-        return Settlement(None, refused=(str(exc),))
+    else:
+        try:
+            decision = parse_decision(data, name, handoff_id)
+        except DecisionMisplaced as exc:
+            return Settlement(None, refused=(str(exc),))
     if decision.action is Action.REJECT:
         return Settlement(HandoffState.REJECTED, (decision,))
     if report is None:
