@@ -7,7 +7,8 @@ classes themselves are imported from their modules (``handoff_gate.schemas.plann
 
 A user module passed with ``--schemas`` exposes a ``SCHEMAS`` mapping of id -> model
 class instead. ``EXAMPLES`` holds one realistic, valid payload per built-in
-(``<name>_v1.json``) for tests, the benchmark and sample runs.
+(``<name>_v1.json``) for tests, the benchmark and sample runs. ``HARNESS_TOOLS`` holds
+the argument contracts of the coding agents' own tools, as data (JSON Schema).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ BUILT_IN: dict[str, str] = {
 }
 
 EXAMPLES = Path(__file__).parent / "examples"
+#: The coding agents' built-in tools as JSON Schema contracts, one file per agent
+#: (``harness/claude_code.json``...), for ``handoff-gate hook``.
+HARNESS_TOOLS = Path(__file__).parent / "harness"
 
 
 def example_path(schema_id: str) -> Path:
@@ -41,4 +45,4 @@ def example_path(schema_id: str) -> Path:
     return EXAMPLES / (schema_id.replace("/", "_") + ".json")
 
 
-__all__ = ["BUILT_IN", "EXAMPLES", "example_path"]
+__all__ = ["BUILT_IN", "EXAMPLES", "HARNESS_TOOLS", "example_path"]

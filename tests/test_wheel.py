@@ -74,6 +74,12 @@ def test_the_only_top_level_name_is_handoff_gate_and_it_is_typed(installed: Path
     assert (site / "handoff_gate" / "py.typed").is_file()
     assert (site / "handoff_gate" / "gates" / "deliver" / "waiting.py").is_file()
     assert not (site / "handoff_gate" / "gates").is_symlink()
+    shipped = site / "handoff_gate" / "schemas" / "harness"  # the hook's tool contracts
+    assert {p.name for p in shipped.glob("*.json")} == {
+        "claude_code.json",
+        "codex.json",
+        "gemini.json",
+    }
     where = _run(
         [str(installed / "python"), "-c", "import handoff_gate; print(handoff_gate.__file__)"],
         cwd=site,

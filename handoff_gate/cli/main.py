@@ -457,6 +457,25 @@ def _add_watch(p: argparse.ArgumentParser) -> None:
     _add_policy(p)
 
 
+def _add_hook(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "harness",
+        choices=["claude-code", "codex", "gemini"],
+        metavar="AGENT",
+        help="the coding agent whose hook event arrives on stdin: claude-code, codex, gemini",
+    )
+    p.add_argument("run_dir", metavar="RUN", help="the run its tool calls are submitted to")
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        metavar="SECONDS",
+        help="stop waiting after this long, withdraw the handoff and answer 'ask' "
+        "(claude-code) or deny (default: 540; gemini 50, below each agent's own hook timeout)",
+    )
+    _add_policy(p)
+    _add_key(p, "handoffs the hook submits")
+
+
 def _add_mcp_proxy(p: argparse.ArgumentParser) -> None:
     p.usage = "%(prog)s RUN [--gate GLOB ...] [--timeout SECONDS] [options] -- COMMAND [ARGS...]"
     p.add_argument("run_dir", metavar="RUN", help="the run each gated tool call is submitted to")
@@ -504,6 +523,7 @@ _ARGUMENTS = {
         "check a policy file; print its rules and the digest that pins it",
         _add_policy_command,
     ),
+    "hook": ("a coding agent's tool-call hook: submit the call, wait, answer", _add_hook),
     "store": ("manage the PostgreSQL store (--store URL or HANDOFF_GATE_STORE)", _add_store),
     "contracts": ("add, list or show the JSON Schema contracts a run stores", _add_contracts),
     "mcp-proxy": (

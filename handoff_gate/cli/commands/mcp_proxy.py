@@ -17,8 +17,8 @@ import sys
 import uuid
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
-from handoff_gate.cli.inputs import policy, registry, signing_key, store
-from handoff_gate.gates.gate import Gate
+from handoff_gate.cli.gate_args import gate_from
+from handoff_gate.cli.inputs import policy, signing_key
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.integrations.mcp_gating import EVERY_TOOL, Gating
@@ -29,13 +29,10 @@ def run(args: argparse.Namespace) -> int:
     server: list[str] = args.server or []
     if not server:
         raise UsageError("no server to run: give its command after --, e.g. -- npx -y SERVER")
-    rules = policy(args)
-    key = signing_key(args)
-    if key is not None and rules is None:
+    if signing_key(args) is not None and policy(args) is None:
         raise UsageError("--key signs each tool call as a producer the policy names: give --policy")
-    where = store(args)
-    _create_run(args.run_dir, where)
-    gate = Gate(where, contracts=registry(args.schemas, rules), policy=rules, key=key)
+    gate = gate_from(args)
+    _create_run(args.run_dir, gate.store)
     gating = Gating(
         gate,
         args.run_dir,

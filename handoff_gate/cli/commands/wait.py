@@ -22,12 +22,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from types import FrameType
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import (
@@ -43,6 +40,7 @@ from handoff_gate.cli.errors import (
     one_line,
 )
 from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
+from handoff_gate.cli.interrupt import stop_on_interrupt
 from handoff_gate.cli.outfile import STDOUT, checked_target, write_payload
 from handoff_gate.cli.wait_json import result_json
 from handoff_gate.gates.audit.decision_record import DecisionCorrupt
@@ -94,32 +92,6 @@ def _notifier(
     return announce
 
 
-@contextmanager
-def _stop_on_interrupt() -> Iterator[threading.Event]:
-    """Ctrl-C (and SIGTERM) end the wait through its stop event: it then returns
-    ``cancelled`` by the same path as any other outcome, logged once, with its waiter
-    record removed, instead of an exception landing wherever the main thread happens to be.
-
-    The caller's handlers are put back afterwards (``main`` may run inside a caller's
-    process). Off the main thread no handler can be set; signals are its owner's then.
-    """
-    stop = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield stop
-        return
-
-    def request_stop(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield stop
-    finally:
-        for sig, handler in previous.items():
-            if handler is not None:  # None: set outside Python, cannot be put back
-                signal.signal(sig, handler)
-
-
 def _waited(
     run: str,
     args: argparse.Namespace,
@@ -161,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         _veto_check(where, run, strict=getattr(args, "strict", False))
     with checked_target(args.out) as target:
         try:
-            with _stop_on_interrupt() as stop:
+            with stop_on_interrupt() as stop:
                 result = _waited(run, args, contracts, rules, where, stop)
         except (DecisionCorrupt, ValueError, OSError) as exc:
             raise UsageError(one_line(exc)) from exc

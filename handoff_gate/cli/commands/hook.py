@@ -1,0 +1,56 @@
+"""``handoff-gate hook claude-code|codex|gemini RUN``: a coding agent's command hook.
+
+The harness runs this before a tool call with its event on stdin; the call becomes a
+tool-call handoff in RUN, and the hook blocks until a reviewer decides, then prints the
+harness's own answer (``integrations.coding_agents``). Whatever goes wrong (an event the
+harness would not send, a store that cannot be reached, a policy that does not load, an
+interrupt) ends in exit 2 with one line on stderr: the one exit code every one of these
+harnesses treats as "do not run the tool". Any other exit, or a hook killed by the
+harness's own timeout, would let Claude Code and Gemini run it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from handoff_gate.cli.errors import USAGE, flat, one_line
+from handoff_gate.cli.gate_args import gate_from
+from handoff_gate.cli.interrupt import stop_on_interrupt
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+from handoff_gate.integrations.coding_agent_hook import answer_event
+from handoff_gate.integrations.coding_agents import HARNESSES, Answer, Harness, HookInputError
+
+#: The event around the tool's arguments: its ids, paths and mode, never near this.
+EVENT_SLACK = 64 * 1024
+
+
+def _event_bytes() -> bytes:
+    limit = MAX_HANDOFF_BYTES + EVENT_SLACK
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise HookInputError(f"the event on stdin is over {limit} bytes")
+    return data
+
+
+def _answer(args: argparse.Namespace, harness: Harness) -> Answer:
+    event = harness.parse(_event_bytes())
+    timeout = args.timeout if args.timeout is not None else harness.default_timeout
+    with gate_from(args) as gate:
+        gate.store.create(args.run_dir)
+        with stop_on_interrupt() as stop:
+            return answer_event(gate, args.run_dir, harness, event, timeout=timeout, stop=stop)
+
+
+def run(args: argparse.Namespace) -> int:
+    harness = HARNESSES[args.harness]
+    try:
+        answer = _answer(args, harness)
+    except (Exception, KeyboardInterrupt) as exc:  # fail closed: exit 2 blocks the call
+        what = one_line(exc) if str(exc) else type(exc).__name__
+        print(f"handoff-gate hook {harness.name}: {what}; the call is blocked", file=sys.stderr)
+        return USAGE
+    sys.stdout.write(answer.stdout)
+    if answer.stderr:
+        sys.stderr.write(flat(answer.stderr.rstrip("\n")) + "\n")
+    return answer.code

@@ -1,0 +1,84 @@
+"""A coding agent's tool call through the gate: submit, wait, answer in the harness's words.
+
+The call becomes a tool-call handoff (``Gate.submit_tool_call``) with the harness's own
+contract for the tool, or the free-form object; arguments that contract refuses are
+denied at once, without asking anyone. Otherwise the hook blocks until a reviewer
+decides or ``timeout`` passes; then the handoff is withdrawn, so an approval arriving
+after the harness stopped listening can never run anything. The same event sent again
+(the same session and call id, tool and arguments) finds the same handoff and its
+decision; an approval a previous hook run delivered is not delivered twice.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.vocab.findings import Verdict
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+from handoff_gate.integrations.coding_agents import Answer, Approval, Harness, ToolEvent, canonical
+from handoff_gate.integrations.giving_up import withdraw_undecided
+from handoff_gate.integrations.tool_calls import blocked_reason, denial_reason
+
+#: Why the hook withdrew the handoff, as the reviewer reads it.
+HOOK_GAVE_UP = "the coding agent's hook stopped waiting"
+
+
+def _quiet(line: str) -> None:
+    """A refused record is the reviewer's business; the hook's stderr is the model's."""
+
+
+def submit_event(gate: Gate, run: str, harness: Harness, event: ToolEvent) -> HandoffRef:
+    """Store the call as a tool-call handoff under the harness's contract for the tool."""
+    schema, description = harness.contract(event.tool)
+    return gate.submit_tool_call(
+        run,
+        tool=event.tool,
+        args=canonical(event.args).encode(),
+        call_id=event.call_id,
+        json_schema=schema,
+        description=description,
+        agent=harness.name,
+        thread=event.session,
+    )
+
+
+def answer_event(
+    gate: Gate,
+    run: str,
+    harness: Harness,
+    event: ToolEvent,
+    *,
+    timeout: float,
+    stop: threading.Event | None = None,
+) -> Answer:
+    """Submit ``event``'s call, wait for its decision, and say it as ``harness`` expects."""
+    ref = submit_event(gate, run, harness, event)
+    report = gate.inspect(run, ref)
+    if report.verdict is Verdict.BLOCKED:
+        return harness.deny(event, f"handoff-gate {ref.id}: {blocked_reason(report)}")
+    result = decided(gate, run, ref, timeout, stop)
+    if result.outcome is WaitOutcome.APPROVED and result.payload is not None:
+        decision = result.decision
+        reviewer = decision.reviewer if decision is not None else "a reviewer"
+        return harness.allow(event, Approval(result.payload, result.edited, reviewer, ref.id))
+    why = f"handoff-gate {ref.id}: {denial_reason(result, timeout)}"
+    if result.outcome in (WaitOutcome.TIMEOUT, WaitOutcome.CANCELLED):
+        return harness.undecided(event, f"{why} It was withdrawn; decide here instead.")
+    if result.outcome is WaitOutcome.REJECTED:
+        return harness.deny(event, f"A reviewer rejected the call to {event.tool}. Reason: {why}")
+    return harness.deny(event, f"The call to {event.tool} was not run: {why}")
+
+
+def decided(
+    gate: Gate, run: str, ref: HandoffRef, timeout: float, stop: threading.Event | None
+) -> WaitResult:
+    """The wait's result; one that ends undecided withdraws the handoff first, unless a
+    decision landed before the withdrawal could, which is then the result."""
+    result = gate.wait(run, ref, timeout=timeout, stop_event=stop, on_refused=_quiet)
+    if result.outcome not in (WaitOutcome.TIMEOUT, WaitOutcome.CANCELLED):
+        return result
+    if withdraw_undecided(gate, run, ref, HOOK_GAVE_UP):
+        return result
+    return gate.wait(run, ref, timeout=0, on_refused=_quiet)

@@ -1,0 +1,383 @@
+"""``handoff-gate hook claude-code|codex|gemini RUN``: each coding agent's hook, run as the
+agent runs it (the command from docs/integration.md's settings snippet, through ``sh``,
+with the agent's documented event on stdin) while a reviewer decides in another process
+with ``handoff-gate decide`` (issue 32)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from cli_helpers import cli
+
+from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
+from handoff_gate.gates.store.postgres_schema import init_schema
+from handoff_gate.schemas import HARNESS_TOOLS
+
+REPO = Path(__file__).resolve().parent.parent
+EVENTS = Path(__file__).parent / "hook_events"
+BOUND = 60.0
+AGENTS = ("claude-code", "codex", "gemini")
+#: Each agent's event file, and the run its snippet submits to.
+EVENT = {
+    "claude-code": "claude_code_pre_tool_use.json",
+    "codex": "codex_pre_tool_use.json",
+    "gemini": "gemini_before_tool.json",
+}
+RUN = {"claude-code": "runs/claude-code", "codex": "runs/codex", "gemini": "runs/gemini"}
+
+
+def snippet_commands() -> dict[str, str]:
+    """The hook command each agent's settings snippet in docs/integration.md runs."""
+    text = (REPO / "docs" / "integration.md").read_text()
+    section = text[text.index("## Coding agents:") :]
+    blocks = re.findall(r"```(json|toml)\n(.*?)```", section, re.S)
+    (claude, gemini) = [json.loads(body) for kind, body in blocks if kind == "json"]
+    (codex,) = [tomllib.loads(body) for kind, body in blocks if kind == "toml"]
+    return {
+        "claude-code": claude["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "codex": codex["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "gemini": gemini["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
+    }
+
+
+COMMANDS = snippet_commands()
+
+
+def event(agent: str, name: str | None = None, **tool_input: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((EVENTS / (name or EVENT[agent])).read_text())
+    if tool_input:
+        data["tool_input"] = tool_input
+    return data
+
+
+def start(
+    cwd: Path, agent: str, data: dict[str, Any] | bytes, *extra: str
+) -> subprocess.Popen[str]:
+    """The agent running its hook: the snippet's command through ``sh``, in the project."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+    command = " ".join([COMMANDS[agent], *extra])
+    hook = subprocess.Popen(
+        ["sh", "-c", command], cwd=cwd, env=env, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert hook.stdin is not None
+    hook.stdin.write(raw.decode())
+    hook.stdin.close()
+    hook.stdin = None  # sent: communicate() only reads
+    return hook
+
+
+def finish(hook: subprocess.Popen[str]) -> tuple[int, str, str]:
+    out, err = hook.communicate(timeout=BOUND)
+    return hook.returncode, out, err
+
+
+def blocked(run: Path) -> str:
+    """The handoff the hook is waiting on, once its wait is registered."""
+    deadline = time.monotonic() + BOUND
+    while time.monotonic() < deadline:
+        waiting = list((run / "waiters").glob("*")) if (run / "waiters").is_dir() else []
+        if waiting:
+            return waiting[0].name.split(".")[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no hook started waiting in {run}")
+
+
+def decide(run: Path, handoff_id: str, *args: str) -> None:
+    done = cli("decide", str(run), handoff_id, *args, "--reviewer", "alice")
+    assert done.returncode == 0, done.stderr
+
+
+def answer(out: str) -> dict[str, Any]:
+    parsed: dict[str, Any] = json.loads(out)
+    return parsed
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_an_approved_call_is_allowed_in_the_agents_own_form(tmp_path: Path, agent: str) -> None:
+    hook = start(tmp_path, agent, event(agent))
+    run = tmp_path / RUN[agent]
+    handoff_id = blocked(run)
+    assert handoff_id == "0001-tool-call"
+    row = json.loads(cli("list", str(run), "--json").stdout)[0]
+    assert row["tool"]["agent"] == agent and row["state"] == "pending"
+    decide(run, handoff_id, "approve")
+    code, out, err = finish(hook)
+    assert code == 0, err
+    if agent == "claude-code":
+        output = answer(out)["hookSpecificOutput"]
+        assert output["hookEventName"] == "PreToolUse"
+        assert output["permissionDecision"] == "allow" and "updatedInput" not in output
+        assert "alice" in output["permissionDecisionReason"]
+    elif agent == "codex":
+        assert out == ""  # no objection: the only allow Codex's PreToolUse reads
+    else:
+        assert answer(out)["decision"] == "allow" and "hookSpecificOutput" not in answer(out)
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_rejected_call_is_denied_with_the_reviewers_reason(tmp_path: Path, agent: str) -> None:
+    hook = start(tmp_path, agent, event(agent))
+    run = tmp_path / RUN[agent]
+    decide(run, blocked(run), "reject", "--reason", "not on a friday")
+    code, out, err = finish(hook)
+    assert code == 0, err
+    if agent == "gemini":
+        assert answer(out)["decision"] == "deny"
+        reason = answer(out)["reason"]
+    else:
+        output = answer(out)["hookSpecificOutput"]
+        assert output["permissionDecision"] == "deny"
+        reason = output["permissionDecisionReason"]
+    assert "rejected" in reason and "not on a friday" in reason
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_an_edit_runs_as_edited_or_is_denied_where_the_agent_cannot(
+    tmp_path: Path, agent: str
+) -> None:
+    sent = event(agent)
+    hook = start(tmp_path, agent, sent)
+    run = tmp_path / RUN[agent]
+    handoff_id = blocked(run)
+    edited = {**sent["tool_input"]}
+    key = "command" if agent == "codex" else "content"
+    edited[key] = "git push origin release" if agent == "codex" else "release on monday\n"
+    edit = tmp_path / "edit.json"
+    edit.write_text(json.dumps(edited))
+    decide(run, handoff_id, "approve", "--edit", str(edit))
+    code, out, err = finish(hook)
+    assert code == 0, err
+    if agent == "claude-code":
+        output = answer(out)["hookSpecificOutput"]
+        assert output["permissionDecision"] == "allow" and output["updatedInput"] == edited
+        assert "with an edit" in output["permissionDecisionReason"]
+    elif agent == "gemini":
+        assert answer(out)["decision"] == "allow"
+        assert answer(out)["hookSpecificOutput"]["tool_input"] == edited
+    else:
+        output = answer(out)["hookSpecificOutput"]
+        assert output["permissionDecision"] == "deny"
+        assert "git push origin release" in output["permissionDecisionReason"]
+
+
+def test_gemini_is_denied_an_approval_that_would_remove_an_argument(tmp_path: Path) -> None:
+    """Gemini merges the hook's arguments into the model's: a dropped key would stay."""
+    sent = event("gemini", None, file_path="/tmp/n.txt", content="x", mode="0777")
+    hook = start(tmp_path, "gemini", sent)
+    run = tmp_path / RUN["gemini"]
+    decide(run, blocked(run), "approve")
+    code, out, _ = finish(hook)
+    assert code == 0 and answer(out)["decision"] == "deny"
+    assert "cannot remove mode" in answer(out)["reason"]
+
+
+def test_claude_code_runs_what_was_approved_without_the_keys_the_contract_dropped(
+    tmp_path: Path,
+) -> None:
+    sent = event("claude-code", None, file_path="/tmp/n.txt", content="x", mode="0777")
+    hook = start(tmp_path, "claude-code", sent)
+    run = tmp_path / RUN["claude-code"]
+    handoff_id = blocked(run)
+    shown = cli("show", str(run), handoff_id).stdout
+    assert "unknown_key" in shown and "mode" in shown  # the reviewer sees the extra key
+    decide(run, handoff_id, "approve")
+    output = answer(finish(hook)[1])["hookSpecificOutput"]
+    assert output["updatedInput"] == {"file_path": "/tmp/n.txt", "content": "x"}
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_nobody_deciding_in_time_asks_or_denies_and_withdraws(tmp_path: Path, agent: str) -> None:
+    code, out, err = finish(start(tmp_path, agent, event(agent), "--timeout", "1"))
+    assert code == 0, err
+    if agent == "claude-code":
+        output = answer(out)["hookSpecificOutput"]
+        assert output["permissionDecision"] == "ask"
+        assert "no reviewer decided within 1 s" in output["permissionDecisionReason"]
+    elif agent == "codex":
+        assert answer(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    else:
+        assert answer(out)["decision"] == "deny"
+    run = tmp_path / RUN[agent]
+    (row,) = json.loads(cli("list", str(run), "--json").stdout)
+    assert row["state"] == "withdrawn"
+    late = cli("decide", str(run), row["id"], "approve")
+    assert late.returncode == 1  # an approval after the agent moved on runs nothing
+
+
+def test_arguments_the_contract_refuses_are_denied_without_asking_anyone(tmp_path: Path) -> None:
+    code, out, err = finish(start(tmp_path, "claude-code", event("claude-code", None, path="x")))
+    assert code == 0, err
+    output = answer(out)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    reason = output["permissionDecisionReason"]
+    assert "file_path: required but missing" in reason and "content" in reason
+
+
+@pytest.mark.parametrize(
+    ("stdin", "says"),
+    [
+        (b"", "not JSON"),
+        (b"{\"session_id\": ", "not JSON"),
+        (b"[]", "not a JSON object"),
+        (b'{"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Bash",'
+         b' "tool_input": {}}', "not 'PostToolUse'"),
+        (b'{"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash",'
+         b' "tool_input": "ls"}', "tool_input is not an object"),
+        (b'{"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "",'
+         b' "tool_input": {}}', "no tool_name"),
+        (b'{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {}}',
+         "no session_id"),
+        (b'{"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash",'
+         b' "tool_input": {"command": "ls", "command": "rm -rf /"}}', "'command' twice"),
+    ],
+)  # fmt: skip
+def test_an_event_the_agent_would_not_send_blocks_with_one_line(
+    tmp_path: Path, stdin: bytes, says: str
+) -> None:
+    code, out, err = finish(start(tmp_path, "claude-code", stdin))
+    assert code == 2 and out == ""
+    assert says in err and err.count("\n") == 1 and "the call is blocked" in err
+    assert not (tmp_path / RUN["claude-code"]).exists()  # nothing was submitted
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_an_unreachable_store_blocks(tmp_path: Path, agent: str) -> None:
+    env_store = "postgresql://handoff@127.0.0.1:1/nowhere?connect_timeout=2"
+    command = COMMANDS[agent].replace("handoff-gate ", f"handoff-gate --store '{env_store}' ", 1)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["sh", "-c", command], cwd=tmp_path, env=env, input=json.dumps(event(agent)),
+        capture_output=True, text=True, timeout=BOUND,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("handoff-gate")
+
+
+def test_a_run_that_cannot_be_made_blocks(tmp_path: Path) -> None:
+    (tmp_path / "runs").write_text("a file where the runs folder should be")
+    code, out, err = finish(start(tmp_path, "codex", event("codex")))
+    assert code == 2 and out == "" and err.count("\n") == 1
+
+
+def test_the_same_event_again_gets_the_same_decision_and_no_new_handoff(tmp_path: Path) -> None:
+    run = tmp_path / RUN["claude-code"]
+    first = start(tmp_path, "claude-code", event("claude-code"))
+    decide(run, blocked(run), "reject", "--reason", "no")
+    assert "Reason: " in finish(first)[1]
+    again = finish(start(tmp_path, "claude-code", event("claude-code")))
+    assert answer(again[1])["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "Reason: " in again[1] and again[1].count("no") >= 1
+    assert len(json.loads(cli("list", str(run), "--json").stdout)) == 1
+
+
+def test_an_approval_runs_once_however_often_the_event_is_sent(tmp_path: Path) -> None:
+    run = tmp_path / RUN["gemini"]
+    first = start(tmp_path, "gemini", event("gemini"))
+    decide(run, blocked(run), "approve")
+    assert answer(finish(first)[1])["decision"] == "allow"
+    again = answer(finish(start(tmp_path, "gemini", event("gemini")))[1])
+    assert again["decision"] == "deny" and "runs only once" in again["reason"]
+    later = {**event("gemini"), "timestamp": "2026-12-04T09:16:40.002Z"}  # the call made again
+    hook = start(tmp_path, "gemini", later)
+    assert blocked_new(run) == "0002-tool-call"
+    hook.kill()
+    hook.wait(timeout=BOUND)
+
+
+def blocked_new(run: Path) -> str:
+    deadline = time.monotonic() + BOUND
+    while time.monotonic() < deadline:
+        if (run / "handoffs" / "0002-tool-call.json").exists():
+            return "0002-tool-call"
+        time.sleep(0.05)
+    raise AssertionError("the call made again was not submitted")
+
+
+def test_an_mcp_tool_is_shown_and_delivered_whole(tmp_path: Path) -> None:
+    args = {"owner": "acme", "repo": "site", "title": "Broken link", "labels": ["bug"]}
+    sent = {**event("claude-code"), "tool_name": "mcp__github__create_issue", "tool_input": args}
+    hook = start(tmp_path, "claude-code", sent)
+    run = tmp_path / RUN["claude-code"]
+    handoff_id = blocked(run)
+    shown = cli("show", str(run), handoff_id).stdout
+    assert "open_key" in shown and "Broken link" in shown
+    decide(run, handoff_id, "approve")
+    output = answer(finish(hook)[1])["hookSpecificOutput"]
+    assert output["permissionDecision"] == "allow" and "updatedInput" not in output
+
+
+@pytest.mark.parametrize(
+    ("agent", "name"),
+    [("claude-code", "claude_code_permission_request.json"),
+     ("codex", "codex_permission_request.json")],
+)  # fmt: skip
+def test_a_permission_request_is_answered_with_a_behavior(
+    tmp_path: Path, agent: str, name: str
+) -> None:
+    hook = start(tmp_path, agent, event(agent, name))
+    run = tmp_path / RUN[agent]
+    handoff_id = blocked(run)
+    call_id = json.loads(cli("list", str(run), "--json").stdout)[0]["tool"]["call_id"]
+    assert re.fullmatch("event-[0-9a-f]{32}", call_id)  # the event sends no call id
+    decide(run, handoff_id, "approve")
+    output = answer(finish(hook)[1])["hookSpecificOutput"]
+    assert output == {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
+    undecided = finish(start(tmp_path, agent, event(agent, name, command="ls"), "--timeout", "1"))
+    if agent == "claude-code":
+        assert undecided[0] == 0 and undecided[1] == ""  # its own dialog shows
+    else:
+        assert answer(undecided[1])["hookSpecificOutput"]["decision"]["behavior"] == "deny"
+
+
+def test_the_hook_works_on_a_database_store(tmp_path: Path, pg_url: str) -> None:
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        init_schema(conn, roles=False)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    hook = subprocess.Popen(
+        ["handoff-gate", "--store", pg_url, "hook", "codex", "job-1"],
+        cwd=tmp_path, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert hook.stdin is not None
+    hook.stdin.write(json.dumps(event("codex")))
+    hook.stdin.close()
+    hook.stdin = None
+    deadline = time.monotonic() + BOUND
+    waiting: list[dict[str, Any]] = []
+    while not waiting and time.monotonic() < deadline:
+        listed = cli("--store", pg_url, "list", "--json")
+        rows = json.loads(listed.stdout) if listed.returncode == 0 else []
+        waiting = [row for row in rows if row["state"] == "pending"]  # no waiter records here
+        time.sleep(0.1)
+    if not waiting:
+        hook.kill()
+        raise AssertionError(f"the hook never submitted: {hook.communicate()}")
+    done = cli("--store", pg_url, "decide", "job-1", waiting[0]["id"], "reject", "--reason", "no")
+    assert done.returncode == 0, done.stderr
+    out, err = hook.communicate(timeout=BOUND)
+    assert hook.returncode == 0, err
+    assert answer(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+@pytest.mark.parametrize("name", ["claude_code.json", "codex.json", "gemini.json"])
+def test_every_shipped_tool_contract_is_one_the_gate_accepts(name: str) -> None:
+    tools = json.loads((HARNESS_TOOLS / name).read_text())["tools"]
+    assert tools
+    for tool, spec in tools.items():
+        assert spec["description"], tool
+        schema = spec["input_schema"]
+        contract_from_json_schema(schema)
+        for field, about in schema["properties"].items():
+            assert about.get("description"), f"{tool}.{field} has no description"
