@@ -244,8 +244,10 @@ class _Proxy:
     async def _list_page(self, cursor: str | None) -> dict[str, Any]:
         self._counter += 1
         request_id = f"handoff-gate-{self.gating.session}-{self._counter}"
-        params = {"cursor": cursor} if cursor is not None else None
-        request = JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/list", params=params)
+        # Unset, not null: a server validating the envelope refuses ``"params": null``.
+        request = JSONRPCRequest(jsonrpc="2.0", id=request_id, method="tools/list")
+        if cursor is not None:
+            request.params = {"cursor": cursor}
         answer: asyncio.Future[JSONRPCMessage] = asyncio.get_running_loop().create_future()
         self._own[request_id] = answer
         try:

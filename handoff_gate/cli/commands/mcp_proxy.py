@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 import sys
 import uuid
 
@@ -29,6 +30,8 @@ def run(args: argparse.Namespace) -> int:
     server: list[str] = args.server or []
     if not server:
         raise UsageError("no server to run: give its command after --, e.g. -- npx -y SERVER")
+    if shutil.which(server[0]) is None:
+        raise UsageError(f"cannot start {visible(server[0])!r}: no such executable file")
     if signing_key(args) is not None and policy(args) is None:
         raise UsageError("--key signs each tool call as a producer the policy names: give --policy")
     gate = gate_from(args)

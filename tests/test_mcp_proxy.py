@@ -1,0 +1,414 @@
+"""``handoff-gate mcp-proxy`` in front of the real reference MCP servers (issue 32).
+
+The servers are the npm packages ``@modelcontextprotocol/server-filesystem`` and
+``server-everything`` that ``make`` installs from ``tests/mcp_servers`` (pinned by its lock
+file); the host is the ``mcp`` SDK's own client; the reviewer is another process deciding
+through the CLI, as a person at another terminal would. What is asserted is what a user
+sees: the file written or not, the text the model reads, the handoff's state, and the
+processes left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from cli_helpers import GATE, cli
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.session import ClientRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    REQUEST_TIMEOUT,
+    CallToolResult,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitRequestParams,
+    ElicitResult,
+    Implementation,
+    TextContent,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+SERVERS = REPO / "tests" / "mcp_servers" / "node_modules" / "@modelcontextprotocol"
+FILESYSTEM = SERVERS / "server-filesystem" / "dist" / "index.js"
+EVERYTHING = SERVERS / "server-everything" / "dist" / "index.js"
+HOST = "test-host"
+#: A guard against a test that never ends, not a measure of anything.
+BOUND = 30.0
+
+
+@pytest.fixture(autouse=True)
+def _servers_installed() -> None:
+    assert FILESYSTEM.exists() and EVERYTHING.exists(), (
+        "the reference MCP servers are missing: make tests/mcp_servers/node_modules/.installed"
+    )
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    folder = tmp_path / "files"
+    folder.mkdir()
+    return folder
+
+
+def proxy(run: Path, *flags: str, server: list[str]) -> StdioServerParameters:
+    args = ["-m", "handoff_gate.cli", "mcp-proxy", str(run), *flags, "--", *server]
+    return StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ))
+
+
+def filesystem(files: Path) -> list[str]:
+    return ["node", str(FILESYSTEM), str(files)]
+
+
+@asynccontextmanager
+async def connected(
+    params: StdioServerParameters, **callbacks: Any
+) -> AsyncIterator[ClientSession]:
+    """A host connected through the proxy, initialized."""
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(
+            read, write, client_info=Implementation(name=HOST, version="1.0"), **callbacks
+        ) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def handoffs(run: Path) -> list[dict[str, Any]]:
+    if not (run / "handoffs").is_dir():
+        return []
+    done = cli("list", str(run), "--json")
+    assert done.returncode == 0, done.stderr
+    rows: list[dict[str, Any]] = json.loads(done.stdout)
+    return rows
+
+
+def waiting_handoff(run: Path) -> dict[str, Any]:
+    """The handoff the proxy is waiting on, once it is (a reviewer sees its waiter)."""
+    deadline = time.monotonic() + BOUND
+    while time.monotonic() < deadline:
+        rows = [r for r in handoffs(run) if r["state"] == "pending" and r["waiter"]]
+        if rows:
+            return rows[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no handoff waited on: {handoffs(run)}")
+
+
+def reviewer(run: Path, action: str, *extra: str) -> Callable[[], dict[str, Any]]:
+    """A person at another terminal: finds the waiting handoff and decides it."""
+
+    def decide() -> dict[str, Any]:
+        row = waiting_handoff(run)
+        done = cli("decide", str(run), row["id"], action, *extra)
+        assert done.returncode == 0, done.stderr
+        return row
+
+    return decide
+
+
+async def reviewed_call(
+    session: ClientSession, tool: str, arguments: dict[str, Any], decide: Callable[[], Any]
+) -> tuple[CallToolResult, Any]:
+    """The host's call, and the reviewer deciding it meanwhile in another process."""
+    answers: list[CallToolResult] = []
+
+    async def call() -> None:
+        result = await session.call_tool(tool, arguments)
+        assert isinstance(result, CallToolResult)
+        answers.append(result)
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(call)
+        decided = await anyio.to_thread.run_sync(decide)
+    return answers[0], decided
+
+
+def text(result: CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+async def test_an_approved_write_runs_and_the_handoff_names_the_call(
+    tmp_path: Path, files: Path
+) -> None:
+    run, target = tmp_path / "run", files / "note.txt"
+    args = {"path": str(target), "content": "approved text"}
+    async with connected(proxy(run, server=filesystem(files))) as session:
+        result, row = await reviewed_call(session, "write_file", args, reviewer(run, "approve"))
+    assert not result.is_error, text(result)
+    assert target.read_text() == "approved text"
+    assert row["tool"]["name"] == "write_file"
+    assert row["tool"]["agent"] == HOST
+    assert row["tool"]["thread"].startswith("mcp-")
+    assert [r["state"] for r in handoffs(run)] == ["approved"]
+
+
+async def test_a_rejected_write_does_not_run_and_the_host_reads_the_reason(
+    tmp_path: Path, files: Path
+) -> None:
+    run, target = tmp_path / "run", files / "note.txt"
+    args = {"path": str(target), "content": "x"}
+    decide = reviewer(run, "reject", "--reason", "not in this folder, please")
+    async with connected(proxy(run, "--gate", "write_*", server=filesystem(files))) as session:
+        result, _ = await reviewed_call(session, "write_file", args, decide)
+    assert result.is_error
+    assert "not in this folder, please" in text(result)
+    assert not target.exists()
+
+
+async def test_an_edited_write_runs_with_the_reviewers_arguments(
+    tmp_path: Path, files: Path
+) -> None:
+    run, target = tmp_path / "run", files / "note.txt"
+    edit = tmp_path / "edit.json"
+    edit.write_text(json.dumps({"path": str(target), "content": "the reviewer's text"}))
+    decide = reviewer(run, "approve", "--edit", str(edit))
+    async with connected(proxy(run, server=filesystem(files))) as session:
+        result, _ = await reviewed_call(
+            session, "write_file", {"path": str(target), "content": "model's"}, decide
+        )
+    assert not result.is_error, text(result)
+    assert target.read_text() == "the reviewer's text"
+
+
+async def test_a_write_nobody_decides_times_out_and_is_withdrawn(
+    tmp_path: Path, files: Path
+) -> None:
+    run, target = tmp_path / "run", files / "note.txt"
+    async with connected(proxy(run, "--timeout", "1", server=filesystem(files))) as session:
+        result = await session.call_tool("write_file", {"path": str(target), "content": "x"})
+    assert isinstance(result, CallToolResult) and result.is_error
+    assert "no reviewer decided within 1 s" in text(result)
+    assert [r["state"] for r in handoffs(run)] == ["withdrawn"]
+    assert not target.exists()
+
+
+async def test_an_ungated_read_passes_straight_through(tmp_path: Path, files: Path) -> None:
+    run = tmp_path / "run"
+    (files / "a.txt").write_text("plain text")
+    async with connected(proxy(run, "--gate", "write_*", server=filesystem(files))) as session:
+        listed = await session.list_tools()
+        result = await session.call_tool("read_text_file", {"path": str(files / "a.txt")})
+    assert {"read_text_file", "write_file"} <= {t.name for t in listed.tools}
+    assert isinstance(result, CallToolResult) and not result.is_error
+    assert text(result) == "plain text"
+    assert handoffs(run) == []
+
+
+async def test_a_host_cancelling_a_gated_call_withdraws_its_handoff(
+    tmp_path: Path, files: Path
+) -> None:
+    run, target = tmp_path / "run", files / "note.txt"
+    async with connected(proxy(run, server=filesystem(files))) as session:
+        with pytest.raises(MCPError) as gave_up:
+            await session.call_tool(
+                "write_file", {"path": str(target), "content": "x"}, read_timeout_seconds=1.5
+            )
+        assert gave_up.value.code == REQUEST_TIMEOUT
+        deadline = time.monotonic() + BOUND
+        while [r["state"] for r in handoffs(run)] != ["withdrawn"]:
+            assert time.monotonic() < deadline, handoffs(run)
+            await anyio.sleep(0.05)
+    assert not target.exists()
+
+
+async def test_a_failing_gate_answers_is_error_and_never_forwards(
+    tmp_path: Path, files: Path
+) -> None:
+    """Fail closed: the run turned into a file under the proxy, so nothing can be stored."""
+    run, target = tmp_path / "run", files / "note.txt"
+    async with connected(proxy(run, server=filesystem(files))) as session:
+        shutil.rmtree(run)
+        run.write_text("not a run")
+        result = await session.call_tool("write_file", {"path": str(target), "content": "x"})
+    assert isinstance(result, CallToolResult) and result.is_error
+    assert "handoff-gate could not review it" in text(result)
+    assert not target.exists()
+
+
+async def test_a_gated_call_of_a_tool_the_server_does_not_list_is_refused(
+    tmp_path: Path, files: Path
+) -> None:
+    run = tmp_path / "run"
+    async with connected(proxy(run, server=filesystem(files))) as session:
+        result = await session.call_tool("format_disk", {})
+    assert isinstance(result, CallToolResult) and result.is_error
+    assert "lists no tool of that name" in text(result)
+    assert handoffs(run) == []
+
+
+async def test_progress_elicitation_and_sampling_pass_through_both_ways(tmp_path: Path) -> None:
+    """server-everything's tools send progress notifications and ask the host to elicit
+    and to sample; the gated elicitation tool runs once approved, its question reaching
+    the host and the host's answer reaching the server."""
+    run = tmp_path / "run"
+    asked: list[str] = []
+
+    async def elicit(_: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"name": "Ada Lovelace", "check": True})
+
+    async def sample(
+        _: ClientRequestContext, params: CreateMessageRequestParams
+    ) -> CreateMessageResult:
+        asked.append("sampling")
+        content = TextContent(type="text", text="a sampled answer")
+        return CreateMessageResult(role="assistant", content=content, model="test-model")
+
+    steps: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        steps.append(progress)
+
+    flags = ["--gate", "trigger-elicitation-*"]
+    callbacks = {"elicitation_callback": elicit, "sampling_callback": sample}
+    server = ["node", str(EVERYTHING), "stdio"]
+    async with connected(proxy(run, *flags, server=server), **callbacks) as session:
+        long = await session.call_tool(
+            "trigger-long-running-operation",
+            {"duration": 0.3, "steps": 3},
+            progress_callback=on_progress,
+        )
+        sampled = await session.call_tool("trigger-sampling-request", {"prompt": "hello"})
+        elicited, _ = await reviewed_call(
+            session, "trigger-elicitation-request", {}, reviewer(run, "approve")
+        )
+    assert isinstance(long, CallToolResult) and not long.is_error, text(long)
+    assert steps == [1, 2, 3]
+    assert isinstance(sampled, CallToolResult) and "a sampled answer" in text(sampled)
+    assert not elicited.is_error, text(elicited)
+    assert "Ada Lovelace" in text(elicited)
+    assert asked[0] == "sampling" and asked[1].startswith("Please provide inputs")
+    assert [r["tool"]["name"] for r in handoffs(run)] == ["trigger-elicitation-request"]
+
+
+async def test_the_server_gets_the_hosts_environment_without_the_gates_settings(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    params = proxy(run, "--gate", "write_*", server=["node", str(EVERYTHING), "stdio"])
+    assert params.env is not None
+    params.env |= {"HANDOFF_GATE_STORE": "", "FOR_THE_SERVER": "configured by the host"}
+    async with connected(params) as session:
+        result = await session.call_tool("get-env", {})
+    assert isinstance(result, CallToolResult)
+    environment = json.loads(text(result))
+    assert environment["FOR_THE_SERVER"] == "configured by the host"
+    assert "HANDOFF_GATE_STORE" not in environment
+
+
+# The process tests speak the wire themselves: they need the proxy's pid and exit code.
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _start(run: Path, files: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """The proxy, initialized by a host speaking raw JSON-RPC, and its server's pid."""
+    command = [*GATE, "mcp-proxy", str(run), "--", *filesystem(files)]
+    proc = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    _send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": _init()})
+    assert proc.stdout is not None
+    answer = json.loads(proc.stdout.readline())
+    assert answer["id"] == 1 and "serverInfo" in answer["result"]
+    _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    [server] = _children(proc.pid)
+    return proc, server
+
+
+def _init() -> dict[str, Any]:
+    client = {"name": HOST, "version": "1.0"}
+    return {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+
+
+def _send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.flush()
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> str:
+    """Wait for the proxy to end by itself; its stderr."""
+    try:
+        proc.wait(timeout=BOUND)
+    finally:
+        proc.kill()
+    assert proc.stderr is not None
+    return proc.stderr.read().decode()
+
+
+def test_the_proxy_exits_when_the_host_closes_and_leaves_no_process(
+    tmp_path: Path, files: Path
+) -> None:
+    proc, server = _start(tmp_path / "run", files)
+    assert _alive(server)
+    assert proc.stdin is not None
+    proc.stdin.close()
+    stderr = _stop(proc)
+    assert proc.returncode == 0, stderr
+    assert not _alive(server)
+
+
+def test_the_proxy_exits_1_when_the_server_exits_though_the_host_stays(
+    tmp_path: Path, files: Path
+) -> None:
+    proc, server = _start(tmp_path / "run", files)
+    os.kill(server, signal.SIGKILL)
+    stderr = _stop(proc)
+    assert proc.returncode == 1
+    assert "the MCP server exited" in stderr
+
+
+def test_sigterm_stops_the_proxy_withdraws_held_calls_and_the_server(
+    tmp_path: Path, files: Path
+) -> None:
+    run = tmp_path / "run"
+    proc, server = _start(run, files)
+    call = {"name": "write_file", "arguments": {"path": str(files / "x"), "content": "x"}}
+    _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+    waiting_handoff(run)
+    proc.send_signal(signal.SIGTERM)
+    _stop(proc)
+    assert not _alive(server)
+    assert [r["state"] for r in handoffs(run)] == ["withdrawn"]
+    assert not (files / "x").exists()
+
+
+def test_a_server_missing_or_not_startable_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    for server in ([], ["--"], ["--", str(tmp_path / "no-such-server")]):
+        done = cli("mcp-proxy", str(run), *server)
+        assert done.returncode == 2
+        assert done.stderr.count("\n") == 1, done.stderr
+        assert "give its command after --" in done.stderr or "cannot start" in done.stderr
+    assert not run.exists()
