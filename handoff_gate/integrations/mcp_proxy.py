@@ -1,18 +1,19 @@
 """``mcp-proxy``: an MCP server over stdio that puts another one's tool calls through the gate.
 
-The official ``mcp`` SDK does the wire: ``stdio_server`` towards the host and
-``stdio_client`` running the server's command, each a pair of anyio streams of validated
-JSON-RPC envelopes (``SessionMessage``). The proxy routes envelopes and never builds a
-session of its own, so every message it does not gate (initialize, lists, notifications,
-progress, cancellation, elicitation and sampling both ways, pings) is passed on as it
-came, whatever protocol version the two sides agree on. Only a ``tools/call`` of a gated
-tool is held (``integrations.mcp_gating``) until the gate answers; a host's
-``notifications/cancelled`` for a held call withdraws its handoff and goes no further (the
-server never saw the call; a cancelled request gets no response).
+The proxy routes JSON-RPC envelopes between the host (``integrations.mcp_host``: its
+stdin and stdout) and the server it runs (``integrations.mcp_server``), each line
+validated into the official ``mcp`` SDK's ``JSONRPCMessage`` and written back as the SDK's
+stdio transports write it. It never builds a session of its own, so every message it
+does not gate (initialize, lists, notifications, progress, cancellation, elicitation and
+sampling both ways, pings) is passed on as it came, whatever protocol version the two
+sides agree on. Only a ``tools/call`` of a gated tool is held (``integrations.mcp_gating``)
+until the gate answers; a host's ``notifications/cancelled`` for a held call withdraws its
+handoff and goes no further (the server never saw the call; a cancelled request gets no
+response).
 
 The proxy ends when either side closes: the host's stdin at EOF, the server's stdout
-closed, or SIGTERM/SIGINT. Held calls are then withdrawn, and the SDK's shutdown closes
-the server's stdin, then terminates and finally kills its process group.
+closed, or SIGTERM/SIGINT. Held calls are then withdrawn, and the server is ended
+(``mcp_server.server_process``: stdin closed, then SIGTERM, then SIGKILL to its group).
 """
 
 from __future__ import annotations
@@ -21,14 +22,10 @@ import asyncio
 import os
 import signal
 from collections.abc import AsyncIterable, Awaitable, Callable
-from contextlib import AsyncExitStack
-from typing import Any, cast
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.server.stdio import stdio_server
-from mcp.shared.message import SessionMessage
 from mcp_types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -40,11 +37,13 @@ from mcp_types import (
     JSONRPCRequest,
     JSONRPCResponse,
     RequestId,
+    jsonrpc_message_adapter,
 )
 
 from handoff_gate.gates.vocab.environment import KEY_ENV, POLICY_ENV, STORE_ENV
 from handoff_gate.integrations.mcp_gating import Gating, ToolSchemas, error_result, failure_text
-from handoff_gate.integrations.mcp_host import HostLines
+from handoff_gate.integrations.mcp_host import host_stdio
+from handoff_gate.integrations.mcp_server import server_process
 
 #: How long the proxy waits for the server to list its tools when a call names one it
 #: has not seen listed (the call is refused if the list does not come).
@@ -55,9 +54,7 @@ _PRIVATE_ENV = (STORE_ENV, POLICY_ENV, KEY_ENV)
 CANCELLED = "notifications/cancelled"
 TOOLS_CHANGED = "notifications/tools/list_changed"
 
-Send = Callable[[SessionMessage], Awaitable[None]]
-#: What a transport yields: a validated message, or the error of a line that was not one.
-Incoming = AsyncIterable[SessionMessage | Exception]
+Send = Callable[[JSONRPCMessage], Awaitable[None]]
 
 
 def server_environment() -> dict[str, str]:
@@ -70,23 +67,17 @@ async def serve(gating: Gating, command: str, args: list[str]) -> bool:
     """Proxy between this process's stdio (the host) and ``command`` (the server) until
     one side closes; ``True`` when it was the server. ``OSError`` if the command cannot
     be started (raised before anything is read from the host)."""
-    params = StdioServerParameters(command=command, args=args, env=server_environment())
-    async with AsyncExitStack() as stack:
-        server_read, server_write = await stack.enter_async_context(stdio_client(params))
-        host = await stack.enter_async_context(HostLines.open())
-        # An explicit stdin keeps the SDK from reading fd 0 in a thread that would
-        # outlive a server that exits first; stdout is the SDK's (it diverts fd 1).
-        stdin = cast("anyio.AsyncFile[str]", host)
-        host_read, host_write = await stack.enter_async_context(stdio_server(stdin=stdin))
-        proxy = _Proxy(gating, host_write.send, server_write.send)
+    async with (
+        server_process(command, args, server_environment()) as server,
+        host_stdio() as (lines, output),
+    ):
+        proxy = _Proxy(gating, output.send, server.send)
         async with anyio.create_task_group() as tasks:
             proxy.tasks = tasks
             tasks.start_soon(_on_signal, tasks)
-            tasks.start_soon(proxy.from_server, server_read)
-            await proxy.from_host(host_read)
+            tasks.start_soon(proxy.from_server, server.messages())
+            await proxy.from_host(lines)
             tasks.cancel_scope.cancel()
-        host.close()
-        await host_write.aclose()
     return proxy.server_closed
 
 
@@ -116,19 +107,20 @@ class _Proxy:
         self._own: dict[RequestId, asyncio.Future[JSONRPCMessage]] = {}
         self._counter = 0
 
-    async def from_host(self, stream: Incoming) -> None:
-        async for item in stream:
-            if isinstance(item, Exception):
+    async def from_host(self, lines: AsyncIterable[str]) -> None:
+        async for line in lines:
+            try:
+                message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except ValueError:
                 await self._reply_error(None, PARSE_ERROR, "Parse error: not JSON-RPC")
-            elif not await self._intercepted(item.message):
-                await self.to_server(item)
+                continue
+            if not await self._intercepted(message):
+                await self.to_server(message)
 
-    async def from_server(self, stream: Incoming) -> None:
-        async for item in stream:
-            if isinstance(item, Exception):
-                continue  # the SDK logged the bad line; nothing can answer it
-            if not self._answered_to_proxy(item.message):
-                await self.to_host(item)
+    async def from_server(self, messages: AsyncIterable[JSONRPCMessage]) -> None:
+        async for message in messages:
+            if not self._answered_to_proxy(message):
+                await self.to_host(message)
         self.server_closed = True
         if self.tasks is not None:
             self.tasks.cancel_scope.cancel()
@@ -206,7 +198,7 @@ class _Proxy:
             result = error_result(failure_text(tool, exc))
         if result is not None:
             response = JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
-            await self.to_host(SessionMessage(response))
+            await self.to_host(response)
 
     async def _forwarded_or_refused(
         self, message: JSONRPCRequest, tool: str
@@ -222,7 +214,7 @@ class _Proxy:
         if not verdict.approved or verdict.args is None:
             return error_result(verdict.message)
         params["arguments"] = verdict.args
-        await self.to_server(SessionMessage(message.model_copy(update={"params": params})))
+        await self.to_server(message.model_copy(update={"params": params}))
         return None
 
     async def _schema(self, tool: str) -> dict[str, Any] | None:
@@ -251,7 +243,7 @@ class _Proxy:
         answer: asyncio.Future[JSONRPCMessage] = asyncio.get_running_loop().create_future()
         self._own[request_id] = answer
         try:
-            await self.to_server(SessionMessage(request))
+            await self.to_server(request)
             reply = await answer
         finally:
             self._own.pop(request_id, None)
@@ -261,7 +253,7 @@ class _Proxy:
 
     async def _reply_error(self, request_id: RequestId | None, code: int, text: str) -> None:
         error = JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=text))
-        await self.to_host(SessionMessage(error))
+        await self.to_host(error)
 
 
 def _request_id(value: object) -> RequestId | None:
