@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -308,6 +309,55 @@ async def test_the_server_gets_the_hosts_environment_without_the_gates_settings(
     assert "HANDOFF_GATE_STORE" not in environment
 
 
+async def test_arguments_the_tools_schema_refuses_are_denied_without_asking_anyone(
+    tmp_path: Path, files: Path
+) -> None:
+    run, target = tmp_path / "run", files / "note.txt"
+    async with connected(proxy(run, server=filesystem(files))) as session:
+        result = await session.call_tool("write_file", {"path": str(target)})
+    assert isinstance(result, CallToolResult) and result.is_error
+    assert "do not fit the tool's schema" in text(result) and "content" in text(result)
+    assert [r["state"] for r in handoffs(run)] == ["blocked"]
+    assert not target.exists()
+
+
+def documented_entry() -> dict[str, Any]:
+    """The host configuration docs/integration.md's *MCP proxy* section gives."""
+    page = (REPO / "docs" / "integration.md").read_text()
+    section = page[page.index("## MCP proxy") :]
+    (body,) = re.findall(r"```json\n(.*?)```", section, re.S)
+    entry: dict[str, Any] = json.loads(body)["mcpServers"]["filesystem"]
+    return entry
+
+
+async def test_the_documented_host_entry_gates_writes_and_passes_reads(
+    tmp_path: Path, files: Path
+) -> None:
+    """The snippet as a host runs it, but with the server from tests/mcp_servers in
+    place of npx (offline) and this test's folders in place of the examples."""
+    entry = documented_entry()
+    args: list[str] = entry["args"]
+    cut = args.index("--")
+    assert entry["command"] == "handoff-gate" and args[0] == "mcp-proxy"
+    assert args[cut + 1 : -1] == ["npx", "-y", "@modelcontextprotocol/server-filesystem"]
+    run = tmp_path / "run"
+    own = [str(run) if a == "/home/me/runs/mcp" else a for a in args[:cut]]
+    command = str(Path(sys.executable).parent / "handoff-gate")
+    params = StdioServerParameters(
+        command=command, args=[*own, "--", *filesystem(files)], env=dict(os.environ)
+    )
+    (files / "a.txt").write_text("read freely")
+    target = files / "b.txt"
+    async with connected(params) as session:
+        read = await session.call_tool("read_text_file", {"path": str(files / "a.txt")})
+        wrote, _ = await reviewed_call(
+            session, "write_file", {"path": str(target), "content": "x"}, reviewer(run, "approve")
+        )
+    assert text(read) == "read freely"
+    assert not wrote.is_error and target.read_text() == "x"
+    assert [r["tool"]["name"] for r in handoffs(run)] == ["write_file"]
+
+
 # The process tests speak the wire themselves: they need the proxy's pid and exit code.
 
 
@@ -387,6 +437,21 @@ def test_the_proxy_exits_1_when_the_server_exits_though_the_host_stays(
     stderr = _stop(proc)
     assert proc.returncode == 1
     assert "the MCP server exited" in stderr
+
+
+def test_a_host_line_that_is_not_json_rpc_gets_a_parse_error(tmp_path: Path, files: Path) -> None:
+    proc, _ = _start(tmp_path / "run", files)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b'{"jsonrpc": "2.0", "method": 7}\nnot json\n')
+    proc.stdin.flush()
+    answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+    assert [a["error"]["code"] for a in answers] == [-32700, -32700]
+    assert all(a["id"] is None for a in answers)
+    _send(proc, {"jsonrpc": "2.0", "id": 9, "method": "ping"})
+    assert json.loads(proc.stdout.readline()) == {"jsonrpc": "2.0", "id": 9, "result": {}}
+    proc.stdin.close()
+    _stop(proc)
+    assert proc.returncode == 0
 
 
 def test_sigterm_stops_the_proxy_withdraws_held_calls_and_the_server(
