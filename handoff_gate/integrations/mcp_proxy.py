@@ -210,7 +210,10 @@ class _Proxy:
                 f"The call to {tool} was not run: the server lists no tool of that name."
             )
         params = dict(message.params or {})
-        verdict = await self.gating.review(message.id, tool, params.get("arguments", {}), schema)
+        arguments = params.get("arguments", {})
+        if not isinstance(arguments, dict):  # MCP sends an object; nothing else is reviewed
+            return error_result(f"The call to {tool} was not run: its arguments are not an object.")
+        verdict = await self.gating.review(message.id, tool, arguments, schema)
         if not verdict.approved or verdict.args is None:
             return error_result(verdict.message)
         params["arguments"] = verdict.args
