@@ -39,6 +39,7 @@ from mcp_types import (
     Implementation,
     TextContent,
 )
+from signed_policy import signed_policy
 
 REPO = Path(__file__).resolve().parent.parent
 SERVERS = REPO / "tests" / "mcp_servers" / "node_modules" / "@modelcontextprotocol"
@@ -307,6 +308,29 @@ async def test_the_server_gets_the_hosts_environment_without_the_gates_settings(
     environment = json.loads(text(result))
     assert environment["FOR_THE_SERVER"] == "configured by the host"
     assert "HANDOFF_GATE_STORE" not in environment
+
+
+async def test_under_a_policy_the_call_is_signed_and_only_a_signed_approval_runs_it(
+    tmp_path: Path, files: Path
+) -> None:
+    """``--policy`` and ``--key``: the handoff is signed by the proxy's producer key, an
+    unsigned approval is refused, and the policy's approver's signed one runs the call."""
+    keys = signed_policy(tmp_path / "trust", phase="tool-call", producers=True)
+    run, target = tmp_path / "run", files / "note.txt"
+    flags = ["--policy", str(keys.policy), "--key", str(keys.planner)]
+
+    def decide() -> None:
+        row = waiting_handoff(run)
+        unsigned = cli("decide", str(run), row["id"], "approve", "--policy", str(keys.policy))
+        assert unsigned.returncode == 1, unsigned.stderr
+        signed = reviewer(run, "approve", "--policy", str(keys.policy), "--key", str(keys.alice))
+        signed()
+
+    args = {"path": str(target), "content": "signed both ways"}
+    async with connected(proxy(run, *flags, server=filesystem(files))) as session:
+        result, _ = await reviewed_call(session, "write_file", args, decide)
+    assert not result.is_error, text(result)
+    assert target.read_text() == "signed both ways"
 
 
 async def test_arguments_the_tools_schema_refuses_are_denied_without_asking_anyone(
