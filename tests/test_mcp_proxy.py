@@ -478,16 +478,24 @@ def test_a_host_line_that_is_not_json_rpc_gets_a_parse_error(tmp_path: Path, fil
     assert proc.returncode == 0
 
 
-def test_sigterm_stops_the_proxy_withdraws_held_calls_and_the_server(
-    tmp_path: Path, files: Path
+@pytest.mark.parametrize("ending", ["SIGTERM", "the host's EOF", "the server's exit"])
+def test_however_the_proxy_ends_held_calls_are_withdrawn_and_no_process_is_left(
+    tmp_path: Path, files: Path, ending: str
 ) -> None:
     run = tmp_path / "run"
     proc, server = _start(run, files)
     call = {"name": "write_file", "arguments": {"path": str(files / "x"), "content": "x"}}
     _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
     waiting_handoff(run)
-    proc.send_signal(signal.SIGTERM)
+    assert proc.stdin is not None
+    if ending == "SIGTERM":
+        proc.send_signal(signal.SIGTERM)
+    elif ending == "the host's EOF":
+        proc.stdin.close()
+    else:
+        os.kill(server, signal.SIGKILL)
     _stop(proc)
+    assert proc.returncode == (1 if ending == "the server's exit" else 0)
     assert not _alive(server)
     assert [r["state"] for r in handoffs(run)] == ["withdrawn"]
     assert not (files / "x").exists()
