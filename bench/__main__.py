@@ -30,6 +30,7 @@ BENCHMARKS = {
     "scale": "bench.scale",
     "startup": "bench.startup",
     "batch": "bench.batch_decide",
+    "hook": "bench.hook",
     "mcp": "bench.mcp_proxy",
 }
 DEFAULT_JSON = Path(__file__).parent / "results" / "latest.json"

@@ -26,6 +26,7 @@ from bench.stats import summarize
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.decide.decisions import decide
 from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.setup import assemble
 from handoff_gate.gates.store.filesystem import AUDIT_FILE, FilesystemStore
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.trust.policy import Policy
@@ -96,7 +97,7 @@ def run(ctx: Context) -> list[Figure]:
     root = ctx.workdir / "runs"
     root.mkdir()
     store = FilesystemStore(root)
-    core = ReviewCore(registry, key=key, policy=policy, store=store)
+    core = ReviewCore(assemble(store, contracts=registry, policy=policy, key=key, env={}))
     batched: list[float] = []
     single: list[float] = []
     long_log: list[float] = []

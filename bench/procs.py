@@ -45,15 +45,24 @@ def compile_project(python: str) -> None:
     subprocess.run([python, "-m", "compileall", "-q", *PACKAGES], cwd=ROOT, check=True, timeout=120)
 
 
-def start(args: Sequence[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+def start(
+    args: Sequence[str], env: dict[str, str] | None = None, *, stdin: str | None = None
+) -> subprocess.Popen[str]:
+    """Start a child; ``stdin`` is written to it and closed (``finish`` then only reads)."""
+    proc = subprocess.Popen(
         list(args),
+        stdin=subprocess.PIPE if stdin is not None else None,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env or child_env(),
         cwd=ROOT,
     )
+    if proc.stdin is not None:
+        proc.stdin.write(stdin or "")
+        proc.stdin.close()
+        proc.stdin = None
+    return proc
 
 
 def start_module(module: str, *args: str) -> subprocess.Popen[str]:

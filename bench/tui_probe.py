@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import json
 import time
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +59,7 @@ async def visible(root: Path, expect: int, bound: float) -> dict[str, Any]:
     painted: dict[str, float] = {}
     listed: dict[str, float] = {}
     probe_rows(painted, listed)
-    app = ReviewApp(root, partial(ReviewCore, load_registry()), quiet=True)
+    app = ReviewApp(root, ReviewCore.maker(load_registry()), quiet=True)
     deadline = time.perf_counter() + bound
     existing = {p.name for p in root.rglob("*.json")}  # the writer starts after we watch
     async with app.run_test(headless=True, size=SIZE):
@@ -99,7 +98,7 @@ class _ScreenProbe:
 
 async def detail(run_dir: Path, reps: int, bound: float = 120.0) -> dict[str, list[float]]:
     probe = _ScreenProbe()
-    core = partial(ReviewCore, load_registry("bench.contracts"))
+    core = ReviewCore.maker(load_registry("bench.contracts"))
     app = ReviewApp(run_dir, core, show="all", quiet=True)
     deadline = time.perf_counter() + bound
     out: dict[str, list[float]] = {"small": [], "big": []}

@@ -14,7 +14,6 @@ import argparse
 import asyncio
 import json
 import time
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ async def visible(url: str, expect: int, bound: float, ready: Path) -> dict[str,
     probe_rows(painted, listed)
     with PostgresStore(url) as store:
         before = {f"{i}.json" for run in store.runs() for i in store.handoff_ids(run)}
-        core = partial(ReviewCore, load_registry())
+        core = ReviewCore.maker(load_registry())
         app = ReviewApp(None, core, quiet=True, store=store)
         deadline = time.perf_counter() + bound
         async with app.run_test(headless=True, size=SIZE):

@@ -15,10 +15,16 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from checkout import checkout_package
 from pg_server import PgServer, PgUnavailable
 from store_place import Place
 
 from handoff_gate.gates.store.postgres_schema import init_schema
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """``bench`` for the tests that drive it, without the checkout's root on the path."""
+    checkout_package("bench")
 
 
 @pytest.fixture(scope="session")

@@ -37,3 +37,16 @@ def test_every_module_of_the_core_and_the_tui_has_a_row() -> None:
 
 def test_each_row_says_a_job() -> None:
     assert all(len(job.split()) >= 3 for job in _documented().values())
+
+
+def test_it_names_where_the_configuration_is_built_and_the_pins_applied() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert "One function builds a configuration: `gates/setup.py`'s `assemble`" in text
+    assert "`setup_from(args)`" in text and "`ReviewCore.maker`" in text
+    assembling = [
+        path.relative_to(ROOT / "handoff_gate").as_posix()
+        for path in (ROOT / "handoff_gate").rglob("*.py")
+        if "load_registry(" in path.read_text(encoding="utf-8")
+        and "def load_registry" not in path.read_text(encoding="utf-8")
+    ]
+    assert assembling == ["gates/setup.py"]

@@ -6,6 +6,7 @@ file the moment it runs; the file never appearing proves nothing of it ran."""
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 from pathlib import Path
 
@@ -228,8 +229,17 @@ def _every_command(
         "list": ["list", str(run), *schemas],
         "check": ["check", str(run / "handoffs" / "0001-note.json"), *schemas],
         "submit": ["submit", str(run), "--phase", "note", "--schema", "note/v1", *schemas, "-"],
+        "audit": ["audit", str(run), "--verify", *schemas],
+        "watch": ["watch", str(run), "--read-only", *schemas],
+        "hook": ["hook", "codex", str(run), "--timeout", "0", *schemas],
     }
 
+
+#: A Codex ``PreToolUse`` event, as ``hook`` reads it on stdin.
+HOOK_EVENT = {
+    "session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+    "tool_input": {"command": "ls"}, "tool_use_id": "call_1",
+}  # fmt: skip
 
 COMMANDS = [
     "wait",
@@ -241,6 +251,9 @@ COMMANDS = [
     "list",
     "check",
     "submit",
+    "audit",
+    "watch",
+    "hook",
 ]
 
 
@@ -255,7 +268,10 @@ def test_every_command_under_a_policy_refuses_an_edited_pinned_module_before_it_
     module.write_text(MODULE + PAYLOAD)
     args = _every_command(run, module, policy, alice, pin)[command]
     sha = hashlib.sha256((run / "handoffs" / "0001-note.json").read_bytes()).hexdigest()
-    done = cli(*args, stdin=f"0001-note {sha}\n".encode() if "--ids" in args else b'{"text": "x"}')
+    stdin = f"0001-note {sha}\n".encode() if "--ids" in args else b'{"text": "x"}'
+    if command == "hook":
+        stdin = json.dumps(HOOK_EVENT).encode()
+    done = cli(*args, stdin=stdin)
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1
     assert "nothing of it was run" in done.stderr or "not listed" in done.stderr

@@ -87,7 +87,8 @@ def blocked(run: Path) -> str:
     """The handoff the hook is waiting on, once its wait is registered."""
     deadline = time.monotonic() + BOUND
     while time.monotonic() < deadline:
-        waiting = list((run / "waiters").glob("*")) if (run / "waiters").is_dir() else []
+        folder = run / "waiters"  # waiters/ID.PID, written through a hidden temp file
+        waiting = list(folder.glob("[0-9]*.*")) if folder.is_dir() else []
         if waiting:
             return waiting[0].name.split(".")[0]
         time.sleep(0.05)

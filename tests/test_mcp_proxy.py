@@ -348,7 +348,8 @@ async def test_arguments_the_tools_schema_refuses_are_denied_without_asking_anyo
 def documented_entry() -> dict[str, Any]:
     """The host configuration docs/integration.md's *MCP proxy* section gives."""
     page = (REPO / "docs" / "integration.md").read_text()
-    section = page[page.index("## MCP proxy") :]
+    start = page.index("## MCP proxy")
+    section = page[start : page.index("\n## ", start)]
     (body,) = re.findall(r"```json\n(.*?)```", section, re.S)
     entry: dict[str, Any] = json.loads(body)["mcpServers"]["filesystem"]
     return entry

@@ -1,8 +1,10 @@
 """Turning arguments into what the commands work on: contracts, payload bytes, the store,
 runs, keys and policies.
 
-Every failure here is a ``UsageError`` worded by ``errors``, so the same mistake reads
-the same in every command.
+A command's configuration is one ``Setup`` (``setup_from``), assembled by
+``gates.setup.assemble`` as the ``Gate`` is: under a policy the contracts load through its
+pins, whatever the command. Every failure here is a ``UsageError`` worded by ``errors``,
+so the same mistake reads the same in every command.
 """
 
 from __future__ import annotations
@@ -10,15 +12,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, os_problem
-from handoff_gate.gates.contracts.registry import Registry, RegistryError, load_registry
+from handoff_gate.gates.contracts.registry import Registry, RegistryError
+from handoff_gate.gates.setup import Setup, assemble, load_contracts
 from handoff_gate.gates.store.base import RunStore, has_handoff
 from handoff_gate.gates.store.durable import read_bounded
 from handoff_gate.gates.store.select import StoreURLError, listed_store, store_for
-from handoff_gate.gates.vocab.environment import STORE_ENV
+from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
 from handoff_gate.gates.vocab.ids import UnsafePathError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
@@ -31,7 +35,7 @@ def registry(spec: str | None, rules: Policy | None = None) -> Registry:
     """The built-in contracts plus ``--schemas`` (or the environment's default); under
     a policy only modules its ``[[contracts]]`` pin, checked before they run."""
     try:
-        return load_registry(spec, pins=None if rules is None else dict(rules.contract_pins))
+        return load_contracts(spec, rules)
     except RegistryError as exc:
         raise UsageError(str(exc)) from exc
 
@@ -121,3 +125,22 @@ def existing_handoff(run: str, handoff_id: str, where: RunStore) -> str:
     if not found:
         raise no_handoff(run, handoff_id)
     return run
+
+
+def setup_from(args: argparse.Namespace, where: RunStore | None = None) -> Setup:
+    """The command's configuration: the store ``--store`` names (or ``where``, for the
+    commands that show every run), ``--schemas`` loaded under the pins of ``--policy``
+    (checked against ``--policy-sha256``), and ``--key``. The environment's defaults were
+    applied while parsing, so nothing here reads it again."""
+    spec: str | None = getattr(args, "schemas", None)
+    try:
+        setup = assemble(
+            store(args) if where is None else where,
+            contracts=os.environ.get(SCHEMAS_ENV, "") if spec is None else spec,
+            policy=policy(args),
+            key=signing_key(args),
+            env={},
+        )
+    except RegistryError as exc:
+        raise UsageError(str(exc)) from exc
+    return setup if where is not None else replace(setup, owns_store=True)

@@ -19,7 +19,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-from functools import partial
 from pathlib import Path
 from types import FrameType
 
@@ -27,7 +26,8 @@ from handoff_gate.demo.progress import ProgressToasts
 from handoff_gate.demo.simulator import LIVE_RUN, STOPPED
 from handoff_gate.gates.api import read_decision
 from handoff_gate.gates.audit.decision_record import DecisionCorrupt
-from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.setup import load_contracts
 from handoff_gate.gates.store.filesystem import is_run, list_handoffs
 from handoff_gate.gates.vocab.environment import SCHEMAS_ENV
 from handoff_gate.tui.review_app import ReviewApp
@@ -168,7 +168,7 @@ def _run_headless(proc: subprocess.Popen[bytes], run_dir: Path) -> None:
 
 def _run_tui(target: Path, registry: Registry) -> None:
     """The app over the workspace, with the pipeline's progress raised as notifications."""
-    app = ReviewApp(target, partial(ReviewCore, registry), show="pending")
+    app = ReviewApp(target, ReviewCore.maker(registry), show="pending")
     progress = ProgressToasts(app, target / LOG)
     progress.start()
     try:
@@ -184,7 +184,7 @@ def run_demo(workspace: Path | None, *, open_tui: bool, keep: bool = False) -> i
     """
     try:
         target = prepare_workspace(workspace)
-        registry = load_registry(str(target / CONTRACTS))
+        registry = load_contracts(str(target / CONTRACTS), None)
     except (DemoError, OSError) as exc:
         print(f"handoff-gate demo: {exc}", file=sys.stderr)
         return 2

@@ -24,8 +24,9 @@ from typing import Any
 
 from handoff_gate.gates.api import submit, wait
 from handoff_gate.gates.audit.decision_record import DecisionCorrupt
-from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.deliver.pickup import WaitOutcome
+from handoff_gate.gates.setup import load_contracts
 
 LIVE_RUN = "live-pipeline"
 #: The exit code of a pipeline stopped (SIGTERM, SIGINT) before it finished, as ``wait``'s.
@@ -220,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"simulator: {line}", flush=True)
 
     log(f"live run {run_dir}")
-    return Pipeline(run_dir, load_registry(), stop, log).run()
+    return Pipeline(run_dir, load_contracts(None, None), stop, log).run()
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from langchain_core.tools import BaseTool
 from langgraph.types import Command, Interrupt
 from pydantic import BaseModel
 
-from handoff_gate.gates.gate import StoreSpec
+from handoff_gate.gates.setup import StoreSpec
 from handoff_gate.integrations.tool_calls import (
     ExpiresIn,
     KeySpec,

@@ -48,7 +48,8 @@ from langgraph.types import Command, Interrupt, interrupt
 from handoff_gate.gates.api import wait_async
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
-from handoff_gate.gates.gate import Gate, StoreSpec
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.setup import StoreSpec
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef

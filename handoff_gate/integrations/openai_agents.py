@@ -44,7 +44,7 @@ from agents import Agent, FunctionTool, RunState
 from agents.items import ToolApprovalItem
 from agents.result import RunResult, RunResultStreaming
 
-from handoff_gate.gates.gate import StoreSpec
+from handoff_gate.gates.setup import StoreSpec
 from handoff_gate.integrations.openai_agents_edits import run_edited
 from handoff_gate.integrations.tool_calls import (
     ExpiresIn,

@@ -43,7 +43,8 @@ from pydantic_ai import ModelRetry, RunContext
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.gate import Gate, StoreSpec
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.setup import StoreSpec
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.integrations.feedback import rejection_text, settled

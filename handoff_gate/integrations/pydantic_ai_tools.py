@@ -38,7 +38,7 @@ from pydantic_ai.tools import (
     ToolDenied,
 )
 
-from handoff_gate.gates.gate import StoreSpec
+from handoff_gate.gates.setup import StoreSpec
 from handoff_gate.integrations.tool_calls import (
     ExpiresIn,
     KeySpec,

@@ -20,7 +20,8 @@ from datetime import timedelta
 from typing import Any
 
 from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
-from handoff_gate.gates.gate import Gate, StoreSpec
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.setup import StoreSpec
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.findings import Code, Severity

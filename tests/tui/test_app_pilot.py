@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -462,7 +461,7 @@ def test_watch_on_a_missing_folder_exits_with_a_usage_error(
 ) -> None:
     code = run_review(
         tmp_path / "nope",
-        partial(ReviewCore, registry),
+        ReviewCore.maker(registry),
         reviewer=None,
         show="all",
         poll=False,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -100,13 +99,7 @@ def review_app(
 ) -> ReviewApp:
     """The app over a loaded registry, as a script builds it: ``ReviewCore`` made by the
     app's core worker, the header naming who decides (``header_name``)."""
-    core = partial(
-        ReviewCore,
-        registry,
-        reviewer=reviewer,
-        key=key,
-        policy=policy,
-    )
+    core = ReviewCore.maker(registry, reviewer=reviewer, key=key, policy=policy)
     return ReviewApp(
         root,
         core,

@@ -14,16 +14,17 @@ import argparse
 import json
 
 from handoff_gate.cli.errors import FAIL, OK, flat
-from handoff_gate.cli.inputs import existing_run, policy, store
+from handoff_gate.cli.inputs import existing_run, setup_from
 from handoff_gate.gates.audit.log import audit_events, audit_lines
 from handoff_gate.gates.audit.verify import verify_run
 
 
 def run(args: argparse.Namespace) -> int:
-    where = store(args)
+    setup = setup_from(args)
+    where = setup.store
     run = existing_run(args.run_dir, where)
     if args.verify:
-        problems = verify_run(run, where, policy(args))
+        problems = verify_run(run, where, setup.policy)
         for problem in problems:
             print(flat(problem))
         if not problems:

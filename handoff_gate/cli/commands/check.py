@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat
-from handoff_gate.cli.inputs import policy, read_input, registry
+from handoff_gate.cli.inputs import read_input, setup_from
 from handoff_gate.cli.report_text import print_report
 from handoff_gate.gates.contracts.json_schema import (
     JsonSchemaContract,
@@ -88,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
             inspect_path(path, label, {})  # the same "is a directory" / "no such file"
         report = inspect_file(path, {label: model}, schema_id=label, max_bytes=MAX_HANDOFF_BYTES)
     else:
-        rules = policy(args)
-        report = inspect_path(Path(args.path), args.schema, registry(args.schemas, rules), rules)
+        setup = setup_from(args)
+        report = inspect_path(Path(args.path), args.schema, setup.contracts, setup.policy)
     if args.json:
         print(json.dumps(report.to_json(), ensure_ascii=True, indent=2))
     else:

@@ -21,7 +21,7 @@ import jiter
 from pydantic import PydanticUserError
 
 from handoff_gate.cli.errors import OK, UsageError, flat, one_line
-from handoff_gate.cli.inputs import existing_run, read_input, registry, store
+from handoff_gate.cli.inputs import existing_run, read_input, setup_from, store
 from handoff_gate.gates.contracts.json_schema import JsonSchemaError, read_json_schema
 from handoff_gate.gates.contracts.json_schema import canonical_bytes as canonical
 from handoff_gate.gates.contracts.registry import SCHEMA_ID, Registry
@@ -85,13 +85,14 @@ def _python_rows(where: RunStore, run: str, contracts: Registry) -> list[dict[st
 
 
 def _list(args: argparse.Namespace, where: RunStore) -> int:
+    contracts = setup_from(args, where).contracts
     run = existing_run(args.run_dir, where)
     stored = [
         {"id": c.schema_id, "sha256": c.sha256, "kind": c.kind, "added": c.added}
         for c in where.contracts(run)
     ]
     rows = sorted(
-        stored + _python_rows(where, run, registry(args.schemas)),
+        stored + _python_rows(where, run, contracts),
         key=lambda r: (str(r["id"]), str(r["kind"])),
     )
     if args.json:
@@ -123,7 +124,7 @@ def _show(args: argparse.Namespace, where: RunStore) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    where = store(args)
+    where = store(args)  # the one store; list's contracts are loaded with it (setup_from)
     try:
         action = {"add": _add, "list": _list, "show": _show}[args.contracts_action]
         return action(args, where)

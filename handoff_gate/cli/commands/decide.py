@@ -21,7 +21,7 @@ import jiter
 
 from handoff_gate.cli.commands import decide_batch
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat, one_line, os_problem
-from handoff_gate.cli.inputs import existing_run, policy, registry, signing_key, store
+from handoff_gate.cli.inputs import existing_run, setup_from
 from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused, decide
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -69,22 +69,21 @@ def run(args: argparse.Namespace) -> int:
     if args.phase or args.schema:
         raise UsageError("--phase and --schema narrow --pending; this decides one handoff")
     edited = _edit_bytes(args.edit, args.action)
-    contracts = registry(args.schemas, policy(args))
-    where = store(args)
-    run = existing_run(args.run_dir, where)
+    setup = setup_from(args)
+    run = existing_run(args.run_dir, setup.store)
     try:
         decision = decide(
-            where,
+            setup.store,
             run,
             args.handoff_id,
             args.action,
             reason=args.reason,
             category=args.category,
             reviewer=args.reviewer,
-            registry=contracts,
+            registry=setup.contracts,
             expected_sha256=args.sha256.lower() if args.sha256 else None,
-            key=signing_key(args),
-            policy=policy(args),
+            key=setup.key,
+            policy=setup.policy,
             on_warning=_warn,
             edited_payload=edited,
         )

@@ -12,10 +12,11 @@ import argparse
 import sys
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
-from handoff_gate.cli.inputs import existing_run, policy, registry, signing_key, store
+from handoff_gate.cli.inputs import existing_run, setup_from
 from handoff_gate.gates.decide.batch import BatchItem, decide_many, open_handoffs
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.ids import validate_id
+from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
 
 #: How many ``ID SHA256`` lines ``--ids -`` reads at most: far more than any review.
@@ -67,10 +68,10 @@ def run(args: argparse.Namespace) -> int:
     if args.ids is not None and (args.phase or args.schema):
         raise UsageError("--phase and --schema narrow --pending; --ids names each handoff")
     action = Action(args.handoff_id)
-    trust = policy(args)
-    contracts = registry(args.schemas, trust)  # under a policy, only pinned bytes run
-    where = store(args)
+    setup = setup_from(args)  # under a policy, only pinned contract modules run
+    where, contracts, trust = setup.store, setup.contracts, setup.policy
     run = existing_run(args.run_dir, where)
+    selected: dict[str, Report] = {}
     if args.ids is not None:
         items = read_ids(sys.stdin.read().splitlines())
     else:
@@ -83,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
             phase=args.phase,
             schema_id=args.schema,
         )
-        items = [(ref, ref.sha256) for ref in found]
+        items = [(s.ref, s.ref.sha256) for s in found]
+        selected = {s.ref.id: s.report for s in found}  # decided on what was looked at
     try:
         results = decide_many(
             where,
@@ -94,9 +96,10 @@ def run(args: argparse.Namespace) -> int:
             reason=args.reason,
             category=args.category,
             reviewer=args.reviewer,
-            key=signing_key(args),
+            key=setup.key,
             policy=trust,
             on_warning=_warn,
+            seen=selected,
         )
     except PermissionError as exc:
         raise os_problem("record a decision in", args.run_dir, exc) from exc

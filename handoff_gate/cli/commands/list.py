@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator
 
 from handoff_gate.cli.errors import OK, flat, one_line
-from handoff_gate.cli.inputs import listed, policy, registry
+from handoff_gate.cli.inputs import listed, setup_from
 from handoff_gate.cli.status import to_json
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.store.base import RunStore
@@ -63,9 +63,8 @@ def _why(exc: Exception) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    contracts = registry(args.schemas, policy(args))
-    where = listed(args, "list")
-    rules = policy(args)
+    setup = setup_from(args, listed(args, "list"))
+    where, contracts, rules = setup.store, setup.contracts, setup.policy
     try:
         found = [
             status

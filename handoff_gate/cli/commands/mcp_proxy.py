@@ -34,19 +34,19 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot start {visible(server[0])!r}: no such executable file")
     if signing_key(args) is not None and policy(args) is None:
         raise UsageError("--key signs each tool call as a producer the policy names: give --policy")
-    gate = gate_from(args)
-    _create_run(args.run_dir, gate.store)
-    gating = Gating(
-        gate,
-        args.run_dir,
-        session=f"mcp-{uuid.uuid4().hex}",
-        patterns=tuple(args.gate) if args.gate else EVERY_TOOL,
-        timeout=args.timeout,
-    )
-    try:
-        server_closed = asyncio.run(serve(gating, server[0], server[1:]))
-    except OSError as exc:
-        raise UsageError(f"cannot start {visible(server[0])!r}: {one_line(exc)}") from exc
+    with gate_from(args) as gate:
+        _create_run(args.run_dir, gate.store)
+        gating = Gating(
+            gate,
+            args.run_dir,
+            session=f"mcp-{uuid.uuid4().hex}",
+            patterns=tuple(args.gate) if args.gate else EVERY_TOOL,
+            timeout=args.timeout,
+        )
+        try:
+            server_closed = asyncio.run(serve(gating, server[0], server[1:]))
+        except OSError as exc:
+            raise UsageError(f"cannot start {visible(server[0])!r}: {one_line(exc)}") from exc
     if server_closed:
         print("handoff-gate mcp-proxy: the MCP server exited", file=sys.stderr)
         return FAIL

@@ -8,7 +8,7 @@ import argparse
 import json
 
 from handoff_gate.cli.errors import OK, flat
-from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
+from handoff_gate.cli.inputs import existing_handoff, setup_from
 from handoff_gate.cli.report_text import print_report
 from handoff_gate.cli.status import to_json
 from handoff_gate.gates.standing.standing import Standing, standing
@@ -65,10 +65,10 @@ def _print_tool_call(status: Standing) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    contracts = registry(args.schemas, policy(args))
-    where = store(args)
-    run = existing_handoff(args.run_dir, args.handoff_id, where)
-    status = standing(where, HandoffRef(run, args.handoff_id), contracts, policy=policy(args))
+    setup = setup_from(args)
+    run = existing_handoff(args.run_dir, args.handoff_id, setup.store)
+    ref = HandoffRef(run, args.handoff_id)
+    status = standing(setup.store, ref, setup.contracts, policy=setup.policy)
     if args.json:
         named = status.named
         body = {

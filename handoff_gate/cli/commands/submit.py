@@ -34,9 +34,9 @@ from handoff_gate.cli.errors import (
     os_problem,
     unknown_schema,
 )
-from handoff_gate.cli.inputs import policy, read_input, registry, signing_key, store
+from handoff_gate.cli.inputs import read_input, setup_from
 from handoff_gate.gates.contracts.json_schema import JsonSchemaError, contract_from_json_schema
-from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.setup import Setup
 from handoff_gate.gates.store.base import ContractConflict, RunStore
 from handoff_gate.gates.submit.placement import producer_principal
 from handoff_gate.gates.submit.submit import Signing, submit
@@ -77,13 +77,12 @@ def _create_run(run: str, where: RunStore) -> None:
         print(f"new run {visible(where.run_label(run))}", file=sys.stderr)
 
 
-def _signing(args: argparse.Namespace) -> Signing | None:
+def _signing(args: argparse.Namespace, setup: Setup) -> Signing | None:
     """``submit``'s signing arguments: the key and the producer it signs as (the policy
     must name the key's principal among the phase's producers)."""
-    key = signing_key(args)
+    key, rules = setup.key, setup.policy
     if key is None:
         return None
-    rules = policy(args)
     if rules is None:
         raise UsageError("--key signs the handoff as a producer the policy names: give --policy")
     try:
@@ -159,12 +158,12 @@ def _tool_call(
 
 def run(args: argparse.Namespace) -> int:
     _checked_form(args)
-    contracts = registry(args.schemas, policy(args))
+    setup = setup_from(args)
     if args.tool is not None:
-        return _submit(args, store(args), True, None, contracts)
+        return _submit(args, setup, True, None)
     document = _json_schema(args)
-    where = store(args)
-    known = document is not None or args.schema in contracts
+    where = setup.store
+    known = document is not None or args.schema in setup.contracts
     known = known or _stored(where, args.run_dir, args.schema)
     if not known:
         if not args.allow_unknown_schema:
@@ -172,27 +171,24 @@ def run(args: argparse.Namespace) -> int:
                 f"{unknown_schema(args.schema)}; --allow-unknown-schema stores it blocked"
             )
         print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
-    return _submit(args, where, known, document, contracts)
+    return _submit(args, setup, known, document)
 
 
 def _submit(
-    args: argparse.Namespace,
-    where: RunStore,
-    known: bool,
-    document: dict[str, Any] | None,
-    contracts: Registry,
+    args: argparse.Namespace, setup: Setup, known: bool, document: dict[str, Any] | None
 ) -> int:
     """Store the handoff (or the tool call) and say what was stored."""
+    where = setup.store
     payload = read_input(args.payload)
-    signing = _signing(args)
+    signing = _signing(args, setup)
     expires_in = args.expires_in
-    trust = policy(args)
+    trust = setup.policy
     if expires_in is None and trust is not None:
         rule = trust.rule_for(args.phase)
         expires_in = rule.expires_in if rule is not None else None
     _create_run(args.run_dir, where)
     common: dict[str, Any] = {
-        "registry": contracts,
+        "registry": setup.contracts,
         "signing": signing,
         "idempotency_key": args.idempotency_key,
         "on_warning": _warn,

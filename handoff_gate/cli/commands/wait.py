@@ -39,7 +39,7 @@ from handoff_gate.cli.errors import (
     UsageError,
     one_line,
 )
-from handoff_gate.cli.inputs import existing_handoff, policy, registry, store
+from handoff_gate.cli.inputs import existing_handoff, setup_from
 from handoff_gate.cli.interrupt import stop_on_interrupt
 from handoff_gate.cli.outfile import STDOUT, checked_target, write_payload
 from handoff_gate.cli.wait_json import result_json
@@ -123,10 +123,9 @@ def _waited(
 def run(args: argparse.Namespace) -> int:
     if args.json and args.out == STDOUT:
         raise UsageError("--json prints the result on stdout; give --out a file, or leave it out")
-    contracts = registry(args.schemas, policy(args))
-    where = store(args)
+    setup = setup_from(args)
+    where, contracts, rules = setup.store, setup.contracts, setup.policy
     run = existing_handoff(args.run_dir, args.handoff_id, where)
-    rules = policy(args)
     if rules is None:
         print(no_policy_warning(where), file=sys.stderr)
     else:

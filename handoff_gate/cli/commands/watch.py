@@ -108,6 +108,7 @@ def _loader(
     def load(*, store: RunStore) -> ReviewCore:
         from handoff_gate.tui.review_core import ReviewCore
 
-        return ReviewCore(registry(), reviewer=reviewer, key=key, policy=policy, store=store)
+        make = ReviewCore.maker(registry(), reviewer=reviewer, key=key, policy=policy)
+        return make(store=store)
 
     return load

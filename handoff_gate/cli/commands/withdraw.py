@@ -10,19 +10,22 @@ import argparse
 import sys
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
-from handoff_gate.cli.inputs import existing_run, policy, registry, store
+from handoff_gate.cli.inputs import existing_run, setup_from
 from handoff_gate.gates.decide.withdrawal import WithdrawRefused, withdraw
 from handoff_gate.gates.vocab.safe_text import visible
 
 
 def run(args: argparse.Namespace) -> int:
-    rules = policy(args)
-    contracts = registry(args.schemas, rules)  # under a policy, only pinned bytes run
-    where = store(args)
-    run = existing_run(args.run_dir, where)
+    setup = setup_from(args)  # under a policy, only pinned contract modules run
+    run = existing_run(args.run_dir, setup.store)
     try:
         done = withdraw(
-            where, run, args.handoff_id, registry=contracts, reason=args.reason, policy=rules
+            setup.store,
+            run,
+            args.handoff_id,
+            registry=setup.contracts,
+            reason=args.reason,
+            policy=setup.policy,
         )
     except WithdrawRefused as exc:
         print(f"refused: {one_line(exc)}", file=sys.stderr)

@@ -183,6 +183,11 @@ class CollectorPaused:
     removing this put ``inspect.5MB`` past its 2x target). The collector is process-wide,
     so with another thread running (the TUI's screen, a pipeline's own work) it is left
     alone. It is restored on every exit path, and only re-enabled if it was enabled.
+
+    What it can hold back is bounded: it covers one inspection of at most
+    ``MAX_HANDOFF_BYTES`` (larger bytes are refused ``oversize`` before parsing), so the
+    garbage left uncollected is what one payload of that size builds, collected as
+    soon as the inspection returns.
     """
 
     __slots__ = ("enabled",)

@@ -1,10 +1,11 @@
 """``Gate``: the one object that owns a gate's configuration, in the style of an httpx Client.
 
 A Gate holds where runs live (a ``RunStore``), which contracts exist, the policy and the
-signing key, and hands them to every stage; nothing below it reads the environment or
-opens a store of its own. The environment (``HANDOFF_GATE_STORE``, ``_SCHEMAS``,
-``_POLICY``, ``_KEY``) is read once, when a Gate is made, for what was not given, just as
-the command line reads it for its options. A Gate closes the store it opened (a store
+signing key (a ``gates.setup.Setup``), and hands them to every stage; nothing below it
+reads the environment or opens a store of its own. ``gates.setup.assemble`` reads the
+environment (``HANDOFF_GATE_STORE``, ``_SCHEMAS``, ``_POLICY``, ``_KEY``) once, when a Gate
+is made, for what was not given, the same function the command line builds its
+configuration with. A Gate closes the store it opened (a store
 passed in stays its owner's), so ``with Gate(url) as gate:`` leaves no connection behind.
 
 The module functions (``submit``, ``wait``, ``decide``...) are thin wrappers that make a
@@ -19,13 +20,12 @@ import os
 import threading
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.audit.decision_record import Decision, read_decision
 from handoff_gate.gates.audit.verify import verify_run
-from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.decide.batch import BatchItem, BatchResult, decide_many
 from handoff_gate.gates.decide.decisions import decide as decide_in
 from handoff_gate.gates.decide.withdrawal import withdraw
@@ -33,12 +33,12 @@ from handoff_gate.gates.deliver.pickup import Pickup, WaitResult, print_refusal
 from handoff_gate.gates.deliver.waiting import wait_after
 from handoff_gate.gates.deliver.waiting_async import wait_async
 from handoff_gate.gates.deliver.waiting_many import wait_any, wait_many
+from handoff_gate.gates.setup import Setup, StoreSpec, assemble
 from handoff_gate.gates.standing.edits import EditedPayload
 from handoff_gate.gates.standing.ending import Withdrawal
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.store.select import store_at, store_for
 from handoff_gate.gates.submit.placement import producer_principal
 from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
 from handoff_gate.gates.submit.submit import About, Payload, Signing
@@ -47,7 +47,6 @@ from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.actions import Action, Category
-from handoff_gate.gates.vocab.environment import KEY_ENV, POLICY_ENV, SCHEMAS_ENV, STORE_ENV
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.report import Report
 
@@ -55,7 +54,6 @@ if TYPE_CHECKING:
     from types import TracebackType
 
 
-StoreSpec = str | os.PathLike[str] | RunStore
 Reporter = Callable[[str], None]
 
 
@@ -76,23 +74,17 @@ class Gate:
         contracts: Registry | str | None = None,
         policy: Policy | str | os.PathLike[str] | None = None,
         key: SigningKey | str | os.PathLike[str] | None = None,
+        setup: Setup | None = None,
     ) -> None:
-        env = os.environ
-        self._owns_store = not _is_store(store)
-        if store is None:
-            self.store = store_for(env.get(STORE_ENV, ""))
-        elif _is_store(store):
-            self.store = store  # type: ignore[assignment]
-        else:
-            self.store = store_at(store)  # type: ignore[arg-type]
-        policy = env.get(POLICY_ENV) or None if policy is None else policy
-        self.policy = Policy.load(Path(policy)) if isinstance(policy, str | os.PathLike) else policy
-        if contracts is None or isinstance(contracts, str):
-            spec = env.get(SCHEMAS_ENV, "") if contracts is None else contracts
-            contracts = load_registry(spec, pins=contract_pins(self.policy))
-        self.contracts: Registry = contracts
-        key = env.get(KEY_ENV) or None if key is None else key
-        self.key = SigningKey(Path(key)) if isinstance(key, str | os.PathLike) else key
+        if setup is None:
+            setup = assemble(store, contracts=contracts, policy=policy, key=key)
+        #: The configuration, as ``gates.setup.assemble`` made it (a front end that has
+        #: one already, the command line, passes it as ``setup``).
+        self.setup = setup
+        self.store: RunStore = setup.store
+        self.contracts: Registry = setup.contracts
+        self.policy: Policy | None = setup.policy
+        self.key: SigningKey | None = setup.key
 
     def __enter__(self) -> Gate:
         return self
@@ -107,8 +99,7 @@ class Gate:
 
     def close(self) -> None:
         """Close the store this Gate opened; one it was given is its owner's to close."""
-        if self._owns_store:
-            self.store.close()
+        self.setup.close()
 
     def submit(
         self,
@@ -450,14 +441,3 @@ class Gate:
     def verify(self, run: str | os.PathLike[str]) -> list[str]:
         """Every problem with the run's history, one line each; empty means intact."""
         return verify_run(run, self.store, self.policy)
-
-
-def contract_pins(policy: Policy | None) -> dict[str, str] | None:
-    """What a registry loaded under ``policy`` may run: its ``[[contracts]]`` pins, or
-    ``None`` (no policy: any named module loads, as before policies pinned them)."""
-    return None if policy is None else dict(policy.contract_pins)
-
-
-def _is_store(value: object) -> bool:
-    """Whether a ``Gate``'s ``store`` argument is a store object rather than a place."""
-    return value is not None and not isinstance(value, str | os.PathLike)

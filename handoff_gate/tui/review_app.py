@@ -58,8 +58,8 @@ def header_name(reviewer: str | None, key: SigningKey | None, policy: Policy | N
 
 
 class CoreMaker(Protocol):
-    """What makes the app's core over the store it reviews: ``partial(ReviewCore,
-    registry, ...)``, or ``handoff-gate watch``'s function that imports it first."""
+    """What makes the app's core over the store it reviews: ``ReviewCore.maker(contracts,
+    ...)``, or ``handoff-gate watch``'s function that imports it first."""
 
     def __call__(self, *, store: RunStore) -> ReviewCore: ...
 

@@ -18,7 +18,8 @@ from typing import Any, Unpack
 from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.deliver.pickup import WaitResult, print_refusal
-from handoff_gate.gates.gate import Gate, Reporter, StoreSpec
+from handoff_gate.gates.gate import Gate, Reporter
+from handoff_gate.gates.setup import StoreSpec
 from handoff_gate.gates.standing.edits import EditedPayload
 from handoff_gate.gates.submit.submit import About, Payload
 from handoff_gate.gates.trust.policy import Policy

@@ -34,7 +34,9 @@ if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy
 
 
-def _append_only(registry: Registry | None, schema_id: object) -> frozenset[str]:
+def append_only_fields(registry: Registry | None, schema_id: object) -> frozenset[str]:
+    """The fields the contract keeps append-only: its report depends on earlier
+    handoffs' decisions, so it can change without its own bytes changing."""
     contract = (
         registry.get(schema_id) if registry is not None and isinstance(schema_id, str) else None
     )
@@ -60,7 +62,7 @@ def previous_payload(
     undecided, rejected and blocked ones: only an approval makes a baseline.
     """
 
-    fields = _append_only(registry, schema_id)
+    fields = append_only_fields(registry, schema_id)
     if registry is not None and not fields:
         return None
     key = os.fspath(run)
@@ -72,7 +74,7 @@ def previous_payload(
             data = store.handoff_bytes(key, earlier, MAX_HANDOFF_BYTES)
             envelope = Envelope.model_validate_json(data)
             schema = envelope.schema_id
-            related = schema == schema_id or bool(fields & _append_only(registry, schema))
+            related = schema == schema_id or bool(fields & append_only_fields(registry, schema))
             what = approval(store, key, earlier, data, envelope, policy) if related else None
             if what is None:
                 continue

@@ -10,13 +10,13 @@ refusal logged), and the others are written regardless of where it stood in the 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.decide.decisions import DecisionRefused, decide
-from handoff_gate.gates.standing.standing import standing
+from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
+    from handoff_gate.gates.vocab.report import Report
 
 #: One item of a batch: the handoff (a reference or an id) and the sha256 it must have.
 BatchItem = tuple[HandoffRef | str, str]
@@ -57,8 +58,13 @@ def decide_many(
     key: SigningKey | None = None,
     policy: Policy | None = None,
     on_warning: Callable[[str], None] | None = None,
+    seen: Mapping[str, Report] | None = None,
 ) -> list[BatchResult]:
     """Decide every item, in order; one ``BatchResult`` per item.
+
+    ``seen``: reports the caller made while choosing the items (``open_handoffs``), by
+    handoff id; an item whose bytes still have that report's sha256 is not inspected
+    again, so a batch inspects each handoff once.
 
     A refusal (``DecisionRefused``) or a malformed item (``ValueError``: a bad id, a
     phase the policy has no rule for) is that item's alone. What no item could survive
@@ -87,6 +93,7 @@ def decide_many(
                 key=key,
                 policy=policy,
                 on_warning=on_warning,
+                seen=seen.get(ref.id) if seen is not None else None,
             )
         except (DecisionRefused, ValueError) as exc:
             results.append(BatchResult(ref, refused=str(exc)))
@@ -104,15 +111,16 @@ def open_handoffs(
     policy: Policy | None = None,
     phase: str | None = None,
     schema_id: str | None = None,
-) -> list[HandoffRef]:
-    """The run's handoffs that ``action`` may be taken on now, each with the sha256 it
-    was seen with, so the decision binds to those bytes: pending ones to approve, pending
-    and blocked ones to reject. ``phase`` and ``schema_id`` narrow the selection."""
+) -> list[Standing]:
+    """The standings of the run's handoffs that ``action`` may be taken on now, each
+    ``ref`` carrying the sha256 it was seen with, so the decision binds to those bytes:
+    pending ones to approve, pending and blocked ones to reject. ``phase`` and
+    ``schema_id`` narrow the selection. Their reports are ``decide_many``'s ``seen``."""
     where = os.fspath(run)
     wanted = {HandoffState.PENDING}
     if Action(action) is Action.REJECT:
         wanted.add(HandoffState.BLOCKED)
-    found: list[HandoffRef] = []
+    found: list[Standing] = []
     for handoff_id in store.handoff_ids(where):
         ref = HandoffRef(where, handoff_id)
         if phase is not None and ref.phase != phase:
@@ -122,5 +130,5 @@ def open_handoffs(
         if schema_id is not None and (envelope is None or envelope.schema_id != schema_id):
             continue
         if stood.state in wanted and stood.report.sha256:
-            found.append(ref._replace(sha256=stood.report.sha256))
+            found.append(replace(stood, ref=ref._replace(sha256=stood.report.sha256)))
     return found

@@ -12,12 +12,13 @@ message is one plain line (payload and file names made safe), never markup.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import describe
 from handoff_gate.gates.decide.batch import decide_many
 from handoff_gate.gates.decide.decisions import DecisionRefused, decide, principal_for
+from handoff_gate.gates.setup import Setup, assemble
 from handoff_gate.gates.standing.edits import edit_problem, inspect_edit
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.view.fields import field_rows
@@ -45,25 +46,37 @@ class ReviewCore:
     Read-only review is the screen's to enforce (``ReviewScreen.read_only``): this only
     inspects and decides."""
 
-    def __init__(
-        self,
-        registry: Registry,
+    def __init__(self, setup: Setup, *, reviewer: str | None = None) -> None:
+        """``setup``: the gate's configuration (``gates.setup.assemble``): where the
+        reviewed runs live (decisions use a copy of the store per write), the contracts,
+        and the key decisions are signed with under the policy (only a principal the
+        policy lets decide a handoff's phase may try). ``reviewer``: who decisions name
+        (``None``: ``user@host``)."""
+        self.setup = setup
+        self.registry: Registry = setup.contracts
+        self.reviewer = reviewer
+        self.key: SigningKey | None = setup.key
+        self.policy: Policy | None = setup.policy
+        self.store: RunStore = setup.store
+        self._principals: dict[Rule, str | DecisionRefused] = {}
+
+    @classmethod
+    def maker(
+        cls,
+        contracts: Registry,
         *,
         reviewer: str | None = None,
         key: SigningKey | None = None,
         policy: Policy | None = None,
-        store: RunStore,
-    ) -> None:
-        """``reviewer``: who decisions name (``None``: ``user@host``); ``key`` and
-        ``policy``: decisions are signed with the key, and only a principal the policy
-        lets decide a handoff's phase may try. ``store``: where the reviewed runs live
-        (decisions use a copy of it per write)."""
-        self.registry = registry
-        self.reviewer = reviewer
-        self.key = key
-        self.policy = policy
-        self.store = store
-        self._principals: dict[Rule, str | DecisionRefused] = {}
+    ) -> Callable[..., ReviewCore]:
+        """What ``ReviewApp`` calls with the store it reviews to make its core: the
+        configuration assembled over that store (``gates.setup.assemble``)."""
+
+        def make(*, store: RunStore) -> ReviewCore:
+            setup = assemble(store, contracts=contracts, policy=policy, key=key, env={})
+            return cls(setup, reviewer=reviewer)
+
+        return make
 
     def inspect(self, ref: HandoffRef, store: RunStore) -> Inspection:
         """Inspect one handoff in ``store`` (the calling thread's own) and settle its

@@ -27,7 +27,7 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TypeGuard
 
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.audit.decision_record import (
@@ -46,7 +46,7 @@ from handoff_gate.gates.standing.edits import (
 )
 from handoff_gate.gates.standing.ending import deadline, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
-from handoff_gate.gates.standing.report_in_run import inspect_in_run
+from handoff_gate.gates.standing.report_in_run import append_only_fields, inspect_in_run
 from handoff_gate.gates.store.base import DecisionExists, RunStore, has_handoff
 from handoff_gate.gates.store.log_lines import last_line
 from handoff_gate.gates.submit.placement import producer_bytes_sha256, verified_producer
@@ -160,8 +160,14 @@ def decide(
     policy: Policy | None = None,
     on_warning: Callable[[str], None] | None = None,
     edited_payload: EditedPayload | None = None,
+    seen: Report | None = None,
 ) -> Decision:
     """Record a decision after re-inspecting the handoff's current bytes.
+
+    ``seen``: the report the caller already made of this handoff under the same
+    registry and policy (a batch's selection). When the stored bytes still have its
+    sha256 it stands for the re-inspection (the bytes are hashed, not inspected again);
+    otherwise the handoff is inspected as usual.
 
     ``edited_payload``: approve the reviewer's edit of the payload instead of the
     producer's bytes (``EditRefused``, audited, nothing written, when the edit is not
@@ -191,7 +197,7 @@ def decide(
     if refusal is not None:
         attempt.refuse(refusal)
     reason = reason.strip() if reason is not None else None
-    report = _checked(attempt, registry, policy, principal, reason, expected_sha256)
+    report = _checked(attempt, registry, policy, principal, reason, (expected_sha256, seen))
     decision = _record(store, attempt, reason, category, report)
     if edited is not None:
         decision = _with_edit(attempt, decision, report, edited, registry)
@@ -243,9 +249,10 @@ def _checked(
     policy: Policy | None,
     principal: str | None,
     reason: str | None,
-    expected_sha256: str | None,
+    expectation: tuple[str | None, Report | None],
 ) -> Report:
     """The handoff's report, once every reason to refuse the decision is ruled out."""
+    expected_sha256, seen = expectation
     store, where, handoff_id = attempt.store, attempt.run, attempt.handoff_id
     if attempt.action is Action.REJECT and not reason:
         attempt.refuse("a rejection needs a non-blank --reason")
@@ -254,7 +261,10 @@ def _checked(
         attempt.refuse(f"{handoff_id} is already {existing}")
     if not has_handoff(store, where, handoff_id):
         attempt.refuse(f"no handoff {handoff_id} in {where}")
-    report = inspect_in_run(where, handoff_id, registry, policy=policy, store=store)
+    if _still(seen, attempt, registry):
+        report = seen
+    else:
+        report = inspect_in_run(where, handoff_id, registry, policy=policy, store=store)
     envelope = report.envelope
     expires_at = (
         deadline(envelope.expires_at, envelope.created, handoff_id, policy)
@@ -270,6 +280,17 @@ def _checked(
         if producer == principal:
             attempt.refuse(f"{principal!r} produced {handoff_id} and may not decide it")
     return report
+
+
+def _still(seen: Report | None, attempt: _Attempt, registry: Registry) -> TypeGuard[Report]:
+    """Whether ``seen`` is still the handoff's report: its bytes have the same sha256,
+    and its contract keeps no field append-only (that check reads earlier handoffs'
+    decisions, which a batch may have just written)."""
+    if seen is None or not seen.sha256 or seen.envelope is None:
+        return False
+    if append_only_fields(registry, seen.envelope.schema_id):
+        return False
+    return attempt.store.handoff_sha256(attempt.run, attempt.handoff_id) == seen.sha256
 
 
 def _write(
