@@ -196,6 +196,47 @@ async def test_a_write_nobody_decides_times_out_and_is_withdrawn(
     assert not target.exists()
 
 
+async def test_held_calls_do_not_hold_up_other_traffic_or_each_other(
+    tmp_path: Path, files: Path
+) -> None:
+    """Two writes wait at once while a read passes; each is decided on its own."""
+    run = tmp_path / "run"
+    (files / "a.txt").write_text("readable meanwhile")
+    first, second = files / "first.txt", files / "second.txt"
+    answers: dict[str, CallToolResult] = {}
+
+    async def write(target: Path) -> None:
+        result = await session.call_tool("write_file", {"path": str(target), "content": "x"})
+        assert isinstance(result, CallToolResult)
+        answers[target.name] = result
+
+    def both_waiting() -> list[dict[str, Any]]:
+        deadline = time.monotonic() + BOUND
+        while len(rows := [r for r in handoffs(run) if r["waiter"]]) < 2:
+            assert time.monotonic() < deadline, rows
+            time.sleep(0.05)
+        return rows
+
+    def decide(rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            stored = (run / "handoffs" / f"{row['id']}.json").read_text()
+            action = "approve" if "first.txt" in stored else "reject"
+            done = cli("decide", str(run), row["id"], action, "--reason", "only the first")
+            assert done.returncode == 0, done.stderr
+
+    params = proxy(run, "--gate", "write_*", server=filesystem(files))
+    async with connected(params) as session, anyio.create_task_group() as tasks:
+        tasks.start_soon(write, first)
+        tasks.start_soon(write, second)
+        rows = await anyio.to_thread.run_sync(both_waiting)
+        read = await session.call_tool("read_text_file", {"path": str(files / "a.txt")})
+        assert text(read) == "readable meanwhile" and not answers
+        await anyio.to_thread.run_sync(decide, rows)
+    assert not answers["first.txt"].is_error and first.read_text() == "x"
+    assert answers["second.txt"].is_error and "only the first" in text(answers["second.txt"])
+    assert not second.exists()
+
+
 async def test_an_ungated_read_passes_straight_through(tmp_path: Path, files: Path) -> None:
     run = tmp_path / "run"
     (files / "a.txt").write_text("plain text")
