@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import psycopg
 import pytest
 from cli_helpers import GATE, cli
 from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -40,6 +41,8 @@ from mcp_types import (
     TextContent,
 )
 from signed_policy import signed_policy
+
+from handoff_gate.gates.store.postgres_schema import init_schema
 
 REPO = Path(__file__).resolve().parent.parent
 SERVERS = REPO / "tests" / "mcp_servers" / "node_modules" / "@modelcontextprotocol"
@@ -422,6 +425,53 @@ async def test_the_documented_host_entry_gates_writes_and_passes_reads(
     assert text(read) == "read freely"
     assert not wrote.is_error and target.read_text() == "x"
     assert [r["tool"]["name"] for r in handoffs(run)] == ["write_file"]
+
+
+async def test_the_proxy_works_on_a_database_store(
+    tmp_path: Path, files: Path, pg_url: str
+) -> None:
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        init_schema(conn, roles=False)
+    target = files / "note.txt"
+    args = ["-m", "handoff_gate.cli", "--store", pg_url, "mcp-proxy", "job-1", "--"]
+    params = StdioServerParameters(
+        command=sys.executable, args=[*args, *filesystem(files)], env=dict(os.environ)
+    )
+
+    def approve() -> None:
+        deadline = time.monotonic() + BOUND
+        while not (rows := _pending(pg_url)):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        done = cli("--store", pg_url, "decide", "job-1", rows[0]["id"], "approve")
+        assert done.returncode == 0, done.stderr
+
+    async with connected(params) as session:
+        result, _ = await reviewed_call(
+            session, "write_file", {"path": str(target), "content": "in the database"}, approve
+        )
+    assert not result.is_error, text(result)
+    assert target.read_text() == "in the database"
+    assert [r["tool"]["agent"] for r in _listed(pg_url)] == [HOST]
+
+
+def _listed(pg_url: str) -> list[dict[str, Any]]:
+    done = cli("--store", pg_url, "list", "--json")
+    assert done.returncode == 0, done.stderr
+    rows: list[dict[str, Any]] = json.loads(done.stdout)
+    return rows
+
+
+def _pending(pg_url: str) -> list[dict[str, Any]]:
+    return [r for r in _listed(pg_url) if r["state"] == "pending"]
+
+
+def test_an_unreachable_store_stops_the_proxy_before_it_serves(tmp_path: Path, files: Path) -> None:
+    nowhere = "postgresql://handoff@127.0.0.1:1/nowhere?connect_timeout=2"
+    done = cli("--store", nowhere, "mcp-proxy", "job-1", "--", *filesystem(files))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("handoff-gate")
+    assert done.stdout == ""
 
 
 # The process tests speak the wire themselves: they need the proxy's pid and exit code.
