@@ -240,6 +240,24 @@ async def test_held_calls_do_not_hold_up_other_traffic_or_each_other(
     assert not second.exists()
 
 
+async def test_a_call_withdrawn_from_another_process_is_answered_withdrawn(
+    tmp_path: Path, files: Path
+) -> None:
+    run, target = tmp_path / "run", files / "note.txt"
+
+    def withdraw() -> None:
+        row = waiting_handoff(run)
+        done = cli("withdraw", str(run), row["id"], "--reason", "not needed")
+        assert done.returncode == 0, done.stderr
+
+    args = {"path": str(target), "content": "x"}
+    async with connected(proxy(run, server=filesystem(files))) as session:
+        result, _ = await reviewed_call(session, "write_file", args, withdraw)
+    assert result.is_error
+    assert "its review ended withdrawn" in text(result)
+    assert not target.exists()
+
+
 async def test_an_ungated_read_passes_straight_through(tmp_path: Path, files: Path) -> None:
     run = tmp_path / "run"
     (files / "a.txt").write_text("plain text")
