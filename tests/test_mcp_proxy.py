@@ -588,6 +588,31 @@ def test_a_host_line_that_is_not_json_rpc_gets_a_parse_error(tmp_path: Path, fil
     assert proc.returncode == 0
 
 
+def test_a_request_id_sent_again_in_the_session_runs_at_most_once(
+    tmp_path: Path, files: Path
+) -> None:
+    """The call id is the request id in the proxy's session: the same call again finds
+    the handoff its approval was delivered to, and is refused ``already_delivered``."""
+    run, target = tmp_path / "run", files / "once.txt"
+    proc, _ = _start(run, files)
+    assert proc.stdout is not None and proc.stdin is not None
+    call = {"name": "write_file", "arguments": {"path": str(target), "content": "once"}}
+    request = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}
+    _send(proc, request)
+    reviewer(run, "approve")()
+    first = json.loads(proc.stdout.readline())
+    assert not first["result"].get("isError"), first
+    target.unlink()
+    _send(proc, request)
+    again = json.loads(proc.stdout.readline())
+    assert again["id"] == 2 and again["result"]["isError"] is True
+    assert "delivered to an earlier run already" in again["result"]["content"][0]["text"]
+    assert not target.exists()
+    assert len(handoffs(run)) == 1
+    proc.stdin.close()
+    _stop(proc)
+
+
 @pytest.mark.parametrize("ending", ["SIGTERM", "the host's EOF", "the server's exit"])
 def test_however_the_proxy_ends_held_calls_are_withdrawn_and_no_process_is_left(
     tmp_path: Path, files: Path, ending: str
