@@ -2,6 +2,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The reference MCP servers the mcp-proxy tests and bench run, pinned by the lock file.
+MCP_SERVERS := tests/mcp_servers
+MCP_STAMP := $(MCP_SERVERS)/node_modules/.installed
 
 .PHONY: test lint typecheck unit demo bench clean
 
@@ -10,6 +13,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+$(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json
+	npm ci --prefix $(MCP_SERVERS) --no-audit --no-fund
+	touch $(MCP_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -28,7 +35,7 @@ typecheck: $(STAMP)
 	for folder in $(TEST_FOLDERS); do MYPYPATH=tests $(BIN)/mypy $$folder || exit 1; done
 	$(BIN)/lint-imports
 
-unit: $(STAMP)
+unit: $(STAMP) $(MCP_STAMP)
 	$(BIN)/pytest -q -n auto -m 'not alone'
 	$(BIN)/pytest -q -m alone
 
@@ -37,8 +44,8 @@ test: lint typecheck unit
 demo: $(STAMP)
 	$(BIN)/handoff-gate demo
 
-bench: $(STAMP)
+bench: $(STAMP) $(MCP_STAMP)
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules

@@ -31,6 +31,7 @@ BENCHMARKS = {
     "startup": "bench.startup",
     "batch": "bench.batch_decide",
     "hook": "bench.hook",
+    "mcp": "bench.mcp_proxy",
 }
 DEFAULT_JSON = Path(__file__).parent / "results" / "latest.json"
 

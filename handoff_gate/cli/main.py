@@ -476,6 +476,27 @@ def _add_hook(p: argparse.ArgumentParser) -> None:
     _add_key(p, "handoffs the hook submits")
 
 
+def _add_mcp_proxy(p: argparse.ArgumentParser) -> None:
+    p.usage = "%(prog)s RUN [--gate GLOB ...] [--timeout SECONDS] [options] -- COMMAND [ARGS...]"
+    p.add_argument("run_dir", metavar="RUN", help="the run each gated tool call is submitted to")
+    p.add_argument(
+        "--gate",
+        action="append",
+        metavar="GLOB",
+        help="review calls of the tools whose name matches (fnmatch, case-sensitive; "
+        "repeatable); the others pass straight through (default: every tool)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=seconds,
+        metavar="SECONDS",
+        help="answer a call isError and withdraw its handoff when nobody decided within "
+        "this long (default: until the host cancels the call or closes)",
+    )
+    _add_key(p, "each tool-call handoff (with --policy naming its producer)")
+    _add_policy(p)
+
+
 def _add_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workspace", metavar="DIR", help="use this empty folder (default: a temp one)")
     p.add_argument("--no-tui", action="store_true", help="run headless; print what to type")
@@ -505,11 +526,18 @@ _ARGUMENTS = {
     "hook": ("a coding agent's tool-call hook: submit the call, wait, answer", _add_hook),
     "store": ("manage the PostgreSQL store (--store URL or HANDOFF_GATE_STORE)", _add_store),
     "contracts": ("add, list or show the JSON Schema contracts a run stores", _add_contracts),
+    "mcp-proxy": (
+        "serve MCP on stdio in front of an MCP server, its tool calls reviewed first",
+        _add_mcp_proxy,
+    ),
 }
 
 
 #: command name -> the module holding its ``run(args) -> int``.
-COMMANDS = {name: f"handoff_gate.cli.commands.{name}" for name in _ARGUMENTS}
+COMMANDS = {name: f"handoff_gate.cli.commands.{name.replace('-', '_')}" for name in _ARGUMENTS}
+#: The commands that run another program: what follows their first ``--`` is its command
+#: line, word for word (``args.server``), never options of their own.
+WRAPPING_COMMANDS = frozenset({"mcp-proxy"})
 #: The commands whose module imports the terminal UI.
 APP_COMMANDS = frozenset({"watch", "demo"})
 
@@ -526,6 +554,15 @@ def command_named(argv: Sequence[str]) -> str | None:
         elif not word.startswith("-"):
             return word if word in _ARGUMENTS else None
     return None
+
+
+def split_wrapped(words: list[str]) -> tuple[list[str], list[str]]:
+    """The command's own words, and the wrapped program's: everything after the first
+    ``--`` (argparse would take a later ``--`` or ``-y`` there as its own)."""
+    if "--" not in words:
+        return words, []
+    cut = words.index("--")
+    return words[:cut], words[cut + 1 :]
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -566,10 +603,14 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    command = command_named(sys.argv[1:] if argv is None else argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    command = command_named(words)
+    words, server = split_wrapped(words) if command in WRAPPING_COMMANDS else (words, None)
     parser = build_parser(command)
     try:
-        args, extra = parser.parse_known_args(argv)
+        args, extra = parser.parse_known_args(words)
+        if server is not None:
+            args.server = server
         if extra:  # named after the command they were given to, not the top level
             prog = f"handoff-gate {args.command}"
             parser.exit(USAGE, argument_error(prog, f"unrecognized arguments: {' '.join(extra)}"))

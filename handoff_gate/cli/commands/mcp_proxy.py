@@ -1,0 +1,66 @@
+"""``handoff-gate mcp-proxy``: put an MCP server's tool calls through the gate.
+
+Everything that can be wrong before the host connects (no server command, a run that
+cannot be made, a key without the policy that names its signer) is one line and exit 2,
+so a host shows it as the server's failure to start. The run is created if missing, as
+``submit`` does. Once serving, the proxy exits 0 when the host closes its end (or
+stops it with SIGTERM) and 1 when the server exits first; a server command that cannot
+be started is exit 2. ``integrations.mcp_proxy`` holds the routing, and
+``integrations.mcp_gating`` what happens to a gated call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import sys
+import uuid
+
+from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
+from handoff_gate.cli.gate_args import gate_from
+from handoff_gate.cli.inputs import policy, signing_key
+from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.vocab.safe_text import visible
+from handoff_gate.integrations.mcp_gating import EVERY_TOOL, Gating
+from handoff_gate.integrations.mcp_proxy import serve
+
+
+def run(args: argparse.Namespace) -> int:
+    server: list[str] = args.server or []
+    if not server:
+        raise UsageError("no server to run: give its command after --, e.g. -- npx -y SERVER")
+    if shutil.which(server[0]) is None:
+        raise UsageError(f"cannot start {visible(server[0])!r}: no such executable file")
+    if signing_key(args) is not None and policy(args) is None:
+        raise UsageError("--key signs each tool call as a producer the policy names: give --policy")
+    with gate_from(args) as gate:
+        _create_run(args.run_dir, gate.store)
+        gating = Gating(
+            gate,
+            args.run_dir,
+            session=f"mcp-{uuid.uuid4().hex}",
+            patterns=tuple(args.gate) if args.gate else EVERY_TOOL,
+            timeout=args.timeout,
+        )
+        try:
+            server_closed = asyncio.run(serve(gating, server[0], server[1:]))
+        except OSError as exc:
+            raise UsageError(f"cannot start {visible(server[0])!r}: {one_line(exc)}") from exc
+    if server_closed:
+        print("handoff-gate mcp-proxy: the MCP server exited", file=sys.stderr)
+        return FAIL
+    return OK
+
+
+def _create_run(run: str, where: RunStore) -> None:
+    """Make the run if it is missing, before the host connects: a path that cannot be a
+    run is found now, not at the first tool call."""
+    try:
+        made = where.create(run)
+    except PermissionError as exc:
+        raise os_problem("create the run", visible(run), exc) from exc
+    except (ValueError, OSError) as exc:
+        raise UsageError(f"cannot use the run: {one_line(exc)}") from exc
+    if made:
+        print(f"new run {visible(where.run_label(run))}", file=sys.stderr)

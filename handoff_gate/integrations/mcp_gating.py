@@ -1,0 +1,102 @@
+"""What ``mcp-proxy`` decides about one ``tools/call``: pass it, or review it first.
+
+A call whose tool name matches a ``--gate`` glob becomes a tool-call handoff through the
+same ``review`` every adapter uses (``integrations.tool_calls``): the contract is the
+tool's ``inputSchema`` as the server listed it, the agent the host's
+``clientInfo.name``, the conversation the proxy's session, and the call id the JSON-RPC
+request id (unique in a session, so a host's retry under a new id is a new call). Only
+an approval lets the request reach the server, with the arguments the gate delivers (a
+reviewer's edit, keys the contract does not name left out); anything else, including an
+error of the gate itself, becomes a ``CallToolResult`` with ``isError`` whose text says
+why, so the model reads the reviewer's reason and nothing unapproved runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any
+
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.vocab.safe_text import visible
+from handoff_gate.integrations.tool_calls import Request, Verdict, review
+
+#: Without ``--gate``, every tool is reviewed.
+EVERY_TOOL = ("*",)
+#: An error the gate's own path raised is cut here: its text may quote the payload.
+_MAX_ERROR = 300
+
+
+@dataclass
+class Gating:
+    """The proxy's review settings, and what it learnt of the host (its name)."""
+
+    gate: Gate
+    run: str
+    session: str
+    patterns: Sequence[str] = EVERY_TOOL
+    timeout: float | None = None
+    agent: str | None = None
+
+    def gated(self, tool: str) -> bool:
+        """Whether calls to ``tool`` are reviewed: the globs match case-sensitively, as
+        MCP tool names are compared."""
+        return any(fnmatchcase(tool, pattern) for pattern in self.patterns)
+
+    async def review(
+        self, request_id: str | int, tool: str, arguments: Any, schema: Mapping[str, Any]
+    ) -> Verdict:
+        """The gate's answer for one call, waited for (a cancel withdraws the handoff)."""
+        request = Request(
+            name=tool,
+            call_id=call_id(request_id),
+            args=arguments,
+            parameters=schema,
+            agent=self.agent,
+            thread=self.session,
+        )
+        [verdict] = await review(self.gate, self.run, [request], timeout=self.timeout)
+        return verdict
+
+
+@dataclass
+class ToolSchemas:
+    """Each tool's ``inputSchema`` from the ``tools/list`` results that passed through
+    (or that the proxy asked for); forgotten when the server says its tools changed."""
+
+    schemas: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def record(self, result: Mapping[str, Any]) -> None:
+        tools = result.get("tools")
+        if not isinstance(tools, list):
+            return
+        for tool in tools:
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                schema = tool.get("inputSchema")
+                if isinstance(schema, dict):
+                    self.schemas[tool["name"]] = schema
+
+    def forget(self) -> None:
+        self.schemas.clear()
+
+    def get(self, tool: str) -> Mapping[str, Any] | None:
+        return self.schemas.get(tool)
+
+
+def call_id(request_id: str | int) -> str:
+    """The request id as JSON, so ``7`` and ``"7"`` (two requests) stay two calls."""
+    return json.dumps(request_id, ensure_ascii=True)
+
+
+def error_result(text: str) -> dict[str, Any]:
+    """A ``CallToolResult`` the host shows the model as the tool's failure."""
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def failure_text(tool: str, exc: BaseException) -> str:
+    """Why a call was not run when the gate itself failed: fail closed, in one line."""
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    line = visible(" ".join(what.split()))[:_MAX_ERROR]
+    return f"The call to {tool} was not run: handoff-gate could not review it ({line})."
