@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import psycopg
@@ -234,6 +235,7 @@ def _every_command(
         "audit": ["audit", str(run), "--verify", *schemas],
         "watch": ["watch", str(run), "--read-only", *schemas],
         "hook": ["hook", "codex", str(run), "--timeout", "0", *schemas],
+        "mcp-proxy": ["mcp-proxy", str(run), *schemas, "--", sys.executable, "-c", "pass"],
     }
 
 
@@ -256,6 +258,7 @@ COMMANDS = [
     "audit",
     "watch",
     "hook",
+    "mcp-proxy",
 ]
 
 
