@@ -39,7 +39,9 @@ RUN = {"claude-code": "runs/claude-code", "codex": "runs/codex", "gemini": "runs
 def snippet_commands() -> dict[str, str]:
     """The hook command each agent's settings snippet in docs/integration.md runs."""
     text = (REPO / "docs" / "integration.md").read_text()
-    section = text[text.index("## Coding agents:") :]
+    start = text.index("## Coding agents:")
+    end = text.find("\n## ", start + 1)
+    section = text[start : end if end != -1 else len(text)]
     blocks = re.findall(r"```(json|toml)\n(.*?)```", section, re.S)
     (claude, gemini) = [json.loads(body) for kind, body in blocks if kind == "json"]
     (codex,) = [tomllib.loads(body) for kind, body in blocks if kind == "toml"]
