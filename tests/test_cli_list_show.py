@@ -25,6 +25,7 @@ KEYS = {
     "verdict",
     "waiter",
     "reviewer",
+    "signature",
     "category",
     "reason",
     "decided_at",

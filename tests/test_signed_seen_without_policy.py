@@ -26,7 +26,10 @@ def test_list_show_and_wait_without_a_policy_see_the_signed_approval(tmp_path: P
     run, handoff_id = _signed_approval(tmp_path)
     (row,) = json.loads(cli("list", str(run), "--json").stdout)
     assert row["state"] == "approved" and row["reviewer"] == "alice"
-    assert "approved" in cli("show", str(run), handoff_id).stdout
+    assert row["signature"] == "unchecked"
+    assert "signature=unchecked(no-policy)" in cli("list", str(run)).stdout
+    shown = cli("show", str(run), handoff_id).stdout
+    assert "approved by alice" in shown and "signature not checked: no policy" in shown
     waited = cli("wait", str(run), handoff_id, "--timeout", "0")
     assert waited.returncode == 0, waited.stderr
     assert json.loads(waited.stdout)["problem_statement"].startswith("Estimate")

@@ -13,7 +13,17 @@ from typing import Any
 from handoff_gate.gates.standing.standing import Standing
 
 
-def to_json(found: Standing) -> dict[str, Any]:
+def signature(found: Standing, policy_in_force: bool) -> str | None:
+    """Whether the named decision's signature was checked: ``verified`` under a policy
+    (only verified records count there), ``unchecked`` without one (a signed record is a
+    decision all the same, its signature not checked: no policy), ``None`` unsigned."""
+    d = found.named
+    if d is None or not d.signed:
+        return None
+    return "verified" if policy_in_force else "unchecked"
+
+
+def to_json(found: Standing, policy_in_force: bool = False) -> dict[str, Any]:
     """The ``list --json`` object (documented in docs/protocol.md).
 
     ``sha256`` is the handoff file's, as ``decide --sha256`` and ``wait --sha256`` take
@@ -21,7 +31,8 @@ def to_json(found: Standing) -> dict[str, Any]:
     carries (``"output"`` or ``"tool_call"``; ``null`` when the envelope cannot be read)
     and ``tool`` the call a ``"tool_call"`` handoff names, ``{name, call_id,
     description?, agent?, thread?}`` (``null`` otherwise); ``delivered`` when an approved
-    tool call was first delivered to a wait (``null``: not yet, or not a tool call)."""
+    tool call was first delivered to a wait (``null``: not yet, or not a tool call);
+    ``signature`` whether the decision's signature was checked (``signature``)."""
     d = found.named
     envelope = found.report.envelope
     return {
@@ -40,6 +51,7 @@ def to_json(found: Standing) -> dict[str, Any]:
         "verdict": found.report.verdict.value,
         "waiter": bool(found.waiters),
         "reviewer": d.reviewer if d else None,
+        "signature": signature(found, policy_in_force),
         "category": d.category.value if d and d.category else None,
         "reason": d.reason if d else None,
         "decided_at": d.decided_at if d else None,

@@ -24,8 +24,8 @@ def _field(value: object) -> str:
     return "-" if value is None or value == "" else flat(str(value))
 
 
-def _line(status: Standing) -> str:
-    row = to_json(status)
+def _line(status: Standing, policy_in_force: bool) -> str:
+    row = to_json(status, policy_in_force)
     fixed = "  ".join(
         _field(row[key]) for key in ("run", "id", "phase", "schema", "state", "verdict")
     )
@@ -33,6 +33,8 @@ def _line(status: Standing) -> str:
     tail = "  ".join(
         f"{key}={_field(row[key])}" for key in ("reviewer", "category", "decided_at", "reason")
     )
+    if row["signature"] == "unchecked":
+        tail += "  signature=unchecked(no-policy)"
     problem = f"  problem={_field(status.problem)}" if status.problem else ""
     call = tool_call_line(status.report)
     tool = f"  tool={call}" if call is not None else ""
@@ -76,8 +78,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         where.close()
     if args.json:
-        print(json.dumps([to_json(s) for s in found], ensure_ascii=True, indent=2))
+        print(
+            json.dumps([to_json(s, rules is not None) for s in found], ensure_ascii=True, indent=2)
+        )
     else:
         for status in found:
-            print(_line(status))
+            print(_line(status, rules is not None))
     return OK

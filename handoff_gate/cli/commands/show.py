@@ -10,7 +10,7 @@ import json
 from handoff_gate.cli.errors import OK, flat
 from handoff_gate.cli.inputs import existing_handoff, setup_from
 from handoff_gate.cli.report_text import print_report
-from handoff_gate.cli.status import to_json
+from handoff_gate.cli.status import signature, to_json
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.view.tool_line import NAME_CHARS, plain, tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -20,7 +20,7 @@ from handoff_gate.gates.vocab.states import ENDED, HandoffState
 DESCRIPTION_CHARS = 500
 
 
-def _print_decision(status: Standing) -> None:
+def _print_decision(status: Standing, policy_in_force: bool) -> None:
     print(f"state: {status.state.value}")
     d = status.named
     ended = status.state in ENDED
@@ -33,6 +33,8 @@ def _print_decision(status: Standing) -> None:
     else:
         done = "approved" if d.action.value == "approve" else "rejected"
         print(f"decision: {done} by {flat(d.reviewer)} at {flat(d.decided_at)}")
+        if signature(status, policy_in_force) == "unchecked":
+            print("  signed; signature not checked: no policy")
         print(f"  sha256 {d.sha256}  verdict {d.verdict.value}")
         edits = [x for x in (status.decisions or (d,)) if x.edited_sha256 is not None]
         for x in edits:
@@ -72,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         named = status.named
         body = {
-            **to_json(status),
+            **to_json(status, setup.policy is not None),
             "decision": named.model_dump(mode="json") if named else None,
             "edited": bool(named and named.edited),
             "report": status.report.to_json(),
@@ -81,5 +83,5 @@ def run(args: argparse.Namespace) -> int:
         return OK
     print_report(f"{status.run_name}/{args.handoff_id}", status.report)
     _print_tool_call(status)
-    _print_decision(status)
+    _print_decision(status, setup.policy is not None)
     return OK
