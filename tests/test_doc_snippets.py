@@ -5,8 +5,8 @@ The rule the pages follow (README.md states it where its blocks start):
 
 - A block fenced ``sh`` or ``python`` runs verbatim. The blocks of one page run in
   order in one empty folder, as a reader following the page would: ``sh`` with
-  ``bash -e``, ``python`` with the interpreter that has handoff-gate installed, and
-  ``handoff-gate`` on the ``PATH``. Each must exit 0.
+  ``sh -e`` (POSIX sh, not bash), ``python`` with the interpreter that has
+  handoff-gate installed, and ``handoff-gate`` on the ``PATH``. Each must exit 0.
 - A block that waits for a decision (it runs ``handoff-gate wait`` or ``hg.wait``)
   gets a reviewer: once the gate's own sign of a blocked wait appears (a waiter record
   in the run's ``waiters/``), the page's next runnable block runs, as the person in the
@@ -34,7 +34,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 PAGES = ["README.md", "docs/walkthrough.md", "docs/security.md"]
-RUN = {"sh": ["bash", "-e", "-o", "pipefail", "-c"], "python": [sys.executable, "-c"]}
+#: ``sh`` is the machine's POSIX shell (dash on Debian), not bash: a reader's ``/bin/sh``
+#: has no ``<<<``, arrays or ``pipefail``, so a block that needs them fails here first.
+RUN = {"sh": ["sh", "-e", "-c"], "python": [sys.executable, "-c"]}
 MANUAL = "sh manual"
 #: A guard against a block that never ends, not a measure of anything.
 BOUND = 120.0
