@@ -122,7 +122,7 @@ def test_a_missing_handoff_is_worded_the_same_everywhere(tmp_path: Path) -> None
     waited = cli("wait", str(tmp_path), "0009-plan", "--timeout", "0")
     shown = cli("show", str(tmp_path), "0009-plan")
     decided = cli("decide", str(tmp_path), "0009-plan", "approve")
-    assert (waited.returncode, shown.returncode, decided.returncode) == (2, 2, 1)
+    assert (waited.returncode, shown.returncode, decided.returncode) == (2, 2, 2)  # a typo
     for done in (waited, shown, decided):
         assert expected in done.stderr
 

@@ -21,7 +21,7 @@ import jiter
 
 from handoff_gate.cli.commands import decide_batch
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat, one_line, os_problem
-from handoff_gate.cli.inputs import existing_run, setup_from
+from handoff_gate.cli.inputs import existing_handoff, setup_from
 from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused, decide
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--phase and --schema narrow --pending; this decides one handoff")
     edited = _edit_bytes(args.edit, args.action)
     setup = setup_from(args)
-    run = existing_run(args.run_dir, setup.store)
+    run = existing_handoff(args.run_dir, args.handoff_id, setup.store)  # a typo: exit 2
     try:
         decision = decide(
             setup.store,
