@@ -23,9 +23,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from handoff_gate.gates.api import submit, wait
-from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.deliver.pickup import WaitOutcome
+import handoff_gate as hg
+from handoff_gate import WaitOutcome
 
 REPLIES = Path(__file__).resolve().parent / "replies"
 
@@ -63,20 +62,26 @@ def run_phases(run_dir: Path, timeout: float, retries: int, stop: threading.Even
 
     ``stop`` (set by Ctrl-C) ends a wait as ``cancelled``: nothing more is submitted.
     """
-    registry = load_registry()
+    with hg.Gate() as gate:  # one configuration: the store, contracts, policy and key
+        return _phases(gate, run_dir, timeout, retries, stop)
+
+
+def _phases(
+    gate: hg.Gate, run_dir: Path, timeout: float, retries: int, stop: threading.Event
+) -> int:
     approved: dict[str, Any] | None = None
     for phase, schema, source, target in PHASES:
         feedback: str | None = None
         for _attempt in range(retries + 1):
             reply = agent(phase, approved, feedback)
-            ref = submit(
+            ref = gate.submit(
                 run_dir, reply, phase=phase, schema_id=schema, from_role=source, to_role=target
             )
             print(
                 f"{ref.id}: waiting; decide with: handoff-gate decide {run_dir} {ref.id} approve",
                 flush=True,
             )
-            result = wait(run_dir, ref.id, registry=registry, timeout=timeout, stop_event=stop)
+            result = gate.wait(run_dir, ref, timeout=timeout, stop_event=stop)
             if result.outcome is WaitOutcome.CANCELLED:
                 print("interrupted; nothing more is submitted or approved", file=sys.stderr)
                 return INTERRUPTED
