@@ -150,6 +150,17 @@ async def test_without_an_editor_the_app_edits_in_a_text_area(
         await settle(pilot, lambda: not isinstance(app.screen, EditTextScreen))
         await pilot.press("e")
         await settle(pilot, lambda: isinstance(app.screen, EditTextScreen))
+        area = app.screen.query_one(TextArea)
+        typed = area.text.replace('"risks"', '"risks" oops', 1)
+        area.text = typed
+        await pilot.press("ctrl+s")  # not JSON: the editor stays, with what was typed
+        await pilot.pause()
+        assert isinstance(app.screen, EditTextScreen) and area.text == typed
+        assert "Not JSON at line" in screen_text(app) and "Esc to cancel" in screen_text(app)
+        await pilot.press("escape")
+        await settle(pilot, lambda: not isinstance(app.screen, EditTextScreen))
+        await pilot.press("e")
+        await settle(pilot, lambda: isinstance(app.screen, EditTextScreen))
         await pilot.press("ctrl+s")  # saved unchanged
         await settle(pilot, lambda: "changed nothing" in notices(app))
     assert read_decision(root / "job-1", handoff) is None

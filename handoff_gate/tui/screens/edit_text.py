@@ -1,9 +1,13 @@
 """The in-app editor: the payload's text in a ``TextArea``, for a reviewer with neither
 ``$VISUAL`` nor ``$EDITOR`` set. Saving hands the text back; nothing is written here.
+
+Text that is not JSON is not handed back: the editor stays open with one line saying
+where the JSON breaks, so a typo costs the reviewer nothing they typed.
 """
 
 from __future__ import annotations
 
+import json
 from typing import ClassVar
 
 from rich.text import Text
@@ -34,6 +38,7 @@ class EditTextScreen(ModalScreen[str | None]):
             )
             yield Static(self._title, markup=False)
             yield TextArea(self._text, id="edit-text", soft_wrap=False, show_line_numbers=True)
+            yield Static("", id="edit-error", markup=False)
             yield Static(
                 Text("ctrl+s inspect and review the edit · Esc cancel", style="dim"),
                 classes="dialog-hint",
@@ -43,7 +48,17 @@ class EditTextScreen(ModalScreen[str | None]):
         self.query_one(TextArea).focus()
 
     def action_save(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
+        text = self.query_one(TextArea).text
+        try:
+            json.loads(text)
+        except ValueError as exc:
+            where = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+            at = f" at line {where[0]}, column {where[1]}" if where[0] is not None else ""
+            message = getattr(exc, "msg", "not valid")
+            line = Text(f"Not JSON{at}: {message}. Fix it, or Esc to cancel.", style="bold red")
+            self.query_one("#edit-error", Static).update(line)
+            return
+        self.dismiss(text)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
