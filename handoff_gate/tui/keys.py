@@ -69,7 +69,7 @@ REVIEW_KEYS: list[BindingType] = [
         "mark_all",
         "Mark all",
         show=False,
-        tooltip="mark every handoff in the view you can decide now",
+        tooltip="mark every handoff of this run in the view that you can decide now",
         id="mark-all",
     ),
     Binding(

@@ -216,3 +216,25 @@ async def test_a_marked_handoff_that_expires_on_screen_turns_expired_and_unmarke
         await settle(pilot, lambda: screen.marked == [])
         await pilot.press("A")
         await settle(pilot, lambda: "Nothing is marked" in notices(app))
+
+
+async def test_mark_all_marks_the_run_in_view_not_every_run(root: Path, registry: Registry) -> None:
+    """``*`` on a handoff of ``fan`` marks ``fan``'s clean handoffs; ``other``'s pending
+    ones stay unmarked, and the batch approves only ``fan``'s."""
+    ours = [put(root, "fan", PLAN) for _ in range(3)]
+    theirs = [put(root, "other", PLAN) for _ in range(2)]
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: placed(app))
+        screen = review_screen(app)
+        fan = next(key for key in app.entries if key[0].name == "fan")
+        screen.jump_to(fan)
+        await pilot.press("asterisk")
+        await settle(pilot, lambda: len(screen.marked) == 3)
+        assert {key[0].name for key in screen.marked} == {"fan"}
+        await pilot.press("A")
+        await settle(pilot, lambda: isinstance(app.screen, BatchApproveScreen))
+        await pilot.press("y")
+        await settle(pilot, lambda: "Approved 3 of 3" in notices(app))
+    assert states(root, "fan", registry) == [hg.HandoffState.APPROVED] * len(ours)
+    assert states(root, "other", registry) == [hg.HandoffState.PENDING] * len(theirs)

@@ -594,8 +594,18 @@ class ReviewScreen(Screen[None]):
             self._tell(CANNOT_MARK)
 
     def action_mark_all(self) -> None:
-        """Mark every handoff in the current view this reviewer can decide now."""
-        found = [key for key in self.listed() if (e := self.entries.get(key)) and e.decidable]
+        """Mark every handoff of the cursor's run, in the current view, that this reviewer
+        can decide now: a batch is one run's, never every run under the root."""
+        current = self.current_entry()
+        if current is None:
+            self._tell(NOTHING_TO_DECIDE)
+            return
+        run = current.key[0]
+        found = [
+            key
+            for key in self.listed()
+            if key[0] == run and (e := self.entries.get(key)) and e.decidable
+        ]
         if not found:
             self._tell(NOTHING_TO_DECIDE)
             return
