@@ -28,7 +28,7 @@ from tui_helpers import (
 import handoff_gate as hg
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.review_app import ReviewApp
-from handoff_gate.tui.screens.batch_approve import BatchApproveScreen
+from handoff_gate.tui.screens.batch_approve import BatchApproveScreen, BatchLine, grouped
 from handoff_gate.tui.screens.reject import RejectScreen
 from handoff_gate.tui.screens.review import ReviewScreen
 
@@ -238,3 +238,19 @@ async def test_mark_all_marks_the_run_in_view_not_every_run(root: Path, registry
         await settle(pilot, lambda: "Approved 3 of 3" in notices(app))
     assert states(root, "fan", registry) == [hg.HandoffState.APPROVED] * len(ours)
     assert states(root, "other", registry) == [hg.HandoffState.PENDING] * len(theirs)
+
+
+def test_the_confirmation_groups_by_run_and_phase_with_counts_and_producers() -> None:
+    def line(run: str, hid: str, phase: str, producer: str) -> BatchLine:
+        return BatchLine(run, hid, phase, "plan/v1", "approvable", 0, "ab" * 32, producer)
+
+    text = grouped(
+        [
+            line("fan", "0001-plan", "plan", "planner"),
+            line("other", "0001-design", "design", "designer"),
+            line("fan", "0002-plan", "plan", "planner"),
+        ]
+    ).plain.splitlines()
+    assert text[0] == "fan · plan (2)" and text[3] == "other · design (1)"
+    assert text[1].startswith("  fan / 0001-plan  from planner")
+    assert text[2].startswith("  fan / 0002-plan  from planner")

@@ -1,9 +1,11 @@
 """The batch approval confirmation: one dialog that lists every marked handoff.
 
-"Approve all, but show every item": each line names the run and id, the phase, the
+"Approve all, but show every item": the marked handoffs are grouped by run and phase,
+each group headed with its count, and each line names the id, the producer, the
 contract, the verdict, its warning count and the sha256 prefix its decision binds to,
-so a reviewer confirms twenty handoffs knowing what each one is. As in the single
-dialog, Cancel holds focus so a stray Enter never approves; ``y`` confirms.
+so a reviewer confirms twenty handoffs knowing what each one is and where it comes
+from. As in the single dialog, Cancel holds focus so a stray Enter never approves; ``y``
+confirms.
 """
 
 from __future__ import annotations
@@ -38,21 +40,35 @@ class BatchLine:
     verdict: str
     warnings: int
     sha256: str
+    producer: str = "?"
 
 
 def line_text(line: BatchLine) -> Text:
-    """``run / id  phase  contract  verdict  N warnings  sha256 abcdef012345``."""
+    """``  run / id  from PRODUCER  contract  verdict  N warnings  sha256 abcdef012345``."""
     noun = "warning" if line.warnings == 1 else "warnings"
     return Text.assemble(
-        (f"{safe(line.run, 30)} / ", "bold"),
+        (f"  {safe(line.run, 30)} / ", "bold"),
         (line.handoff_id, "cyan"),
-        f"  {safe(line.phase, 40)}",
+        f"  from {safe(line.producer, 30)}",
         (f"  {safe(line.contract, 40)}", "italic"),
         f"  {safe(line.verdict, 20)}",
         (f"  {line.warnings} {noun}", "bold yellow" if line.warnings else "dim"),
         ("  sha256 ", "dim"),
         (line.sha256[:SHA_PREFIX], "bold"),
     )
+
+
+def grouped(lines: Sequence[BatchLine]) -> Text:
+    """The lines under one heading per run and phase, ``run · phase (N)``, in the order
+    the groups first appear."""
+    groups: dict[tuple[str, str], list[BatchLine]] = {}
+    for line in lines:
+        groups.setdefault((line.run, line.phase), []).append(line)
+    parts: list[Text] = []
+    for (run, phase), members in groups.items():
+        parts.append(Text(f"{safe(run, 30)} · {safe(phase, 40)} ({len(members)})", style="bold"))
+        parts.extend(line_text(line) for line in members)
+    return Text("\n").join(parts)
 
 
 class BatchApproveScreen(Confirmation):
@@ -69,7 +85,7 @@ class BatchApproveScreen(Confirmation):
 
     def compose(self) -> ComposeResult:
         count = len(self._lines)
-        listed = Text("\n").join(line_text(line) for line in self._lines)
+        listed = grouped(self._lines)
         with VerticalScroll(id="dialog", classes="dialog"):
             noun = "handoff" if count == 1 else "handoffs"
             title = Text(f"Approve these {count} {noun}?", style="bold")

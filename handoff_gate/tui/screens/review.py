@@ -931,6 +931,7 @@ def _batch_line(entry: Entry, sha256: str) -> BatchLine:
         verdict=label.verdict if label else "?",
         warnings=label.warnings if label else 0,
         sha256=sha256,
+        producer=(label.from_role if label else None) or "?",
     )
 
 
