@@ -62,6 +62,14 @@ REVIEW_KEYS: list[BindingType] = [
     ),
     Binding("f", "filter", "Filter", tooltip="cycle open → rejected → approved → all", id="filter"),
     Binding(
+        "slash",
+        "find",
+        "Find",
+        show=False,
+        tooltip="show only rows containing a text (run, id, phase, producer, payload)",
+        id="find",
+    ),
+    Binding(
         "space", "mark", "Mark", show=False, tooltip="mark or unmark the row for a batch", id="mark"
     ),
     Binding(

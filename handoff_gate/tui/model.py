@@ -182,8 +182,27 @@ def order(entry: Entry) -> tuple[bool, int, str, int]:
     return (entry.waiting, mtime, entry.run, entry.ref.seq)
 
 
-def visible_entries(entries: dict[Key, Entry], show: Show) -> list[Entry]:
-    return sorted((e for e in entries.values() if shown(e, show)), key=order, reverse=True)
+def matches(entry: Entry, text: str) -> bool:
+    """Whether ``text`` (any case) is in the row's run, id, phase, producer, consumer,
+    contract or tool call, or, while its report is loaded, in the payload's own text."""
+    if not text:
+        return True
+    wanted = text.casefold()
+    label = entry.label
+    known = [entry.run, entry.ref.id, entry.ref.phase]
+    if label is not None:
+        known += [label.from_role or "", label.to_role or "", label.schema_id or ""]
+        known.append(label.tool_call or "")
+    envelope = entry.report.envelope if entry.report is not None else None
+    if envelope is not None and envelope.raw is not None:
+        known.append(envelope.raw)
+    return any(wanted in part.casefold() for part in known)
+
+
+def visible_entries(entries: dict[Key, Entry], show: Show, text: str = "") -> list[Entry]:
+    """The entries the list shows under ``show`` and the ``/`` filter's ``text``, in order."""
+    listed = (e for e in entries.values() if shown(e, show) and matches(e, text))
+    return sorted(listed, key=order, reverse=True)
 
 
 def previous_same_phase(entries: dict[Key, Entry], entry: Entry) -> Entry | None:

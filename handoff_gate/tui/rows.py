@@ -89,6 +89,7 @@ def topbar(
     backlog: int,
     width: int,
     new: int = 0,
+    find: str = "",
 ) -> Text:
     """The header: what is reviewed, what this reviewer can decide now (and how many of
     those have a waiter, where the store can tell, and arrived while the cursor was
@@ -109,6 +110,7 @@ def topbar(
         (f" · {new} new", "bold yellow") if new else "",
         f" · blocked {blocked}{waited}",
         f"  showing {show.value} {listed}/{len(every)}",
+        (f" containing {safe(find, 20)!r}", "bold") if find else "",
         ("  reviewer ", "dim"),
         safe(reviewer, 20),
     )

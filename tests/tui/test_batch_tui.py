@@ -16,6 +16,7 @@ from textual.widgets import Input, Static
 from tui_helpers import (
     PLAN,
     SIZE,
+    all_inspected,
     cursor_entry,
     make_app,
     notices,
@@ -29,6 +30,7 @@ import handoff_gate as hg
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.batch_approve import BatchApproveScreen, BatchLine, grouped
+from handoff_gate.tui.screens.find import FindScreen
 from handoff_gate.tui.screens.reject import RejectScreen
 from handoff_gate.tui.screens.review import ReviewScreen
 
@@ -254,3 +256,36 @@ def test_the_confirmation_groups_by_run_and_phase_with_counts_and_producers() ->
     assert text[0] == "fan · plan (2)" and text[3] == "other · design (1)"
     assert text[1].startswith("  fan / 0001-plan  from planner")
     assert text[2].startswith("  fan / 0002-plan  from planner")
+
+
+async def test_slash_narrows_the_list_to_rows_containing_a_text(
+    root: Path, registry: Registry
+) -> None:
+    """``/`` asks for a text and lists only the rows that contain it (run, id, phase,
+    producer, payload); an empty text lists every row again, and ``*`` then marks
+    within what is shown."""
+    put(root, "fan", PLAN)
+    put(root, "fan", {**PLAN, "problem_statement": "Count the refunds issued in May"})
+    put(root, "other", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: placed(app) and all_inspected(app))
+        screen = review_screen(app)
+        assert len(screen.listed()) == 3
+        await pilot.press("slash")
+        await settle(pilot, lambda: isinstance(app.screen, FindScreen))
+        await pilot.press(*"REFUNDS", "enter")
+        await settle(pilot, lambda: len(screen.listed()) == 1)
+        (only,) = screen.listed()
+        assert only[0].name == "fan" and only[1] == "0002-plan"
+        assert "containing 'REFUNDS'" in screen_text(app)
+        await pilot.press("asterisk")
+        await settle(pilot, lambda: len(screen.marked) == 1)
+        await pilot.press("slash")
+        await settle(pilot, lambda: isinstance(app.screen, FindScreen))
+        await pilot.press("ctrl+u", "o", "t", "h", "e", "r", "enter")
+        await settle(pilot, lambda: [k[0].name for k in screen.listed()] == ["other"])
+        await pilot.press("slash")
+        await settle(pilot, lambda: isinstance(app.screen, FindScreen))
+        await pilot.press("ctrl+u", "enter")
+        await settle(pilot, lambda: len(screen.listed()) == 3)

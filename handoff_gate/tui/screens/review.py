@@ -37,6 +37,7 @@ from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.deadline import is_past
 from handoff_gate.gates.vocab.report import FieldRow, Report
+from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.cursor import next_after, start_target, step_waiting
 from handoff_gate.tui.editing import (
@@ -95,6 +96,7 @@ from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.approve_edit import ApproveEditScreen
 from handoff_gate.tui.screens.batch_approve import BatchApproveScreen, BatchLine
 from handoff_gate.tui.screens.edit_text import EditTextScreen
+from handoff_gate.tui.screens.find import FindScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
 from handoff_gate.tui.screens.help import HelpScreen, key_rows
 from handoff_gate.tui.screens.reject import RejectScreen
@@ -135,6 +137,8 @@ class ReviewScreen(Screen[None]):
 
     #: The list filter. A repeat assignment needs no repaint: no ``always_update``.
     show: reactive[Show] = reactive(Show.OPEN, init=False)
+    #: The ``/`` filter: only rows containing this text are listed (empty: every row).
+    find_text: str = ""
 
     def __init__(
         self,
@@ -500,7 +504,7 @@ class ReviewScreen(Screen[None]):
     def _repaint_list(self) -> None:
         """Re-filter and re-sort the list."""
         show = self.show
-        listed = visible_entries(self.entries, show)
+        listed = visible_entries(self.entries, show, self.find_text)
         self._main.set_class(show is Show.REJECTED, "decisions")
         keys = [entry.key for entry in listed]
         self._list.set_rows(keys, self._row_text)
@@ -520,6 +524,12 @@ class ReviewScreen(Screen[None]):
             return Text(
                 "No handoffs yet. New ones appear here as soon as they are written.", style="dim"
             )
+        if self.find_text:
+            return Text(
+                f"Nothing {self.show.value} contains {safe(self.find_text, 40)!r}. "
+                "Press / to change the text, f the filter.",
+                style="dim",
+            )
         return Text(f"Nothing {self.show.value} here. Press f to change the filter.", style="dim")
 
     def _repaint_topbar(self) -> None:
@@ -535,6 +545,7 @@ class ReviewScreen(Screen[None]):
             backlog=self.feed.backlog,
             new=sum(1 for key in self._new if (e := self.entries.get(key)) and e.decidable),
             width=self.app.size.width or 80,
+            find=self.find_text,
         )
         # One line high (app.tcss), so new counts never resize it: no layout pass, which
         # would re-render the whole screen ten times a second while a root loads.
@@ -889,6 +900,18 @@ class ReviewScreen(Screen[None]):
 
     def action_filter(self) -> None:
         self._show(self.show.next())
+
+    def action_find(self) -> None:
+        """Ask for a text and show only the rows containing it (``model.matches``)."""
+        self.app.push_screen(FindScreen(self.find_text), self._found)
+
+    def _found(self, text: str | None) -> None:
+        if text is None or text == self.find_text:
+            return
+        self.find_text = text
+        self._paint_list(now=True)
+        shown = f"Showing rows containing {text!r}" if text else "Showing every row"
+        self.notify(visible(shown), timeout=2, markup=False)
 
     def action_show_rejected(self) -> None:
         self._show(Show.REJECTED)
