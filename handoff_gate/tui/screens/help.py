@@ -27,7 +27,10 @@ STATES = (
     ("APPROVED / REJECTED", "decided; the decision shows its reviewer, reason and time"),
     ("CHANGED", "the file changed after its decision: the decision no longer applies"),
     ("UNUSABLE", "the decision record itself is invalid: decided, never an approval"),
-    ("open", "the default filter: pending, blocked, changed and unusable handoffs"),
+    ("WITHDRAWN", "the pipeline took it back (WITHDRWN in the list): it can no longer be decided"),
+    ("EXPIRED", "its deadline passed undecided: it can no longer be decided, never delivered"),
+    ("signed", "a principal's signed decision; without --policy it counts, signature not checked"),
+    ("open", "the default filter: pending, blocked, changed and unusable handoffs; f shows all"),
     ("DROPPED", "a key the contract does not allow: shown, never delivered (w: what is)"),
 )
 
