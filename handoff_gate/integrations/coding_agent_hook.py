@@ -65,7 +65,7 @@ def answer_event(
         return harness.allow(event, Approval(result.payload, result.edited, reviewer, ref.id))
     why = f"handoff-gate {ref.id}: {denial_reason(result, timeout)}"
     if result.outcome in (WaitOutcome.TIMEOUT, WaitOutcome.CANCELLED):
-        return harness.undecided(event, f"{why} It was withdrawn; decide here instead.")
+        return harness.undecided(event, f"{why} It was withdrawn: a later approval runs nothing.")
     if result.outcome is WaitOutcome.REJECTED:
         return harness.deny(event, f"A reviewer rejected the call to {event.tool}. Reason: {why}")
     return harness.deny(event, f"The call to {event.tool} was not run: {why}")
