@@ -62,6 +62,14 @@ REVIEW_KEYS: list[BindingType] = [
     ),
     Binding("f", "filter", "Filter", tooltip="cycle open → rejected → approved → all", id="filter"),
     Binding(
+        "N",
+        "toggle_notices",
+        "Notices",
+        show=False,
+        tooltip="turn new-handoff notifications off or on (rows still arrive)",
+        id="toggle-notices",
+    ),
+    Binding(
         "slash",
         "find",
         "Find",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -527,3 +528,23 @@ async def test_the_palette_finds_a_decided_handoff_by_category_and_reason(
         assert "by alice" in screen_text(app)
         await pilot.press("enter")
         await settle(pilot, lambda: cursor_entry(app).run == "job-2")
+
+
+async def test_handoffs_arriving_together_are_told_in_one_notification_per_run(
+    root: Path, registry: Registry
+) -> None:
+    put(root, "job-1", PLAN)
+    app = review_app(root, registry, reviewer="alice", quiet=True, poll=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: all_inspected(app))
+        plan = json.dumps(PLAN).encode()
+        fresh = [submit(root / "web", plan, phase="plan", schema_id="plan/v1").id for _ in "abc"]
+        await settle(pilot, lambda: "3 new handoffs in web" in notices(app))
+        told = [n for n in notices(app).splitlines() if "new handoffs in web" in n]
+        assert len(told) == 1 and all(handoff in told[0] for handoff in fresh)
+        await pilot.press("N")  # off: rows still arrive, nothing is announced
+        await settle(pilot, lambda: "notifications off" in notices(app))
+        later = submit(root / "web", plan, phase="plan", schema_id="plan/v1").id
+        await settle(pilot, lambda: (root / "web", later) in app.listed())
+        await pilot.pause(1.5)
+        assert later not in notices(app)

@@ -139,6 +139,8 @@ class ReviewScreen(Screen[None]):
     show: reactive[Show] = reactive(Show.OPEN, init=False)
     #: The ``/`` filter: only rows containing this text are listed (empty: every row).
     find_text: str = ""
+    #: Whether new handoffs are announced (``N`` turns it off and on).
+    notices_on: bool = True
 
     def __init__(
         self,
@@ -160,6 +162,7 @@ class ReviewScreen(Screen[None]):
         self._where = where
         self._reviewer_shown = reviewer
         self._quiet = quiet
+        self._arrived: dict[str, list[Entry]] = {}
         self.set_reactive(ReviewScreen.show, show)
         self._book = Entries()
         #: Handoffs marked for a batch decision (``space``, ``*``); only decidable ones.
@@ -487,17 +490,30 @@ class ReviewScreen(Screen[None]):
             self._list.select_key(key)
 
     def _maybe_notify(self, entry: Entry) -> None:
+        """Collect a fresh handoff that needs a person; the ones arriving within
+        ``NOTICE_GATHER_S`` of each other are told together, one notification per run."""
         if not entry.fresh or entry.notified or not needs_person(entry.state):
             return
         entry.notified = True
-        state = "yours to decide" if entry.decidable else safe(str(entry.state), 20)
-        self.notify(
-            f"{safe(entry.run, 40)} / {entry.ref.id} is {state}",
-            title="New handoff",
-            markup=False,
-        )
-        if not self._quiet:
+        if not self.notices_on:
+            return
+        first = not self._arrived
+        self._arrived.setdefault(entry.run, []).append(entry)
+        if first:
+            self.set_timer(NOTICE_GATHER_S, self._announce)
+
+    def _announce(self) -> None:
+        arrived, self._arrived = self._arrived, {}
+        for run, entries in arrived.items():
+            self.notify(arrival_text(run, entries), title="New handoffs", markup=False)
+        if arrived and not self._quiet:
             self.app.bell()
+
+    def action_toggle_notices(self) -> None:
+        """Turn the new-handoff notifications off (rows still arrive) or back on."""
+        self.notices_on = not self.notices_on
+        said = "on" if self.notices_on else "off: new handoffs still appear in the list"
+        self.notify(f"New-handoff notifications {said}", timeout=2, markup=False)
 
     # ------------------------------------------------------------------ list
 
@@ -942,6 +958,25 @@ def _judge(core: ReviewCore, entry: Entry) -> None:
     pending handoff is asked about: the others need no word from the deciding code)."""
     refusal = core.refusal(entry) if entry.state is HandoffState.PENDING else None
     entry.decidable = decidable_now(entry.state, refusal.message if refusal else None)
+
+
+#: How long new handoffs are gathered before one notification per run tells them.
+NOTICE_GATHER_S = 1.0
+#: How many ids a grouped notification names before "and N more".
+NOTICE_IDS = 5
+
+
+def arrival_text(run: str, entries: list[Entry]) -> str:
+    """``3 new handoffs in web: 0002-plan, 0003-plan, 0004-plan`` (``and N more``)."""
+    ids = [entry.ref.id for entry in entries]
+    shown = ", ".join(ids[:NOTICE_IDS]) + (
+        f" and {len(ids) - NOTICE_IDS} more" if len(ids) > NOTICE_IDS else ""
+    )
+    if len(entries) == 1:
+        entry = entries[0]
+        state = "yours to decide" if entry.decidable else safe(str(entry.state), 20)
+        return f"{safe(run, 40)} / {entry.ref.id} is {state}"
+    return f"{len(entries)} new handoffs in {safe(run, 40)}: {shown}"
 
 
 def _batch_line(entry: Entry, sha256: str) -> BatchLine:
