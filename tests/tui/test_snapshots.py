@@ -126,7 +126,11 @@ def test_rejected_history_view(
 
 
 #: The smallest terminal the app is made for, and a roomy one.
-SIZES = pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+SIZES = pytest.mark.parametrize(
+    "size",
+    [(60, 24), (80, 24), (120, 40), (160, 45), (200, 50)],
+    ids=["60x24", "80x24", "120x40", "160x45", "200x50"],
+)
 LONG_RUN = "live-pipeline-of-the-quarterly-churn-study"
 
 

@@ -116,6 +116,9 @@ LIST_REFRESH_S = 0.1
 DEADLINE_TICK_S = 1.0
 #: From this many columns the rejected list widens for its decision columns.
 WIDE_DECISIONS = 120
+#: Below this many columns the list keeps a narrow column, so the detail (its verdict
+#: banner first) has most of the width (app.tcss, ``#main.compact``).
+COMPACT_BELOW = 100
 
 
 class ReviewScreen(Screen[None]):
@@ -237,6 +240,10 @@ class ReviewScreen(Screen[None]):
         """The header is fitted to the width with a marker; fit it again. Below
         ``WIDE_DECISIONS`` columns the rejected list keeps the usual width (app.tcss)."""
         self._main.set_class(self.app.size.width < WIDE_DECISIONS, "narrow")
+        compact = self.app.size.width < COMPACT_BELOW
+        self._main.set_class(compact, "compact")
+        # A narrow footer cut the palette key mid-word; ctrl+p still opens it, ? lists it.
+        self.query_one(Footer).show_command_palette = not compact
         self._update_topbar()
 
     # ------------------------------------------------------------ public view

@@ -63,11 +63,12 @@ class Detail(Vertical):
             banner.display = False
 
     def compose(self) -> ComposeResult:
-        # Header, banners, decision and warnings scroll within at most half the pane, so
-        # the field rows below always keep room, on a 24-line terminal too.
+        # Banners, header, decision and warnings scroll within at most half the pane, so
+        # the field rows below always keep room, on a 24-line terminal too. The verdict
+        # banner comes first at every width: it is what the reviewer must see.
         with self._summary:
-            yield self._header
             yield from self._banners
+            yield self._header
             yield self._decision
             yield self._warnings
         yield self._body_title
@@ -110,17 +111,18 @@ class Detail(Vertical):
             self.set_body(Body.FIELDS)
 
     def _place_decision(self, decided: bool) -> None:
-        """A decided handoff shows its decision first (who, when, category, reason), above
-        the header: on a 24-line terminal it is what a reviewer looking back came for.
-        An undecided one shows the box (its producer, approvals, waiter) below the banners."""
+        """A decided handoff shows its decision first (state, who, when, category,
+        reason), above the banners: on a 24-line terminal it is what a reviewer looking
+        back came for. An undecided one shows the box (its producer, approvals, waiter)
+        below the header."""
         self._decided_first = decided
         if not self._summary.is_attached or self._applied is decided:
             return  # placed on mount, or already where it belongs
         self._applied = decided
         if decided:
-            self._summary.move_child(self._decision, before=self._header)
+            self._summary.move_child(self._decision, before=self._banners[0])
         else:
-            self._summary.move_child(self._decision, after=self._banners[-1])
+            self._summary.move_child(self._decision, after=self._header)
 
     def on_mount(self) -> None:
         self._applied = False
