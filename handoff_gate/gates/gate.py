@@ -39,9 +39,8 @@ from handoff_gate.gates.standing.ending import Withdrawal
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.submit.placement import producer_principal
 from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
-from handoff_gate.gates.submit.submit import About, Payload, Signing
+from handoff_gate.gates.submit.submit import About, Payload
 from handoff_gate.gates.submit.submit import submit as submit_to
 from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
 from handoff_gate.gates.trust.policy import Policy
@@ -128,7 +127,7 @@ class Gate:
         of ``phase`` may (its ``expires_in``).
         """
         if expires_at is None:
-            expires_in = self._expires_in(phase, expires_in)
+            expires_in = self.setup.expires_in(phase, expires_in)
         return submit_to(
             self.store,
             run,
@@ -138,7 +137,7 @@ class Gate:
             registry=self.contracts,
             idempotency_key=idempotency_key,
             allow_unknown_schema=allow_unknown_schema,
-            signing=self._signing(phase, signer),
+            signing=self.setup.signing(phase, signer),
             on_warning=on_warning,
             json_schema=json_schema,
             expires_in=expires_in,
@@ -177,17 +176,10 @@ class Gate:
             registry=self.contracts,
             phase=phase,
             idempotency_key=idempotency_key,
-            signing=self._signing(phase, signer),
+            signing=self.setup.signing(phase, signer),
             on_warning=on_warning,
-            expires_in=self._expires_in(phase, expires_in),
+            expires_in=self.setup.expires_in(phase, expires_in),
         )
-
-    def _expires_in(self, phase: str, expires_in: timedelta | str | None) -> timedelta | str | None:
-        """The deadline asked for, else the policy rule of ``phase``'s (``expires_in``)."""
-        if expires_in is not None or self.policy is None:
-            return expires_in
-        rule = self.policy.rule_for(phase)
-        return rule.expires_in if rule is not None else None
 
     def add_contract(
         self, run: str | os.PathLike[str], schema_id: str, schema: Mapping[str, Any]
@@ -199,15 +191,6 @@ class Gate:
         ``JsonSchemaError`` saying why in one line.
         """
         return add_contract_to(self.store, run, schema_id, schema)
-
-    def _signing(self, phase: str, signer: str | None) -> Signing | None:
-        if signer is not None:
-            if self.key is None:
-                raise ValueError("signing a handoff needs both a key and the signer's name")
-            return Signing(self.key, signer)
-        if self.key is None or self.policy is None:
-            return None
-        return Signing(self.key, producer_principal(self.key, self.policy, phase))
 
     def decide(
         self,

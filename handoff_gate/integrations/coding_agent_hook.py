@@ -17,7 +17,8 @@ from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.findings import Verdict
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
-from handoff_gate.integrations.coding_agents import Answer, Approval, Harness, ToolEvent, canonical
+from handoff_gate.integrations.coding_agent_submit import submit_event
+from handoff_gate.integrations.coding_agents import Answer, Approval, Harness, ToolEvent
 from handoff_gate.integrations.giving_up import withdraw_undecided
 from handoff_gate.integrations.tool_calls import blocked_reason, denial_reason
 
@@ -27,21 +28,6 @@ HOOK_GAVE_UP = "the coding agent's hook stopped waiting"
 
 def _quiet(line: str) -> None:
     """A refused record is the reviewer's business; the hook's stderr is the model's."""
-
-
-def submit_event(gate: Gate, run: str, harness: Harness, event: ToolEvent) -> HandoffRef:
-    """Store the call as a tool-call handoff under the harness's contract for the tool."""
-    schema, description = harness.contract(event.tool)
-    return gate.submit_tool_call(
-        run,
-        tool=event.tool,
-        args=canonical(event.args).encode(),
-        call_id=event.call_id,
-        json_schema=schema,
-        description=description,
-        agent=harness.name,
-        thread=event.session,
-    )
 
 
 def answer_event(
@@ -54,7 +40,22 @@ def answer_event(
     stop: threading.Event | None = None,
 ) -> Answer:
     """Submit ``event``'s call, wait for its decision, and say it as ``harness`` expects."""
-    ref = submit_event(gate, run, harness, event)
+    ref = submit_event(gate.setup, run, harness, event)
+    return answer_submitted(gate, run, harness, event, ref, timeout=timeout, stop=stop)
+
+
+def answer_submitted(
+    gate: Gate,
+    run: str,
+    harness: Harness,
+    event: ToolEvent,
+    ref: HandoffRef,
+    *,
+    timeout: float,
+    stop: threading.Event | None = None,
+) -> Answer:
+    """The answer for a call already stored as ``ref``: denied at once when its
+    arguments are blocked, else once a reviewer decided or ``timeout`` passed."""
     report = gate.inspect(run, ref)
     if report.verdict is Verdict.BLOCKED:
         return harness.deny(event, f"handoff-gate {ref.id}: {blocked_reason(report)}")

@@ -15,10 +15,10 @@ import argparse
 import sys
 
 from handoff_gate.cli.errors import USAGE, flat, one_line
-from handoff_gate.cli.gate_args import gate_from
+from handoff_gate.cli.inputs import setup_from
 from handoff_gate.cli.interrupt import stop_on_interrupt
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
-from handoff_gate.integrations.coding_agent_hook import answer_event
+from handoff_gate.integrations.coding_agent_submit import submit_event
 from handoff_gate.integrations.coding_agents import HARNESSES, Answer, Harness, HookInputError
 
 #: The event around the tool's arguments: its ids, paths and mode, never near this.
@@ -36,10 +36,22 @@ def _event_bytes() -> bytes:
 def _answer(args: argparse.Namespace, harness: Harness) -> Answer:
     event = harness.parse(_event_bytes())
     timeout = args.timeout if args.timeout is not None else harness.default_timeout
-    with gate_from(args) as gate:
-        gate.store.create(args.run_dir)
+    setup = setup_from(args)
+    try:
+        setup.store.create(args.run_dir)
+        ref = submit_event(setup, args.run_dir, harness, event)
+        # Inspection and the waits load only now, the call stored: a hook reaches its
+        # submit having loaded what `submit` does (docs/performance.md, the hook).
+        from handoff_gate.gates.gate import Gate
+        from handoff_gate.integrations.coding_agent_hook import answer_submitted
+
+        gate = Gate(setup=setup)  # the same configuration; closed below, with its store
         with stop_on_interrupt() as stop:
-            return answer_event(gate, args.run_dir, harness, event, timeout=timeout, stop=stop)
+            return answer_submitted(
+                gate, args.run_dir, harness, event, ref, timeout=timeout, stop=stop
+            )
+    finally:
+        setup.close()
 
 
 def run(args: argparse.Namespace) -> int:
