@@ -199,7 +199,7 @@ def decide(
     if refusal is not None:
         attempt.refuse(refusal)
     reason = reason.strip() if reason is not None else None
-    report = _checked(attempt, registry, policy, principal, reason, (expected_sha256, seen))
+    report = _checked(attempt, registry, policy, principal, reason, expected_sha256, seen)
     decision = _record(store, attempt, reason, category, report)
     if edited is not None:
         decision = _with_edit(attempt, decision, report, edited, registry)
@@ -251,10 +251,10 @@ def _checked(
     policy: Policy | None,
     principal: str | None,
     reason: str | None,
-    expectation: tuple[str | None, Report | None],
+    expected_sha256: str | None,
+    seen: Report | None,
 ) -> Report:
     """The handoff's report, once every reason to refuse the decision is ruled out."""
-    expected_sha256, seen = expectation
     store, where, handoff_id = attempt.store, attempt.run, attempt.handoff_id
     if attempt.action is Action.REJECT and not reason:
         attempt.refuse("a rejection needs a non-blank --reason")

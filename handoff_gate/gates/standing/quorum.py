@@ -260,8 +260,9 @@ def _signed_unchecked(
     if not decisions:
         return Settlement(None, refused=tuple(refused))
     first = min(decisions, key=_made)
-    settled = _unsigned(store, run, name, handoff_id, registry, None, report, first)
-    return replace(settled, refused=tuple(refused))
+    return replace(
+        _settled_by(first, store, run, handoff_id, registry, report), refused=tuple(refused)
+    )
 
 
 def _unsigned(
@@ -272,19 +273,27 @@ def _unsigned(
     registry: Registry,
     data: bytes | None,
     report: Report | None,
-    parsed: Decision | None = None,
 ) -> Settlement:
-    """The single-decision behaviour, refusing a record made for another place;
-    ``parsed``: a record already read (a principal's, without a policy)."""
-    if parsed is not None:
-        decision = parsed
-    elif data is None:
+    """The single-decision behaviour, refusing a record made for another place."""
+    if data is None:
         return Settlement(None)
-    else:
-        try:
-            decision = parse_decision(data, name, handoff_id)
-        except DecisionMisplaced as exc:
-            return Settlement(None, refused=(str(exc),))
+    try:
+        decision = parse_decision(data, name, handoff_id)
+    except DecisionMisplaced as exc:
+        return Settlement(None, refused=(str(exc),))
+    return _settled_by(decision, store, run, handoff_id, registry, report)
+
+
+def _settled_by(
+    decision: Decision,
+    store: RunStore,
+    run: str,
+    handoff_id: str,
+    registry: Registry,
+    report: Report | None,
+) -> Settlement:
+    """Where one decision read without a policy leaves the handoff: rejected, or
+    approved while the bytes still inspect as approvable (an approved edit too)."""
     if decision.action is Action.REJECT:
         return Settlement(HandoffState.REJECTED, (decision,))
     if report is None:
