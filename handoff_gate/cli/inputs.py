@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, os_problem
+from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, one_line, os_problem
 from handoff_gate.gates.contracts.registry import Registry, RegistryError
 from handoff_gate.gates.setup import Setup, assemble, load_contracts
 from handoff_gate.gates.store.base import RunStore, has_handoff
@@ -25,6 +25,7 @@ from handoff_gate.gates.store.select import StoreURLError, listed_store, store_f
 from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
 from handoff_gate.gates.vocab.ids import UnsafePathError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+from handoff_gate.gates.vocab.safe_text import visible
 
 if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy
@@ -104,6 +105,20 @@ def signing_key(args: argparse.Namespace) -> SigningKey | None:
     return key
 
 
+def created_run(run: str, where: RunStore, doing: str) -> None:
+    """Make the run if it is missing (parent folders too, as ``mkdir -p``) and say so on
+    stderr, once, with where it is: a typo in the path shows as a run nobody meant. A
+    path that cannot be a run is a ``UsageError`` saying what ``doing`` could not do."""
+    try:
+        made = where.create(run)
+    except PermissionError as exc:
+        raise os_problem("create the run", visible(run), exc) from exc
+    except (ValueError, OSError) as exc:
+        raise UsageError(f"cannot {doing}: {one_line(exc)}") from exc
+    if made:
+        print(f"new run {visible(where.run_label(run))}", file=sys.stderr)
+
+
 def existing_run(run: str, where: RunStore) -> str:
     """A run that must already exist: a run directory, or a run id in a database."""
     try:
@@ -130,8 +145,9 @@ def existing_handoff(run: str, handoff_id: str, where: RunStore) -> str:
 def setup_from(args: argparse.Namespace, where: RunStore | None = None) -> Setup:
     """The command's configuration: the store ``--store`` names (or ``where``, for the
     commands that show every run), ``--schemas`` loaded under the pins of ``--policy``
-    (checked against ``--policy-sha256``), and ``--key``. The environment's defaults were
-    applied while parsing, so nothing here reads it again."""
+    (checked against ``--policy-sha256``), and ``--key``. The environment's store, policy
+    and key were applied while parsing; ``--schemas`` falls back to
+    ``HANDOFF_GATE_SCHEMAS`` here, and ``assemble`` reads nothing more."""
     spec: str | None = getattr(args, "schemas", None)
     try:
         setup = assemble(

@@ -17,10 +17,9 @@ import shutil
 import sys
 import uuid
 
-from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
+from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line
 from handoff_gate.cli.gate_args import gate_from
-from handoff_gate.cli.inputs import policy, signing_key
-from handoff_gate.gates.store.base import RunStore
+from handoff_gate.cli.inputs import created_run, policy, signing_key
 from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.integrations.mcp_gating import EVERY_TOOL, Gating
 from handoff_gate.integrations.mcp_proxy import serve
@@ -35,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if signing_key(args) is not None and policy(args) is None:
         raise UsageError("--key signs each tool call as a producer the policy names: give --policy")
     with gate_from(args) as gate:
-        _create_run(args.run_dir, gate.store)
+        created_run(args.run_dir, gate.store, "use the run")
         gating = Gating(
             gate,
             args.run_dir,
@@ -51,16 +50,3 @@ def run(args: argparse.Namespace) -> int:
         print("handoff-gate mcp-proxy: the MCP server exited", file=sys.stderr)
         return FAIL
     return OK
-
-
-def _create_run(run: str, where: RunStore) -> None:
-    """Make the run if it is missing, before the host connects: a path that cannot be a
-    run is found now, not at the first tool call."""
-    try:
-        made = where.create(run)
-    except PermissionError as exc:
-        raise os_problem("create the run", visible(run), exc) from exc
-    except (ValueError, OSError) as exc:
-        raise UsageError(f"cannot use the run: {one_line(exc)}") from exc
-    if made:
-        print(f"new run {visible(where.run_label(run))}", file=sys.stderr)

@@ -34,7 +34,7 @@ from handoff_gate.cli.errors import (
     os_problem,
     unknown_schema,
 )
-from handoff_gate.cli.inputs import read_input, setup_from
+from handoff_gate.cli.inputs import created_run, read_input, setup_from
 from handoff_gate.gates.contracts.json_schema import JsonSchemaError, contract_from_json_schema
 from handoff_gate.gates.setup import Setup
 from handoff_gate.gates.store.base import ContractConflict, RunStore
@@ -63,18 +63,6 @@ def _known_block(payload: bytes, args: argparse.Namespace, known_schema: bool) -
 
 def _warn(message: str) -> None:
     print(f"warning: {visible(message)}", file=sys.stderr)
-
-
-def _create_run(run: str, where: RunStore) -> None:
-    """Make the run if it is missing and say so on stderr, once, with where it is."""
-    try:
-        made = where.create(run)
-    except PermissionError as exc:
-        raise os_problem("create the run", visible(run), exc) from exc
-    except (ValueError, OSError) as exc:
-        raise UsageError(f"cannot submit: {one_line(exc)}") from exc
-    if made:
-        print(f"new run {visible(where.run_label(run))}", file=sys.stderr)
 
 
 def _signing(args: argparse.Namespace, setup: Setup) -> Signing | None:
@@ -186,7 +174,7 @@ def _submit(
     if expires_in is None and trust is not None:
         rule = trust.rule_for(args.phase)
         expires_in = rule.expires_in if rule is not None else None
-    _create_run(args.run_dir, where)
+    created_run(args.run_dir, where, "submit")
     common: dict[str, Any] = {
         "registry": setup.contracts,
         "signing": signing,
