@@ -90,7 +90,7 @@ class _ScreenProbe:
         FieldTree.render_line = render_line  # type: ignore[method-assign,assignment]
 
     def done(self, tree: FieldTree) -> float | None:
-        height = min(tree.scrollable_content_region.height, tree.last_line + 1)
+        height = min(tree.scrollable_content_region.height, tree.virtual_size.height)
         if height <= 0 or any(y not in self.lines for y in range(height)):
             return None
         return max(self.lines[y] for y in range(height))

@@ -58,10 +58,11 @@ INSIDE_BADGES: dict[Severity, tuple[str, str]] = {
 #: Said after a dropped key's name, before its value: the contract does not allow it.
 DROPPED_NOTE = " (never delivered)"
 
-_VALUE_MIN = 16
+#: A string field's value is shown whole up to this many characters.
+FULL_VALUE = 2000
+#: A list of scalars is shown item by item on its row when it renders in this many.
+INLINE_LIST = 600
 _DETAIL_LIMIT = 1500
-#: Room kept for the "…(+N chars)" marker when a value is elided to fit a line.
-_MARKER_ROOM = 14
 _MESSAGE_LIMIT = 160
 
 
@@ -154,30 +155,36 @@ def time_left(expires_at: str) -> str:
     return "expired" if delta.total_seconds() <= 0 else f"{short(delta)} left"
 
 
-def field_label(row: FieldRow, width: int = 100) -> Text:
-    """A field-tree line: state badges, path, value, message, the contract's description
-    of the field, fitted to ``width`` cells.
+def field_text(row: FieldRow) -> Text:
+    """A field as the field view shows it, for the view to wrap to the pane: state
+    badges, path, the value, the finding's message, the contract's description of it.
 
-    Badges come first so a state is never scrolled out of view, a row holding problems
-    further down says the worst of them and how many (never a plain "ok"); a long value
-    is elided with an explicit "…(+N chars)" that still fits on the line.
+    Badges come first so a state is never out of view, and a row holding problems
+    further down says the worst of them and how many (never a plain "ok"). A string is
+    shown whole up to ``FULL_VALUE`` characters, then a line says how much the raw view
+    holds beyond; a list of scalars that fits in ``INLINE_LIST`` characters shows its
+    items, so a plan's short lists read without opening them.
     """
     label = Text()
     for text, style in _badges(row):
         label.append(f" {text} ", style=style)
         label.append(" ")
-    label.append(safe(row.path or row.key, 60), style="bold")
+    label.append(safe(row.path or row.key, 300), style="bold")
     states = row.states or (FieldState.OK,)
     if FieldState.DROPPED in states:
         label.append(DROPPED_NOTE, style="bold magenta")
     label.append(": ")
-    room = max(width - label.cell_len - _MARKER_ROOM, _VALUE_MIN)
-    label.append_text(_value(row, states, room))
+    label.append_text(_value(row, states, FULL_VALUE, inline=INLINE_LIST))
     if row.message:
-        label.append(f"  {safe(row.message, _MESSAGE_LIMIT)}", style="italic red")
+        label.append(f"  {safe(row.message, _DETAIL_LIMIT)}", style="italic red")
     if row.description:  # what the contract says the field is for (untrusted text too)
-        label.append(f"  · {safe(row.description, _MESSAGE_LIMIT)}", style="dim")
-    return fit(label, width)
+        label.append(f"  · {safe(row.description, _DETAIL_LIMIT)}", style="dim")
+    value = row.value
+    if isinstance(value, str) and len(value) > FULL_VALUE and FieldState.MISSING not in states:
+        label.append("\n")
+        rest = len(value) - FULL_VALUE
+        label.append(f"+{rest:,} chars not shown: v for the raw text", style="dim italic")
+    return label
 
 
 def _badges(row: FieldRow) -> list[tuple[str, str]]:
@@ -192,40 +199,36 @@ def _badges(row: FieldRow) -> list[tuple[str, str]]:
     return badges or [FIELD_BADGES[FieldState.OK]]
 
 
-def field_detail(row: FieldRow) -> Text:
-    """Everything about one field, wrapped over several lines: path, states, value, message."""
-    states = row.states or (FieldState.OK,)
-    text = Text.assemble(("field ", "dim"), (safe(row.path or row.key, 300), "bold"), "  ")
-    for badge, style in _badges(row):
-        text.append(f" {badge} ", style=style)
-        text.append(" ")
-    text.append("\nvalue ", style="dim")
-    if row.child_count and FieldState.MISSING not in states:
-        text.append(preview(row.value, _DETAIL_LIMIT))
-    else:
-        text.append_text(_value(row, states, _DETAIL_LIMIT))
-    if row.message:
-        text.append("\nwhy ", style="dim")
-        text.append(safe(row.message, _DETAIL_LIMIT), style="italic")
-    if row.description:
-        text.append("\nabout ", style="dim")
-        text.append(safe(row.description, _DETAIL_LIMIT))
-    return text
-
-
-def _value(row: FieldRow, states: tuple[FieldState, ...], limit: int) -> Text:
+def _value(row: FieldRow, states: tuple[FieldState, ...], limit: int, *, inline: int = 0) -> Text:
+    """The value: ``(absent)``, a long string cut at ``limit`` with "…", a list of
+    scalars whose rendering fits in ``inline`` characters item by item, or a container's
+    size."""
     if FieldState.MISSING in states:
         return Text("(absent)", style="dim italic")
-    if row.child_count:
-        listed = isinstance(row.value, list)
+    value = row.value
+    if row.child_count and _inline(value, inline):
+        shown = Text(preview(value, inline))
+    elif row.child_count:
+        listed = isinstance(value, list)
         kind = ("item" if listed else "key") + ("" if row.child_count == 1 else "s")
         shown = Text(f"{'[…]' if listed else '{…}'} {row.child_count} {kind}")
         shown.stylize("dim")
+    elif isinstance(value, str) and len(value) > limit:
+        shown = Text(preview(value[:limit], limit + 2) + "…")
     else:
-        shown = Text(preview(row.value, limit))
+        shown = Text(preview(value, limit))
     if FieldState.DEFAULTED in states and not row.message:
         return Text.assemble(("absent, default used: ", "italic"), shown)
     return shown
+
+
+def _inline(value: object, limit: int) -> bool:
+    """Whether ``value`` is a list of scalars whose rendering takes at most ``limit``."""
+    if not isinstance(value, list) or limit <= 0:
+        return False
+    if any(isinstance(item, dict | list) for item in value):
+        return False
+    return len(preview(value, limit + 1)) <= limit
 
 
 def entry_title(entry: Entry) -> Text:

@@ -29,6 +29,7 @@ from handoff_gate.gates.api import read_decision, submit
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.standing import report_in_run
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.review_app import run_review
 from handoff_gate.tui.review_core import ReviewCore
@@ -345,14 +346,17 @@ async def test_a_long_list_field_is_shown_a_chunk_at_a_time(root: Path, registry
         await settle(pilot, lambda: all_inspected(app))
         tree = app.query_one(FieldTree)
         await pilot.press("tab", "down", "down", "enter")
-        tags = tree.root.children[2]
-        await settle(pilot, lambda: len(tags.children) == 201)
-        assert "250 more: press Enter to show the next 200" in str(tags.children[-1].label)
-        tree.move_cursor(tags.children[-1])
-        await pilot.press("enter")
-        await settle(pilot, lambda: len(tags.children) == 401)
-        assert '"tag-399"' in str(tags.children[399].label)
-        assert "50 more" in str(tags.children[-1].label)
+        await settle(pilot, lambda: any("tag-199" in line for line in tree.shown_text()))
+        lines = tree.shown_text()
+        assert not any("tag-200" in line for line in lines)
+        assert any("250 more: press Enter to show the next 200" in line for line in lines)
+        await pilot.press("end", "up", "enter")  # the "more" line, above the last field
+        await settle(pilot, lambda: any("tag-399" in line for line in tree.shown_text()))
+        assert any(
+            line.endswith("50 more: press Enter to show the next 200") for line in tree.shown_text()
+        )
+        row = tree.cursor_node_data  # the first of the chunk it added
+        assert isinstance(row, FieldRow) and row.value == "tag-200"
 
 
 async def test_the_command_palette_jumps_to_a_handoff_hidden_by_the_filter(
@@ -490,16 +494,19 @@ async def test_question_mark_shows_the_keys_and_escape_closes_them(
 async def test_enter_on_a_field_opens_its_whole_value_and_escape_returns(
     root: Path, registry: Registry
 ) -> None:
-    long_text = "Estimate churn " + "and keep going " * 40 + "THE END"
+    long_text = "Estimate churn " + "and keep going " * 150 + "THE END"
     put(root, "job-1", {**PLAN, "problem_statement": long_text})
     app = make_app(root, registry)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        assert "THE END" not in screen_text(app)
+        shown = app.query_one(FieldTree).shown_text()
+        assert "THE END" not in " ".join(shown)
+        assert "+272 chars not shown: v for the raw text" in " ".join(s.strip() for s in shown)
         await pilot.press("tab", "enter")
         await settle(pilot, lambda: isinstance(app.screen, FullValueScreen))
-        shown = screen_text(app)
-        assert "field problem_statement" in shown and "THE END" in shown
+        assert "field problem_statement" in screen_text(app)
+        await pilot.press("end")  # the value's last line
+        await settle(pilot, lambda: "THE END" in screen_text(app))
         await pilot.press("escape")
         await settle(pilot, lambda: not isinstance(app.screen, FullValueScreen))
         await pilot.press("space")

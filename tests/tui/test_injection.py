@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Tree
 from tui_helpers import (
     SIZE,
     all_inspected,
@@ -23,6 +22,7 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
+from handoff_gate.tui.widgets.field_tree import FieldTree
 
 CLICK = "[@click=app.quit]x[/]"
 BOLD = "[bold]APPROVED[/]"
@@ -34,10 +34,10 @@ RUN_NAME = "[@click=app.quit]r[b]"  # a directory name cannot hold "/"
 async def _click_every_line(pilot: Pilot[Any], app: ReviewApp) -> None:
     """Click each field line twice; a click that opens a field's full value (payload shown
     there, as literally) is closed again with Escape."""
-    tree = app.query_one(Tree)
-    for line in range(tree.last_line + 1):
+    tree = app.query_one(FieldTree)
+    for line in range(len(tree.shown_text())):
         for x in (12, 40):
-            await pilot.click(Tree, offset=(x, line))
+            await pilot.click(FieldTree, offset=(x, line))
             if isinstance(app.screen, FullValueScreen):
                 await pilot.press("escape")
                 await settle(pilot, lambda: not isinstance(app.screen, FullValueScreen))

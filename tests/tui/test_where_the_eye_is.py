@@ -3,6 +3,7 @@ read-only review offers no deciding keys, at 80x24 too."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tui_helpers import (
@@ -18,6 +19,7 @@ from tui_helpers import (
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.view.delivery import delivered_text
+from handoff_gate.tui.render import FULL_VALUE
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.help import HelpScreen
@@ -56,6 +58,8 @@ async def test_a_dropped_key_reads_as_not_allowed_and_in_full(
     app = make_app(root, lenient(registry))
     async with app.run_test(size=(140, 35)) as pilot:
         await settle(pilot, lambda: placed(app))
+        app.query_one(FieldTree).focus()
+        await pilot.press("end")  # the last field, scrolled into view
         await settle(pilot, lambda: "note_to_designer" in screen_text(app))
         row = _line(app, "note_to_designer")
         assert "DROPPED" in row and "never delivered" in row
@@ -66,8 +70,7 @@ async def test_a_dropped_key_reads_as_not_allowed_and_in_full(
         )
         styles = [seg.style for seg in strip if seg.text.strip() and seg.style is not None]
         assert not any(style.strike or style.dim for style in styles)
-        app.query_one(FieldTree).focus()
-        await pilot.press("down", "down", "down", "down", "down", "down", "down", "down", "o")
+        await pilot.press("o")
         await settle(pilot, lambda: isinstance(app.screen, FullValueScreen))
         assert LONG in " ".join(screen_text(app).split()), "shown in full on demand"
 
@@ -129,3 +132,45 @@ async def test_a_read_only_review_offers_no_deciding_keys(root: Path, registry: 
         shown = screen_text(app)
         assert "approve the selected handoff" not in shown
         assert "reject with a reason" not in shown
+
+
+def _readme_plan() -> dict[str, object]:
+    """The plan README.md's first example writes, as a reviewer meets it."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    start = readme.index("cat > plan.json <<'EOF'\n") + len("cat > plan.json <<'EOF'\n")
+    plan: dict[str, object] = json.loads(readme[start : readme.index("\nEOF\n", start)])
+    return plan
+
+
+async def test_the_readme_plan_reads_in_full_on_the_first_screen_at_160x45(
+    root: Path, registry: Registry
+) -> None:
+    plan = _readme_plan()
+    put(root, "job-17", plan)
+    app = make_app(root, registry)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, lambda: placed(app))
+        fields = app.query_one(FieldTree)
+        await settle(pilot, lambda: bool(fields.shown_text()))
+        lines = fields.shown_text()
+        assert len(lines) <= fields.scrollable_content_region.height, "no key needed to read it"
+        read = " ".join(" ".join(line.split()) for line in lines)
+        for key, value in plan.items():
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                assert f'"{item}"' in read, f"{key} is shown whole"
+
+
+async def test_a_value_past_the_limit_says_how_much_more_the_raw_view_holds(
+    root: Path, registry: Registry
+) -> None:
+    statement = "x" * (FULL_VALUE + 1234)
+    put(root, "job-1", {**PLAN, "problem_statement": statement})
+    app = make_app(root, registry)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, lambda: placed(app))
+        fields = app.query_one(FieldTree)
+        await settle(pilot, lambda: bool(fields.shown_text()))
+        lines = [line.strip() for line in fields.shown_text()]
+        assert "+1,234 chars not shown: v for the raw text" in lines
+        assert '"' + "x" * FULL_VALUE + '"…' in "".join(lines), "the first 2,000 whole, then …"

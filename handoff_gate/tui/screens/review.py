@@ -948,8 +948,7 @@ class ReviewScreen(Screen[None]):
         fields = self._detail.fields
         row = fields.cursor_node_data
         if not isinstance(row, FieldRow):
-            first = fields.root.children[0] if fields.root.children else None
-            row = first.data if first is not None else None
+            row = fields.first_row
         if isinstance(row, FieldRow):
             self.post_message(FieldTree.Open(row))
         else:

@@ -12,12 +12,11 @@ from enum import StrEnum
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Static, Tree
+from textual.widgets import Static
 
-from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.tui.model import Entry
-from handoff_gate.tui.render import banners, decision_text, field_detail, header, warnings_text
-from handoff_gate.tui.widgets.field_tree import FieldRows, FieldTree, NodeData
+from handoff_gate.tui.render import banners, decision_text, header, warnings_text
+from handoff_gate.tui.widgets.field_tree import FieldRows, FieldTree
 from handoff_gate.tui.widgets.lines import TextLines
 
 
@@ -55,9 +54,8 @@ class Detail(Vertical):
         self._warnings = Static("", id="warnings", markup=False)
         self._body_title = Static("", id="body-title", markup=False)
         self.fields = FieldTree(rows, id="fields")
-        self._field = Static("", id="field-detail", markup=False)
         self.lines = TextLines(id="lines")
-        for hidden in (self._decision, self._warnings, self._body_title, self.lines, self._field):
+        for hidden in (self._decision, self._warnings, self._body_title, self.lines):
             hidden.display = False
         for banner in self._banners:
             banner.display = False
@@ -73,7 +71,6 @@ class Detail(Vertical):
             yield self._warnings
         yield self._body_title
         yield self.fields
-        yield self._field
         yield self.lines
 
     def show(self, entry: Entry | None, empty: Text | None = None) -> None:
@@ -128,26 +125,8 @@ class Detail(Vertical):
         self._applied = False
         self._place_decision(self._decided_first)
 
-    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
-        self._show_field()
-
-    def on_descendant_focus(self) -> None:
-        self._show_field()
-
-    def on_descendant_blur(self) -> None:
-        self._show_field()
-
-    def _show_field(self) -> None:
-        """While the fields have focus, the highlighted one is shown in full below the tree
-        (tree lines cannot wrap)."""
-        row = self.fields.cursor_node_data
-        shown = self.fields.has_focus and self.body is Body.FIELDS and isinstance(row, FieldRow)
-        self._field.display = shown
-        if shown and isinstance(row, FieldRow):
-            self._field.update(field_detail(row))
-
     def _clear(self) -> None:
-        for hidden in (self._decision, self._warnings, self._body_title, self.lines, self._field):
+        for hidden in (self._decision, self._warnings, self._body_title, self.lines):
             hidden.display = False
         for banner in self._banners:
             banner.display = False
@@ -160,7 +139,6 @@ class Detail(Vertical):
         fields = body is Body.FIELDS
         self.fields.display = fields
         self.lines.display = not fields
-        self._show_field()
         self._body_title.display = title is not None and not fields
         if not fields:
             self._body_title.update(title or Text())

@@ -1,33 +1,44 @@
-"""The field-by-field view: a tree whose children are asked of its ``FieldRows`` on expand.
+"""The field-by-field view: every field on as many lines as it needs, children on expand.
+
+A ``Tree`` draws each node on one line, so a plan's problem statement was cut at the edge
+of the pane. This view keeps the tree's shape (a cursor over fields, Enter to expand or
+open) but wraps each field to the pane's width, painting only the lines in view (the line
+API, as ``TextLines`` does).
 
 Only the top level is built when a handoff is shown, and a level with many children is
 added a chunk at a time, so a payload with 100,000 leaves costs what the screen shows.
 
-The rows come from the function the tree is given (the review core's, which computes
+The rows come from the function the view is given (the review core's, which computes
 them with ``gates.view.fields``), not from an import here: computing them walks the
-contract's pydantic models, and the tree is part of the first screen, which is painted
+contract's pydantic models, and the view is part of the first screen, which is painted
 before the core and pydantic's model machinery load (docs/architecture.md, "Laziness at
 the boundary only").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
+from rich.segment import Segment
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
+from textual.geometry import Region, Size
 from textual.message import Message
-from textual.widgets import Tree
-from textual.widgets.tree import TreeNode
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from handoff_gate.gates.vocab.report import FieldRow, Report
-from handoff_gate.tui.render import field_label
+from handoff_gate.tui.render import field_text
 
 #: How many children one expansion (or one "more" line) adds.
 CHUNK = 200
-#: The width labels are fitted to before the tree has been laid out.
-DEFAULT_WIDTH = 80
+#: Cells each level of nesting is indented by.
+INDENT = 3
+#: The narrowest a field is wrapped to, however deep it sits.
+MIN_WRAP = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +50,24 @@ class More:
     total: int | None
 
 
-NodeData = FieldRow | More
+NodeData = FieldRow | More | None
+
+
+@dataclass(eq=False)
+class _Node:
+    """One field (or "more" line) and where it hangs; ``children`` is ``None`` until the
+    field is first expanded."""
+
+    data: NodeData
+    depth: int
+    parent: _Node | None = None
+    children: list[_Node] | None = None
+    expanded: bool = False
+    lines: list[Text] = field(default_factory=list)
+
+    @property
+    def expandable(self) -> bool:
+        return isinstance(self.data, FieldRow) and self.data.child_count > 0
 
 
 class FieldRows(Protocol):
@@ -51,14 +79,24 @@ class FieldRows(Protocol):
     ) -> list[FieldRow]: ...
 
 
-class FieldTree(Tree[NodeData]):
-    """Fields of one report; each node carries its ``FieldRow``.
+class FieldTree(ScrollView, can_focus=True):
+    """Fields of one report, each wrapped in full; the cursor is on one field at a time.
 
     Enter on a field without children, Space or ``o`` on any field, asks for its whole
-    value (``Open``); Enter on a field with children expands or collapses it.
+    value (``Open``); Enter on a field with children expands or collapses it, as do the
+    right and left arrows (left on a child goes to its parent).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor(-1)", "Up", show=False, id="field-up"),
+        Binding("down,j", "cursor(1)", "Down", show=False, id="field-down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="field-page-up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="field-page-down"),
+        Binding("home", "cursor_to(0)", "First field", show=False, id="field-first"),
+        Binding("end", "cursor_to(-1)", "Last field", show=False, id="field-last"),
+        Binding("enter", "select", "Expand or open", show=False, id="field-select"),
+        Binding("right,l", "expand", "Expand", show=False, id="field-expand"),
+        Binding("left,h", "collapse", "Collapse", show=False, id="field-collapse"),
         Binding(
             "space,o",
             "open",
@@ -68,6 +106,15 @@ class FieldTree(Tree[NodeData]):
             id="field-value",
         ),
     ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"field-tree--cursor"}
+    DEFAULT_CSS = """
+    FieldTree { overflow-x: hidden; }
+    FieldTree > .field-tree--cursor { background: $block-cursor-blurred-background; }
+    FieldTree:focus > .field-tree--cursor {
+        background: $block-cursor-background;
+        color: $block-cursor-foreground;
+    }
+    """
 
     @dataclass
     class Open(Message):
@@ -75,90 +122,231 @@ class FieldTree(Tree[NodeData]):
 
         row: FieldRow
 
+    @dataclass
+    class Highlighted(Message):
+        """The cursor moved to ``data`` (``None``: nothing is highlighted)."""
+
+        data: NodeData
+
     def __init__(self, rows: FieldRows, *, id: str | None = None) -> None:
         """``rows``: computes a level's rows when it is shown or expanded."""
-        super().__init__(Text("payload"), id=id)
+        super().__init__(id=id)
         self._rows = rows
-        self.auto_expand = False
-        self.show_root = False
-        self.guide_depth = 3
         self._report: Report | None = None
+        self._top: list[_Node] = []
+        #: The nodes in view order, and the first line of each.
+        self._shown: list[_Node] = []
+        self._starts: list[int] = []
+        self._cursor: _Node | None = None
+        self._wrapped_at = 0
 
     @property
     def report(self) -> Report | None:
         return self._report
 
-    def show_report(self, report: Report) -> None:
-        """Replace the tree with the top-level fields of ``report``."""
-        self.clear()
-        self._report = report
-        self._fill(self.root, "", 0, None)
-        self.root.expand()
-        self.move_cursor(None)
+    @property
+    def cursor_node_data(self) -> NodeData:
+        return None if self._cursor is None else self._cursor.data
 
     @property
-    def cursor_node_data(self) -> NodeData | None:
-        node = self.cursor_node
-        return node.data if node is not None else None
+    def first_row(self) -> FieldRow | None:
+        """The first top-level field, for keys that act on "the field" with none chosen."""
+        first = self._top[0].data if self._top else None
+        return first if isinstance(first, FieldRow) else None
+
+    def clear(self) -> None:
+        """Show nothing."""
+        self._top, self._cursor = [], None
+        self._layout()
 
     def forget(self) -> None:
-        """Drop the report (after ``clear``), so showing it again rebuilds the tree."""
+        """Drop the report (after ``clear``), so showing it again rebuilds the view."""
         self._report = None
 
-    def _label_width(self, parent: TreeNode[NodeData]) -> int:
-        """Cells left for a child of ``parent`` once guides and the expand icon are drawn."""
-        depth = 0
-        while parent.parent is not None:
-            depth, parent = depth + 1, parent.parent
-        available = self.scrollable_content_region.width or DEFAULT_WIDTH
-        return available - 3 - self.guide_depth * depth
+    def show_report(self, report: Report) -> None:
+        """Replace the view with the top-level fields of ``report``, no field chosen."""
+        self._report = report
+        self._top, self._cursor = self._level(None, "", 0, None), None
+        if not self._top:
+            self._top = [_Node(None, 0)]
+        self._layout()
+        self.scroll_to(0, 0, animate=False)
 
-    def _fill(self, node: TreeNode[NodeData], parent: str, offset: int, total: int | None) -> None:
-        """Add one chunk of ``parent``'s rows from ``offset``, then a "more" line if needed."""
+    def shown_text(self) -> list[str]:
+        """Every line the view holds now, as plain text (what a reader could scroll to)."""
+        return [line.plain for node in self._shown for line in node.lines]
+
+    def _level(
+        self, parent: _Node | None, path: str, offset: int, total: int | None
+    ) -> list[_Node]:
+        """One chunk of ``path``'s rows from ``offset``, then a "more" line if needed."""
         if self._report is None:
-            return
-        rows = self._rows(self._report, parent, start=offset, limit=CHUNK + 1)
-        if not rows and not parent and not offset:
-            node.add_leaf(Text("(no fields to show)", style="dim italic"))
-            return
-        width = self._label_width(node)
-        for row in rows[:CHUNK]:
-            node.add(field_label(row, width), data=row, allow_expand=row.child_count > 0)
+            return []
+        depth = 0 if parent is None else parent.depth + 1
+        rows = self._rows(self._report, path, start=offset, limit=CHUNK + 1)
+        nodes = [_Node(row, depth, parent) for row in rows[:CHUNK]]
         if len(rows) > CHUNK:
-            shown = offset + CHUNK
-            rest = f"{total - shown:,} more" if total is not None else "more"
-            more = Text(f"… {rest}: press Enter to show the next {CHUNK}")
-            more.stylize("dim italic")
-            node.add_leaf(more, data=More(parent, shown, total))
+            nodes.append(_Node(More(path, offset + CHUNK, total), depth, parent))
+        return nodes
 
-    def on_resize(self) -> None:
-        """Re-fit every row to the new width: tree lines cannot wrap, and a row cut by
-        the edge of the pane would lose its end without a marker."""
-        pending = list(self.root.children)
+    def _layout(self) -> None:
+        """Flatten the expanded nodes in view order and wrap each to the current width."""
+        width = max(self.scrollable_content_region.width, MIN_WRAP)
+        rewrap = width != self._wrapped_at
+        self._wrapped_at = width
+        shown: list[_Node] = []
+        pending = list(reversed(self._top))
         while pending:
             node = pending.pop()
-            if isinstance(node.data, FieldRow):
-                node.set_label(field_label(node.data, self._label_width(node.parent or self.root)))
-            pending.extend(node.children)
+            shown.append(node)
+            if node.expanded and node.children:
+                pending.extend(reversed(node.children))
+        starts, line = [], 0
+        for node in shown:
+            if rewrap or not node.lines:
+                node.lines = self._wrap(node, width)
+            starts.append(line)
+            line += len(node.lines)
+        self._shown, self._starts = shown, starts
+        self.virtual_size = Size(width, line)
+        self.refresh()
 
-    def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
-        node = event.node
-        if isinstance(node.data, FieldRow) and not node.children:
-            self._fill(node, node.data.path, 0, node.data.child_count)
+    def _wrap(self, node: _Node, width: int) -> list[Text]:
+        """``node``'s lines at ``width``: indent and expand icon on the first, the rest
+        hanging under its text."""
+        indent = " " * (INDENT * node.depth)
+        room = max(width - len(indent) - 2, MIN_WRAP)
+        data = node.data
+        if isinstance(data, FieldRow):
+            text = field_text(data)
+        elif isinstance(data, More):
+            rest = f"{data.total - data.offset:,} more" if data.total is not None else "more"
+            text = Text(f"… {rest}: press Enter to show the next {CHUNK}", style="dim italic")
+        else:
+            text = Text("(no fields to show)", style="dim italic")
+        icon = ("▼ " if node.expanded else "▶ ") if node.expandable else "  "
+        wrapped = text.wrap(self.app.console, room, overflow="fold")
+        return [
+            Text.assemble(indent, icon if i == 0 else "  ", line) for i, line in enumerate(wrapped)
+        ]
+
+    def on_resize(self) -> None:
+        self._layout()
+
+    def on_focus(self) -> None:
+        """Coming to the fields chooses the first one, so Enter acts on what is lit."""
+        if self._cursor is None and self._shown:
+            self._move(self._shown[0])
+
+    def render_line(self, y: int) -> Strip:
+        index = y + self.scroll_offset.y
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        if not self._shown or index >= self._starts[-1] + len(self._shown[-1].lines):
+            return Strip.blank(width, base)
+        at = bisect_right(self._starts, index) - 1
+        node = self._shown[at]
+        line = node.lines[index - self._starts[at]]
+        segments = list(line.render(self.app.console))
+        strip = Strip(segments).crop_extend(0, width, None).apply_style(base)
+        if node is self._cursor:
+            cursor = self.get_component_rich_style("field-tree--cursor")
+            strip = Strip([Segment(s.text, cursor + s.style if s.style else cursor) for s in strip])
+        return strip
+
+    def _move(self, node: _Node | None) -> None:
+        """Put the cursor on ``node`` and bring all of it into view."""
+        if node is self._cursor:
+            return
+        self._cursor = node
+        self.refresh()
+        self.post_message(self.Highlighted(self.cursor_node_data))
+        if node is None or node not in self._shown:
+            return
+        at = self._shown.index(node)
+        region = Region(0, self._starts[at], 1, len(node.lines))
+        self.scroll_to_region(region, animate=False, force=True)
+
+    def _index(self) -> int:
+        return -1 if self._cursor is None else self._shown.index(self._cursor)
+
+    def action_cursor(self, step: int) -> None:
+        if self._shown:
+            at = min(max(self._index() + step, 0), len(self._shown) - 1)
+            self._move(self._shown[at])
+
+    def action_cursor_to(self, at: int) -> None:
+        if self._shown:
+            self._move(self._shown[at])
+
+    def action_page(self, step: int) -> None:
+        """Move by a screenful of lines, landing on the field that holds that line."""
+        if not self._shown:
+            return
+        at = max(self._index(), 0)
+        line = self._starts[at] + step * max(self.scrollable_content_region.height - 1, 1)
+        target = min(max(bisect_right(self._starts, max(line, 0)) - 1, 0), len(self._shown) - 1)
+        self._move(self._shown[target])
+
+    def action_select(self) -> None:
+        node = self._cursor
+        if node is None:
+            return
+        if isinstance(node.data, More):
+            self._more(node, node.data)
+        elif node.expandable:
+            self._toggle(node, not node.expanded)
+        elif isinstance(node.data, FieldRow):
+            self.post_message(self.Open(node.data))
+
+    def action_expand(self) -> None:
+        if self._cursor is not None and self._cursor.expandable:
+            self._toggle(self._cursor, True)
+
+    def action_collapse(self) -> None:
+        node = self._cursor
+        if node is None:
+            return
+        if node.expandable and node.expanded:
+            self._toggle(node, False)
+        elif node.parent is not None:
+            self._move(node.parent)
 
     def action_open(self) -> None:
         row = self.cursor_node_data
         if isinstance(row, FieldRow):
             self.post_message(self.Open(row))
 
-    def on_tree_node_selected(self, event: Tree.NodeSelected[NodeData]) -> None:
-        node = event.node
-        if isinstance(node.data, FieldRow):
-            if node.allow_expand:
-                node.toggle()
-            else:
-                self.post_message(self.Open(node.data))
-        elif isinstance(node.data, More) and node.parent is not None:
-            parent, more = node.parent, node.data
-            node.remove()
-            self._fill(parent, more.parent, more.offset, more.total)
+    def _toggle(self, node: _Node, expand: bool) -> None:
+        data = node.data
+        if not isinstance(data, FieldRow):
+            return
+        if expand and node.children is None:
+            node.children = self._level(node, data.path, 0, data.child_count)
+        node.expanded = expand
+        node.lines = []
+        self._layout()
+
+    def _more(self, node: _Node, more: More) -> None:
+        """Replace a "more" line by the next chunk of its level; the cursor stays on the
+        first field it adds."""
+        siblings = self._top if node.parent is None else node.parent.children
+        if siblings is None:
+            return
+        added = self._level(node.parent, more.parent, more.offset, more.total)
+        at = siblings.index(node)
+        siblings[at : at + 1] = added
+        self._layout()
+        self._cursor = None
+        self._move(added[0] if added else None)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click chooses the field under it; a click on the chosen one selects it."""
+        index = event.y + self.scroll_offset.y
+        if not self._shown or index < 0 or index >= self.virtual_size.height:
+            return
+        node = self._shown[bisect_right(self._starts, index) - 1]
+        if node is self._cursor:
+            self.action_select()
+        else:
+            self._move(node)
