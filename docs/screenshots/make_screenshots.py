@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -40,6 +40,8 @@ from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.widgets.detail import Body, Detail
 
 OUT = Path(__file__).resolve().parent
+#: Where to write instead (the test that keeps this script working writes to a temp folder).
+OUT_ENV = "HANDOFF_GATE_SHOTS_DIR"
 SIZE = (132, 40)
 BOUND_SECONDS = 30.0
 FIXED_TIME = "2026-03-10T14:05:00.000Z"
@@ -84,8 +86,15 @@ def settled(app: ReviewApp) -> bool:
     return bool(entries) and all(e.state is not None for e in entries) and not app.feed.backlog
 
 
-async def select(pilot: Pilot[int], app: ReviewApp, run: str, handoff: str) -> None:
-    key = (app.root / run, handoff)
+def key_of(workspace: Path, run: str, handoff: str) -> tuple[Path, str]:
+    """How the app keys a handoff of the file store: its run folder's absolute path."""
+    return (workspace.absolute() / run, handoff)
+
+
+async def select(
+    pilot: Pilot[int], app: ReviewApp, workspace: Path, run: str, handoff: str
+) -> None:
+    key = key_of(workspace, run, handoff)
     await settle(pilot, lambda: settled(app) and key in app.entries, f"{run}/{handoff}")
     app.jump_to(key)
     await settle(
@@ -104,13 +113,14 @@ def _app(
     workspace: Path, registry: Registry, reviewer: str, *, show: str, read_only: bool = False
 ) -> ReviewApp:
     """The app as ``watch`` builds it, over a registry loaded already."""
-    core = partial(ReviewCore, registry, reviewer=reviewer)
+    core = ReviewCore.maker(registry, reviewer=reviewer)
     return ReviewApp(workspace, core, reviewer=reviewer, show=show, quiet=True, read_only=read_only)
 
 
 def shoot(app: ReviewApp, name: str) -> None:
-    app.save_screenshot(filename=f"{name}.svg", path=str(OUT))
-    print(f"wrote {OUT / name}.svg")
+    out = Path(os.environ.get(OUT_ENV) or OUT)
+    app.save_screenshot(filename=f"{name}.svg", path=str(out))
+    print(f"wrote {out / name}.svg")
 
 
 async def operator(workspace: Path, registry: Registry) -> None:
@@ -119,14 +129,14 @@ async def operator(workspace: Path, registry: Registry) -> None:
     app = _app(workspace, registry, "operator", show="pending")
     with registered(workspace / LIVE_RUN, plan_id, FIXED_TIME):  # as a pipeline's wait does
         async with app.run_test(size=SIZE) as pilot:
-            await select(pilot, app, LIVE_RUN, plan_id)
+            await select(pilot, app, workspace, LIVE_RUN, plan_id)
             shoot(app, "operator-1-live-plan")
             await pilot.press("a")
             await settle(pilot, lambda: isinstance(app.screen, ApproveScreen), "the dialog")
             await pilot.pause()
             shoot(app, "operator-2-confirm")
             await pilot.press("y")
-            key = (app.root / LIVE_RUN, plan_id)
+            key = key_of(workspace, LIVE_RUN, plan_id)
             await settle(pilot, lambda: app.entries[key].decision is not None, "the approval")
             app.jump_to(key)
             await pilot.pause()
@@ -137,11 +147,11 @@ async def reviewer(workspace: Path, registry: Registry) -> None:
     """A reviewer goes through rejected handoffs afterwards."""
     app = _app(workspace, registry, "reviewer", show="rejected", read_only=True)
     async with app.run_test(size=SIZE) as pilot:
-        await select(pilot, app, "planner-to-executor", "0001-execute")
+        await select(pilot, app, workspace, "planner-to-executor", "0001-execute")
         shoot(app, "reviewer-1-rejected-secret")
-        await select(pilot, app, "lenient-planner-designer", "0001-plan")
+        await select(pilot, app, workspace, "lenient-planner-designer", "0001-plan")
         shoot(app, "reviewer-2-defaults")
-        await select(pilot, app, "wire-faults", "0010-brief")
+        await select(pilot, app, workspace, "wire-faults", "0010-brief")
         shoot(app, "reviewer-3-unsafe-text")
 
 
@@ -165,13 +175,13 @@ async def demo(workspace: Path, registry: Registry) -> None:
     verify = live_submit(workspace, "verify", as_bytes(verify_claimed(None)))
     app = _app(workspace, registry, "newcomer", show="all")
     async with app.run_test(size=SIZE) as pilot:
-        await select(pilot, app, LIVE_RUN, second)
+        await select(pilot, app, workspace, LIVE_RUN, second)
         await pilot.press("d")
         await settle(pilot, lambda: app.query_one(Detail).body is Body.DIFF, "the diff view")
         await pilot.pause()
         shoot(app, "demo-1-replan-diff")
         await pilot.press("d")
-        await select(pilot, app, LIVE_RUN, verify)
+        await select(pilot, app, workspace, LIVE_RUN, verify)
         await pilot.press("a")
         await pilot.pause(0.3)
         shoot(app, "demo-2-blocked-verify")
