@@ -6,23 +6,23 @@ the detail's, never copied here. It folds the feed's messages into its entries; 
 and the detail only ever display entries. Until the app's core arrives (``core``, made
 by the app's core worker) it shows listings only.
 
-Slow work runs in the screen's own workers: ``approve`` and ``reject`` ask in a dialog
-and ``write_decision`` writes in a thread, posting ``DecisionFinished``; ``load_body`` builds a
-raw, diff or delivered body in a thread, posting ``BodyReady``. What the toasts say is
-``notice``'s; where the cursor goes is ``cursor``'s and ``follow``'s.
+The dialogs before a decision are the ``Asker``'s, whose answers come back as messages;
+the screen's own workers write them in a thread (``write_decision``, ``write_batch``,
+posting ``DecisionFinished`` / ``BatchDecided``) and build a raw, diff or delivered body
+(``load_body``, posting ``BodyReady``). The marks are the ``MarksBar``'s, arrival
+notifications ``ArrivalNotices``'; what the toasts say is ``notice``'s; where the cursor
+goes is ``cursor``'s and ``follow``'s.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult, SuspendNotSupported
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Horizontal
@@ -33,20 +33,13 @@ from textual.worker import get_current_worker
 
 from handoff_gate.gates.view.decidable import decidable_now
 from handoff_gate.gates.view.delivery import delivered_text
-from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.deadline import is_past
 from handoff_gate.gates.vocab.report import FieldRow, Report
 from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
+from handoff_gate.tui.arrival_notices import ArrivalNotices
 from handoff_gate.tui.cursor import next_after, start_target, step_waiting
-from handoff_gate.tui.editing import (
-    EditorFailed,
-    edit_diff,
-    edited_text,
-    editor_command,
-    run_editor,
-)
 from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.keys import READ_ONLY_STAND_IN, REVIEW_KEYS
@@ -69,7 +62,6 @@ from handoff_gate.tui.model import (
 )
 from handoff_gate.tui.notice import (
     CANNOT_MARK,
-    EDIT_UNCHANGED,
     NO_FIELD,
     NOTHING_MARKED,
     NOTHING_TO_DECIDE,
@@ -79,8 +71,6 @@ from handoff_gate.tui.notice import (
     batch_decided,
     blocked,
     decided,
-    edit_failed,
-    edit_refused,
     nothing_earlier,
 )
 from handoff_gate.tui.palette import (
@@ -90,21 +80,18 @@ from handoff_gate.tui.palette import (
     action_targets,
     jump_targets,
 )
-from handoff_gate.tui.render import entry_title, finding_text, safe
+from handoff_gate.tui.render import entry_title, safe
 from handoff_gate.tui.rows import RowCache, topbar
-from handoff_gate.tui.screens.approve import ApproveScreen
-from handoff_gate.tui.screens.approve_edit import ApproveEditScreen
-from handoff_gate.tui.screens.batch_approve import BatchApproveScreen, BatchLine
-from handoff_gate.tui.screens.edit_text import EditTextScreen
+from handoff_gate.tui.screens.asker import Asker
 from handoff_gate.tui.screens.find import FindScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
 from handoff_gate.tui.screens.help import HelpScreen, key_rows
-from handoff_gate.tui.screens.reject import RejectScreen
 from handoff_gate.tui.textviews import delivered_view, diff_view, raw_view
 from handoff_gate.tui.throttle import Throttled
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
+from handoff_gate.tui.widgets.marks_bar import MarksBar
 
 if TYPE_CHECKING:
     from handoff_gate.tui.feed import Feed
@@ -142,8 +129,6 @@ class ReviewScreen(Screen[None]):
     show: reactive[Show] = reactive(Show.OPEN, init=False)
     #: The ``/`` filter: only rows containing this text are listed (empty: every row).
     find_text: str = ""
-    #: Whether new handoffs are announced (``N`` turns it off and on).
-    notices_on: bool = True
 
     def __init__(
         self,
@@ -165,12 +150,13 @@ class ReviewScreen(Screen[None]):
         self._where = where
         self._reviewer_shown = reviewer
         self._quiet = quiet
-        self._arrived: dict[str, list[Entry]] = {}
+        #: New handoffs told a run at a time (``N`` turns them off and on).
+        self._notices = ArrivalNotices(self._tell_arrivals, self.set_timer)
         self.set_reactive(ReviewScreen.show, show)
         self._book = Entries()
         #: Handoffs marked for a batch decision (``space``, ``*``); only decidable ones.
-        self._marked: set[Key] = set()
-        self._rows = RowCache(self._book.by_key, self._book.runs, self._marked)
+        self._marks = MarksBar(id="marks")
+        self._rows = RowCache(self._book.by_key, self._book.runs, self._marks.keys)
         self._scanned = False
         #: Repaint the list (re-filter, re-sort) or only the header; ``now=False`` from
         #: bulk updates coalesces them to one paint per ``LIST_REFRESH_S``.
@@ -190,15 +176,16 @@ class ReviewScreen(Screen[None]):
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
         self._detail = Detail(self._field_rows, id="detail")
-        #: Above the footer, shown only while something is marked: how many, and the keys.
-        self._marks_bar = Static("", id="marks", markup=False)
+        #: The dialogs before a decision; their answers come back as ``Asker`` messages.
+        self._asker = Asker()
 
     def compose(self) -> ComposeResult:
         yield self._topbar
         with self._main:
             yield self._list
             yield self._detail
-        yield self._marks_bar
+        yield self._marks
+        yield self._asker
         yield Footer(compact=True)
 
     def _field_rows(
@@ -211,7 +198,6 @@ class ReviewScreen(Screen[None]):
         return self.core.field_rows(report, parent, start=start, limit=limit)
 
     def on_mount(self) -> None:
-        self._marks_bar.display = False
         self._list.focus()
         self.set_interval(DEADLINE_TICK_S, self._tick_deadlines)
 
@@ -312,7 +298,7 @@ class ReviewScreen(Screen[None]):
             return False
         if action == self.STAND_IN and not self.read_only:
             return False
-        if action == "reject_marked" and not self._marked:
+        if action == "reject_marked" and not self._marks.keys:
             return False  # R then lists the rejected handoffs, as it did before marks
         return self.app.screen is self
 
@@ -387,11 +373,12 @@ class ReviewScreen(Screen[None]):
                 if entry.decidable:
                     self._landed.append(result.key)
             moved = moved or placement(entry, self.show) != before
-            if result.key in self._marked and not entry.decidable:
-                self._unmark([result.key])
+            if result.key in self._marks.keys and not entry.decidable:
+                self._marks.unmark([result.key])
             self._rows.drop(result.key)
             refresh_detail = refresh_detail or result.key == current
-            self._maybe_notify(entry)
+            if needs_person(entry.state):
+                self._notices.add(entry)
         if moved:
             self._paint_list(now=False)
         else:
@@ -496,30 +483,15 @@ class ReviewScreen(Screen[None]):
         if key is not None:
             self._list.select_key(key)
 
-    def _maybe_notify(self, entry: Entry) -> None:
-        """Collect a fresh handoff that needs a person; the ones arriving within
-        ``NOTICE_GATHER_S`` of each other are told together, one notification per run."""
-        if not entry.fresh or entry.notified or not needs_person(entry.state):
-            return
-        entry.notified = True
-        if not self.notices_on:
-            return
-        first = not self._arrived
-        self._arrived.setdefault(entry.run, []).append(entry)
-        if first:
-            self.set_timer(NOTICE_GATHER_S, self._announce)
-
-    def _announce(self) -> None:
-        arrived, self._arrived = self._arrived, {}
-        for run, entries in arrived.items():
-            self.notify(arrival_text(run, entries), title="New handoffs", markup=False)
-        if arrived and not self._quiet:
+    def _tell_arrivals(self, texts: list[str]) -> None:
+        for text in texts:
+            self.notify(text, title="New handoffs", markup=False)
+        if not self._quiet:
             self.app.bell()
 
     def action_toggle_notices(self) -> None:
         """Turn the new-handoff notifications off (rows still arrive) or back on."""
-        self.notices_on = not self.notices_on
-        said = "on" if self.notices_on else "off: new handoffs still appear in the list"
+        said = "on" if self._notices.toggle() else "off: new handoffs still appear in the list"
         self.notify(f"New-handoff notifications {said}", timeout=2, markup=False)
 
     # ------------------------------------------------------------------ list
@@ -585,13 +557,13 @@ class ReviewScreen(Screen[None]):
         if not report.approvable:
             self._tell(blocked(entry, report))
             return
-        self.approve(core, entry, report)
+        self._asker.approve(core, entry, report)
 
     def action_reject(self) -> None:
         """Ask for a reason and a category to reject the cursor's handoff, unless refused."""
         found = self._decidable()
         if found is not None:
-            self.reject(*found)
+            self._asker.reject(*found)
 
     def action_edit(self) -> None:
         """Edit the cursor's payload, then ask to approve the edit, unless refused first."""
@@ -603,16 +575,14 @@ class ReviewScreen(Screen[None]):
         if start is None:
             self._tell(blocked(entry, report))
             return
-        self.edit(core, entry, report, start)
+        self._asker.edit(core, entry, report, start)
 
     # --------------------------------------------------------------- batches
 
     @property
     def marked(self) -> list[Key]:
         """The marked handoffs in list order (those filtered out of view last)."""
-        listed = self.listed()
-        shown = [key for key in listed if key in self._marked]
-        return shown + sorted(self._marked - set(shown))
+        return self._marks.ordered(self.listed())
 
     def action_mark(self) -> None:
         """Mark or unmark the cursor's handoff; only one this reviewer can decide now
@@ -620,10 +590,10 @@ class ReviewScreen(Screen[None]):
         entry = self.current_entry()
         if entry is None:
             return
-        if entry.key in self._marked:
-            self._unmark([entry.key])
+        if entry.key in self._marks.keys:
+            self._marks.unmark([entry.key])
         elif entry.decidable:
-            self._mark([entry.key])
+            self._marks.mark([entry.key])
         else:
             self._tell(CANNOT_MARK)
 
@@ -643,28 +613,12 @@ class ReviewScreen(Screen[None]):
         if not found:
             self._tell(NOTHING_TO_DECIDE)
             return
-        self._mark(found)
+        self._marks.mark(found)
 
-    def _mark(self, keys: list[Key]) -> None:
-        self._marked.update(keys)
-        self._marks_changed(keys)
-
-    def _unmark(self, keys: list[Key]) -> None:
-        self._marked.difference_update(keys)
-        self._marks_changed(keys)
-
-    def _marks_changed(self, keys: list[Key]) -> None:
-        for key in keys:
+    def on_marks_bar_changed(self, message: MarksBar.Changed) -> None:
+        for key in message.keys:
             self._rows.drop(key)
         self._list.refresh()
-        count = len(self._marked)
-        self._marks_bar.display = bool(count)
-        self._marks_bar.update(
-            Text.assemble(
-                (f" {count} marked ", "bold black on cyan"),
-                "  A approve them · R reject them · space unmark",
-            )
-        )
 
     def _batch(self) -> list[tuple[Entry, str]] | None:
         """The marked handoffs still decidable, each with the sha256 it was seen with;
@@ -689,31 +643,13 @@ class ReviewScreen(Screen[None]):
         """Approve every marked handoff after one confirmation that lists each of them."""
         chosen = self._batch()
         if chosen is not None and self.core is not None:
-            self.approve_batch(self.core, chosen)
+            self._asker.approve_batch(self.core, chosen)
 
     def action_reject_marked(self) -> None:
         """Reject every marked handoff with one reason and one category."""
         chosen = self._batch()
         if chosen is not None and self.core is not None:
-            self.reject_batch(self.core, chosen)
-
-    @work(exclusive=True, group="ask", name="approve-batch")
-    async def approve_batch(self, core: ReviewCore, chosen: list[tuple[Entry, str]]) -> None:
-        """One confirmation listing every marked handoff, then one decision each."""
-        dialog = BatchApproveScreen([_batch_line(entry, sha256) for entry, sha256 in chosen])
-        if await self.app.push_screen_wait(dialog):
-            self.write_batch(core, chosen, Action.APPROVE)
-
-    @work(exclusive=True, group="ask", name="reject-batch")
-    async def reject_batch(self, core: ReviewCore, chosen: list[tuple[Entry, str]]) -> None:
-        """The rejection dialog once, for all of them; then one decision each."""
-        noun = "handoff" if len(chosen) == 1 else "handoffs"
-        title = Text(f"{len(chosen)} marked {noun}", style="bold")
-        reports = [entry.report for entry, _ in chosen if entry.report is not None]
-        suggested = suggest_category(reports[0]) if len(reports) == 1 else Category.OTHER
-        rejection = await self.app.push_screen_wait(RejectScreen(title, suggested))
-        if rejection is not None:
-            self.write_batch(core, chosen, Action.REJECT, rejection.reason, rejection.category)
+            self._asker.reject_batch(self.core, chosen)
 
     @work(thread=True, group="decide", name="decide-batch")
     def write_batch(
@@ -739,7 +675,7 @@ class ReviewScreen(Screen[None]):
             else "DecisionFinished"
         )
         self._tell(batch_decided(message.results, verb))
-        self._unmark([r.key for r in message.results])
+        self._marks.unmark([r.key for r in message.results])
         current = self._list.current
         if isinstance(current, tuple) and any(r.key == current for r in message.results):
             target = next_after(self.entries, self._list.keys, current)
@@ -751,71 +687,13 @@ class ReviewScreen(Screen[None]):
     def action_refuse_read_only(self) -> None:
         self._tell(READ_ONLY)
 
-    @work(exclusive=True, group="ask", name="approve")
-    async def approve(self, core: ReviewCore, entry: Entry, report: Report) -> None:
-        """Confirm in the dialog (it repeats the sha256; focus rests on Cancel), then write."""
-        warnings = [finding_text(f) for f in report.warnings]
-        dialog = ApproveScreen(entry_title(entry), report.sha256, warnings)
-        if await self.app.push_screen_wait(dialog):
-            self.write_decision(core, entry, Action.APPROVE, report.sha256)
+    def on_asker_one(self, message: Asker.One) -> None:
+        m = message
+        self.write_decision(m.core, m.entry, m.action, m.sha256, m.reason, m.category, m.edited)
 
-    @work(exclusive=True, group="ask", name="edit")
-    async def edit(self, core: ReviewCore, entry: Entry, report: Report, start: str) -> None:
-        """Edit, have ``gates`` inspect the edit, show the diff and confirm, then write;
-        an edit that is not approvable is told with its findings, and nothing is written."""
-        data = await self._edited(entry, start)
-        if data is None:
-            return
-        if data == start.encode("utf-8"):
-            self._tell(EDIT_UNCHANGED)
-            return
-        checked, approvable = await asyncio.to_thread(core.inspect_edit, entry, report, data)
-        if not approvable:
-            self._tell(edit_refused(entry, checked))
-            return
-        diff = edit_diff(start, edited_text(data))
-        warnings = [finding_text(f) for f in checked.warnings]
-        title = entry_title(entry)
-        dialog = ApproveEditScreen(title, report.sha256, checked.sha256, diff, warnings)
-        if await self.app.push_screen_wait(dialog):
-            self.write_decision(core, entry, Action.APPROVE, report.sha256, edited=data)
-
-    async def _edited(self, entry: Entry, start: str) -> bytes | None:
-        """The edited bytes: from ``$VISUAL``/``$EDITOR`` with the app suspended, else from
-        the in-app editor; ``None`` when the reviewer cancelled or the editor failed."""
-        command = editor_command(os.environ)
-        if command is None:
-            text = await self.app.push_screen_wait(EditTextScreen(entry_title(entry), start))
-            return None if text is None else text.encode("utf-8")
-        try:
-            return self._run_editor(command, start, entry.ref.id)
-        except EditorFailed as exc:
-            self._tell(edit_failed(str(exc)))
-            return None
-
-    def _run_editor(self, command: list[str], start: str, handoff_id: str) -> bytes:
-        """The editor owns the terminal while the app is suspended. A headless app (a
-        script, a test) has no terminal to hand over, so the editor just runs."""
-        try:
-            with self.app.suspend():
-                return run_editor(command, start, handoff_id)
-        except SuspendNotSupported:
-            if not self.app.is_headless:
-                raise EditorFailed(
-                    "this terminal cannot be handed to an editor; unset $VISUAL and $EDITOR "
-                    "to edit inside the app"
-                ) from None
-            return run_editor(command, start, handoff_id)
-
-    @work(exclusive=True, group="ask", name="reject")
-    async def reject(self, core: ReviewCore, entry: Entry, report: Report) -> None:
-        """Ask for the reason and the category (one is suggested), then write."""
-        dialog = RejectScreen(entry_title(entry), suggest_category(report))
-        rejection = await self.app.push_screen_wait(dialog)
-        if rejection is not None:
-            self.write_decision(
-                core, entry, Action.REJECT, report.sha256, rejection.reason, rejection.category
-            )
+    def on_asker_many(self, message: Asker.Many) -> None:
+        m = message
+        self.write_batch(m.core, m.chosen, m.action, m.reason, m.category)
 
     @work(thread=True, group="decide", name="decide")
     def write_decision(
@@ -964,39 +842,6 @@ def _judge(core: ReviewCore, entry: Entry) -> None:
     pending handoff is asked about: the others need no word from the deciding code)."""
     refusal = core.refusal(entry) if entry.state is HandoffState.PENDING else None
     entry.decidable = decidable_now(entry.state, refusal.message if refusal else None)
-
-
-#: How long new handoffs are gathered before one notification per run tells them.
-NOTICE_GATHER_S = 1.0
-#: How many ids a grouped notification names before "and N more".
-NOTICE_IDS = 5
-
-
-def arrival_text(run: str, entries: list[Entry]) -> str:
-    """``3 new handoffs in web: 0002-plan, 0003-plan, 0004-plan`` (``and N more``)."""
-    ids = [entry.ref.id for entry in entries]
-    shown = ", ".join(ids[:NOTICE_IDS]) + (
-        f" and {len(ids) - NOTICE_IDS} more" if len(ids) > NOTICE_IDS else ""
-    )
-    if len(entries) == 1:
-        entry = entries[0]
-        state = "yours to decide" if entry.decidable else safe(str(entry.state), 20)
-        return f"{safe(run, 40)} / {entry.ref.id} is {state}"
-    return f"{len(entries)} new handoffs in {safe(run, 40)}: {shown}"
-
-
-def _batch_line(entry: Entry, sha256: str) -> BatchLine:
-    label = entry.label
-    return BatchLine(
-        run=entry.run,
-        handoff_id=entry.ref.id,
-        phase=entry.ref.phase,
-        contract=(label.schema_id if label else None) or "?",
-        verdict=label.verdict if label else "?",
-        warnings=label.warnings if label else 0,
-        sha256=sha256,
-        producer=(label.from_role if label else None) or "?",
-    )
 
 
 def _bound_to(binding: BindingType, actions: set[str] | frozenset[str]) -> bool:
