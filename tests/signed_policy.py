@@ -14,7 +14,7 @@ class SignedPolicy(NamedTuple):
     planner: Path
 
 
-def _key(path: Path) -> str:
+def key_line(path: Path) -> str:
     """A fresh ed25519 key at ``path``; its public ``type base64``."""
     subprocess.run(
         ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", path.name, "-f", path], check=True
@@ -28,8 +28,8 @@ def signed_policy(folder: Path, phase: str = "plan", *, producers: bool = False)
     folder.mkdir(parents=True, exist_ok=True)
     alice, planner = folder / "alice", folder / "planner"
     (folder / "allowed_signers").write_text(
-        f'alice namespaces="handoff-gate" {_key(alice)}\n'
-        f'planner namespaces="handoff-gate" {_key(planner)}\n'
+        f'alice namespaces="handoff-gate" {key_line(alice)}\n'
+        f'planner namespaces="handoff-gate" {key_line(planner)}\n'
     )
     rule = f'[[rule]]\nphase = "{phase}"\napprovers = ["alice"]\n'
     if producers:

@@ -69,8 +69,26 @@ def _init_run(root: Path) -> Path:
 
 
 def _decide_as(uid: int, run: Path, hid: str, action: str, key: Path, policy: Path) -> None:
+    done = _deciding_as(uid, run, hid, action, key, policy)
+    assert done.returncode == 0, done.stderr
+
+
+def _approval_after_the_veto_refused(
+    uid: int, run: Path, hid: str, key: Path, policy: Path
+) -> None:
+    """A second reviewer's approval after a veto: the policy's rule already rejects the
+    handoff, so nothing more is recorded, said in one line (exit 1)."""
+    done = _deciding_as(uid, run, hid, "approve", key, policy)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1 and "already rejected by alice" in done.stderr
+    assert "nothing more is recorded" in done.stderr
+
+
+def _deciding_as(
+    uid: int, run: Path, hid: str, action: str, key: Path, policy: Path
+) -> subprocess.CompletedProcess[str]:
     extra = ["--reason", "wrong quarter"] if action == "reject" else []
-    done = gate_as(
+    return gate_as(
         uid,
         REVIEWERS_GID,
         "decide",
@@ -83,7 +101,6 @@ def _decide_as(uid: int, run: Path, hid: str, action: str, key: Path, policy: Pa
         "--policy",
         str(policy),
     )
-    assert done.returncode == 0, done.stderr
 
 
 #: What the agent tries on the decisions folder, as a script run under its own uid.
@@ -131,11 +148,8 @@ def test_init_keeps_decisions_from_the_pipeline() -> None:
             check=True,
         )
         assert attack.stdout == ""
-        _decide_as(BOB_UID, run, hid, "approve", keys["bob"], policy)  # a second reviewer
-        assert sorted(p.name for p in (run / "decisions" / hid).iterdir()) == [
-            "alice.json",
-            "bob.json",
-        ]
+        _approval_after_the_veto_refused(BOB_UID, run, hid, keys["bob"], policy)
+        assert sorted(p.name for p in (run / "decisions" / hid).iterdir()) == ["alice.json"]
         waited = as_pipeline(
             "wait", str(run), hid, "--policy", str(policy), "--strict", "--timeout", "5"
         )
@@ -161,7 +175,7 @@ os.replace(fresh, path)
 
 def test_a_signed_reject_survives_the_pipeline_rewriting_its_own_handoff() -> None:
     """Issue 31, attack 1: after alice's signed reject the pipeline replaces its file by
-    one with other bytes; bob then approves. The veto is bound to the handoff id: every
+    one with other bytes; bob's approval is refused. The veto is bound to the handoff id: every
     reader says rejected, naming the rewrite, and nothing is delivered."""
     with shared_folder() as root:
         policy, keys = _trust(root)
@@ -176,7 +190,7 @@ def test_a_signed_reject_survives_the_pipeline_rewriting_its_own_handoff() -> No
         )  # fmt: skip
         assert rewrite.returncode == 0, rewrite.stderr
         assert (run / "handoffs" / f"{hid}.json").read_bytes() != before
-        _decide_as(BOB_UID, run, hid, "approve", keys["bob"], policy)
+        _approval_after_the_veto_refused(BOB_UID, run, hid, keys["bob"], policy)
         shown = cli("show", str(run), hid, "--policy", str(policy))
         listed = cli("list", str(run), "--policy", str(policy), "--json")
         waited = as_pipeline(
@@ -277,7 +291,7 @@ def test_a_racer_cannot_delete_a_reject_before_the_waiter_sees_it() -> None:
         )
         time.sleep(0.5)
         _decide_as(REVIEWER_UID, run, hid, "reject", keys["alice"], policy)
-        _decide_as(BOB_UID, run, hid, "approve", keys["bob"], policy)
+        _approval_after_the_veto_refused(BOB_UID, run, hid, keys["bob"], policy)
         out, err = waiter.communicate(timeout=BOUND)
         raced, _ = racer.communicate(timeout=BOUND)
     assert waiter.returncode == 1, err
@@ -316,7 +330,7 @@ def test_a_planted_slot_does_not_keep_a_reject_out(tmp_path: Path, kind: str) ->
     )
     assert rejected.returncode == 0, rejected.stderr
     approved = cli("decide", str(run), hid, "approve", "--key", str(keys["bob"]), *common)
-    assert approved.returncode == 0, approved.stderr
+    assert approved.returncode == 1 and "nothing more is recorded" in approved.stderr
     waited = cli("wait", str(run), hid, *common, "--timeout", "5")
     assert waited.returncode == 1, waited.stderr
     assert waited.stdout == "" and "rejected by alice" in waited.stderr

@@ -261,7 +261,7 @@ def _checked(
     existing = _existing(store, where, handoff_id, principal, policy)
     if existing is not None:
         attempt.refuse(f"{handoff_id} is already {existing}")
-    counted = _counted(store, where, handoff_id, registry, policy)
+    counted = _counted(store, where, handoff_id, registry, policy, attempt.action)
     if counted is not None:
         attempt.refuse(f"{handoff_id} is already {counted}; nothing more is recorded")
     if not has_handoff(store, where, handoff_id):
@@ -491,22 +491,32 @@ def _existing(
 
 
 def _counted(
-    store: RunStore, run: str, handoff_id: str, registry: Registry, policy: Policy | None
+    store: RunStore,
+    run: str,
+    handoff_id: str,
+    registry: Registry,
+    policy: Policy | None,
+    action: Action,
 ) -> str | None:
-    """Without a policy, the decision already recorded in any slot, a principal's signed
-    one included: it counts for every reader without a policy (``quorum``), so a further
-    record would decide nothing and none is added. Under a policy each principal's own
-    slot is checked (``_existing``): further approvers and vetoes are the policy's rule."""
-    if policy is not None:
-        return None
+    """The decision that already counts, when one more record of ``action`` could change
+    nothing, so none is added.
+
+    Without a policy any recorded decision counts, a principal's signed one included
+    (``quorum``). Under a policy its rule says: once the handoff is rejected (a veto)
+    nothing more is recorded; once its approvals reach the quorum a further approval is
+    not, while a veto still is, since a veto is the rule's way to stop an approved
+    handoff before it is delivered."""
     try:
         settled = settle(store, run, handoff_id, registry, policy)
     except (DecisionCorrupt, OSError, ValueError):
         return None  # the record's own checks (and _existing) say what is wrong
-    if settled.outcome not in (HandoffState.APPROVED, HandoffState.REJECTED):
+    counts = settled.outcome is HandoffState.REJECTED or (
+        settled.outcome is HandoffState.APPROVED and (policy is None or action is Action.APPROVE)
+    )
+    if not counts:
         return None
     named = settled.decisions[0] if settled.decisions else None
-    return describe(named) if named is not None else None
+    return describe(named) if named is not None else str(settled.outcome)
 
 
 def _log_set_aside(store: RunStore, run: str, handoff_id: str, principal: str) -> None:
