@@ -629,6 +629,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"handoff-gate {args.command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:
+        # A command that has its own word for it (wait: "cancelled …") says it and
+        # returns; one stopped mid-way says so in one line, never in a traceback.
+        print(f"handoff-gate {args.command}: interrupted", file=sys.stderr)
         return INTERRUPTED
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away: stop quietly, and keep the interpreter's

@@ -59,7 +59,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         answer = _answer(args, harness)
     except (Exception, KeyboardInterrupt) as exc:  # fail closed: exit 2 blocks the call
-        what = one_line(exc) if str(exc) else type(exc).__name__
+        if isinstance(exc, KeyboardInterrupt):
+            what = "interrupted"
+        else:
+            what = one_line(exc) if str(exc) else type(exc).__name__
         print(f"handoff-gate hook {harness.name}: {what}; the call is blocked", file=sys.stderr)
         return USAGE
     sys.stdout.write(answer.stdout)
