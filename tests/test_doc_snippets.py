@@ -1,5 +1,5 @@
-"""Every ``sh`` and ``python`` block of README.md, docs/walkthrough.md and
-docs/security.md runs as written.
+"""Every ``sh`` and ``python`` block of README.md, docs/walkthrough.md,
+docs/security.md and docs/integration.md runs as written.
 
 The rule the pages follow (README.md states it where its blocks start):
 
@@ -16,28 +16,43 @@ The rule the pages follow (README.md states it where its blocks start):
   is checked instead: ``handoff-gate ARGS`` must parse (``ARGS --help`` prints the
   command's usage), ``make TARGET`` must be a target (``make -n``), and
   ``.venv/bin/python SCRIPT`` must name a script of the repository that compiles.
+- A block fenced ``python manual`` is a recipe that needs a model or a reader's own
+  objects (an agent, a checkpointer), so it is not run; it must compile (top-level
+  ``await`` allowed) and every name it imports must exist in the installed packages,
+  so a renamed API fails here. ``contracts`` is the reader's own module
+  (docs/integration.md, "Keep contracts apart from pipeline code").
+- ``json`` and ``toml`` blocks must parse; ``text`` blocks are shown, not checked.
 - Any other fence (none, or another info string) fails: no block escapes by omission.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
+import json
 import os
 import re
 import shlex
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PAGES = ["README.md", "docs/walkthrough.md", "docs/security.md"]
+PAGES = ["README.md", "docs/walkthrough.md", "docs/security.md", "docs/integration.md"]
 #: ``sh`` is the machine's POSIX shell (dash on Debian), not bash: a reader's ``/bin/sh``
 #: has no ``<<<``, arrays or ``pipefail``, so a block that needs them fails here first.
 RUN = {"sh": ["sh", "-e", "-c"], "python": [sys.executable, "-c"]}
 MANUAL = "sh manual"
+RECIPE = "python manual"
+#: Blocks that are data: each must parse.
+DATA = {"json": json.loads, "toml": tomllib.loads, "text": str}
+#: The reader's own modules a recipe imports.
+READERS_OWN = {"contracts"}
 #: A guard against a block that never ends, not a measure of anything.
 BOUND = 120.0
 WAITS = re.compile(r"handoff-gate wait |hg\.wait\(")
@@ -50,6 +65,8 @@ EXPECTED = {
         "0001-plan approved by alice",
     ],
     "docs/walkthrough.md": [],
+    # the API's first block approved and delivered the plan; the tool call was stored
+    "docs/integration.md": ["0001-plan approved", "0001-tool-call"],
     # the quickstart's unsigned decide was refused, the wait delivered, and OpenSSH alone
     # verified alice's decision from the documented statement
     "docs/security.md": [
@@ -146,9 +163,9 @@ def run_page(page: str, folder: Path, env: dict[str, str]) -> list[Ran]:
 @pytest.mark.parametrize("page", PAGES)
 def test_every_block_is_runnable_or_marked_manual(page: str) -> None:
     for block in blocks(page):
-        assert block.info in RUN or block.info == MANUAL, (
+        assert block.info in RUN or block.info in (MANUAL, RECIPE, *DATA), (
             f"{page}:{block.line}: fence {block.info!r} is neither runnable "
-            f"({', '.join(RUN)}) nor {MANUAL!r}"
+            f"({', '.join(RUN)}) nor {MANUAL!r}, {RECIPE!r} or data ({', '.join(DATA)})"
         )
 
 
@@ -194,3 +211,36 @@ def test_manual_blocks_name_commands_that_exist(page: str, tmp_path: Path) -> No
             if words:
                 where = f"{page}:{block.line + offset}"
                 _check_manual_line(words, tmp_path, env, where)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_data_blocks_parse(page: str) -> None:
+    for block in blocks(page):
+        if block.info in DATA:
+            DATA[block.info](block.text)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_recipes_compile_and_import_names_that_exist(page: str) -> None:
+    for block in blocks(page):
+        if block.info != RECIPE:
+            continue
+        where = f"{page}:{block.line}"
+        flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+        code = compile(block.text, where, "exec", flags)
+        for node in ast.walk(code):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    _imports(alias.name, None)
+            elif isinstance(node, ast.ImportFrom) and node.module is not None:
+                for alias in node.names:
+                    _imports(node.module, alias.name)
+
+
+def _imports(module: str, name: str | None) -> None:
+    """``module`` (and ``name`` in it, as an attribute or a submodule) can be imported."""
+    if module.split(".")[0] in READERS_OWN:
+        return
+    found = importlib.import_module(module)
+    if name is not None and not hasattr(found, name):
+        importlib.import_module(f"{module}.{name}")  # raises when it is neither
