@@ -37,6 +37,7 @@ import subprocess
 import sys
 import time
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -50,7 +51,7 @@ RUN = {"sh": ["sh", "-e", "-c"], "python": [sys.executable, "-c"]}
 MANUAL = "sh manual"
 RECIPE = "python manual"
 #: Blocks that are data: each must parse.
-DATA = {"json": json.loads, "toml": tomllib.loads, "text": str}
+DATA: dict[str, Callable[[str], object]] = {"json": json.loads, "toml": tomllib.loads, "text": str}
 #: The reader's own modules a recipe imports.
 READERS_OWN = {"contracts"}
 #: A guard against a block that never ends, not a measure of anything.
