@@ -3,13 +3,17 @@
 On both stores: handoffs that arrive together go out as one notification (or two) naming
 each once, a handoff waiting at start is one summary, nothing of a payload is ever sent,
 and an endpoint that refuses or never answers is a warning while the gate and the
-announcer go on.
+announcer go on. A URL Apprise cannot use stops ``watch`` before it starts (exit 2, one
+line, none of the URL's secrets).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import queue
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,3 +200,25 @@ def test_a_producer_s_words_reach_no_chat_as_markup_or_escapes(
     for forbidden in ("\x1b", "[", "]", "<", ">", "@", "https://", "(https"):
         assert forbidden not in producer.removesuffix(" (unsigned), approvable")
     assert "ESC" in producer and "everyone" in producer
+
+
+def _watch(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "handoff_gate.cli", "watch", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_a_url_apprise_cannot_use_stops_watch_before_it_starts(tmp_path: Path) -> None:
+    for url in ("nope://alice:hunter2@example.com/", "not a url at all"):
+        result = _watch(str(tmp_path), "--notify-url", "json://127.0.0.1:9/", "--notify-url", url)
+        assert result.returncode == 2
+        assert result.stdout == ""
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("handoff-gate watch: --notify-url ")
+        assert "(the 2nd) is not a URL Apprise can send to" in lines[0]
+        assert "hunter2" not in result.stderr and "at all" not in result.stderr
