@@ -143,7 +143,7 @@ def test_handoffs_arriving_together_are_one_notification_naming_each_once(
 def test_an_endpoint_that_refuses_is_a_warning_and_the_gate_and_the_others_go_on(
     where: Where, endpoint: Endpoint, registry: Registry
 ) -> None:
-    dead = f"json://alice:hunter2@127.0.0.1:{refused_port()}/"
+    dead = f"json://alice:hunter2@127.0.0.1:{refused_port()}/hook-key-93be"
     warned: queue.Queue[str] = queue.Queue()
     with announcer(where, [dead, endpoint.url], registry, warned.put, gather=0.2):
         first = put(where.pipeline, "web", registry)
@@ -157,7 +157,7 @@ def test_an_endpoint_that_refuses_is_a_warning_and_the_gate_and_the_others_go_on
         assert warned.get(timeout=BOUND).startswith("a notification to json://alice:")
     assert warning.startswith("a notification to json://alice:")
     assert "127.0.0.1" in warning and "failed" in warning
-    assert "hunter2" not in warning
+    assert "hunter2" not in warning and "hook-key-93be" not in warning
 
 
 def test_an_endpoint_that_never_answers_times_out_as_a_warning(

@@ -3,8 +3,7 @@
 ``apprise`` is imported only here, and only when a URL is given: ``watch``'s start-up is
 benchmarked, and most runs notify nobody. A URL can hold a secret (a webhook token, a
 mail password), so nothing here ever prints one whole: a URL Apprise cannot read is named
-by its scheme alone, and one it can by Apprise's privacy form (secrets masked), cut
-before its query string.
+by its scheme alone, and one it can by its scheme and host (``_name``).
 """
 
 from __future__ import annotations
@@ -102,8 +101,12 @@ def _quiet() -> None:
 
 
 def _name(url: str) -> str:
-    """A URL as a warning names it: Apprise's privacy form, cut before the query."""
-    return _one_line(url.split("?", 1)[0])
+    """A URL as a warning names it: Apprise's privacy form (passwords and tokens it
+    knows of masked) cut to its scheme and host, the path shown as ``…``: a path can be
+    a secret Apprise does not mask (a public ntfy topic, a webhook's key)."""
+    scheme, sep, rest = url.split("?", 1)[0].partition("://")
+    host, slash, path = rest.partition("/")
+    return _one_line(f"{scheme}{sep}{host}{slash}{'…' if path.strip('/') else ''}")
 
 
 def _scheme(url: str) -> str:
