@@ -14,6 +14,7 @@ import os
 import queue
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,17 +23,20 @@ from typing import Any
 import psycopg
 import pytest
 from notify_endpoint import BOUND, Endpoint, Silent, refused_port
+from signed_policy import signed_policy
 
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.notify.announcement import waiting
-from handoff_gate.gates.notify.announcer import Announcer
+from handoff_gate.gates.notify.announcer import GATHER_S, THREAD_PREFIX, Announcer
 from handoff_gate.gates.notify.targets import targets
 from handoff_gate.gates.standing.standing import standing
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.postgres import PostgresStore
 from handoff_gate.gates.store.postgres_schema import init_schema
+from handoff_gate.gates.trust.policy import Policy
+from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.schemas import example_path
@@ -113,7 +117,7 @@ def test_handoffs_arriving_together_are_one_notification_naming_each_once(
 ) -> None:
     before = put(where.pipeline, "web", registry)
     warnings: list[str] = []
-    with announcer(where, [endpoint.url], registry, warnings.append, gather=1.0):
+    with announcer(where, [endpoint.url], registry, warnings.append, gather=GATHER_S):
         summary = endpoint.next()
         assert summary["title"] == f"1 handoff waits for a decision in web: {before}"
         ids = [
@@ -138,6 +142,22 @@ def test_handoffs_arriving_together_are_one_notification_naming_each_once(
     assert endpoint.received.empty()
     assert MARKER.encode() not in b"".join(endpoint.raw)
     assert warnings == []
+    assert [t for t in threading.enumerate() if t.name.startswith(THREAD_PREFIX)] == []
+
+
+def test_a_handoff_decided_while_its_notification_gathers_is_left_out(
+    where: Where, endpoint: Endpoint, registry: Registry
+) -> None:
+    before = put(where.pipeline, "web", registry)
+    warnings: list[str] = []
+    with announcer(where, [endpoint.url], registry, warnings.append, gather=GATHER_S):
+        assert named_in([endpoint.next()], before) == 1
+        decided = put(where.pipeline, "web", registry)
+        left = put(where.pipeline, "web", registry)
+        decide("web", decided, "approve", reviewer="bob", registry=registry, store=where.pipeline)
+        note = endpoint.next()
+    assert note["title"] == f"1 new handoff in web: {left}"
+    assert named_in([note], decided) == 0 and warnings == []
 
 
 def test_an_endpoint_that_refuses_is_a_warning_and_the_gate_and_the_others_go_on(
@@ -200,6 +220,35 @@ def test_a_producer_s_words_reach_no_chat_as_markup_or_escapes(
     for forbidden in ("\x1b", "[", "]", "<", ">", "@", "https://", "(https"):
         assert forbidden not in producer.removesuffix(" (unsigned), approvable")
     assert "ESC" in producer and "everyone" in producer
+
+
+def test_under_a_policy_a_producer_is_named_as_its_signature_verifies(
+    tmp_path: Path, endpoint: Endpoint, registry: Registry
+) -> None:
+    trust = signed_policy(tmp_path / "trust", producers=True)
+    policy = Policy.load(trust.policy)
+    store = FilesystemStore(tmp_path / "runs")
+    signed = submit(
+        "web",
+        json.dumps(PLAN).encode(),
+        phase="plan",
+        schema_id="plan/v1",
+        store=store,
+        registry=registry,
+        from_role="planner",
+        key=SigningKey(trust.planner),
+        signer="planner",
+    ).id
+    unsigned = put(store, "web", registry)
+    warnings: list[str] = []
+    urls = targets([endpoint.url])
+    with Announcer(store, urls, lambda: registry, policy=policy, warn=warnings.append):
+        body = endpoint.next()["message"]
+    assert warnings == []
+    assert f"web {signed}: phase plan, from planner (signed by planner), approvable" in body
+    assert f"web {unsigned}: phase plan, from planner (unsigned), blocked: unsigned_handoff" in body
+    without = waiting(standing(store, HandoffRef("web", signed), registry), policy_in_force=False)
+    assert without.producer == "planner (signed as planner, not checked: no policy)"
 
 
 def _watch(*args: str) -> subprocess.CompletedProcess[str]:

@@ -6,7 +6,8 @@ bytes), so it works the same on every store. A handoff it has not seen before is
 by ``standing`` (the state, producer and verdict ``list`` and the app show); one that
 needs a person (pending, or blocked and so to be rejected) is announced once: the
 first one starts a gathering of ``gather`` seconds, and everything found meanwhile goes
-in the same notification, whatever run it is in.
+in the same notification, whatever run it is in; one that somebody decided during the
+gathering is left out.
 
 At start it does not announce each handoff already there: the first look sends one
 summary of those still undecided ("2 handoffs wait for a decision in web: …"), or
@@ -53,6 +54,9 @@ OUTBOX = 16
 JOIN_S = 5.0
 #: Name prefix of the announcer's threads, so a test or an operator can count them.
 THREAD_PREFIX = "handoff-gate-notify"
+
+#: A handoff found waiting: where it is, and how a notification names it.
+Found = tuple[HandoffRef, Waiting]
 
 
 def to_stderr(text: str) -> None:
@@ -170,7 +174,7 @@ class Announcer:
 
     def _looking(self, store: RunStore) -> None:
         initial, failing = True, False
-        gathered: list[Waiting] = []
+        gathered: list[Found] = []
         due: float | None = None
         while not self._stop.is_set():
             self._woken.wait(None if due is None else max(due - time.monotonic(), 0))
@@ -180,7 +184,7 @@ class Announcer:
             with self._lock:
                 everything, runs = self._everything or initial, self._runs
                 self._everything, self._runs = False, set()
-            found: list[Waiting] = []
+            found: list[Found] = []
             try:
                 self._look(store, everything, runs, found, initial=initial)
             except Exception as exc:  # the store went away: say it once, look again
@@ -198,13 +202,16 @@ class Announcer:
             if initial:
                 initial = False
                 if found:
-                    self._post(*announcement(found, at_start=True, link=self.link))
+                    summary = [shown for _, shown in found]
+                    self._post(*announcement(summary, at_start=True, link=self.link))
             else:
                 gathered.extend(found)
             if gathered and due is None:
                 due = time.monotonic() + self.gather
             if due is not None and time.monotonic() >= due:
-                self._post(*announcement(gathered, link=self.link))
+                still = _undecided(store, gathered)
+                if still:
+                    self._post(*announcement(still, link=self.link))
                 gathered, due = [], None
 
     def _marked_everything(self) -> None:
@@ -217,7 +224,7 @@ class Announcer:
         store: RunStore,
         everything: bool,
         runs: set[str],
-        found: list[Waiting],
+        found: list[Found],
         *,
         initial: bool,
     ) -> None:
@@ -240,7 +247,8 @@ class Announcer:
                 ref = HandoffRef(run, handoff_id)
                 now = standing(store, ref, registry, policy=self.policy)
                 if now.state in NEEDS_PERSON:
-                    found.append(waiting(now, policy_in_force=self.policy is not None))
+                    shown = waiting(now, policy_in_force=self.policy is not None)
+                    found.append((ref, shown))
                 seen.add(handoff_id)
             seen.update(fresh)
 
@@ -274,3 +282,16 @@ class Announcer:
         thread that found it."""
         with contextlib.suppress(Exception):
             self._warn(text)
+
+
+def _undecided(store: RunStore, gathered: list[Found]) -> list[Waiting]:
+    """The gathered handoffs nobody has started deciding since they were found: one a
+    reviewer decided (or approved once, of a quorum) during the gathering needs no call
+    to come and look. A run whose decisions cannot be listed keeps all of its own."""
+    decided: dict[str, set[str]] = {}
+    for run in {ref.run for ref, _ in gathered}:
+        try:
+            decided[run] = set(store.decided_ids(run))
+        except Exception:  # the store's or its driver's: announce rather than drop
+            decided[run] = set()
+    return [shown for ref, shown in gathered if ref.id not in decided[ref.run]]
