@@ -7,7 +7,8 @@ it carries what a reviewer needs to come and look, not what they would be lookin
 The producer's words (its role, its signer) and a run's name are the pipeline's, so each
 is made visible (``safe_text.visible``: escapes and controls as tokens), then kept to
 letters, digits and a few marks (``_shown``), and bounded: a chat service would read
-``[text](url)``, ``<!channel>`` or ``**`` in them as markup.
+``[text](url)``, ``<!channel>`` or ``**`` in them as markup. (Apprise also escapes
+text for a Markdown or HTML service; this does not rely on each service's escaping.)
 """
 
 from __future__ import annotations

@@ -50,8 +50,11 @@ RETRY_S = 2.0
 #: Notifications waiting for the sending thread; past this, new ones are dropped (with
 #: a warning), so an endpoint that hangs never makes the announcer hold more and more.
 OUTBOX = 16
-#: How long ``stop`` waits for each thread.
+#: How long ``stop`` waits for the watching and looking threads (each notices within a
+#: tick), and for a send in progress: quitting should not wait out a hanging endpoint,
+#: and the sending thread holds nothing that must be released (it is a daemon).
 JOIN_S = 5.0
+SEND_JOIN_S = 1.0
 #: Name prefix of the announcer's threads, so a test or an operator can count them.
 THREAD_PREFIX = "handoff-gate-notify"
 
@@ -76,7 +79,7 @@ class Announcer:
     that failed, from the sending thread; it must be quick and thread-safe.
 
     ``start`` and ``stop`` (or ``with``): stopping ends the threads and sends nothing
-    more; it waits for a send in progress at most ``JOIN_S``.
+    more; it waits for a send in progress at most ``SEND_JOIN_S``.
     """
 
     def __init__(
@@ -131,7 +134,7 @@ class Announcer:
             self._outbox.put_nowait(None)
         for thread in self._threads:
             if thread.ident is not None:
-                thread.join(JOIN_S)
+                thread.join(SEND_JOIN_S if thread.name.endswith("-send") else JOIN_S)
 
     def __enter__(self) -> Announcer:
         self.start()

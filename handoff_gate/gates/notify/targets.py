@@ -76,6 +76,8 @@ class Targets:
 def targets(urls: Sequence[str]) -> Targets:
     """``urls`` checked now (``NotifyURLError`` names the first Apprise cannot use), so a
     mistake stops a command before it starts rather than when the first handoff waits."""
+    if not urls:
+        raise NotifyURLError("no --notify-url given")
     from apprise import Apprise
 
     _quiet()
