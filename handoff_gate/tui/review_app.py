@@ -15,6 +15,7 @@ screen is handed the core and inspection starts; until then it shows listings on
 from __future__ import annotations
 
 import sys
+import threading
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
@@ -102,6 +103,10 @@ class ReviewApp(App[int]):
         run folder or a folder of runs; ``store``: any store, every run in it shown
         (``root`` then ``None``; see ``review_store``)."""
         super().__init__()
+        #: Set once the first screen is up and the core handed to it: what runs beside
+        #: the app (``watch --notify-url``'s announcer) waits for it, so its own start
+        #: never slows the app's.
+        self.ready = threading.Event()
         self._load = load
         self.store = review_store(root, store)
         where = self.store.label()
@@ -159,6 +164,7 @@ class ReviewApp(App[int]):
         """Hand the screen its core, then start inspecting with it: every inspection
         reaches the screen after its core."""
         self.review.core = message.core
+        self.ready.set()
         self.run_worker(
             partial(self.feed.inspect_loop, message.core),
             thread=True,

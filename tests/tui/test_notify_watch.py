@@ -51,9 +51,12 @@ async def test_a_failed_notification_is_a_toast_then_one_line_and_the_app_decide
             async with app.run_test(size=SIZE) as pilot:
                 handoff = put(root, "web", PLAN)
                 key = (Path(store.run_label("web")), handoff)
-                await settle(pilot, lambda: key in app.entries, timeout=BOUND)
+                # Waited for without blocking the app's loop: the announcer begins
+                # only once the app has handed its screen the core.
+                await settle(pilot, lambda: not endpoint.received.empty(), timeout=BOUND)
                 note = endpoint.next()
                 assert f"web {handoff}: phase plan, from planner (unsigned)" in note["message"]
+                await settle(pilot, lambda: key in app.entries, timeout=BOUND)
                 await settle(
                     pilot,
                     lambda: any(n.title == "Notifications" for n in raised(app)),

@@ -55,6 +55,8 @@ OUTBOX = 16
 #: and the sending thread holds nothing that must be released (it is a daemon).
 JOIN_S = 5.0
 SEND_JOIN_S = 1.0
+#: How often a thread waiting for ``begin`` checks whether it was stopped instead.
+TICK_S = 0.1
 #: Name prefix of the announcer's threads, so a test or an operator can count them.
 THREAD_PREFIX = "handoff-gate-notify"
 
@@ -76,7 +78,10 @@ class Announcer:
     it. ``link``: the address a notification sends the reader to (``serve
     --public-url``; never a token). ``poll``: the store's watch must not rely on change
     events (``watch --poll``). ``warn`` is called with one line for each notification
-    that failed, from the sending thread; it must be quick and thread-safe.
+    that failed, from the sending thread; it must be quick and thread-safe. ``begin``:
+    the threads do nothing until it is set (``watch`` passes ``ReviewApp.ready``, set once
+    the first screen and the core are up: the first look inspects every undecided
+    handoff, which would otherwise compete with the app's start).
 
     ``start`` and ``stop`` (or ``with``): stopping ends the threads and sends nothing
     more; it waits for a send in progress at most ``SEND_JOIN_S``.
@@ -93,6 +98,7 @@ class Announcer:
         gather: float = GATHER_S,
         poll: bool = False,
         warn: Callable[[str], None] = to_stderr,
+        begin: threading.Event | None = None,
     ) -> None:
         if gather < 0:
             raise ValueError("gather must be 0 or more seconds")
@@ -105,6 +111,7 @@ class Announcer:
         self._contracts = contracts
         self._registry: Registry | None = None
         self._warn = warn
+        self._begin = begin
         self._stop = threading.Event()
         self._woken = threading.Event()
         self._lock = threading.Lock()
@@ -145,8 +152,17 @@ class Announcer:
 
     # ------------------------------------------------------------ watching
 
+    def _begun(self) -> bool:
+        """Wait for ``begin``; ``False`` when stopped first."""
+        while self._begin is not None and not self._begin.wait(TICK_S):
+            if self._stop.is_set():
+                return False
+        return not self._stop.is_set()
+
     def _watch(self) -> None:
         """The store's hints, until stopped; a watch that fails is started again."""
+        if not self._begun():
+            return
         while not self._stop.is_set():
             try:
                 self.store.watch(self._hinted, self._stop, poll=self.poll)
@@ -169,6 +185,8 @@ class Announcer:
     # ------------------------------------------------------------ looking
 
     def _look_loop(self) -> None:
+        if not self._begun():
+            return
         store = self.store.copy()
         try:
             self._looking(store)
