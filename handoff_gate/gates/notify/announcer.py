@@ -77,8 +77,9 @@ class Announcer:
     them late passes its loader). ``policy``: settle decisions and name producers under
     it. ``link``: the address a notification sends the reader to (``serve
     --public-url``; never a token). ``poll``: the store's watch must not rely on change
-    events (``watch --poll``). ``warn`` is called with one line for each notification
-    that failed, from the sending thread; it must be quick and thread-safe. ``begin``:
+    events (``watch --poll``). ``warn`` is called with one line for each problem (a
+    notification that failed, a store that cannot be read), from the announcer's
+    threads; it must be quick and thread-safe. ``begin``:
     the threads do nothing until it is set (``watch`` passes ``ReviewApp.ready``, set once
     the first screen and the core are up: the first look inspects every undecided
     handoff, which would otherwise compete with the app's start).
@@ -168,7 +169,7 @@ class Announcer:
                 self.store.watch(self._hinted, self._stop, poll=self.poll)
             except Exception as exc:  # the store's or its driver's: say it, watch again
                 self._warned(f"notifications: watching the store failed: {os_reason(exc)}")
-                self._stop.wait(RETRY_S)
+            self._stop.wait(RETRY_S)
 
     def _hinted(self, change: Change | WatchLapse) -> None:
         """Mark what to list again. A lapse needs nothing: watching resumes with a
