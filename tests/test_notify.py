@@ -222,6 +222,31 @@ def test_a_producer_s_words_reach_no_chat_as_markup_or_escapes(
     assert "ESC" in producer and "everyone" in producer
 
 
+def test_a_database_connection_lost_mid_watch_loses_no_announcement(
+    pg_url: str, endpoint: Endpoint, registry: Registry
+) -> None:
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        init_schema(conn, roles=True)
+    where = Where(PostgresStore(pg_url), PostgresStore(pg_url))
+    warnings: list[str] = []
+    try:
+        first = put(where.pipeline, "web", registry)
+        with announcer(where, [endpoint.url], registry, warnings.append, gather=0.2):
+            assert named_in([endpoint.next()], first) == 1
+            with psycopg.connect(pg_url, autocommit=True) as admin:
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE application_name = 'handoff-gate' AND pid <> pg_backend_pid()"
+                )
+            second = put(where.pipeline, "web", registry)
+            note = endpoint.next()
+    finally:
+        where.store.close()
+        where.pipeline.close()
+    assert note["title"] == f"1 new handoff in web: {second}"
+    assert all(w.startswith("notifications: cannot read the store: ") for w in warnings)
+
+
 def test_under_a_policy_a_producer_is_named_as_its_signature_verifies(
     tmp_path: Path, endpoint: Endpoint, registry: Registry
 ) -> None:
