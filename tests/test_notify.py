@@ -27,7 +27,7 @@ from signed_policy import signed_policy
 
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.notify.announcement import waiting
+from handoff_gate.gates.notify.announcement import Waiting, announcement, waiting
 from handoff_gate.gates.notify.announcer import GATHER_S, THREAD_PREFIX, Announcer
 from handoff_gate.gates.notify.targets import targets
 from handoff_gate.gates.standing.standing import standing
@@ -274,6 +274,18 @@ def test_under_a_policy_a_producer_is_named_as_its_signature_verifies(
     assert f"web {unsigned}: phase plan, from planner (unsigned), blocked: unsigned_handoff" in body
     without = waiting(standing(store, HandoffRef("web", signed), registry), policy_in_force=False)
     assert without.producer == "planner (signed as planner, not checked: no policy)"
+
+
+def test_a_big_batch_stays_a_glance() -> None:
+    many = [Waiting(f"run{n % 7}", f"{n:04d}-plan", "plan", "unsigned", "x") for n in range(30)]
+    title, body = announcement(many, link="https://gate.example/")
+    assert title == "30 new handoffs in run0, run1, run2, run3, run4 and 2 more runs"
+    lines = body.splitlines()
+    assert len(lines) == 22 and lines[-2:] == ["… and 10 more", "Review: https://gate.example/"]
+    one_run = [Waiting("web", f"{n:04d}-plan", "plan", "unsigned", "approvable") for n in range(7)]
+    title, _ = announcement(one_run, at_start=True)
+    ids = "0000-plan, 0001-plan, 0002-plan, 0003-plan, 0004-plan, …"
+    assert title == f"7 handoffs wait for a decision in web: {ids}"
 
 
 def _watch(*args: str) -> subprocess.CompletedProcess[str]:

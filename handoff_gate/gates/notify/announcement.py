@@ -21,7 +21,8 @@ from handoff_gate.gates.vocab.findings import Finding
 from handoff_gate.gates.vocab.safe_text import elide, visible
 from handoff_gate.gates.vocab.states import HandoffState
 
-#: How many handoffs a title names, and a body lists, before "and N more".
+#: How many runs (or a run's handoffs) a title names, and handoffs a body lists, before
+#: the rest is counted: a notification stays a glance however many wait.
 TITLE_IDS = 5
 BODY_LINES = 20
 #: How much of a producer's role or signer a line shows.
@@ -76,7 +77,8 @@ def announcement(
     )
     title = f"{what} in {', '.join(runs[:TITLE_IDS])}"
     if len(runs) > TITLE_IDS:
-        title += f" and {len(runs) - TITLE_IDS} more runs"
+        more = len(runs) - TITLE_IDS
+        title += f" and {more} more {'run' if more == 1 else 'runs'}"
     elif len(runs) == 1:
         ids = [h.id for h in handoffs[:TITLE_IDS]]
         title += ": " + ", ".join(ids) + (", …" if count > TITLE_IDS else "")
