@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, ArgumentError, UsageError, flat
 from handoff_gate.cli.frame_rate import prefer_tui_frame_rate
+from handoff_gate.cli.notify_urls import add_notify_url
 from handoff_gate.gates.store.base import StoreError
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.deadline import parse_duration
@@ -455,6 +456,7 @@ def _add_watch(p: argparse.ArgumentParser) -> None:
     )
     _add_key(p, "decisions")
     _add_policy(p)
+    add_notify_url(p)
 
 
 def _add_hook(p: argparse.ArgumentParser) -> None:

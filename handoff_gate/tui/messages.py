@@ -66,3 +66,12 @@ class WatchFailed(Message):
     """Watching or listing the store stopped; the feed re-lists and resumes when it can."""
 
     error: str
+
+
+@dataclass
+class Warned(Message):
+    """Something the command runs beside the app went wrong (``watch --notify-url``: a
+    notification that failed); shown as a toast, the app goes on."""
+
+    title: str
+    text: str

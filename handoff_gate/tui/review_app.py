@@ -15,6 +15,8 @@ screen is handed the core and inspection starts; until then it shows listings on
 from __future__ import annotations
 
 import sys
+import threading
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -30,10 +32,13 @@ from handoff_gate.gates.store.select import store_at
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.tui.feed import Feed
+from handoff_gate.tui.messages import Warned
 from handoff_gate.tui.model import Entry, Key, Show
 from handoff_gate.tui.screens.review import ReviewScreen
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
@@ -98,6 +103,10 @@ class ReviewApp(App[int]):
         run folder or a folder of runs; ``store``: any store, every run in it shown
         (``root`` then ``None``; see ``review_store``)."""
         super().__init__()
+        #: Set once the first screen is up and the core handed to it: what runs beside
+        #: the app (``watch --notify-url``'s announcer) waits for it, so its own start
+        #: never slows the app's.
+        self.ready = threading.Event()
         self._load = load
         self.store = review_store(root, store)
         where = self.store.label()
@@ -155,6 +164,7 @@ class ReviewApp(App[int]):
         """Hand the screen its core, then start inspecting with it: every inspection
         reaches the screen after its core."""
         self.review.core = message.core
+        self.ready.set()
         self.run_worker(
             partial(self.feed.inspect_loop, message.core),
             thread=True,
@@ -190,6 +200,11 @@ class ReviewApp(App[int]):
         """Select a handoff, widening the filter if it hides it."""
         self.review.jump_to(key)
 
+    def warn(self, text: str, *, title: str = "Warning") -> None:
+        """Raise a warning toast, from any thread (what runs beside the app, such as
+        ``watch --notify-url``'s announcer, warns through it; posting never blocks)."""
+        self.review.post_message(Warned(title, text))
+
 
 def run_review(
     root: Path | None,
@@ -201,11 +216,13 @@ def run_review(
     quiet: bool,
     read_only: bool = False,
     store: RunStore | None = None,
+    beside: Callable[[ReviewApp], AbstractContextManager[object]] | None = None,
 ) -> int:
     """Run the app until it quits; returns the process exit code.
 
     ``load``: see ``ReviewApp``. ``store``: every run in it is shown (``root`` then
-    ``None``).
+    ``None``). ``beside``: what runs for as long as the app does, entered with the app
+    once it is made (``watch --notify-url``'s announcer, warning through ``app.warn``).
     """
     if root is not None and not root.is_dir():
         print(f"handoff-gate watch: not a directory: {visible(str(root))}", file=sys.stderr)
@@ -220,7 +237,8 @@ def run_review(
         read_only=read_only,
         store=store,
     )
-    result: Any = app.run()
+    with beside(app) if beside is not None else nullcontext():
+        result: Any = app.run()
     return int(result or 0)
 
 

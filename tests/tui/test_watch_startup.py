@@ -32,6 +32,9 @@ CORE = (
     "handoff_gate.gates.standing.report_in_run",
     "handoff_gate.gates.trust.policy",
     "handoff_gate.tui.review_core",
+    # --notify-url's announcer and Apprise load only when a URL is given.
+    "handoff_gate.gates.notify.announcer",
+    "apprise",
 )
 
 

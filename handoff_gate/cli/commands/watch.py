@@ -8,25 +8,37 @@ when the app's core worker calls ``_loader``'s function: this command module is 
 boundary where start-up laziness is allowed, so the imports that defer them are here
 and nowhere in ``tui`` or ``gates``. ``cli.main`` asks for the app's frame rate before
 it imports this module, since Textual reads it when it is imported.
+
+``--notify-url``: the URLs are checked before the app starts (``cli.notify_urls``); the
+announcer (``gates.notify``) runs beside the app, over the same store and contracts, and
+loads only when a URL is given. The app owns the screen, so a notification that failed
+is a toast while it runs and, once it has quit, one line on stderr counting them.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
+from handoff_gate.cli.notify_urls import notify_targets
 from handoff_gate.gates.store.select import StoreURLError, listed_store
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
-from handoff_gate.tui.review_app import CoreMaker, header_name, run_review
+from handoff_gate.tui.review_app import CoreMaker, ReviewApp, header_name, run_review
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from contextlib import AbstractContextManager
 
     from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.notify.targets import Targets
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
     from handoff_gate.gates.trust.signing_key import SigningKey
@@ -42,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
     key, policy = _signing(args)
     spec = os.environ.get(SCHEMAS_ENV, "") if args.schemas is None else args.schemas
     registry = _registry(spec, policy)
-    return run_review(
+    targets = notify_targets(args)
+    warnings = AppWarnings()
+    code = run_review(
         None,
         _loader(registry, reviewer=args.reviewer, key=key, policy=policy),
         reviewer=header_name(args.reviewer, key, policy),
@@ -51,7 +65,68 @@ def run(args: argparse.Namespace) -> int:
         quiet=args.quiet,
         read_only=args.read_only,
         store=where,
+        beside=None
+        if targets is None
+        else announcing(where, targets, registry, policy=policy, poll=args.poll, warn=warnings),
     )
+    warnings.report()
+    return code
+
+
+def announcing(
+    where: RunStore,
+    targets: Targets,
+    registry: Callable[[], Registry],
+    *,
+    policy: Policy | None,
+    poll: bool,
+    warn: AppWarnings,
+) -> Callable[[ReviewApp], AbstractContextManager[object]]:
+    """What runs beside the app: the announcer over the app's store and contracts,
+    warning through ``warn``, which shows them on the app. It begins once the app is
+    ready (first screen and core up): its first look inspects every undecided handoff,
+    and started with the app it doubled the time to the first screen."""
+    from handoff_gate.gates.notify.announcer import Announcer
+
+    @contextmanager
+    def beside(app: ReviewApp) -> Iterator[None]:
+        warn.app = app
+        try:
+            announcer = Announcer(
+                where, targets, registry, policy=policy, poll=poll, warn=warn, begin=app.ready
+            )
+            with announcer:
+                yield
+        finally:
+            warn.app = None
+
+    return beside
+
+
+class AppWarnings:
+    """The announcer's warnings while the app owns the screen: each a toast on the app
+    (``ReviewApp.warn``, from the sending thread), and, once the app has quit, one line on
+    stderr saying how many there were and the last (stderr is the app's screen before)."""
+
+    def __init__(self) -> None:
+        self.app: ReviewApp | None = None
+        self._lock = threading.Lock()
+        self._said: list[str] = []
+
+    def __call__(self, text: str) -> None:
+        with self._lock:
+            self._said.append(text)
+        app = self.app
+        if app is not None:
+            app.warn(text, title="Notifications")
+
+    def report(self) -> None:
+        with self._lock:
+            said = list(self._said)
+        if said:
+            count = "1 warning" if len(said) == 1 else f"{len(said)} warnings"
+            last = said[-1]
+            print(f"handoff-gate watch: --notify-url: {count}; the last: {last}", file=sys.stderr)
 
 
 def _signing(args: argparse.Namespace) -> tuple[SigningKey | None, Policy | None]:
@@ -82,16 +157,22 @@ def _signing(args: argparse.Namespace) -> tuple[SigningKey | None, Policy | None
 def _registry(spec: str, rules: Policy | None) -> Callable[[], Registry]:
     """The contracts: loaded now when extra ones are named (a bad module, or one a
     policy does not pin, is a usage error before the app starts), else the built-ins,
-    loaded when first needed."""
+    loaded when first needed (by the app's core or the announcer: once for both)."""
+
+    lock = threading.Lock()
+    loaded: list[Registry] = []
 
     def load() -> Registry:
-        from handoff_gate.cli.inputs import registry
+        """Loaded once, whichever of the app's core and the announcer asks first."""
+        with lock:
+            if not loaded:
+                from handoff_gate.cli.inputs import registry
 
-        return registry(spec, rules)
+                loaded.append(registry(spec, rules))
+            return loaded[0]
 
     if spec:
-        loaded = load()
-        return lambda: loaded
+        load()
     return load
 
 

@@ -49,6 +49,7 @@ from handoff_gate.tui.messages import (
     DecisionFinished,
     Inspected,
     Listed,
+    Warned,
     WatchFailed,
 )
 from handoff_gate.tui.model import (
@@ -412,6 +413,14 @@ class ReviewScreen(Screen[None]):
             f"Watching {safe(self._where, 80)} stopped: {safe(message.error, 200)}. "
             "It resumes as soon as it can.",
             title="Watcher",
+            severity="warning",
+            markup=False,
+        )
+
+    def on_warned(self, message: Warned) -> None:
+        self.notify(
+            safe(message.text, 300),
+            title=safe(message.title, 40),
             severity="warning",
             markup=False,
         )

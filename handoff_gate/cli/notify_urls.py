@@ -1,0 +1,42 @@
+"""``--notify-url URL`` (repeatable): the Apprise URLs a command announces waiting
+handoffs to, checked before the command starts, so a URL Apprise cannot use is a
+one-line usage error (exit 2) rather than a warning when the first handoff waits.
+
+Nothing of Apprise or the announcer loads unless a URL is given: ``watch``'s start-up
+is benchmarked, and most runs notify nobody.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from handoff_gate.cli.errors import UsageError
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.notify.targets import Targets
+
+
+def add_notify_url(p: argparse.ArgumentParser) -> None:
+    """The ``--notify-url`` option, worded alike on every command that takes it."""
+    p.add_argument(
+        "--notify-url",
+        action="append",
+        metavar="URL",
+        help="announce handoffs that wait for a decision to this Apprise URL "
+        "(ntfy://, slack://, discord://, mailto://, json://HOST:PORT/ ...; repeatable); "
+        "ids, runs, phases, producers and verdicts, never payload text",
+    )
+
+
+def notify_targets(args: argparse.Namespace) -> Targets | None:
+    """The checked ``--notify-url`` targets (``None``: none given)."""
+    urls: list[str] | None = getattr(args, "notify_url", None)
+    if not urls:
+        return None
+    from handoff_gate.gates.notify.targets import NotifyURLError, targets
+
+    try:
+        return targets(urls)
+    except NotifyURLError as exc:
+        raise UsageError(str(exc)) from exc
