@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
+from handoff_gate.cli.review_signing import unattended_signing
+from handoff_gate.gates.decide.deciding_as import header_name
 from handoff_gate.gates.store.select import StoreURLError, listed_store
-from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
-from handoff_gate.tui.review_app import CoreMaker, header_name, run_review
+from handoff_gate.tui.review_app import CoreMaker, run_review
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         where = listed_store(url, args.root, "watch")
     except StoreURLError as exc:
         raise UsageError(str(exc)) from exc
-    key, policy = _signing(args)
+    key, policy = unattended_signing(args)
     spec = os.environ.get(SCHEMAS_ENV, "") if args.schemas is None else args.schemas
     registry = _registry(spec, policy)
     return run_review(
@@ -52,31 +52,6 @@ def run(args: argparse.Namespace) -> int:
         read_only=args.read_only,
         store=where,
     )
-
-
-def _signing(args: argparse.Namespace) -> tuple[SigningKey | None, Policy | None]:
-    """``--key`` and ``--policy`` as the parser loaded them; ``cli.inputs`` (and the
-    contracts it imports) loads here only when one of them is given.
-
-    The app owns the terminal, so its key never prompts for a passphrase: one that
-    would have to is refused now, before the first screen, naming ``ssh-add``."""
-    if getattr(args, "key", None) is None and getattr(args, "policy", None) is None:
-        return None, None
-    from handoff_gate.cli.inputs import policy, signing_key
-
-    key, rules = signing_key(args), policy(args)
-    if key is None:
-        return None, rules
-    if rules is None:
-        raise UsageError("--key needs --policy")
-    key = replace(key, prompt=False)
-    try:
-        problem = key.unattended_problem()
-    except SigningError as exc:
-        raise UsageError(f"cannot use the key: {exc}") from exc
-    if problem is not None:
-        raise UsageError(problem)
-    return key, rules
 
 
 def _registry(spec: str, rules: Policy | None) -> Callable[[], Registry]:
