@@ -53,7 +53,7 @@ test: lint typecheck unit
 demo: $(STAMP)
 	$(BIN)/handoff-gate demo
 
-bench: $(STAMP) $(MCP_STAMP)
+bench: $(STAMP) $(MCP_STAMP) $(SYSTEM_STAMP)
 	$(BIN)/python -m bench
 
 clean:
