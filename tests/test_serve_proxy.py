@@ -1,6 +1,6 @@
 """docs/security.md's nginx example in front of ``handoff-gate serve``, as written there.
 
-The test takes the ``nginx`` block from the document, points it at a self-signed
+The test takes the nginx configuration the document writes, points it at a self-signed
 certificate made by ``openssl`` and at the served port, and runs Debian's nginx in a
 temporary folder. Chromium then logs in through the proxy, opens the printed
 ``https`` address and approves: the TLS, the login and the websocket upgrade all pass.
@@ -39,7 +39,8 @@ USER, PASSWORD = "alice", "correct horse"
 
 def _doc_block(language: str, holding: str) -> str:
     """The first ``language`` code block of docs/security.md that holds ``holding``."""
-    for block in re.findall(rf"```{language}\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S):
+    text = DOC.read_text(encoding="utf-8")
+    for block in re.findall(rf"```{re.escape(language)}\n(.*?)```", text, re.S):
         if holding in block:
             return str(block)
     raise AssertionError(f"docs/security.md has no {language} block with {holding}")
@@ -72,8 +73,9 @@ def proxy(tmp_path: Path) -> Iterator[tuple[int, int]]:
     )  # fmt: skip
     users = tmp_path / "htpasswd"
     users.write_text(f"{USER}:{_openssl('passwd', '-apr1', PASSWORD).strip()}\n")
+    written = _doc_block("sh", "proxy_pass")
     block = (
-        _doc_block("nginx", "proxy_pass")
+        written.split("<<'EOF'\n", 1)[1].split("\nEOF\n", 1)[0]
         .replace("listen 443 ssl;", f"listen 127.0.0.1:{public} ssl;")
         .replace("/etc/ssl/certs/review.example.org.pem", str(cert))
         .replace("/etc/ssl/private/review.example.org.key", str(key))
@@ -121,7 +123,7 @@ def test_the_documented_proxy_serves_the_page_over_tls_with_a_login(
                stdin=PLAN_BYTES)  # fmt: skip
     assert done.returncode == 0, done.stderr
     handoff = done.stdout.strip()
-    command = _doc_block("sh", "handoff-gate serve").split()
+    command = _doc_block("sh manual", "handoff-gate serve").split()
     assert command[:3] == ["handoff-gate", "serve", "runs/"]
     args = [*command[1:], "--port", str(backend)]
     args[1] = str(runs)
