@@ -75,7 +75,8 @@ def proxy(tmp_path: Path) -> Iterator[tuple[int, int]]:
     users.write_text(f"{USER}:{_openssl('passwd', '-apr1', PASSWORD).strip()}\n")
     written = _doc_block("sh", "proxy_pass")
     block = (
-        written.split("<<'EOF'\n", 1)[1].split("\nEOF\n", 1)[0]
+        written.split("<<'EOF'\n", 1)[1]
+        .split("\nEOF\n", 1)[0]
         .replace("listen 443 ssl;", f"listen 127.0.0.1:{public} ssl;")
         .replace("/etc/ssl/certs/review.example.org.pem", str(cert))
         .replace("/etc/ssl/private/review.example.org.key", str(key))
