@@ -95,7 +95,7 @@ def _review_in_browser(
         tab.shows(run.name.encode())
         first = (time.perf_counter() - opened) * 1000
         tab.shows(b"APPROVABLE")
-        tab.page.click("#terminal")
+        tab.page.focus("#terminal textarea")
         mark = len(tab.sent)
         tab.page.keyboard.press("a")
         tab.shows(b"Approve this handoff?", since=mark)

@@ -108,7 +108,7 @@ def ready(tab: Tab, handoff: str) -> None:
     """The handoff is listed and inspected (``APPROVABLE``), and the terminal has focus."""
     tab.shows(handoff)
     tab.shows("APPROVABLE")
-    tab.page.click("#terminal")
+    tab.page.focus("#terminal textarea")
 
 
 def test_the_page_opens_with_the_token_names_the_reviewer_and_approves_as_him(
@@ -167,7 +167,7 @@ def test_read_only_serves_no_deciding_key(browser: Any, tmp_path: Path) -> None:
         try:
             assert "read-only" in tab.page.inner_text("#reviewer")
             tab.shows(handoff)
-            tab.page.click("#terminal")
+            tab.page.focus("#terminal textarea")
             tab.shows("read-only")
             mark = tab.mark()
             tab.press("a", "y", "r")

@@ -15,7 +15,6 @@ import shutil
 import signal
 import ssl
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ from served import (
 )
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "security.md"
+WALKTHROUGH = DOC.parent / "walkthrough.md"
 USER, PASSWORD = "alice", "correct horse"
 
 
@@ -124,7 +124,9 @@ def test_the_documented_proxy_serves_the_page_over_tls_with_a_login(
                stdin=PLAN_BYTES)  # fmt: skip
     assert done.returncode == 0, done.stderr
     handoff = done.stdout.strip()
-    command = _doc_block("sh manual", "handoff-gate serve").split()
+    line = _doc_block("sh manual", "handoff-gate serve").strip()
+    assert line in WALKTHROUGH.read_text(encoding="utf-8"), "the walkthrough's step 2"
+    command = line.split()
     assert command[:3] == ["handoff-gate", "serve", "runs/"]
     args = [*command[1:], "--port", str(backend)]
     args[1] = str(runs)
@@ -136,11 +138,10 @@ def test_the_documented_proxy_serves_the_page_over_tls_with_a_login(
         with sync_playwright() as driver:
             browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             try:
-                _approve_through(browser, server.url, handoff, public)
+                _approve_through(browser, server.url, runs, handoff, public)
             finally:
                 browser.close()
     shown = cli("show", str(runs / "job"), handoff, "--json")
-    assert '"state": "approved"' in shown.stdout
     assert '"reviewer": "alice"' in shown.stdout
 
 
@@ -156,7 +157,7 @@ def _status_without_login(url: str, public: int) -> int:
         connection.close()
 
 
-def _approve_through(browser: Any, url: str, handoff: str, public: int) -> None:
+def _approve_through(browser: Any, url: str, runs: Path, handoff: str, public: int) -> None:
     assert _status_without_login(url, public) == 401, "the proxy's login comes first"
     context = browser.new_context(
         ignore_https_errors=True,
@@ -170,11 +171,15 @@ def _approve_through(browser: Any, url: str, handoff: str, public: int) -> None:
     assert cookie["secure"] and cookie["httpOnly"]
     tab.shows(handoff)
     tab.shows("APPROVABLE")
-    tab.page.click("#terminal")
+    tab.page.focus("#terminal textarea")
     mark = tab.mark()
     tab.press("a")
     tab.shows("Approve this handoff?", since=mark)
     tab.press("y")
-    tab.shows("APPROVED", since=mark)
-    time.sleep(0.2)
+    until(lambda: _approved(runs, handoff), "the approval on disk")
     context.close()
+
+
+def _approved(runs: Path, handoff: str) -> bool:
+    shown = cli("show", str(runs / "job"), handoff, "--json")
+    return '"state": "approved"' in shown.stdout

@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     )
     server = ReviewServer(
         _app_command(args, reviewer),
-        {STORE_ENV: url},
+        # A tab has no terminal to hand an editor: ``e`` edits in the app's own dialog.
+        {STORE_ENV: url, "VISUAL": "", "EDITOR": ""},
         access=access,
         identity=Identity(header_name(reviewer, key, policy), args.read_only, where),
         limits=Limits(sessions=args.max_sessions, idle_s=args.idle_timeout),
