@@ -6,6 +6,7 @@ request never starts an app process: checked by listing the server's processes.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,3 +127,16 @@ def test_bad_flags_are_one_line(tmp_path: Path, flags: list[str], says: str) -> 
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1
     assert says in done.stderr
+
+
+def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        done = cli("serve", str(tmp_path), "--port", port)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == f"handoff-gate serve: cannot listen on 127.0.0.1:{port}: " + (
+        "Address already in use\n"
+    )

@@ -31,6 +31,7 @@ from served import (
     upgrade,
     with_cookie,
 )
+from signed_policy import signed_policy
 
 from handoff_gate.gates.store.postgres_schema import init_schema
 
@@ -70,8 +71,8 @@ class Store:
         assert done.returncode == 0, done.stderr
         return done.stdout.strip()
 
-    def shown(self, run: str, handoff: str) -> dict[str, Any]:
-        done = cli(*self.store_args, "show", run, handoff, "--json")
+    def shown(self, run: str, handoff: str, *extra: str) -> dict[str, Any]:
+        done = cli(*self.store_args, "show", run, handoff, "--json", *extra)
         assert done.returncode == 0, done.stderr
         shown: dict[str, Any] = json.loads(done.stdout)
         return shown
@@ -157,6 +158,33 @@ def test_r_with_a_reason_rejects_as_the_serving_reviewer(
     assert shown["reason"] == "the budget is missing"
 
 
+def test_with_a_key_the_browser_approval_is_signed_as_the_keys_approver(
+    browser: Any, tmp_path: Path
+) -> None:
+    trust = signed_policy(tmp_path / "trust")
+    store = Store(str(tmp_path / "runs"), ())
+    run = store.run("job")
+    handoff = store.submit(run)
+    args = [*store.serve_args(), "--port", "0", "--key", str(trust.alice)]
+    args += ["--policy", str(trust.policy)]
+    with served(args, tmp_path / "serve.log") as server:
+        tab = open_tab(browser, server.url)
+        try:
+            assert "Deciding as alice (key)" in tab.page.inner_text("#reviewer")
+            ready(tab, handoff)
+            mark = tab.mark()
+            tab.press("a")
+            tab.shows("Approve this handoff?", since=mark)
+            tab.press("y")
+            policy = ("--policy", str(trust.policy))
+            shown = until(lambda: _decided(store, run, handoff, *policy), "the signed approval")
+        finally:
+            tab.page.close()
+    assert shown["state"] == "approved"
+    assert shown["reviewer"] == "alice"
+    assert shown["signature"]
+
+
 def test_read_only_serves_no_deciding_key(browser: Any, tmp_path: Path) -> None:
     store = Store(str(tmp_path / "runs"), ())
     run = store.run("job")
@@ -181,8 +209,8 @@ def test_read_only_serves_no_deciding_key(browser: Any, tmp_path: Path) -> None:
     assert store.shown(run, handoff)["state"] == "pending"
 
 
-def _decided(store: Store, run: str, handoff: str) -> dict[str, Any] | None:
-    shown = store.shown(run, handoff)
+def _decided(store: Store, run: str, handoff: str, *extra: str) -> dict[str, Any] | None:
+    shown = store.shown(run, handoff, *extra)
     return None if shown["state"] == "pending" else shown
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import io
 import os
 import sys
 from pathlib import Path
@@ -28,6 +29,7 @@ from handoff_gate.gates.decide.deciding_as import header_name
 from handoff_gate.gates.decide.reviewer import default_reviewer
 from handoff_gate.gates.store.select import StoreURLError, listed_store
 from handoff_gate.gates.vocab.environment import STORE_ENV
+from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.integrations.web_access import (
     Access,
     TokenError,
@@ -78,17 +80,34 @@ def run(args: argparse.Namespace) -> int:
     def ready(port: int) -> None:
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(access.url(public or f"http://{host}:{port}"), flush=True)
+        sys.stdout = _AppErrors()
         _say(
             f"{'reviewing' if args.read_only else 'deciding'} as "
             f"{server.identity.reviewer} on {host}:{port}; at most {args.max_sessions} "
             f"sessions, each ended after {args.idle_timeout:g} s idle; Ctrl+C stops"
         )
 
+    stdout = sys.stdout
     try:
         asyncio.run(serve_until_stopped(server, args.host, args.port, ready))
     except OSError as exc:
-        raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {why}") from exc
+    finally:
+        sys.stdout = stdout
     return 0
+
+
+class _AppErrors(io.TextIOBase):
+    """stdout once the address is printed: textual-serve copies an app's stderr there,
+    and an app's error may quote a payload, so it goes to stderr, escapes made visible."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        sys.stderr.write(visible(text))
+        return len(text)
 
 
 def _say(line: str) -> None:
