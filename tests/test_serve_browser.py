@@ -9,6 +9,7 @@ and decides with the keys ``watch`` uses. The decision is then read back with
 from __future__ import annotations
 
 import json
+import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -236,6 +237,25 @@ def test_the_session_limit_refuses_the_next_tab_and_a_closed_tab_ends_its_app(
         until(lambda: not alive(app), "the closed tab's app ended")
         assert server.apps() == set()
         assert with_cookie(server, "/").status == 200
+
+
+def test_an_app_that_dies_frees_its_session_and_the_tab_says_so(
+    browser: Any, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    handoff = Store(str(runs), ()).submit(str(runs / "job"))
+    args = ["serve", str(runs), "--port", "0", "--max-sessions", "1"]
+    with served(args, tmp_path / "serve.log") as server:
+        tab = open_tab(browser, server.url)
+        try:
+            tab.shows(handoff)
+            (app,) = until(server.apps, "the tab's app")
+            os.kill(app, signal.SIGKILL)
+            tab.page.wait_for_selector("body.-closed #ended", state="visible")
+            until(lambda: with_cookie(server, "/").status == 200, "the session's slot freed")
+        finally:
+            tab.page.close()
+    assert "session ended: the app exited" in (tmp_path / "serve.log").read_text()
 
 
 def test_an_idle_tab_is_ended(browser: Any, tmp_path: Path) -> None:

@@ -97,6 +97,11 @@ class AppProcess(AppService):
         self._stdin = process.stdin
         return process
 
+    async def exited(self) -> None:
+        """Return when the app's process has exited."""
+        if self._process is not None:
+            await self._process.wait()
+
     async def stop(self) -> None:
         """Ask the app to quit, then make sure: its group is killed after the grace."""
         with contextlib.suppress(TimeoutError):
@@ -228,22 +233,35 @@ class ReviewServer(Server):
         return websocket
 
     async def _relay(self, websocket: web.WebSocketResponse, app: AppProcess) -> str:
-        """Pass the tab's input to the app until the tab closes, goes idle or misbehaves;
-        returns why it ended. The app's output goes the other way in ``AppService.run``."""
-        while True:
-            try:
-                async with asyncio.timeout(self.limits.idle_s):
-                    message = await websocket.receive()
-            except TimeoutError:
-                return f"idle for {self.limits.idle_s:g} s"
-            if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
-                return "closed"
-            if message.type is not WSMsgType.TEXT:
-                return "not a text message"
-            try:
-                await self._forward(websocket, app, json.loads(message.data))
-            except (ValueError, TypeError, KeyError, IndexError):
-                return "a malformed message"
+        """Pass the tab's input to the app until the tab closes, goes idle, misbehaves or
+        its app exits (a crash must free the slot, not hold it until idle); returns why
+        it ended. The app's output goes the other way in ``AppService.run``."""
+        exited = asyncio.ensure_future(app.exited())
+        try:
+            while True:
+                receive = asyncio.ensure_future(websocket.receive())
+                done, _ = await asyncio.wait(
+                    {receive, exited},
+                    timeout=self.limits.idle_s,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                if receive not in done:
+                    receive.cancel()
+                    return "the app exited" if exited in done else self._idle()
+                message = receive.result()
+                if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
+                    return "closed"
+                if message.type is not WSMsgType.TEXT:
+                    return "not a text message"
+                try:
+                    await self._forward(websocket, app, json.loads(message.data))
+                except (ValueError, TypeError, KeyError, IndexError):
+                    return "a malformed message"
+        finally:
+            exited.cancel()
+
+    def _idle(self) -> str:
+        return f"idle for {self.limits.idle_s:g} s"
 
     async def _forward(self, websocket: web.WebSocketResponse, app: AppProcess, sent: Any) -> None:
         """One envelope from textual-serve's script: ``[kind, data]``."""
