@@ -73,6 +73,7 @@ class AppProcess(AppService):
         self._argv = argv
         self._env = env
         self._grace_s = grace_s
+        self._ended = False
 
     @property
     def pid(self) -> int | None:
@@ -103,7 +104,11 @@ class AppProcess(AppService):
             await self._process.wait()
 
     async def stop(self) -> None:
-        """Ask the app to quit, then make sure: its group is killed after the grace."""
+        """Ask the app to quit, then make sure: its group is killed after the grace.
+        Once only: a second call must not signal a process group id that may be reused."""
+        if self._ended:
+            return
+        self._ended = True
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(super().stop(), self._grace_s)
         process = self._process
@@ -163,18 +168,18 @@ class ReviewServer(Server):
         app.middlewares.insert(0, self.access.middleware)
         return app
 
-    def app_pids(self) -> list[int]:
-        """The app processes running now."""
-        return [s.app.pid for s in self.sessions if s.app is not None and s.app.pid is not None]
-
     async def on_startup(self, app: web.Application) -> None:
         """Nothing to print: the command says where to open, with the token."""
 
     async def on_shutdown(self, app: web.Application) -> None:
-        """The server is stopping: every tab is told and every app process ended."""
-        for session in list(self.sessions):
-            await session.websocket.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
-        await asyncio.gather(*(s.app.stop() for s in list(self.sessions) if s.app is not None))
+        """The server is stopping: every tab is told and every app process ended, all at
+        once (a tab whose browser went away must not hold up the others)."""
+        sessions = list(self.sessions)
+        await asyncio.gather(
+            *(s.websocket.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
+              for s in sessions),
+            *(s.app.stop() for s in sessions if s.app is not None),
+        )  # fmt: skip
 
     def _full(self) -> bool:
         return len(self.sessions) >= self.limits.sessions
@@ -205,7 +210,7 @@ class ReviewServer(Server):
         """One app process for this tab, while the limit allows, until the tab goes."""
         if self._full():
             raise web.HTTPServiceUnavailable(text=self._full_text())
-        session = Session(web.WebSocketResponse(heartbeat=15))
+        session = Session(web.WebSocketResponse(heartbeat=15, timeout=self.limits.grace_s))
         self.sessions.add(session)  # counted before the first await: no race past the limit
         websocket = session.websocket
         why = "closed"
