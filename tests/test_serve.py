@@ -11,8 +11,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import cli
+from cli_helpers import cli, python_stdout
 from served import Served, fetch, free_port, served, upgrade, with_cookie
+
+from handoff_gate.integrations.web_access import is_loopback
 
 TOKEN = "t0ken-for-tests-0123456789-abcdefghijklmnop"
 
@@ -140,3 +142,21 @@ def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
     assert done.stderr == f"handoff-gate serve: cannot listen on 127.0.0.1:{port}: " + (
         "Address already in use\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [("127.0.0.1", True), ("127.1.2.3", True), ("::1", True), ("localhost", True),
+     ("0.0.0.0", False), ("::", False), ("192.168.1.5", False), ("gate.example", False)],
+)  # fmt: skip
+def test_only_loopback_hosts_need_no_allow_remote(host: str, loopback: bool) -> None:
+    assert is_loopback(host) is loopback
+
+
+def test_the_server_loads_no_terminal_ui_of_its_own() -> None:
+    """Each tab's app loads Textual; the server, one process for every tab, does not."""
+    loaded = python_stdout(
+        "import sys, handoff_gate.cli.commands.serve\n"
+        "print(sorted(m for m in ('textual', 'handoff_gate.tui') if m in sys.modules))"
+    )
+    assert loaded.strip() == "[]"
