@@ -21,6 +21,7 @@ import io
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from handoff_gate.cli.errors import UsageError, flat
@@ -28,7 +29,7 @@ from handoff_gate.cli.review_signing import unattended_signing
 from handoff_gate.gates.decide.deciding_as import header_name
 from handoff_gate.gates.decide.reviewer import default_reviewer
 from handoff_gate.gates.store.select import StoreURLError, listed_store
-from handoff_gate.gates.vocab.environment import STORE_ENV
+from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
 from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.integrations.web_access import (
     Access,
@@ -39,6 +40,9 @@ from handoff_gate.integrations.web_access import (
     read_token,
 )
 from handoff_gate.integrations.web_review import Identity, Limits, ReviewServer, serve_until_stopped
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     key, policy = unattended_signing(args)
+    _check_contracts(args.schemas, policy)
     reviewer = args.reviewer or default_reviewer()
     token = _token(args.token_file)
     access = Access(
@@ -108,6 +113,17 @@ class _AppErrors(io.TextIOBase):
     def write(self, text: str) -> int:
         sys.stderr.write(visible(text))
         return len(text)
+
+
+def _check_contracts(schemas: str | None, policy: Policy | None) -> None:
+    """Extra contracts (``--schemas`` or its variable) load now, as ``watch`` loads them:
+    a bad module, or one a policy does not pin, is a usage error before anything is
+    served, not a failure in every tab."""
+    spec = os.environ.get(SCHEMAS_ENV, "") if schemas is None else schemas
+    if spec:
+        from handoff_gate.cli.inputs import registry
+
+        registry(spec, policy)
 
 
 def _say(line: str) -> None:
