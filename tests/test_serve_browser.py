@@ -138,6 +138,35 @@ def test_the_page_opens_with_the_token_names_the_reviewer_and_approves_as_him(
     assert shown["reviewer"] == REVIEWER
 
 
+def test_a_phone_sees_the_whole_screen_and_approves(
+    browser: Any, store: Store, server: Served
+) -> None:
+    """A phone's screen has 2-3 device pixels to a CSS pixel; the terminal must still
+    be drawn at the size it is shown, not that many times larger and cut off."""
+    run = store.run("phone")
+    handoff = store.submit(run)
+    phone = browser.new_context(
+        viewport={"width": 412, "height": 915}, device_scale_factor=3, is_mobile=True,
+        has_touch=True,
+    )  # fmt: skip
+    tab = Tab(phone.new_page())
+    try:
+        tab.page.goto(server.url)
+        ready(tab, handoff)
+        # xterm's canvas renderer draws glyphs devicePixelRatio times too large here
+        # (textual-serve's own page shows a third of the screen): the page pins it at 1.
+        assert tab.page.evaluate("window.devicePixelRatio") == 1
+        mark = tab.mark()
+        tab.press("a")
+        tab.shows("Approve this handoff?", since=mark)
+        tab.press("y")
+        shown = until(lambda: _decided(store, run, handoff), "the approval on disk")
+    finally:
+        phone.close()
+    assert shown["state"] == "approved"
+    assert shown["reviewer"] == REVIEWER
+
+
 def test_r_with_a_reason_rejects_as_the_serving_reviewer(
     browser: Any, store: Store, server: Served
 ) -> None:

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 #: and the served page loads nothing from outside the server.
 PAGE_DIR = Path(__file__).parent / "web_page"
 PAGE = "review.html"
+#: Run before textual.js (``web_page/scale.js`` says why).
+SCALE_SCRIPT = PAGE_DIR / "scale.js"
 #: The browser's terminal size is believed within these cells.
 _MAX_CELLS = 1000
 
@@ -166,7 +168,11 @@ class ReviewServer(Server):
         app = await super()._make_app()
         aiohttp_jinja2.get_env(app).autoescape = True
         app.middlewares.insert(0, self.access.middleware)
+        app.router.add_get("/page/scale.js", self.handle_scale_script)
         return app
+
+    async def handle_scale_script(self, request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(SCALE_SCRIPT, headers={"Content-Type": "text/javascript"})
 
     async def on_startup(self, app: web.Application) -> None:
         """Nothing to print: the command says where to open, with the token."""
@@ -202,6 +208,7 @@ class ReviewServer(Server):
             "where": self.identity.where,
             "idle_s": f"{self.limits.idle_s:g}",
             "static_url": f"{base}/static/",
+            "page_url": f"{base}/page/",
             "websocket_url": f"{'wss' if scheme == 'https' else 'ws'}:{rest}/ws",
         }
         return aiohttp_jinja2.render_template(PAGE, request, context)
