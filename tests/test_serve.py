@@ -160,3 +160,13 @@ def test_the_server_loads_no_terminal_ui_of_its_own() -> None:
         "print(sorted(m for m in ('textual', 'handoff_gate.tui') if m in sys.modules))"
     )
     assert loaded.strip() == "[]"
+
+
+def test_the_page_shows_the_reviewer_as_text_never_markup(tmp_path: Path) -> None:
+    name = "<script>alert(1)</script>"
+    args = ["serve", str(tmp_path), "--port", "0", "--reviewer", name]
+    with served(args, tmp_path / "serve.log") as server:
+        page = with_cookie(server, "/")
+    assert page.status == 200
+    assert name not in page.body
+    assert "Deciding as <b>&lt;script&gt;alert(1)&lt;/script&gt;</b>" in page.body
