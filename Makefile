@@ -6,6 +6,10 @@ STAMP := $(VENV)/.installed
 MCP_SERVERS := tests/mcp_servers
 MCP_STAMP := $(MCP_SERVERS)/node_modules/.installed
 
+# Debian's Chromium drives `serve`'s browser tests (playwright cannot download its own
+# here) and nginx runs docs/security.md's proxy example; a clean machine gets both.
+SYSTEM_STAMP := $(VENV)/.system-packages
+
 .PHONY: test lint typecheck unit demo bench clean
 
 $(STAMP): pyproject.toml
@@ -13,6 +17,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+$(SYSTEM_STAMP): $(STAMP)
+	command -v chromium >/dev/null && command -v nginx >/dev/null || \
+		(apt-get update && apt-get install -y chromium nginx-light)
+	touch $(SYSTEM_STAMP)
 
 $(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json
 	npm ci --prefix $(MCP_SERVERS) --no-audit --no-fund
@@ -35,7 +44,7 @@ typecheck: $(STAMP)
 	for folder in $(TEST_FOLDERS); do MYPYPATH=tests $(BIN)/mypy $$folder || exit 1; done
 	$(BIN)/lint-imports
 
-unit: $(STAMP) $(MCP_STAMP)
+unit: $(STAMP) $(MCP_STAMP) $(SYSTEM_STAMP)
 	$(BIN)/pytest -q -n auto -m 'not alone'
 	$(BIN)/pytest -q -m alone
 
@@ -44,7 +53,7 @@ test: lint typecheck unit
 demo: $(STAMP)
 	$(BIN)/handoff-gate demo
 
-bench: $(STAMP) $(MCP_STAMP)
+bench: $(STAMP) $(MCP_STAMP) $(SYSTEM_STAMP)
 	$(BIN)/python -m bench
 
 clean:

@@ -234,6 +234,7 @@ def _every_command(
         "submit": ["submit", str(run), "--phase", "note", "--schema", "note/v1", *schemas, "-"],
         "audit": ["audit", str(run), "--verify", *schemas],
         "watch": ["watch", str(run), "--read-only", *schemas],
+        "serve": ["serve", str(run), "--read-only", "--port", "0", *schemas],
         "hook": ["hook", "codex", str(run), "--timeout", "0", *schemas],
         "mcp-proxy": ["mcp-proxy", str(run), *schemas, "--", sys.executable, "-c", "pass"],
     }
@@ -257,6 +258,7 @@ COMMANDS = [
     "submit",
     "audit",
     "watch",
+    "serve",
     "hook",
     "mcp-proxy",
 ]

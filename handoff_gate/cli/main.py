@@ -459,6 +459,85 @@ def _add_watch(p: argparse.ArgumentParser) -> None:
     add_notify_url(p)
 
 
+def _add_serve(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "root", metavar="RUNS", nargs="?", help="a run, or a folder of runs (none with --store)"
+    )
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    p.add_argument("--port", type=_port, default=8150, help="the port (0: any free one)")
+    p.add_argument(
+        "--reviewer", metavar="NAME", help="who every browser decides as (default: OS user@host)"
+    )
+    p.add_argument(
+        "--show",
+        choices=["open", "rejected", "approved", "all", "pending"],
+        default="open",
+        help="which handoffs the list starts with",
+    )
+    p.add_argument(
+        "--read-only", action="store_true", help="review only: no decisions, nothing written"
+    )
+    p.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the address browsers reach the server by (a proxy's); the printed link uses it",
+    )
+    p.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host other machines can reach (put TLS and a login in front)",
+    )
+    p.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="read the access token from FILE (owner-only, at least 32 characters) "
+        "instead of making a random one",
+    )
+    p.add_argument(
+        "--max-sessions",
+        type=_positive,
+        default=4,
+        metavar="N",
+        help="browser tabs served at once, each its own app process; more are refused",
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=_some_seconds,
+        default=900.0,
+        metavar="SECONDS",
+        help="end a tab's app after this long without input",
+    )
+    _add_key(p, "decisions")
+    _add_policy(p)
+
+
+def _port(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = -1
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"not a port: {text}")
+    return number
+
+
+def _some_seconds(text: str) -> float:
+    value = seconds(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {text}")
+    return number
+
+
 def _add_hook(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "harness",
@@ -520,6 +599,7 @@ _ARGUMENTS = {
     "show": ("one handoff's report, decision and waiter", _add_show),
     "audit": ("print a run's audit log, or verify it against the run's records", _add_audit),
     "watch": ("review handoffs under ROOT in the terminal UI", _add_watch),
+    "serve": ("serve the watch review app to a browser, behind a token", _add_serve),
     "demo": ("create a sample run and open it in the terminal UI", _add_demo),
     "policy": (
         "check a policy file; print its rules and the digest that pins it",

@@ -29,7 +29,6 @@ from textual.message import Message
 
 from handoff_gate.gates.decide.reviewer import default_reviewer
 from handoff_gate.gates.store.select import store_at
-from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.messages import Warned
@@ -40,26 +39,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.gates.trust.policy import Policy
-    from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.tui.review_core import ReviewCore
 
 #: How often runs with a waiter are looked at again for waiters that died silently.
 WAITER_RECHECK_S = 5.0
-
-
-def header_name(reviewer: str | None, key: SigningKey | None, policy: Policy | None) -> str:
-    """Who the header says decides: with a key under a policy, the approvers the key
-    signs as (the name a signed decision carries), else ``--reviewer`` or ``user@host``."""
-    if key is None or policy is None:
-        return reviewer or default_reviewer()
-    try:
-        names = policy.approvers_for(key.public_key())
-    except SigningError:  # not a key: deciding will say so
-        return "an unreadable key"
-    if reviewer in names:
-        return f"{reviewer} (key)"
-    return f"{', '.join(names)} (key)" if names else "no approver (key)"
 
 
 class CoreMaker(Protocol):

@@ -89,8 +89,9 @@ def test_a_locked_key_without_agent_fails_at_once_instead_of_asking(
     assert SigningKey(keys.alice, prompt=False).unattended_problem() is None
 
 
-def test_watch_refuses_a_key_it_would_have_to_prompt_for_before_any_screen(
-    tmp_path: Path, keys: Keys
+@pytest.mark.parametrize("command", ["watch", "serve"])
+def test_the_review_apps_refuse_a_key_they_would_have_to_prompt_for_before_any_screen(
+    tmp_path: Path, keys: Keys, command: str
 ) -> None:
     (tmp_path / "allowed_signers").write_text(f"alice {keys.public(keys.locked)}\n")
     policy = tmp_path / "policy.toml"
@@ -98,9 +99,10 @@ def test_watch_refuses_a_key_it_would_have_to_prompt_for_before_any_screen(
         'allowed_signers = "allowed_signers"\n\n[[rule]]\nphase = "plan"\napprovers = ["alice"]\n'
     )
     (tmp_path / "runs").mkdir()
-    watch = [sys.executable, "-m", "handoff_gate.cli", "watch", str(tmp_path / "runs")]
+    app = [sys.executable, "-m", "handoff_gate.cli", command, str(tmp_path / "runs")]
+    port = ["--port", "0"] if command == "serve" else []
     done = subprocess.run(
-        [*watch, "--key", str(keys.locked), "--policy", str(policy)],
+        [*app, *port, "--key", str(keys.locked), "--policy", str(policy)],
         capture_output=True,
         text=True,
         env=_quiet_env(),
@@ -109,6 +111,6 @@ def test_watch_refuses_a_key_it_would_have_to_prompt_for_before_any_screen(
         check=False,
     )
     assert done.returncode == 2
-    assert done.stderr.startswith("handoff-gate watch: ")
+    assert done.stderr.startswith(f"handoff-gate {command}: ")
     assert f"run ssh-add {keys.locked} first" in done.stderr
-    assert done.stdout == ""
+    assert done.stdout == "", "no address printed: nothing was served"

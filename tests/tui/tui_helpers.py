@@ -19,12 +19,13 @@ from textual.pilot import Pilot
 
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.decide.deciding_as import header_name
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.schemas.planning import Plan
 from handoff_gate.tui.model import Entry
-from handoff_gate.tui.review_app import ReviewApp, header_name
+from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 

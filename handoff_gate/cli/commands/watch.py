@@ -23,15 +23,15 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
 from handoff_gate.cli.notify_urls import notify_targets
+from handoff_gate.cli.review_signing import unattended_signing
+from handoff_gate.gates.decide.deciding_as import header_name
 from handoff_gate.gates.store.select import StoreURLError, listed_store
-from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
-from handoff_gate.tui.review_app import CoreMaker, ReviewApp, header_name, run_review
+from handoff_gate.tui.review_app import CoreMaker, ReviewApp, run_review
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         where = listed_store(url, args.root, "watch")
     except StoreURLError as exc:
         raise UsageError(str(exc)) from exc
-    key, policy = _signing(args)
+    key, policy = unattended_signing(args)
     spec = os.environ.get(SCHEMAS_ENV, "") if args.schemas is None else args.schemas
     registry = _registry(spec, policy)
     targets = notify_targets(args)
@@ -127,31 +127,6 @@ class AppWarnings:
             count = "1 warning" if len(said) == 1 else f"{len(said)} warnings"
             last = said[-1]
             print(f"handoff-gate watch: --notify-url: {count}; the last: {last}", file=sys.stderr)
-
-
-def _signing(args: argparse.Namespace) -> tuple[SigningKey | None, Policy | None]:
-    """``--key`` and ``--policy`` as the parser loaded them; ``cli.inputs`` (and the
-    contracts it imports) loads here only when one of them is given.
-
-    The app owns the terminal, so its key never prompts for a passphrase: one that
-    would have to is refused now, before the first screen, naming ``ssh-add``."""
-    if getattr(args, "key", None) is None and getattr(args, "policy", None) is None:
-        return None, None
-    from handoff_gate.cli.inputs import policy, signing_key
-
-    key, rules = signing_key(args), policy(args)
-    if key is None:
-        return None, rules
-    if rules is None:
-        raise UsageError("--key needs --policy")
-    key = replace(key, prompt=False)
-    try:
-        problem = key.unattended_problem()
-    except SigningError as exc:
-        raise UsageError(f"cannot use the key: {exc}") from exc
-    if problem is not None:
-        raise UsageError(problem)
-    return key, rules
 
 
 def _registry(spec: str, rules: Policy | None) -> Callable[[], Registry]:

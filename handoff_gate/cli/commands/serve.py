@@ -1,0 +1,168 @@
+"""``handoff-gate serve``: the ``watch`` review app in a browser, behind a token.
+
+Everything that can be wrong is checked before the port opens, each a one-line usage
+error (exit 2): the store, ``--key`` (one needing a passphrase is refused, as ``watch``
+refuses it), ``--policy``, ``--token-file``, ``--public-url``, and a ``--host`` that is
+not loopback without ``--allow-remote``. Then the server prints the address to open,
+with its token, on stdout, and serves until SIGINT or SIGTERM, which end every tab's
+app process before it exits 0.
+
+Each tab runs ``handoff-gate watch`` with the reviewer, key, policy and contracts the
+server was started with; the store's URL goes to it in its environment, never on a
+command line another account could read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import io
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from handoff_gate.cli.errors import UsageError, flat
+from handoff_gate.cli.review_signing import unattended_signing
+from handoff_gate.gates.decide.deciding_as import header_name
+from handoff_gate.gates.decide.reviewer import default_reviewer
+from handoff_gate.gates.store.select import StoreURLError, listed_store
+from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
+from handoff_gate.gates.vocab.safe_text import visible
+from handoff_gate.integrations.web_access import (
+    Access,
+    TokenError,
+    is_loopback,
+    new_token,
+    origin_of,
+    read_token,
+)
+from handoff_gate.integrations.web_review import Identity, Limits, ReviewServer, serve_until_stopped
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.trust.policy import Policy
+
+
+def run(args: argparse.Namespace) -> int:
+    if not is_loopback(args.host) and not args.allow_remote:
+        raise UsageError(
+            f"--host {args.host} is reachable from other machines; give --allow-remote "
+            "and put TLS and a login in front (docs/security.md)"
+        )
+    public = _public_url(args.public_url)
+    url = os.environ.get(STORE_ENV, "") if args.store is None else args.store
+    try:
+        store = listed_store(url, args.root, "serve")
+    except StoreURLError as exc:
+        raise UsageError(str(exc)) from exc
+    try:
+        where = store.label()
+    finally:
+        store.close()
+    key, policy = unattended_signing(args)
+    _check_contracts(args.schemas, policy)
+    reviewer = args.reviewer or default_reviewer()
+    token = _token(args.token_file)
+    access = Access(
+        token,
+        cookie=f"handoff_gate_{hashlib.sha256(token.encode()).hexdigest()[:12]}",
+        secure=public is not None and public.startswith("https:"),
+        origin=None if public is None else origin_of(public),
+    )
+    server = ReviewServer(
+        _app_command(args, reviewer),
+        # A tab has no terminal to hand an editor: ``e`` edits in the app's own dialog.
+        {STORE_ENV: url, "VISUAL": "", "EDITOR": ""},
+        access=access,
+        identity=Identity(header_name(reviewer, key, policy), args.read_only, where),
+        limits=Limits(sessions=args.max_sessions, idle_s=args.idle_timeout),
+        public_url=public,
+        report=_say,
+    )
+
+    def ready(port: int) -> None:
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        print(access.url(public or f"http://{host}:{port}"), flush=True)
+        sys.stdout = _AppErrors()
+        _say(
+            f"{'reviewing' if args.read_only else 'deciding'} as "
+            f"{server.identity.reviewer} on {host}:{port}; at most {args.max_sessions} "
+            f"sessions, each ended after {args.idle_timeout:g} s idle; Ctrl+C stops"
+        )
+
+    stdout = sys.stdout
+    try:
+        asyncio.run(serve_until_stopped(server, args.host, args.port, ready))
+    except OSError as exc:
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {why}") from exc
+    finally:
+        sys.stdout = stdout
+    return 0
+
+
+class _AppErrors(io.TextIOBase):
+    """stdout once the address is printed: textual-serve copies an app's stderr there,
+    and an app's error may quote a payload, so it goes to stderr, escapes made visible."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        sys.stderr.write(visible(text))
+        return len(text)
+
+
+def _check_contracts(schemas: str | None, policy: Policy | None) -> None:
+    """Extra contracts (``--schemas`` or its variable) load now, as ``watch`` loads them:
+    a bad module, or one a policy does not pin, is a usage error before anything is
+    served, not a failure in every tab."""
+    spec = os.environ.get(SCHEMAS_ENV, "") if schemas is None else schemas
+    if spec:
+        from handoff_gate.cli.inputs import registry
+
+        registry(spec, policy)
+
+
+def _say(line: str) -> None:
+    print(f"handoff-gate serve: {flat(line)}", file=sys.stderr, flush=True)
+
+
+def _public_url(url: str | None) -> str | None:
+    """``--public-url``: an http(s) address with a host, nothing after its path."""
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError("--public-url must be an http:// or https:// address with a host")
+    if parts.query or parts.fragment:
+        raise UsageError("--public-url takes no query or fragment")
+    return url.rstrip("/")
+
+
+def _token(path: str | None) -> str:
+    if path is None:
+        return new_token()
+    try:
+        return read_token(Path(path))
+    except TokenError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _app_command(args: argparse.Namespace, reviewer: str) -> list[str]:
+    """``handoff-gate watch`` as this server was asked to review, for each tab."""
+    argv = [sys.executable, "-m", "handoff_gate", "watch"]
+    if args.root:
+        argv.append(str(Path(args.root).absolute()))
+    argv += ["--reviewer", reviewer, "--show", args.show]
+    if args.read_only:
+        argv.append("--read-only")
+    if args.key is not None:
+        argv += ["--key", str(args.key.path.absolute())]
+    if args.policy is not None:
+        argv += ["--policy", str(args.policy.path.absolute())]
+    if args.schemas is not None:
+        argv += ["--schemas", args.schemas]
+    return argv

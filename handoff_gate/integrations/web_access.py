@@ -1,0 +1,161 @@
+"""Who may reach ``handoff-gate serve``: the holder of one secret token, nobody else.
+
+The served page decides handoffs as the server's reviewer, so reaching it is the same as
+holding that reviewer's authority. Every request (the page, its static files, the
+websocket that starts an app process) passes ``Access.middleware`` first, which refuses
+one without the token before any handler runs: a refused request never starts a process.
+
+The token arrives once in the URL's query (``?token=``), is compared in constant time,
+and is then swapped for an ``HttpOnly; SameSite=Strict`` cookie by a redirect to the same
+address without it, so it leaves the address bar, the history and any ``Referer``. A
+websocket upgrade must also come from the page's own origin, so another site cannot
+open one with the browser's cookie even where ``SameSite`` is not honoured.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from aiohttp import hdrs, web
+
+if TYPE_CHECKING:
+    from aiohttp.typedefs import Handler
+
+#: The query parameter that carries the token on the first visit.
+TOKEN_PARAM = "token"  # noqa: S105 (a parameter name, not a secret)
+#: A token from ``--token-file`` must be at least this long: it is the only lock.
+MIN_TOKEN = 32
+#: What a token may hold: it travels in a URL query and a cookie unquoted.
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+#: Every answer: never cached, never framed, never a referrer, never sniffed.
+_HEADERS = {
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; font-src 'self'; connect-src 'self' ws: wss:; "
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    ),
+}
+REFUSED = (
+    "handoff-gate serve: this page needs its token; open the URL the server printed (…/?token=…)\n"
+)
+
+
+class TokenError(ValueError):
+    """A ``--token-file`` that cannot be the lock: its message is one line."""
+
+
+def new_token() -> str:
+    """A fresh token: 256 random bits, URL-safe."""
+    return secrets.token_urlsafe(32)
+
+
+def read_token(path: Path) -> str:
+    """The token in ``path``: only its owner may read the file, and the token is long
+    enough and URL-safe, else ``TokenError`` (a weak lock is refused, not used)."""
+    try:
+        mode = path.stat().st_mode
+        text = path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TokenError(f"cannot read the token file {path}: {exc}") from None
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise TokenError(f"the token file {path} is open to other accounts (chmod 600 it)")
+    token = text.strip()
+    if len(token) < MIN_TOKEN:
+        raise TokenError(f"the token in {path} is shorter than {MIN_TOKEN} characters")
+    if not set(token) <= _TOKEN_CHARS:
+        raise TokenError(f"the token in {path} may only hold letters, digits and - . _ ~")
+    return token
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps the server to this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _same(given: str | None, token: str) -> bool:
+    """Constant-time equality; bytes, so any text a client sends is compared, not raised on."""
+    if given is None:
+        return False
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), token.encode())
+
+
+@dataclass(frozen=True)
+class Access:
+    """The token, the cookie that stands for it, and the origin pages are served from.
+
+    ``cookie``: its name, unique per server (cookies ignore ports, and two servers on
+    one host, one per reviewer, must not overwrite each other's). ``secure``: the public
+    address is https, so the cookie is only ever sent over TLS. ``origin``: the public
+    origin (``--public-url``), or ``None`` for the address the browser used.
+    """
+
+    token: str
+    cookie: str
+    secure: bool = False
+    origin: str | None = None
+
+    def url(self, base: str) -> str:
+        """The address to open: ``base`` with the token."""
+        return f"{base.rstrip('/')}/?{TOKEN_PARAM}={self.token}"
+
+    @web.middleware
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Refuse, swap the query token for the cookie, or pass on with safe headers."""
+        by_query = _same(request.query.get(TOKEN_PARAM), self.token)
+        if not (by_query or _same(request.cookies.get(self.cookie), self.token)):
+            raise web.HTTPUnauthorized(text=REFUSED, headers=_HEADERS)
+        upgrade = request.headers.get(hdrs.UPGRADE, "").lower() == "websocket"
+        if upgrade and not self._own_origin(request):
+            raise web.HTTPForbidden(
+                text="handoff-gate serve: a websocket from another site\n", headers=_HEADERS
+            )
+        if by_query and not upgrade and request.method == hdrs.METH_GET:
+            return self._swap(request)
+        response = await handler(request)
+        if not upgrade:
+            response.headers.update(_HEADERS)
+        return response
+
+    def _swap(self, request: web.Request) -> web.StreamResponse:
+        """The same address without the token, with the cookie set."""
+        rest = request.rel_url.without_query_params(TOKEN_PARAM)
+        where = rest.name or "./"
+        if rest.query_string:
+            where = f"{where}?{rest.query_string}"
+        response = web.HTTPSeeOther(location=where, headers=_HEADERS)
+        response.set_cookie(
+            self.cookie, self.token, httponly=True, samesite="Strict", secure=self.secure, path="/"
+        )
+        return response
+
+    def _own_origin(self, request: web.Request) -> bool:
+        """A browser names the page's origin on every websocket; it must be ours."""
+        origin = request.headers.get(hdrs.ORIGIN)
+        if origin is None:
+            return True  # not a browser: it cannot hold a browser's cookie
+        if self.origin is not None:
+            return origin == self.origin
+        parts = urlsplit(origin)
+        return parts.netloc == request.host and parts.scheme in ("http", "https")
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of an address, as a browser's ``Origin`` header says it."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
