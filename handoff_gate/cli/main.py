@@ -493,6 +493,7 @@ def _add_serve(p: argparse.ArgumentParser) -> None:
         help="read the access token from FILE (owner-only, at least 32 characters) "
         "instead of making a random one",
     )
+    add_notify_url(p)
     p.add_argument(
         "--max-sessions",
         type=_positive,

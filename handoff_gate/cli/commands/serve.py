@@ -20,11 +20,13 @@ import hashlib
 import io
 import os
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from handoff_gate.cli.errors import UsageError, flat
+from handoff_gate.cli.notify_urls import notify_targets
 from handoff_gate.cli.review_signing import unattended_signing
 from handoff_gate.gates.decide.deciding_as import header_name
 from handoff_gate.gates.decide.reviewer import default_reviewer
@@ -42,6 +44,8 @@ from handoff_gate.integrations.web_access import (
 from handoff_gate.integrations.web_review import Identity, Limits, ReviewServer, serve_until_stopped
 
 if TYPE_CHECKING:
+    from handoff_gate.gates.notify.targets import Targets
+    from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
 
 
@@ -52,15 +56,28 @@ def run(args: argparse.Namespace) -> int:
             "and put TLS and a login in front (docs/security.md)"
         )
     public = _public_url(args.public_url)
+    targets = notify_targets(args)
     url = os.environ.get(STORE_ENV, "") if args.store is None else args.store
     try:
         store = listed_store(url, args.root, "serve")
     except StoreURLError as exc:
         raise UsageError(str(exc)) from exc
     try:
-        where = store.label()
+        return _serve(args, store, url, public, targets)
     finally:
         store.close()
+
+
+def _serve(
+    args: argparse.Namespace,
+    store: RunStore,
+    url: str,
+    public: str | None,
+    targets: Targets | None,
+) -> int:
+    """Serve over ``store`` (the announcer's, when ``--notify-url`` is given) until
+    SIGINT or SIGTERM."""
+    where = store.label()
     key, policy = unattended_signing(args)
     _check_contracts(args.schemas, policy)
     reviewer = args.reviewer or default_reviewer()
@@ -94,13 +111,34 @@ def run(args: argparse.Namespace) -> int:
 
     stdout = sys.stdout
     try:
-        asyncio.run(serve_until_stopped(server, args.host, args.port, ready))
+        with _announcing(store, targets, args.schemas, policy, public):
+            asyncio.run(serve_until_stopped(server, args.host, args.port, ready))
     except OSError as exc:
         why = os.strerror(exc.errno) if exc.errno else str(exc)
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {why}") from exc
     finally:
         sys.stdout = stdout
     return 0
+
+
+def _announcing(
+    store: RunStore,
+    targets: Targets | None,
+    schemas: str | None,
+    policy: Policy | None,
+    public: str | None,
+) -> AbstractContextManager[object]:
+    """``--notify-url``: one announcer for the server (not one per tab), linking to
+    ``--public-url`` (which never holds the token); its warnings are stderr lines."""
+    if targets is None:
+        return nullcontext()
+    from handoff_gate.cli.inputs import registry
+    from handoff_gate.gates.notify.announcer import Announcer
+
+    spec = os.environ.get(SCHEMAS_ENV, "") if schemas is None else schemas
+    return Announcer(
+        store, targets, lambda: registry(spec, policy), policy=policy, link=public, warn=_say
+    )
 
 
 class _AppErrors(io.TextIOBase):
