@@ -206,8 +206,9 @@ def _value(row: FieldRow, states: tuple[FieldState, ...], limit: int, *, inline:
     if FieldState.MISSING in states:
         return Text("(absent)", style="dim italic")
     value = row.value
-    if row.child_count and _inline(value, inline):
-        shown = Text(preview(value, inline))
+    items = _inline(value, inline) if row.child_count else None
+    if items is not None:
+        shown = Text(items)
     elif row.child_count:
         listed = isinstance(value, list)
         kind = ("item" if listed else "key") + ("" if row.child_count == 1 else "s")
@@ -222,13 +223,15 @@ def _value(row: FieldRow, states: tuple[FieldState, ...], limit: int, *, inline:
     return shown
 
 
-def _inline(value: object, limit: int) -> bool:
-    """Whether ``value`` is a list of scalars whose rendering takes at most ``limit``."""
+def _inline(value: object, limit: int) -> str | None:
+    """``value`` rendered item by item, when it is a list of scalars that takes at most
+    ``limit`` characters so; else ``None``."""
     if not isinstance(value, list) or limit <= 0:
-        return False
+        return None
     if any(isinstance(item, dict | list) for item in value):
-        return False
-    return len(preview(value, limit + 1)) <= limit
+        return None
+    shown = preview(value, limit + 1)
+    return shown if len(shown) <= limit else None
 
 
 def entry_title(entry: Entry) -> Text:

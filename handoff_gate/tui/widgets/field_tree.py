@@ -122,12 +122,6 @@ class FieldTree(ScrollView, can_focus=True):
 
         row: FieldRow
 
-    @dataclass
-    class Highlighted(Message):
-        """The cursor moved to ``data`` (``None``: nothing is highlighted)."""
-
-        data: NodeData
-
     def __init__(self, rows: FieldRows, *, id: str | None = None) -> None:
         """``rows``: computes a level's rows when it is shown or expanded."""
         super().__init__(id=id)
@@ -242,9 +236,9 @@ class FieldTree(ScrollView, can_focus=True):
         index = y + self.scroll_offset.y
         width = self.scrollable_content_region.width
         base = self.rich_style
-        if not self._shown or index >= self._starts[-1] + len(self._shown[-1].lines):
+        at = self._node_at(index)
+        if at is None:
             return Strip.blank(width, base)
-        at = bisect_right(self._starts, index) - 1
         node = self._shown[at]
         line = node.lines[index - self._starts[at]]
         segments = list(line.render(self.app.console))
@@ -254,13 +248,18 @@ class FieldTree(ScrollView, can_focus=True):
             strip = Strip([Segment(s.text, cursor + s.style if s.style else cursor) for s in strip])
         return strip
 
+    def _node_at(self, line: int) -> int | None:
+        """The index in ``_shown`` of the node painted on ``line`` (``None``: no node)."""
+        if line < 0 or line >= self.virtual_size.height or not self._shown:
+            return None
+        return bisect_right(self._starts, line) - 1
+
     def _move(self, node: _Node | None) -> None:
         """Put the cursor on ``node`` and bring all of it into view."""
         if node is self._cursor:
             return
         self._cursor = node
         self.refresh()
-        self.post_message(self.Highlighted(self.cursor_node_data))
         if node is None or node not in self._shown:
             return
         at = self._shown.index(node)
@@ -342,10 +341,10 @@ class FieldTree(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         """A click chooses the field under it; a click on the chosen one selects it."""
-        index = event.y + self.scroll_offset.y
-        if not self._shown or index < 0 or index >= self.virtual_size.height:
+        at = self._node_at(event.y + self.scroll_offset.y)
+        if at is None:
             return
-        node = self._shown[bisect_right(self._starts, index) - 1]
+        node = self._shown[at]
         if node is self._cursor:
             self.action_select()
         else:
