@@ -44,6 +44,7 @@ from handoff_gate.integrations.web_access import (
 from handoff_gate.integrations.web_review import Identity, Limits, ReviewServer, serve_until_stopped
 
 if TYPE_CHECKING:
+    from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.notify.targets import Targets
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
@@ -79,7 +80,7 @@ def _serve(
     SIGINT or SIGTERM."""
     where = store.label()
     key, policy = unattended_signing(args)
-    _check_contracts(args.schemas, policy)
+    checked = _check_contracts(args.schemas, policy)
     reviewer = args.reviewer or default_reviewer()
     token = _token(args.token_file)
     access = Access(
@@ -111,7 +112,7 @@ def _serve(
 
     stdout = sys.stdout
     try:
-        with _announcing(store, targets, args.schemas, policy, public):
+        with _announcing(store, targets, checked, policy, public):
             asyncio.run(serve_until_stopped(server, args.host, args.port, ready))
     except OSError as exc:
         why = os.strerror(exc.errno) if exc.errno else str(exc)
@@ -124,21 +125,22 @@ def _serve(
 def _announcing(
     store: RunStore,
     targets: Targets | None,
-    schemas: str | None,
+    checked: Registry | None,
     policy: Policy | None,
     public: str | None,
 ) -> AbstractContextManager[object]:
     """``--notify-url``: one announcer for the server (not one per tab), linking to
-    ``--public-url`` (which never holds the token); its warnings are stderr lines."""
+    ``--public-url`` (which never holds the token); its warnings are stderr lines. Its
+    contracts are those checked at start, or the built-in ones, loaded on its thread."""
     if targets is None:
         return nullcontext()
     from handoff_gate.cli.inputs import registry
     from handoff_gate.gates.notify.announcer import Announcer
 
-    spec = os.environ.get(SCHEMAS_ENV, "") if schemas is None else schemas
-    return Announcer(
-        store, targets, lambda: registry(spec, policy), policy=policy, link=public, warn=_say
-    )
+    def contracts() -> Registry:
+        return checked if checked is not None else registry("", policy)
+
+    return Announcer(store, targets, contracts, policy=policy, link=public, warn=_say)
 
 
 class _AppErrors(io.TextIOBase):
@@ -153,15 +155,17 @@ class _AppErrors(io.TextIOBase):
         return len(text)
 
 
-def _check_contracts(schemas: str | None, policy: Policy | None) -> None:
+def _check_contracts(schemas: str | None, policy: Policy | None) -> Registry | None:
     """Extra contracts (``--schemas`` or its variable) load now, as ``watch`` loads them:
     a bad module, or one a policy does not pin, is a usage error before anything is
-    served, not a failure in every tab."""
+    served, not a failure in every tab. The contracts, when there are extra ones
+    (``None``: the built-in ones only, not loaded here)."""
     spec = os.environ.get(SCHEMAS_ENV, "") if schemas is None else schemas
-    if spec:
-        from handoff_gate.cli.inputs import registry
+    if not spec:
+        return None
+    from handoff_gate.cli.inputs import registry
 
-        registry(spec, policy)
+    return registry(spec, policy)
 
 
 def _say(line: str) -> None:
