@@ -16,6 +16,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from checkout import checkout_package
+from notify_endpoint import Endpoint
 from pg_server import PgServer, PgUnavailable
 from store_place import Place
 
@@ -55,3 +56,13 @@ def place(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Place]:
     with psycopg.connect(url, autocommit=True) as conn:
         init_schema(conn, roles=True)
     yield Place(url, "job", ("--store", url))
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Endpoint]:
+    """A real JSON webhook on 127.0.0.1 (``notify_endpoint``), closed after the test."""
+    server = Endpoint()
+    try:
+        yield server
+    finally:
+        server.close()

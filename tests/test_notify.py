@@ -75,15 +75,6 @@ def registry() -> Registry:
     return load_registry("")
 
 
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    server = Endpoint()
-    try:
-        yield server
-    finally:
-        server.close()
-
-
 def put(store: RunStore, run: str, registry: Registry, *, blocked: bool = False) -> str:
     """A plan with the marker in it: approvable, or blocked by a key the contract lacks."""
     plan = {**PLAN, "problem_statement": f"{PLAN['problem_statement']} {MARKER}"}

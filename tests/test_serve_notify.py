@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,15 +71,6 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
     with psycopg.connect(url, autocommit=True) as conn:
         init_schema(conn, roles=False)
     return Store(None, ("--store", url))
-
-
-@pytest.fixture
-def endpoint() -> Iterator[Endpoint]:
-    server = Endpoint()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 def test_step_three_tells_the_phone_with_the_link_and_nothing_of_the_payload(
