@@ -6,17 +6,22 @@ request never starts an app process: checked by listing the server's processes.
 
 from __future__ import annotations
 
+import http.client
+import os
 import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 from cli_helpers import cli, python_stdout
-from served import Served, fetch, free_port, served, upgrade, with_cookie
+from served import BOUND, Served, fetch, free_port, served, until, upgrade, with_cookie
 
-from handoff_gate.integrations.web_access import is_loopback
+from handoff_gate.integrations.web_access import SAFE_HEADERS, is_loopback
 
 TOKEN = "t0ken-for-tests-0123456789-abcdefghijklmnop"
+CREDENTIALS = "must not hold a user name or password"
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +124,11 @@ def test_public_url_is_the_printed_base_and_makes_the_cookie_secure(tmp_path: Pa
     ("flags", "says"),
     [
         (["--public-url", "ftp://x"], "--public-url must be"),
+        (["--public-url", "http://[::1"], "--public-url must be"),
+        (["--public-url", "https://review.example:port/"], "--public-url must be"),
+        (["--public-url", "https://alice:s3cret@review.example/"], CREDENTIALS),
+        (["--public-url", "https://alice@review.example/"], CREDENTIALS),
+        (["--public-url", "https://:s3cret@review.example/"], CREDENTIALS),
         (["--max-sessions", "0"], "must be 1 or more"),
         (["--idle-timeout", "0"], "more than 0"),
         (["--port", "70000"], "not a port"),
@@ -129,6 +139,7 @@ def test_bad_flags_are_one_line(tmp_path: Path, flags: list[str], says: str) -> 
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1
     assert says in done.stderr
+    assert "s3cret" not in done.stderr and done.stdout == ""
 
 
 def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
@@ -170,3 +181,110 @@ def test_the_page_shows_the_reviewer_as_text_never_markup(tmp_path: Path) -> Non
     assert page.status == 200
     assert name not in page.body
     assert "Deciding as <b>&lt;script&gt;alert(1)&lt;/script&gt;</b>" in page.body
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_token_file_that_is_not_a_regular_file_is_refused_not_waited_on(
+    tmp_path: Path, kind: str
+) -> None:
+    """A FIFO nobody writes to would block the read for ever: it is refused at once."""
+    token_file = tmp_path / "token"
+    if kind == "fifo":
+        os.mkfifo(token_file, 0o600)
+    else:
+        token_file.mkdir(mode=0o700)
+    done = cli("serve", str(tmp_path), "--port", "0", "--token-file", str(token_file))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"handoff-gate serve: the token file {token_file} is not a regular file\n"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "//evil.example/",
+        "//evil.example",
+        "/%2F%2Fevil.example",
+        "/%2F%2Fevil.example/",
+        "/a/%2F%2Fevil.example",
+        "/%5C%5Cevil.example",
+        "/%5C/evil.example",
+        "/https:evil.example",
+        "/javascript:alert(1)",
+    ],
+)
+def test_the_token_swap_redirects_only_to_a_path_of_its_own(server: Served, path: str) -> None:
+    answer = fetch(server, path)
+    assert answer.status == 303
+    location = answer.headers["Location"]
+    assert location.startswith("./") and "//" not in location and "\\" not in location
+    landed = urljoin(f"{server.base}{path}", location)
+    assert urlsplit(landed).netloc == urlsplit(server.base).netloc
+    assert server.token not in location
+
+
+def _assert_safe(headers: dict[str, str]) -> None:
+    for name, value in SAFE_HEADERS.items():
+        assert headers.get(name) == value, name
+
+
+def _request(server: Served, method: str, path: str, cookie: str) -> tuple[int, dict[str, str]]:
+    connection = http.client.HTTPConnection(urlsplit(server.local).netloc, timeout=BOUND)
+    try:
+        connection.request(method, path, headers={"Cookie": cookie})
+        response = connection.getresponse()
+        response.read()
+        return response.status, dict(response.getheaders())
+    finally:
+        connection.close()
+
+
+def test_every_answer_carries_the_safe_headers_errors_included(server: Served) -> None:
+    swap = fetch(server, "/")
+    cookie = swap.headers["Set-Cookie"].split(";", 1)[0]
+    answers = {
+        "swap": (swap.status, swap.headers),
+        "refused": (lambda a: (a.status, a.headers))(fetch(server, "/", token=None)),
+        "page": _request(server, "GET", "/", cookie),
+        "static": _request(server, "GET", "/static/js/textual.js", cookie),
+        "missing": _request(server, "GET", "/no/such/page", cookie),
+        "missing static": _request(server, "GET", "/static/nope.js", cookie),
+        "wrong method": _request(server, "DELETE", "/", cookie),
+    }
+    assert {name: status for name, (status, _) in answers.items()} == {
+        "swap": 303,
+        "refused": 401,
+        "page": 200,
+        "static": 200,
+        "missing": 404,
+        "missing static": 404,
+        "wrong method": 405,
+    }
+    for _, headers in answers.values():
+        _assert_safe(headers)
+
+
+@contextmanager
+def _open_websocket(server: Served, cookie: str) -> Iterator[None]:
+    """A tab's websocket held open (its app running) for the block."""
+    host = urlsplit(server.local)
+    with socket.create_connection((host.hostname, host.port), timeout=BOUND) as tab:
+        tab.sendall(
+            b"GET /ws HTTP/1.1\r\nHost: " + host.netloc.encode() + b"\r\n"
+            b"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nCookie: " + cookie.encode()
+            + b"\r\n\r\n"
+        )  # fmt: skip
+        assert tab.recv(12).startswith(b"HTTP/1.1 101")
+        yield
+
+
+def test_a_refusal_when_every_session_is_taken_carries_the_safe_headers(tmp_path: Path) -> None:
+    args = ["serve", str(tmp_path), "--port", "0", "--max-sessions", "1"]
+    with served(args, tmp_path / "serve.log") as server:
+        cookie = fetch(server, "/").headers["Set-Cookie"].split(";", 1)[0]
+        with _open_websocket(server, cookie):
+            until(server.apps, "the tab's app")
+            status, headers = _request(server, "GET", "/", cookie)
+            assert status == 503
+            _assert_safe(headers)
+            assert upgrade(server, token=None, headers={"Cookie": cookie}) == 503

@@ -7,21 +7,29 @@ one without the token before any handler runs: a refused request never starts a 
 
 The token arrives once in the URL's query (``?token=``), is compared in constant time,
 and is then swapped for an ``HttpOnly; SameSite=Strict`` cookie by a redirect to the same
-address without it, so it leaves the address bar, the history and any ``Referer``. A
-websocket upgrade must also come from the page's own origin, so another site cannot
+address without it, so it leaves the address bar, the history and any ``Referer``. That
+redirect is always a path of the server's own (``./NAME``, the name percent-encoded): a
+request for ``/%2F%2Fevil.example?token=…`` must not send the browser to another host.
+A websocket upgrade must also come from the page's own origin, so another site cannot
 open one with the browser's cookie even where ``SameSite`` is not honoured.
+
+Every answer the application makes carries ``SAFE_HEADERS`` (``secure_headers``, on the
+app's ``on_response_prepare``): the page, static files, redirects, refusals and the
+errors aiohttp makes itself (404, 405, 503, 500) alike, so no answer can be framed,
+sniffed, cached or leak a referrer.
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
+import os
 import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from aiohttp import hdrs, web
 
@@ -34,8 +42,10 @@ TOKEN_PARAM = "token"  # noqa: S105 (a parameter name, not a secret)
 MIN_TOKEN = 32
 #: What a token may hold: it travels in a URL query and a cookie unquoted.
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+#: The most a token file may hold: a token and a newline, with room to spare.
+MAX_TOKEN_FILE = 4096
 #: Every answer: never cached, never framed, never a referrer, never sniffed.
-_HEADERS = {
+SAFE_HEADERS = {
     "Cache-Control": "no-store",
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
@@ -61,13 +71,32 @@ def new_token() -> str:
 
 
 def read_token(path: Path) -> str:
-    """The token in ``path``: only its owner may read the file, and the token is long
-    enough and URL-safe, else ``TokenError`` (a weak lock is refused, not used)."""
+    """The token in ``path``: a regular file only its owner may read, holding a token
+    long enough and URL-safe, else ``TokenError`` (a weak lock is refused, not used).
+
+    The file is opened without blocking and judged by what was opened (``fstat``), so a
+    FIFO, a device or a socket is refused at once rather than waited on, and a file
+    swapped after a look cannot slip past it."""
     try:
-        mode = path.stat().st_mode
-        text = path.read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TokenError(f"cannot read the token file {path}: {exc}") from None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as exc:
+        raise TokenError(f"cannot read the token file {path}: {_why(exc)}") from None
+    try:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            raise TokenError(f"the token file {path} is not a regular file")
+        mode = opened.st_mode
+        data = os.read(fd, MAX_TOKEN_FILE + 1)
+    except OSError as exc:
+        raise TokenError(f"cannot read the token file {path}: {_why(exc)}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_TOKEN_FILE:
+        raise TokenError(f"the token file {path} is over {MAX_TOKEN_FILE} bytes")
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError:
+        raise TokenError(f"the token in {path} may only hold letters, digits and - . _ ~") from None
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise TokenError(f"the token file {path} is open to other accounts (chmod 600 it)")
     token = text.strip()
@@ -76,6 +105,10 @@ def read_token(path: Path) -> str:
     if not set(token) <= _TOKEN_CHARS:
         raise TokenError(f"the token in {path} may only hold letters, digits and - . _ ~")
     return token
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror.lower() if exc.strerror else str(exc)
 
 
 def is_loopback(host: str) -> bool:
@@ -119,26 +152,24 @@ class Access:
         """Refuse, swap the query token for the cookie, or pass on with safe headers."""
         by_query = _same(request.query.get(TOKEN_PARAM), self.token)
         if not (by_query or _same(request.cookies.get(self.cookie), self.token)):
-            raise web.HTTPUnauthorized(text=REFUSED, headers=_HEADERS)
+            raise web.HTTPUnauthorized(text=REFUSED)
         upgrade = request.headers.get(hdrs.UPGRADE, "").lower() == "websocket"
         if upgrade and not self._own_origin(request):
-            raise web.HTTPForbidden(
-                text="handoff-gate serve: a websocket from another site\n", headers=_HEADERS
-            )
+            raise web.HTTPForbidden(text="handoff-gate serve: a websocket from another site\n")
         if by_query and not upgrade and request.method == hdrs.METH_GET:
             return self._swap(request)
-        response = await handler(request)
-        if not upgrade:
-            response.headers.update(_HEADERS)
-        return response
+        return await handler(request)
 
     def _swap(self, request: web.Request) -> web.StreamResponse:
-        """The same address without the token, with the cookie set."""
+        """The same address without the token, with the cookie set. The address is
+        relative to the page (``./NAME``: a reverse proxy's path prefix is kept), its
+        name percent-encoded whole, so neither ``//host``, ``\\host`` nor ``https:host``
+        can make it another site's."""
         rest = request.rel_url.without_query_params(TOKEN_PARAM)
-        where = rest.name or "./"
-        if rest.query_string:
-            where = f"{where}?{rest.query_string}"
-        response = web.HTTPSeeOther(location=where, headers=_HEADERS)
+        where = "./" + quote(rest.name, safe="")
+        if rest.raw_query_string:
+            where = f"{where}?{rest.raw_query_string}"
+        response = web.HTTPSeeOther(location=where)
         response.set_cookie(
             self.cookie, self.token, httponly=True, samesite="Strict", secure=self.secure, path="/"
         )
@@ -153,6 +184,11 @@ class Access:
             return origin == self.origin
         parts = urlsplit(origin)
         return parts.netloc == request.host and parts.scheme in ("http", "https")
+
+
+async def secure_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """``on_response_prepare``: ``SAFE_HEADERS`` on every answer, errors included."""
+    response.headers.update(SAFE_HEADERS)
 
 
 def origin_of(url: str) -> str:

@@ -3,7 +3,8 @@
 ``textual-serve`` does the serving: its page, script and fonts ship in its wheel, and
 each websocket runs the app's command as a subprocess whose screen it relays. It has no
 lock and no bounds, so this module extends it where it would otherwise let anything
-through: ``web_access.Access`` guards every route; at most ``Limits.sessions`` app
+through: ``web_access.Access`` guards every route and every answer carries its safe
+headers, errors too (``web_access.secure_headers``); at most ``Limits.sessions`` app
 processes run at once (the next tab gets a refusal, never a queue); a session nobody
 types in for ``Limits.idle_s`` is ended; and every way a session ends (the tab closed,
 idle, the app quit, the server stopped) ends its process group, killed if it does not
@@ -30,7 +31,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from handoff_gate.integrations.web_access import Access
+from handoff_gate.integrations.web_access import Access, secure_headers
 
 if TYPE_CHECKING:
     from asyncio.subprocess import Process
@@ -168,6 +169,7 @@ class ReviewServer(Server):
         app = await super()._make_app()
         aiohttp_jinja2.get_env(app).autoescape = True
         app.middlewares.insert(0, self.access.middleware)
+        app.on_response_prepare.append(secure_headers)
         app.router.add_get("/page/scale.js", self.handle_scale_script)
         return app
 

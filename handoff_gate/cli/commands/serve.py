@@ -173,12 +173,24 @@ def _say(line: str) -> None:
 
 
 def _public_url(url: str | None) -> str | None:
-    """``--public-url``: an http(s) address with a host, nothing after its path."""
+    """``--public-url``: an http(s) address with a host, nothing after its path, and no
+    user name or password: it is printed, put in the page and sent in every notification,
+    so credentials in it would reach everyone who is told of a handoff."""
     if url is None:
         return None
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError("--public-url must be an http:// or https:// address with a host")
+    wrong = UsageError("--public-url must be an http:// or https:// address with a host")
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port  # a bad port or bracket raises here, not later
+    except ValueError as exc:
+        raise wrong from exc
+    if parts.scheme not in ("http", "https") or not host:
+        raise wrong
+    if "@" in parts.netloc:
+        raise UsageError(
+            "--public-url must not hold a user name or password (it is printed and sent in "
+            "notifications); put the login in the proxy in front"
+        )
     if parts.query or parts.fragment:
         raise UsageError("--public-url takes no query or fragment")
     return url.rstrip("/")
