@@ -136,7 +136,8 @@ def test_a_schema_the_gate_cannot_use_is_refused_before_anything_is_stored(
         assert done.returncode == 2
         assert says in done.stderr
         assert done.stderr.count("\n") == 1
-    assert side.gate("list", *([] if STORE_ENV in side.env else ["."])).stdout == ""
+    listed = side.gate("list", "--no-header", *([] if STORE_ENV in side.env else ["."]))
+    assert listed.stdout == ""
 
 
 CASES = [

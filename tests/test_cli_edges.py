@@ -96,10 +96,13 @@ def test_submit_reports_the_verdict_it_can_see_on_stderr(tmp_path: Path) -> None
     args = ("submit", str(tmp_path), "--phase", "plan", "--schema", "plan/v1", "-")
     empty = cli(*args, stdin=b"")
     assert (empty.returncode, empty.stdout.strip()) == (0, "0001-plan")
-    assert "BLOCKED (empty payload)" in empty.stderr
+    assert "0001-plan: stored BLOCKED; it cannot be approved:\n  empty_input  (payload)" in (
+        empty.stderr
+    )
     good = cli(*args, stdin=PLAN_BYTES)
     assert good.stdout.strip() == "0002-plan"
-    assert "stored for review" in good.stderr
+    assert "0002-plan: stored for review (approvable)" in good.stderr
+    assert "BLOCKED" not in good.stderr
 
 
 def test_check_of_a_bare_payload_without_schema_suggests_it(tmp_path: Path) -> None:

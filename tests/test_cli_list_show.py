@@ -89,7 +89,7 @@ def test_list_shows_every_state_with_its_decision(tmp_path: Path) -> None:
 
 def test_list_filters_by_state_and_prints_one_line_each(tmp_path: Path) -> None:
     _one_of_each(tmp_path)
-    rejected = cli("list", str(tmp_path), "--state", "rejected")
+    rejected = cli("list", str(tmp_path), "--state", "rejected", "--no-header")
     assert rejected.returncode == 0
     (line,) = rejected.stdout.splitlines()
     assert line.startswith("run  0004-plan  plan  plan/v1  rejected  approvable  waiter=no")
@@ -106,7 +106,7 @@ def test_list_never_prints_terminal_controls_from_a_decision(tmp_path: Path) -> 
     reason = "bad\x1b]0;pwned\x07\nnext line"
     done = cli("decide", str(tmp_path), hid, "reject", "--reason", reason)
     assert done.returncode == 0
-    out = cli("list", str(tmp_path)).stdout
+    out = cli("list", str(tmp_path), "--no-header").stdout
     assert len(out.splitlines()) == 1
     assert "\x1b" not in out
     assert "\x07" not in out

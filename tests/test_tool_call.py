@@ -233,7 +233,8 @@ def test_list_and_show_name_the_call_as_agent_tool_args_with_unsafe_text_made_vi
         )
     listed = cli("list", str(tmp_path))
     assert listed.returncode == 0, listed.stderr
-    first, second = listed.stdout.splitlines()
+    header, first, second = listed.stdout.splitlines()
+    assert header.startswith("RUN  ID  PHASE  SCHEMA  STATE  VERDICT")
     assert 'tool=support → send_refund(customer="c1⟨ESC⟩[31m", amount_cents=500)  [call_a]' in first
     assert "\x1b" not in listed.stdout and "\x07" not in listed.stdout
     assert "tool=ops → wipe⟨ESC⟩]0;x⟨BEL⟩(card=" in second

@@ -98,7 +98,7 @@ def test_withdraw_on_the_command_line_and_a_blocked_wait_exits_6(place: Place) -
     assert "state: withdrawn" in shown and "decision: none" in shown
     assert any(line.startswith(f"ended: {ref.id} was withdrawn by ") for line in shown)
     missing = cli(*place.store_args, "withdraw", place.run, "0009-plan")
-    assert missing.returncode == 1 and "no handoff" in missing.stderr
+    assert missing.returncode == 2 and "no handoff 0009-plan in" in missing.stderr
 
 
 def test_an_expired_handoff_cannot_be_approved_by_any_path(place: Place) -> None:

@@ -219,8 +219,10 @@ def _add_submit(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--json",
         action="store_true",
-        help='print one JSON object {"run", "id", "sha256"} instead of the id: '
-        "give the sha256 to `wait --sha256` so only these bytes are delivered",
+        help='print one JSON object {"run", "id", "sha256", "payload_sha256"} instead of '
+        "the id: sha256 is the stored handoff file's, which a decision binds to (give it to "
+        "`wait --sha256` so only these bytes are delivered); payload_sha256 is the payload "
+        "bytes', as `check PAYLOAD --schema ID` prints it",
     )
     p.add_argument("payload", metavar="PAYLOAD_FILE|-", help="the payload bytes; - for stdin")
 
@@ -234,7 +236,13 @@ def _add_check(p: argparse.ArgumentParser) -> None:
         help="treat PATH as a bare payload of the contract this JSON Schema file describes "
         "(no run, no --schemas module needed); a schema the gate refuses exits 2 saying why",
     )
-    p.add_argument("--json", action="store_true", help="print the stable JSON report")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the stable JSON report: its sha256 is of the bytes inspected, "
+        'sha256_of says which ("handoff_file", which a decision binds to, or "payload"), '
+        "payload_sha256 is the payload bytes' (for a handoff file, the producer's inside it)",
+    )
     _add_policy(p)
 
 
@@ -400,12 +408,24 @@ def _add_list(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--state", choices=LIST_STATES, help="only handoffs in this state")
     p.add_argument("--json", action="store_true", help="print one JSON array")
+    p.add_argument(
+        "--no-header",
+        action="store_true",
+        help="leave out the first line naming the columns (for scripts)",
+    )
     _add_policy(p)
 
 
 def _add_show(p: argparse.ArgumentParser) -> None:
     _add_handoff(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--brief",
+        action="store_true",
+        help="one line per field, long values cut (…(+N chars)) as check prints them; "
+        "without it every value is printed in full, wrapped to the terminal (100 "
+        "columns when not a terminal)",
+    )
     _add_policy(p)
 
 

@@ -1,61 +1,204 @@
 """A report and a decision as plain, escape-free text for a terminal or a log.
 
 Shared by ``check`` and ``show`` so a handoff reads the same wherever it is printed.
+There are two forms. The brief one (``check``, ``show --brief``) gives each field one line,
+its value cut at about 80 characters with a visible ``…(+N chars)``, and at most
+``MAX_ROWS`` rows: a first look. The full one (``show``) is what a reviewer decides on, so
+it hides nothing: every value and every field, each whole, wrapped to the width
+(``Wrapped``) instead of cut. Both make unsafe characters visible (``⟨ESC⟩``, ``⟨U+202E⟩``);
+a wrapped line keeps every character of the text it was made from.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
+import sys
+from dataclasses import dataclass
 from typing import Any
+
+import jiter
+from rich.cells import cell_len
 
 from handoff_gate.cli.errors import flat
 from handoff_gate.gates.view.fields import field_rows
+from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.report import FieldState, Report
 from handoff_gate.gates.vocab.safe_text import elide, preview
 
-#: Beyond this many field rows a report is cut with a visible ``…``.
+#: Beyond this many field rows a brief report is cut with a visible ``…``.
 MAX_ROWS = 400
-#: How much of a field's ``description`` (what the contract says it is for) a row shows.
+#: How much of a field's ``description`` (what the contract says it is for) a brief row shows.
 DESCRIPTION_LIMIT = 160
+#: How much of a value a brief row shows.
+VALUE_LIMIT = 80
+#: The width a full report wraps to when stdout is not a terminal (a pipe, a file).
+PIPE_WIDTH = 100
+#: Never wrap text narrower than this, however deep its indent or narrow the terminal.
+MIN_TEXT_WIDTH = 20
+#: A continuation line's extra indent, so a wrapped value reads as one row.
+HANG = "    "
+#: Words, each with the spaces after it; an unsafe character's token is never split.
+_WORDS = re.compile(r"\S+\s*|\s+")
+_PIECES = re.compile(r"⟨[A-Z0-9+]{1,8}⟩|.", re.DOTALL)
 
 
-def _value_text(value: Any, child_count: int) -> str:
-    text = preview(value, 80)
+def terminal_width() -> int:
+    """The terminal's columns when stdout is one, else ``PIPE_WIDTH``."""
+    try:
+        if sys.stdout.isatty():
+            return os.get_terminal_size(sys.stdout.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        pass
+    return PIPE_WIDTH
+
+
+def wrap(text: str, width: int, indent: str = "", hang: str = "") -> list[str]:
+    """``text`` as lines of at most ``width`` cells: the first starting with ``indent``,
+    the others with ``indent + hang``. Lines break after a word's spaces, or inside a word
+    longer than a line; no character is dropped, so the lines without their indents join
+    back into ``text`` exactly (trailing spaces included: they are part of the value)."""
+    first, rest = indent, indent + hang
+    lines: list[str] = []
+    current, lead = "", first
+    for word in _WORDS.findall(text):
+        room = max(width - cell_len(lead), MIN_TEXT_WIDTH)
+        if cell_len(current + word) <= room:
+            current += word
+            continue
+        if current:
+            lines.append(lead + current)
+            current, lead = "", rest
+            room = max(width - cell_len(lead), MIN_TEXT_WIDTH)
+        while cell_len(word) > room:
+            head, word = _split(word, room)
+            lines.append(lead + head)
+            lead = rest
+            room = max(width - cell_len(lead), MIN_TEXT_WIDTH)
+        current = word
+    lines.append(lead + current)
+    return lines
+
+
+def _split(word: str, room: int) -> tuple[str, str]:
+    """The longest head of ``word`` within ``room`` cells (at least one piece), and the rest."""
+    used, end = 0, 0
+    for piece in _PIECES.finditer(word):
+        size = cell_len(piece.group())
+        if used + size > room and end:
+            break
+        used, end = used + size, piece.end()
+    return word[:end], word[end:]
+
+
+@dataclass(frozen=True)
+class Out:
+    """Where a report's lines go: ``width`` ``None`` prints each line as it is (the
+    brief form, one greppable line per field), else each is wrapped to ``width``."""
+
+    width: int | None = None
+
+    @property
+    def full(self) -> bool:
+        return self.width is not None
+
+    def line(self, text: str, indent: str = "") -> None:
+        if self.width is None:
+            print(indent + text)
+            return
+        print("\n".join(wrap(text, self.width, indent, HANG)))
+
+
+def _value_text(value: Any, child_count: int, full: bool) -> str:
+    if full:  # the rows below show a container's inside; everything else in full
+        if isinstance(value, dict) and child_count:
+            return f"{{{child_count} inside, below}}"
+        if isinstance(value, list | tuple) and child_count:
+            return f"[{child_count} inside, below]"
+        return preview(value, sys.maxsize)
+    text = preview(value, VALUE_LIMIT)
     if isinstance(value, dict | list) and child_count:
         return f"{text}  ({child_count} inside)"
     return text
 
 
-def _print_rows(report: Report, parent: str, depth: int, budget: list[int]) -> None:
+def _print_rows(report: Report, parent: str, depth: int, budget: list[int], out: Out) -> None:
     for row in field_rows(report, parent):
-        if budget[0] <= 0:
+        if not out.full and budget[0] <= 0:
             print("  …")
             return
         budget[0] -= 1
         states = ",".join(s.value for s in row.states)
-        line = f"{'  ' * (depth + 1)}{flat(row.key)}  [{states}]  "
+        line = f"{flat(row.key)}  [{states}]  "
         absent = FieldState.MISSING in row.states
-        line += "(absent)" if absent else _value_text(row.value, row.child_count)
+        line += "(absent)" if absent else _value_text(row.value, row.child_count, out.full)
         if row.message:
             line += f"  — {flat(row.message)}"
-        if row.description:  # the contract's words: untrusted too, and kept short
-            line += f"  · about: {flat(elide(row.description, DESCRIPTION_LIMIT))}"
-        print(line)
+        if row.description:  # the contract's words: untrusted too; cut in the brief form
+            about = row.description if out.full else elide(row.description, DESCRIPTION_LIMIT)
+            line += f"  · about: {flat(about)}"
+        out.line(line, "  " * (depth + 1))
         if row.child_count:
-            _print_rows(report, row.path, depth + 1, budget)
+            _print_rows(report, row.path, depth + 1, budget, out)
 
 
-def print_report(name: str, report: Report) -> None:
-    """A field-by-field rendering: verdict, size and hash, findings, then every field."""
+def payload_sha256(handoff: bytes, report: Report) -> str | None:
+    """The sha256 of the producer's exact bytes inside the handoff file ``handoff``, when
+    these are the bytes ``report`` inspected (a file rewritten between the two reads
+    gives ``None``: a digest of other bytes must never stand beside the report's), and
+    the envelope carries them (``None`` for one upstream handed a parsed payload)."""
+    if hashlib.sha256(handoff).hexdigest() != report.sha256:
+        return None
+    try:
+        parsed = jiter.from_json(handoff, catch_duplicate_keys=True, allow_inf_nan=False)
+        produced = Envelope.model_validate(parsed).producer_bytes()
+    except ValueError:  # pydantic's ValidationError is one; so is a duplicate key
+        return None
+    return None if produced is None else hashlib.sha256(produced).hexdigest()
+
+
+def digest_lines(report: Report, payload_sha256: str | None, in_envelope: bool) -> list[str]:
+    """What each sha256 is of: ``sha256`` the bytes inspected (the handoff file a
+    decision binds to, or a bare payload's bytes), and the payload's own digest."""
+    if not in_envelope:
+        return [f"sha256 {report.sha256}  of the payload bytes (submit stores them in a "
+                "handoff file, whose own sha256 a decision binds to)"]  # fmt: skip
+    lines = [f"sha256 {report.sha256}  of the handoff file: a decision binds to it "
+             "(decide --sha256, wait --sha256)"]  # fmt: skip
+    if payload_sha256 is not None:
+        lines.append(f"payload sha256 {payload_sha256}  of the producer's bytes inside it")
+    return lines
+
+
+def print_report(
+    name: str,
+    report: Report,
+    out: Out | None = None,
+    *,
+    payload_sha256: str | None = None,
+    in_envelope: bool = True,
+) -> None:
+    """A field-by-field rendering: verdict, size and hashes, findings, then every field
+    (``out``: brief by default). ``in_envelope``: the bytes inspected are a handoff file,
+    not a bare payload, which decides what the ``sha256`` line says it is of."""
+    out = out or Out()
     schema = flat(report.schema_id or "?")
-    print(f"{flat(name)}: {report.verdict.value.upper()}  schema {schema}")
-    print(f"  {report.size} bytes (~{report.approx_tokens} tokens)  sha256 {report.sha256}")
+    out.line(f"{flat(name)}: {report.verdict.value.upper()}  schema {schema}")
+    out.line(f"{report.size} bytes (~{report.approx_tokens} tokens)", "  ")
+    for line in digest_lines(report, payload_sha256, in_envelope):
+        out.line(line, "  ")
     if report.findings:
         print("findings:")
     for f in report.findings:
         where = flat(f.path) or "(payload)"
-        print(f"  {f.severity.value:5}  {f.code.value}  {where}  {flat(f.message)}")
+        out.line(f"{f.severity.value:5}  {f.code.value}  {where}  {flat(f.message)}", "  ")
     budget = [MAX_ROWS]
     print("fields:")
-    _print_rows(report, "", 0, budget)
-    if budget[0] == MAX_ROWS:
+    _print_rows(report, "", 0, budget, out)
+    if budget[0] != MAX_ROWS:
+        return
+    if out.full and report.payload is not None:  # a payload that is not an object
+        out.line(f"(the payload)  {preview(report.payload, sys.maxsize)}", "  ")
+    else:
         print("  (none: nothing parsed into an object)")

@@ -5,6 +5,12 @@ A handoff inside a run is inspected in its run (so append-only checks see the pr
 handoff); any other file is inspected on its own. With ``--json-schema FILE`` the
 contract is the JSON Schema document itself, named in the report by its digest
 (``sha256:…``) unless ``--schema`` names it.
+
+Two digests can describe one handoff, and a script must not mistake one for the other:
+the payload's bytes (what a producer emitted, what ``check`` of a bare payload hashes)
+and the handoff file ``submit`` stored around them (what a decision binds to). So the
+report says which ``sha256`` is (``sha256_of``) and gives the payload's as well
+(``payload_sha256``).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat
 from handoff_gate.cli.inputs import read_input, setup_from
-from handoff_gate.cli.report_text import print_report
+from handoff_gate.cli.report_text import payload_sha256, print_report
 from handoff_gate.gates.contracts.json_schema import (
     JsonSchemaContract,
     JsonSchemaError,
@@ -28,6 +34,7 @@ from handoff_gate.gates.contracts.json_schema import (
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.inspect.handoff_file import inspect_file
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
+from handoff_gate.gates.store.durable import read_bounded
 from handoff_gate.gates.store.filesystem import FilesystemStore, is_run
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -79,7 +86,20 @@ def json_schema_contract(name: str) -> tuple[str, JsonSchemaContract]:
         raise UsageError(f"{flat(name)}: {exc}") from exc
 
 
+def _payload_digest(path: Path, report: Report, in_envelope: bool) -> str | None:
+    """The payload's sha256: a bare payload's is the report's own; a handoff file's is
+    that of the producer's bytes inside it, read again and trusted only if the file
+    still hashes to what was inspected."""
+    if not in_envelope:
+        return report.sha256 or None
+    try:
+        return payload_sha256(read_bounded(path, MAX_HANDOFF_BYTES), report)
+    except (OSError, ValueError):
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
+    in_envelope = args.json_schema is None and args.schema is None
     if args.json_schema is not None:
         digest, model = json_schema_contract(args.json_schema)
         label = args.schema or f"sha256:{digest}"
@@ -90,8 +110,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         setup = setup_from(args)
         report = inspect_path(Path(args.path), args.schema, setup.contracts, setup.policy)
+    payload_digest = _payload_digest(Path(args.path), report, in_envelope)
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=True, indent=2))
+        body: dict[str, object] = {}
+        for key, value in report.to_json().items():
+            body[key] = value
+            if key == "sha256":  # what it is of, and the other digest, beside it
+                body["sha256_of"] = "handoff_file" if in_envelope else "payload"
+                body["payload_sha256"] = payload_digest
+        print(json.dumps(body, ensure_ascii=True, indent=2))
     else:
-        print_report(args.path, report)
+        print_report(args.path, report, payload_sha256=payload_digest, in_envelope=in_envelope)
     return OK if report.approvable else FAIL

@@ -1,7 +1,9 @@
 """``handoff-gate list``: every handoff under ROOT, one line (or JSON object) each.
 
 The shell view for reviewers: grep it by run, reviewer, category or reason; filter it
-by state. Text from decisions is flattened to one escape-free line per handoff.
+by state. Text from decisions is flattened to one escape-free line per handoff. A header
+line names the columns first (``HEADER``), so a newcomer can read the line under it;
+``--no-header`` leaves only the handoffs' lines, for scripts that count or cut them.
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.view.tool_line import tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+
+#: The columns, named as each line fills them (the ``key=`` ones name themselves).
+HEADER = (
+    "RUN  ID  PHASE  SCHEMA  STATE  VERDICT  waiter=  reviewer=  category=  decided_at=  reason="
+)
 
 
 def _field(value: object) -> str:
@@ -82,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
             json.dumps([to_json(s, rules is not None) for s in found], ensure_ascii=True, indent=2)
         )
     else:
+        if not args.no_header:
+            print(HEADER)
         for status in found:
             print(_line(status, rules is not None))
     return OK

@@ -1,6 +1,12 @@
-"""``handoff-gate show``: one handoff's field-by-field report (as ``check`` prints it),
-then its state, why it ended (withdrawn, expired), its decision (or why the decision
-record is unusable) and its waiter."""
+"""``handoff-gate show``: one handoff's field-by-field report, then its state, why it
+ended (withdrawn, expired), its decision (or why the decision record is unusable) and
+its waiter.
+
+A reviewer may read ``show`` and then type ``decide``, so ``show`` prints every value of
+the payload, every field and the tool call's every part in full, wrapped to the terminal
+(100 columns into a pipe), never cut: what is approved is what was seen. ``--brief`` is
+``check``'s first look instead, one line per field with long values cut (and said so).
+"""
 
 from __future__ import annotations
 
@@ -9,14 +15,16 @@ import json
 
 from handoff_gate.cli.errors import OK, flat
 from handoff_gate.cli.inputs import existing_handoff, setup_from
-from handoff_gate.cli.report_text import print_report
+from handoff_gate.cli.report_text import Out, payload_sha256, print_report, terminal_width
 from handoff_gate.cli.status import signature, to_json
 from handoff_gate.gates.standing.standing import Standing, standing
+from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.view.tool_line import NAME_CHARS, plain, tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.states import ENDED, HandoffState
 
-#: How much of a tool's own description ``show`` prints (it is the producer's text).
+#: How much of a tool's own description ``show --brief`` prints (the producer's text).
 DESCRIPTION_CHARS = 500
 
 
@@ -53,17 +61,36 @@ def _print_decision(status: Standing, policy_in_force: bool) -> None:
     print(f"waiter: {'a wait is blocked on it' if status.waiters else 'nobody is waiting'}")
 
 
-def _print_tool_call(status: Standing) -> None:
-    """For a tool call: what it would run, then what the tool says it does."""
+def _print_tool_call(status: Standing, out: Out) -> None:
+    """For a tool call: what it would run, then what the tool says it does (in full
+    unless brief: the line above cuts each part, the fields show every argument)."""
     call = tool_call_line(status.report)
     envelope = status.report.envelope
     if call is None or envelope is None or envelope.tool is None:
         return
-    print(f"tool call: {call}")
-    if envelope.tool.thread:
-        print(f"  thread {plain(envelope.tool.thread, NAME_CHARS)}")
-    if envelope.tool.description:
-        print(f"  description {plain(envelope.tool.description, DESCRIPTION_CHARS)}")
+    tool = envelope.tool
+    out.line(f"tool call: {call}")
+    if not out.full:
+        if tool.thread:
+            print(f"  thread {plain(tool.thread, NAME_CHARS)}")
+        if tool.description:
+            print(f"  description {plain(tool.description, DESCRIPTION_CHARS)}")
+        return
+    parts: list[tuple[str, str | None]] = [("tool", tool.name), ("agent", tool.agent)]
+    parts += [("call id", tool.call_id), ("thread", tool.thread)]
+    parts += [("description", tool.description)]
+    for label, text in parts:
+        if text:
+            out.line(f"{label} {flat(text)}", "  ")
+
+
+def _payload_digest(where: RunStore, ref: HandoffRef, status: Standing) -> str | None:
+    """The sha256 of the producer's bytes in the handoff ``status`` reports on."""
+    try:
+        data = where.handoff_bytes(ref.run, ref.id, MAX_HANDOFF_BYTES)
+    except (OSError, ValueError):
+        return None
+    return payload_sha256(data, status.report)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,7 +108,10 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps(body, ensure_ascii=True, indent=2))
         return OK
-    print_report(f"{status.run_name}/{args.handoff_id}", status.report)
-    _print_tool_call(status)
+    out = Out() if args.brief else Out(terminal_width())
+    name = f"{status.run_name}/{args.handoff_id}"
+    digest = _payload_digest(setup.store, ref, status)
+    print_report(name, status.report, out, payload_sha256=digest)
+    _print_tool_call(status, out)
     _print_decision(status, setup.policy is not None)
     return OK

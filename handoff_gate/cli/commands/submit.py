@@ -4,11 +4,16 @@ A run that does not exist is created, missing parent folders too (as ``mkdir -p`
 ``new run PATH`` on stderr says so: a typo in the path shows as a run nobody meant,
 instead of failing a first submit into a fresh folder. A contract nobody knows is
 refused unless ``--allow-unknown-schema``, since such a handoff could never be approved.
-The verdict is reported on stderr (stdout carries only the id, for scripts) without
-inspecting anything: submit stays cheap. ``--json`` prints the run, the id and the
-sha256 of the stored handoff file instead, for ``wait --sha256``: a pipeline then gets
-back only the bytes it submitted. ``--idempotency-key`` makes a re-run of the same step
-find the handoff it stored before rather than store a second one.
+The stored handoff is inspected in its run as a reviewer will see it, and the verdict
+goes to stderr (stdout carries only the id, for scripts): ``stored BLOCKED`` with each
+blocking finding on a line of its own when the contract already blocks it, since no
+reviewer can approve that and the producer should hear why now, not after a wait.
+Exit 0 either way: the handoff is stored (docs/protocol.md). ``--json`` prints the run,
+the id and two digests instead: ``sha256``, of the stored handoff file, which a decision
+binds to and ``wait --sha256`` takes (a pipeline then gets back only the bytes it
+submitted), and ``payload_sha256``, of the payload bytes given, which ``check`` of that
+payload prints as its ``sha256``. ``--idempotency-key`` makes a re-run of the same
+step find the handoff it stored before rather than store a second one.
 
 ``--tool NAME --call-id ID`` submits a tool call instead (``gates.submit.tool_call``): the
 payload is the arguments, the contract the ``--json-schema`` given or, without one, a
@@ -20,7 +25,9 @@ gets the same ``agent → tool(args) [id]`` handoff as a framework adapter.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import shlex
 import sys
 from typing import Any
 
@@ -37,28 +44,50 @@ from handoff_gate.cli.errors import (
 from handoff_gate.cli.inputs import created_run, read_input, setup_from
 from handoff_gate.gates.contracts.json_schema import JsonSchemaError, contract_from_json_schema
 from handoff_gate.gates.setup import Setup
+from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import ContractConflict, RunStore
 from handoff_gate.gates.submit.placement import producer_principal
 from handoff_gate.gates.submit.submit import Signing, submit
 from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
 from handoff_gate.gates.trust.sshsig import SigningError
+from handoff_gate.gates.vocab.findings import Severity
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.safe_text import visible
 
 
-def _known_block(payload: bytes, args: argparse.Namespace, known_schema: bool) -> str | None:
-    """Why the handoff is certainly blocked, from what is visible without inspecting it."""
-    if not payload.strip():
-        return "empty payload"
-    if not known_schema:
-        return f"unknown schema {args.schema!r}"
-    if args.refusal:
-        return "the producer refused"
-    try:
-        json.loads(payload)
-    except ValueError:
-        return "not JSON"
-    return None
+def _say_verdict(ref: HandoffRef, run: str, setup: Setup, payload_sha256: str) -> None:
+    """On stderr: what each digest is of, then the verdict a reviewer will see (the
+    handoff inspected in its run, under the policy): ``stored BLOCKED`` and every
+    blocking finding, one line each, or ``stored for review``."""
+    where = setup.store
+    report = inspect_in_run(ref.run, ref.id, setup.contracts, policy=setup.policy, store=where)
+    label = shlex.quote(visible(run))
+    print(
+        f"{ref.id}: sha256 {ref.sha256} of the handoff file (a decision binds to it); "
+        f"payload sha256 {payload_sha256} of the bytes given",
+        file=sys.stderr,
+    )
+    if report.sha256 != ref.sha256:
+        print(
+            f"{ref.id}: stored, but the handoff file has changed since; see handoff-gate "
+            f"show {label} {ref.id}",
+            file=sys.stderr,
+        )
+        return
+    blocking = [f for f in report.findings if f.severity is Severity.BLOCK]
+    if not blocking:
+        warned = len(report.findings)
+        also = f", {warned} warning{'s' * (warned != 1)}" if warned else ""
+        print(
+            f"{ref.id}: stored for review (approvable{also}); full report: handoff-gate "
+            f"show {label} {ref.id}",
+            file=sys.stderr,
+        )
+        return
+    print(f"{ref.id}: stored BLOCKED; it cannot be approved:", file=sys.stderr)
+    for f in blocking:
+        at = flat(f.path) or "(payload)"
+        print(f"  {f.code.value}  {at}  {flat(f.message)}", file=sys.stderr)
 
 
 def _warn(message: str) -> None:
@@ -148,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     _checked_form(args)
     setup = setup_from(args)
     if args.tool is not None:
-        return _submit(args, setup, True, None)
+        return _submit(args, setup, None)
     document = _json_schema(args)
     where = setup.store
     known = document is not None or args.schema in setup.contracts
@@ -159,12 +188,10 @@ def run(args: argparse.Namespace) -> int:
                 f"{unknown_schema(args.schema)}; --allow-unknown-schema stores it blocked"
             )
         print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
-    return _submit(args, setup, known, document)
+    return _submit(args, setup, document)
 
 
-def _submit(
-    args: argparse.Namespace, setup: Setup, known: bool, document: dict[str, Any] | None
-) -> int:
+def _submit(args: argparse.Namespace, setup: Setup, document: dict[str, Any] | None) -> int:
     """Store the handoff (or the tool call) and say what was stored."""
     where = setup.store
     payload = read_input(args.payload)
@@ -206,13 +233,11 @@ def _submit(
         raise UsageError(f"cannot submit: {one_line(exc)}") from exc
     except (ValueError, OSError, JsonSchemaError) as exc:
         raise UsageError(f"cannot submit: {one_line(exc)}") from exc
+    digest = hashlib.sha256(payload).hexdigest()
     if args.json:
-        print(json.dumps({"run": ref.run, "id": ref.id, "sha256": ref.sha256}, ensure_ascii=True))
+        body = {"run": ref.run, "id": ref.id, "sha256": ref.sha256, "payload_sha256": digest}
+        print(json.dumps(body, ensure_ascii=True), flush=True)
     else:
-        print(ref.id)
-    blocked = _known_block(payload, args, known)
-    if blocked:
-        print(f"{ref.id}: stored BLOCKED ({blocked}); it cannot be approved", file=sys.stderr)
-    else:
-        print(f"{ref.id}: stored for review; full verdict: handoff-gate check", file=sys.stderr)
+        print(ref.id, flush=True)
+    _say_verdict(ref, args.run_dir, setup, digest)
     return OK

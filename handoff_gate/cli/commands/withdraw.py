@@ -1,7 +1,9 @@
 """``handoff-gate withdraw``: the pipeline takes back a handoff it will not consume.
 
 The handoff becomes ``withdrawn``: decide refuses it, a wait on it exits 6. A decided
-handoff cannot be withdrawn (exit 1): its decision already stands.
+handoff cannot be withdrawn (exit 1): its decision already stands. An id the run does
+not hold is a usage error (exit 2, ``no handoff ID in RUN``), worded and coded as in
+every other command that names a handoff: a script's typo is not a refusal.
 """
 
 from __future__ import annotations
@@ -10,14 +12,14 @@ import argparse
 import sys
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
-from handoff_gate.cli.inputs import existing_run, setup_from
+from handoff_gate.cli.inputs import existing_handoff, setup_from
 from handoff_gate.gates.decide.withdrawal import WithdrawRefused, withdraw
 from handoff_gate.gates.vocab.safe_text import visible
 
 
 def run(args: argparse.Namespace) -> int:
     setup = setup_from(args)  # under a policy, only pinned contract modules run
-    run = existing_run(args.run_dir, setup.store)
+    run = existing_handoff(args.run_dir, args.handoff_id, setup.store)
     try:
         done = withdraw(
             setup.store,
