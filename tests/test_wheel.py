@@ -9,6 +9,7 @@ entry, so nothing is downloaded and the installed ``handoff_gate`` is only the w
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import textwrap
 from pathlib import Path
@@ -16,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from bench.install import DEPS_PTH, installed_copy
+from handoff_gate.demo import SAMPLES
+from handoff_gate.demo.simulator import LIVE_RUN
 
 ROOT = Path(__file__).resolve().parent.parent
 BOUND = 300.0
@@ -116,3 +119,56 @@ def test_a_pipeline_with_its_own_schemas_tui_and_gates_packages(
         [str(installed / "handoff-gate"), "watch", "--help"], cwd=folder, env=with_path
     )
     assert "usage: handoff-gate watch" in help_text.stdout
+
+
+def _files(root: Path) -> set[str]:
+    return {
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def test_the_sample_runs_ship_whole_and_the_demo_runs_from_the_wheel(
+    installed: Path, tmp_path: Path
+) -> None:
+    """``handoff-gate demo`` from an installed copy: its sample runs are package data,
+    every file of the checkout's (hidden ``.seq`` reservations included), and the demo
+    copies them into its workspace and starts its pipeline, away from any checkout."""
+    shipped = _site(installed) / "handoff_gate" / "demo" / "sample_runs"
+    assert _files(shipped) == _files(SAMPLES)
+    workspace = tmp_path / "ws"
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "HANDOFF_GATE_SCHEMAS"}}
+    demo = subprocess.Popen(
+        [str(installed / "handoff-gate"), "demo", "--no-tui", "--workspace", str(workspace)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert demo.stdout is not None
+        lines: list[str] = []
+        while not any("0001-plan approve" in line for line in lines):
+            line = demo.stdout.readline()
+            assert line, f"the demo ended before its first decision: {lines} {demo.stderr}"
+            lines.append(line)
+        demo.send_signal(signal.SIGINT)
+        out, err = demo.communicate(timeout=BOUND)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
+            demo.communicate()
+    assert demo.returncode == 0, err
+    assert "pipeline stopped before it finished" in out
+    runs = {p.name for p in SAMPLES.iterdir() if (p / "handoffs").is_dir()}
+    assert runs <= {p.name for p in workspace.iterdir()}
+    assert (workspace / LIVE_RUN / "handoffs" / "0001-plan.json").is_file()
+    shown = _run(
+        [str(installed / "handoff-gate"), "show", str(workspace / "planner-to-executor"),
+         "0001-execute", "--brief"],
+        cwd=tmp_path,
+        env=env,
+    )  # fmt: skip
+    assert "planner-to-executor/0001-execute:" in shown.stdout

@@ -34,7 +34,8 @@ from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.review_core import ReviewCore
 
 REPO = Path(__file__).resolve().parents[2]
-SAMPLES = REPO / "sample_runs"
+#: Package data, so an installed wheel has them too (the checkout's sample_runs links here).
+SAMPLES = Path(__file__).resolve().parent / "sample_runs"
 CONTRACTS = "lenient_contracts.py"
 LOG = "simulator.log"
 #: How long the simulator gets to finish after SIGTERM before it is killed.
@@ -50,7 +51,7 @@ class DemoError(Exception):
 def prepare_workspace(workspace: Path | None) -> Path:
     """A fresh workspace holding copies of the sample runs and their user contracts."""
     if not SAMPLES.is_dir():
-        raise DemoError(f"sample runs not found at {SAMPLES}: run the demo from a clone")
+        raise DemoError(f"sample runs not found at {SAMPLES}: reinstall handoff-gate")
     if workspace is None:
         target = Path(tempfile.mkdtemp(prefix="handoff-gate-demo-"))
     else:
