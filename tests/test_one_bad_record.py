@@ -45,7 +45,7 @@ def test_junk_decision_makes_only_its_handoff_unusable(tmp_path: Path, kind: str
     states = sorted(r["state"] for r in rows.values())
     assert states == ["pending", "pending", "unusable"]
 
-    plain = cli("list", str(tmp_path))
+    plain = cli("list", str(tmp_path), "--no-header")
     assert plain.returncode == 0
     _no_escape(plain.stdout, plain.stderr)
     assert len(plain.stdout.splitlines()) == 3
@@ -80,7 +80,7 @@ def test_a_run_nobody_may_read_does_not_hide_the_others() -> None:
         for path in (readable, *readable.rglob("*")):
             path.chmod(0o755 if path.is_dir() else 0o644)
         closed.chmod(0o700)
-        done = gate_as(PIPELINE_UID, PIPELINE_UID, "list", str(root))
+        done = gate_as(PIPELINE_UID, PIPELINE_UID, "list", str(root), "--no-header")
     assert done.returncode == 0, done.stderr
     assert [line.split()[0] for line in done.stdout.splitlines()] == ["readable"]
     _no_escape(done.stdout, done.stderr)

@@ -45,10 +45,10 @@ _PIECES = re.compile(r"⟨[A-Z0-9+]{1,8}⟩|.", re.DOTALL)
 
 
 def terminal_width() -> int:
-    """The terminal's columns when stdout is one, else ``PIPE_WIDTH``."""
+    """The terminal's columns when stdout is one (that says a size), else ``PIPE_WIDTH``."""
     try:
         if sys.stdout.isatty():
-            return os.get_terminal_size(sys.stdout.fileno()).columns
+            return os.get_terminal_size(sys.stdout.fileno()).columns or PIPE_WIDTH
     except (OSError, ValueError, AttributeError):
         pass
     return PIPE_WIDTH
