@@ -66,6 +66,25 @@ def test_show_prints_every_value_whole_and_wrapped_to_100_columns_into_a_pipe(
     assert "decision: none" in lines
 
 
+def test_show_prints_a_tool_calls_every_part_and_argument_whole(tmp_path: Path) -> None:
+    description = "Runs a shell command in the project folder. " * 20  # over 500 chars
+    command = "rm -rf build && " + SENTENCE * 2
+    done = cli(
+        "submit", str(tmp_path), "--tool", "Bash", "--call-id", "toolu_" + "9" * 150,
+        "--agent", "claude-code", "--description", description, "-",
+        stdin=json.dumps({"command": command}).encode(),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    shown = cli("show", str(tmp_path), done.stdout.strip())
+    assert shown.returncode == 0, shown.stderr
+    assert "…" not in shown.stdout and "chars)" not in shown.stdout
+    assert max(cell_len(line) for line in shown.stdout.splitlines()) <= PIPE_WIDTH
+    joined = _unwrapped(shown.stdout, "  ")
+    assert _quoted(command) in joined
+    assert "  description " + description in joined
+    assert f"tool call: claude-code → Bash  [toolu_{'9' * 150}]" in _unwrapped(shown.stdout, "")
+
+
 def test_show_brief_is_checks_first_look_cut_and_saying_so(tmp_path: Path) -> None:
     hid = submit(tmp_path, _plan(problem_statement=SENTENCE * 4))
     done = cli("show", str(tmp_path), hid, "--brief")

@@ -241,8 +241,10 @@ def test_list_and_show_name_the_call_as_agent_tool_args_with_unsafe_text_made_vi
     assert "4111 1111 1111 1111" not in second
     shown = cli("show", str(tmp_path / "job-17"), "0001-tool-call")
     assert shown.returncode == 0, shown.stderr
-    assert "tool call: support → send_refund(" in shown.stdout
+    assert "tool call: support → send_refund  [call_a]" in shown.stdout
     assert "  thread t1" in shown.stdout
+    brief = cli("show", str(tmp_path / "job-17"), "0001-tool-call", "--brief").stdout
+    assert "tool call: support → send_refund(" in brief
     assert "  description Refund a customer." in shown.stdout
 
 

@@ -62,26 +62,30 @@ def _print_decision(status: Standing, policy_in_force: bool) -> None:
 
 
 def _print_tool_call(status: Standing, out: Out) -> None:
-    """For a tool call: what it would run, then what the tool says it does (in full
-    unless brief: the line above cuts each part, the fields show every argument)."""
+    """For a tool call: what it would run, then what the tool says it does. Brief: the
+    one line the list shows (each part cut). Full: every part whole; the arguments are
+    the fields above, printed in full there, so the line names the call without them."""
     call = tool_call_line(status.report)
     envelope = status.report.envelope
     if call is None or envelope is None or envelope.tool is None:
         return
     tool = envelope.tool
-    out.line(f"tool call: {call}")
     if not out.full:
+        print(f"tool call: {call}")
         if tool.thread:
             print(f"  thread {plain(tool.thread, NAME_CHARS)}")
         if tool.description:
             print(f"  description {plain(tool.description, DESCRIPTION_CHARS)}")
         return
-    parts: list[tuple[str, str | None]] = [("tool", tool.name), ("agent", tool.agent)]
-    parts += [("call id", tool.call_id), ("thread", tool.thread)]
-    parts += [("description", tool.description)]
-    for label, text in parts:
-        if text:
-            out.line(f"{label} {flat(text)}", "  ")
+    who = f"{flat(tool.agent)} → " if tool.agent else ""
+    out.line(
+        f"tool call: {who}{flat(tool.name)}  [{flat(tool.call_id)}]  "
+        "(its arguments: the fields above)"
+    )
+    if tool.thread:
+        out.line(f"thread {flat(tool.thread)}", "  ")
+    if tool.description:
+        out.line(f"description {flat(tool.description)}", "  ")
 
 
 def _payload_digest(where: RunStore, ref: HandoffRef, status: Standing) -> str | None:
