@@ -58,38 +58,51 @@ def wrap(text: str, width: int, indent: str = "", hang: str = "") -> list[str]:
     """``text`` as lines of at most ``width`` cells: the first starting with ``indent``,
     the others with ``indent + hang``. Lines break after a word's spaces, or inside a word
     longer than a line; no character is dropped, so the lines without their indents join
-    back into ``text`` exactly (trailing spaces included: they are part of the value)."""
-    first, rest = indent, indent + hang
+    back into ``text`` exactly (trailing spaces included: they are part of the value).
+    One pass over the text, so a megabyte without a space costs no more than its size."""
+    rooms = (
+        max(width - cell_len(indent), MIN_TEXT_WIDTH),
+        max(width - cell_len(indent + hang), MIN_TEXT_WIDTH),
+    )
     lines: list[str] = []
-    current, lead = "", first
+    current, used = "", 0
     for word in _WORDS.findall(text):
-        room = max(width - cell_len(lead), MIN_TEXT_WIDTH)
-        if cell_len(current + word) <= room:
-            current += word
+        size = cell_len(word)
+        if used + size <= rooms[bool(lines)]:
+            current, used = current + word, used + size
             continue
         if current:
-            lines.append(lead + current)
-            current, lead = "", rest
-            room = max(width - cell_len(lead), MIN_TEXT_WIDTH)
-        while cell_len(word) > room:
-            head, word = _split(word, room)
-            lines.append(lead + head)
-            lead = rest
-            room = max(width - cell_len(lead), MIN_TEXT_WIDTH)
-        current = word
-    lines.append(lead + current)
-    return lines
+            lines.append(current)
+            current, used = "", 0
+        if size <= rooms[bool(lines)]:
+            current, used = word, size
+            continue
+        for head in _pieces(word, rooms[bool(lines)], rooms[1]):
+            lines.append(head)
+        current = lines.pop()
+        used = cell_len(current)
+    lines.append(current)
+    leads = [indent] + [indent + hang] * (len(lines) - 1)
+    return [lead + line for lead, line in zip(leads, lines, strict=True)]
 
 
-def _split(word: str, room: int) -> tuple[str, str]:
-    """The longest head of ``word`` within ``room`` cells (at least one piece), and the rest."""
-    used, end = 0, 0
+def _pieces(word: str, first: int, room: int) -> list[str]:
+    """``word`` cut into runs of at most ``first``, then ``room``, cells (a run of one
+    wider piece excepted), never inside an unsafe character's token."""
+    heads: list[str] = []
+    if word.isascii():  # one cell a character, and no token (tokens are not ASCII)
+        heads.append(word[:first])
+        heads += [word[i : i + room] for i in range(first, len(word), room)]
+        return heads
+    start, used, limit = 0, 0, first
     for piece in _PIECES.finditer(word):
         size = cell_len(piece.group())
-        if used + size > room and end:
-            break
-        used, end = used + size, piece.end()
-    return word[:end], word[end:]
+        if used + size > limit and piece.start() > start:
+            heads.append(word[start : piece.start()])
+            start, used, limit = piece.start(), 0, room
+        used += size
+    heads.append(word[start:])
+    return heads
 
 
 @dataclass(frozen=True)
