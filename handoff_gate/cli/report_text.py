@@ -5,7 +5,7 @@ There are two forms. The brief one (``check``, ``show --brief``) gives each fiel
 its value cut at about 80 characters with a visible ``…(+N chars)``, and at most
 ``MAX_ROWS`` rows: a first look. The full one (``show``) is what a reviewer decides on, so
 it hides nothing: every value and every field, each whole, wrapped to the width
-(``Wrapped``) instead of cut. Both make unsafe characters visible (``⟨ESC⟩``, ``⟨U+202E⟩``);
+(``wrap``) instead of cut. Both make unsafe characters visible (``⟨ESC⟩``, ``⟨U+202E⟩``);
 a wrapped line keeps every character of the text it was made from.
 """
 
