@@ -481,7 +481,9 @@ def _listed(pg_url: str) -> list[dict[str, Any]]:
 
 
 def _pending(pg_url: str) -> list[dict[str, Any]]:
-    return [r for r in _listed(pg_url) if r["state"] == "pending"]
+    """The pending handoffs the proxy waits on (its session's waiter lock held): only
+    those are approvable, a proxy's call having no other consumer."""
+    return [r for r in _listed(pg_url) if r["state"] == "pending" and r["waiter"]]
 
 
 def test_an_unreachable_store_stops_the_proxy_before_it_serves(tmp_path: Path, files: Path) -> None:
@@ -642,5 +644,5 @@ def test_a_server_missing_or_not_startable_is_one_line_and_exit_2(tmp_path: Path
         done = cli("mcp-proxy", str(run), *server)
         assert done.returncode == 2
         assert done.stderr.count("\n") == 1, done.stderr
-        assert "give its command after --" in done.stderr or "cannot start" in done.stderr
+        assert "give its command after RUN" in done.stderr or "cannot start" in done.stderr
     assert not run.exists()
