@@ -7,10 +7,9 @@ every command without asking (``approval_policy = "never"``, ``danger-full-acces
 the hook is the only thing between the model and the shell: a hook that fails open shows
 as the command running, which the tests check on disk.
 
-Codex runs a configured command hook only once it is trusted: ``hooks/list`` on
-``codex app-server`` gives each hook's ``key`` and ``currentHash``, and a
-``config/batchWrite`` upserting ``hooks.state."<key>".trusted_hash = currentHash`` into
-``config.toml`` is what its ``/hooks`` screen records (:func:`trust_hooks`).
+The hook comes from ``handoff-gate hook install codex`` run in the project, as a user
+runs it; it records the trust Codex requires of a hook through ``codex app-server``.
+The tests ask Codex itself whether it trusts a hook (:func:`hooks`: ``hooks/list``).
 """
 
 from __future__ import annotations
@@ -67,6 +66,11 @@ class Project:
         return self.root / "project"
 
     @property
+    def settings(self) -> Path:
+        """The project's own Codex settings, where ``hook install`` writes by default."""
+        return self.work / ".codex" / "config.toml"
+
+    @property
     def run(self) -> Path:
         return self.root / "runs" / "codex"
 
@@ -90,6 +94,8 @@ def new_project(root: Path, base_url: str) -> Project:
     project = Project(root)
     project.home.mkdir(parents=True)
     project.work.mkdir()
+    # The user trusts the project, as opening codex there once does: Codex reads a
+    # project's .codex/config.toml (where hook install writes) only then.
     project.config.write_text(
         'model = "fake-model"\n'
         'model_provider = "fake"\n'
@@ -103,6 +109,9 @@ def new_project(root: Path, base_url: str) -> Project:
         f'env_key = "{KEY_VAR}"\n'
         "stream_max_retries = 0\n"
         "request_max_retries = 0\n"
+        "\n"
+        f"[projects.{json.dumps(str(project.work))}]\n"
+        'trust_level = "trusted"\n'
     )
     return project
 
@@ -162,46 +171,26 @@ def hooks(project: Project) -> list[dict[str, Any]]:
     return found
 
 
-def trust_hooks(project: Project) -> None:
-    """Record every listed hook's current hash as trusted, as Codex's ``/hooks`` does."""
-    server = AppServer(project)
-    try:
-        listed = server.request("hooks/list", {"cwds": [str(project.work)]})
-        edits = [
-            {
-                "keyPath": "hooks.state." + json.dumps(hook["key"]),
-                "mergeStrategy": "upsert",
-                "value": {"trusted_hash": hook["currentHash"]},
-            }
-            for entry in listed["data"]
-            for hook in entry["hooks"]
-        ]
-        server.request("config/batchWrite", {"edits": edits, "filePath": str(project.config)})
-    finally:
-        server.close()
+def hook_setup(
+    project: Project, action: str, *args: str, gate: Path = GATE, codex_on_path: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """``handoff-gate hook install|doctor codex …`` as the user runs it in the project
+    (the project's own ``.codex/config.toml``), with Codex's ``codex`` on PATH or not."""
+    env = project.env()
+    if not codex_on_path:
+        env["PATH"] = SYSTEM_PATH
+    return subprocess.run(
+        [str(gate), "hook", action, "codex", *args], cwd=project.work, env=env,
+        capture_output=True, text=True, timeout=BOUND, check=False,
+    )  # fmt: skip
 
 
-def install_hook(
-    project: Project,
-    *extra: str,
-    gate: Path = GATE,
-    codex_timeout: int = 600,
-    trust: bool = True,
-) -> None:
-    """The gate as Codex's PreToolUse hook for every tool, by absolute path, failing
-    closed (``|| exit 2``), and trusted. ``extra``: the hook's own options."""
-    command = " ".join([f"'{gate}'", "hook", "codex", f"'{project.run}'", *extra, "|| exit 2"])
-    with project.config.open("a") as config:
-        config.write(
-            "\n[[hooks.PreToolUse]]\n"
-            'matcher = ".*"\n'
-            "\n[[hooks.PreToolUse.hooks]]\n"
-            'type = "command"\n'
-            f"command = {json.dumps(command)}\n"
-            f"timeout = {codex_timeout}\n"
-        )
-    if trust:
-        trust_hooks(project)
+def install_hook(project: Project, *extra: str, gate: Path = GATE) -> None:
+    """The gate as Codex's hook, installed and trusted by ``hook install`` (which ends
+    with ``hook doctor``: exit 0). ``extra``: its options (``--timeout S``)."""
+    done = hook_setup(project, "install", str(project.run), *extra, gate=gate)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"ok: {project.settings}" in done.stdout
 
 
 @dataclass
@@ -221,56 +210,74 @@ class Finished:
         ]
 
 
-def start(project: Project, prompt: str = "Do what the task needs.") -> subprocess.Popen[str]:
-    """``codex exec --json`` in the project, in its own process group."""
-    return subprocess.Popen(
-        [str(codex_bin()), "exec", "--json", "--skip-git-repo-check", prompt],
-        cwd=project.work, env=project.env(), text=True, start_new_session=True,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+def _waiters(run: Path) -> list[str]:
+    """The run's registered waits, ``ID.PID`` each (a killed hook's stays behind)."""
+    folder = run / "waiters"
+    return sorted(w.name for w in folder.glob("[0-9]*.*")) if folder.is_dir() else []
 
 
-def finish(codex: subprocess.Popen[str]) -> Finished:
-    try:
-        out, err = codex.communicate(timeout=BOUND)
-    except subprocess.TimeoutExpired:
-        os.killpg(codex.pid, signal.SIGKILL)
-        codex.communicate()
-        raise
-    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    return Finished(codex.returncode, events, err)
+class CodexRun:
+    """``codex exec --json`` running in the project, in its own process group, and the
+    hooks it starts: only waits registered after it started are its own."""
+
+    def __init__(self, project: Project, prompt: str) -> None:
+        self.project = project
+        self.earlier = set(_waiters(project.run))
+        self.proc = subprocess.Popen(
+            [str(codex_bin()), "exec", "--json", "--skip-git-repo-check", prompt],
+            cwd=project.work, env=project.env(), text=True, start_new_session=True,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+
+    def new_waits(self) -> list[tuple[str, int]]:
+        """(handoff id, waiting pid) of each hook of this run that waits now."""
+        found = [w.rsplit(".", 1) for w in _waiters(self.project.run) if w not in self.earlier]
+        return [(handoff_id, int(pid)) for handoff_id, pid in found]
+
+    def waiting(self) -> tuple[str, int]:
+        """The handoff a hook of this run waits on and its pid, once registered; a
+        failure if Codex ends first."""
+        deadline = time.monotonic() + BOUND
+        while time.monotonic() < deadline:
+            found = self.new_waits()
+            if found:
+                return found[0]
+            if self.proc.poll() is not None:
+                raise AssertionError(f"Codex ended (exit {self.proc.returncode}) before a wait")
+            time.sleep(0.05)
+        raise AssertionError(f"no hook started waiting in {self.project.run}")
+
+    def finish(self) -> Finished:
+        try:
+            out, err = self.proc.communicate(timeout=BOUND)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+        events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+        return Finished(self.proc.returncode, events, err)
+
+    def kill(self) -> None:
+        """Codex's whole group: a hook Codex gave up on may outlive it."""
+        with suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        if self.proc.returncode is None:
+            self.proc.communicate()
 
 
 @contextmanager
-def running(
-    project: Project, prompt: str = "Do what the task needs."
-) -> Iterator[subprocess.Popen[str]]:
-    """Codex running; on the way out it is finished, or its whole group killed."""
-    codex = start(project, prompt)
+def running(project: Project, prompt: str) -> Iterator[CodexRun]:
+    """Codex running; on the way out its group is killed, whatever is left of it."""
+    codex = CodexRun(project, prompt)
     try:
         yield codex
     finally:
-        # The group too: a hook Codex gave up on may outlive it.
-        with suppress(ProcessLookupError):
-            os.killpg(codex.pid, signal.SIGKILL)
-        if codex.returncode is None:
-            codex.communicate()
+        codex.kill()
 
 
-def waiting(run: Path, codex: subprocess.Popen[str]) -> tuple[str, int]:
-    """The handoff a hook is waiting on and the waiting process's pid, once registered
-    (``waiters/ID.PID``); a failure if Codex ends first."""
-    deadline = time.monotonic() + BOUND
-    folder = run / "waiters"
-    while time.monotonic() < deadline:
-        found = sorted(folder.glob("[0-9]*.*")) if folder.is_dir() else []
-        if found:
-            handoff_id, pid = found[0].name.rsplit(".", 1)
-            return handoff_id, int(pid)
-        if codex.poll() is not None:
-            raise AssertionError(f"Codex ended (exit {codex.returncode}) before a hook waited")
-        time.sleep(0.05)
-    raise AssertionError(f"no hook started waiting in {run}")
+def finish_run(project: Project, prompt: str) -> Finished:
+    """A whole Codex run in which nobody decides anything."""
+    with running(project, prompt) as codex:
+        return codex.finish()
 
 
 def gate(*args: str) -> subprocess.CompletedProcess[str]:
@@ -280,33 +287,32 @@ def gate(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def finish_run(project: Project, prompt: str = "Do what the task needs.") -> Finished:
-    """A whole Codex run in which nobody decides anything."""
-    with running(project, prompt) as codex:
-        return finish(codex)
+def decide(run: Path, handoff_id: str, *args: str) -> None:
+    """A reviewer's decision with ``handoff-gate decide``; it must be taken."""
+    done = gate("decide", str(run), handoff_id, *args)
+    assert done.returncode == 0, done.stderr
 
 
 @contextmanager
-def approving_everything(run: Path, codex: subprocess.Popen[str]) -> Iterator[list[str]]:
-    """A reviewer in another process who approves every call a hook waits on, at once,
-    while Codex runs; yields the ids approved so far."""
-    approved: list[str] = []
+def approving_everything(codex: CodexRun) -> Iterator[dict[str, int]]:
+    """A reviewer in another process who approves every call a hook of ``codex`` waits
+    on, at once, while it runs; yields each id tried and ``decide``'s exit code."""
+    tried: dict[str, int] = {}
     stop = threading.Event()
 
     def review() -> None:
-        while not stop.is_set() and codex.poll() is None:
-            folder = run / "waiters"
-            for waiter in sorted(folder.glob("[0-9]*.*")) if folder.is_dir() else []:
-                handoff_id = waiter.name.rsplit(".", 1)[0]
-                if handoff_id not in approved:
-                    gate("decide", str(run), handoff_id, "approve", "--reviewer", "alice")
-                    approved.append(handoff_id)
+        while not stop.is_set() and codex.proc.poll() is None:
+            for handoff_id, _ in codex.new_waits():
+                if handoff_id not in tried:
+                    run = str(codex.project.run)
+                    done = gate("decide", run, handoff_id, "approve", "--reviewer", "alice")
+                    tried[handoff_id] = done.returncode
             stop.wait(0.05)
 
     reviewer = threading.Thread(target=review, daemon=True)
     reviewer.start()
     try:
-        yield approved
+        yield tried
     finally:
         stop.set()
         reviewer.join(BOUND)

@@ -5,9 +5,9 @@ Codex posts each turn to ``{base_url}/responses`` with the whole conversation so
 script: the n-th request of a conversation that carries n tool outputs is answered with
 the script's n-th tool call, and once the script is spent with a closing message. It is
 stateless per request (what to answer follows from the request alone), so Codex retrying
-a request gets the same answer, and one server serves many tests at once: each test
-registers a :class:`Script` and points Codex at the script's own base URL
-(``http://127.0.0.1:PORT/SCRIPT/v1``). What the model got back for each call (the
+a request gets the same answer, and one server serves many tests and many Codex homes at
+once: each test registers a :class:`Script` and gives Codex the prompt ``register``
+returns, whose token picks the script. What the model got back for each call (the
 command's output, or the hook's denial) is recorded on the script for the test to read.
 """
 
@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+#: The token in a prompt that names its script.
+TOKEN = re.compile(r"script-[0-9a-f]{16}")
 #: The closing message the model sends once its script is spent.
 DONE = "done"
 
@@ -136,11 +138,16 @@ class FakeResponses:
         self._server.server_close()
         self._thread.join()
 
+    @property
+    def base_url(self) -> str:
+        """What a model provider entry points Codex at."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
     def register(self, script: Script) -> str:
-        """Serve ``script``; the base URL a model provider entry points Codex at."""
-        token = secrets.token_hex(8)
+        """Serve ``script`` to the conversation that starts with the prompt returned."""
+        token = f"script-{secrets.token_hex(8)}"
         self.scripts[token] = script
-        return f"http://127.0.0.1:{self.port}/{token}/v1"
+        return f"Do the task ({token})."
 
 
 def _handler(fake: FakeResponses) -> type[BaseHTTPRequestHandler]:
@@ -148,15 +155,15 @@ def _handler(fake: FakeResponses) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
-            parts = self.path.split("/")
-            script = fake.scripts.get(parts[1]) if len(parts) == 4 else None
-            if script is None or parts[2:] != ["v1", "responses"]:
-                fake.errors.append(f"POST {self.path}")
+            raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+            named = TOKEN.search(raw.decode("utf-8", "replace"))
+            script = fake.scripts.get(named.group(0)) if named else None
+            if script is None or self.path != "/v1/responses":
+                fake.errors.append(f"POST {self.path}: no script")
                 self._plain(404)
                 return
-            length = int(self.headers.get("content-length", "0"))
             try:
-                events = script.answer(json.loads(self.rfile.read(length)))
+                events = script.answer(json.loads(raw))
             except ValueError as exc:
                 fake.errors.append(f"{self.path}: {exc}")
                 self._plain(400)
