@@ -539,13 +539,13 @@ def _positive(text: str) -> int:
     return number
 
 
-def _add_hook(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "harness",
-        choices=["claude-code", "codex", "gemini"],
-        metavar="AGENT",
-        help="the coding agent whose hook event arrives on stdin: claude-code, codex, gemini",
-    )
+#: The agents ``hook`` serves, each a sub-command of its own.
+HOOK_AGENTS = ("claude-code", "codex", "gemini")
+#: ``hook install`` and ``hook doctor`` run from their own module (``COMMANDS``).
+HOOK_SETUP = "hook-setup"
+
+
+def _add_hook_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dir", metavar="RUN", help="the run its tool calls are submitted to")
     p.add_argument(
         "--timeout",
@@ -556,6 +556,58 @@ def _add_hook(p: argparse.ArgumentParser) -> None:
     )
     _add_policy(p)
     _add_key(p, "handoffs the hook submits")
+    _add_schemas_option(p)
+
+
+def _add_hook_setup(p: argparse.ArgumentParser, install: bool) -> None:
+    p.set_defaults(run_as=HOOK_SETUP)
+    p.add_argument("agent", choices=HOOK_AGENTS, metavar="AGENT", help=", ".join(HOOK_AGENTS))
+    if install:
+        p.add_argument(
+            "run_dir", metavar="RUN", help="the run its tool calls go to (made absolute)"
+        )
+    p.add_argument(
+        "--settings",
+        metavar="FILE",
+        help="the agent's settings file (default: the project's own, from the current "
+        "directory: .claude/settings.json, .codex/config.toml, .gemini/settings.json)",
+    )
+    if install:
+        p.add_argument(
+            "--timeout",
+            type=seconds,
+            metavar="SECONDS",
+            help="the gate's deadline; the agent's hook timeout is set above it "
+            "(default: 540; gemini 50)",
+        )
+
+
+def _add_hook(p: argparse.ArgumentParser) -> None:
+    p.usage = (
+        "%(prog)s {claude-code,codex,gemini} RUN [options]\n"
+        "       %(prog)s install AGENT RUN [--settings FILE] [--timeout SECONDS]\n"
+        "       %(prog)s doctor AGENT [--settings FILE]"
+    )
+    actions = p.add_subparsers(dest="hook_action", required=True, metavar="AGENT|ACTION")
+    for agent in HOOK_AGENTS:
+        text = f"{agent}'s hook: its event on stdin, the call reviewed, its answer on stdout"
+        sub = actions.add_parser(
+            agent, prog=f"handoff-gate hook {agent}", help=text, description=text,
+            formatter_class=_Formatter,
+        )  # fmt: skip
+        sub.set_defaults(harness=agent)
+        _add_hook_run(sub)
+    setups = {
+        "install": "write or merge the gate's fail-closed hook into the agent's settings",
+        "doctor": "exit 0 when the agent's configured hook will run and block, else 1 "
+        "with one line per problem",
+    }
+    for name, text in setups.items():
+        sub = actions.add_parser(
+            name, prog=f"handoff-gate hook {name}", help=text, description=text,
+            formatter_class=_Formatter,
+        )  # fmt: skip
+        _add_hook_setup(sub, install=name == "install")
 
 
 def _add_mcp_proxy(p: argparse.ArgumentParser) -> None:
@@ -616,8 +668,12 @@ _ARGUMENTS = {
 }
 
 
-#: command name -> the module holding its ``run(args) -> int``.
-COMMANDS = {name: f"handoff_gate.cli.commands.{name.replace('-', '_')}" for name in _ARGUMENTS}
+#: command name -> the module holding its ``run(args) -> int``; a sub-command with a
+#: module of its own names it as ``args.run_as``.
+COMMANDS = {
+    name: f"handoff_gate.cli.commands.{name.replace('-', '_')}"
+    for name in [*_ARGUMENTS, HOOK_SETUP]
+}
 #: The commands that run another program: what follows their first ``--`` is its command
 #: line, word for word (``args.server``), never options of their own.
 WRAPPING_COMMANDS = frozenset({"mcp-proxy"})
@@ -671,13 +727,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         add(p)
-        if name not in ("demo", "store", "policy", "init", "contracts"):
-            p.add_argument(
-                "--schemas",
-                metavar="SPEC",
-                help="extra contracts: a .py file or module (default: $HANDOFF_GATE_SCHEMAS)",
-            )
+        if name not in ("demo", "store", "policy", "init", "contracts", "hook"):
+            _add_schemas_option(p)
     return parser
+
+
+def _add_schemas_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--schemas",
+        metavar="SPEC",
+        help="extra contracts: a .py file or module (default: $HANDOFF_GATE_SCHEMAS)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -703,7 +763,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"handoff-gate {command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
     try:
-        return int(load_command(args.command).run(args))
+        return int(load_command(getattr(args, "run_as", args.command)).run(args))
     except ArgumentError as exc:
         prog = f"handoff-gate {args.command}"
         print(argument_error(prog, str(exc)), end="", file=sys.stderr)
