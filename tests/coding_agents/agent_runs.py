@@ -4,7 +4,8 @@ Each agent is the npm package pinned in ``tests/coding_agents/package-lock.json`
 (``make tests/coding_agents/node_modules/.installed``), pointed at a fake model server
 (``fake_models``), with a HOME of the test's own and a PATH that does not hold
 ``handoff-gate``: the agent's shell has not activated the gate's venv, so the hook must
-reach the gate by the absolute path its settings name. Each runs in the permission
+reach the gate by the absolute path its settings name, which ``handoff-gate hook
+install`` writes (:func:`install_hook`), as a user would set it up. Each runs in the permission
 mode in which it would run the tool without asking (Claude Code's bypass mode, Gemini's
 ``--yolo``), so a hook that fails open shows as the tool running.
 
@@ -27,7 +28,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from fake_models import AnthropicFake, FakeModel, GeminiFake, ToolCall
 
@@ -111,10 +112,6 @@ class Agent(ABC):
     @abstractmethod
     def model_env(self, fake: FakeModel) -> dict[str, str]: ...
 
-    @abstractmethod
-    def hook_settings(self, command: str, timeout: float) -> dict[str, Any]:
-        """The settings a hook ``command`` with the agent's ``timeout`` (seconds) is."""
-
     def executable(self) -> Path:
         path = PACKAGES / ".bin" / self.binary
         if not path.exists():
@@ -154,11 +151,6 @@ class ClaudeCode(Agent):
             "DISABLE_AUTOUPDATER": "1",
         }
 
-    def hook_settings(self, command: str, timeout: float) -> dict[str, Any]:
-        entry = {"type": "command", "command": command, "timeout": timeout}
-        matcher = "Bash|Write|Edit|MultiEdit|NotebookEdit|WebFetch|mcp__.*"
-        return {"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [entry]}]}}
-
 
 class GeminiCli(Agent):
     name = "gemini"
@@ -189,22 +181,21 @@ class GeminiCli(Agent):
     def model_env(self, fake: FakeModel) -> dict[str, str]:
         return {"GOOGLE_GEMINI_BASE_URL": fake.url, "GEMINI_API_KEY": "test-not-a-key"}
 
-    def hook_settings(self, command: str, timeout: float) -> dict[str, Any]:
-        entry = {"type": "command", "command": command, "timeout": int(timeout * 1000)}
-        matcher = "run_shell_command|write_file|replace|web_fetch|mcp__.*"
-        return {"hooks": {"BeforeTool": [{"matcher": matcher, "hooks": [entry]}]}}
-
 
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (ClaudeCode(), GeminiCli())}
 
 
 def install_hook(session: Session, timeout: float, gate: Path = GATE) -> Path:
-    """The agent's project settings with the gate as its hook, waiting ``timeout`` s."""
+    """The agent's project settings with the gate as its hook, as ``gate hook install``
+    writes them (run in the project, as a user would), waiting ``timeout`` s."""
     agent = session.agent
     settings = agent.settings_file(session)
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    command = f"{gate} hook {agent.name} {session.run} --timeout {timeout:g} || exit 2"
-    settings.write_text(json.dumps(agent.hook_settings(command, timeout + 5)))
+    done = subprocess.run(
+        [str(gate), "hook", "install", agent.name, str(session.run),
+         "--settings", str(settings), "--timeout", f"{timeout:g}"],
+        cwd=session.project, capture_output=True, text=True, timeout=BOUND, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
     return settings
 
 

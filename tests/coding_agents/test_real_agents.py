@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import subprocess
+from collections.abc import Callable
 
 import pytest
 from agent_runs import GATE, Session, decide, drive, gate, install_hook, waiting
@@ -80,7 +81,6 @@ def test_the_gate_off_the_agents_path_still_gates(session: Session) -> None:
     assert "reached by path" in outcome.told()
 
 
-@pytest.mark.xfail(strict=True, reason="`handoff-gate hook doctor` is not on this branch yet")
 def test_a_configured_gate_that_is_gone_blocks_and_doctor_says_so(session: Session) -> None:
     """The gate deleted after the hook was installed (a venv removed or rebuilt): the
     agent finds nothing at the path, and the call must not run."""
@@ -120,3 +120,37 @@ def test_nobody_deciding_within_the_gates_timeout_blocks(session: Session) -> No
     assert not session.marker().exists()
     assert "no reviewer decided" in outcome.told()
     assert state(session) == "withdrawn"
+
+
+def _doctor(session: Session, edit: Callable[[dict[str, object]], None]) -> str:
+    """``hook doctor``'s lines on the installed settings after a user's ``edit`` of the
+    hook entry; it must exit 1."""
+    settings = install_hook(session, PATIENT)
+    data = json.loads(settings.read_text())
+    event = "PreToolUse" if session.agent.name == "claude-code" else "BeforeTool"
+    edit(data["hooks"][event][0]["hooks"][0])
+    settings.write_text(json.dumps(data))
+    done = gate("hook", "doctor", session.agent.name, "--settings", str(settings))
+    assert done.returncode == 1, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_doctor_flags_an_agent_timeout_lowered_below_the_gates_deadline(session: Session) -> None:
+    """The agent kills a hook at its own timeout and runs the tool: a user who lowers it
+    under the gate's wait is told, since the agent itself would not say."""
+
+    def lower(entry: dict[str, object]) -> None:
+        entry["timeout"] = 30 if session.agent.name == "claude-code" else 30_000
+
+    assert "timeout" in _doctor(session, lower)
+
+
+def test_doctor_flags_the_gate_named_bare_without_the_wrapper(session: Session) -> None:
+    """The form docs/integration.md showed before issue 40: the agent's PATH decides
+    whether the gate is found, and a missing or killed gate lets Claude Code run the tool."""
+
+    def bare(entry: dict[str, object]) -> None:
+        entry["command"] = f"handoff-gate hook {session.agent.name} {session.run}"
+
+    lines = _doctor(session, bare)
+    assert "bare" in lines and "wrapper" in lines
