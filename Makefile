@@ -45,13 +45,13 @@ lint: $(STAMP)
 # tests/ runs once per folder that has its own conftest.py: mypy allows one module per
 # name, and each folder's conftest and helpers are top-level modules (pytest's rootdir
 # imports, pythonpath = tests in pyproject.toml).
-TEST_FOLDERS := tests/tui tests/trust tests/store_pg
+TEST_FOLDERS := tests/tui tests/trust tests/store_pg tests/coding_agents
 
 typecheck: $(STAMP)
 	$(BIN)/mypy -p handoff_gate
 	$(BIN)/mypy sample_runs
 	$(BIN)/mypy bench
-	MYPYPATH=tests $(BIN)/mypy tests --exclude '^tests/(tui|trust|store_pg)/'
+	MYPYPATH=tests $(BIN)/mypy tests --exclude '^tests/(tui|trust|store_pg|coding_agents)/'
 	for folder in $(TEST_FOLDERS); do MYPYPATH=tests $(BIN)/mypy $$folder || exit 1; done
 	$(BIN)/lint-imports
 

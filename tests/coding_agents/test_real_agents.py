@@ -1,0 +1,156 @@
+"""The gate as the hook of the real Claude Code and Gemini CLI (issue 40).
+
+Each test runs the pinned agent headless against a fake model that asks for one shell
+command creating a marker file, with the agent's settings pointing its hook at the gate,
+and asserts on disk whether the command ran. The agents run in the mode in which they
+would run the command without asking, so a hook that fails open shows here as the marker
+file appearing. A reviewer acts from another process, through ``handoff-gate decide``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Callable
+
+import pytest
+from agent_runs import GATE, Session, decide, drive, gate, install_hook, waiting
+
+#: The gate's wait when a reviewer answers at once: far above any run's length.
+PATIENT = 60.0
+
+
+def state(session: Session) -> str:
+    rows = json.loads(gate("list", str(session.run), "--json").stdout)
+    assert len(rows) == 1, rows
+    found: str = rows[0]["state"]
+    return found
+
+
+def test_an_approved_call_runs(session: Session) -> None:
+    install_hook(session, PATIENT)
+    call = session.agent.shell(session.touch())
+    outcome = drive(session, call, decide("approve"))
+    assert session.marker().exists(), outcome.stderr
+    assert "blocked" not in outcome.told().lower()
+
+
+def test_a_rejected_call_does_not_run_and_the_model_gets_the_reason(session: Session) -> None:
+    install_hook(session, PATIENT)
+    call = session.agent.shell(session.touch())
+    outcome = drive(session, call, decide("reject", "--reason", "not on a friday"))
+    assert not session.marker().exists()
+    assert "not on a friday" in outcome.told()
+    assert state(session) == "rejected"
+
+
+def test_an_edited_call_runs_as_edited_not_as_the_model_sent_it(session: Session) -> None:
+    install_hook(session, PATIENT)
+    call = session.agent.shell(session.touch())
+    edit = session.root / "edit.json"
+    edit.write_text(json.dumps({**call.arguments, "command": session.touch("edited")}))
+    outcome = drive(session, call, decide("approve", "--edit", str(edit)))
+    assert session.marker("edited").exists(), outcome.stderr
+    assert not session.marker().exists()
+
+
+def test_a_gate_killed_while_waiting_does_not_let_the_call_run(session: Session) -> None:
+    install_hook(session, PATIENT)
+
+    def kill(session: Session, process: subprocess.Popen[bytes]) -> None:
+        _, pid = waiting(session, process)
+        os.kill(pid, signal.SIGKILL)
+
+    outcome = drive(session, session.agent.shell(session.touch()), kill)
+    assert not session.marker().exists()
+    assert outcome.results, "the model was never told the call was blocked"
+
+
+def test_the_gate_off_the_agents_path_still_gates(session: Session) -> None:
+    """The agents' PATH holds no ``handoff-gate`` (``agent_runs.AGENT_PATH``): the hook
+    reaches the gate by its absolute path, and the reviewer's answer is what counts."""
+    assert GATE.is_absolute()
+    install_hook(session, PATIENT)
+    call = session.agent.shell(session.touch())
+    outcome = drive(session, call, decide("reject", "--reason", "reached by path"))
+    assert not session.marker().exists()
+    assert "reached by path" in outcome.told()
+
+
+def test_a_configured_gate_that_is_gone_blocks_and_doctor_says_so(session: Session) -> None:
+    """The gate deleted after the hook was installed (a venv removed or rebuilt): the
+    agent finds nothing at the path, and the call must not run."""
+    moved = session.root / "venv-bin" / "handoff-gate"
+    moved.parent.mkdir()
+    shutil.copy2(GATE, moved)
+    settings = install_hook(session, PATIENT, gate=moved)
+    moved.unlink()
+    outcome = drive(session, session.agent.shell(session.touch()))
+    assert not session.marker().exists()
+    assert outcome.results, "the model was never told the call was blocked"
+    doctor = gate("hook", "doctor", session.agent.name, "--settings", str(settings))
+    assert doctor.returncode == 1, doctor.stdout + doctor.stderr
+    assert str(moved) in doctor.stdout + doctor.stderr
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the hook's single deadline is not on this branch yet: submit waits 10 s for the "
+    "lock outside --timeout, and the agent kills the hook and runs the tool",
+)
+def test_a_held_log_lock_blocks_within_the_agents_limit(session: Session) -> None:
+    """The gated agent writes the run, so it can hold the ``flock`` on ``audit.jsonl``:
+    the hook must still answer (deny) before the agent's own hook timeout kills it."""
+    install_hook(session, 2)
+    session.run.mkdir(parents=True)
+    with (session.run / "audit.jsonl").open("a") as log:
+        fcntl.flock(log, fcntl.LOCK_EX)
+        outcome = drive(session, session.agent.shell(session.touch()))
+    assert not session.marker().exists()
+    assert "handoff-gate" in outcome.told()  # the gate's deny, not the agent's kill
+
+
+def test_nobody_deciding_within_the_gates_timeout_blocks(session: Session) -> None:
+    install_hook(session, 1)
+    outcome = drive(session, session.agent.shell(session.touch()))
+    assert not session.marker().exists()
+    assert "no reviewer decided" in outcome.told()
+    assert state(session) == "withdrawn"
+
+
+def _doctor(session: Session, edit: Callable[[dict[str, object]], None]) -> str:
+    """``hook doctor``'s lines on the installed settings after a user's ``edit`` of the
+    hook entry; it must exit 1."""
+    settings = install_hook(session, PATIENT)
+    data = json.loads(settings.read_text())
+    event = "PreToolUse" if session.agent.name == "claude-code" else "BeforeTool"
+    edit(data["hooks"][event][0]["hooks"][0])
+    settings.write_text(json.dumps(data))
+    done = gate("hook", "doctor", session.agent.name, "--settings", str(settings))
+    assert done.returncode == 1, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_doctor_flags_an_agent_timeout_lowered_below_the_gates_deadline(session: Session) -> None:
+    """The agent kills a hook at its own timeout and runs the tool: a user who lowers it
+    under the gate's wait is told, since the agent itself would not say."""
+
+    def lower(entry: dict[str, object]) -> None:
+        entry["timeout"] = 30 if session.agent.name == "claude-code" else 30_000
+
+    assert "timeout" in _doctor(session, lower)
+
+
+def test_doctor_flags_the_gate_named_bare_without_the_wrapper(session: Session) -> None:
+    """The form docs/integration.md showed before issue 40: the agent's PATH decides
+    whether the gate is found, and a missing or killed gate lets Claude Code run the tool."""
+
+    def bare(entry: dict[str, object]) -> None:
+        entry["command"] = f"handoff-gate hook {session.agent.name} {session.run}"
+
+    lines = _doctor(session, bare)
+    assert "bare" in lines and "wrapper" in lines
