@@ -171,6 +171,27 @@ def hooks(project: Project) -> list[dict[str, Any]]:
     return found
 
 
+def trust_as_the_user(project: Project) -> None:
+    """Trust every hook Codex lists at its current hash, as a user does in Codex's
+    ``/hooks`` screen: ``config/batchWrite`` of ``hooks.state."<key>".trusted_hash``
+    into the user's ``config.toml`` (Codex's own protocol, not the gate's code)."""
+    server = AppServer(project)
+    try:
+        listed = server.request("hooks/list", {"cwds": [str(project.work)]})
+        edits = [
+            {
+                "keyPath": "hooks.state." + json.dumps(hook["key"]),
+                "mergeStrategy": "upsert",
+                "value": {"trusted_hash": hook["currentHash"]},
+            }
+            for entry in listed["data"]
+            for hook in entry["hooks"]
+        ]
+        server.request("config/batchWrite", {"edits": edits, "filePath": str(project.config)})
+    finally:
+        server.close()
+
+
 def hook_setup(
     project: Project, action: str, *args: str, gate: Path = GATE, codex_on_path: bool = True
 ) -> subprocess.CompletedProcess[str]:

@@ -34,6 +34,7 @@ from codex_session import (
     install_hook,
     new_project,
     running,
+    trust_as_the_user,
 )
 from fake_responses import DONE, FakeResponses, Script, ToolCall
 
@@ -84,6 +85,7 @@ def test_an_approved_command_runs(tmp_path: Path, fake: FakeResponses, gated: Pr
         done = codex.finish()
     assert done.code == 0, done.stderr
     assert (tmp_path / "marker").read_text() == "ran"
+    assert shutil.which("handoff-gate", path=gated.env()["PATH"]) is None  # by its path only
     assert script.outputs.keys() == {"call_0"} and DONE in str(done.events[-2])
     assert {"exec_command", "write_stdin"} <= set(script.offered)  # the tools 0.171 offers
 
@@ -118,13 +120,15 @@ def test_an_edited_command_runs_as_edited(
     assert "call_0" in script.outputs
 
 
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
 def test_the_gate_killed_while_waiting_blocks(
-    tmp_path: Path, fake: FakeResponses, gated: Project
+    tmp_path: Path, fake: FakeResponses, gated: Project, sig: signal.Signals
 ) -> None:
+    """The OOM killer or a crash (SIGKILL), a closed terminal (SIGHUP)."""
     script = Script([writes(tmp_path / "marker")])
     with running(gated, fake.register(script)) as codex:
         handoff_id, pid = codex.waiting()
-        os.kill(pid, signal.SIGKILL)  # the OOM killer, a crash
+        os.kill(pid, sig)
         done = codex.finish()
     assert done.code == 0, done.stderr
     assert not (tmp_path / "marker").exists()
@@ -221,3 +225,24 @@ def test_an_untrusted_hook_runs_nothing_and_doctor_names_it(
     assert not project.run.exists()  # the gate never heard of the call
     install_hook(project)  # again, with codex on PATH: trusted now
     assert [h["trustStatus"] for h in hooks(project)] == ["trusted"]
+
+
+def test_a_lowered_codex_hook_timeout_is_named_by_doctor(
+    tmp_path: Path, fake: FakeResponses
+) -> None:
+    """A user lowers Codex's hook timeout below the gate's deadline and trusts the
+    changed hook in ``/hooks``: Codex then kills the waiting hook and runs the command
+    (shown here), which nothing but ``hook doctor`` tells them."""
+    project = own_project(tmp_path, fake)
+    install_hook(project, "--timeout", "30")
+    text = project.settings.read_text()
+    assert "\ntimeout = 40\n" in text  # hook install: above the deadline, with a margin
+    project.settings.write_text(text.replace("\ntimeout = 40\n", "\ntimeout = 2\n"))
+    trust_as_the_user(project)
+    doctor = hook_setup(project, "doctor")
+    assert doctor.returncode == 1
+    assert doctor.stdout.startswith("the agent's hook timeout (2 s) is not above the gate's")
+    script = Script([writes(tmp_path / "marker")])
+    done = finish_run(project, fake.register(script))
+    assert done.code == 0, done.stderr
+    assert (tmp_path / "marker").read_text() == "ran"
