@@ -138,22 +138,33 @@ def test_the_gate_killed_while_waiting_blocks(
     assert not (tmp_path / "marker").exists()
 
 
-@HOOK_FAILCLOSED_INTERACTIVE
-def test_an_interactive_shell_is_blocked_so_typed_input_never_runs(
-    tmp_path: Path, fake: FakeResponses, gated: Project
+#: Commands that read what is typed into their terminal and run it: a shell by name,
+#: and a loop of ``sh`` whose name says nothing (Codex's event carries ``command`` only,
+#: never ``tty``, so the hook cannot tell a terminal session from a plain command).
+TYPED_INTO = {
+    "bash": pytest.param("bash", marks=HOOK_FAILCLOSED_INTERACTIVE),
+    "read-eval-loop": pytest.param(
+        "sh -c 'while read line; do eval \"$line\"; done'", marks=HOOK_FAILCLOSED_INTERACTIVE
+    ),
+}
+
+
+@pytest.mark.parametrize("session_command", TYPED_INTO.values(), ids=TYPED_INTO.keys())
+def test_input_typed_into_an_approved_terminal_session_never_runs(
+    tmp_path: Path, fake: FakeResponses, gated: Project, session_command: str
 ) -> None:
-    """Codex's ``write_stdin`` into an open ``exec_command`` session fires no hook, and
-    its event carries only ``command``: an approved ``bash`` with ``tty`` would let the
-    model type any command unreviewed. A reviewer approving everything cannot open it."""
+    """Codex's ``write_stdin`` into an open ``exec_command`` session fires no hook: a
+    terminal session a reviewer approves would let the model type any command
+    unreviewed. A reviewer approving every call the hook shows cannot open one."""
     typed = writes(tmp_path / "marker").arguments["cmd"] + "\n"
-    shell = ToolCall("exec_command", {"cmd": "bash", "tty": True, "yield_time_ms": 500})
+    shell = ToolCall("exec_command", {"cmd": session_command, "tty": True, "yield_time_ms": 500})
     stdin = ToolCall("write_stdin", {"chars": typed, "yield_time_ms": 1000}, session_of=0)
     script = Script([shell, stdin])
     with running(gated, fake.register(script)) as codex, approving_everything(codex):
         done = codex.finish()
     assert done.code == 0, done.stderr
     assert not (tmp_path / "marker").exists()
-    assert "interactive" in script.outputs["call_0"]  # the finding reached the model
+    assert "Process running with session ID" not in script.outputs["call_0"]
 
 
 def test_the_gate_missing_at_its_path_blocks(tmp_path: Path, fake: FakeResponses) -> None:
