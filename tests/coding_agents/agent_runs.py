@@ -248,9 +248,12 @@ def waiting(session: Session, process: subprocess.Popen[bytes]) -> tuple[str, in
     return registered(session.run, process, session.root / "agent.err")
 
 
-def registered(run: Path, process: subprocess.Popen[bytes], err: Path) -> tuple[str, int]:
+def registered(
+    run: Path, process: subprocess.Popen[bytes], err: Path, poll: float = 0.05
+) -> tuple[str, int]:
     """The handoff a gate waits on in ``run`` and its pid, once the wait is registered
-    (``waiters/ID.PID``); fails, with ``err``'s text, if ``process`` ends first."""
+    (``waiters/ID.PID``, looked for every ``poll`` s); fails, with ``err``'s text, if
+    ``process`` ends first."""
     folder = run / "waiters"
     deadline = time.monotonic() + BOUND
     while time.monotonic() < deadline:
@@ -261,7 +264,7 @@ def registered(run: Path, process: subprocess.Popen[bytes], err: Path) -> tuple[
         if process.poll() is not None:
             text = err.read_text(errors="replace") if err.exists() else ""
             raise AssertionError(f"{process.args!r} ended before the gate waited:\n{text}")
-        time.sleep(0.05)
+        time.sleep(poll)
     raise AssertionError(f"nothing started waiting in {run}")
 
 
