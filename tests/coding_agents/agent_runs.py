@@ -179,7 +179,12 @@ class GeminiCli(Agent):
         return [str(self.executable()), "-p", prompt, "--output-format", "json", "--yolo"]
 
     def model_env(self, fake: FakeModel) -> dict[str, str]:
-        return {"GOOGLE_GEMINI_BASE_URL": fake.url, "GEMINI_API_KEY": "test-not-a-key"}
+        return {
+            "GOOGLE_GEMINI_BASE_URL": fake.url,
+            "GEMINI_API_KEY": "test-not-a-key",
+            # it would start node a second time for a larger heap: a third of each run
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+        }
 
 
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (ClaudeCode(), GeminiCli())}

@@ -24,11 +24,16 @@ from agent_runs import GATE, Session, decide, drive, gate, install_hook, waiting
 PATIENT = 60.0
 
 
-def state(session: Session) -> str:
+def row(session: Session) -> dict[str, object]:
+    """``list --json``'s one row for the run: a reviewer's view of the handoff."""
     rows = json.loads(gate("list", str(session.run), "--json").stdout)
     assert len(rows) == 1, rows
-    found: str = rows[0]["state"]
+    found: dict[str, object] = rows[0]
     return found
+
+
+def state(session: Session) -> object:
+    return row(session)["state"]
 
 
 def test_an_approved_call_runs(session: Session) -> None:
@@ -68,6 +73,8 @@ def test_a_gate_killed_while_waiting_does_not_let_the_call_run(session: Session)
     outcome = drive(session, session.agent.shell(session.touch()), kill)
     assert not session.marker().exists()
     assert outcome.results, "the model was never told the call was blocked"
+    # a reviewer sees that nobody waits on it any more, before approving it to no effect
+    assert row(session)["waiter"] is False
 
 
 def test_the_gate_off_the_agents_path_still_gates(session: Session) -> None:
