@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import pytest
 from agent_runs import GATE, Session, decide, drive, gate, install_hook, waiting
+from fake_models import ToolCall
 
 #: The gate's wait when a reviewer answers at once: far above any run's length.
 PATIENT = 60.0
@@ -161,3 +162,21 @@ def test_doctor_flags_the_gate_named_bare_without_the_wrapper(session: Session) 
 
     lines = _doctor(session, bare)
     assert "bare" in lines and "wrapper" in lines
+
+
+@pytest.mark.parametrize("agent", ["gemini"], indirect=True)
+@pytest.mark.xfail(
+    strict=True,
+    reason="the shipped gemini contract does not name run_shell_command's delay_ms (0.61): "
+    "the hook drops it and answers deny, since Gemini's merge cannot remove a key",
+)
+def test_gemini_runs_an_approved_call_with_an_argument_of_its_0_61_tools(
+    session: Session,
+) -> None:
+    """Gemini 0.61's ``run_shell_command`` takes ``delay_ms``; an approval of a call that
+    sends it must run the call, not turn into a deny."""
+    install_hook(session, PATIENT)
+    call = session.agent.shell(session.touch())
+    sent = ToolCall(call.name, {**call.arguments, "delay_ms": 0})
+    outcome = drive(session, sent, decide("approve"))
+    assert session.marker().exists(), outcome.told()
