@@ -5,9 +5,11 @@ with ``handoff-gate decide`` (issue 32)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -70,7 +72,7 @@ def start(
     raw = data if isinstance(data, bytes) else json.dumps(data).encode()
     command = " ".join([COMMANDS[agent], *extra])
     hook = subprocess.Popen(
-        ["sh", "-c", command], cwd=cwd, env=env, text=True,
+        ["sh", "-c", command], cwd=cwd, env=env, text=True, start_new_session=True,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     assert hook.stdin is not None
@@ -83,6 +85,14 @@ def start(
 def finish(hook: subprocess.Popen[str]) -> tuple[int, str, str]:
     out, err = hook.communicate(timeout=BOUND)
     return hook.returncode, out, err
+
+
+def kill(hook: subprocess.Popen[str]) -> None:
+    """End the hook and everything under it: the ``sh`` and the ``hook`` it started (each
+    hook started in a session of its own, so its process group is exactly that)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(hook.pid, signal.SIGKILL)
+    hook.communicate(timeout=BOUND)
 
 
 def blocked(run: Path) -> str:
@@ -162,17 +172,13 @@ def test_an_edit_runs_as_edited_or_is_denied_where_the_agent_cannot(
     decide(run, handoff_id, "approve", "--edit", str(edit))
     code, out, err = finish(hook)
     assert code == 0, err
-    if agent == "claude-code":
+    if agent == "gemini":
+        assert answer(out)["decision"] == "allow"
+        assert answer(out)["hookSpecificOutput"]["tool_input"] == edited
+    else:  # Claude Code and Codex 0.171 both run updatedInput
         output = answer(out)["hookSpecificOutput"]
         assert output["permissionDecision"] == "allow" and output["updatedInput"] == edited
         assert "with an edit" in output["permissionDecisionReason"]
-    elif agent == "gemini":
-        assert answer(out)["decision"] == "allow"
-        assert answer(out)["hookSpecificOutput"]["tool_input"] == edited
-    else:
-        output = answer(out)["hookSpecificOutput"]
-        assert output["permissionDecision"] == "deny"
-        assert "git push origin release" in output["permissionDecisionReason"]
 
 
 def test_gemini_is_denied_an_approval_that_would_remove_an_argument(tmp_path: Path) -> None:
@@ -200,18 +206,24 @@ def test_claude_code_runs_what_was_approved_without_the_keys_the_contract_droppe
     assert output["updatedInput"] == {"file_path": "/tmp/n.txt", "content": "x"}
 
 
-@pytest.mark.parametrize("agent", AGENTS)
-def test_nobody_deciding_in_time_asks_or_denies_and_withdraws(tmp_path: Path, agent: str) -> None:
-    code, out, err = finish(start(tmp_path, agent, event(agent), "--timeout", "1"))
-    assert code == 0, err
-    if agent == "claude-code":
-        output = answer(out)["hookSpecificOutput"]
-        assert output["permissionDecision"] == "ask"
-        assert "no reviewer decided within 1 s" in output["permissionDecisionReason"]
-    elif agent == "codex":
-        assert answer(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    else:
+def denied_reason(agent: str, out: str) -> str:
+    """The reason of the agent's own deny answer (failing unless it is a deny)."""
+    if agent == "gemini":
         assert answer(out)["decision"] == "deny"
+        return str(answer(out)["reason"])
+    output = answer(out)["hookSpecificOutput"]
+    if output["hookEventName"] == "PermissionRequest":
+        assert output["decision"]["behavior"] == "deny"
+        return str(output["decision"]["message"])
+    assert output["permissionDecision"] == "deny"
+    return str(output["permissionDecisionReason"])
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_nobody_deciding_in_time_is_a_deny_and_withdraws(tmp_path: Path, agent: str) -> None:
+    code, out, err = finish(start(tmp_path, agent, event(agent), "--timeout", "3"))
+    assert code == 0, err
+    assert "no reviewer decided within 3 s" in denied_reason(agent, out)
     run = tmp_path / RUN[agent]
     (row,) = json.loads(cli("list", str(run), "--json").stdout)
     assert row["state"] == "withdrawn"
@@ -264,14 +276,16 @@ def test_an_unreachable_store_blocks(tmp_path: Path, agent: str) -> None:
         ["sh", "-c", command], cwd=tmp_path, env=env, input=json.dumps(event(agent)),
         capture_output=True, text=True, timeout=BOUND,
     )  # fmt: skip
-    assert done.returncode == 2 and done.stdout == ""
+    assert done.returncode == 2
+    assert "the call is blocked" in denied_reason(agent, done.stdout)  # the agent's own deny too
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("handoff-gate")
 
 
 def test_a_run_that_cannot_be_made_blocks(tmp_path: Path) -> None:
     (tmp_path / "runs").write_text("a file where the runs folder should be")
     code, out, err = finish(start(tmp_path, "codex", event("codex")))
-    assert code == 2 and out == "" and err.count("\n") == 1
+    assert code == 2 and err.count("\n") == 1
+    assert "the call is blocked" in denied_reason("codex", out)
 
 
 def test_the_same_event_again_gets_the_same_decision_and_no_new_handoff(tmp_path: Path) -> None:
@@ -295,8 +309,7 @@ def test_an_approval_runs_once_however_often_the_event_is_sent(tmp_path: Path) -
     later = {**event("gemini"), "timestamp": "2026-12-04T09:16:40.002Z"}  # the call made again
     hook = start(tmp_path, "gemini", later)
     assert blocked_new(run) == "0002-tool-call"
-    hook.kill()
-    hook.wait(timeout=BOUND)
+    kill(hook)
 
 
 def blocked_new(run: Path) -> str:
@@ -337,11 +350,34 @@ def test_a_permission_request_is_answered_with_a_behavior(
     decide(run, handoff_id, "approve")
     output = answer(finish(hook)[1])["hookSpecificOutput"]
     assert output == {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
-    undecided = finish(start(tmp_path, agent, event(agent, name, command="ls"), "--timeout", "1"))
-    if agent == "claude-code":
-        assert undecided[0] == 0 and undecided[1] == ""  # its own dialog shows
-    else:
-        assert answer(undecided[1])["hookSpecificOutput"]["decision"]["behavior"] == "deny"
+    undecided = finish(start(tmp_path, agent, event(agent, name, command="ls"), "--timeout", "3"))
+    assert undecided[0] == 0  # nobody decided: an explicit deny, never no decision
+    assert "no reviewer decided" in denied_reason(agent, undecided[1])
+
+
+def test_claude_code_hands_over_to_its_own_prompt_only_when_told(tmp_path: Path) -> None:
+    told = start(
+        tmp_path, "claude-code", event("claude-code"), "--timeout", "3", "--on-timeout", "ask"
+    )
+    code, out, err = finish(told)
+    assert code == 0, err
+    output = answer(out)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "ask"
+    assert "no reviewer decided within 3 s" in output["permissionDecisionReason"]
+    name = "claude_code_permission_request.json"
+    asked = start(tmp_path, "claude-code", event("claude-code", name), "--timeout", "3",
+                  "--on-timeout", "ask")  # fmt: skip
+    assert finish(asked)[:2] == (0, "")  # no decision: its own dialog shows
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_on_timeout_ask_is_refused_where_the_agent_has_no_prompt(
+    tmp_path: Path, agent: str
+) -> None:
+    code, out, err = finish(start(tmp_path, agent, event(agent), "--on-timeout", "ask"))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--on-timeout ask" in err and "the call is blocked" in err
+    assert not (tmp_path / RUN[agent]).exists()  # nothing was submitted
 
 
 def test_the_hook_works_on_a_database_store(tmp_path: Path, pg_url: str) -> None:

@@ -37,7 +37,7 @@ def _interrupted(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]
         (("submit", "run", "--phase", "plan", "--schema", "plan/v1", "-"), 130,
          "handoff-gate submit: interrupted\n"),
         (("hook", "claude-code", "run"), 2,
-         "handoff-gate hook claude-code: interrupted; the call is blocked\n"),
+         "handoff-gate hook claude-code: stopped by SIGINT; the call is blocked\n"),
     ],
 )  # fmt: skip
 def test_ctrl_c_says_one_line(tmp_path: Path, args: tuple[str, ...], code: int, line: str) -> None:

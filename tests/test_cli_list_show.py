@@ -24,6 +24,7 @@ KEYS = {
     "state",
     "verdict",
     "waiter",
+    "caller_gave_up",
     "reviewer",
     "signature",
     "category",

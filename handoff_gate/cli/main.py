@@ -551,8 +551,16 @@ def _add_hook_run(p: argparse.ArgumentParser) -> None:
         "--timeout",
         type=seconds,
         metavar="SECONDS",
-        help="stop waiting after this long, withdraw the handoff and answer 'ask' "
-        "(claude-code) or deny (default: 540; gemini 50, below each agent's own hook timeout)",
+        help="the hook's one deadline, from its start: reading the event, the store's "
+        "locks and the wait all come out of it; past it the handoff is withdrawn and the "
+        "call denied (default: 540; gemini 50, below each agent's own hook timeout)",
+    )
+    p.add_argument(
+        "--on-timeout",
+        choices=["deny", "ask"],
+        default="deny",
+        help="what nobody deciding in time answers: deny, or ask (claude-code only: "
+        "Claude Code's own prompt takes over, which does not block in its auto mode)",
     )
     _add_policy(p)
     _add_key(p, "handoffs the hook submits")

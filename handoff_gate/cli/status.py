@@ -32,7 +32,9 @@ def to_json(found: Standing, policy_in_force: bool = False) -> dict[str, Any]:
     and ``tool`` the call a ``"tool_call"`` handoff names, ``{name, call_id,
     description?, agent?, thread?}`` (``null`` otherwise); ``delivered`` when an approved
     tool call was first delivered to a wait (``null``: not yet, or not a tool call);
-    ``signature`` whether the decision's signature was checked (``signature``)."""
+    ``signature`` whether the decision's signature was checked (``signature``);
+    ``caller_gave_up`` whether it is undecided and the one process that would run it (a
+    coding agent's hook) no longer waits on it, so approving it is refused."""
     d = found.named
     envelope = found.report.envelope
     return {
@@ -50,6 +52,7 @@ def to_json(found: Standing, policy_in_force: bool = False) -> dict[str, Any]:
         "state": found.state.value,
         "verdict": found.report.verdict.value,
         "waiter": bool(found.waiters),
+        "caller_gave_up": found.caller_gone,
         "reviewer": d.reviewer if d else None,
         "signature": signature(found, policy_in_force),
         "category": d.category.value if d and d.category else None,

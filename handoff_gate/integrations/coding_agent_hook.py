@@ -4,7 +4,9 @@ The call becomes a tool-call handoff (``Gate.submit_tool_call``) with the harnes
 contract for the tool, or the free-form object; arguments that contract refuses are
 denied at once, without asking anyone. Otherwise the hook blocks until a reviewer
 decides or ``timeout`` passes; then the handoff is withdrawn, so an approval arriving
-after the harness stopped listening can never run anything. The same event sent again
+after the harness stopped listening can never run anything. Nobody deciding is a deny,
+for every harness, unless the hook was told to hand the call to Claude Code's own
+prompt (``on_timeout="ask"``); a stop (a signal) is always a deny. The same event sent again
 (the same session and call id, tool and arguments) finds the same handoff and its
 decision; an approval a previous hook run delivered is not delivered twice.
 """
@@ -38,10 +40,13 @@ def answer_event(
     *,
     timeout: float,
     stop: threading.Event | None = None,
+    on_timeout: str = "deny",
 ) -> Answer:
     """Submit ``event``'s call, wait for its decision, and say it as ``harness`` expects."""
     ref = submit_event(gate.setup, run, harness, event)
-    return answer_submitted(gate, run, harness, event, ref, timeout=timeout, stop=stop)
+    return answer_submitted(
+        gate, run, harness, event, ref, timeout=timeout, stop=stop, on_timeout=on_timeout
+    )
 
 
 def answer_submitted(
@@ -53,20 +58,27 @@ def answer_submitted(
     *,
     timeout: float,
     stop: threading.Event | None = None,
+    on_timeout: str = "deny",
+    told: float | None = None,
 ) -> Answer:
     """The answer for a call already stored as ``ref``: denied at once when its
-    arguments are blocked, else once a reviewer decided or ``timeout`` passed."""
+    arguments are blocked, else once a reviewer decided or ``timeout`` passed (the
+    model is told ``told`` seconds, the hook's whole deadline, when given)."""
     report = gate.inspect(run, ref)
     if report.verdict is Verdict.BLOCKED:
         return harness.deny(event, f"handoff-gate {ref.id}: {blocked_reason(report)}")
     result = decided(gate, run, ref, timeout, stop)
+    timeout = told if told is not None else timeout
     if result.outcome is WaitOutcome.APPROVED and result.payload is not None:
         decision = result.decision
         reviewer = decision.reviewer if decision is not None else "a reviewer"
         return harness.allow(event, Approval(result.payload, result.edited, reviewer, ref.id))
     why = f"handoff-gate {ref.id}: {denial_reason(result, timeout)}"
     if result.outcome in (WaitOutcome.TIMEOUT, WaitOutcome.CANCELLED):
-        return harness.undecided(event, f"{why} It was withdrawn: a later approval runs nothing.")
+        why = f"{why} It was withdrawn: a later approval runs nothing."
+        if result.outcome is WaitOutcome.TIMEOUT and on_timeout == "ask":
+            return harness.undecided(event, why)
+        return harness.deny(event, f"The call to {event.tool} was not run: {why}")
     if result.outcome is WaitOutcome.REJECTED:
         return harness.deny(event, f"A reviewer rejected the call to {event.tool}. Reason: {why}")
     return harness.deny(event, f"The call to {event.tool} was not run: {why}")

@@ -22,7 +22,9 @@ def submit_event(
     """Store the call under the harness's contract for the tool (else the free-form
     object), signed and given a deadline as the policy says for tool calls."""
     schema, description = harness.contract(event.tool)
-    call = ToolCallSpec(event.tool, event.call_id, schema, description, harness.name, event.session)
+    call = ToolCallSpec(
+        event.tool, event.call_id, schema, description, harness.name, event.session, True
+    )  # the hook is the call's one consumer: approvable only while it waits
     return submit_tool_call(
         setup.store,
         run,

@@ -8,8 +8,9 @@ so every harness here answers with one of three documented forms (allow, deny, o
 one decided") and anything else the hook meets is exit 2 (``cli.commands.hook``).
 
 An approval is only answered as "allow" when the harness will run exactly the arguments
-the gate delivers: Claude Code replaces the input (``updatedInput``), Gemini merges keys
-into it (so it cannot remove one), and Codex cannot change it at all. Where the delivery
+the gate delivers: Claude Code and Codex's ``PreToolUse`` replace the input
+(``updatedInput``), Gemini merges keys into it (so it cannot remove one), and Codex's
+``PermissionRequest`` cannot change it at all. Where the delivery
 differs in a way the harness cannot carry out, the answer is a deny that says why.
 """
 
@@ -149,9 +150,14 @@ class Harness(ABC):
     def deny(self, event: ToolEvent, reason: str) -> Answer:
         """Do not run the call; ``reason`` goes back to the model."""
 
-    @abstractmethod
+    #: Whether the harness has a prompt of its own to hand an undecided call to
+    #: (``hook --on-timeout ask``); the others can only be told deny.
+    can_hand_over: ClassVar[bool] = False
+
     def undecided(self, event: ToolEvent, reason: str) -> Answer:
-        """No one decided in time (the handoff is withdrawn)."""
+        """No one decided in time and the hook was told to hand the call over to the
+        harness's own prompt (``--on-timeout ask``): only where it has one."""
+        return self.deny(event, reason)
 
 
 def _json(answer: dict[str, Any]) -> Answer:
@@ -221,17 +227,21 @@ class ClaudeCode(Harness):
     def deny(self, event: ToolEvent, reason: str) -> Answer:
         return _deny(event, reason)
 
+    can_hand_over = True
+
     def undecided(self, event: ToolEvent, reason: str) -> Answer:
         """``ask``: Claude Code's own prompt takes over (for ``PermissionRequest``, no
-        decision does the same: its dialog is shown)."""
+        decision does the same: its dialog is shown). Only on ``--on-timeout ask``:
+        Claude Code's open issues report that ``ask`` does not block in auto mode."""
         if event.event == "PermissionRequest":
             return Answer(stderr=reason + "\n")
         return _pre_tool_use(event, "ask", reason)
 
 
 class Codex(Harness):
-    """Codex CLI: ``PreToolUse`` (which honours only a deny) and ``PermissionRequest``
-    (which refuses changed input): it can only run the model's own arguments."""
+    """Codex CLI: ``PreToolUse``, whose ``allow`` with ``updatedInput`` runs the
+    approved arguments (0.171 does), and ``PermissionRequest``, which refuses changed
+    input: there only the model's own arguments can run."""
 
     name = "codex"
     events = frozenset({"PreToolUse", "PermissionRequest"})
@@ -239,18 +249,18 @@ class Codex(Harness):
     contracts_file = "codex.json"
 
     def allow(self, event: ToolEvent, approval: Approval) -> Answer:
-        why_not = _unchangeable(event, approval, "Codex")
-        if why_not is not None:
-            return self.deny(event, why_not)
+        changed = canonical(approval.args) != canonical(event.args)
         if event.event == "PermissionRequest":
+            why_not = _unchangeable(event, approval, "Codex's permission request")
+            if why_not is not None:
+                return self.deny(event, why_not)
             return _permission_request(event, {"behavior": "allow"})
+        if changed:
+            return _pre_tool_use(event, "allow", _approved_by(approval), approval.args)
         return Answer()  # PreToolUse: no objection; Codex goes on as it would
 
     def deny(self, event: ToolEvent, reason: str) -> Answer:
         return _deny(event, reason)
-
-    def undecided(self, event: ToolEvent, reason: str) -> Answer:
-        return self.deny(event, reason)
 
 
 class Gemini(Harness):
@@ -278,9 +288,6 @@ class Gemini(Harness):
 
     def deny(self, event: ToolEvent, reason: str) -> Answer:
         return _json({"decision": "deny", "reason": reason})
-
-    def undecided(self, event: ToolEvent, reason: str) -> Answer:
-        return self.deny(event, reason)
 
 
 #: ``handoff-gate hook NAME``: every harness by its name.

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
+from handoff_gate.gates.standing.caller import CALLER_GAVE_UP, caller_gone
 from handoff_gate.gates.view.masking import refusal_said
 from handoff_gate.gates.view.tool_line import tool_call_line
 from handoff_gate.gates.vocab.actions import Action
@@ -452,8 +453,18 @@ def trust_lines(entry: Entry, waiter: Text) -> list[Text]:
 
 
 def waiter_line(entry: Entry) -> Text:
-    """Whether a pipeline's ``wait`` is blocked on the handoff now (undecided ones only)."""
-    if entry.waiters is None or not entry.waiting:
+    """Whether a pipeline's ``wait`` is blocked on the handoff now (undecided ones only);
+    for a call only its hook would run, that its hook is gone (``standing.caller``)."""
+    if not entry.waiting:
+        return Text()
+    envelope = entry.report.envelope if entry.report is not None else None
+    if caller_gone(envelope, entry.waiters):
+        return Text.assemble(
+            ("waiter ", "dim"),
+            (f"gone: {CALLER_GAVE_UP}", "bold red"),
+            " (approving it is refused)",
+        )
+    if entry.waiters is None:
         return Text()
     if not entry.waiters:
         return Text.assemble(("waiter ", "dim"), ("none (nobody is waiting)", "yellow"))

@@ -3,21 +3,25 @@
 The harness runs this before a tool call with its event on stdin; the call becomes a
 tool-call handoff in RUN, and the hook blocks until a reviewer decides, then prints the
 harness's own answer (``integrations.coding_agents``). Whatever goes wrong (an event the
-harness would not send, a store that cannot be reached, a policy that does not load, an
-interrupt) ends in exit 2 with one line on stderr: the one exit code every one of these
-harnesses treats as "do not run the tool". Any other exit, or a hook killed by the
-harness's own timeout, would let Claude Code and Gemini run it.
+harness would not send, a store that cannot be reached, a policy that does not load, a
+signal) ends in a deny or exit 2 with one line on stderr: the one exit code every one of
+these harnesses treats as "do not run the tool". Any other exit, or a hook killed by the
+harness's own timeout, would let Claude Code and Gemini run it; so everything the hook
+does comes out of one deadline (``--timeout``, from its start), which a watchdog keeps
+whatever is still locked (``integrations.coding_agent_deadline``).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from handoff_gate.cli.errors import USAGE, flat, one_line
 from handoff_gate.cli.inputs import setup_from
-from handoff_gate.cli.interrupt import stop_on_interrupt
+from handoff_gate.gates.store.lock_bound import lock_deadline
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+from handoff_gate.integrations.coding_agent_deadline import Deadline, flush_streams, signals_deny
 from handoff_gate.integrations.coding_agent_submit import submit_event
 from handoff_gate.integrations.coding_agents import HARNESSES, Answer, Harness, HookInputError
 
@@ -33,9 +37,9 @@ def _event_bytes() -> bytes:
     return data
 
 
-def _answer(args: argparse.Namespace, harness: Harness) -> Answer:
+def _answer(args: argparse.Namespace, harness: Harness, deadline: Deadline) -> Answer:
     event = harness.parse(_event_bytes())
-    timeout = args.timeout if args.timeout is not None else harness.default_timeout
+    deadline.event = event
     setup = setup_from(args)
     try:
         setup.store.create(args.run_dir)
@@ -46,26 +50,52 @@ def _answer(args: argparse.Namespace, harness: Harness) -> Answer:
         from handoff_gate.integrations.coding_agent_hook import answer_submitted
 
         gate = Gate(setup=setup)  # the same configuration; closed below, with its store
-        with stop_on_interrupt() as stop:
-            return answer_submitted(
-                gate, args.run_dir, harness, event, ref, timeout=timeout, stop=stop
-            )
+        answer = answer_submitted(
+            gate,
+            args.run_dir,
+            harness,
+            event,
+            ref,
+            timeout=deadline.wait_seconds(),
+            stop=deadline.stop,
+            on_timeout=args.on_timeout,
+            told=deadline.seconds,
+        )
     finally:
         setup.close()
+    if deadline.signalled is not None:  # stopped: a deny, and the blocking exit with it
+        return Answer(answer.stdout, f"handoff-gate hook {harness.name}: {deadline.why}\n", USAGE)
+    return answer
 
 
 def run(args: argparse.Namespace) -> int:
+    started = time.monotonic()
     harness = HARNESSES[args.harness]
-    try:
-        answer = _answer(args, harness)
-    except (Exception, KeyboardInterrupt) as exc:  # fail closed: exit 2 blocks the call
-        if isinstance(exc, KeyboardInterrupt):
-            what = "interrupted"
-        else:
-            what = one_line(exc) if str(exc) else type(exc).__name__
-        print(f"handoff-gate hook {harness.name}: {what}; the call is blocked", file=sys.stderr)
+    if args.on_timeout == "ask" and not harness.can_hand_over:
+        print(
+            f"handoff-gate hook {harness.name}: --on-timeout ask hands the call to Claude "
+            f"Code's own prompt; {harness.name} has none, so the call is blocked",
+            file=sys.stderr,
+        )
         return USAGE
-    sys.stdout.write(answer.stdout)
-    if answer.stderr:
-        sys.stderr.write(flat(answer.stderr.rstrip("\n")) + "\n")
-    return answer.code
+    timeout = args.timeout if args.timeout is not None else harness.default_timeout
+    deadline = Deadline(harness, timeout, started=started)
+    with signals_deny(deadline):
+        deadline.start()
+        try:
+            with lock_deadline(deadline.locks_until()):
+                answer = _answer(args, harness, deadline)
+        except (Exception, KeyboardInterrupt) as exc:  # fail closed: exit 2 blocks the call
+            if isinstance(exc, KeyboardInterrupt):
+                what = "interrupted"
+            else:
+                what = one_line(exc) if str(exc) else type(exc).__name__
+            line = f"handoff-gate hook {harness.name}: {what}; the call is blocked"
+            # Once the event is read, the harness's own deny says it too (exit 2 is
+            # what every harness acts on; the deny is for one that reads stdout anyway).
+            said = "" if deadline.event is None else harness.deny(deadline.event, line).stdout
+            answer = Answer(said, line + "\n", USAGE)
+        if answer.stderr:
+            answer = Answer(answer.stdout, flat(answer.stderr.rstrip("\n")) + "\n", answer.code)
+        flush_streams()
+        return deadline.answer(answer)

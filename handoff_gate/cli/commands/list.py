@@ -30,6 +30,8 @@ def _line(status: Standing, policy_in_force: bool) -> str:
         _field(row[key]) for key in ("run", "id", "phase", "schema", "state", "verdict")
     )
     waiter = "waiter=yes" if status.waiters else "waiter=no"
+    if status.caller_gone:  # its hook died or gave up: approving it is refused
+        waiter = "waiter=gone"
     tail = "  ".join(
         f"{key}={_field(row[key])}" for key in ("reviewer", "category", "decided_at", "reason")
     )

@@ -11,6 +11,7 @@ from handoff_gate.cli.errors import OK, flat
 from handoff_gate.cli.inputs import existing_handoff, setup_from
 from handoff_gate.cli.report_text import print_report
 from handoff_gate.cli.status import signature, to_json
+from handoff_gate.gates.standing.caller import CALLER_GAVE_UP
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.view.tool_line import NAME_CHARS, plain, tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -50,7 +51,10 @@ def _print_decision(status: Standing, policy_in_force: bool) -> None:
     if status.state is HandoffState.APPROVED and envelope is not None and envelope.tool:
         when = f"at {flat(status.delivered)}" if status.delivered else "not yet"
         print(f"delivered: {when}")
-    print(f"waiter: {'a wait is blocked on it' if status.waiters else 'nobody is waiting'}")
+    if status.caller_gone:
+        print(f"waiter: none: {CALLER_GAVE_UP} (approving it is refused)")
+    else:
+        print(f"waiter: {'a wait is blocked on it' if status.waiters else 'nobody is waiting'}")
 
 
 def _print_tool_call(status: Standing) -> None:

@@ -38,6 +38,7 @@ from handoff_gate.gates.audit.decision_record import (
     parse_decision,
 )
 from handoff_gate.gates.decide.reviewer import default_reviewer
+from handoff_gate.gates.standing.caller import CALLER_GAVE_UP, caller_gone, live_waiters
 from handoff_gate.gates.standing.edits import (
     EditedPayload,
     edit_bytes_of,
@@ -279,6 +280,10 @@ def _checked(
     end = ending(store, where, handoff_id, expires_at)
     if end is not None:
         attempt.refuse(f"{end.why}; it can no longer be decided")
+    if attempt.action is Action.APPROVE and caller_gone(
+        envelope, live_waiters(store, where, handoff_id)
+    ):
+        attempt.refuse(f"{handoff_id}: {CALLER_GAVE_UP}")
     _check_report(attempt, report, expected_sha256)
     if policy is not None and principal is not None and report.envelope is not None:
         producer = verified_producer(report.envelope, store.run_name(where), policy)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.standing.caller import caller_gone
 from handoff_gate.gates.standing.decision_problem import standing_of, unusable_reason
 from handoff_gate.gates.standing.ending import deadline, decided_late, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
@@ -58,6 +59,9 @@ class Standing:
     producer: str | None = None
     refused: tuple[str, ...] = ()
     delivered: str = ""
+    #: Undecided, and the one process that would run it (a coding agent's hook) no
+    #: longer waits on it: approving it is refused (``standing.caller``).
+    caller_gone: bool = False
 
     @property
     def named(self) -> Decision | None:
@@ -82,6 +86,8 @@ def standing(
     except Exception as exc:  # a withdrawal that cannot be read: show it, never approve
         problem = f"the withdrawal cannot be read: {os_reason(exc)}"
         return replace(found, state=HandoffState.UNUSABLE, problem=problem)
+    if found.state in NEEDS_PERSON and caller_gone(found.report.envelope, found.waiters):
+        found = replace(found, caller_gone=True)
     return _delivered(store, found)
 
 

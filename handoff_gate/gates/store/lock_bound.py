@@ -6,12 +6,22 @@ A wait without a bound would let such a holder hang every ``decide`` and ``wait`
 each wait gives up after :func:`lock_timeout` seconds with :class:`LockTimeout`, one
 line naming the lock. Legitimate holders keep a lock for milliseconds (one append and
 its fsync), so the default leaves plenty of room.
+
+A caller with a deadline of its own (a coding agent's hook, which the agent kills at its
+hook timeout) sets it with :func:`lock_deadline`: every lock wait started inside the
+block is then bounded by the time left as well, so a held lock cannot stretch the caller
+past its deadline. It is a context variable, so it bounds only the thread (or task) that
+set it, never another caller sharing the process.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from handoff_gate.gates.store.base import StoreError
 
@@ -21,6 +31,11 @@ LOCK_TIMEOUT_ENV = "HANDOFF_GATE_LOCK_TIMEOUT"
 DEFAULT_LOCK_TIMEOUT = 10.0
 #: The largest bound accepted: PostgreSQL's ``lock_timeout`` counts milliseconds in 31 bits.
 MAX_LOCK_TIMEOUT = 86_400.0
+#: The shortest wait past a deadline: one try, never a block.
+MIN_LOCK_WAIT = 0.001
+
+#: The ``time.monotonic()`` by which every lock wait must have given up (``lock_deadline``).
+_DEADLINE: ContextVar[float | None] = ContextVar("handoff_gate_lock_deadline", default=None)
 
 
 class LockTimeout(StoreError, OSError):
@@ -35,8 +50,33 @@ class LockSettingError(StoreError, ValueError):
     """:data:`LOCK_TIMEOUT_ENV` holds something that is not a usable number of seconds."""
 
 
+@contextmanager
+def lock_deadline(at: float) -> Iterator[None]:
+    """Bound every lock wait started inside the block by ``at`` (``time.monotonic()``),
+    besides :data:`LOCK_TIMEOUT_ENV`; an enclosing earlier deadline still holds."""
+    current = _DEADLINE.get()
+    token = _DEADLINE.set(at if current is None else min(current, at))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def deadline_left() -> float | None:
+    """Seconds left before the deadline :func:`lock_deadline` set (``None``: none set)."""
+    deadline = _DEADLINE.get()
+    return None if deadline is None else deadline - time.monotonic()
+
+
 def lock_timeout() -> float:
-    """The bound in seconds: :data:`LOCK_TIMEOUT_ENV`, else :data:`DEFAULT_LOCK_TIMEOUT`."""
+    """The bound in seconds: :data:`LOCK_TIMEOUT_ENV`, else :data:`DEFAULT_LOCK_TIMEOUT`;
+    never past the deadline of :func:`lock_deadline` (at least :data:`MIN_LOCK_WAIT`)."""
+    bound = _setting()
+    left = deadline_left()
+    return bound if left is None else max(MIN_LOCK_WAIT, min(bound, left))
+
+
+def _setting() -> float:
     text = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
     if not text:
         return DEFAULT_LOCK_TIMEOUT
@@ -55,6 +95,9 @@ def lock_timeout() -> float:
 
 def gave_up(what: str, seconds: float) -> LockTimeout:
     """The error for a lock wait that reached its bound: ``what`` names the lock."""
+    left = deadline_left()
+    if left is not None and left < seconds:
+        return LockTimeout(f"{what}; gave up at the caller's deadline")
     return LockTimeout(
         f"{what}; gave up after {seconds:g} s ({LOCK_TIMEOUT_ENV} sets how long to wait)"
     )

@@ -24,7 +24,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
@@ -47,7 +47,7 @@ from handoff_gate.gates.store.base import (
     WithdrawalExists,
 )
 from handoff_gate.gates.store.durable import OversizeError
-from handoff_gate.gates.store.lock_bound import LockTimeout, gave_up, lock_timeout
+from handoff_gate.gates.store.lock_bound import LockTimeout, deadline_left, gave_up, lock_timeout
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.store.pg_connect import (
     ListenEvent,
@@ -62,8 +62,11 @@ from handoff_gate.gates.store.pg_hints import watch_store
 from handoff_gate.gates.store.pg_watch import ListenWatch
 from handoff_gate.gates.store.postgres_schema import (
     CHANNEL,
+    LIVE_WAITERS,
+    hold_waiter,
     insert_event,
     lock_run,
+    release_waiter,
     require_schema,
     run_lock_holder,
 )
@@ -175,6 +178,11 @@ def _names_run(payload: str, run: str) -> bool:
     return not isinstance(value, dict) or value.get("run") == run
 
 
+def _millis(seconds: float) -> str:
+    """A bound as PostgreSQL's ``lock_timeout`` takes it (never 0, which means none)."""
+    return f"{max(1, round(seconds * 1000))}ms"
+
+
 class PostgresStore:
     """Runs as rows of one PostgreSQL database (see the module docstring)."""
 
@@ -240,7 +248,7 @@ class PostgresStore:
         try:
             conn.execute(
                 "SELECT pg_catalog.set_config('lock_timeout', %s, false)",
-                (f"{max(1, round(bound * 1000))}ms",),
+                (_millis(bound),),
             )
             require_schema(conn)
         except psycopg.Error as exc:
@@ -285,6 +293,11 @@ class PostgresStore:
             locked = False
             try:
                 with conn.transaction():
+                    if deadline_left() is not None:  # a caller's deadline: this write's bound
+                        conn.execute(
+                            "SELECT pg_catalog.set_config('lock_timeout', %s, true)",
+                            (_millis(lock_timeout()),),
+                        )
                     lock_run(conn, run)
                     locked = True
                     return work(conn)
@@ -737,14 +750,45 @@ class PostgresStore:
         watch_store(self.url, on_change, stop)
 
     def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:
-        """Nothing is recorded: the database keeps no waiter records."""
-        return nullcontext()
+        """This session holds the handoff's waiter lock while the ``with`` lasts
+        (``hold_waiter``): the server drops it with the session, so a killed waiter
+        reads as gone at once. A connection lost meanwhile loses it too: the wait then
+        reads as gone, which refuses approvals rather than allowing one nobody takes."""
+        validate_run_id(run)
+        validate_id(handoff_id)
+        return self._waiting(run, handoff_id)
+
+    @contextlib.contextmanager
+    def _waiting(self, run: str, handoff_id: str) -> Iterator[None]:
+        conn = self._connection()
+        try:
+            hold_waiter(conn, run, handoff_id)
+        except psycopg.Error as exc:
+            raise StoreUnavailable(f"store unavailable: {one_line(exc)}") from None
+        try:
+            yield
+        finally:
+            if conn is self._db and not (conn.closed or conn.broken):
+                with contextlib.suppress(psycopg.Error):
+                    release_waiter(conn, run, handoff_id)
 
     def waiters(
         self, run: str, handoff_ids: Collection[str] | None = None
     ) -> dict[str, tuple[WaiterRecord, ...]] | None:
-        """``None``: the database cannot tell who waits."""
-        return None
+        """The sessions holding each handoff's waiter lock (``LIVE_WAITERS``), each as
+        its server process id and when it began (``unknown`` where the role may not
+        see that)."""
+        if not isinstance(run, str) or not RUN_ID_PATTERN.match(run):
+            return {}
+        ids = None
+        if handoff_ids is not None:
+            ids = sorted(i for i in handoff_ids if isinstance(i, str) and ID_PATTERN.match(i))
+            if not ids:
+                return {}
+        found: dict[str, list[WaiterRecord]] = {}
+        for handoff_id, pid, started in self._read(LIVE_WAITERS, {"run": run, "ids": ids}):
+            found.setdefault(handoff_id, []).append(WaiterRecord(int(pid), started or "unknown"))
+        return {handoff_id: tuple(records) for handoff_id, records in found.items()}
 
     def wait_for_change(self, run: str, timeout: float) -> bool:
         """Block until a handoff or decision of ``run`` may have changed (``True``), or

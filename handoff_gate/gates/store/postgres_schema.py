@@ -519,3 +519,46 @@ def insert_event(conn: Connection[Any], run: str, number: int, line: bytes) -> N
         "WHERE pg_catalog.pg_advisory_xact_lock(%s::integer, pg_catalog.hashtext(%s)) IS NOT NULL",
         (run, number, line, _RUN_LOCK_CLASS, run),
     )
+
+
+#: A waiter's lock key (``hold_waiter``): 64 bits from the schema, run and id, seeded
+#: apart from everything else. A run lock (``lock_run``) is a two-number lock, which
+#: ``pg_locks`` tells apart by ``objsubid``.
+_WAITER_KEY = (
+    "pg_catalog.hashtextextended(pg_catalog.current_schema() || '/' || %s || '/' || %s, 1751580791)"
+)
+
+
+def hold_waiter(conn: Connection[Any], run: str, handoff_id: str) -> None:
+    """Mark this session as waiting on the handoff: a shared advisory lock of the
+    session, which the server drops the moment the session ends, however it ends (a
+    killed waiter leaves nothing behind that reads as alive)."""
+    conn.execute(
+        "SELECT pg_catalog.pg_advisory_lock_shared(" + _WAITER_KEY + ")", (run, handoff_id)
+    )
+
+
+def release_waiter(conn: Connection[Any], run: str, handoff_id: str) -> None:
+    """This session no longer waits on the handoff."""
+    conn.execute(
+        "SELECT pg_catalog.pg_advisory_unlock_shared(" + _WAITER_KEY + ")", (run, handoff_id)
+    )
+
+
+#: Every live waiter of a run's handoffs (of ``ids``, or all): the sessions holding the
+#: handoff's waiter lock (``_WAITER_KEY`` of ``h.run`` and ``h.id``), with when each
+#: began (``null`` where the role may not see it).
+LIVE_WAITERS = """
+SELECT h.id, l.pid, pg_catalog.to_char(a.backend_start AT TIME ZONE 'UTC',
+       'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+FROM handoffs AS h
+JOIN pg_catalog.pg_locks AS l
+  ON l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+ AND l.database = (SELECT oid FROM pg_catalog.pg_database
+                   WHERE datname = pg_catalog.current_database())
+ AND (l.classid::bigint << 32) | l.objid::bigint = pg_catalog.hashtextextended(
+     pg_catalog.current_schema() || '/' || h.run || '/' || h.id, 1751580791)
+LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid = l.pid
+WHERE h.run = %(run)s AND (%(ids)s::text[] IS NULL OR h.id = ANY(%(ids)s::text[]))
+ORDER BY h.id, 3, l.pid
+"""

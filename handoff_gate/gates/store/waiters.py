@@ -45,14 +45,21 @@ def registered(run_dir: Path, handoff_id: str, started: str) -> Iterator[WaiterR
 
 
 def _alive(pid: int) -> bool:
-    """Whether a process with this pid exists (one we may not signal still exists)."""
+    """Whether a process with this pid exists (one we may not signal still exists) and
+    is not a zombie: a killed waiter whose parent has not reaped it yet (or never will,
+    under a container's init that reaps nothing) is gone all the same."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return True  # no /proc to ask: the signal said it exists
+    state = stat[stat.rfind(b")") + 2 :][:1]  # the field after "(comm)", which may hold ")"
+    return state not in (b"Z", b"X")
 
 
 def _read(path: Path) -> WaiterRecord | None:

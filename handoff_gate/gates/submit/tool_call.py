@@ -46,6 +46,8 @@ class ToolCallSpec(NamedTuple):
     description: str | None = None
     agent: str | None = None
     thread: str | None = None
+    #: The submitting process waits on the call and is its one consumer (``ToolCall``).
+    sole_waiter: bool = False
 
 
 def tool_schema_id(parameters: Mapping[str, Any]) -> str:
@@ -92,6 +94,7 @@ def submit_tool_call(
         description=call.description,
         agent=call.agent,
         thread=call.thread,
+        sole_waiter=True if call.sole_waiter else None,
     )
     return submit(
         store,

@@ -61,6 +61,11 @@ class ToolCall(BaseModel):
     description: str | None = Field(default=None, max_length=MAX_TOOL_DESCRIPTION)
     agent: str | None = Field(default=None, max_length=MAX_TOOL_TEXT)
     thread: str | None = Field(default=None, max_length=MAX_TOOL_TEXT)
+    #: ``true``: the process that submitted the call waits on it and is the one that
+    #: would run it (a coding agent's hook), so it may be approved only while a wait on
+    #: it is live (``gates.standing.caller``). Absent for every other handoff, whose
+    #: pipeline may legitimately wait later.
+    sole_waiter: Literal[True] | None = None
 
 
 class Envelope(BaseModel):
