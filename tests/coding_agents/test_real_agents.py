@@ -74,8 +74,12 @@ def test_a_gate_killed_while_waiting_does_not_let_the_call_run(session: Session)
     outcome = drive(session, session.agent.shell(session.touch()), kill)
     assert not session.marker().exists()
     assert outcome.results, "the model was never told the call was blocked"
-    # a reviewer sees that nobody waits on it any more, before approving it to no effect
-    assert row(session)["waiter"] is False
+    # a reviewer sees that nobody would run it, and an approval is refused, not recorded
+    seen = row(session)
+    assert seen["state"] == "pending" and seen["waiter"] is False
+    assert seen["caller_gave_up"] is True
+    late = gate("decide", str(session.run), str(seen["id"]), "approve", "--reviewer", "alice")
+    assert late.returncode == 1 and "its caller gave up" in late.stdout + late.stderr
 
 
 def test_the_gate_off_the_agents_path_still_gates(session: Session) -> None:
@@ -105,11 +109,6 @@ def test_a_configured_gate_that_is_gone_blocks_and_doctor_says_so(session: Sessi
     assert str(moved) in doctor.stdout + doctor.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the hook's single deadline is not on this branch yet: submit waits 10 s for the "
-    "lock outside --timeout, and the agent kills the hook and runs the tool",
-)
 def test_a_held_log_lock_blocks_within_the_agents_limit(session: Session) -> None:
     """The gated agent writes the run, so it can hold the ``flock`` on ``audit.jsonl``:
     the hook must still answer (deny) before the agent's own hook timeout kills it."""
