@@ -22,36 +22,39 @@ from bench.config import Context
 from bench.figures import Figure, Target
 from bench.stats import summarize
 from handoff_gate.gates.api import decide
-from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.contracts.registry import Registry, load_registry
 
 # The agent runner and fake model are the real-agent tests' own (tests/coding_agents).
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "coding_agents"))
 
-from agent_runs import ClaudeCode, Session, drive, install_hook, registered
+from agent_runs import ClaudeCode, Reviewer, Session, drive, install_hook, registered
 
 TARGET = Target(stat="median", max_ratio=1.3)
-#: Runs of each kind per repetition the profile asks of a latency figure (which is 60 in
-#: the full profile: a whole agent run is ~1 s, so a tenth of it).
-RUN_SHARE = 10
+#: One run of each kind per this many repetitions the profile asks of a latency figure
+#: (60 in the full profile, 15 quick, 2 smoke): a whole agent run takes seconds.
+RUN_SHARE = 5
 #: How long the gate would wait: far above a run, so only the instant approval ends it.
 GATE_WAIT = 60.0
 
 
-def _approve_at_once(session: Session, process: subprocess.Popen[bytes]) -> None:
-    handoff_id, _ = registered(session.run, process, session.root / "agent.err", poll=0.001)
-    decide(session.run, handoff_id, "approve", reviewer="bench", registry=load_registry())
+def _approve_at_once(registry: Registry) -> Reviewer:
+    def approve(session: Session, process: subprocess.Popen[bytes]) -> None:
+        handoff_id, _ = registered(session.run, process, session.root / "agent.err", poll=0.001)
+        decide(session.run, handoff_id, "approve", reviewer="bench", registry=registry)
+
+    return approve
 
 
-def _one(ctx: Context, name: str, gated: bool) -> float:
+def _one(ctx: Context, name: str, reviewer: Reviewer | None) -> float:
     """ms of one whole run; raises unless the call ran."""
     session = Session(ctx.workdir / name, ClaudeCode())
     session.project.mkdir(parents=True)
     session.agent.prepare_home(session)
-    if gated:
+    if reviewer is not None:
         install_hook(session, GATE_WAIT)
     call = session.agent.shell(session.touch())
     started = time.perf_counter()
-    outcome = drive(session, call, _approve_at_once if gated else None)
+    outcome = drive(session, call, reviewer)
     elapsed = (time.perf_counter() - started) * 1000
     if not session.marker().exists():
         raise RuntimeError(f"the approved call did not run ({name}): {outcome.stderr[-2000:]}")
@@ -59,13 +62,15 @@ def _one(ctx: Context, name: str, gated: bool) -> float:
 
 
 def run(ctx: Context) -> list[Figure]:
-    runs = max(2, ctx.profile.latency_reps // RUN_SHARE)
+    runs = max(1, ctx.profile.latency_reps // RUN_SHARE)
+    reviewer = _approve_at_once(load_registry())
     gated: list[float] = []
     plain: list[float] = []
-    _one(ctx, "warm-up", gated=True)  # the first start of a 240 MB binary pays its page-in
+    _one(ctx, "warm-up", reviewer)  # the first start of a 240 MB binary pays its page-in
     for rep in range(runs):
         for hooked in (True, False) if rep % 2 else (False, True):
-            (gated if hooked else plain).append(_one(ctx, f"{rep}-{hooked}", hooked))
+            sample = _one(ctx, f"{rep}-{hooked}", reviewer if hooked else None)
+            (gated if hooked else plain).append(sample)
     return [
         Figure(
             name="agents.claude_code_approved_run",
