@@ -50,7 +50,7 @@ TEST_FOLDERS := tests/tui tests/trust tests/store_pg tests/coding_agents
 typecheck: $(STAMP)
 	$(BIN)/mypy -p handoff_gate
 	$(BIN)/mypy sample_runs
-	$(BIN)/mypy bench
+	MYPYPATH=$(AGENTS) $(BIN)/mypy bench
 	MYPYPATH=tests $(BIN)/mypy tests --exclude '^tests/(tui|trust|store_pg|coding_agents)/'
 	for folder in $(TEST_FOLDERS); do MYPYPATH=tests $(BIN)/mypy $$folder || exit 1; done
 	$(BIN)/lint-imports

@@ -179,7 +179,12 @@ class GeminiCli(Agent):
         return [str(self.executable()), "-p", prompt, "--output-format", "json", "--yolo"]
 
     def model_env(self, fake: FakeModel) -> dict[str, str]:
-        return {"GOOGLE_GEMINI_BASE_URL": fake.url, "GEMINI_API_KEY": "test-not-a-key"}
+        return {
+            "GOOGLE_GEMINI_BASE_URL": fake.url,
+            "GEMINI_API_KEY": "test-not-a-key",
+            # it would start node a second time for a larger heap: a third of each run
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+        }
 
 
 AGENTS: dict[str, Agent] = {agent.name: agent for agent in (ClaudeCode(), GeminiCli())}
@@ -243,9 +248,18 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 def waiting(session: Session, process: subprocess.Popen[bytes]) -> tuple[str, int]:
-    """The handoff the hook waits on and the waiting gate's pid, once its wait is
-    registered (``waiters/ID.PID``); fails if the agent ends first."""
-    folder = session.run / "waiters"
+    """The handoff the hook waits on and the waiting gate's pid; fails if the agent
+    ends first."""
+    return registered(session.run, process, session.root / "agent.err")
+
+
+def registered(
+    run: Path, process: subprocess.Popen[bytes], err: Path, poll: float = 0.05
+) -> tuple[str, int]:
+    """The handoff a gate waits on in ``run`` and its pid, once the wait is registered
+    (``waiters/ID.PID``, looked for every ``poll`` s); fails, with ``err``'s text, if
+    ``process`` ends first."""
+    folder = run / "waiters"
     deadline = time.monotonic() + BOUND
     while time.monotonic() < deadline:
         found = sorted(folder.glob("[0-9]*.*")) if folder.is_dir() else []
@@ -253,10 +267,10 @@ def waiting(session: Session, process: subprocess.Popen[bytes]) -> tuple[str, in
             handoff_id, pid = found[0].name.rsplit(".", 1)
             return handoff_id, int(pid)
         if process.poll() is not None:
-            err = (session.root / "agent.err").read_text(errors="replace")
-            raise AssertionError(f"{session.agent.name} ended before its hook waited:\n{err}")
-        time.sleep(0.05)
-    raise AssertionError(f"no hook started waiting in {session.run}")
+            text = err.read_text(errors="replace") if err.exists() else ""
+            raise AssertionError(f"{process.args!r} ended before the gate waited:\n{text}")
+        time.sleep(poll)
+    raise AssertionError(f"nothing started waiting in {run}")
 
 
 def gate(*args: str) -> subprocess.CompletedProcess[str]:
