@@ -60,6 +60,14 @@ def gated(fake: FakeResponses, tmp_path_factory: pytest.TempPathFactory) -> Proj
     return project
 
 
+@pytest.fixture(scope="module")
+def impatient(fake: FakeResponses, tmp_path_factory: pytest.TempPathFactory) -> Project:
+    """A project whose gate waits one second (``hook install --timeout 1``)."""
+    project = new_project(tmp_path_factory.mktemp("codex-impatient"), fake.base_url)
+    install_hook(project, "--timeout", "1")
+    return project
+
+
 def writes(marker: Path, text: str = "ran") -> ToolCall:
     """The model's call: a shell command that writes ``marker``."""
     command = f"printf {shlex.quote(text)} > {shlex.quote(str(marker))}"
@@ -191,28 +199,26 @@ def test_the_gate_missing_at_its_path_blocks(tmp_path: Path, fake: FakeResponses
 
 
 def test_nobody_deciding_within_the_gates_timeout_blocks(
-    tmp_path: Path, fake: FakeResponses
+    tmp_path: Path, fake: FakeResponses, impatient: Project
 ) -> None:
-    project = own_project(tmp_path, fake)
-    install_hook(project, "--timeout", "1")
     script = Script([writes(tmp_path / "marker")])
-    done = finish_run(project, fake.register(script))
+    done = finish_run(impatient, fake.register(script))
     assert done.code == 0, done.stderr
     assert not (tmp_path / "marker").exists()
     assert "no reviewer decided within 1 s" in script.outputs["call_0"]
 
 
-def test_a_held_log_lock_blocks_within_the_deadline(tmp_path: Path, fake: FakeResponses) -> None:
+def test_a_held_log_lock_blocks_within_the_deadline(
+    tmp_path: Path, fake: FakeResponses, impatient: Project
+) -> None:
     """The gated agent writes the run, so it can hold the log's ``flock``: the hook must
     still answer before Codex's own hook timeout (which ``hook install`` set above the
     gate's deadline), or Codex kills it and runs the command."""
-    project = own_project(tmp_path, fake)
-    install_hook(project, "--timeout", "2")
-    project.run.mkdir(parents=True)
+    impatient.run.mkdir(parents=True, exist_ok=True)
     script = Script([writes(tmp_path / "marker")])
-    with (project.run / "audit.jsonl").open("a") as log:
+    with (impatient.run / "audit.jsonl").open("a") as log:
         fcntl.flock(log, fcntl.LOCK_EX)
-        done = finish_run(project, fake.register(script))
+        done = finish_run(impatient, fake.register(script))
     assert done.code == 0, done.stderr
     assert not (tmp_path / "marker").exists()
     assert "call_0" in script.outputs
