@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from agent_runs import GATE, Session, decide, drive, gate, install_hook, waiting
@@ -129,38 +130,54 @@ def test_nobody_deciding_within_the_gates_timeout_blocks(session: Session) -> No
     assert state(session) == "withdrawn"
 
 
-def _doctor(session: Session, edit: Callable[[dict[str, object]], None]) -> str:
-    """``hook doctor``'s lines on the installed settings after a user's ``edit`` of the
-    hook entry; it must exit 1."""
+Group = dict[str, Any]
+
+
+def _lower_timeout(group: Group, session: Session) -> None:
+    """The agent kills a hook at its own timeout and runs the tool."""
+    group["hooks"][0]["timeout"] = 30 if session.agent.name == "claude-code" else 30_000
+
+
+def _bare_name(group: Group, session: Session) -> None:
+    """docs/integration.md's form before issue 40: the agent's PATH decides whether the
+    gate is found, and a gate missing or killed lets Claude Code run the tool."""
+    group["hooks"][0]["command"] = f"handoff-gate hook {session.agent.name} {session.run}"
+
+
+def _run_under_a_file(group: Group, session: Session) -> None:
+    """A run the gate cannot make: every call it is asked about fails."""
+    (session.root / "a-file").write_text("")
+    command: str = group["hooks"][0]["command"]
+    group["hooks"][0]["command"] = command.replace(str(session.run), f"{session.root}/a-file/run")
+
+
+def _narrow_matcher(group: Group, session: Session) -> None:
+    """Only the shell gated: file writes would run unreviewed."""
+    group["matcher"] = "Bash" if session.agent.name == "claude-code" else "run_shell_command"
+
+
+MISCONFIGURED: dict[str, tuple[Callable[[Group, Session], None], tuple[str, ...]]] = {
+    "agent timeout lowered": (_lower_timeout, ("timeout",)),
+    "bare name, no wrapper": (_bare_name, ("bare", "wrapper")),
+    "run not writable": (_run_under_a_file, ("not writable",)),
+    "matcher misses tools": (_narrow_matcher, ("matcher",)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MISCONFIGURED))
+def test_doctor_flags_a_hand_edited_misconfiguration(session: Session, case: str) -> None:
+    """What a user changes by hand in the settings ``hook install`` wrote, which the
+    agent itself would run without a word: ``hook doctor`` exits 1 and names it."""
+    (edit, words) = MISCONFIGURED[case]
     settings = install_hook(session, PATIENT)
     data = json.loads(settings.read_text())
     event = "PreToolUse" if session.agent.name == "claude-code" else "BeforeTool"
-    edit(data["hooks"][event][0]["hooks"][0])
+    edit(data["hooks"][event][0], session)
     settings.write_text(json.dumps(data))
     done = gate("hook", "doctor", session.agent.name, "--settings", str(settings))
     assert done.returncode == 1, done.stdout + done.stderr
-    return done.stdout
-
-
-def test_doctor_flags_an_agent_timeout_lowered_below_the_gates_deadline(session: Session) -> None:
-    """The agent kills a hook at its own timeout and runs the tool: a user who lowers it
-    under the gate's wait is told, since the agent itself would not say."""
-
-    def lower(entry: dict[str, object]) -> None:
-        entry["timeout"] = 30 if session.agent.name == "claude-code" else 30_000
-
-    assert "timeout" in _doctor(session, lower)
-
-
-def test_doctor_flags_the_gate_named_bare_without_the_wrapper(session: Session) -> None:
-    """The form docs/integration.md showed before issue 40: the agent's PATH decides
-    whether the gate is found, and a missing or killed gate lets Claude Code run the tool."""
-
-    def bare(entry: dict[str, object]) -> None:
-        entry["command"] = f"handoff-gate hook {session.agent.name} {session.run}"
-
-    lines = _doctor(session, bare)
-    assert "bare" in lines and "wrapper" in lines
+    for word in words:
+        assert word in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("agent", ["gemini"], indirect=True)
