@@ -36,8 +36,12 @@ PACKAGES = Path(__file__).resolve().parent / "node_modules"
 INSTALL = "make tests/coding_agents/node_modules/.installed"
 #: The gate's console script in the test's venv: what ``hook install`` is run as.
 GATE = Path(sys.executable).parent / "handoff-gate"
-#: The agents' PATH: node and the shell, not the venv (nor any other ``handoff-gate``).
-AGENT_PATH = os.pathsep.join(["/usr/local/bin", "/usr/bin", "/bin"])
+_NODE = shutil.which("node")
+#: The agents' PATH: node (Gemini CLI and the Inspector are node scripts) and the shell's
+#: folders, not the venv (nor any other ``handoff-gate``: :func:`gate_path_free`).
+AGENT_PATH = os.pathsep.join(
+    dict.fromkeys([*([str(Path(_NODE).parent)] if _NODE else []), "/usr/bin", "/bin"])
+)
 #: Upper bound on one agent run, on a loaded machine; a run is seconds.
 BOUND = 90.0
 
