@@ -448,3 +448,31 @@ def test_codex_doctor_says_an_untrusted_project_ignores_the_hook(
 
 def doctor_codex(project: Path, env: dict[str, str]) -> Any:
     return gate(project, "hook", "doctor", "codex", env=env)
+
+
+# -- the documented snippets ---------------------------------------------------------
+
+#: The project docs/integration.md's snippets are written for, with its venv's gate.
+DOC_PROJECT = "/home/me/project"
+DOC_GATE = f"{DOC_PROJECT}/.venv/bin/handoff-gate"
+
+
+def documented() -> dict[str, Any]:
+    """The three settings snippets of docs/integration.md's coding-agent section."""
+    text = (REPO / "docs" / "integration.md").read_text()
+    start = text.index("## Coding agents:")
+    section = text[start : text.index("\n## ", start + 1)]
+    blocks = re.findall(r"```(json|toml)\n(.*?)```", section, re.S)
+    claude, gemini = [json.loads(body) for kind, body in blocks if kind == "json"]
+    (codex,) = [tomllib.loads(body) for kind, body in blocks if kind == "toml"]
+    return {"claude-code": claude, "codex": codex, "gemini": gemini}
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "codex", "gemini"])
+def test_the_documented_snippets_are_what_install_writes(tmp_path: Path, agent: str) -> None:
+    extra = ["--timeout", "540"] if agent == "gemini" else []
+    gate(tmp_path, "hook", "install", agent, f"runs/{agent}", *extra)
+    text = (tmp_path / SETTINGS[agent]).read_text()
+    text = text.replace(str(GATE.resolve()), DOC_GATE).replace(str(tmp_path.resolve()), DOC_PROJECT)
+    written = tomllib.loads(text) if AGENTS[agent].toml else json.loads(text)
+    assert written == documented()[agent]
