@@ -204,6 +204,23 @@ def test_doctor_finds_the_gate_missing_from_its_configured_path(tmp_path: Path) 
     ]
 
 
+def test_doctor_finds_a_gate_that_is_there_but_does_not_run(tmp_path: Path) -> None:
+    """A venv whose interpreter was removed: the script is found, its exec fails."""
+    broken = tmp_path / "old-venv" / "bin" / "handoff-gate"
+    broken.parent.mkdir(parents=True)
+    broken.write_text("#!/nonexistent/python\n")
+    broken.chmod(0o755)
+    data = installed(tmp_path)
+    handler = handler_of(data)
+    handler["command"] = handler["command"].replace(str(GATE.resolve()), str(broken))
+    put(tmp_path, "claude-code", data)
+    (line,) = doctor(tmp_path).stdout.splitlines()
+    assert line.startswith(f"the gate at {broken} does not run")
+    hook = run_hook(handler["command"], event_bytes("claude-code"), tmp_path)
+    out, _ = hook.communicate(timeout=BOUND)
+    assert (hook.returncode, out) == (2, b"")
+
+
 def test_doctor_finds_a_bare_name_without_the_wrapper(tmp_path: Path) -> None:
     data = installed(tmp_path)
     run = tmp_path.resolve() / "runs" / "x"
