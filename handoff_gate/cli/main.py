@@ -596,7 +596,12 @@ def _add_hook(p: argparse.ArgumentParser) -> None:
         "       %(prog)s install AGENT RUN [--settings FILE] [--timeout SECONDS]\n"
         "       %(prog)s doctor AGENT [--settings FILE]"
     )
-    actions = p.add_subparsers(dest="hook_action", required=True, metavar="AGENT|ACTION")
+    actions = p.add_subparsers(
+        dest="hook_action",
+        required=True,
+        metavar="AGENT|ACTION",
+        help="run as that agent's hook, or install or check one in its settings",
+    )
     for agent in HOOK_AGENTS:
         text = f"{agent}'s hook: its event on stdin, the call reviewed, its answer on stdout"
         sub = actions.add_parser(
@@ -676,12 +681,10 @@ _ARGUMENTS = {
 }
 
 
-#: command name -> the module holding its ``run(args) -> int``; a sub-command with a
-#: module of its own names it as ``args.run_as``.
-COMMANDS = {
-    name: f"handoff_gate.cli.commands.{name.replace('-', '_')}"
-    for name in [*_ARGUMENTS, HOOK_SETUP]
-}
+#: command name -> the module holding its ``run(args) -> int``.
+COMMANDS = {name: f"handoff_gate.cli.commands.{name.replace('-', '_')}" for name in _ARGUMENTS}
+#: A sub-command with a module of its own, named as its ``args.run_as``.
+SUB_COMMANDS = {HOOK_SETUP: "handoff_gate.cli.commands.hook_setup"}
 #: The commands that run another program: what follows their first ``--`` is its command
 #: line, word for word (``args.server``), never options of their own.
 WRAPPING_COMMANDS = frozenset({"mcp-proxy"})
@@ -810,7 +813,7 @@ def load_command(command: str) -> ModuleType:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return importlib.import_module(COMMANDS[command])
+        return importlib.import_module(COMMANDS.get(command) or SUB_COMMANDS[command])
     finally:
         gc.freeze()
         if collecting:
