@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from agent_runs import GATE, Session, decide, drive, gate, install_hook, waiting
+from agent_runs import GATE, Session, decide, doctor, drive, gate, install_hook, waiting
 from fake_models import ToolCall
 
 #: The gate's wait when a reviewer answers at once: far above any run's length.
@@ -108,14 +108,14 @@ def test_a_configured_gate_that_is_gone_blocks_and_doctor_says_so(session: Sessi
     moved = session.root / "venv-bin" / "handoff-gate"
     moved.parent.mkdir()
     shutil.copy2(GATE, moved)
-    settings = install_hook(session, PATIENT, gate=moved)
+    install_hook(session, PATIENT, gate=moved)
     moved.unlink()
     outcome = drive(session, session.agent.shell(session.touch()))
     assert not session.marker().exists()
     assert outcome.results, "the model was never told the call was blocked"
-    doctor = gate("hook", "doctor", session.agent.name, "--settings", str(settings))
-    assert doctor.returncode == 1, doctor.stdout + doctor.stderr
-    assert str(moved) in doctor.stdout + doctor.stderr
+    found = doctor(session)
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert str(moved) in found.stdout
 
 
 def test_a_held_log_lock_blocks_within_the_agents_limit(session: Session) -> None:
@@ -182,7 +182,7 @@ def test_doctor_flags_a_hand_edited_misconfiguration(session: Session, case: str
     event = "PreToolUse" if session.agent.name == "claude-code" else "BeforeTool"
     edit(data["hooks"][event][0], session)
     settings.write_text(json.dumps(data))
-    done = gate("hook", "doctor", session.agent.name, "--settings", str(settings))
+    done = doctor(session)
     assert done.returncode == 1, done.stdout + done.stderr
     for word in words:
         assert word in done.stdout, done.stdout
