@@ -642,5 +642,5 @@ def test_a_server_missing_or_not_startable_is_one_line_and_exit_2(tmp_path: Path
         done = cli("mcp-proxy", str(run), *server)
         assert done.returncode == 2
         assert done.stderr.count("\n") == 1, done.stderr
-        assert "give its command after --" in done.stderr or "cannot start" in done.stderr
+        assert "give its command after RUN" in done.stderr or "cannot start" in done.stderr
     assert not run.exists()

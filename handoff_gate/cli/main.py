@@ -596,7 +596,12 @@ def _add_hook(p: argparse.ArgumentParser) -> None:
         "       %(prog)s install AGENT RUN [--settings FILE] [--timeout SECONDS]\n"
         "       %(prog)s doctor AGENT [--settings FILE]"
     )
-    actions = p.add_subparsers(dest="hook_action", required=True, metavar="AGENT|ACTION")
+    actions = p.add_subparsers(
+        dest="hook_action",
+        required=True,
+        metavar="AGENT|ACTION",
+        help="run as that agent's hook, or install or check one in its settings",
+    )
     for agent in HOOK_AGENTS:
         text = f"{agent}'s hook: its event on stdin, the call reviewed, its answer on stdout"
         sub = actions.add_parser(
@@ -619,8 +624,14 @@ def _add_hook(p: argparse.ArgumentParser) -> None:
 
 
 def _add_mcp_proxy(p: argparse.ArgumentParser) -> None:
-    p.usage = "%(prog)s RUN [--gate GLOB ...] [--timeout SECONDS] [options] -- COMMAND [ARGS...]"
+    p.usage = "%(prog)s RUN [--gate GLOB ...] [--timeout SECONDS] [options] [--] COMMAND [ARGS...]"
     p.add_argument("run_dir", metavar="RUN", help="the run each gated tool call is submitted to")
+    p.description = (
+        "serve MCP on stdio in front of an MCP server, its tool calls reviewed first. "
+        "COMMAND [ARGS...] is the server's command line, word for word from the first word "
+        "after RUN that is not one of the options below (which go before it); a -- before "
+        "it is optional, as the MCP Inspector drops it"
+    )
     p.add_argument(
         "--gate",
         action="append",
@@ -676,12 +687,10 @@ _ARGUMENTS = {
 }
 
 
-#: command name -> the module holding its ``run(args) -> int``; a sub-command with a
-#: module of its own names it as ``args.run_as``.
-COMMANDS = {
-    name: f"handoff_gate.cli.commands.{name.replace('-', '_')}"
-    for name in [*_ARGUMENTS, HOOK_SETUP]
-}
+#: command name -> the module holding its ``run(args) -> int``.
+COMMANDS = {name: f"handoff_gate.cli.commands.{name.replace('-', '_')}" for name in _ARGUMENTS}
+#: A sub-command with a module of its own, named as its ``args.run_as``.
+SUB_COMMANDS = {HOOK_SETUP: "handoff_gate.cli.commands.hook_setup"}
 #: The commands that run another program: what follows their first ``--`` is its command
 #: line, word for word (``args.server``), never options of their own.
 WRAPPING_COMMANDS = frozenset({"mcp-proxy"})
@@ -704,12 +713,37 @@ def command_named(argv: Sequence[str]) -> str | None:
 
 
 def split_wrapped(words: list[str]) -> tuple[list[str], list[str]]:
-    """The command's own words, and the wrapped program's: everything after the first
-    ``--`` (argparse would take a later ``--`` or ``-y`` there as its own)."""
-    if "--" not in words:
-        return words, []
-    cut = words.index("--")
-    return words[:cut], words[cut + 1 :]
+    """The command's own words, and the wrapped program's: from the first word after
+    RUN that is neither an option of the command nor an option's value, or after a
+    ``--`` met before it; the program's words are its own from there on, a later ``--``
+    or ``-y`` included, never options of ours. The ``--`` is optional because the MCP
+    Inspector drops a literal one from a server's arguments."""
+    takes_value = _value_options()
+    seen_command = seen_run = False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            return words[:i], words[i + 1 :]
+        if word.startswith("-") and word != "-":
+            if word in takes_value or (not seen_command and word == "--store"):
+                i += 1  # its value is the next word
+        elif not seen_command:
+            seen_command = True
+        elif not seen_run:
+            seen_run = True
+        else:
+            return words[:i], words[i:]
+        i += 1
+    return words, []
+
+
+def _value_options() -> frozenset[str]:
+    """The options of ``mcp-proxy`` that take a value (``--gate GLOB``), from its parser."""
+    p = argparse.ArgumentParser(add_help=False)
+    _add_mcp_proxy(p)
+    names = {o for a in p._actions if a.nargs != 0 for o in a.option_strings}
+    return frozenset(names | {"--schemas"})
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -810,7 +844,7 @@ def load_command(command: str) -> ModuleType:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return importlib.import_module(COMMANDS[command])
+        return importlib.import_module(COMMANDS.get(command) or SUB_COMMANDS[command])
     finally:
         gc.freeze()
         if collecting:

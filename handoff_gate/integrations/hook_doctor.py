@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,10 @@ from handoff_gate.integrations.agent_settings import (
     load,
     plain,
 )
-from handoff_gate.integrations.hook_command import MIN_MARGIN, GateCall, read_command
+from handoff_gate.integrations.hook_command import GATE_NAME, MIN_MARGIN, GateCall, read_command
+
+#: How long ``GATE --version`` may take before the gate counts as not running.
+VERSION_TIMEOUT = 30.0
 
 
 def _gate_problems(call: GateCall) -> list[str]:
@@ -36,6 +40,14 @@ def _gate_problems(call: GateCall) -> list[str]:
         ]
     if not (gate.is_file() and os.access(gate, os.X_OK)):
         return [f"the gate is not found at {call.gate} (or is not executable)"]
+    try:  # found is not enough: a venv whose interpreter is gone fails at exec
+        done = subprocess.run(
+            [call.gate, "--version"], capture_output=True, text=True, timeout=VERSION_TIMEOUT
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return [f"the gate at {call.gate} does not run: {exc}"]
+    if done.returncode != 0 or not done.stdout.startswith(GATE_NAME):
+        return [f"the gate at {call.gate} does not run as handoff-gate (exit {done.returncode})"]
     return []
 
 
@@ -101,8 +113,8 @@ def _covers(patterns: list[str | None], tool: str) -> bool:
     for pattern in patterns:
         if pattern in (None, "", "*"):
             return True
-        try:
-            if re.search(pattern, tool):
+        try:  # whole names: a pattern the agent would read more loosely still covers
+            if re.fullmatch(pattern, tool):
                 return True
         except re.error:
             continue

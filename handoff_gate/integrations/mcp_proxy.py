@@ -7,7 +7,9 @@ stdio transports write it. It never builds a session of its own, so every messag
 does not gate (initialize, lists, notifications, progress, cancellation, elicitation and
 sampling both ways, pings) is passed on as it came, whatever protocol version the two
 sides agree on. Only a ``tools/call`` of a gated tool is held (``integrations.mcp_gating``)
-until the gate answers; a host's ``notifications/cancelled`` for a held call withdraws its
+until the gate answers, and a ``tools/call`` without a valid request id, which the SDK
+reads as a notification, is answered with an error and never forwarded; a host's
+``notifications/cancelled`` for a held call withdraws its
 handoff and goes no further (the server never saw the call; a cancelled request gets no
 response).
 
@@ -29,6 +31,7 @@ from anyio.abc import TaskGroup
 from mcp_types import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    INVALID_REQUEST,
     PARSE_ERROR,
     ErrorData,
     JSONRPCError,
@@ -52,6 +55,10 @@ LIST_TIMEOUT = 30.0
 #: credentials, so the server's environment is the proxy's without them.
 _PRIVATE_ENV = (STORE_ENV, POLICY_ENV, KEY_ENV)
 CANCELLED = "notifications/cancelled"
+TOOL_CALL = "tools/call"
+#: The error a ``tools/call`` without a valid request id gets (JSON-RPC: a string or a
+#: whole number); it never reaches the server.
+NO_VALID_ID = "Invalid Request: tools/call needs an id that is a string or a whole number"
 TOOLS_CHANGED = "notifications/tools/list_changed"
 
 Send = Callable[[JSONRPCMessage], Awaitable[None]]
@@ -136,8 +143,13 @@ class _Proxy:
                 self.gating.agent = name if isinstance(name, str) else None
             elif message.method == "tools/list":
                 self._listing.add(message.id)
-            elif message.method == "tools/call":
+            elif message.method == TOOL_CALL:
                 return await self._tool_call(message, params)
+        elif isinstance(message, JSONRPCNotification) and message.method == TOOL_CALL:
+            # No valid id (null, 1.5, true, an object, none): the SDK reads it as a
+            # notification, which a server dispatching by method would run unreviewed.
+            await self._reply_error(None, INVALID_REQUEST, NO_VALID_ID)
+            return True
         elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:
             cancelled = _request_id((message.params or {}).get("requestId"))
             held = self._held.get(cancelled) if cancelled is not None else None

@@ -36,8 +36,12 @@ PACKAGES = Path(__file__).resolve().parent / "node_modules"
 INSTALL = "make tests/coding_agents/node_modules/.installed"
 #: The gate's console script in the test's venv: what ``hook install`` is run as.
 GATE = Path(sys.executable).parent / "handoff-gate"
-#: The agents' PATH: node and the shell, not the venv (nor any other ``handoff-gate``).
-AGENT_PATH = os.pathsep.join(["/usr/local/bin", "/usr/bin", "/bin"])
+_NODE = shutil.which("node")
+#: The agents' PATH: node (Gemini CLI and the Inspector are node scripts) and the shell's
+#: folders, not the venv (nor any other ``handoff-gate``: :func:`gate_path_free`).
+AGENT_PATH = os.pathsep.join(
+    dict.fromkeys([*([str(Path(_NODE).parent)] if _NODE else []), "/usr/bin", "/bin"])
+)
 #: Upper bound on one agent run, on a loaded machine; a run is seconds.
 BOUND = 90.0
 
@@ -61,7 +65,8 @@ class Session:
 
     @property
     def run(self) -> Path:
-        return self.root / "runs" / self.agent.name
+        """``runs/AGENT`` in the project, as docs/integration.md installs it."""
+        return self.project / "runs" / self.agent.name
 
     def marker(self, name: str = "marker") -> Path:
         return self.root / name
@@ -191,17 +196,27 @@ AGENTS: dict[str, Agent] = {agent.name: agent for agent in (ClaudeCode(), Gemini
 
 
 def install_hook(session: Session, timeout: float, gate: Path = GATE) -> Path:
-    """The agent's project settings with the gate as its hook, as ``gate hook install``
-    writes them (run in the project, as a user would), waiting ``timeout`` s."""
+    """The agent's project settings with the gate as its hook, as docs/integration.md
+    sets it up: ``GATE hook install AGENT runs/AGENT --timeout S`` run in the project,
+    which writes the project's own settings file and ends with ``hook doctor``."""
     agent = session.agent
-    settings = agent.settings_file(session)
+    run = str(session.run.relative_to(session.project))
     done = subprocess.run(
-        [str(gate), "hook", "install", agent.name, str(session.run),
-         "--settings", str(settings), "--timeout", f"{timeout:g}"],
+        [str(gate), "hook", "install", agent.name, run, "--timeout", f"{timeout:g}"],
         cwd=session.project, capture_output=True, text=True, timeout=BOUND, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
+    settings = agent.settings_file(session)
+    assert settings.is_file(), done.stdout
     return settings
+
+
+def doctor(session: Session) -> subprocess.CompletedProcess[str]:
+    """``handoff-gate hook doctor AGENT`` in the project, as docs/integration.md runs it."""
+    return subprocess.run(
+        [str(GATE), "hook", "doctor", session.agent.name],
+        cwd=session.project, capture_output=True, text=True, timeout=BOUND, check=False,
+    )  # fmt: skip
 
 
 Reviewer = Callable[[Session, subprocess.Popen[bytes]], None]

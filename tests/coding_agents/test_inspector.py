@@ -13,7 +13,6 @@ import os
 import subprocess
 from pathlib import Path
 
-import pytest
 from agent_runs import BOUND, GATE, PACKAGES, gate, registered
 
 REPO = Path(__file__).resolve().parents[2]
@@ -73,11 +72,6 @@ def test_an_approved_call_through_the_inspector_writes_the_file(tmp_path: Path) 
     assert json.loads(out).get("isError") is not True
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="mcp-proxy still needs `--` before the server command, which the Inspector "
-    "CLI drops from its command line, so the proxy cannot start there",
-)
 def test_a_rejected_call_from_the_inspectors_command_line_is_not_run(tmp_path: Path) -> None:
     """The Inspector's usual form, the server as words on its own command line."""
     action = ["reject", "--reason", "not this file"]

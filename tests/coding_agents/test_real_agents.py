@@ -16,9 +16,10 @@ import shutil
 import signal
 import subprocess
 from collections.abc import Callable
+from typing import Any
 
 import pytest
-from agent_runs import GATE, Session, decide, drive, gate, install_hook, waiting
+from agent_runs import GATE, Session, decide, doctor, drive, gate, install_hook, waiting
 from fake_models import ToolCall
 
 #: The gate's wait when a reviewer answers at once: far above any run's length.
@@ -64,22 +65,30 @@ def test_an_edited_call_runs_as_edited_not_as_the_model_sent_it(session: Session
     assert not session.marker().exists()
 
 
-def test_a_gate_killed_while_waiting_does_not_let_the_call_run(session: Session) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
+def test_a_gate_signalled_while_waiting_does_not_let_the_call_run(
+    session: Session, sig: signal.Signals
+) -> None:
+    """SIGKILL (the OOM killer, a crash): only the wrapper can answer, with exit 2.
+    SIGHUP (a closed terminal), which the hook did not handle before issue 40: the hook
+    itself denies."""
     install_hook(session, PATIENT)
 
     def kill(session: Session, process: subprocess.Popen[bytes]) -> None:
         _, pid = waiting(session, process)
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, sig)
 
     outcome = drive(session, session.agent.shell(session.touch()), kill)
     assert not session.marker().exists()
     assert outcome.results, "the model was never told the call was blocked"
     # a reviewer sees that nobody would run it, and an approval is refused, not recorded
     seen = row(session)
-    assert seen["state"] == "pending" and seen["waiter"] is False
-    assert seen["caller_gave_up"] is True
+    assert seen["waiter"] is False
     late = gate("decide", str(session.run), str(seen["id"]), "approve", "--reviewer", "alice")
-    assert late.returncode == 1 and "its caller gave up" in late.stdout + late.stderr
+    assert late.returncode == 1, late.stdout + late.stderr
+    if sig == signal.SIGKILL:  # nothing could withdraw it: it says why it cannot run
+        assert seen["state"] == "pending" and seen["caller_gave_up"] is True
+        assert "its caller gave up" in late.stdout + late.stderr
 
 
 def test_the_gate_off_the_agents_path_still_gates(session: Session) -> None:
@@ -99,14 +108,14 @@ def test_a_configured_gate_that_is_gone_blocks_and_doctor_says_so(session: Sessi
     moved = session.root / "venv-bin" / "handoff-gate"
     moved.parent.mkdir()
     shutil.copy2(GATE, moved)
-    settings = install_hook(session, PATIENT, gate=moved)
+    install_hook(session, PATIENT, gate=moved)
     moved.unlink()
     outcome = drive(session, session.agent.shell(session.touch()))
     assert not session.marker().exists()
     assert outcome.results, "the model was never told the call was blocked"
-    doctor = gate("hook", "doctor", session.agent.name, "--settings", str(settings))
-    assert doctor.returncode == 1, doctor.stdout + doctor.stderr
-    assert str(moved) in doctor.stdout + doctor.stderr
+    found = doctor(session)
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert str(moved) in found.stdout
 
 
 def test_a_held_log_lock_blocks_within_the_agents_limit(session: Session) -> None:
@@ -129,45 +138,62 @@ def test_nobody_deciding_within_the_gates_timeout_blocks(session: Session) -> No
     assert state(session) == "withdrawn"
 
 
-def _doctor(session: Session, edit: Callable[[dict[str, object]], None]) -> str:
-    """``hook doctor``'s lines on the installed settings after a user's ``edit`` of the
-    hook entry; it must exit 1."""
+Group = dict[str, Any]
+
+
+def _lower_timeout(group: Group, session: Session) -> None:
+    """The agent kills a hook at its own timeout and runs the tool."""
+    group["hooks"][0]["timeout"] = 30 if session.agent.name == "claude-code" else 30_000
+
+
+def _bare_name(group: Group, session: Session) -> None:
+    """docs/integration.md's form before issue 40: the agent's PATH decides whether the
+    gate is found, and a gate missing or killed lets Claude Code run the tool."""
+    group["hooks"][0]["command"] = f"handoff-gate hook {session.agent.name} {session.run}"
+
+
+def _run_under_a_file(group: Group, session: Session) -> None:
+    """A run the gate cannot make: every call it is asked about fails."""
+    (session.root / "a-file").write_text("")
+    command: str = group["hooks"][0]["command"]
+    group["hooks"][0]["command"] = command.replace(str(session.run), f"{session.root}/a-file/run")
+
+
+def _narrow_matcher(group: Group, session: Session) -> None:
+    """Only the shell gated: file writes would run unreviewed."""
+    group["matcher"] = "Bash" if session.agent.name == "claude-code" else "run_shell_command"
+
+
+MISCONFIGURED: dict[str, tuple[Callable[[Group, Session], None], tuple[str, ...]]] = {
+    "agent timeout lowered": (_lower_timeout, ("timeout",)),
+    "bare name, no wrapper": (_bare_name, ("bare", "wrapper")),
+    "run not writable": (_run_under_a_file, ("not writable",)),
+    "matcher misses tools": (_narrow_matcher, ("matcher",)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MISCONFIGURED))
+def test_doctor_flags_a_hand_edited_misconfiguration(session: Session, case: str) -> None:
+    """What a user changes by hand in the settings ``hook install`` wrote, which the
+    agent itself would run without a word: ``hook doctor`` exits 1 and names it."""
+    (edit, words) = MISCONFIGURED[case]
     settings = install_hook(session, PATIENT)
     data = json.loads(settings.read_text())
     event = "PreToolUse" if session.agent.name == "claude-code" else "BeforeTool"
-    edit(data["hooks"][event][0]["hooks"][0])
+    edit(data["hooks"][event][0], session)
     settings.write_text(json.dumps(data))
-    done = gate("hook", "doctor", session.agent.name, "--settings", str(settings))
+    done = doctor(session)
     assert done.returncode == 1, done.stdout + done.stderr
-    return done.stdout
-
-
-def test_doctor_flags_an_agent_timeout_lowered_below_the_gates_deadline(session: Session) -> None:
-    """The agent kills a hook at its own timeout and runs the tool: a user who lowers it
-    under the gate's wait is told, since the agent itself would not say."""
-
-    def lower(entry: dict[str, object]) -> None:
-        entry["timeout"] = 30 if session.agent.name == "claude-code" else 30_000
-
-    assert "timeout" in _doctor(session, lower)
-
-
-def test_doctor_flags_the_gate_named_bare_without_the_wrapper(session: Session) -> None:
-    """The form docs/integration.md showed before issue 40: the agent's PATH decides
-    whether the gate is found, and a missing or killed gate lets Claude Code run the tool."""
-
-    def bare(entry: dict[str, object]) -> None:
-        entry["command"] = f"handoff-gate hook {session.agent.name} {session.run}"
-
-    lines = _doctor(session, bare)
-    assert "bare" in lines and "wrapper" in lines
+    for word in words:
+        assert word in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("agent", ["gemini"], indirect=True)
 @pytest.mark.xfail(
     strict=True,
     reason="the shipped gemini contract does not name run_shell_command's delay_ms (0.61): "
-    "the hook drops it and answers deny, since Gemini's merge cannot remove a key",
+    "the hook drops it and answers deny, since Gemini's merge cannot remove a key; the "
+    "fix (a tool call crosses as sent, unnamed keys flagged) is on branch `delivery`",
 )
 def test_gemini_runs_an_approved_call_with_an_argument_of_its_0_61_tools(
     session: Session,

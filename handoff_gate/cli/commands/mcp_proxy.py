@@ -28,7 +28,7 @@ from handoff_gate.integrations.mcp_proxy import serve
 def run(args: argparse.Namespace) -> int:
     server: list[str] = args.server or []
     if not server:
-        raise UsageError("no server to run: give its command after --, e.g. -- npx -y SERVER")
+        raise UsageError("no server to run: give its command after RUN, e.g. npx -y SERVER")
     if shutil.which(server[0]) is None:
         raise UsageError(f"cannot start {visible(server[0])!r}: no such executable file")
     if signing_key(args) is not None and policy(args) is None:
