@@ -432,3 +432,15 @@ def test_every_shipped_tool_contract_is_one_the_gate_accepts(name: str) -> None:
         contract_from_json_schema(schema)
         for field, about in schema["properties"].items():
             assert about.get("description"), f"{tool}.{field} has no description"
+
+
+def test_a_codex_command_that_opens_a_shell_is_denied_without_asking_anyone(
+    tmp_path: Path,
+) -> None:
+    """What the model would type into it later (``write_stdin``) fires no hook."""
+    code, out, err = finish(start(tmp_path, "codex", event("codex", None, command="bash")))
+    assert code == 0, err
+    reason = denied_reason("codex", out)
+    assert "interactive session" in reason and "write_stdin" in reason
+    (row,) = json.loads(cli("list", str(tmp_path / RUN["codex"]), "--json").stdout)
+    assert row["verdict"] == "blocked"
