@@ -39,8 +39,13 @@ from codex_session import (
 from fake_responses import DONE, FakeResponses, Script, ToolCall
 
 # Fixes other branches of issue 40 bring; until merged here these cases fail as shown.
-HOOK_FAILCLOSED_INTERACTIVE = pytest.mark.xfail(
-    strict=True, reason="hook-failclosed: a command opening an interactive session is blocked"
+#: No branch closes this yet: Codex's event carries no ``tty``, and no list of program
+#: names finds every command that runs what it reads. Measured with 0.171: ``[features]
+#: unified_exec_tty = false`` in the settings makes Codex refuse ``tty: true``, and a
+#: session without a terminal has its stdin closed, so nothing can be typed into it.
+NO_TTY_FEATURE = pytest.mark.xfail(
+    strict=True,
+    reason="hook install does not yet write [features] unified_exec_tty = false for Codex",
 )
 
 
@@ -153,9 +158,9 @@ def test_the_gate_killed_while_waiting_blocks(
 #: and a loop of ``sh`` whose name says nothing (Codex's event carries ``command`` only,
 #: never ``tty``, so the hook cannot tell a terminal session from a plain command).
 TYPED_INTO = {
-    "bash": pytest.param("bash", marks=HOOK_FAILCLOSED_INTERACTIVE),
+    "bash": pytest.param("bash"),
     "read-eval-loop": pytest.param(
-        "sh -c 'while read line; do eval \"$line\"; done'", marks=HOOK_FAILCLOSED_INTERACTIVE
+        "sh -c 'while read line; do eval \"$line\"; done'", marks=NO_TTY_FEATURE
     ),
 }
 
@@ -176,6 +181,8 @@ def test_input_typed_into_an_approved_terminal_session_never_runs(
     assert done.code == 0, done.stderr
     assert not (tmp_path / "marker").exists()
     assert "Process running with session ID" not in script.outputs["call_0"]
+    told = script.outputs["call_0"]  # why: the gate's finding, or Codex's own refusal
+    assert "interactive session" in told or "TTY execution is disabled" in told
 
 
 def test_the_gate_missing_at_its_path_blocks(tmp_path: Path, fake: FakeResponses) -> None:
