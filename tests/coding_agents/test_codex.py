@@ -79,6 +79,11 @@ def writes(marker: Path, text: str = "ran") -> ToolCall:
     return ToolCall("exec_command", {"cmd": command})
 
 
+def lines_starting(text: str, start: str) -> list[str]:
+    """The lines of ``text`` (doctor's, one per problem) that start with ``start``."""
+    return [line for line in text.splitlines() if line.startswith(start)]
+
+
 def own_project(tmp_path: Path, fake: FakeResponses) -> Project:
     return new_project(tmp_path / "codex", fake.base_url)
 
@@ -197,7 +202,7 @@ def test_the_gate_missing_at_its_path_blocks(tmp_path: Path, fake: FakeResponses
     installed.unlink()
     doctor = hook_setup(project, "doctor")
     assert doctor.returncode == 1
-    assert f"the gate is not found at {installed}" in doctor.stdout
+    assert lines_starting(doctor.stdout, f"the gate is not found at {installed}")
     script = Script([writes(tmp_path / "marker")])
     done = finish_run(project, fake.register(script))
     assert done.code == 0, done.stderr
@@ -244,7 +249,7 @@ def test_an_untrusted_hook_runs_nothing_and_doctor_names_it(
     assert [h["trustStatus"] for h in hooks(project)] == ["untrusted"]
     doctor = hook_setup(project, "doctor")
     assert doctor.returncode == 1
-    assert doctor.stdout.startswith("Codex does not trust the hook (untrusted)")
+    assert lines_starting(doctor.stdout, "Codex does not trust the hook (untrusted)")
     done = finish_run(project, fake.register(Script([writes(tmp_path / "marker")])))
     assert done.code == 0, done.stderr
     assert (tmp_path / "marker").read_text() == "ran"
@@ -267,7 +272,7 @@ def test_a_lowered_codex_hook_timeout_is_named_by_doctor(
     trust_as_the_user(project)
     doctor = hook_setup(project, "doctor")
     assert doctor.returncode == 1
-    assert doctor.stdout.startswith("the agent's hook timeout (2 s) is not above the gate's")
+    assert lines_starting(doctor.stdout, "the agent's hook timeout (2 s) is not above the gate's")
     script = Script([writes(tmp_path / "marker")])
     done = finish_run(project, fake.register(script))
     assert done.code == 0, done.stderr
