@@ -1,11 +1,12 @@
 """The real Codex CLI, headless and offline, gated by ``handoff-gate hook codex``.
 
-Each test gets its own project folder and ``CODEX_HOME`` under ``tmp_path``: a
-``config.toml`` whose model provider points at the shared fake Responses server
+A :class:`Project` is a project folder and a ``CODEX_HOME`` in a test's temporary folder:
+a ``config.toml`` whose model provider points at the fake Responses server
 (``fake_responses``), with the approval and sandbox settings under which Codex runs
 every command without asking (``approval_policy = "never"``, ``danger-full-access``). So
 the hook is the only thing between the model and the shell: a hook that fails open shows
-as the command running, which the tests check on disk.
+as the command running, which the tests check on disk. Codex's PATH is the system's:
+the gate is reached by the absolute path ``hook install`` writes, or not at all.
 
 The hook comes from ``handoff-gate hook install codex`` run in the project, as a user
 runs it; it records the trust Codex requires of a hook through ``codex app-server``.
@@ -49,7 +50,7 @@ def codex_bin() -> Path:
 
 @dataclass(frozen=True)
 class Project:
-    """One test's Codex: its home, the project it runs in, the gate's run, a marker."""
+    """A Codex home, the project it runs in, and the gate's run, under ``root``."""
 
     root: Path
 
@@ -73,10 +74,6 @@ class Project:
     @property
     def run(self) -> Path:
         return self.root / "runs" / "codex"
-
-    def marker(self, name: str = "marker") -> Path:
-        """A file the model's command writes: on disk only if the command ran."""
-        return self.root / name
 
     def env(self) -> dict[str, str]:
         """Codex's environment: its home, the dummy key, the system PATH only."""
@@ -222,13 +219,10 @@ class Finished:
     events: list[dict[str, Any]]
     stderr: str
 
-    def commands(self) -> list[dict[str, Any]]:
-        """The command executions Codex reports as completed."""
-        return [
-            e["item"]
-            for e in self.events
-            if e.get("type") == "item.completed" and e["item"].get("type") == "command_execution"
-        ]
+    def said(self) -> list[str]:
+        """What the model said to the user (``agent_message`` items)."""
+        items = [e["item"] for e in self.events if e.get("type") == "item.completed"]
+        return [str(i.get("text")) for i in items if i.get("type") == "agent_message"]
 
 
 def _waiters(run: Path) -> list[str]:

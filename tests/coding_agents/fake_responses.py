@@ -47,7 +47,6 @@ class Script:
     outputs: dict[str, str] = field(default_factory=dict)
     #: The tool names Codex offered in the first request.
     offered: list[str] = field(default_factory=list)
-    requests: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @staticmethod
@@ -63,7 +62,6 @@ class Script:
             i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"
         ]
         with self.lock:
-            self.requests += 1
             if not self.offered:
                 self.offered = [str(t.get("name")) for t in body.get("tools", [])]
             for output in outputs:

@@ -98,7 +98,7 @@ def test_an_approved_command_runs(tmp_path: Path, fake: FakeResponses, gated: Pr
     assert done.code == 0, done.stderr
     assert (tmp_path / "marker").read_text() == "ran"
     assert shutil.which("handoff-gate", path=gated.env()["PATH"]) is None  # by its path only
-    assert script.outputs.keys() == {"call_0"} and DONE in str(done.events[-2])
+    assert script.outputs.keys() == {"call_0"} and done.said() == [DONE]
     assert {"exec_command", "write_stdin"} <= set(script.offered)  # the tools 0.171 offers
 
 
@@ -254,8 +254,6 @@ def test_an_untrusted_hook_runs_nothing_and_doctor_names_it(
     assert done.code == 0, done.stderr
     assert (tmp_path / "marker").read_text() == "ran"
     assert not project.run.exists()  # the gate never heard of the call
-    install_hook(project)  # again, with codex on PATH: trusted now
-    assert [h["trustStatus"] for h in hooks(project)] == ["trusted"]
 
 
 def test_a_lowered_codex_hook_timeout_is_named_by_doctor(
