@@ -89,10 +89,16 @@ def own_project(tmp_path: Path, fake: FakeResponses) -> Project:
 
 
 def test_an_approved_command_runs(tmp_path: Path, fake: FakeResponses, gated: Project) -> None:
-    script = Script([writes(tmp_path / "marker")])
+    call = writes(tmp_path / "marker")
+    script = Script([call])
     with running(gated, fake.register(script)) as codex:
         handoff_id, _ = codex.waiting()
         assert not (tmp_path / "marker").exists()  # held while nobody decided
+        # What the reviewer is shown: Codex's exec_command as its hook names it, and
+        # exactly the model's command (the event carries nothing else of the call).
+        stored = json.loads((gated.run / "handoffs" / f"{handoff_id}.json").read_text())
+        assert (stored["tool"]["name"], stored["tool"]["agent"]) == ("Bash", "codex")
+        assert json.loads(stored["raw"]) == {"command": call.arguments["cmd"]}
         decide(gated.run, handoff_id, "approve", "--reviewer", "alice")
         done = codex.finish()
     assert done.code == 0, done.stderr
