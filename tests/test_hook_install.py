@@ -493,3 +493,17 @@ def test_the_documented_snippets_are_what_install_writes(tmp_path: Path, agent: 
     text = text.replace(str(GATE.resolve()), DOC_GATE).replace(str(tmp_path.resolve()), DOC_PROJECT)
     written = tomllib.loads(text) if AGENTS[agent].toml else json.loads(text)
     assert written == documented()[agent]
+
+
+def test_codex_doctor_finds_codex_hooks_turned_off(
+    tmp_path: Path, codex_env: dict[str, str]
+) -> None:
+    project = tmp_path / "project"
+    assert gate(project, "hook", "install", "codex", "runs/cx", env=codex_env).returncode == 0
+    user = tmp_path / "codex-home" / "config.toml"
+    user.write_text(user.read_text() + "\n[features]\nhooks = false\n")
+    done = doctor_codex(project, codex_env)
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "Codex has its hooks turned off ([features] hooks = false): it runs none"
+    ]

@@ -140,9 +140,12 @@ def _codex_problems(settings: Path, hooks: list[GateHook], cwd: Path) -> list[st
             "untrusted hook never; trust it in codex's /hooks screen)"
         ]
     try:
-        loaded, warnings = codex_trust.loaded_hooks(codex, cwd)
+        view = codex_trust.loaded_hooks(codex, cwd)
     except codex_trust.CodexError as exc:
         return [f"cannot check that Codex trusts the hook: {exc}"]
+    if not view.hooks_on:
+        return ["Codex has its hooks turned off ([features] hooks = false): it runs none"]
+    loaded, warnings = view.hooks, view.warnings
     source = str(settings.resolve())
     problems = []
     for hook in hooks:

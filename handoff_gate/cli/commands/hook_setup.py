@@ -95,7 +95,7 @@ def _trust_codex(spec: AgentSettings, settings: Path) -> None:
     commands = {hook.command for hook in gate_hooks(spec, load(spec, settings), settings)}
     source = str(settings.resolve())
     try:
-        loaded, _ = codex_trust.loaded_hooks(codex, project)
+        loaded = codex_trust.loaded_hooks(codex, project).hooks
         ours = [h for h in loaded if h.command in commands and h.source_path == source]
         untrusted = [h for h in ours if h.trust not in codex_trust.RUNS]
         if untrusted:
