@@ -40,6 +40,19 @@ EVENT_FILE = {
 }
 
 
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home of the test's own, whose Gemini CLI trusts every folder under ``tmp_path``
+    (it ignores an untrusted project's settings) and whose Claude Code has no settings."""
+    folder = tmp_path / "home"
+    (folder / ".gemini").mkdir(parents=True)
+    trusted = {str(tmp_path.resolve()): "TRUST_FOLDER"}
+    (folder / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted))
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.delenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", raising=False)
+    return folder
+
+
 def gate(cwd: Path, *args: str, exe: Path = GATE, env: dict[str, str] | None = None) -> Any:
     """The real executable, as a user runs it in the project ``cwd``."""
     return subprocess.run(
@@ -278,6 +291,37 @@ def test_doctor_finds_a_matcher_that_misses_shipped_tools(tmp_path: Path, agent:
     (line,) = done.stdout.splitlines()
     assert line.startswith("the matcher misses shipped tools that change things: ")
     assert line.split(": ", 1)[1].split(", ") == gated_tools(agent)[1:]
+
+
+def test_doctor_finds_a_gemini_folder_gemini_does_not_trust(tmp_path: Path, home: Path) -> None:
+    installed(tmp_path, "gemini")
+    rules = home / ".gemini" / "trustedFolders.json"
+    rules.write_text(json.dumps({
+        str(tmp_path.resolve()): "TRUST_FOLDER", str(tmp_path.resolve() / "sub"): "DO_NOT_TRUST"
+    }))  # fmt: skip
+    project = tmp_path / "sub"
+    project.mkdir()
+    assert gate(project, "hook", "install", "gemini", "runs/x").returncode == 1
+    (line,) = doctor(project, "gemini").stdout.splitlines()
+    assert line.startswith(f"Gemini CLI ignores {project / '.gemini' / 'settings.json'}")
+    rules.write_text("{}")
+    assert doctor(tmp_path, "gemini").returncode == 1
+    (home / ".gemini" / "settings.json").write_text(
+        '{"security": {"folderTrust": {"enabled": false}}}'
+    )
+    assert doctor(tmp_path, "gemini").returncode == 0
+
+
+def test_doctor_finds_claude_code_hooks_all_turned_off(tmp_path: Path, home: Path) -> None:
+    installed(tmp_path)
+    user = home / ".claude" / "settings.json"
+    user.parent.mkdir()
+    user.write_text('{"disableAllHooks": true}')
+    done = doctor(tmp_path)
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        f"{user} sets disableAllHooks: Claude Code runs no hook at all"
+    ]
 
 
 def test_doctor_finds_no_hook_at_all(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from handoff_gate.integrations import codex_trust
+from handoff_gate.integrations import agent_trust, codex_trust
 from handoff_gate.integrations.agent_settings import (
     AgentSettings,
     GateHook,
@@ -171,6 +171,24 @@ def _codex_problems(settings: Path, hooks: list[GateHook], cwd: Path) -> list[st
     return problems
 
 
+def _skipped_problems(spec: AgentSettings, settings: Path, project: Path) -> list[str]:
+    """Claude Code with every hook turned off; Gemini in a folder it does not trust."""
+    home = Path.home()
+    if spec.agent == "claude-code":
+        return [
+            f"{path} sets disableAllHooks: Claude Code runs no hook at all"
+            for path in agent_trust.claude_hooks_disabled(settings, project, home)
+        ]
+    own = settings.parent.name == ".gemini" and settings.parent.parent != home
+    if spec.agent == "gemini" and own and not agent_trust.gemini_folder_trusted(project, home):
+        return [
+            f"Gemini CLI ignores {settings} (its hooks included) in a folder it does not "
+            f"trust: trust {project} (its /permissions command, or TRUST_FOLDER in "
+            "~/.gemini/trustedFolders.json)"
+        ]
+    return []
+
+
 def problems(spec: AgentSettings, settings: Path, cwd: Path) -> list[str]:
     """One line per reason the agent's configured gate hook may not run and block."""
     data = load(spec, settings)
@@ -186,6 +204,7 @@ def problems(spec: AgentSettings, settings: Path, cwd: Path) -> list[str]:
         found += _gate_problems(call) + _wrapper_problems(call)
         found += _timeout_problems(spec, hook, call) + _run_problems(call)
     found += _matcher_problems(spec, hooks)
+    found += _skipped_problems(spec, settings, cwd)
     if spec.toml:
         found += _codex_problems(settings, hooks, cwd)
     return list(dict.fromkeys(found))
