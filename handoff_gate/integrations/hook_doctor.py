@@ -3,8 +3,10 @@
 Each way a hook was seen to let a tool run unapproved with the real agents is one
 check (issue 40): the gate not where the command says, a bare name the agent's
 ``PATH`` decides, no fail-closed wrapper, the agent's own timeout not above the gate's
-deadline, a run the gate cannot write, a matcher that misses a shipped tool, and for
-Codex a hook it does not trust. What cannot be checked is a problem too.
+deadline, a run the gate cannot write, a matcher that misses a shipped tool, and an
+agent that skips the hook altogether (Codex not trusting it or its project, Gemini CLI
+not trusting the folder, Claude Code's ``disableAllHooks``). What cannot be checked is a
+problem too.
 """
 
 from __future__ import annotations
