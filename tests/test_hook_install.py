@@ -147,6 +147,21 @@ def test_install_keeps_other_hooks_and_settings_and_twice_changes_nothing(
     assert path.read_bytes() == first and path.stat().st_mtime_ns == stamp
 
 
+def test_install_keeps_an_existing_files_mode_and_makes_new_ones_as_open_would(
+    tmp_path: Path,
+) -> None:
+    put(tmp_path, "gemini", {"hooks": {}})
+    (tmp_path / SETTINGS["gemini"]).chmod(0o640)
+    gate(tmp_path, "hook", "install", "gemini", "runs/x")
+    assert (tmp_path / SETTINGS["gemini"]).stat().st_mode & 0o777 == 0o640
+    made = subprocess.run(
+        ["sh", "-c", f"umask 022 && exec {shlex.quote(str(GATE))} hook install claude-code r"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=BOUND, env=no_codex_env(),
+    )  # fmt: skip
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert (tmp_path / SETTINGS["claude-code"]).stat().st_mode & 0o777 == 0o644
+
+
 def test_install_replaces_the_old_bare_snippet_in_place(tmp_path: Path) -> None:
     old = {"type": "command", "command": "handoff-gate hook claude-code runs/cc", "timeout": 600}
     keep = {"type": "command", "command": "true"}
