@@ -179,6 +179,15 @@ def test_install_replaces_the_old_bare_snippet_in_place(tmp_path: Path) -> None:
     assert len(groups) == 2 and read_command(groups[0]["hooks"][0]["command"]).wrapped  # type: ignore[union-attr]
 
 
+def test_install_on_a_database_store_names_the_store_and_the_run_id(tmp_path: Path) -> None:
+    done = gate(tmp_path, "--store", "postgresql://gate@db.internal/gate", "hook", "install",
+                "claude-code", "job-1")  # fmt: skip
+    assert done.returncode == 0, done.stdout
+    call = read_command(only_handler(tmp_path, "claude-code")[1]["command"])
+    assert call is not None and call.wrapped
+    assert (call.store, call.run) == ("postgresql://gate@db.internal/gate", "job-1")
+
+
 def test_codex_config_keeps_its_comments_and_tables(tmp_path: Path) -> None:
     path = tmp_path / ".codex" / "config.toml"
     path.parent.mkdir()
