@@ -36,6 +36,7 @@ from handoff_gate.gates.inspect.secret_patterns import (
     secrets_in,
     spans,
 )
+from handoff_gate.gates.inspect.tool_session import session_findings
 from handoff_gate.gates.inspect.validate import Outcome, check_contract, empty_shapes
 from handoff_gate.gates.vocab import fieldpaths
 from handoff_gate.gates.vocab.absent import ABSENT
@@ -242,6 +243,8 @@ def _inspect(
     d.findings += parsed.findings
     d.findings += scanned.findings
     d.findings += validated.findings
+    if tool_call and isinstance(contract, JsonSchemaContract) and parsed.tree:
+        d.findings += session_findings(parsed.value, contract.document)
     d.model, d.delivered, d.layout = validated.model, validated.delivered, validated.layout
 
 

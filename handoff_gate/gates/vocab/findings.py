@@ -41,6 +41,7 @@ class Code(StrEnum):
     MISPLACED = "misplaced"
     UNSIGNED_HANDOFF = "unsigned_handoff"
     UNKNOWN_PRODUCER = "unknown_producer"
+    INTERACTIVE_SESSION = "interactive_session"
     INTERNAL_ERROR = "internal_error"
 
 
