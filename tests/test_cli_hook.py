@@ -233,9 +233,9 @@ def denied_reason(agent: str, out: str) -> str:
 
 @pytest.mark.parametrize("agent", AGENTS)
 def test_nobody_deciding_in_time_is_a_deny_and_withdraws(tmp_path: Path, agent: str) -> None:
-    code, out, err = finish(start(tmp_path, agent, event(agent), "--timeout", "3"))
+    code, out, err = finish(start(tmp_path, agent, event(agent), "--timeout", "5"))
     assert code == 0, err
-    assert "no reviewer decided within 3 s" in denied_reason(agent, out)
+    assert "no reviewer decided within 5 s" in denied_reason(agent, out)
     run = tmp_path / RUN[agent]
     (row,) = json.loads(cli("list", str(run), "--json").stdout)
     assert row["state"] == "withdrawn"
@@ -362,22 +362,22 @@ def test_a_permission_request_is_answered_with_a_behavior(
     decide(run, handoff_id, "approve")
     output = answer(finish(hook)[1])["hookSpecificOutput"]
     assert output == {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}
-    undecided = finish(start(tmp_path, agent, event(agent, name, command="ls"), "--timeout", "3"))
+    undecided = finish(start(tmp_path, agent, event(agent, name, command="ls"), "--timeout", "5"))
     assert undecided[0] == 0  # nobody decided: an explicit deny, never no decision
     assert "no reviewer decided" in denied_reason(agent, undecided[1])
 
 
 def test_claude_code_hands_over_to_its_own_prompt_only_when_told(tmp_path: Path) -> None:
     told = start(
-        tmp_path, "claude-code", event("claude-code"), "--timeout", "3", "--on-timeout", "ask"
+        tmp_path, "claude-code", event("claude-code"), "--timeout", "5", "--on-timeout", "ask"
     )
     code, out, err = finish(told)
     assert code == 0, err
     output = answer(out)["hookSpecificOutput"]
     assert output["permissionDecision"] == "ask"
-    assert "no reviewer decided within 3 s" in output["permissionDecisionReason"]
+    assert "no reviewer decided within 5 s" in output["permissionDecisionReason"]
     name = "claude_code_permission_request.json"
-    asked = start(tmp_path, "claude-code", event("claude-code", name), "--timeout", "3",
+    asked = start(tmp_path, "claude-code", event("claude-code", name), "--timeout", "5",
                   "--on-timeout", "ask")  # fmt: skip
     assert finish(asked)[:2] == (0, "")  # no decision: its own dialog shows
 

@@ -40,6 +40,19 @@ EVENT_FILE = {
 }
 
 
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home of the test's own, whose Gemini CLI trusts every folder under ``tmp_path``
+    (it ignores an untrusted project's settings) and whose Claude Code has no settings."""
+    folder = tmp_path / "home"
+    (folder / ".gemini").mkdir(parents=True)
+    trusted = {str(tmp_path.resolve()): "TRUST_FOLDER"}
+    (folder / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted))
+    monkeypatch.setenv("HOME", str(folder))
+    monkeypatch.delenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", raising=False)
+    return folder
+
+
 def gate(cwd: Path, *args: str, exe: Path = GATE, env: dict[str, str] | None = None) -> Any:
     """The real executable, as a user runs it in the project ``cwd``."""
     return subprocess.run(
@@ -134,6 +147,21 @@ def test_install_keeps_other_hooks_and_settings_and_twice_changes_nothing(
     assert path.read_bytes() == first and path.stat().st_mtime_ns == stamp
 
 
+def test_install_keeps_an_existing_files_mode_and_makes_new_ones_as_open_would(
+    tmp_path: Path,
+) -> None:
+    put(tmp_path, "gemini", {"hooks": {}})
+    (tmp_path / SETTINGS["gemini"]).chmod(0o640)
+    gate(tmp_path, "hook", "install", "gemini", "runs/x")
+    assert (tmp_path / SETTINGS["gemini"]).stat().st_mode & 0o777 == 0o640
+    made = subprocess.run(
+        ["sh", "-c", f"umask 022 && exec {shlex.quote(str(GATE))} hook install claude-code r"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=BOUND, env=no_codex_env(),
+    )  # fmt: skip
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert (tmp_path / SETTINGS["claude-code"]).stat().st_mode & 0o777 == 0o644
+
+
 def test_install_replaces_the_old_bare_snippet_in_place(tmp_path: Path) -> None:
     old = {"type": "command", "command": "handoff-gate hook claude-code runs/cc", "timeout": 600}
     keep = {"type": "command", "command": "true"}
@@ -149,6 +177,15 @@ def test_install_replaces_the_old_bare_snippet_in_place(tmp_path: Path) -> None:
     groups = settings(tmp_path, "claude-code")["hooks"]["PreToolUse"]
     assert groups[1] == {"matcher": "Edit", "hooks": [keep]}  # the other hook stays
     assert len(groups) == 2 and read_command(groups[0]["hooks"][0]["command"]).wrapped  # type: ignore[union-attr]
+
+
+def test_install_on_a_database_store_names_the_store_and_the_run_id(tmp_path: Path) -> None:
+    done = gate(tmp_path, "--store", "postgresql://gate@db.internal/gate", "hook", "install",
+                "claude-code", "job-1")  # fmt: skip
+    assert done.returncode == 0, done.stdout
+    call = read_command(only_handler(tmp_path, "claude-code")[1]["command"])
+    assert call is not None and call.wrapped
+    assert (call.store, call.run) == ("postgresql://gate@db.internal/gate", "job-1")
 
 
 def test_codex_config_keeps_its_comments_and_tables(tmp_path: Path) -> None:
@@ -278,6 +315,37 @@ def test_doctor_finds_a_matcher_that_misses_shipped_tools(tmp_path: Path, agent:
     (line,) = done.stdout.splitlines()
     assert line.startswith("the matcher misses shipped tools that change things: ")
     assert line.split(": ", 1)[1].split(", ") == gated_tools(agent)[1:]
+
+
+def test_doctor_finds_a_gemini_folder_gemini_does_not_trust(tmp_path: Path, home: Path) -> None:
+    installed(tmp_path, "gemini")
+    rules = home / ".gemini" / "trustedFolders.json"
+    rules.write_text(json.dumps({
+        str(tmp_path.resolve()): "TRUST_FOLDER", str(tmp_path.resolve() / "sub"): "DO_NOT_TRUST"
+    }))  # fmt: skip
+    project = tmp_path / "sub"
+    project.mkdir()
+    assert gate(project, "hook", "install", "gemini", "runs/x").returncode == 1
+    (line,) = doctor(project, "gemini").stdout.splitlines()
+    assert line.startswith(f"Gemini CLI ignores {project / '.gemini' / 'settings.json'}")
+    rules.write_text("{}")
+    assert doctor(tmp_path, "gemini").returncode == 1
+    (home / ".gemini" / "settings.json").write_text(
+        '{"security": {"folderTrust": {"enabled": false}}}'
+    )
+    assert doctor(tmp_path, "gemini").returncode == 0
+
+
+def test_doctor_finds_claude_code_hooks_all_turned_off(tmp_path: Path, home: Path) -> None:
+    installed(tmp_path)
+    user = home / ".claude" / "settings.json"
+    user.parent.mkdir()
+    user.write_text('{"disableAllHooks": true}')
+    done = doctor(tmp_path)
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        f"{user} sets disableAllHooks: Claude Code runs no hook at all"
+    ]
 
 
 def test_doctor_finds_no_hook_at_all(tmp_path: Path) -> None:
@@ -493,3 +561,17 @@ def test_the_documented_snippets_are_what_install_writes(tmp_path: Path, agent: 
     text = text.replace(str(GATE.resolve()), DOC_GATE).replace(str(tmp_path.resolve()), DOC_PROJECT)
     written = tomllib.loads(text) if AGENTS[agent].toml else json.loads(text)
     assert written == documented()[agent]
+
+
+def test_codex_doctor_finds_codex_hooks_turned_off(
+    tmp_path: Path, codex_env: dict[str, str]
+) -> None:
+    project = tmp_path / "project"
+    assert gate(project, "hook", "install", "codex", "runs/cx", env=codex_env).returncode == 0
+    user = tmp_path / "codex-home" / "config.toml"
+    user.write_text(user.read_text() + "\n[features]\nhooks = false\n")
+    done = doctor_codex(project, codex_env)
+    assert done.returncode == 1
+    assert done.stdout.splitlines() == [
+        "Codex has its hooks turned off ([features] hooks = false): it runs none"
+    ]

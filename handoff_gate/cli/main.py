@@ -539,13 +539,7 @@ def _positive(text: str) -> int:
     return number
 
 
-#: The agents ``hook`` serves, each a sub-command of its own.
-HOOK_AGENTS = ("claude-code", "codex", "gemini")
-#: ``hook install`` and ``hook doctor`` run from their own module (``COMMANDS``).
-HOOK_SETUP = "hook-setup"
-
-
-def _add_hook_run(p: argparse.ArgumentParser) -> None:
+def _add_hook(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dir", metavar="RUN", help="the run its tool calls are submitted to")
     p.add_argument(
         "--timeout",
@@ -565,6 +559,12 @@ def _add_hook_run(p: argparse.ArgumentParser) -> None:
     _add_policy(p)
     _add_key(p, "handoffs the hook submits")
     _add_schemas_option(p)
+
+
+#: The agents ``hook`` serves, each a sub-command of its own (``_add_hook``).
+HOOK_AGENTS = ("claude-code", "codex", "gemini")
+#: ``hook install`` and ``hook doctor`` run from their own module (``SUB_COMMANDS``).
+HOOK_SETUP = "hook-setup"
 
 
 def _add_hook_setup(p: argparse.ArgumentParser, install: bool) -> None:
@@ -590,7 +590,8 @@ def _add_hook_setup(p: argparse.ArgumentParser, install: bool) -> None:
         )
 
 
-def _add_hook(p: argparse.ArgumentParser) -> None:
+def _add_hook_command(p: argparse.ArgumentParser) -> None:
+    """``hook AGENT RUN`` as before, beside ``hook install`` and ``hook doctor``."""
     p.usage = (
         "%(prog)s {claude-code,codex,gemini} RUN [options]\n"
         "       %(prog)s install AGENT RUN [--settings FILE] [--timeout SECONDS]\n"
@@ -609,7 +610,7 @@ def _add_hook(p: argparse.ArgumentParser) -> None:
             formatter_class=_Formatter,
         )  # fmt: skip
         sub.set_defaults(harness=agent)
-        _add_hook_run(sub)
+        _add_hook(sub)
     setups = {
         "install": "write or merge the gate's fail-closed hook into the agent's settings",
         "doctor": "exit 0 when the agent's configured hook will run and block, else 1 "
@@ -677,7 +678,11 @@ _ARGUMENTS = {
         "check a policy file; print its rules and the digest that pins it",
         _add_policy_command,
     ),
-    "hook": ("a coding agent's tool-call hook: submit the call, wait, answer", _add_hook),
+    "hook": (
+        "a coding agent's tool-call hook: submit the call, wait, answer; or install or "
+        "check one in the agent's settings",
+        _add_hook_command,
+    ),
     "store": ("manage the PostgreSQL store (--store URL or HANDOFF_GATE_STORE)", _add_store),
     "contracts": ("add, list or show the JSON Schema contracts a run stores", _add_contracts),
     "mcp-proxy": (

@@ -139,11 +139,24 @@ def _hooks(session: _Session, cwd: Path) -> list[CodexHook]:
     return found
 
 
-def loaded_hooks(codex: str, cwd: Path) -> tuple[list[CodexHook], list[str]]:
-    """The command hooks Codex loads in ``cwd``, and the warnings it gave about its config."""
+@dataclass(frozen=True, slots=True)
+class CodexView:
+    """What Codex loads in a folder: its command hooks, whether its hooks feature is on
+    (``[features] hooks``; off, it runs none), and the warnings it gave about its config."""
+
+    hooks: list[CodexHook]
+    hooks_on: bool
+    warnings: list[str]
+
+
+def loaded_hooks(codex: str, cwd: Path) -> CodexView:
+    """The command hooks Codex loads in ``cwd``, as Codex itself sees its config there."""
     session = _Session(codex, cwd)
     try:
-        return _hooks(session, cwd), session.warnings
+        config = (session.request("config/read", {"cwd": str(cwd)}) or {}).get("config")
+        features = config.get("features") if isinstance(config, dict) else None
+        hooks_on = not isinstance(features, dict) or features.get("hooks") is not False
+        return CodexView(_hooks(session, cwd), hooks_on, session.warnings)
     finally:
         session.close()
 

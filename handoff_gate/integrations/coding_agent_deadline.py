@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import FrameType
 
 from handoff_gate.integrations.coding_agents import Answer, Harness, ToolEvent
@@ -36,7 +37,7 @@ LOCK_LEAD = 0.25
 #: After a signal, the time the hook has to withdraw and answer before the watchdog does.
 GRACE = 1.0
 #: Of the time left, what the wait leaves for the withdrawal and the answer after it (at
-#: most a fifth of the deadline): a withdrawal waits for the log's lock at most this long.
+#: most a third of the deadline): a withdrawal waits for the log's lock at most this long.
 RESERVE = 2.0
 
 
@@ -71,7 +72,7 @@ class Deadline:
     def wait_seconds(self) -> float:
         """How long the wait may block: to the cutoff, less what the withdrawal and the
         answer after it need (never below 0)."""
-        reserve = min(RESERVE, self.seconds / 5)
+        reserve = min(RESERVE, self.seconds / 3)
         return max(0.0, self.cutoff - reserve - time.monotonic())
 
     def locks_until(self) -> float:
@@ -118,6 +119,20 @@ class Deadline:
                 _write_all(1, self.harness.deny(self.event, line).stdout.encode())
             _write_all(2, (line + "\n").encode())
             os._exit(2)
+
+
+def process_started() -> float:
+    """The ``time.monotonic()`` at which this process started, so its imports count
+    against the deadline too (Linux: ``/proc/self/stat``'s start time against the boot
+    clock); now, where that cannot be read or looks wrong (over a minute, negative)."""
+    now = time.monotonic()
+    try:
+        stat = Path("/proc/self/stat").read_bytes()
+        ticks = int(stat[stat.rfind(b")") + 2 :].split()[19])  # field 22, starttime
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - age if 0 <= age < 60 else now
 
 
 def _write_all(fd: int, data: bytes) -> None:

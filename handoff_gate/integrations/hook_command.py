@@ -31,6 +31,8 @@ MIN_MARGIN = 5.0
 #: What the gate is installed as; a word naming it this way is a gate command.
 GATE_NAME = "handoff-gate"
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh"})
+#: What the shell reads as an operator when a word is made only of these.
+_OPERATOR_CHARS = frozenset("();<>|&")
 
 
 def agent_timeout(deadline: float) -> int:
@@ -118,15 +120,28 @@ def read_command(command: str) -> GateCall | None:
     wrapped). Text ``shlex`` cannot split is no gate call.
     """
     try:
-        words = shlex.split(command)
+        words = _shell_words(command)
     except ValueError:
         return None
     if len(words) >= 3 and PurePath(words[0]).name in _SHELLS and words[1] == "-c":
         if words[2] == WRAPPER:
-            return _call(words[3:], wrapped=True)
+            call = words[3:]
+            return None if any(map(_operator, call)) else _call(call, wrapped=True)
         return read_command(words[2]) if len(words) == 3 else None
-    if words[-3:] == ["||", "exit", "2"]:
-        return _call(words[:-3], wrapped=True)
-    if any(word in ("||", "&&", ";", "|") for word in words):
+    wrapped = words[-3:] == ["||", "exit", "2"]
+    call = words[:-3] if wrapped else words
+    if any(map(_operator, call)):  # `GATE … || true || exit 2` never blocks
         return None
-    return _call(words, wrapped=False)
+    return _call(call, wrapped=wrapped)
+
+
+def _shell_words(command: str) -> list[str]:
+    """The words the shell reads, its operators (``;``, ``||``, ``&``…) split out even
+    where they touch a word, and quoted text kept whole."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    return list(lexer)
+
+
+def _operator(word: str) -> bool:
+    return bool(word) and all(c in _OPERATOR_CHARS for c in word)

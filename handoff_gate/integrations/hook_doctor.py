@@ -3,8 +3,10 @@
 Each way a hook was seen to let a tool run unapproved with the real agents is one
 check (issue 40): the gate not where the command says, a bare name the agent's
 ``PATH`` decides, no fail-closed wrapper, the agent's own timeout not above the gate's
-deadline, a run the gate cannot write, a matcher that misses a shipped tool, and for
-Codex a hook it does not trust. What cannot be checked is a problem too.
+deadline, a run the gate cannot write, a matcher that misses a shipped tool, and an
+agent that skips the hook altogether (Codex not trusting it or its project, Gemini CLI
+not trusting the folder, Claude Code's ``disableAllHooks``). What cannot be checked is a
+problem too.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from handoff_gate.integrations import codex_trust
+from handoff_gate.integrations import agent_trust, codex_trust
 from handoff_gate.integrations.agent_settings import (
     AgentSettings,
     GateHook,
@@ -140,9 +142,12 @@ def _codex_problems(settings: Path, hooks: list[GateHook], cwd: Path) -> list[st
             "untrusted hook never; trust it in codex's /hooks screen)"
         ]
     try:
-        loaded, warnings = codex_trust.loaded_hooks(codex, cwd)
+        view = codex_trust.loaded_hooks(codex, cwd)
     except codex_trust.CodexError as exc:
         return [f"cannot check that Codex trusts the hook: {exc}"]
+    if not view.hooks_on:
+        return ["Codex has its hooks turned off ([features] hooks = false): it runs none"]
+    loaded, warnings = view.hooks, view.warnings
     source = str(settings.resolve())
     problems = []
     for hook in hooks:
@@ -168,6 +173,24 @@ def _codex_problems(settings: Path, hooks: list[GateHook], cwd: Path) -> list[st
     return problems
 
 
+def _skipped_problems(spec: AgentSettings, settings: Path, project: Path) -> list[str]:
+    """Claude Code with every hook turned off; Gemini in a folder it does not trust."""
+    home = Path.home()
+    if spec.agent == "claude-code":
+        return [
+            f"{path} sets disableAllHooks: Claude Code runs no hook at all"
+            for path in agent_trust.claude_hooks_disabled(settings, project, home)
+        ]
+    own = settings.parent.name == ".gemini" and settings.parent.parent != home
+    if spec.agent == "gemini" and own and not agent_trust.gemini_folder_trusted(project, home):
+        return [
+            f"Gemini CLI ignores {settings} (its hooks included) in a folder it does not "
+            f"trust: trust {project} (its /permissions command, or TRUST_FOLDER in "
+            "~/.gemini/trustedFolders.json)"
+        ]
+    return []
+
+
 def problems(spec: AgentSettings, settings: Path, cwd: Path) -> list[str]:
     """One line per reason the agent's configured gate hook may not run and block."""
     data = load(spec, settings)
@@ -183,6 +206,7 @@ def problems(spec: AgentSettings, settings: Path, cwd: Path) -> list[str]:
         found += _gate_problems(call) + _wrapper_problems(call)
         found += _timeout_problems(spec, hook, call) + _run_problems(call)
     found += _matcher_problems(spec, hooks)
+    found += _skipped_problems(spec, settings, cwd)
     if spec.toml:
         found += _codex_problems(settings, hooks, cwd)
     return list(dict.fromkeys(found))

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 
 from handoff_gate.cli.errors import USAGE, flat, one_line
 from handoff_gate.cli.inputs import setup_from
 from handoff_gate.gates.store.lock_bound import lock_deadline
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
-from handoff_gate.integrations.coding_agent_deadline import Deadline, flush_streams, signals_deny
+from handoff_gate.integrations.coding_agent_deadline import (
+    Deadline,
+    flush_streams,
+    process_started,
+    signals_deny,
+)
 from handoff_gate.integrations.coding_agent_submit import submit_event
 from handoff_gate.integrations.coding_agents import HARNESSES, Answer, Harness, HookInputError
 
@@ -69,7 +73,7 @@ def _answer(args: argparse.Namespace, harness: Harness, deadline: Deadline) -> A
 
 
 def run(args: argparse.Namespace) -> int:
-    started = time.monotonic()
+    started = process_started()  # the deadline counts the interpreter's start-up too
     harness = HARNESSES[args.harness]
     if args.on_timeout == "ask" and not harness.can_hand_over:
         print(

@@ -59,6 +59,13 @@ def _project(spec: AgentSettings, settings: Path) -> Path:
     return Path.cwd()
 
 
+def _new_file_mode() -> int:
+    """What ``open`` would give a new file under this process's umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def _write(path: Path, text: str) -> bool:
     """Write ``text`` to ``path`` atomically, keeping its mode; False when it already
     holds exactly that (a second install changes nothing, not even the time)."""
@@ -68,13 +75,12 @@ def _write(path: Path, text: str) -> bool:
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    mode = path.stat().st_mode & 0o7777 if path.exists() else _new_file_mode()
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(text)
-        if mode is not None:
-            Path(temp).chmod(mode)
+        Path(temp).chmod(mode)  # mkstemp's 0600 would hide a project's settings
         Path(temp).replace(path)
     except BaseException:
         Path(temp).unlink()
@@ -95,7 +101,7 @@ def _trust_codex(spec: AgentSettings, settings: Path) -> None:
     commands = {hook.command for hook in gate_hooks(spec, load(spec, settings), settings)}
     source = str(settings.resolve())
     try:
-        loaded, _ = codex_trust.loaded_hooks(codex, project)
+        loaded = codex_trust.loaded_hooks(codex, project).hooks
         ours = [h for h in loaded if h.command in commands and h.source_path == source]
         untrusted = [h for h in ours if h.trust not in codex_trust.RUNS]
         if untrusted:
