@@ -481,7 +481,9 @@ def _listed(pg_url: str) -> list[dict[str, Any]]:
 
 
 def _pending(pg_url: str) -> list[dict[str, Any]]:
-    return [r for r in _listed(pg_url) if r["state"] == "pending"]
+    """The pending handoffs the proxy waits on (its session's waiter lock held): only
+    those are approvable, a proxy's call having no other consumer."""
+    return [r for r in _listed(pg_url) if r["state"] == "pending" and r["waiter"]]
 
 
 def test_an_unreachable_store_stops_the_proxy_before_it_serves(tmp_path: Path, files: Path) -> None:

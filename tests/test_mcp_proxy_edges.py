@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import GATE
+from cli_helpers import GATE, cli
 from mcp import StdioServerParameters
 from test_mcp_proxy import (
     BOUND,
@@ -26,6 +27,7 @@ from test_mcp_proxy import (
     reviewed_call,
     reviewer,
     text,
+    waiting_handoff,
 )
 
 __all__ = ["files"]  # the fixture, used by name
@@ -116,3 +118,36 @@ def send(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
     assert proc.stdin is not None
     proc.stdin.write(json.dumps(message).encode() + b"\n")
     proc.stdin.flush()
+
+
+def test_a_killed_proxys_call_says_its_caller_gave_up_and_cannot_be_approved(
+    tmp_path: Path, files: Path
+) -> None:
+    """Only the proxy would forward the call: once it is gone, approving runs nothing."""
+    run, target = tmp_path / "run", files / "x.txt"
+    proc = subprocess.Popen(
+        [*GATE, "mcp-proxy", str(run), *filesystem(files)], start_new_session=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        client = {"name": "host", "version": "1.0"}
+        init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+        send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        args = {"path": str(target), "content": "x"}
+        call = {"name": "write_file", "arguments": args}
+        send(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+        row = waiting_handoff(run)
+        assert row["caller_gave_up"] is False
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the proxy and its server, no handler runs
+        proc.wait(timeout=BOUND)
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                stream.close()
+    (row,) = handoffs(run)
+    assert row["state"] == "pending" and row["caller_gave_up"] is True
+    late = cli("decide", str(run), row["id"], "approve", "--reviewer", "alice")
+    assert late.returncode != 0 and "its caller gave up; nothing would run" in late.stderr
+    assert not target.exists()

@@ -161,17 +161,20 @@ class Gate:
         signer: str | None = None,
         on_warning: Reporter | None = None,
         expires_in: timedelta | str | None = None,
+        sole_waiter: bool = False,
     ) -> HandoffRef:
         """Store a tool call's arguments as a ``kind: "tool_call"`` handoff
         (``gates.submit.tool_call``): the contract is ``json_schema``, the tool's own argument
         schema, and the idempotency key defaults to the thread and call id, so a run that
         resumes and asks again finds the handoff it made (with its first deadline:
         ``expires_in`` counts from the submit that wrote it); without one, the policy
-        rule of ``phase`` may give it, as for ``submit``."""
+        rule of ``phase`` may give it, as for ``submit``. ``sole_waiter``: this process
+        waits on the call now and is the only one that would run it (a hook, a proxy), so
+        it may be approved only while a wait on it is live (``standing.caller``)."""
         return submit_tool_call(
             self.store,
             run,
-            ToolCallSpec(tool, call_id, json_schema, description, agent, thread),
+            ToolCallSpec(tool, call_id, json_schema, description, agent, thread, sole_waiter),
             args,
             registry=self.contracts,
             phase=phase,

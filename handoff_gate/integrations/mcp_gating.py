@@ -56,6 +56,7 @@ class Gating:
             parameters=schema,
             agent=self.agent,
             thread=self.session,
+            sole_waiter=True,  # only this proxy would ever forward it to the server
         )
         [verdict] = await review(self.gate, self.run, [request], timeout=self.timeout)
         return verdict

@@ -51,6 +51,9 @@ class Request:
     description: str | None = None
     agent: str | None = None
     thread: str | None = None
+    #: The caller waits on the call now and is the only one that would run it (the MCP
+    #: proxy): approvable only while that wait is live (``Gate.submit_tool_call``).
+    sole_waiter: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +136,7 @@ def _submit(
         agent=request.agent,
         thread=request.thread,
         expires_in=expires_in,
+        sole_waiter=request.sole_waiter,
     )
 
 
