@@ -219,11 +219,15 @@ def test_the_gate_missing_at_its_path_blocks(tmp_path: Path, fake: FakeResponses
 def test_nobody_deciding_within_the_gates_timeout_blocks(
     tmp_path: Path, fake: FakeResponses, impatient: Project
 ) -> None:
+    """The one-second deadline counts from the hook's start, so on a loaded machine its
+    start-up can use it up before the wait begins: either way the call is denied, and
+    the model is told it was the deadline."""
     script = Script([writes(tmp_path / "marker")])
     done = finish_run(impatient, fake.register(script))
     assert done.code == 0, done.stderr
     assert not (tmp_path / "marker").exists()
-    assert "no reviewer decided within 1 s" in script.outputs["call_0"]
+    told = script.outputs["call_0"]
+    assert "no reviewer decided within" in told or "its deadline (1 s) passed" in told, told
 
 
 def test_a_held_log_lock_blocks_within_the_deadline(
