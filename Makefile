@@ -5,6 +5,12 @@ STAMP := $(VENV)/.installed
 # The reference MCP servers the mcp-proxy tests and bench run, pinned by the lock file.
 MCP_SERVERS := tests/mcp_servers
 MCP_STAMP := $(MCP_SERVERS)/node_modules/.installed
+# The real coding agents (Claude Code, Gemini CLI, Codex CLI) and the MCP Inspector that
+# tests/coding_agents/ drive offline, pinned by the lock file. npm 11 skips install
+# scripts, so Claude Code's own postinstall (it copies the native binary from its
+# platform package into bin/) runs here; nothing is downloaded at test time.
+AGENTS := tests/coding_agents
+AGENTS_STAMP := $(AGENTS)/node_modules/.installed
 
 # Debian's Chromium drives `serve`'s browser tests (playwright cannot download its own
 # here) and nginx runs docs/security.md's proxy example; a clean machine gets both.
@@ -27,6 +33,11 @@ $(MCP_STAMP): $(MCP_SERVERS)/package.json $(MCP_SERVERS)/package-lock.json
 	npm ci --prefix $(MCP_SERVERS) --no-audit --no-fund
 	touch $(MCP_STAMP)
 
+$(AGENTS_STAMP): $(AGENTS)/package.json $(AGENTS)/package-lock.json
+	npm ci --prefix $(AGENTS) --no-audit --no-fund
+	cd $(AGENTS)/node_modules/@anthropic-ai/claude-code && node install.cjs
+	touch $(AGENTS_STAMP)
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -34,17 +45,17 @@ lint: $(STAMP)
 # tests/ runs once per folder that has its own conftest.py: mypy allows one module per
 # name, and each folder's conftest and helpers are top-level modules (pytest's rootdir
 # imports, pythonpath = tests in pyproject.toml).
-TEST_FOLDERS := tests/tui tests/trust tests/store_pg
+TEST_FOLDERS := tests/tui tests/trust tests/store_pg tests/coding_agents
 
 typecheck: $(STAMP)
 	$(BIN)/mypy -p handoff_gate
 	$(BIN)/mypy sample_runs
-	$(BIN)/mypy bench
-	MYPYPATH=tests $(BIN)/mypy tests --exclude '^tests/(tui|trust|store_pg)/'
+	MYPYPATH=$(AGENTS) $(BIN)/mypy bench
+	MYPYPATH=tests $(BIN)/mypy tests --exclude '^tests/(tui|trust|store_pg|coding_agents)/'
 	for folder in $(TEST_FOLDERS); do MYPYPATH=tests $(BIN)/mypy $$folder || exit 1; done
 	$(BIN)/lint-imports
 
-unit: $(STAMP) $(MCP_STAMP) $(SYSTEM_STAMP)
+unit: $(STAMP) $(MCP_STAMP) $(AGENTS_STAMP) $(SYSTEM_STAMP)
 	$(BIN)/pytest -q -n auto -m 'not alone'
 	$(BIN)/pytest -q -m alone
 
@@ -53,8 +64,8 @@ test: lint typecheck unit
 demo: $(STAMP)
 	$(BIN)/handoff-gate demo
 
-bench: $(STAMP) $(MCP_STAMP) $(SYSTEM_STAMP)
+bench: $(STAMP) $(MCP_STAMP) $(AGENTS_STAMP) $(SYSTEM_STAMP)
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache $(MCP_SERVERS)/node_modules $(AGENTS)/node_modules

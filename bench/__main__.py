@@ -32,6 +32,7 @@ BENCHMARKS = {
     "batch": "bench.batch_decide",
     "hook": "bench.hook",
     "mcp": "bench.mcp_proxy",
+    "agents": "bench.agent_run",
     "serve": "bench.serve",
 }
 DEFAULT_JSON = Path(__file__).parent / "results" / "latest.json"

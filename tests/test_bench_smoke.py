@@ -76,6 +76,7 @@ def test_smoke_run_reports_every_benchmark_beside_its_baseline(tmp_path: Path) -
         "startup.",
         "batch.",
         "mcp.",
+        "agents.",
         "serve.",
     ):
         assert any(name.startswith(prefix) for name in figures), prefix

@@ -15,6 +15,7 @@ import sys
 import time
 import tomllib
 from pathlib import Path
+from shlex import quote
 from typing import Any
 
 import psycopg
@@ -36,6 +37,8 @@ EVENT = {
     "gemini": "gemini_before_tool.json",
 }
 RUN = {"claude-code": "runs/claude-code", "codex": "runs/codex", "gemini": "runs/gemini"}
+#: The project folder the page's snippets are written for.
+DOC_PROJECT = "/home/me/project"
 
 
 def snippet_commands() -> dict[str, str]:
@@ -47,10 +50,19 @@ def snippet_commands() -> dict[str, str]:
     blocks = re.findall(r"```(json|toml)\n(.*?)```", section, re.S)
     (claude, gemini) = [json.loads(body) for kind, body in blocks if kind == "json"]
     (codex,) = [tomllib.loads(body) for kind, body in blocks if kind == "toml"]
-    return {
+    commands = {
         "claude-code": claude["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
         "codex": codex["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
         "gemini": gemini["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
+    }
+    # The page's project is /home/me/project; here it is the test's folder (the hook runs
+    # there) with this interpreter's handoff-gate.
+    gate = quote(str(Path(sys.executable).absolute().parent / "handoff-gate"))
+    return {
+        agent: command.replace(f"{DOC_PROJECT}/.venv/bin/handoff-gate", gate).replace(
+            f"{DOC_PROJECT}/", ""
+        )
+        for agent, command in commands.items()
     }
 
 

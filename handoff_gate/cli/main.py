@@ -560,12 +560,6 @@ def _positive(text: str) -> int:
 
 
 def _add_hook(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "harness",
-        choices=["claude-code", "codex", "gemini"],
-        metavar="AGENT",
-        help="the coding agent whose hook event arrives on stdin: claude-code, codex, gemini",
-    )
     p.add_argument("run_dir", metavar="RUN", help="the run its tool calls are submitted to")
     p.add_argument(
         "--timeout",
@@ -584,6 +578,70 @@ def _add_hook(p: argparse.ArgumentParser) -> None:
     )
     _add_policy(p)
     _add_key(p, "handoffs the hook submits")
+    _add_schemas_option(p)
+
+
+#: The agents ``hook`` serves, each a sub-command of its own (``_add_hook``).
+HOOK_AGENTS = ("claude-code", "codex", "gemini")
+#: ``hook install`` and ``hook doctor`` run from their own module (``SUB_COMMANDS``).
+HOOK_SETUP = "hook-setup"
+
+
+def _add_hook_setup(p: argparse.ArgumentParser, install: bool) -> None:
+    p.set_defaults(run_as=HOOK_SETUP)
+    p.add_argument("agent", choices=HOOK_AGENTS, metavar="AGENT", help=", ".join(HOOK_AGENTS))
+    if install:
+        p.add_argument(
+            "run_dir", metavar="RUN", help="the run its tool calls go to (made absolute)"
+        )
+    p.add_argument(
+        "--settings",
+        metavar="FILE",
+        help="the agent's settings file (default: the project's own, from the current "
+        "directory: .claude/settings.json, .codex/config.toml, .gemini/settings.json)",
+    )
+    if install:
+        p.add_argument(
+            "--timeout",
+            type=seconds,
+            metavar="SECONDS",
+            help="the gate's deadline; the agent's hook timeout is set above it "
+            "(default: 540; gemini 50)",
+        )
+
+
+def _add_hook_command(p: argparse.ArgumentParser) -> None:
+    """``hook AGENT RUN`` as before, beside ``hook install`` and ``hook doctor``."""
+    p.usage = (
+        "%(prog)s {claude-code,codex,gemini} RUN [options]\n"
+        "       %(prog)s install AGENT RUN [--settings FILE] [--timeout SECONDS]\n"
+        "       %(prog)s doctor AGENT [--settings FILE]"
+    )
+    actions = p.add_subparsers(
+        dest="hook_action",
+        required=True,
+        metavar="AGENT|ACTION",
+        help="run as that agent's hook, or install or check one in its settings",
+    )
+    for agent in HOOK_AGENTS:
+        text = f"{agent}'s hook: its event on stdin, the call reviewed, its answer on stdout"
+        sub = actions.add_parser(
+            agent, prog=f"handoff-gate hook {agent}", help=text, description=text,
+            formatter_class=_Formatter,
+        )  # fmt: skip
+        sub.set_defaults(harness=agent)
+        _add_hook(sub)
+    setups = {
+        "install": "write or merge the gate's fail-closed hook into the agent's settings",
+        "doctor": "exit 0 when the agent's configured hook will run and block, else 1 "
+        "with one line per problem",
+    }
+    for name, text in setups.items():
+        sub = actions.add_parser(
+            name, prog=f"handoff-gate hook {name}", help=text, description=text,
+            formatter_class=_Formatter,
+        )  # fmt: skip
+        _add_hook_setup(sub, install=name == "install")
 
 
 def _add_mcp_proxy(p: argparse.ArgumentParser) -> None:
@@ -640,7 +698,11 @@ _ARGUMENTS = {
         "check a policy file; print its rules and the digest that pins it",
         _add_policy_command,
     ),
-    "hook": ("a coding agent's tool-call hook: submit the call, wait, answer", _add_hook),
+    "hook": (
+        "a coding agent's tool-call hook: submit the call, wait, answer; or install or "
+        "check one in the agent's settings",
+        _add_hook_command,
+    ),
     "store": ("manage the PostgreSQL store (--store URL or HANDOFF_GATE_STORE)", _add_store),
     "contracts": ("add, list or show the JSON Schema contracts a run stores", _add_contracts),
     "mcp-proxy": (
@@ -652,6 +714,8 @@ _ARGUMENTS = {
 
 #: command name -> the module holding its ``run(args) -> int``.
 COMMANDS = {name: f"handoff_gate.cli.commands.{name.replace('-', '_')}" for name in _ARGUMENTS}
+#: A sub-command with a module of its own, named as its ``args.run_as``.
+SUB_COMMANDS = {HOOK_SETUP: "handoff_gate.cli.commands.hook_setup"}
 #: The commands that run another program: what follows their first ``--`` is its command
 #: line, word for word (``args.server``), never options of their own.
 WRAPPING_COMMANDS = frozenset({"mcp-proxy"})
@@ -730,13 +794,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         add(p)
-        if name not in ("demo", "store", "policy", "init", "contracts"):
-            p.add_argument(
-                "--schemas",
-                metavar="SPEC",
-                help="extra contracts: a .py file or module (default: $HANDOFF_GATE_SCHEMAS)",
-            )
+        if name not in ("demo", "store", "policy", "init", "contracts", "hook"):
+            _add_schemas_option(p)
     return parser
+
+
+def _add_schemas_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--schemas",
+        metavar="SPEC",
+        help="extra contracts: a .py file or module (default: $HANDOFF_GATE_SCHEMAS)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -762,7 +830,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"handoff-gate {command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
     try:
-        return int(load_command(args.command).run(args))
+        return int(load_command(getattr(args, "run_as", args.command)).run(args))
     except ArgumentError as exc:
         prog = f"handoff-gate {args.command}"
         print(argument_error(prog, str(exc)), end="", file=sys.stderr)
@@ -801,7 +869,7 @@ def load_command(command: str) -> ModuleType:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return importlib.import_module(COMMANDS[command])
+        return importlib.import_module(COMMANDS.get(command) or SUB_COMMANDS[command])
     finally:
         gc.freeze()
         if collecting:
