@@ -62,9 +62,6 @@ def decided_lines(entry: Entry, width: int, console: Console) -> list[Text]:
         return []
     approved = decision.action is Action.APPROVE
     first = Text()
-    if entry.state is HandoffState.CHANGED:
-        first.append(" CHANGED ", style="bold black on bright_yellow")
-        first.append(" no longer applies: ", style="bold red")
     if approved:
         first.append(" APPROVED ", style="bold black on green")
     else:
@@ -82,6 +79,14 @@ def decided_lines(entry: Entry, width: int, console: Console) -> list[Text]:
     if decision.reason:
         second.append(" · " if second else "")
         second.append(safe(decision.reason, 300))
+    if entry.state is HandoffState.CHANGED:
+        # What matters first: the decision no longer applies; then what it was.
+        changed = Text.assemble(
+            (" CHANGED ", "bold black on bright_yellow"),
+            (" no longer applies: the file changed", "bold red"),
+        )
+        was = Text.assemble(first, "  ", second) if second else first
+        return clip(changed, width, 1, console) + clip(was, width, 1, console)
     lines = clip(first, width, 1, console)
     if second:
         lines += clip(second, width, 1, console)

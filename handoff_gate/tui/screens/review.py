@@ -233,7 +233,9 @@ class ReviewScreen(Screen[None]):
 
     def on_resize(self) -> None:
         """The header is fitted to the width with a marker; fit it again. Below
-        ``WIDE_DECISIONS`` columns the rejected list keeps the usual width (app.tcss)."""
+        ``WIDE_DECISIONS`` columns the rejected list keeps the usual width, below
+        ``COMPACT_BELOW`` the list is a narrow column, below ``SINGLE_BELOW`` one pane
+        is shown at a time (app.tcss)."""
         width = self.app.size.width
         self._main.set_class(width < WIDE_DECISIONS, "narrow")
         compact = width < COMPACT_BELOW
@@ -270,6 +272,7 @@ class ReviewScreen(Screen[None]):
         self.call_after_refresh(body.focus)
 
     def action_back_to_list(self) -> None:
+        """Give the list the screen (one pane at a time) and the focus back."""
         self._main.remove_class("opened")
         self._list.focus()
 
