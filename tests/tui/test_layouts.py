@@ -13,6 +13,7 @@ from tui_helpers import PLAN, decide_as, make_app, painted, placed, put, settle
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.review_app import ReviewApp
+from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.decision import DecisionScreen
 from handoff_gate.tui.widgets.detail import Detail
 from handoff_gate.tui.widgets.field_tree import FieldTree
@@ -93,3 +94,19 @@ async def test_80x24_then_a_phone_one_pane_at_a_time(root: Path, registry: Regis
         await pilot.resize_terminal(120, 35)
         await pilot.pause()
         assert handoffs.region.width > 0 and detail.region.width > 0
+
+
+async def test_on_a_phone_a_opens_the_handoff_before_asking(root: Path, registry: Registry) -> None:
+    """One pane at a time, ``a`` on the list shows the handoff first: nothing is
+    approved from a row the reviewer has not read."""
+    put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=(48, 40)) as pilot:
+        await settle(pilot, lambda: placed(app))
+        detail = app.screen.query_one(Detail)
+        assert detail.region.width == 0
+        await pilot.press("a")
+        await settle(pilot, lambda: detail.region.width == 48)
+        assert not isinstance(app.screen, ApproveScreen)
+        await pilot.press("a")
+        await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))

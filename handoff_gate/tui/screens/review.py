@@ -606,6 +606,8 @@ class ReviewScreen(Screen[None]):
 
     def action_approve(self) -> None:
         """Ask to approve the cursor's handoff, unless something refuses it first."""
+        if self._unread():
+            return
         found = self._decidable()
         if found is None:
             return
@@ -615,6 +617,15 @@ class ReviewScreen(Screen[None]):
             return
         self._asker.approve(core, entry, report)
 
+    def _unread(self) -> bool:
+        """One pane at a time, with the list shown, the cursor's handoff has not been
+        read: open it instead (an approval follows the reading of what is approved).
+        Opening is the answer: a toast would sit over the dialog the next key opens."""
+        if self.read_only or not self.single or self.opened or self.current_entry() is None:
+            return False
+        self.action_open_handoff()
+        return True
+
     def action_reject(self) -> None:
         """Ask for a reason and a category to reject the cursor's handoff, unless refused."""
         found = self._decidable()
@@ -623,6 +634,8 @@ class ReviewScreen(Screen[None]):
 
     def action_edit(self) -> None:
         """Edit the cursor's payload, then ask to approve the edit, unless refused first."""
+        if self._unread():
+            return
         found = self._decidable()
         if found is None:
             return
