@@ -15,6 +15,7 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.decision import DecisionScreen
+from handoff_gate.tui.screens.help import HelpScreen
 from handoff_gate.tui.widgets.detail import Detail
 from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
@@ -110,3 +111,23 @@ async def test_on_a_phone_a_opens_the_handoff_before_asking(root: Path, registry
         assert not isinstance(app.screen, ApproveScreen)
         await pilot.press("a")
         await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
+
+
+async def test_help_has_a_heading_per_pane_and_each_key_once(
+    root: Path, registry: Registry
+) -> None:
+    put(root, "job-1", PLAN)
+    app = make_app(root, registry)
+    async with app.run_test(size=(100, 70)) as pilot:
+        await settle(pilot, lambda: placed(app))
+        await pilot.press("question_mark")
+        await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        lines = [line.strip(" █▀▄") for line in painted(app, app.screen)]
+        headings = ["Anywhere", "On the list", "On the fields"]
+        assert [line for line in lines if line in headings] == headings
+        r_rows = [line for line in lines if line.startswith("R ")]
+        assert len(r_rows) == 1 and "reject" in r_rows[0], "R once, with both its meanings"
+        for line in lines:
+            keys = line.split("  ")[0].split()
+            assert len(keys) == len(set(keys)), f"a key named twice: {line!r}"
