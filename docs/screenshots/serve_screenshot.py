@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import ViewportSize, sync_playwright
 
 from handoff_gate.schemas import example_path
 
@@ -28,9 +28,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]  # fmt: skip
 #: A common phone held sideways, in CSS pixels.
-VIEWPORT = {"width": 915, "height": 412}
+VIEWPORT: ViewportSize = {"width": 915, "height": 412}
 #: The same phone upright, and where its picture goes.
-PORTRAIT = {"width": 390, "height": 844}
+PORTRAIT: ViewportSize = {"width": 390, "height": 844}
 PORTRAIT_OUT = OUT.with_name("serve-phone-portrait.png")
 GATE = [sys.executable, "-m", "handoff_gate"]
 
