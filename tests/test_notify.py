@@ -126,8 +126,8 @@ def test_handoffs_arriving_together_are_one_notification_naming_each_once(
     if len(notes) == 1:
         assert notes[0]["title"] == f"3 new handoffs in web: {', '.join(ids)}"
     body = "\n".join(n["message"] for n in notes)
-    assert f"web {ids[0]}: phase plan, from planner (unsigned), approvable" in body
-    assert f"web {ids[1]}: phase plan, from planner (unsigned), blocked: unknown_key" in body
+    assert f"web / {ids[0]}: phase plan, from planner (unsigned), approvable" in body
+    assert f"web / {ids[1]}: phase plan, from planner (unsigned), blocked: unknown_key" in body
     assert last["title"] == f"1 new handoff in web: {later}"
     assert named_in([last], before) == 0 and all(named_in([last], i) == 0 for i in ids)
     assert endpoint.received.empty()
@@ -213,6 +213,22 @@ def test_a_producer_s_words_reach_no_chat_as_markup_or_escapes(
     assert "ESC" in producer and "everyone" in producer
 
 
+def test_a_handoff_naming_no_producer_says_so(tmp_path: Path, registry: Registry) -> None:
+    """Without a role, "from unsigned" read as a producer called "unsigned"."""
+    store = FilesystemStore(tmp_path)
+    ref = submit(
+        "web",
+        json.dumps(PLAN).encode(),
+        phase="plan",
+        schema_id="plan/v1",
+        store=store,
+        registry=registry,
+    )
+    line = waiting(standing(store, ref, registry), policy_in_force=False).line()
+    assert line.startswith(f"web / {ref.id}: phase plan, no producer named (unsigned), ")
+    assert "from unsigned" not in line
+
+
 def test_a_database_connection_lost_mid_watch_loses_no_announcement(
     pg_url: str, endpoint: Endpoint, registry: Registry
 ) -> None:
@@ -261,10 +277,11 @@ def test_under_a_policy_a_producer_is_named_as_its_signature_verifies(
     with Announcer(store, urls, lambda: registry, policy=policy, warn=warnings.append):
         body = endpoint.next()["message"]
     assert warnings == []
-    assert f"web {signed}: phase plan, from planner (signed by planner), approvable" in body
-    assert f"web {unsigned}: phase plan, from planner (unsigned), blocked: unsigned_handoff" in body
+    assert f"web / {signed}: phase plan, from planner (signed by planner), approvable" in body
+    blocked = "from planner (unsigned), blocked: unsigned_handoff"
+    assert f"web / {unsigned}: phase plan, {blocked}" in body
     without = waiting(standing(store, HandoffRef("web", signed), registry), policy_in_force=False)
-    assert without.producer == "planner (signed as planner, not checked: no policy)"
+    assert without.producer == "from planner (signed as planner, not checked: no policy)"
 
 
 def test_a_big_batch_stays_a_glance() -> None:

@@ -152,10 +152,15 @@ def test_a_phone_sees_the_whole_screen_and_approves(
     tab = Tab(phone.new_page())
     try:
         tab.page.goto(server.url)
-        ready(tab, handoff)
+        # Upright, one pane at a time: the list, then the handoff in its place.
+        tab.shows(handoff)
+        tab.page.focus("#terminal textarea")
         # xterm's canvas renderer draws glyphs devicePixelRatio times too large here
         # (textual-serve's own page shows a third of the screen): the page pins it at 1.
         assert tab.page.evaluate("window.devicePixelRatio") == 1
+        mark = tab.mark()
+        tab.press("a")  # on the list, a opens the handoff first: read, then approved
+        tab.shows("APPROVABLE", since=mark)
         mark = tab.mark()
         tab.press("a")
         tab.shows("Approve this handoff?", since=mark)

@@ -38,6 +38,7 @@ from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.widgets.detail import Body, Detail
+from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 OUT = Path(__file__).resolve().parent
 #: Where to write instead (the test that keeps this script working writes to a temp folder).
@@ -155,6 +156,24 @@ async def reviewer(workspace: Path, registry: Registry) -> None:
         shoot(app, "reviewer-3-unsafe-text")
 
 
+async def small(workspace: Path, registry: Registry) -> None:
+    """The reviewer's journey on an 80x24 terminal, then on a phone (48 columns, as a
+    phone's browser shows ``serve``): one pane at a time, Enter opens the handoff."""
+    app = _app(workspace, registry, "reviewer", show="rejected", read_only=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await select(pilot, app, workspace, "planner-to-executor", "0001-execute")
+        shoot(app, "small-80x24-rejected")
+        await pilot.resize_terminal(48, 40)
+        await pilot.pause()
+        app.query_one(HandoffList).focus()
+        await pilot.pause()
+        shoot(app, "phone-1-list")
+        await pilot.press("enter")
+        await settle(pilot, lambda: app.query_one(Detail).region.width > 0, "the handoff")
+        await pilot.pause()
+        shoot(app, "phone-2-handoff")
+
+
 async def demo(workspace: Path, registry: Registry) -> None:
     """The demo: a rejected plan comes back revised, and a false 'passed' is blocked."""
     live = workspace / LIVE_RUN
@@ -189,7 +208,7 @@ async def demo(workspace: Path, registry: Registry) -> None:
 
 async def main() -> int:
     fixed_clock()
-    for journey in (operator, reviewer, demo):
+    for journey in (operator, reviewer, small, demo):
         with tempfile.TemporaryDirectory(prefix="handoff-gate-shots-") as scratch:
             workspace = prepare_workspace(Path(scratch) / "workspace")
             registry = load_registry(str(workspace / CONTRACTS))

@@ -14,7 +14,7 @@ from handoff_gate.gates.standing.quorum import approved_bytes, leading_approvals
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import ENDED, HandoffState
-from handoff_gate.tui.model import Trust, key_of
+from handoff_gate.tui.model import UNSIGNED, Trust, key_of
 from handoff_gate.tui.scan import Inspection
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def _signer(report: Report, policy: Policy | None, producer: str | None) -> str:
     whose signature verified under ``policy`` (``None``: none did, or no policy)."""
     envelope = report.envelope
     if envelope is None or envelope.signer is None:
-        return "unsigned"
+        return UNSIGNED
     if policy is None:
         return f"signed as {envelope.signer} (not checked: no policy)"
     if producer == envelope.signer:

@@ -102,7 +102,7 @@ REVIEW_KEYS: list[BindingType] = [
         "reject_marked",
         "Reject marked",
         show=False,
-        tooltip="reject the marked handoffs with one reason and category",
+        tooltip="with handoffs marked: reject them with one reason and category",
         id="reject-marked",
     ),
     Binding(
@@ -110,7 +110,7 @@ REVIEW_KEYS: list[BindingType] = [
         "show_rejected",
         "Rejected",
         show=False,
-        tooltip="list rejected handoffs",
+        tooltip="with none marked: list rejected handoffs",
         id="show-rejected",
     ),
     Binding(
@@ -120,6 +120,32 @@ REVIEW_KEYS: list[BindingType] = [
         show=False,
         tooltip="the field's whole value",
         id="open-value",
+    ),
+    Binding(
+        "i",
+        "decision",
+        "Decision",
+        show=False,
+        tooltip="the decision in full: reason, category, reviewer, time, producer, waiter",
+        id="decision",
+    ),
+    # Enter on the list opens the handoff (below ``SINGLE_BELOW`` columns, full-width in
+    # place of the list); Escape comes back to the list.
+    Binding(
+        "enter",
+        "open_handoff",
+        "Open",
+        show=False,
+        tooltip="on the list: open the handoff (on a narrow screen, in place of the list)",
+        id="open-handoff",
+    ),
+    Binding(
+        "escape",
+        "back_to_list",
+        "List",
+        show=False,
+        tooltip="back to the list",
+        id="back-to-list",
     ),
     Binding("question_mark", "help", "Help", tooltip="this help", id="help"),
     # Tried when approve and reject are not offered: says why instead of nothing. Each

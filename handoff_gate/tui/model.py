@@ -54,11 +54,16 @@ class Show(StrEnum):
         return members[(members.index(self) + 1) % len(members)]
 
 
+#: The producer line of an unsigned handoff: "producer unsigned" read as a producer
+#: named "unsigned".
+UNSIGNED = "none named (unsigned)"
+
+
 @dataclass(frozen=True, slots=True)
 class Trust:
     """What a policy makes of a handoff: approvals so far, who signed it, what was ignored.
 
-    ``required`` is 0 without a policy. ``signer`` is the producer as shown ("unsigned",
+    ``required`` is 0 without a policy. ``signer`` is the producer as shown (``UNSIGNED``,
     or the principal with whether its signature verifies); ``producer`` only a verified
     one (who may therefore not decide it). ``rule_problem`` says why nobody may decide.
     """
@@ -66,7 +71,7 @@ class Trust:
     required: int = 0
     approvals: tuple[str, ...] = ()
     approvers: tuple[str, ...] = ()
-    signer: str = "unsigned"
+    signer: str = UNSIGNED
     producer: str | None = None
     refused: tuple[str, ...] = ()
     rule_problem: str = ""

@@ -12,7 +12,7 @@ from typing import Literal
 
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.tui.messages import DecisionFinished
-from handoff_gate.tui.model import Entry
+from handoff_gate.tui.model import Entry, Key
 from handoff_gate.tui.render import safe
 
 Severity = Literal["information", "warning", "error"]
@@ -47,11 +47,17 @@ CANNOT_MARK = Notice(
 )
 
 
+def named(key: Key) -> str:
+    """A handoff as every toast names it: ``run / id`` (ids repeat across runs)."""
+    run, handoff = key
+    return f"{safe(run.name or str(run), 40)} / {handoff}"
+
+
 def blocked(entry: Entry, report: Report) -> Notice:
     """Why ``a`` on a blocked handoff opens no dialog: its blocking codes."""
     codes = ", ".join(sorted({f.code.value for f in report.blocking}))
     return Notice(
-        f"Approval refused: {entry.ref.id} is blocked ({codes}). Nothing was written.",
+        f"Approval refused: {named(entry.key)} is blocked ({codes}). Nothing was written.",
         "Blocked",
         "error",
     )
@@ -60,8 +66,8 @@ def blocked(entry: Entry, report: Report) -> Notice:
 def decided(message: DecisionFinished) -> Notice:
     """What was written, or why nothing was."""
     if message.decision is None:
-        return Notice(safe(message.refusal, 400), "Not written", "error")
-    return Notice(f"{message.key[1]}: {safe(message.described, 300)}")
+        return Notice(f"{named(message.key)}: {safe(message.refusal, 400)}", "Not written", "error")
+    return Notice(f"{named(message.key)}: {safe(message.described, 300)}")
 
 
 EDIT_UNCHANGED = Notice("The edit changed nothing; nothing was written.")
@@ -70,7 +76,7 @@ EDIT_UNCHANGED = Notice("The edit changed nothing; nothing was written.")
 def edit_refused(entry: Entry, report: Report) -> Notice:
     """Why an edit opens no confirmation: its blocking findings, each on a line."""
     codes = ", ".join(sorted({f.code.value for f in report.blocking})) or "no payload"
-    lines = [f"{entry.ref.id}: the edit is not approvable ({codes}). Nothing was written."]
+    lines = [f"{named(entry.key)}: the edit is not approvable ({codes}). Nothing was written."]
     for finding in report.blocking[:5]:
         where = f" at {safe(finding.path, 60)}" if finding.path else ""
         lines.append(f"{finding.code.value}{where}: {safe(finding.message, 200)}")
@@ -90,10 +96,18 @@ def batch_decided(results: Sequence[DecisionFinished], action: str) -> Notice:
     if not refused:
         return Notice(f"{done}.", "Batch")
     first = refused[0]
-    why = f"{first.key[1]}: {safe(first.refusal, 300)}"
+    why = f"{named(first.key)}: {safe(first.refusal, 300)}"
     return Notice(f"{done}; {len(refused)} not written ({why})", "Batch", "warning")
 
 
 def nothing_earlier(entry: Entry) -> Notice:
     """Why ``d`` shows no diff: the run has no earlier handoff of the phase."""
-    return Notice(f"No earlier {entry.ref.phase} handoff in this run to compare with.")
+    return Notice(
+        f"No earlier {safe(entry.ref.phase, 40)} handoff in {safe(entry.run, 40)} to compare "
+        f"{entry.ref.id} with."
+    )
+
+
+def undecided(entry: Entry) -> Notice:
+    """Why ``i`` shows nothing: no decision on the handoff yet."""
+    return Notice(f"{named(entry.key)} has no decision yet.")

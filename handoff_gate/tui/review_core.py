@@ -25,7 +25,7 @@ from handoff_gate.gates.view.fields import field_rows
 from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.inspecting import inspect_ref
 from handoff_gate.tui.messages import BatchDecided, DecisionFinished
-from handoff_gate.tui.notice import Notice
+from handoff_gate.tui.notice import Notice, named
 from handoff_gate.tui.render import safe
 
 if TYPE_CHECKING:
@@ -95,24 +95,29 @@ class ReviewCore:
         """Why an inspected ``entry`` cannot be decided from here (``None``: it can)."""
         if entry.state in ENDED:
             return Notice(
-                f"{safe(entry.ended, 300)}: it can no longer be decided. Nothing was written.",
+                f"{named(entry.key)}: {safe(entry.ended, 300)}: it can no longer be decided. "
+                "Nothing was written.",
                 severity="warning",
             )
         if entry.state is HandoffState.UNUSABLE:
             return Notice(
-                f"{entry.ref.id} is already decided, but its decision record is unusable: "
+                f"{named(entry.key)} is already decided, but its decision record is unusable: "
                 f"{safe(entry.decision_error, 300)}. Nothing was written.",
                 severity="warning",
             )
         if entry.decision is not None or entry.decision_error:
             done = describe(entry.decision) if entry.decision else "decided (unreadable)"
-            note = f"{entry.ref.id} is already {safe(done, 200)}."
+            note = f"{named(entry.key)} is already {safe(done, 200)}."
             if entry.state is HandoffState.CHANGED:
                 note += " Its file changed since, so a new handoff must be submitted."
             return Notice(note, severity="warning")
         refused = self.may_not_decide(entry)
         if refused:
-            return Notice(f"{safe(refused, 300)}. Nothing was written.", "Not allowed", "error")
+            return Notice(
+                f"{named(entry.key)}: {safe(refused, 300)}. Nothing was written.",
+                "Not allowed",
+                "error",
+            )
         return None
 
     def may_not_decide(self, entry: Entry) -> str:

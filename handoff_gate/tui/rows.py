@@ -91,13 +91,16 @@ def topbar(
     new: int = 0,
     find: str = "",
 ) -> Text:
-    """The header: what is reviewed, what this reviewer can decide now (and how many of
-    those have a waiter, where the store can tell, and arrived while the cursor was
-    busy), how many are blocked, the filter, the reviewer, progress."""
+    """The header: what is reviewed, what this reviewer can decide now (read-only: how
+    many are pending; and how many of those have a waiter, where the store can tell, and
+    arrived while the cursor was busy), how many are blocked, the filter, the reviewer,
+    progress."""
     every = list(entries)
     decidable = [e for e in every if e.decidable]
     blocked = sum(1 for e in every if e.state is HandoffState.BLOCKED)
-    waited_count = sum(1 for e in decidable if e.waiters)  # None: the store cannot tell
+    pending = [e for e in every if e.state is HandoffState.PENDING]
+    counted = pending if read_only else decidable
+    waited_count = sum(1 for e in counted if e.waiters)  # None: the store cannot tell
     waited = f" · {waited_count} with a waiter" if waited_count else ""
     bar = Text.assemble(
         (" handoff-gate ", "bold reverse"),
@@ -105,8 +108,9 @@ def topbar(
         (" read-only ", "bold reverse") if read_only else "",
         " ",
         (safe(where, 30), "bold"),
-        "  to decide ",
-        (str(len(decidable)), "bold"),
+        # A read-only review decides nothing: it counts what waits for somebody else.
+        "  pending " if read_only else "  to decide ",
+        (str(len(counted)), "bold"),
         (f" · {new} new", "bold yellow") if new else "",
         f" · blocked {blocked}{waited}",
         f"  showing {show.value} {listed}/{len(every)}",

@@ -18,6 +18,7 @@ from tui_helpers import (
     SIZE,
     all_inspected,
     cursor_entry,
+    list_rows,
     make_app,
     notices,
     placed,
@@ -172,13 +173,13 @@ async def test_expired_and_withdrawn_rows_say_why_and_cannot_be_approved(
     app = make_app(root, registry, show="all")
     async with app.run_test(size=(160, 35)) as pilot:
         await settle(pilot, lambda: placed(app))
-        text = screen_text(app)
-        assert "left" in next(line for line in text.splitlines() if later.id in line)
-        assert "expired at" in next(line for line in text.splitlines() if expiring.id in line)
-        assert "was withdrawn" in next(line for line in text.splitlines() if gone.id in line)
+        rows = list_rows(app)
+        assert "left" in next(line for line in rows if later.id in line)
+        assert "expired at" in next(line for line in rows if expiring.id in line)
+        assert "was withdrawn" in next(line for line in rows if gone.id in line)
         screen = review_screen(app)
         screen.jump_to((root / "job", gone.id))
-        decision = app.review.query_one("#decision", Static)
+        decision = app.review.query_one("#decided", Static)
         await settle(pilot, lambda: "WITHDRAWN" in str(decision.render()))
         said = str(decision.render())
         assert f"{gone.id} was withdrawn by ci at" in said and ": job cancelled" in said

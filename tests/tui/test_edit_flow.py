@@ -86,6 +86,8 @@ async def test_the_editor_s_edit_is_shown_as_a_diff_and_approved_as_edited(
         assert "approved an edit by alice" in notices(app)
         await pilot.press("f", "f")  # open → rejected → approved
         edited_line = f"edited by alice: delivers the edit, sha256 {decision.edited_sha256[:12]}"
+        await settle(pilot, lambda: "· edited" in screen_text(app))  # the summary says so
+        await pilot.press("i")  # the decision in full names the edit's hash
         await settle(pilot, lambda: edited_line in screen_text(app))
     result = wait(root / "job-1", handoff, registry=registry, timeout=5)
     assert result.outcome is WaitOutcome.APPROVED and result.edited

@@ -55,7 +55,7 @@ async def test_a_failed_notification_is_a_toast_then_one_line_and_the_app_decide
                 # only once the app has handed its screen the core.
                 await settle(pilot, lambda: not endpoint.received.empty(), timeout=BOUND)
                 note = endpoint.next()
-                assert f"web {handoff}: phase plan, from planner (unsigned)" in note["message"]
+                assert f"web / {handoff}: phase plan, from planner (unsigned)" in note["message"]
                 await settle(pilot, lambda: key in app.entries, timeout=BOUND)
                 await settle(
                     pilot,

@@ -21,3 +21,5 @@ def test_the_screenshot_script_redraws_every_picture_the_docs_show(tmp_path: Pat
     assert {p.name for p in tmp_path.glob("*.svg")} == PICTURES
     live_plan = (tmp_path / "operator-1-live-plan.svg").read_text()
     assert "problem_statement" in live_plan and "APPROVABLE" in live_plan
+    phone = (tmp_path / "phone-2-handoff.svg").read_text()
+    assert "BLOCKED" in phone and "0001-execute" in phone, "the phone shows the handoff"

@@ -22,6 +22,7 @@ from handoff_gate.tui.screens.batch_approve import BatchApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.help import HelpScreen
 from handoff_gate.tui.screens.reject import CategoryList, RejectScreen
+from handoff_gate.tui.screens.review import SINGLE_BELOW
 
 
 def _pin_times(root: Path) -> None:
@@ -169,7 +170,9 @@ def test_approve_dialog_at_size(
     _review_root(root)
 
     async def approve(pilot: Pilot[Any]) -> None:
-        await _press_until(pilot, ["end", "a"], ApproveScreen)
+        # One pane at a time below 70 columns: a opens the handoff, then asks.
+        keys = ["end", "a", "a"] if size[0] < SINGLE_BELOW else ["end", "a"]
+        await _press_until(pilot, keys, ApproveScreen)
 
     assert _snap(snap_compare, root, registry, run_before=approve, size=size)
 
@@ -203,7 +206,9 @@ def test_full_value_view(
 
     async def open_value(pilot: Pilot[Any]) -> None:
         await pilot.press("end")
-        await _press_until(pilot, ["tab", "enter"], FullValueScreen)
+        # One pane at a time below 70 columns: Enter opens the handoff, then its field.
+        keys = ["enter", "enter"] if size[0] < SINGLE_BELOW else ["tab", "enter"]
+        await _press_until(pilot, keys, FullValueScreen)
 
     assert _snap(snap_compare, root, registry, run_before=open_value, size=size)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tui_helpers import PLAN, make_app, placed, put, screen_text, settle
+from tui_helpers import PLAN, list_rows, make_app, placed, put, settle
 
 import handoff_gate as hg
 from handoff_gate.gates.contracts.registry import Registry
@@ -18,7 +18,7 @@ from handoff_gate.tui.review_app import ReviewApp
 
 
 def _row(app: ReviewApp, handoff_id: str) -> str:
-    return next(line for line in screen_text(app).splitlines() if handoff_id in line)
+    return next(line for line in list_rows(app) if handoff_id in line)
 
 
 async def test_a_withdrawal_made_while_the_tui_is_open_greys_its_row(

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from textual.app import App
 from textual.notifications import Notification
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry
@@ -150,6 +151,22 @@ def screen_text(app: App[Any]) -> str:
     SVG); this is the one place the tests read its compositor."""
     strips = app.screen._compositor.render_strips()
     return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+def painted(app: App[Any], widget: Widget) -> list[str]:
+    """The text the compositor paints inside ``widget``'s region, a line per row
+    (scrollbars and anything drawn over the widget included)."""
+    strips = app.screen._compositor.render_strips()
+    region = widget.region
+    return [
+        "".join(segment.text for segment in strip.crop(region.x, region.right))
+        for strip in strips[region.y : region.bottom]
+    ]
+
+
+def list_rows(app: App[Any]) -> list[str]:
+    """The handoff list's rows as painted (not the detail beside them)."""
+    return painted(app, app.screen.query_one(HandoffList))
 
 
 def raised(app: App[Any]) -> list[Notification]:

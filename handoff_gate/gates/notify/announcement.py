@@ -42,11 +42,15 @@ class Waiting:
     run: str
     id: str
     phase: str
+    #: ``from planner (unsigned)``, or ``no producer named (…)`` when the envelope names
+    #: no role ("from unsigned" read as a producer called "unsigned").
     producer: str
     verdict: str
 
     def line(self) -> str:
-        return f"{self.run} {self.id}: phase {self.phase}, from {self.producer}, {self.verdict}"
+        """``web / 0001-plan: phase plan, from planner (unsigned), approvable``: run / id,
+        as the review app names a handoff."""
+        return f"{self.run} / {self.id}: phase {self.phase}, {self.producer}, {self.verdict}"
 
 
 def waiting(found: Standing, *, policy_in_force: bool) -> Waiting:
@@ -95,7 +99,7 @@ def _producer(found: Standing, policy_in_force: bool) -> str:
     as the review app's header words it (verified only under a policy)."""
     envelope = found.report.envelope
     if envelope is None:
-        return "unknown (unreadable envelope)"
+        return "from an unknown producer (unreadable envelope)"
     role = envelope.from_role or (envelope.tool.agent if envelope.tool is not None else None)
     signer = envelope.signer
     if signer is None:
@@ -106,7 +110,7 @@ def _producer(found: Standing, policy_in_force: bool) -> str:
         signed = f"signed by {_shown(signer, KEPT)}"
     else:
         signed = f"signed as {_shown(signer, ROLE_KEPT)}, but the signature does not verify"
-    return f"{_shown(role, ROLE_KEPT)} ({signed})" if role else signed
+    return f"from {_shown(role, ROLE_KEPT)} ({signed})" if role else f"no producer named ({signed})"
 
 
 def _verdict(found: Standing, policy_in_force: bool) -> str:

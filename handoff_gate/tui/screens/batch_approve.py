@@ -49,7 +49,7 @@ def line_text(line: BatchLine) -> Text:
     return Text.assemble(
         (f"  {safe(line.run, 30)} / ", "bold"),
         (line.handoff_id, "cyan"),
-        f"  from {safe(line.producer, 30)}",
+        f"  from {safe(line.producer, 30)}" if line.producer != "?" else "  no producer named",
         (f"  {safe(line.contract, 40)}", "italic"),
         f"  {safe(line.verdict, 20)}",
         (f"  {line.warnings} {noun}", "bold yellow" if line.warnings else "dim"),

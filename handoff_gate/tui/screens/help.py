@@ -17,11 +17,17 @@ from textual.widgets import Static
 EXTRA_KEYS = (
     ("ctrl+p", "command palette: actions, and jumps to a run or a handoff"),
     ("tab", "move between the list and the fields"),
-    ("enter", "on a field: its whole value (with children: expand or collapse)"),
 )
 
+#: A heading and the (keys, what they do) rows under it: one section per pane.
+Section = tuple[str, Sequence[tuple[str, str]]]
+
 STATES = (
-    ("to decide", "the header's count: pending handoffs this reviewer can decide now"),
+    (
+        "to decide",
+        "the header's count: pending handoffs this reviewer can decide now "
+        "(a read-only review counts every pending one instead)",
+    ),
     ("PENDING", "no decision yet, approvable; n and p step between those you can decide"),
     ("BLOCKED", "no decision yet, cannot be approved; reject it or fix it upstream"),
     ("APPROVED / REJECTED", "decided; the decision shows its reviewer, reason and time"),
@@ -51,8 +57,14 @@ def key_rows(app: App[Any], bindings: Iterable[BindingType]) -> list[tuple[str, 
     rows: dict[str, str] = {}
     for single in declared:
         rows.setdefault(single.action, single.tooltip or single.description or single.action)
-    listed = [(" ".join(keys_of.get(action, [])), what) for action, what in rows.items()]
-    return listed + list(EXTRA_KEYS)
+    # One row per key: a key with two meanings (R) says both on its row, and one key
+    # bound twice to an action (pgup) is named once.
+    listed: dict[str, list[str]] = {}
+    for action, what in rows.items():
+        keys = " ".join(dict.fromkeys(keys_of.get(action, [])))
+        if keys:
+            listed.setdefault(keys, []).append(what)
+    return [(keys, "; ".join(whats)) for keys, whats in listed.items()]
 
 
 class HelpScreen(ModalScreen[None]):
@@ -62,20 +74,24 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark", "close", "Close", id="close-help")
     ]
 
-    def __init__(self, keys: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, sections: Sequence[Section]) -> None:
+        """``sections``: a heading per pane (the whole view, the list, the fields) and
+        its keys."""
         super().__init__()
-        self._keys = keys
+        self._sections = sections
 
     def compose(self) -> ComposeResult:
-        keys = Table.grid(padding=(0, 2))
-        for key, what in self._keys:
-            keys.add_row(Text(key, style="bold"), Text(what))
         states = Table.grid(padding=(0, 2))
         for state, what in STATES:
             states.add_row(Text(state, style="bold"), Text(what))
         with VerticalScroll(id="dialog", classes="dialog help"):
             yield Static(Text("handoff-gate watch: keys", style="bold"), classes="dialog-title")
-            yield Static(keys)
+            for heading, rows in self._sections:
+                keys = Table.grid(padding=(0, 2))
+                for key, what in rows:
+                    keys.add_row(Text(key, style="bold"), Text(what))
+                yield Static(Text(heading, style="bold italic"), classes="dialog-label")
+                yield Static(keys)
             yield Static(Text("States", style="bold"), classes="dialog-title")
             yield Static(states)
             yield Static(Text("Esc closes · ↑ ↓ scroll", style="dim"))

@@ -40,6 +40,7 @@ from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.arrival_notices import ArrivalNotices
 from handoff_gate.tui.cursor import next_after, start_target, step_waiting
+from handoff_gate.tui.decided import has_decision
 from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.keys import READ_ONLY_STAND_IN, REVIEW_KEYS
@@ -73,6 +74,7 @@ from handoff_gate.tui.notice import (
     blocked,
     decided,
     nothing_earlier,
+    undecided,
 )
 from handoff_gate.tui.palette import (
     ActionProvider,
@@ -84,9 +86,10 @@ from handoff_gate.tui.palette import (
 from handoff_gate.tui.render import entry_title, safe
 from handoff_gate.tui.rows import RowCache, topbar
 from handoff_gate.tui.screens.asker import Asker
+from handoff_gate.tui.screens.decision import DecisionScreen
 from handoff_gate.tui.screens.find import FindScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
-from handoff_gate.tui.screens.help import HelpScreen, key_rows
+from handoff_gate.tui.screens.help import EXTRA_KEYS, HelpScreen, key_rows
 from handoff_gate.tui.textviews import delivered_view, diff_view, raw_view
 from handoff_gate.tui.throttle import Throttled
 from handoff_gate.tui.widgets.detail import Body, Detail
@@ -107,6 +110,11 @@ WIDE_DECISIONS = 120
 #: Below this many columns the list keeps a narrow column, so the detail (its verdict
 #: banner first) has most of the width (app.tcss, ``#main.compact``).
 COMPACT_BELOW = 100
+#: Below this many columns (narrow terminals, phones through ``serve``) one pane at a
+#: time: two panes of ~20 columns each made every field a column of single words. The
+#: list fills the screen; Enter opens the handoff in its place, Escape comes back
+#: (app.tcss, ``#main.single`` and ``#main.single.opened``).
+SINGLE_BELOW = 70
 
 
 class ReviewScreen(Screen[None]):
@@ -225,13 +233,48 @@ class ReviewScreen(Screen[None]):
 
     def on_resize(self) -> None:
         """The header is fitted to the width with a marker; fit it again. Below
-        ``WIDE_DECISIONS`` columns the rejected list keeps the usual width (app.tcss)."""
-        self._main.set_class(self.app.size.width < WIDE_DECISIONS, "narrow")
-        compact = self.app.size.width < COMPACT_BELOW
-        self._main.set_class(compact, "compact")
+        ``WIDE_DECISIONS`` columns the rejected list keeps the usual width, below
+        ``COMPACT_BELOW`` the list is a narrow column, below ``SINGLE_BELOW`` one pane
+        is shown at a time (app.tcss)."""
+        width = self.app.size.width
+        self._main.set_class(width < WIDE_DECISIONS, "narrow")
+        compact = width < COMPACT_BELOW
+        self._main.set_class(SINGLE_BELOW <= width < COMPACT_BELOW, "compact")
+        single = width < SINGLE_BELOW
+        if single and not self.single:
+            # Narrowing while reading the handoff keeps it open, in place of the list.
+            self._main.set_class(self._detail.has_focus_within, "opened")
+        self._main.set_class(single, "single")
         # A narrow footer cut the palette key mid-word; ctrl+p still opens it, ? lists it.
         self.query_one(Footer).show_command_palette = not compact
         self._update_topbar()
+
+    # ------------------------------------------------------------ panes
+
+    @property
+    def single(self) -> bool:
+        """Whether one pane is shown at a time (fewer than ``SINGLE_BELOW`` columns)."""
+        return self._main.has_class("single")
+
+    @property
+    def opened(self) -> bool:
+        """Whether, one pane at a time, the handoff is shown in place of the list."""
+        return self.single and self._main.has_class("opened")
+
+    def action_open_handoff(self) -> None:
+        """Open the cursor's handoff: its fields take the focus, and one pane at a time
+        the handoff takes the list's place, its verdict banner first."""
+        if self.current_entry() is None:
+            return
+        self._main.add_class("opened")
+        detail = self._detail
+        body = detail.fields if detail.body is Body.FIELDS else detail.lines
+        self.call_after_refresh(body.focus)
+
+    def action_back_to_list(self) -> None:
+        """Give the list the screen (one pane at a time) and the focus back."""
+        self._main.remove_class("opened")
+        self._list.focus()
 
     # ------------------------------------------------------------ public view
 
@@ -301,6 +344,10 @@ class ReviewScreen(Screen[None]):
             return False
         if action == "reject_marked" and not self._marks.keys:
             return False  # R then lists the rejected handoffs, as it did before marks
+        if action == "open_handoff" and self.focused is not self._list:
+            return False  # Enter on the fields is theirs (expand, open a value)
+        if action == "back_to_list" and not (self.opened or self._detail.has_focus_within):
+            return False
         return self.app.screen is self
 
     # --------------------------------------------------------------- selection
@@ -559,6 +606,8 @@ class ReviewScreen(Screen[None]):
 
     def action_approve(self) -> None:
         """Ask to approve the cursor's handoff, unless something refuses it first."""
+        if self._unread():
+            return
         found = self._decidable()
         if found is None:
             return
@@ -568,6 +617,15 @@ class ReviewScreen(Screen[None]):
             return
         self._asker.approve(core, entry, report)
 
+    def _unread(self) -> bool:
+        """One pane at a time, with the list shown, the cursor's handoff has not been
+        read: open it instead (an approval follows the reading of what is approved).
+        Opening is the answer: a toast would sit over the dialog the next key opens."""
+        if self.read_only or not self.single or self.opened or self.current_entry() is None:
+            return False
+        self.action_open_handoff()
+        return True
+
     def action_reject(self) -> None:
         """Ask for a reason and a category to reject the cursor's handoff, unless refused."""
         found = self._decidable()
@@ -576,6 +634,8 @@ class ReviewScreen(Screen[None]):
 
     def action_edit(self) -> None:
         """Edit the cursor's payload, then ask to approve the edit, unless refused first."""
+        if self._unread():
+            return
         found = self._decidable()
         if found is None:
             return
@@ -841,9 +901,24 @@ class ReviewScreen(Screen[None]):
         else:
             self._tell(NO_FIELD)
 
+    def action_decision(self) -> None:
+        """The cursor's decision in full (the detail shows one or two lines of it)."""
+        entry = self.current_entry()
+        if entry is None:
+            return
+        if not has_decision(entry):
+            self._tell(undecided(entry))
+            return
+        self.app.push_screen(DecisionScreen(entry))
+
     def action_help(self) -> None:
-        bindings = [*self.offered(), *self.app.BINDINGS, *HandoffList.BINDINGS, *FieldTree.BINDINGS]
-        self.app.push_screen(HelpScreen(key_rows(self.app, bindings)))
+        app = self.app
+        sections = [
+            ("Anywhere", [*key_rows(app, [*self.offered(), *app.BINDINGS]), *EXTRA_KEYS]),
+            ("On the list", key_rows(app, HandoffList.BINDINGS)),
+            ("On the fields", key_rows(app, FieldTree.BINDINGS)),
+        ]
+        app.push_screen(HelpScreen(sections))
 
 
 def _judge(core: ReviewCore, entry: Entry) -> None:

@@ -1,7 +1,13 @@
-"""The right-hand pane: header, banners, decision, warnings and one of three bodies.
+"""The right-hand pane: decision summary, banners, header, producer, warnings, a body.
 
 The body is the field tree, the raw text or a diff. This widget only displays what the
 app hands it; loading and inspecting happen in the app's workers.
+
+Top to bottom: a decided handoff's decision in one or two lines (``decided``; ``i`` shows
+it whole), the verdict banner with the blocking findings, the header, then who produced
+it, the approvals and the waiter as plain lines. At 80x24 the verdict, the blocking
+findings and the first fields are on the first screen; the summary holds no bordered box,
+so none is ever cut at its edge.
 """
 
 from __future__ import annotations
@@ -14,8 +20,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
+from handoff_gate.tui.decided import decided_lines
 from handoff_gate.tui.model import Entry
-from handoff_gate.tui.render import banners, decision_text, header, warnings_text
+from handoff_gate.tui.render import banners, header, trust_lines, waiter_line, warnings_text
 from handoff_gate.tui.widgets.field_tree import FieldRows, FieldTree
 from handoff_gate.tui.widgets.lines import TextLines
 
@@ -46,25 +53,26 @@ class Detail(Vertical):
         self._banners = [
             Static("", id=f"banner-{n}", classes="banner", markup=False) for n in range(3)
         ]
+        self._decided = Static("", id="decided", markup=False)
         self._decision = Static("", id="decision", markup=False)
         self._summary = VerticalScroll(id="summary", can_focus=False)
-        self._decided_first = False
-        #: Where the decision box is in the summary now (``None``: as composed, below).
-        self._applied: bool | None = None
         self._warnings = Static("", id="warnings", markup=False)
         self._body_title = Static("", id="body-title", markup=False)
         self.fields = FieldTree(rows, id="fields")
         self.lines = TextLines(id="lines")
-        for hidden in (self._decision, self._warnings, self._body_title, self.lines):
+        for hidden in (self._decided, self._decision, self._warnings, self._body_title):
             hidden.display = False
+        self.lines.display = False
         for banner in self._banners:
             banner.display = False
 
     def compose(self) -> ComposeResult:
-        # Banners, header, decision and warnings scroll within at most half the pane, so
-        # the field rows below always keep room, on a 24-line terminal too. The verdict
-        # banner comes first at every width: it is what the reviewer must see.
+        # The summary scrolls within at most half the pane, so the field rows below
+        # always keep room, on a 24-line terminal too. The verdict banner comes first at
+        # every width (after a decision's one or two lines): it is what the reviewer
+        # must see.
         with self._summary:
+            yield self._decided
             yield from self._banners
             yield self._header
             yield self._decision
@@ -92,10 +100,12 @@ class Detail(Vertical):
                 text, css_class = shown[index]
                 banner.update(text)
                 banner.add_class(css_class)
-        decision_shown = decision_text(entry)
-        self._decision.update(decision_shown)
-        self._decision.display = bool(decision_shown)
-        self._place_decision(entry.decision is not None or bool(entry.decision_error))
+        self._show_decided()
+        # The waiter on a line of its own: beside the producer it wrapped mid-phrase.
+        trust = Text("\n").join([*trust_lines(entry, Text()), waiter_line(entry)])
+        trust.rstrip()
+        self._decision.update(trust)
+        self._decision.display = bool(trust)
         warned = warnings_text(report) if report is not None else Text()
         self._warnings.update(warned)
         self._warnings.display = bool(warned)
@@ -107,26 +117,19 @@ class Detail(Vertical):
         if not same:
             self.set_body(Body.FIELDS)
 
-    def _place_decision(self, decided: bool) -> None:
-        """A decided handoff shows its decision first (state, who, when, category,
-        reason), above the banners: on a 24-line terminal it is what a reviewer looking
-        back came for. An undecided one shows the box (its producer, approvals, waiter)
-        below the header."""
-        self._decided_first = decided
-        if not self._summary.is_attached or self._applied is decided:
-            return  # placed on mount, or already where it belongs
-        self._applied = decided
-        if decided:
-            self._summary.move_child(self._decision, before=self._banners[0])
-        else:
-            self._summary.move_child(self._decision, after=self._header)
+    def _show_decided(self) -> None:
+        """The decision's one or two lines, fitted to the summary's width now."""
+        entry = self.entry
+        width = self._summary.scrollable_content_region.width
+        lines = decided_lines(entry, width or 80, self.app.console) if entry is not None else []
+        self._decided.update(Text("\n").join(lines))
+        self._decided.display = bool(lines)
 
-    def on_mount(self) -> None:
-        self._applied = False
-        self._place_decision(self._decided_first)
+    def on_resize(self) -> None:
+        self._show_decided()
 
     def _clear(self) -> None:
-        for hidden in (self._decision, self._warnings, self._body_title, self.lines):
+        for hidden in (self._decided, self._decision, self._warnings, self._body_title, self.lines):
             hidden.display = False
         for banner in self._banners:
             banner.display = False

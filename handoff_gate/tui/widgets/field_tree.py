@@ -88,15 +88,38 @@ class FieldTree(ScrollView, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor(-1)", "Up", show=False, id="field-up"),
-        Binding("down,j", "cursor(1)", "Down", show=False, id="field-down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, id="field-page-up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="field-page-down"),
+        Binding("up,k", "cursor(-1)", "Up", show=False, tooltip="previous field", id="field-up"),
+        Binding("down,j", "cursor(1)", "Down", show=False, tooltip="next field", id="field-down"),
+        Binding(
+            "pageup", "page(-1)", "Page up", show=False, tooltip="a page up", id="field-page-up"
+        ),
+        Binding(
+            "pagedown",
+            "page(1)",
+            "Page down",
+            show=False,
+            tooltip="a page down",
+            id="field-page-down",
+        ),
         Binding("home", "cursor_to(0)", "First field", show=False, id="field-first"),
         Binding("end", "cursor_to(-1)", "Last field", show=False, id="field-last"),
-        Binding("enter", "select", "Expand or open", show=False, id="field-select"),
-        Binding("right,l", "expand", "Expand", show=False, id="field-expand"),
-        Binding("left,h", "collapse", "Collapse", show=False, id="field-collapse"),
+        Binding(
+            "enter",
+            "select",
+            "Expand or open",
+            show=False,
+            tooltip="with children: expand or collapse; without: its whole value",
+            id="field-select",
+        ),
+        Binding("right,l", "expand", "Expand", show=False, tooltip="expand", id="field-expand"),
+        Binding(
+            "left,h",
+            "collapse",
+            "Collapse",
+            show=False,
+            tooltip="collapse, or go to the parent field",
+            id="field-collapse",
+        ),
         Binding(
             "space,o",
             "open",
@@ -107,8 +130,11 @@ class FieldTree(ScrollView, can_focus=True):
         ),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"field-tree--cursor"}
+    #: The scrollbar's gutter is always kept (``scrollbar-gutter: stable``): the lines are
+    #: wrapped to the width left beside it, so a scrollbar that appears once the lines
+    #: outgrow the pane never paints over their last letters.
     DEFAULT_CSS = """
-    FieldTree { overflow-x: hidden; }
+    FieldTree { overflow-x: hidden; scrollbar-gutter: stable; }
     FieldTree > .field-tree--cursor { background: $block-cursor-blurred-background; }
     FieldTree:focus > .field-tree--cursor {
         background: $block-cursor-background;
@@ -185,7 +211,9 @@ class FieldTree(ScrollView, can_focus=True):
 
     def _layout(self) -> None:
         """Flatten the expanded nodes in view order and wrap each to the current width."""
-        width = max(self.scrollable_content_region.width, MIN_WRAP)
+        # Hidden (no width yet), lines are wrapped at MIN_WRAP; shown, a resize wraps
+        # them again to the real width, which can be narrower than MIN_WRAP.
+        width = self.scrollable_content_region.width or MIN_WRAP
         rewrap = width != self._wrapped_at
         self._wrapped_at = width
         shown: list[_Node] = []
@@ -208,8 +236,9 @@ class FieldTree(ScrollView, can_focus=True):
     def _wrap(self, node: _Node, width: int) -> list[Text]:
         """``node``'s lines at ``width``: indent and expand icon on the first, the rest
         hanging under its text."""
-        indent = " " * (INDENT * node.depth)
-        room = max(width - len(indent) - 2, MIN_WRAP)
+        # Deep fields give up indent before text: a line is never wider than the pane.
+        indent = " " * min(INDENT * node.depth, max(width - 2 - MIN_WRAP, 0))
+        room = max(width - len(indent) - 2, 1)
         data = node.data
         if isinstance(data, FieldRow):
             text = field_text(data)

@@ -19,8 +19,10 @@ from textual.strip import Strip
 class TextLines(ScrollView):
     """Read-only lines; long lines are wrapped by cell width so nothing is cut off."""
 
+    #: Lines are wrapped to the width left beside a kept scrollbar gutter, so a scrollbar
+    #: appearing never paints over their last letters (as in ``FieldTree``).
     DEFAULT_CSS = """
-    TextLines { overflow-x: hidden; }
+    TextLines { overflow-x: hidden; scrollbar-gutter: stable; }
     """
 
     def __init__(
@@ -42,7 +44,7 @@ class TextLines(ScrollView):
         self.scroll_to(0, 0, animate=False)
 
     def _rewrap(self) -> None:
-        width = max(self.scrollable_content_region.width, 20)
+        width = self.scrollable_content_region.width or 20
         if width == self._wrapped_at and self._lines:
             return
         self._wrapped_at = width
