@@ -203,7 +203,8 @@ def install_hook(session: Session, timeout: float, gate: Path = GATE) -> Path:
     run = str(session.run.relative_to(session.project))
     done = subprocess.run(
         [str(gate), "hook", "install", agent.name, run, "--timeout", f"{timeout:g}"],
-        cwd=session.project, capture_output=True, text=True, timeout=BOUND, check=False,
+        cwd=session.project, env=user_env(session), capture_output=True, text=True,
+        timeout=BOUND, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     settings = agent.settings_file(session)
@@ -215,8 +216,15 @@ def doctor(session: Session) -> subprocess.CompletedProcess[str]:
     """``handoff-gate hook doctor AGENT`` in the project, as docs/integration.md runs it."""
     return subprocess.run(
         [str(GATE), "hook", "doctor", session.agent.name],
-        cwd=session.project, capture_output=True, text=True, timeout=BOUND, check=False,
+        cwd=session.project, env=user_env(session), capture_output=True, text=True,
+        timeout=BOUND, check=False,
     )  # fmt: skip
+
+
+def user_env(session: Session) -> dict[str, str]:
+    """The user's environment for ``hook install``/``doctor``: the agent's HOME, whose
+    files (Gemini's trusted folders) tell whether the agent will read the settings."""
+    return {**os.environ, "HOME": str(session.home)}
 
 
 Reviewer = Callable[[Session, subprocess.Popen[bytes]], None]
