@@ -497,6 +497,22 @@ def test_codex_install_records_codex_s_trust_and_twice_changes_nothing(
     assert [path.read_bytes() for path in files] == before
 
 
+def test_codex_install_turns_terminal_sessions_off_and_doctor_finds_them_on(
+    tmp_path: Path, codex_env: dict[str, str]
+) -> None:
+    """With a terminal session open, Codex's ``write_stdin`` runs typed input no hook
+    sees: install turns the feature off, and doctor says when a hand edit turns it on."""
+    project = tmp_path / "project"
+    assert gate(project, "hook", "install", "codex", "runs/cx", env=codex_env).returncode == 0
+    path = project / ".codex" / "config.toml"
+    assert "unified_exec_tty = false" in path.read_text()
+    path.write_text(path.read_text().replace("unified_exec_tty = false", "unified_exec_tty = true"))
+    done = doctor_codex(project, codex_env)
+    assert done.returncode == 1
+    (line,) = done.stdout.splitlines()
+    assert "write_stdin" in line and "unified_exec_tty = false" in line
+
+
 def test_codex_doctor_finds_a_hook_codex_does_not_trust(
     tmp_path: Path, codex_env: dict[str, str]
 ) -> None:

@@ -24,6 +24,7 @@ import tomlkit
 import tomlkit.exceptions
 from tomlkit.items import Table
 
+from handoff_gate.integrations.codex_trust import CODEX_TTY_FEATURE
 from handoff_gate.integrations.coding_agents import HARNESSES, Harness
 from handoff_gate.integrations.hook_command import read_command
 from handoff_gate.schemas import HARNESS_TOOLS
@@ -220,6 +221,19 @@ def merge(spec: AgentSettings, data: Any, path: Path, group: dict[str, Any]) -> 
     gone = [i for i, g in enumerate(groups) if any(g is e for e in emptied)]
     for index in reversed(gone):
         del groups[index]
+
+
+def close_terminal_input(data: Any, path: Path) -> None:
+    """Turn Codex's :data:`CODEX_TTY_FEATURE` off in ``data`` (Codex's TOML settings):
+    with it on, an approved shell or REPL would run whatever the model types into it."""
+    features = data.get("features")
+    if features is None:
+        features = tomlkit.table()
+        data["features"] = features
+    if not isinstance(features, dict):
+        raise SettingsError(f"{path}: 'features' is not a table")
+    if features.get(CODEX_TTY_FEATURE) is not False:
+        features[CODEX_TTY_FEATURE] = False
 
 
 def dumps(spec: AgentSettings, data: Any) -> str:

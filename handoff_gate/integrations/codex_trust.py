@@ -22,6 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+#: Codex's feature that keeps a command's terminal open for input typed later
+#: (``write_stdin``), which fires no hook: off, a command runs only as it was reviewed.
+CODEX_TTY_FEATURE = "unified_exec_tty"
+
 #: How long one exchange with ``codex app-server`` may take before it counts as failed.
 ANSWER_TIMEOUT = 60.0
 #: The trust states under which Codex runs a hook.
@@ -147,6 +151,9 @@ class CodexView:
     hooks: list[CodexHook]
     hooks_on: bool
     warnings: list[str]
+    #: ``[features] unified_exec_tty`` not off: a command's terminal takes typed input
+    #: (``write_stdin``) that no hook sees.
+    terminal_input: bool = True
 
 
 def loaded_hooks(codex: str, cwd: Path) -> CodexView:
@@ -155,8 +162,10 @@ def loaded_hooks(codex: str, cwd: Path) -> CodexView:
     try:
         config = (session.request("config/read", {"cwd": str(cwd)}) or {}).get("config")
         features = config.get("features") if isinstance(config, dict) else None
-        hooks_on = not isinstance(features, dict) or features.get("hooks") is not False
-        return CodexView(_hooks(session, cwd), hooks_on, session.warnings)
+        on = features if isinstance(features, dict) else {}
+        hooks_on = on.get("hooks") is not False
+        terminal_input = on.get(CODEX_TTY_FEATURE) is not False
+        return CodexView(_hooks(session, cwd), hooks_on, session.warnings, terminal_input)
     finally:
         session.close()
 

@@ -26,6 +26,7 @@ from handoff_gate.integrations.agent_settings import (
     load,
     plain,
 )
+from handoff_gate.integrations.codex_trust import CODEX_TTY_FEATURE
 from handoff_gate.integrations.hook_command import GATE_NAME, MIN_MARGIN, GateCall, read_command
 
 #: How long ``GATE --version`` may take before the gate counts as not running.
@@ -150,6 +151,11 @@ def _codex_problems(settings: Path, hooks: list[GateHook], cwd: Path) -> list[st
     loaded, warnings = view.hooks, view.warnings
     source = str(settings.resolve())
     problems = []
+    if view.terminal_input:
+        problems.append(
+            "Codex lets a command it ran take input typed later (write_stdin), which no hook "
+            f"reviews: set [features] {CODEX_TTY_FEATURE} = false (hook install does)"
+        )
     for hook in hooks:
         same = [h for h in loaded if h.command == hook.command and h.source_path == source]
         if not same:

@@ -38,16 +38,6 @@ from codex_session import (
 )
 from fake_responses import DONE, FakeResponses, Script, ToolCall
 
-# Fixes other branches of issue 40 bring; until merged here these cases fail as shown.
-#: No branch closes this yet: Codex's event carries no ``tty``, and no list of program
-#: names finds every command that runs what it reads. Measured with 0.171: ``[features]
-#: unified_exec_tty = false`` in the settings makes Codex refuse ``tty: true``, and a
-#: session without a terminal has its stdin closed, so nothing can be typed into it.
-NO_TTY_FEATURE = pytest.mark.xfail(
-    strict=True,
-    reason="hook install does not yet write [features] unified_exec_tty = false for Codex",
-)
-
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeResponses]:
@@ -170,9 +160,7 @@ def test_the_gate_killed_while_waiting_blocks(
 #: never ``tty``, so the hook cannot tell a terminal session from a plain command).
 TYPED_INTO = {
     "bash": pytest.param("bash"),
-    "read-eval-loop": pytest.param(
-        "sh -c 'while read line; do eval \"$line\"; done'", marks=NO_TTY_FEATURE
-    ),
+    "read-eval-loop": pytest.param("sh -c 'while read line; do eval \"$line\"; done'"),
 }
 
 

@@ -23,6 +23,7 @@ from handoff_gate.integrations.agent_settings import (
     AGENTS,
     AgentSettings,
     SettingsError,
+    close_terminal_input,
     dumps,
     gate_hooks,
     hook_group,
@@ -132,6 +133,8 @@ def _install(args: argparse.Namespace, spec: AgentSettings) -> int:
     try:
         data = load(spec, settings)
         merge(spec, data, settings, hook_group(spec.agent, command, agent_timeout(deadline)))
+        if spec.toml:
+            close_terminal_input(data, settings)
         changed = _write(settings, dumps(spec, data))
     except SettingsError as exc:
         raise UsageError(f"{exc}; nothing was written") from exc
