@@ -21,7 +21,7 @@ from rich.text import Text
 from handoff_gate.cli.errors import OK, ArgumentError, flat
 from handoff_gate.cli.inputs import listed, setup_from
 from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.stats.figures import Stats, stats_json
+from handoff_gate.gates.stats.figures import Stats, duration, stats_json
 from handoff_gate.gates.vocab.states import HandoffState
 
 
@@ -43,21 +43,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         show(found, Console(highlight=False, emoji=False, soft_wrap=False))
     return OK
-
-
-def duration(seconds: float) -> str:
-    """Seconds as a person reads a wait: ``47s``, ``3m 05s``, ``2h 14m``, ``3d 4h``."""
-    whole = round(seconds)
-    if whole < 60:
-        return f"{seconds:.1f}s" if seconds < 10 else f"{whole}s"
-    minutes, secs = divmod(whole, 60)
-    if minutes < 60:
-        return f"{minutes}m {secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 24:
-        return f"{hours}h {minutes:02d}m"
-    days, hours = divmod(hours, 24)
-    return f"{days}d {hours}h"
 
 
 def _cell(text: str) -> Text:

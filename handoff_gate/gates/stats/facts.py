@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from handoff_gate.gates.audit.decision_record import Decision
-from handoff_gate.gates.standing.standing import Standing
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.states import HandoffState
+
+if TYPE_CHECKING:  # the figures and the stats screen load without the core's models
+    from handoff_gate.gates.audit.decision_record import Decision
+    from handoff_gate.gates.standing.standing import Standing
 
 #: The states whose decision records settled them: only these have a decider and a time.
 DECIDED = frozenset({HandoffState.APPROVED, HandoffState.REJECTED})

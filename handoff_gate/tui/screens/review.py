@@ -87,6 +87,7 @@ from handoff_gate.tui.screens.asker import Asker
 from handoff_gate.tui.screens.find import FindScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
 from handoff_gate.tui.screens.help import HelpScreen, key_rows
+from handoff_gate.tui.screens.stats import NOT_READY, StatsScreen
 from handoff_gate.tui.textviews import delivered_view, diff_view, raw_view
 from handoff_gate.tui.throttle import Throttled
 from handoff_gate.tui.widgets.detail import Body, Detail
@@ -840,6 +841,17 @@ class ReviewScreen(Screen[None]):
             self.post_message(FieldTree.Open(row))
         else:
             self._tell(NO_FIELD)
+
+    def action_stats(self) -> None:
+        """The look back, summed; its ``R`` comes back to the rejected list."""
+        if self.core is None:
+            self._tell(NOT_READY)
+            return
+        self.app.push_screen(StatsScreen(self.core.look_back), self._from_stats)
+
+    def _from_stats(self, rejected: bool | None) -> None:
+        if rejected:
+            self._show(Show.REJECTED)
 
     def action_help(self) -> None:
         bindings = [*self.offered(), *self.app.BINDINGS, *HandoffList.BINDINGS, *FieldTree.BINDINGS]
