@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import cli
+from signed_policy import key_line
 from store_place import Place
 
 import handoff_gate as hg
@@ -184,3 +185,54 @@ def test_quantiles_match_their_definition(values: list[float]) -> None:
     for q in (0.5, 0.95):
         assert quantile(values, q) == pytest.approx(rank_quantile(values, q))
     assert quantile([], 0.5) is None
+
+
+@pytest.fixture
+def quorum(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
+    """A policy under which alice and bob must both approve a plan."""
+    folder = tmp_path / "trust"
+    folder.mkdir()
+    keys = {name: folder / name for name in ("alice", "bob")}
+    lines = [f"{name} {key_line(keys[name])}" for name in keys]  # each key made here
+    (folder / "allowed_signers").write_text("\n".join(lines) + "\n")
+    policy = folder / "policy.toml"
+    policy.write_text(
+        'allowed_signers = "allowed_signers"\n\n[[rule]]\nphase = "plan"\n'
+        'approvers = ["alice", "bob"]\nrequired = 2\n'
+    )
+    return policy, keys
+
+
+def test_a_quorum_counts_each_approver_and_waits_for_the_last(
+    place: Place, clock: Clock, quorum: tuple[Path, dict[str, Path]]
+) -> None:
+    """Under a policy each signed approval is its approver's, the time to decision runs to
+    the approval that met the quorum, and an unsigned record (which counts for nothing
+    there) names no decider."""
+    policy, keys = quorum
+    with hg.Gate(place.store, policy=policy) as gate:
+        ref = gate.submit(place.run, PLAN, phase="plan", schema_id="plan/v1")
+        planted = gate.submit(place.run, PLAN, phase="plan", schema_id="plan/v1")
+    with hg.Gate(place.store) as gate:  # no policy: an unsigned approval by anyone
+        gate.decide(place.run, planted, "approve", reviewer="mallory")
+    for who, wait in (("bob", 60), ("alice", 200)):
+        clock.now = DAY1 + timedelta(seconds=wait)
+        with hg.Gate(place.store, policy=policy, key=keys[who]) as gate:
+            gate.decide(place.run, ref, "approve")
+    found = stats_cli(place, "--json", "--policy", str(policy))
+    assert {k: v for k, v in found["by_outcome"].items() if v} == {"approved": 1, "pending": 1}
+    assert found["by_decider"] == [
+        {"kind": "person", "name": "alice", "approved": 1, "rejected": 0, "total": 1},
+        {"kind": "person", "name": "bob", "approved": 1, "rejected": 0, "total": 1},
+    ]
+    assert found["time_to_decision"]["median_seconds"] == pytest.approx(200.0)
+
+
+def test_top_names_how_many_reasons_are_ranked(place: Place, clock: Clock) -> None:
+    history(place, clock)
+    found = stats_cli(place, "--json", "--top", "1")
+    assert found["top_reasons"] == [{"reason": "not a plan", "count": 2}]
+    root = () if place.store_args else (place.store,)
+    refused = cli(*place.store_args, "stats", *root, "--top", "-1")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "--top" in refused.stderr
