@@ -135,6 +135,8 @@ def test_since_counts_only_what_was_submitted_from_then(place: Place, clock: Clo
     recent = [600.0, 10.0, 5.0]
     assert figures.median_seconds == pytest.approx(rank_quantile(recent, 0.5))
     assert figures.p95_seconds == pytest.approx(rank_quantile(recent, 0.95))
+    with hg.Gate(place.store) as gate:  # a datetime without a zone is UTC, as --since reads it
+        assert gate.stats(since=DAY2.replace(tzinfo=None)).handoffs == 5
     found = stats_cli(place, "--json", "--since", "2026-03-04")
     assert found["handoffs"] == 1 and found["since"] == "2026-03-04T00:00:00+00:00"
     assert found["by_decider"] == [

@@ -419,7 +419,7 @@ class Gate:
     ) -> Stats:
         """The look back over every run in the store (``handoff-gate stats``): outcomes,
         deciders, phases, tools, reject categories and reasons, time to decision; for the
-        handoffs submitted at or after ``since`` (an aware datetime), all without it."""
+        handoffs submitted at or after ``since`` (without a zone: UTC), all without it."""
         return look_back(
             self.store,
             self.contracts,

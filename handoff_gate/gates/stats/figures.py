@@ -13,7 +13,7 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from handoff_gate.gates.stats.facts import Decider, Fact
@@ -111,7 +111,10 @@ def summarise(
     top: int = TOP_REASONS,
     unreadable_runs: int = 0,
 ) -> Stats:
-    """The figures over ``facts`` submitted at or after ``since`` (all, without it)."""
+    """The figures over ``facts`` submitted at or after ``since`` (all, without it; a
+    ``since`` without a zone is UTC, as ``--since`` reads it)."""
+    if since is not None and since.tzinfo is None:
+        since = since.replace(tzinfo=UTC)
     kept: list[Fact] = []
     undated = 0
     for fact in facts:
