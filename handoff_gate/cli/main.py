@@ -26,6 +26,7 @@ from typing import Any, NoReturn
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, ArgumentError, UsageError, flat
 from handoff_gate.cli.frame_rate import prefer_tui_frame_rate
 from handoff_gate.cli.notify_urls import add_notify_url
+from handoff_gate.cli.since import since_moment
 from handoff_gate.gates.store.base import StoreError
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.deadline import parse_duration
@@ -416,6 +417,22 @@ def _add_list(p: argparse.ArgumentParser) -> None:
     _add_policy(p)
 
 
+def _add_stats(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "root", metavar="ROOT", nargs="?", help="a run, or a folder of runs (none with --store)"
+    )
+    p.add_argument(
+        "--since",
+        type=since_moment,
+        metavar="DATE",
+        help="only handoffs submitted at or after this ISO date or datetime (UTC unless it "
+        "names a zone)",
+    )
+    p.add_argument("--top", type=int, default=10, metavar="N", help="how many reasons to rank")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_policy(p)
+
+
 def _add_show(p: argparse.ArgumentParser) -> None:
     _add_handoff(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -690,6 +707,7 @@ _ARGUMENTS = {
     "schemas": ("list known contracts, or print one as strict JSON Schema", _add_schemas),
     "list": ("one line per handoff under ROOT: state, verdict, decision, waiter", _add_list),
     "show": ("one handoff's report, decision and waiter", _add_show),
+    "stats": ("the look back: decisions by outcome, decider, phase, tool; times", _add_stats),
     "audit": ("print a run's audit log, or verify it against the run's records", _add_audit),
     "watch": ("review handoffs under ROOT in the terminal UI", _add_watch),
     "serve": ("serve the watch review app to a browser, behind a token", _add_serve),

@@ -38,6 +38,8 @@ from handoff_gate.gates.standing.edits import EditedPayload
 from handoff_gate.gates.standing.ending import Withdrawal
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
+from handoff_gate.gates.stats.figures import TOP_REASONS, Stats
+from handoff_gate.gates.stats.gather import look_back
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
 from handoff_gate.gates.submit.submit import About, Payload
@@ -410,6 +412,25 @@ class Gate:
     ) -> Decision | None:
         """The unsigned decision record of a handoff, if any (``DecisionCorrupt``: unusable)."""
         return read_decision(os.fspath(run), handoff_id_of(ref_or_id), self.store)
+
+    def stats(
+        self,
+        *,
+        since: datetime | None = None,
+        top: int = TOP_REASONS,
+        on_problem: Reporter | None = None,
+    ) -> Stats:
+        """The look back over every run in the store (``handoff-gate stats``): outcomes,
+        deciders, phases, tools, reject categories and reasons, time to decision; for the
+        handoffs submitted at or after ``since`` (without a zone: UTC), all without it."""
+        return look_back(
+            self.store,
+            self.contracts,
+            policy=self.policy,
+            since=since,
+            top=top,
+            on_problem=on_problem,
+        )
 
     def runs(self) -> list[str]:
         """Every run in the store."""

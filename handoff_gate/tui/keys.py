@@ -147,6 +147,14 @@ REVIEW_KEYS: list[BindingType] = [
         tooltip="back to the list",
         id="back-to-list",
     ),
+    Binding(
+        "S",
+        "stats",
+        "Stats",
+        show=False,
+        tooltip="the look back: outcomes, who decided, reasons, times, a bar a day",
+        id="stats",
+    ),
     Binding("question_mark", "help", "Help", tooltip="this help", id="help"),
     # Tried when approve and reject are not offered: says why instead of nothing. Each
     # shares its deciding key's id, so a keymap moves both together.

@@ -13,11 +13,13 @@ message is one plain line (payload and file names made safe), never markup.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import describe
 from handoff_gate.gates.decide.batch import decide_many
 from handoff_gate.gates.decide.decisions import DecisionRefused, decide, principal_for
+from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.setup import Setup, assemble
 from handoff_gate.gates.standing.edits import edit_problem, inspect_edit
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
@@ -30,6 +32,7 @@ from handoff_gate.tui.render import safe
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.stats.figures import Stats
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy, Rule
     from handoff_gate.gates.trust.signing_key import SigningKey
@@ -77,6 +80,15 @@ class ReviewCore:
             return cls(setup, reviewer=reviewer)
 
         return make
+
+    def look_back(self) -> Stats:
+        """The stats screen's figures over every run (blocking: run it off the UI thread,
+        over a copy of the store, as decisions are)."""
+        store = self.store.copy()
+        try:
+            return Gate(setup=replace(self.setup, store=store, owns_store=False)).stats()
+        finally:
+            store.close()
 
     def inspect(self, ref: HandoffRef, store: RunStore) -> Inspection:
         """Inspect one handoff in ``store`` (the calling thread's own) and settle its

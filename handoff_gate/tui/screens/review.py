@@ -90,6 +90,7 @@ from handoff_gate.tui.screens.decision import DecisionScreen
 from handoff_gate.tui.screens.find import FindScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen, field_findings
 from handoff_gate.tui.screens.help import EXTRA_KEYS, HelpScreen, key_rows
+from handoff_gate.tui.screens.stats import NOT_READY, StatsScreen
 from handoff_gate.tui.textviews import delivered_view, diff_view, raw_view
 from handoff_gate.tui.throttle import Throttled
 from handoff_gate.tui.widgets.detail import Body, Detail
@@ -910,6 +911,17 @@ class ReviewScreen(Screen[None]):
             self._tell(undecided(entry))
             return
         self.app.push_screen(DecisionScreen(entry))
+
+    def action_stats(self) -> None:
+        """The look back, summed; its ``R`` comes back to the rejected list."""
+        if self.core is None:
+            self._tell(NOT_READY)
+            return
+        self.app.push_screen(StatsScreen(self.core.look_back), self._from_stats)
+
+    def _from_stats(self, rejected: bool | None) -> None:
+        if rejected:
+            self._show(Show.REJECTED)
 
     def action_help(self) -> None:
         app = self.app

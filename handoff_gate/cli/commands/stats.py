@@ -1,0 +1,118 @@
+"""``handoff-gate stats``: the reviewer's look back over every run under ROOT.
+
+The figures are the core's (``Gate.stats``, over ``standing``); this module only prints
+them: one JSON object (``--json``, keys in docs/protocol.md), or tables for people.
+Reasons, names, phases and tools are payload or reviewer text: every cell is a rich
+``Text`` made visible and one line (``flat``), never a markup string, so ``[bold]`` or
+an escape in a reason prints as the characters it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from handoff_gate.cli.errors import OK, ArgumentError, flat
+from handoff_gate.cli.inputs import listed, setup_from
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.stats.figures import Stats, duration, stats_json
+from handoff_gate.gates.vocab.states import HandoffState
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.top < 0:
+        raise ArgumentError(f"--top must be 0 or more, not {args.top}")
+    where = listed(args, "stats")
+    try:
+        gate = Gate(setup=setup_from(args, where))
+        found = gate.stats(
+            since=args.since,
+            top=args.top,
+            on_problem=lambda line: print(f"handoff-gate stats: {flat(line)}", file=sys.stderr),
+        )
+    finally:
+        where.close()
+    if args.json:
+        print(json.dumps(stats_json(found), ensure_ascii=True, indent=2))
+    else:
+        show(found, Console(highlight=False, emoji=False, soft_wrap=False))
+    return OK
+
+
+def _cell(text: str) -> Text:
+    return Text(flat(text))
+
+
+def _table(title: str, columns: Iterable[str]) -> Table:
+    table = Table(title=Text(title), title_justify="left", show_edge=False, pad_edge=False)
+    for i, name in enumerate(columns):
+        table.add_column(Text(name), justify="left" if i == 0 else "right", overflow="fold")
+    return table
+
+
+def _grouped(title: str, rows: dict[str, dict[str, int]]) -> Table | None:
+    """Rows of outcome counts, with a column for each state some row has."""
+    if not rows:
+        return None
+    states = [s.value for s in HandoffState if any(r[s.value] for r in rows.values())]
+    table = _table(title, [title.split()[-1], "total", *states])
+    for name, row in rows.items():
+        table.add_row(_cell(name), str(row["total"]), *(str(row[s]) for s in states))
+    return table
+
+
+def tables(found: Stats) -> list[Table | Text]:
+    """What ``stats`` prints for people, in reading order."""
+    since = f" submitted since {found.since.isoformat()}" if found.since else ""
+    head = Text(f"{found.handoffs} handoffs{since}")
+    if found.undated:
+        head.append(f"; {found.undated} with no readable submit time")
+    parts: list[Table | Text] = [head]
+    outcomes = _table("by outcome", ["outcome", "handoffs"])
+    for name, count in found.by_outcome.items():
+        if count:
+            outcomes.add_row(Text(name), str(count))
+    parts.append(outcomes)
+    if found.by_decider:
+        deciders = _table("by who decided", ["decider", "kind", "approved", "rejected"])
+        for c in found.by_decider:
+            deciders.add_row(
+                _cell(c.decider.name), Text(c.decider.kind), str(c.approved), str(c.rejected)
+            )
+        parts.append(deciders)
+    parts.extend(t for t in (_grouped("by phase", found.by_phase),) if t)
+    parts.extend(t for t in (_grouped("by tool", found.by_tool),) if t)
+    if any(found.reject_categories.values()):
+        categories = _table("reject categories", ["category", "rejects"])
+        for name, count in found.reject_categories.items():
+            if count:
+                categories.add_row(Text(name), str(count))
+        parts.append(categories)
+    if found.top_reasons:
+        reasons = _table("most common reject reasons", ["reason", "rejects"])
+        for text, count in found.top_reasons:
+            reasons.add_row(_cell(text), str(count))
+        parts.append(reasons)
+    parts.append(_times(found))
+    return parts
+
+
+def _times(found: Stats) -> Text:
+    if found.median_seconds is None or found.p95_seconds is None:
+        return Text("time from submit to decision: nothing decided yet")
+    return Text(
+        f"time from submit to decision ({len(found.decided_in)} decided): "
+        f"median {duration(found.median_seconds)}, p95 {duration(found.p95_seconds)}"
+    )
+
+
+def show(found: Stats, console: Console) -> None:
+    for part in tables(found):
+        console.print(part)
+        console.print()

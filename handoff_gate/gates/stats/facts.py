@@ -1,0 +1,96 @@
+"""What one handoff adds to the look back, read from its ``Standing`` and nothing else.
+
+Who decided is a ``Decider``: a kind and a name, so a person (``person``, the record's
+reviewer) and, once policies decide calls, a rule (its own kind, its name) sit in the
+same table without either being mistaken for the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, NamedTuple
+
+from handoff_gate.gates.vocab.actions import Action
+from handoff_gate.gates.vocab.states import HandoffState
+
+if TYPE_CHECKING:  # the figures and the stats screen load without the core's models
+    from handoff_gate.gates.audit.decision_record import Decision
+    from handoff_gate.gates.standing.standing import Standing
+
+#: The states whose decision records settled them: only these have a decider and a time.
+DECIDED = frozenset({HandoffState.APPROVED, HandoffState.REJECTED})
+
+
+class Decider(NamedTuple):
+    """Who made a decision: ``kind`` ``person`` (a reviewer) now, ``rule`` later."""
+
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One handoff's share: its state, phase, tool, when it was submitted and settled,
+    the records that settled it (decider and action), and a reject's category and reason.
+
+    ``submitted`` is ``None`` when the envelope cannot be read; ``seconds`` is ``None``
+    unless the handoff was approved or rejected at or after its submit time (a decision
+    dated before its handoff is not a time anyone waited)."""
+
+    state: HandoffState
+    phase: str
+    tool: str | None
+    submitted: datetime | None
+    seconds: float | None = None
+    decided_by: tuple[tuple[Decider, Action], ...] = ()
+    category: str | None = None
+    reason: str | None = None
+
+
+def fact_of(found: Standing) -> Fact:
+    """The handoff's share of the look back (never raises: what cannot be read is left out)."""
+    envelope = found.report.envelope
+    submitted = moment(envelope.created) if envelope is not None else None
+    tool = envelope.tool.name if envelope is not None and envelope.tool is not None else None
+    base = Fact(found.state, found.ref.phase, tool, submitted)
+    if found.state not in DECIDED or found.decision is None:
+        return base
+    records = found.decisions or (found.decision,)
+    if found.state is HandoffState.REJECTED:
+        records = (found.decision,)
+    settled = _settled_at(records)
+    waited = (
+        (settled - submitted).total_seconds()
+        if settled is not None and submitted is not None
+        else None
+    )
+    deciding = found.decision
+    rejected = found.state is HandoffState.REJECTED
+    return Fact(
+        found.state,
+        base.phase,
+        tool,
+        submitted,
+        seconds=waited if waited is not None and waited >= 0 else None,
+        decided_by=tuple((Decider("person", d.reviewer), d.action) for d in records),
+        category=(deciding.category.value if deciding.category else None) if rejected else None,
+        reason=deciding.reason if rejected else None,
+    )
+
+
+def _settled_at(records: tuple[Decision, ...]) -> datetime | None:
+    """When the records settled the handoff: the last of them (a quorum is met by its
+    last approval); ``None`` if any of their times cannot be read."""
+    moments = [moment(d.decided_at) for d in records]
+    known = [m for m in moments if m is not None]
+    return max(known) if known and len(known) == len(moments) else None
+
+
+def moment(text: str) -> datetime | None:
+    """An ISO-8601 time as an aware UTC datetime (no zone: UTC); ``None`` if unreadable."""
+    try:
+        found = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return None
+    return found.replace(tzinfo=UTC) if found.tzinfo is None else found.astimezone(UTC)

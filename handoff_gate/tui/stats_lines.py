@@ -1,0 +1,93 @@
+"""The stats screen's lines: the look back's figures as text, and a bar a day.
+
+The same ``Stats`` ``handoff-gate stats`` prints, laid out for a screen that may be 80
+columns wide. Names, phases, tools and reasons are reviewer or payload text: each goes in
+through ``safe`` (unsafe characters as visible tokens), into ``Text``, never markup.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from handoff_gate.gates.stats.figures import Stats, duration
+from handoff_gate.tui.render import safe
+
+#: The longest bar, in cells; every other day's bar is scaled to it.
+BAR_CELLS = 40
+#: A reason may be this long (a decision record's cap): shown whole, wrapped.
+_LONGEST_TEXT = 10_000
+
+
+def _heading(text: str) -> Text:
+    return Text(text, style="bold")
+
+
+def _counts(row: dict[str, int]) -> str:
+    """``2 approved, 1 rejected``: the non-zero states of a row of outcome counts."""
+    return ", ".join(f"{n} {state}" for state, n in row.items() if state != "total" and n)
+
+
+def stats_lines(found: Stats) -> list[Text]:
+    """Every figure, one line each, in the order the command prints them."""
+    since = f" submitted since {found.since.isoformat()}" if found.since else ""
+    lines = [_heading(f"{found.handoffs} handoffs{since}")]
+    if found.undated:
+        lines.append(Text(f"{found.undated} with no readable submit time", style="dim"))
+    lines.append(Text(_counts({"total": 0, **found.by_outcome}) or "nothing submitted yet"))
+    lines.append(Text(_times(found)))
+    if found.by_decider:
+        lines += [Text(), _heading("Who decided")]
+        for c in found.by_decider:
+            line = Text("  ")
+            line.append(safe(c.decider.name, _LONGEST_TEXT), style="bold")
+            line.append(f" ({c.decider.kind})  {c.approved} approved, {c.rejected} rejected")
+            lines.append(line)
+    for title, rows in (("By phase", found.by_phase), ("By tool", found.by_tool)):
+        if rows:
+            lines += [Text(), _heading(title)]
+            for name, row in rows.items():
+                line = Text("  ")
+                line.append(safe(name, _LONGEST_TEXT), style="bold")
+                line.append(f"  {row['total']}: {_counts(row)}")
+                lines.append(line)
+    categories = {k: v for k, v in found.reject_categories.items() if v}
+    if categories:
+        lines += [Text(), _heading("Reject categories")]
+        lines.append(Text("  " + ", ".join(f"{n} {name}" for name, n in categories.items())))
+    if found.top_reasons:
+        lines += [Text(), _heading("Most common reject reasons")]
+        for text, count in found.top_reasons:
+            line = Text(f"  {count}× ")
+            line.append(safe(text, _LONGEST_TEXT))
+            lines.append(line)
+    if found.by_day:
+        lines += [Text(), _heading("Submitted each day (UTC), rejects in red")]
+        lines += day_bars(found.by_day)
+    return lines
+
+
+def _times(found: Stats) -> str:
+    if found.median_seconds is None or found.p95_seconds is None:
+        return "time from submit to decision: nothing decided yet"
+    return (
+        f"time from submit to decision ({len(found.decided_in)} decided): "
+        f"median {duration(found.median_seconds)}, p95 {duration(found.p95_seconds)}"
+    )
+
+
+def day_bars(by_day: dict[str, dict[str, int]]) -> list[Text]:
+    """A bar a day, its length the day's handoffs scaled to the busiest day; the rejected
+    part of it red, so a bad day shows at a glance."""
+    busiest = max(row["total"] for row in by_day.values())
+    lines = []
+    for day, row in by_day.items():
+        cells = round(BAR_CELLS * row["total"] / busiest) if busiest else 0
+        rejected = round(BAR_CELLS * row["rejected"] / busiest) if busiest else 0
+        line = Text(f"  {day} ")
+        line.append("█" * rejected, style="red")
+        line.append("█" * (cells - rejected), style="green")
+        line.append(f" {row['total']}")
+        if row["rejected"]:
+            line.append(f" ({row['rejected']} rejected)", style="red")
+        lines.append(line)
+    return lines
