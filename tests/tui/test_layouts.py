@@ -123,9 +123,9 @@ async def test_help_has_a_heading_per_pane_and_each_key_once(
         await pilot.press("question_mark")
         await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.pause()
-        lines = [line.strip(" █▀▄") for line in painted(app, app.screen)]
+        lines = [line.strip(" █▀▄").split("█")[0].strip() for line in painted(app, app.screen)]
         headings = ["Anywhere", "On the list", "On the fields"]
-        assert [line for line in lines if line in headings] == headings
+        assert [line for line in lines if line in headings] == headings, lines
         r_rows = [line for line in lines if line.startswith("R ")]
         assert len(r_rows) == 1 and "reject" in r_rows[0], "R once, with both its meanings"
         for line in lines:
