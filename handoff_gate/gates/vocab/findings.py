@@ -41,6 +41,8 @@ class Code(StrEnum):
     MISPLACED = "misplaced"
     UNSIGNED_HANDOFF = "unsigned_handoff"
     UNKNOWN_PRODUCER = "unknown_producer"
+    UNDELIVERABLE = "undeliverable"
+    OVER_BUDGET = "over_budget"
     INTERNAL_ERROR = "internal_error"
 
 
