@@ -269,7 +269,7 @@ def test_a_tool_call_crosses_as_sent_with_its_unnamed_key_flagged_on_the_field()
     outcome = check_json_schema(sent, contract, tool_call=True)
     assert outcome.delivered == sent
     assert [(f.code, f.path, f.severity) for f in outcome.findings] == [
-        (Code.UNKNOWN_KEY, "delay_ms", Severity.WARN)
+        (Code.UNNAMED_KEY, "delay_ms", Severity.WARN)
     ]
     assert "as sent" in outcome.findings[0].message
     # Nor is a default filled in: the tool applies its own.

@@ -47,9 +47,9 @@ def test_a_reject_says_what_was_rejected_and_why_once_without_the_warnings(
         ref = gate.submit_tool_call(
             "job-17", tool="send_refund", args=extra.args, call_id="call_b", json_schema=silent
         )
-        assert "unknown_key" in {f.code.value for f in gate.inspect("job-17", ref).findings}
+        assert "unnamed_key" in {f.code.value for f in gate.inspect("job-17", ref).findings}
         gate.decide("job-17", ref, "reject", reason="wrong customer", reviewer="ops@host")
         (verdict,) = asyncio.run(review(gate, "job-17", [extra], timeout=0))
     assert verdict.message == "A reviewer rejected the call to send_refund. Reason: wrong customer"
     assert verdict.reason == "wrong customer"
-    assert verdict.dropped == ("memo",)
+    assert verdict.dropped == ()  # a tool call crosses as sent: nothing was left out

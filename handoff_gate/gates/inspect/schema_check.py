@@ -96,7 +96,9 @@ def check_json_schema(
     if len(dropped) < len(drops):
         gone = {path_of([*steps_of(t), k]) for t, k in dropped}
         findings = [
-            f if f.code is not Code.UNKNOWN_KEY or f.path in gone else replace(f, message=_KEPT)
+            f
+            if f.code is not Code.UNKNOWN_KEY or f.path in gone
+            else replace(f, code=Code.UNNAMED_KEY, message=_KEPT)
             for f in findings
         ]
     if defaults:
@@ -182,7 +184,6 @@ def _walk_planned(
     defaults = False
     root = planner.object_plan(ROOT)
     unmet = bool(root.fields) and not any(key in root.keys for key in payload)
-    unnamed = _AS_SENT if tool_call else DROPPED
     stack: list[tuple[Any, Any, Trail]] = [(payload, root, None)]
     while stack:
         node, plan, trail = stack.pop()
@@ -196,9 +197,11 @@ def _walk_planned(
             if kp is None:
                 kp = planner.unnamed(plan, key) if plan.by_key else plan.other
             if kp is None:
-                findings.append(_at(Code.UNKNOWN_KEY, trail, key, unnamed))
-                if not tool_call:
-                    drops.append((trail, key))
+                if tool_call:
+                    findings.append(_at(Code.UNNAMED_KEY, trail, key, _AS_SENT))
+                    continue
+                findings.append(_at(Code.UNKNOWN_KEY, trail, key, DROPPED))
+                drops.append((trail, key))
                 continue
             if kp.free and not kp.named:
                 findings.append(_at(Code.OPEN_KEY, trail, key, _OPEN))
@@ -226,7 +229,7 @@ def _walk_planned(
                 for f in plan.fields:
                     if f.default is not ABSENT and f.key not in node:
                         path = path_of([*steps_of(trail), f.key])
-                        findings.append(_defaulted_finding(path, f.default))
+                        findings.append(_defaulted_finding(path, f.default, tool_call))
         stack.extend(reversed(below))
     findings.extend(_format_finding("", fmt) for fmt in _loose_formats(contract)[:1])
     return findings, drops, _Layout(lambda: placed), unmet, defaults
@@ -492,8 +495,11 @@ def _defaulted(payload: Any, layout: Mapping[str, tuple[NamedField, ...]]) -> It
                 yield _defaulted_finding(path_of([*(split(path) or []), f.key]), f.default)
 
 
-def _defaulted_finding(path: str, default: Any) -> Finding:
-    message = f"absent; the default was used: {preview(default, 80)}"
+def _defaulted_finding(path: str, default: Any, tool_call: bool = False) -> Finding:
+    if tool_call:  # nothing is filled in: the call crosses as sent
+        message = f"absent; the tool applies its default: {preview(default, 80)}"
+    else:
+        message = f"absent; the default was used: {preview(default, 80)}"
     return Finding(Code.DEFAULTED_FIELD, path, Severity.WARN, message)
 
 

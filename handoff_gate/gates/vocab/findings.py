@@ -32,6 +32,7 @@ class Code(StrEnum):
     DEFAULTED_FIELD = "defaulted_field"
     UNKNOWN_KEY = "unknown_key"
     OPEN_KEY = "open_key"
+    UNNAMED_KEY = "unnamed_key"
     UNCHECKED_FORMAT = "unchecked_format"
     UNSAFE_TEXT = "unsafe_text"
     MODIFIED_UPSTREAM = "modified_upstream"
