@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import cli
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from json_schema_oracle import is_within, named_keys_missing
+from store_place import Place
 from test_json_schema_suite import DRAFTS, SUITE, wrapped
 
 from handoff_gate.gates.contracts.json_schema import (
@@ -367,3 +370,32 @@ def test_a_generated_schema_delivers_a_valid_payload_less_only_keys_it_names_now
     sent = _payload(data.draw)
     assume(contract.validator.is_valid(sent))
     assert _problems(document, contract, sent) == []
+
+
+def test_submit_decide_wait_delivers_the_key_reached_through_ref_on_both_stores(
+    place: Place, tmp_path: Path
+) -> None:
+    """The issue's case end to end: the producer stores the schema with its handoff,
+    a reviewer approves, and ``wait`` delivers ``dryRun: true`` as sent."""
+    schema = tmp_path / "tool.schema.json"
+    schema.write_text(json.dumps(TOOL))
+    store = place.store_args
+    done = cli(
+        *store, "submit", place.run, "--phase", "run", "--schema", "tool/v1",
+        "--json-schema", str(schema), "--json", "-", stdin=json.dumps(SENT).encode(),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    submitted = json.loads(done.stdout)
+    sent = tmp_path / "sent.json"
+    sent.write_text(json.dumps(SENT))
+    shown = cli("check", str(sent), "--json-schema", str(schema), "--json")
+    assert json.loads(shown.stdout)["findings"] == [], shown.stderr
+    decided = cli(*store, "decide", place.run, submitted["id"], "approve")
+    assert decided.returncode == 0, decided.stderr
+    out = tmp_path / "delivered.json"
+    waited = cli(
+        *store, "wait", place.run, submitted["id"], "--sha256", submitted["sha256"],
+        "--timeout", "5", "--out", str(out),
+    )  # fmt: skip
+    assert waited.returncode == 0, waited.stderr
+    assert json.loads(out.read_text()) == SENT
