@@ -151,7 +151,7 @@ def _planned(
     planner = planner_for(contract)
     if not empties and planner.sealed():
         root = planner.object_plan(ROOT)
-        unmet = bool(root.fields) and not any(key in root.keys for key in payload)
+        unmet = bool(root.fields) and root.keys.keys().isdisjoint(payload)
         return (
             [],
             [],
@@ -183,7 +183,7 @@ def _walk_planned(
     placed: list[tuple[Trail, tuple[NamedField, ...]]] = []
     defaults = False
     root = planner.object_plan(ROOT)
-    unmet = bool(root.fields) and not any(key in root.keys for key in payload)
+    unmet = bool(root.fields) and root.keys.keys().isdisjoint(payload)
     stack: list[tuple[Any, Any, Trail]] = [(payload, root, None)]
     while stack:
         node, plan, trail = stack.pop()
@@ -230,8 +230,11 @@ def _walk_planned(
                     if f.default is not ABSENT and f.key not in node:
                         path = path_of([*steps_of(trail), f.key])
                         findings.append(_defaulted_finding(path, f.default, tool_call))
-        stack.extend(reversed(below))
-    findings.extend(_format_finding("", fmt) for fmt in _loose_formats(contract)[:1])
+        if below:
+            stack.extend(reversed(below))
+    loose = _loose_formats(contract)
+    if loose:
+        findings.append(_format_finding("", loose[0]))
     return findings, drops, _Layout(lambda: placed), unmet, defaults
 
 
@@ -263,12 +266,16 @@ def _push_items(
 
 
 def _loose_formats(contract: JsonSchemaContract) -> list[str]:
-    """Unchecked formats not on a named property: they cannot be tied to one field."""
-    return [
-        fmt
-        for pointer, fmt in contract.unknown_formats.items()
-        if not pointer.rpartition("/")[0].endswith("/properties")
-    ]
+    """Unchecked formats not on a named property: they cannot be tied to one field.
+    Worked out once per contract."""
+    found: list[str] | None = contract.memo.get("#loose")
+    if found is None:
+        found = contract.memo["#loose"] = [
+            fmt
+            for pointer, fmt in contract.unknown_formats.items()
+            if not pointer.rpartition("/")[0].endswith("/properties")
+        ]
+    return found
 
 
 _Placed = list[tuple[Trail, tuple[NamedField, ...]]]
