@@ -399,3 +399,16 @@ def test_submit_decide_wait_delivers_the_key_reached_through_ref_on_both_stores(
     )  # fmt: skip
     assert waited.returncode == 0, waited.stderr
     assert json.loads(out.read_text()) == SENT
+
+
+def test_an_array_item_its_schema_leaves_free_form_is_delivered_whole() -> None:
+    """``items: {}`` says any item, as ``"a": {}`` says any value: taken whole. An array
+    with no ``items`` says nothing about its items' keys: those are dropped."""
+    free = {"type": "object", "properties": {"a": {"type": "array", "items": {}}}}
+    silent = {"type": "object", "properties": {"a": {"type": "array"}}}
+    sent = {"a": [{"x": 1}]}
+    kept = check_json_schema(sent, contract_from_json_schema(free))
+    assert kept.delivered == sent and kept.findings == []
+    dropped = check_json_schema(sent, contract_from_json_schema(silent))
+    assert dropped.delivered == {"a": [{}]}
+    assert [(f.code, f.path) for f in dropped.findings] == [(Code.UNKNOWN_KEY, "a[0].x")]

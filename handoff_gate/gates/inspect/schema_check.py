@@ -35,6 +35,7 @@ import pydantic_core
 
 from handoff_gate.gates.contracts.json_schema import JsonSchemaContract
 from handoff_gate.gates.inspect.schema_plan import (
+    FREE,
     ROOT,
     ArrayPlan,
     NoPlan,
@@ -250,8 +251,8 @@ def _push_items(
     for i in range(len(items) - 1, -1, -1):
         value = items[i]
         kind = type(value)
-        if kind is not dict and kind is not list:
-            continue
+        if (kind is not dict and kind is not list) or plan.at(i) is FREE:
+            continue  # a scalar, or an item its schema leaves free-form: taken whole
         found: ObjectPlan | ArrayPlan | None
         if i < len(plan.prefix):
             pointers = plan.prefix[i]

@@ -40,6 +40,7 @@ from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.report import NamedField
 
 __all__ = [
+    "FREE",
     "MAX_APPLYING",
     "MAX_PLANS",
     "MAX_STEPS",
@@ -75,6 +76,9 @@ Pointers = frozenset[str]
 ROOT: Pointers = frozenset({""})
 #: The pointer :meth:`RefIndex.resolve` gives for a known metaschema.
 _META = "#meta"
+#: What applies to an array item whose schemas all constrain nothing (``items: {}``,
+#: ``items: true``, a metaschema): the item is taken whole, never walked.
+FREE: Pointers = frozenset({_META})
 
 
 class NoPlan(Exception):
@@ -423,7 +427,7 @@ class Planner:
     def _array(self, pointers: Pointers) -> ArrayPlan:
         gathered = self._gather(pointers, "array")
         if gathered.anything:
-            return ArrayPlan((), frozenset({_META}))
+            return ArrayPlan((), FREE)
         prefix: list[set[str]] = []
         every: set[str] = set()
         tails: list[tuple[int, str]] = []
@@ -454,7 +458,18 @@ class Planner:
                 prefix[i].add(where)
         for p in prefix:
             p.update(every)
-        return ArrayPlan(tuple(frozenset(p) for p in prefix), frozenset(rest))
+        return ArrayPlan(tuple(self._sealed_set(p) for p in prefix), self._sealed_set(rest))
+
+    def _sealed_set(self, pointers: set[str]) -> Pointers:
+        """An item's set, or :data:`FREE` when every schema in it constrains nothing
+        (an empty set is not free: nothing there admits a key)."""
+        subschema = self._contract.subschema
+        if pointers and all(
+            p.removeprefix(_MAY) == _META or _constrains_nothing(subschema(p.removeprefix(_MAY)))
+            for p in pointers
+        ):
+            return FREE
+        return frozenset(pointers)
 
     # -- could a branch take this kind of value? -----------------------------------------
 

@@ -95,7 +95,10 @@ class RefIndex:
         base = self._base(at)
         if base is None:
             return None
-        uri, fragment = _split(_join(base, ref))
+        try:
+            uri, fragment = _split(_join(base, ref))
+        except ValueError:  # a URI Python cannot read: the gate cannot tell where it lands
+            return None
         if uri in META_SCHEMAS and uri not in self.resources:
             return "#meta"
         root = self.resources.get(uri)
@@ -166,7 +169,11 @@ def index_of(document: Mapping[str, Any]) -> RefIndex:
             return index
         ident = node.get(id_word)
         if isinstance(ident, str) and not (index.old and "$ref" in node):
-            uri, fragment = _split(_join(base, ident))
+            try:
+                uri, fragment = _split(_join(base, ident))
+            except ValueError:  # an id Python cannot read: no reference can be placed
+                index.whole = False
+                return index
             if fragment and ident.startswith("#"):  # Draft 4-7's plain-name anchor
                 index.anchors[(uri, fragment)] = pointer
             else:
