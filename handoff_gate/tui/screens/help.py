@@ -32,7 +32,6 @@ STATES = (
     ("signed", "a principal's signed decision; without --policy it counts, signature not checked"),
     ("open", "the default filter: pending, blocked, changed and unusable handoffs; f shows all"),
     ("DROPPED", "a key the contract does not allow: shown, never delivered (w: what is)"),
-    ("NOT IN CONTRACT", "a tool call's key its contract does not name: runs as sent if approved"),
 )
 
 
