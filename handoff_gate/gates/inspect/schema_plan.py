@@ -189,6 +189,8 @@ class Planner:
             seen.add((kind, pointers))
             if len(seen) > MAX_PLANS:
                 return False
+            if pointers is FREE:  # taken whole: nothing in it is walked or found
+                continue
             must = [p for p in pointers if not p.startswith(_MAY)]
             if not all(self._may_be(at, kind) for at in must):
                 continue  # no valid value of this kind here
