@@ -20,6 +20,7 @@ from bench.table import render
 BENCHMARKS = {
     "inspect": "bench.inspect_cost",
     "json_schema": "bench.json_schema_cost",
+    "mcp_inspect": "bench.mcp_inspect",
     "hostile_list": "bench.hostile_list",
     "pickup": "bench.pickup",
     "tools": "bench.tool_pickup",

@@ -3,6 +3,7 @@ the benchmark (what each costs) and the tests (what each is judged)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -46,10 +47,25 @@ def many_options(options: int) -> dict[str, Any]:
     return closed({"type": "array", "items": {"oneOf": choices}})
 
 
+def any_of_items(levels: int) -> dict[str, Any]:
+    """Each level a choice between the next level and an array of it: every branch of
+    every level can pass, so an evaluation that expands them all doubles per level
+    (issue 41: 30 levels and a 30-byte payload took 27 s and 4 GB in ``check``)."""
+    defs: dict[str, Any] = {f"d{levels}": {"type": ["string", "array"]}}
+    for n in range(levels - 1, -1, -1):
+        deeper = {"$ref": f"#/$defs/d{n + 1}"}
+        defs[f"d{n}"] = {"anyOf": [deeper, {"type": "array", "items": deeper}]}
+    return closed({"$ref": "#/$defs/d0"}, defs)
+
+
+#: The 30-level case, with its 30-byte payload.
+ANY_OF_ITEMS_30 = (any_of_items(30), {"v": json.loads("[" * 13 + '"x"' + "]" * 13)})
+
 #: (name, schema, a payload it accepts)
 SHAPES: list[tuple[str, dict[str, Any], Any]] = [
     ("anyOf_ref_18", nested_any_of(18), {"v": {"a": "x", "b": {"a": "y"}}}),
     ("defs_150", chained(150), {"v": 7}),
     ("refs_600", chained(600), {"v": 7}),
     ("oneOf_40x20000", many_options(40), {"v": [{"k": n % 40} for n in range(20_000)]}),
+    ("anyOf_items_30", *ANY_OF_ITEMS_30),
 ]

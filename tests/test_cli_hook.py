@@ -193,29 +193,40 @@ def test_an_edit_runs_as_edited_or_is_denied_where_the_agent_cannot(
         assert "with an edit" in output["permissionDecisionReason"]
 
 
-def test_gemini_is_denied_an_approval_that_would_remove_an_argument(tmp_path: Path) -> None:
-    """Gemini merges the hook's arguments into the model's: a dropped key would stay."""
+def test_gemini_is_denied_an_edit_that_would_remove_an_argument(tmp_path: Path) -> None:
+    """Gemini merges the hook's arguments into the model's: a key an edit removed would
+    stay, so such an approval is a deny naming the key."""
     sent = event("gemini", None, file_path="/tmp/n.txt", content="x", mode="0777")
     hook = start(tmp_path, "gemini", sent)
     run = tmp_path / RUN["gemini"]
-    decide(run, blocked(run), "approve")
+    edit = tmp_path / "edit.json"
+    edit.write_text(json.dumps({"file_path": "/tmp/n.txt", "content": "x"}))
+    decide(run, blocked(run), "approve", "--edit", str(edit))
     code, out, _ = finish(hook)
     assert code == 0 and answer(out)["decision"] == "deny"
     assert "cannot remove mode" in answer(out)["reason"]
 
 
-def test_claude_code_runs_what_was_approved_without_the_keys_the_contract_dropped(
-    tmp_path: Path,
+@pytest.mark.parametrize("agent", ["claude-code", "gemini"])
+def test_a_plain_approval_runs_the_call_as_sent_with_a_key_the_contract_does_not_name(
+    tmp_path: Path, agent: str
 ) -> None:
-    sent = event("claude-code", None, file_path="/tmp/n.txt", content="x", mode="0777")
-    hook = start(tmp_path, "claude-code", sent)
-    run = tmp_path / RUN["claude-code"]
+    """Nothing is dropped without an edit: the reviewer sees the key flagged on its
+    field, and the approval runs the model's own arguments (no ``updatedInput``)."""
+    sent = event(agent, None, file_path="/tmp/n.txt", content="x", mode="0777")
+    hook = start(tmp_path, agent, sent)
+    run = tmp_path / RUN[agent]
     handoff_id = blocked(run)
     shown = cli("show", str(run), handoff_id).stdout
-    assert "unknown_key" in shown and "mode" in shown  # the reviewer sees the extra key
+    assert "unnamed_key" in shown and "mode" in shown  # flagged on the field
     decide(run, handoff_id, "approve")
-    output = answer(finish(hook)[1])["hookSpecificOutput"]
-    assert output["updatedInput"] == {"file_path": "/tmp/n.txt", "content": "x"}
+    code, out, err = finish(hook)
+    assert code == 0, err
+    if agent == "claude-code":
+        output = answer(out)["hookSpecificOutput"]
+        assert output["permissionDecision"] == "allow" and "updatedInput" not in output
+    else:
+        assert answer(out)["decision"] == "allow" and "hookSpecificOutput" not in answer(out)
 
 
 def denied_reason(agent: str, out: str) -> str:

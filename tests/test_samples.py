@@ -36,6 +36,13 @@ NOT_SAMPLED = {
     Code.OPEN_KEY,
     # Only a JSON-Schema contract naming a format the validator does not know yields it.
     Code.UNCHECKED_FORMAT,
+    # Only a tool call under a JSON-Schema contract (or a key a phase's delivery needs
+    # though the contract does not name it) yields it; tests/test_json_schema_delivery.
+    Code.UNNAMED_KEY,
+    # Only a JSON-Schema contract the gate cannot place a reference of, or past its
+    # bounds, yields these (tests/test_json_schema_delivery, test_json_schema_plan).
+    Code.UNDELIVERABLE,
+    Code.OVER_BUDGET,
 }
 
 

@@ -16,8 +16,8 @@ by position) and ``per_call`` ``ToolApprovalRequest``s (answered one by one). Ev
 becomes a tool-call handoff whose contract is the tool's argument schema (what the model
 sees, ``tool_call_schema``); all are waited on together and the ``Command`` resumes each
 interrupt by its id, so several pending ones never need a driver loop of their own.
-Approved as sent → ``approve``; approved after the gate dropped keys or filled defaults
-→ ``edit`` with the validated arguments, so only what a person saw runs; rejected,
+Approved as sent → ``approve``; approved with a reviewer's edit → ``edit`` with the
+edited arguments, so only what a person saw runs; rejected,
 blocked, timed out or changed → ``reject`` with the reason, which the middleware frames
 for the model itself. The interrupt's id (stable when a run is resumed from its
 checkpoint) is each handoff's thread, so reviewing the same interrupts again, in any

@@ -12,11 +12,11 @@
 Every pending ``ToolApprovalItem`` becomes a tool-call handoff whose contract is the
 tool's ``params_json_schema``, and all are waited on together. The SDK asks before it
 validates arguments and can only run the model's own arguments, so a call is approved
-only when the gate's validated arguments are the model's (defaults the schema fills in
-aside): a call whose arguments the schema refuses is blocked and rejected before anyone
-is asked, and an approval after the gate dropped keys is rejected naming them, since
-approving would run the unvalidated call. A reviewer's reject, a timeout or a handoff
-changed after its approval is rejected with one message the model can act on.
+only when the approved arguments are the model's: a call whose arguments the schema
+refuses is blocked and rejected before anyone is asked (a tool call's delivery never
+drops a key, so an approval without an edit runs the model's own arguments). A
+reviewer's reject, a timeout or a handoff changed after its approval is rejected with
+one message the model can act on.
 
 The SDK has no way to approve a call with other arguments, so an approval of a
 reviewer's edit runs the tool here, during the review, with the edited arguments

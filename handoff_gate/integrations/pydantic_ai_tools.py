@@ -11,8 +11,8 @@
 
 Every call a turn defers for approval becomes a tool-call handoff whose contract is the
 tool definition's ``parameters_json_schema``; they are waited on together. Approved: the
-call runs with the arguments the gate delivers (``ToolApproved(override_args=...)``:
-keys the schema does not name dropped), so what a person did not see never runs.
+call runs with the arguments as approved (``ToolApproved(override_args=...)``: as
+sent, or as the reviewer edited them), so what a person did not see never runs.
 Rejected: ``ToolDenied`` with the reviewer's reason, which the model reads. Blocked
 arguments, a timeout, or a handoff changed after its approval: ``ToolDenied`` saying so.
 

@@ -6,8 +6,9 @@ the model's arguments and the tool's argument schema; each becomes a tool-call h
 (``Gate.submit_tool_call``). Arguments the schema refuses are blocked by inspection, so
 the call is denied at once and no person is asked to approve what cannot run; the rest
 are waited on together, so a turn of parallel calls costs one wait, not one per call.
-Every answer is a ``Verdict``: approved with the validated arguments (what the gate
-delivers: unknown keys dropped, defaults filled), or denied with one message.
+Every answer is a ``Verdict``: approved with the arguments as approved (as sent, or as
+the reviewer edited them: a tool call crosses exactly as approved, a key its schema does
+not name flagged to the reviewer and never dropped), or denied with one message.
 """
 
 from __future__ import annotations

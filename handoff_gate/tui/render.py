@@ -47,6 +47,7 @@ FIELD_BADGES: dict[FieldState, tuple[str, str]] = {
     FieldState.MISSING: ("MISSING", "bold white on red"),
     FieldState.INVALID: ("INVALID", "bold white on red"),
     FieldState.DROPPED: ("DROPPED", "bold black on bright_magenta"),
+    FieldState.UNNAMED: ("NOT IN CONTRACT", "bold black on bright_magenta"),
     FieldState.SECRET: ("SECRET", "bold white on dark_orange3"),
     FieldState.UNSAFE: ("UNSAFE TEXT", "bold white on purple"),
 }

@@ -95,6 +95,12 @@ def _paths(report: Report, code: Code) -> tuple[str, ...]:
     return tuple(f.path for f in report.findings if f.code is code)
 
 
+def _filled(report: Report) -> tuple[str, ...]:
+    """The paths whose default the delivery filled in: none for a tool call, which
+    crosses as approved (the tool applies its own defaults)."""
+    return () if _is_tool_call(report) else _paths(report, Code.DEFAULTED_FIELD)
+
+
 def print_refusal(line: str) -> None:
     """The default for ``on_refused``: an ignored decision record is said on stderr."""
     print(f"handoff-gate: {line}", file=sys.stderr)
@@ -224,7 +230,7 @@ class Pickup:
                 edit.model,
                 found.decisions,
                 dropped_keys=_paths(edit, Code.UNKNOWN_KEY),
-                defaulted=_paths(edit, Code.DEFAULTED_FIELD),
+                defaulted=() if _is_tool_call(report) else _filled(edit),
                 edited=True,
                 edited_sha256=edit.sha256,
                 original_sha256=report.sha256,
@@ -239,7 +245,7 @@ class Pickup:
                 report.model,
                 found.decisions,
                 dropped_keys=_paths(report, Code.UNKNOWN_KEY),
-                defaulted=_paths(report, Code.DEFAULTED_FIELD),
+                defaulted=_filled(report),
                 original_sha256=report.sha256,
                 original_payload=report.delivered,
             )

@@ -2,39 +2,45 @@
 
 Validity is the validator's answer (``jsonschema-rs``, every keyword of the schema's
 draft); this module turns it into the gate's findings at exact JSON paths and decides
-which keys may cross. Which keys a contract admits at each place in a valid payload is
-what the validator itself reports having evaluated (its annotations: the names that
-``properties``, ``patternProperties``, ``additionalProperties`` and
-``unevaluatedProperties`` took, through ``allOf``, ``$ref`` and ``oneOf`` alike, and only
-from subschemas that passed). So:
+what crosses. Which keys a contract admits at each place of a valid payload is read
+from the schema (``schema_plan``: every subschema that can apply there, references
+resolved as URIs), so:
 
 - a key under a closed object (``additionalProperties: false`` and the like) is an error
   of the validator's, and blocks (``unknown_key``);
 - a key the contract admits without naming it (a map, ``patternProperties``) is
   delivered and shown (``open_key``);
-- a key nothing admits, where the contract says nothing, is shown and dropped from the
-  delivery (``unknown_key``, a warning), at any depth.
+- a key the schema names anywhere on its path is never dropped;
+- a phase handoff's key nothing admits, where the contract says nothing, is shown and
+  dropped from the delivery (``unknown_key``, a warning), at any depth; a tool call's is
+  shown on its field and, if approved, crosses as sent: a tool call crosses exactly as
+  approved, never with a key quietly left out.
 
 A value admitted by a schema that constrains nothing (``true``, ``{}``) is taken whole:
 the contract explicitly leaves it free-form. If dropping a key would make the delivery
 invalid (the contract requires it, or pins the object with ``enum``), the key was
-constrained after all and stays.
+constrained after all and stays. The delivery is validated before it is offered; where
+the gate cannot tell what to drop (a bound reached, a reference it cannot place) or the
+delivery would not be valid, the handoff is blocked (``over_budget``,
+``undeliverable``) rather than delivered less than it was.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import Any
 
 import pydantic_core
 
 from handoff_gate.gates.contracts.json_schema import JsonSchemaContract
 from handoff_gate.gates.inspect.schema_plan import (
+    FREE,
     ROOT,
     ArrayPlan,
     NoPlan,
     ObjectPlan,
+    OverBudget,
     Planner,
     planner_for,
 )
@@ -49,28 +55,6 @@ __all__ = ["check_json_schema"]
 
 #: A validator's message quotes the value it judged; a reviewer needs the gist.
 MESSAGE_LIMIT = 300
-_ADMITTING = ("properties", "patternProperties", "additionalProperties", "unevaluatedProperties")
-#: Keywords that describe without constraining: a subschema of only these admits anything.
-_ANNOTATIONS = frozenset(
-    {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly"}
-)
-
-
-@dataclass
-class _Admitted:
-    """What the validator admitted at one object of the payload."""
-
-    named: dict[str, None] = field(default_factory=dict)
-    open: dict[str, None] = field(default_factory=dict)
-    #: Keys each admitting subschema leaves unconstrained (a whole value crosses).
-    free: dict[str, bool] = field(default_factory=dict)
-    fields: dict[str, NamedField] = field(default_factory=dict)
-    #: The JSON Pointers of the subschemas whose ``properties`` named keys here.
-    sources: list[str] = field(default_factory=list)
-    #: A closed object passed here: every key it holds was admitted by name.
-    closed: bool = False
-    #: A schema here admits any other key as it is (``additionalProperties: true``).
-    open_all: bool = False
 
 
 def check_json_schema(
@@ -83,10 +67,11 @@ def check_json_schema(
     """Every finding for ``payload`` under ``contract``, and what may cross if valid.
 
     ``tool_call``: the payload is a tool's arguments, where a schema that requires
-    nothing is satisfied by ``{}``; a phase's output naming none of the contract's
-    fields is blocked (``no_fields``). ``empties``: whether the payload's text can hold
-    an empty value at all (``validate.empty_shapes``); ``False`` lets a contract closed
-    all the way down skip the walk.
+    nothing is satisfied by ``{}``, and which cross as sent (no key dropped, no default
+    filled in); a phase's output naming none of the contract's fields is blocked
+    (``no_fields``). ``empties``: whether the payload's text can hold an empty value at
+    all (``validate.empty_shapes``); ``False`` lets a contract closed all the way down
+    skip the walk.
     """
     validator = contract.validator
     errors = list(validator.iter_errors(payload))
@@ -99,17 +84,51 @@ def check_json_schema(
         if not tool_call and named and not named.intersection(payload):
             findings.insert(0, _NO_FIELDS)
         return Outcome(findings, layout=shown)
-    walked = _planned(payload, contract, empties) or _evaluated(payload, contract)
+    try:
+        walked = _planned(payload, contract, empties, tool_call)
+    except NoPlan as exc:
+        return Outcome([_cannot_tell(exc)], layout=_layout_for_display(payload, contract))
     findings, drops, layout, unmet, defaults = walked
     if not tool_call and unmet:
         findings.insert(0, _NO_FIELDS)
+    if tool_call:
+        return Outcome(findings, delivered=payload, layout=layout)
     delivered, dropped = _delivery(payload, drops, validator)
     if len(dropped) < len(drops):
         gone = {path_of([*steps_of(t), k]) for t, k in dropped}
-        findings = [f for f in findings if f.code is not Code.UNKNOWN_KEY or f.path in gone]
+        findings = [
+            f
+            if f.code is not Code.UNKNOWN_KEY or f.path in gone
+            else replace(f, code=Code.UNNAMED_KEY, message=_KEPT)
+            for f in findings
+        ]
     if defaults:
         delivered = _with_defaults(delivered, layout, validator)
+    if delivered is not payload and not validator.is_valid(delivered):
+        return Outcome([*findings, _UNDELIVERABLE], layout=layout)
     return Outcome(findings, delivered=delivered, layout=layout)
+
+
+_KEPT = "not named by the contract, but the delivery is not valid without it: delivered as sent"
+_UNDELIVERABLE = Finding(
+    Code.UNDELIVERABLE,
+    "",
+    Severity.BLOCK,
+    "what would be delivered is not valid against the contract; nothing is delivered",
+)
+
+
+def _cannot_tell(exc: NoPlan) -> Finding:
+    """The block for a payload whose delivery the gate cannot work out."""
+    code = Code.OVER_BUDGET if isinstance(exc, OverBudget) else Code.UNDELIVERABLE
+    reason = elide(str(exc), MESSAGE_LIMIT)
+    return Finding(
+        code,
+        "",
+        Severity.BLOCK,
+        f"the gate cannot tell which keys the contract admits ({reason}); blocked rather "
+        "than delivered with keys left out",
+    )
 
 
 #: What walking a valid payload gives: findings, drops, the named fields by object path,
@@ -119,47 +138,29 @@ _Walked = tuple[
 ]
 
 
-def _evaluated(payload: dict[str, Any], contract: JsonSchemaContract) -> _Walked:
-    """Which keys cross, from what the validator reports having evaluated: for the
-    schemas no plan follows (``schema_plan``)."""
-    details = contract.validator.evaluate(payload).list()["details"]
-    admitted = _admitted(details, contract, payload)
-    findings, drops, trails = _walk(payload, admitted, contract)
-    root = admitted.get("")
-    unmet = root is not None and bool(root.fields) and not root.named
-    layout = {
-        path_of(steps_of(trails[at])): tuple(a.fields.values())
-        for at, a in admitted.items()
-        if a.fields and at in trails
-    }
-    return findings, drops, layout, unmet, True
-
-
 def _planned(
-    payload: dict[str, Any], contract: JsonSchemaContract, empties: bool = True
-) -> _Walked | None:
+    payload: dict[str, Any],
+    contract: JsonSchemaContract,
+    empties: bool = True,
+    tool_call: bool = False,
+) -> _Walked:
     """Which keys cross, from the contract's plans (``schema_plan``), in one pass over
-    the containers of the payload; ``None`` where a plan cannot answer. The same
-    findings in the same order as :func:`_walk` over the evaluation. Under a contract
-    closed all the way down (:meth:`Planner.sealed`), a payload with no empty value has
-    nothing to find: only the layout remains, walked if it is ever read."""
+    the containers of the payload. Under a contract closed all the way down
+    (:meth:`Planner.sealed`), a payload with no empty value has nothing to find: only
+    the layout remains, walked if it is ever read. Raises :class:`NoPlan` where the
+    gate cannot tell."""
     planner = planner_for(contract)
-    if planner is None:
-        return None
-    try:
-        if not empties and planner.sealed():
-            root = planner.object_plan(ROOT)
-            unmet = bool(root.fields) and not any(key in root.keys for key in payload)
-            return (
-                [],
-                [],
-                _Layout(lambda: _layout_later(payload, planner, contract)),
-                unmet,
-                False,
-            )
-        return _walk_planned(payload, planner, contract)
-    except NoPlan:
-        return None
+    if not empties and planner.sealed():
+        root = planner.object_plan(ROOT)
+        unmet = bool(root.fields) and root.keys.keys().isdisjoint(payload)
+        return (
+            [],
+            [],
+            _Layout(lambda: _layout_later(payload, planner, contract)),
+            unmet,
+            False,
+        )
+    return _walk_planned(payload, planner, contract, tool_call)
 
 
 def _layout_later(
@@ -168,19 +169,22 @@ def _layout_later(
     """The layout the skipped walk would have given, when a view first reads it."""
     try:
         return _walk_planned(payload, planner, contract)[2]
-    except NoPlan:  # not expected once sealed; the evaluation is never wrong
-        return _evaluated(payload, contract)[2]
+    except NoPlan:  # not expected once sealed: the rows only label the payload
+        return _layout_for_display(payload, contract)
 
 
 def _walk_planned(
-    payload: dict[str, Any], planner: Planner, contract: JsonSchemaContract
+    payload: dict[str, Any],
+    planner: Planner,
+    contract: JsonSchemaContract,
+    tool_call: bool = False,
 ) -> _Walked:
     findings: list[Finding] = []
     drops: list[tuple[Trail, str]] = []
     placed: list[tuple[Trail, tuple[NamedField, ...]]] = []
     defaults = False
     root = planner.object_plan(ROOT)
-    unmet = bool(root.fields) and not any(key in root.keys for key in payload)
+    unmet = bool(root.fields) and root.keys.keys().isdisjoint(payload)
     stack: list[tuple[Any, Any, Trail]] = [(payload, root, None)]
     while stack:
         node, plan, trail = stack.pop()
@@ -188,12 +192,17 @@ def _walk_planned(
             _push_items(node, plan, trail, planner, stack)
             continue
         below: list[tuple[Any, Any, Trail]] = []
-        keys, other, formats = plan.keys, plan.other, plan.formats
+        keys, formats = plan.keys, plan.formats
         for key, value in node.items():
-            kp = keys.get(key) or other
+            kp = keys.get(key)
             if kp is None:
-                drops.append((trail, key))
+                kp = planner.unnamed(plan, key) if plan.by_key else plan.other
+            if kp is None:
+                if tool_call:
+                    findings.append(_at(Code.UNNAMED_KEY, trail, key, _AS_SENT))
+                    continue
                 findings.append(_at(Code.UNKNOWN_KEY, trail, key, DROPPED))
+                drops.append((trail, key))
                 continue
             if kp.free and not kp.named:
                 findings.append(_at(Code.OPEN_KEY, trail, key, _OPEN))
@@ -211,17 +220,26 @@ def _walk_planned(
                 below.append((value, planner.object_plan(kp.pointers), (trail, key)))
             elif kind is list:
                 below.append((value, planner.array_plan(kp.pointers), (trail, key)))
-        if plan.fields:
-            placed.append((trail, plan.fields))
+        shown = plan.fields
+        if plan.branch_fields:
+            shown = (*shown, *(f for f in plan.branch_fields if f.key in node))
+        if shown:
+            placed.append((trail, shown))
             if plan.defaults:
                 defaults = True
                 for f in plan.fields:
                     if f.default is not ABSENT and f.key not in node:
                         path = path_of([*steps_of(trail), f.key])
-                        findings.append(_defaulted_finding(path, f.default))
-        stack.extend(reversed(below))
-    findings.extend(_format_finding("", fmt) for fmt in _loose_formats(contract)[:1])
+                        findings.append(_defaulted_finding(path, f.default, tool_call))
+        if below:
+            stack.extend(reversed(below))
+    loose = _loose_formats(contract)
+    if loose:
+        findings.append(_format_finding("", loose[0]))
     return findings, drops, _Layout(lambda: placed), unmet, defaults
+
+
+_AS_SENT = "not named by the contract; if approved, the call runs with it as sent"
 
 
 def _push_items(
@@ -233,8 +251,8 @@ def _push_items(
     for i in range(len(items) - 1, -1, -1):
         value = items[i]
         kind = type(value)
-        if kind is not dict and kind is not list:
-            continue
+        if (kind is not dict and kind is not list) or plan.at(i) is FREE:
+            continue  # a scalar, or an item its schema leaves free-form: taken whole
         found: ObjectPlan | ArrayPlan | None
         if i < len(plan.prefix):
             pointers = plan.prefix[i]
@@ -249,12 +267,16 @@ def _push_items(
 
 
 def _loose_formats(contract: JsonSchemaContract) -> list[str]:
-    """Unchecked formats not on a named property: they cannot be tied to one field."""
-    return [
-        fmt
-        for pointer, fmt in contract.unknown_formats.items()
-        if not pointer.rpartition("/")[0].endswith("/properties")
-    ]
+    """Unchecked formats not on a named property: they cannot be tied to one field.
+    Worked out once per contract."""
+    found: list[str] | None = contract.memo.get("#loose")
+    if found is None:
+        found = contract.memo["#loose"] = [
+            fmt
+            for pointer, fmt in contract.unknown_formats.items()
+            if not pointer.rpartition("/")[0].endswith("/properties")
+        ]
+    return found
 
 
 _Placed = list[tuple[Trail, tuple[NamedField, ...]]]
@@ -294,148 +316,6 @@ _NO_FIELDS = Finding(
 )
 
 
-def _admitted(
-    details: list[dict[str, Any]], contract: JsonSchemaContract, payload: dict[str, Any]
-) -> dict[str, _Admitted]:
-    """The keys admitted at each object location (a JSON Pointer), from the evaluation.
-
-    The validator lists only the subschemas that passed. Its annotations name what
-    ``properties`` and its kin took; an object closed by ``additionalProperties: false``
-    (or ``unevaluatedProperties: false``) that passed admits every key it holds, and
-    ``additionalProperties: true`` any key, neither of which it annotates, so those are
-    read from the schema at the entry's location. Beside ``properties`` or
-    ``patternProperties``, an ``additionalProperties`` schema is evaluated as one node
-    with them that annotates only the keys it took itself: every key of the object is
-    admitted there, named ones by name (:func:`_combined`). What a location means is
-    worked out once per contract (:func:`_meaning`).
-    """
-    out: dict[str, _Admitted] = {}
-    combined_at: dict[str, set[str]] = {}
-    memo = contract.memo
-    for entry in details:
-        location = entry["schemaLocation"]
-        meaning = memo.get(location)
-        if meaning is None:
-            meaning = memo[location] = _meaning(location, contract)
-        kind = meaning[0]
-        if kind == "none":
-            continue
-        at = entry["instanceLocation"]
-        here = out.get(at)
-        if here is None:
-            here = out[at] = _Admitted()
-        if kind == "any":
-            here.open_all = True
-        elif kind == "combined":
-            # The node's entry precedes its entries for the values of the keys it took,
-            # which share its evaluation path one instance level down: those are not it.
-            objects = combined_at.setdefault(entry["evaluationPath"], set())
-            if at.rpartition("/")[0] in objects and at:
-                continue
-            objects.add(at)
-            _combined(here, meaning, entry.get("annotations") or (), _value_at_pointer(payload, at))
-        elif kind == "open":
-            free = meaning[1]
-            for name in entry.get("annotations") or ():
-                if name not in here.named:
-                    here.open[name] = None
-                here.free[name] = here.free.get(name, True) and free
-        else:  # "named" (properties) or "closed"
-            _, source, fields, free_by_key = meaning
-            if source in here.sources:
-                if kind == "closed":
-                    here.closed = True
-                continue
-            here.sources.append(source)
-            here.closed = here.closed or kind == "closed"
-            for key, f in fields.items():
-                here.fields.setdefault(key, f)
-            if kind == "closed":  # it annotates nothing: its named keys are all it holds
-                for name, free in free_by_key.items():
-                    here.free[name] = here.free.get(name, True) and free
-            for name in entry.get("annotations") or () if kind == "named" else ():
-                here.open.pop(name, None)
-                here.named[name] = None
-                here.free[name] = here.free.get(name, True) and free_by_key.get(name, False)
-    return out
-
-
-def _meaning(location: str, contract: JsonSchemaContract) -> tuple[Any, ...]:
-    """What an evaluation entry at ``location`` says about keys: ``("named", source,
-    fields, free by key)`` for ``properties``, ``("closed", ...)`` for a closing
-    ``false``, ``("open", free)`` for the other admitting keywords, ``("any",)`` for a
-    schema admitting any key as it is, ``("none",)`` for the rest."""
-    parent, _, keyword = location.rpartition("/")
-    if keyword not in _ADMITTING:
-        node = contract.subschema(location)
-        return ("any",) if type(node) is dict and _admits_any(node) else ("none",)
-    if keyword == "properties" or contract.subschema(location) is False:
-        kind = "named" if keyword == "properties" else "closed"
-        schema = contract.subschema(parent)
-        properties = schema.get("properties") if type(schema) is dict else None
-        properties = properties if type(properties) is dict else {}
-        required = schema.get("required") if type(schema) is dict else None
-        required = required if type(required) is list else []
-        fields = {k: _field(k, sub, k in required) for k, sub in properties.items()}
-        free = {k: _constrains_nothing(sub) for k, sub in properties.items()}
-        return (kind, parent, fields, free)
-    value_schema = contract.subschema(location) if keyword != "patternProperties" else None
-    parent_schema = contract.subschema(parent)
-    if keyword == "additionalProperties" and type(parent_schema) is dict:
-        properties = parent_schema.get("properties")
-        if type(properties) is dict or type(parent_schema.get("patternProperties")) is dict:
-            _, source, fields, free = _meaning(f"{parent}/properties", contract)
-            return ("combined", source, fields, free, _constrains_nothing(value_schema))
-    return ("open", _constrains_nothing(value_schema))
-
-
-def _combined(here: _Admitted, meaning: tuple[Any, ...], extra: Any, node: Any) -> None:
-    """Admit every key of the object ``node`` that passed a combined ``properties`` /
-    ``patternProperties`` / ``additionalProperties`` node: a named key by name, a key
-    ``additionalProperties`` took (its annotations, ``extra``) as open with that
-    schema's freedom, the rest (matched by a pattern) as open and walked."""
-    _, source, fields, free_by_key, free_extra = meaning
-    if source not in here.sources:
-        here.sources.append(source)
-        for key, f in fields.items():
-            here.fields.setdefault(key, f)
-    if type(node) is not dict:
-        return
-    taken = set(extra)
-    for name in node:
-        if name in fields:
-            here.open.pop(name, None)
-            here.named[name] = None
-            here.free[name] = here.free.get(name, True) and free_by_key.get(name, False)
-        elif name not in here.named:
-            here.open[name] = None
-            free = free_extra if name in taken else False
-            here.free[name] = here.free.get(name, True) and free
-
-
-def _value_at_pointer(payload: Any, pointer: str) -> Any:
-    """The value at an instance location the validator reported (``None`` if none)."""
-    node = payload
-    for raw in pointer.split("/")[1:] if pointer else ():
-        step = raw.replace("~1", "/").replace("~0", "~")
-        if type(node) is dict:
-            node = node.get(step)
-        elif type(node) is list and step.isdigit() and int(step) < len(node):
-            node = node[int(step)]
-        else:
-            return None
-    return node
-
-
-def _admits_any(schema: Mapping[str, Any]) -> bool:
-    """``additionalProperties: true`` (or ``{}``), which the validator evaluates to
-    nothing and so does not annotate: every key it holds is admitted, free-form."""
-    return any(
-        keyword in schema and _constrains_nothing(schema[keyword])
-        for keyword in ("additionalProperties", "unevaluatedProperties")
-    )
-
-
 def _field(key: str, schema: Any, required: bool) -> NamedField:
     if not isinstance(schema, Mapping):
         return NamedField(key, required=required)
@@ -446,65 +326,6 @@ def _field(key: str, schema: Any, required: bool) -> NamedField:
         required=required,
         default=schema.get("default", ABSENT),
     )
-
-
-def _constrains_nothing(schema: Any) -> bool:
-    return schema is True or (type(schema) is dict and schema.keys() <= _ANNOTATIONS)
-
-
-def _walk(
-    payload: dict[str, Any], admitted: Mapping[str, _Admitted], contract: JsonSchemaContract
-) -> tuple[list[Finding], list[tuple[Trail, str]], dict[str, Trail]]:
-    """Findings for keys, empty and defaulted values, in the order a reviewer reads; the
-    drops; and the trail of each object walked, by JSON Pointer.
-
-    Only containers are walked, and a field path is spelled only for a finding: a
-    payload of plain named values costs a dictionary lookup per key."""
-    findings: list[Finding] = []
-    drops: list[tuple[Trail, str]] = []
-    trails: dict[str, Trail] = {}
-    formats = _format_warnings(contract, admitted)
-    stack: list[tuple[Any, str, Trail]] = [(payload, "", None)]
-    while stack:
-        node, pointer, trail = stack.pop()
-        below: list[tuple[Any, str, Trail]] = []
-        if type(node) is list:
-            below = [
-                (v, f"{pointer}/{i}", (trail, i))
-                for i, v in enumerate(node)
-                if type(v) is dict or type(v) is list
-            ]
-        elif type(node) is dict:
-            trails[pointer] = trail
-            here = admitted.get(pointer, _NOTHING)
-            named, opened, free = here.named, here.open, here.free
-            for key, value in node.items():
-                if here.closed and key not in opened:
-                    named.setdefault(key, None)
-                elif here.open_all and key not in named and key not in opened:
-                    opened[key] = None
-                    free[key] = True
-                if key not in named and key not in opened:
-                    drops.append((trail, key))
-                    findings.append(_at(Code.UNKNOWN_KEY, trail, key, DROPPED))
-                    continue
-                if key in opened and free.get(key, False):
-                    findings.append(_at(Code.OPEN_KEY, trail, key, _OPEN))
-                if _empty(value):
-                    findings.append(_at(Code.EMPTY_FIELD, trail, key, _EMPTY))
-                if formats:
-                    fmt = formats.get(f"{pointer}/{_escape(key)}")
-                    if fmt is not None:
-                        findings.append(_format_finding(path_of([*steps_of(trail), key]), fmt))
-                if (type(value) is dict or type(value) is list) and not free.get(key, False):
-                    below.append((value, f"{pointer}/{_escape(key)}", (trail, key)))
-            for f in here.fields.values():
-                if f.default is not ABSENT and f.key not in node:
-                    path = path_of([*steps_of(trail), f.key])
-                    findings.append(_defaulted_finding(path, f.default))
-        stack.extend(reversed(below))
-    findings.extend(_format_finding("", fmt) for at, fmt in formats.items() if at == "")
-    return findings, drops, trails
 
 
 def _at(code: Code, trail: Trail, key: str, message: str) -> Finding:
@@ -518,30 +339,8 @@ def _empty(value: Any) -> bool:
     return value is None or ((type(value) is dict or type(value) is list) and not value)
 
 
-_NOTHING = _Admitted()
 _OPEN = "not named by the contract, which admits any key here: delivered as sent"
 _EMPTY = "present but empty; the contract accepts it"
-
-
-def _format_warnings(
-    contract: JsonSchemaContract, admitted: Mapping[str, _Admitted]
-) -> dict[str, str]:
-    """Unchecked formats by instance location of the key they describe; ``""`` for a
-    format not on a named property (it cannot be tied to one field)."""
-    unknown = contract.unknown_formats
-    if not unknown:
-        return {}
-    out: dict[str, str] = {}
-    for at, here in admitted.items():
-        for source in here.sources:
-            for key in here.named:
-                fmt = unknown.get(f"{source}/properties/{_escape(key)}")
-                if fmt is not None:
-                    out[f"{at}/{_escape(key)}"] = fmt
-    for pointer, fmt in unknown.items():
-        if not pointer.rpartition("/")[0].endswith("/properties"):
-            out.setdefault("", fmt)
-    return out
 
 
 def _format_finding(path: str, fmt: str) -> Finding:
@@ -704,8 +503,11 @@ def _defaulted(payload: Any, layout: Mapping[str, tuple[NamedField, ...]]) -> It
                 yield _defaulted_finding(path_of([*(split(path) or []), f.key]), f.default)
 
 
-def _defaulted_finding(path: str, default: Any) -> Finding:
-    message = f"absent; the default was used: {preview(default, 80)}"
+def _defaulted_finding(path: str, default: Any, tool_call: bool = False) -> Finding:
+    if tool_call:  # nothing is filled in: the call crosses as sent
+        message = f"absent; the tool applies its default: {preview(default, 80)}"
+    else:
+        message = f"absent; the default was used: {preview(default, 80)}"
     return Finding(Code.DEFAULTED_FIELD, path, Severity.WARN, message)
 
 

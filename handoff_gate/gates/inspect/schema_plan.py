@@ -1,108 +1,127 @@
-"""Which keys a plain JSON Schema admits where, read from the schema once per contract.
+"""Which keys a JSON Schema admits where, read from the schema once per contract.
 
-Which keys may cross at each object of a valid payload is what the validator evaluated
-there; jsonschema-rs reports it (its evaluation's annotations), but building that
-report costs several times the validation. For the schemas pipelines write (properties,
-required, types, enums, formats, local ``$ref``, ``allOf``, a nullable ``anyOf``,
-closed objects, maps, arrays and tuples) the answer follows from the schema alone once
-the payload is known valid, because every subschema that applies to a value passed.
-This module works that answer out per set of applying subschemas, lazily and once per
-contract, for ``schema_check`` to walk a valid payload with.
+A phase's handoff crosses as an allow-list projection: a key the contract does not
+admit at its place is dropped from the delivery. Which keys are admitted is read from
+the schema, never from which branch happened to pass: every subschema that can apply
+to a value along its path (through ``$ref`` resolved as a URI, ``$dynamicRef``,
+``$recursiveRef``, ``allOf``, every branch of ``anyOf``/``oneOf``, ``if``/``then``/
+``else``, ``not``, ``dependentSchemas``, ``properties``, ``patternProperties``,
+``additionalProperties``, ``unevaluated*``, ``items``, ``prefixItems``, ``contains``)
+is gathered into one set, and a key that any of them names (``properties``,
+``required``, ``dependentRequired``) is kept; a key no name covers is admitted if a
+pattern matching it (matched by the validator itself, so with its regex dialect) or an
+``additionalProperties``/``unevaluatedProperties`` schema takes it. So a key the schema
+names anywhere on the path is never dropped, whichever branch passed.
 
-A schema whose admitted keys depend on which branch passed (``if``, ``dependentSchemas``,
-``unevaluated*``, ``patternProperties``, ``contains``, an ``anyOf``/``oneOf`` with two
-branches that could take the same kind of value, anchors and dynamic references, an
-embedded ``$id``) or a keyword not listed here has no plan (:class:`NoPlan`), and
-inspection reads the evaluation instead. Every step is bounded, so a hostile document
-only ends in :class:`NoPlan`.
+Sets are tracked with what *must* apply (reached through ``$ref``, ``allOf`` and the
+one branch of an ``anyOf``/``oneOf`` that could take the value's kind) apart from what
+*may* apply (a pointer prefixed ``?``): only what must apply gives the rows a reviewer
+reads, the defaults filled in, and the "closed all the way down" shortcut.
+
+Work is bounded: a set holds at most :data:`MAX_APPLYING` subschemas, a contract keeps
+at most :data:`MAX_PLANS` plans and spends at most :data:`MAX_STEPS` steps making them.
+Past a bound, or where a reference does not land in the document, there is no plan
+(:class:`NoPlan`, with its reason) and inspection blocks the handoff rather than guess
+which keys to drop. Nothing here asks the validator for its evaluation output, whose
+size grows with every branch of every ``anyOf`` (exponential in nesting).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+import jsonschema_rs
+
 from handoff_gate.gates.contracts.json_schema import JsonSchemaContract
+from handoff_gate.gates.inspect.schema_refs import RefIndex, index_of
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.report import NamedField
 
 __all__ = [
+    "FREE",
+    "MAX_APPLYING",
+    "MAX_PLANS",
+    "MAX_STEPS",
     "ROOT",
     "ArrayPlan",
     "KeyPlan",
     "NoPlan",
     "ObjectPlan",
+    "OverBudget",
     "Planner",
     "Pointers",
     "planner_for",
 ]
 
-#: Keywords that only judge the value they sit on (or only describe it): they never
-#: make a key admitted, so a plan can ignore them once the payload is valid.
-_JUDGING = frozenset(
-    {
-        "type", "enum", "const", "format", "minLength", "maxLength", "pattern",
-        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-        "minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties",
-        "required", "propertyNames", "not", "minContains", "maxContains",
-        "title", "description", "default", "examples", "$comment", "deprecated",
-        "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "contentSchema",
-        "discriminator", "nullable", "example", "externalDocs",
-        "$schema", "$defs", "definitions", "$ref", "allOf", "anyOf", "oneOf",
-        "properties", "additionalProperties", "items",
-    }
-)  # fmt: skip
-#: Beyond those, by draft family: 2020-12 adds these; Draft 7 and older read
-#: ``dependencies`` (judged when only lists of names, see :func:`_check_keywords`).
-_JUDGING_2020 = _JUDGING | {"prefixItems", "dependentRequired"}
-_JUDGING_OLD = _JUDGING | {"dependencies"}
-_OLD_DRAFTS = ("draft-07", "draft-06", "draft-04")
-#: Words that, anywhere in a document, take it off the plan: they move what ``#`` means.
-_ELSEWHERE = ('"$anchor"', '"$dynamicRef"', '"$dynamicAnchor"', '"$recursiveRef"', '"$id"')
-#: How many subschemas one set may gather through ``$ref``/``allOf``, and how deep the
-#: question "could this branch be an object?" is followed before answering "maybe".
-MAX_APPLYING = 64
+#: How many subschemas one set may gather, how many plans a contract keeps, and how
+#: many steps (a subschema looked at while gathering) it may spend on them in all.
+MAX_APPLYING = 4096
+MAX_PLANS = 8192
+MAX_STEPS = 400_000
+#: How deep the question "could this branch be an object?" is followed before
+#: answering "maybe".
 MAX_BRANCH_DEPTH = 12
-#: How many plans a contract keeps (a schema has far fewer shapes than this).
-MAX_PLANS = 4096
+#: How many keys outside every name a plan remembers the answer for.
+MAX_KEYS_REMEMBERED = 4096
 _ANNOTATIONS = frozenset(
     {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly"}
 )
+_MAY = "?"
 
+#: A set of subschemas by JSON Pointer; one prefixed ``?`` may apply, the rest must.
 Pointers = frozenset[str]
 #: The set of one subschema, the document itself: what applies to the payload.
 ROOT: Pointers = frozenset({""})
+#: The pointer :meth:`RefIndex.resolve` gives for a known metaschema.
+_META = "#meta"
+#: What applies to an array item whose schemas all constrain nothing (``items: {}``,
+#: ``items: true``, a metaschema): the item is taken whole, never walked.
+FREE: Pointers = frozenset({_META})
 
 
 class NoPlan(Exception):
-    """The schema (or this part of it) is outside what a plan can answer."""
+    """The gate cannot tell which keys this part of the schema admits."""
+
+
+class OverBudget(NoPlan):
+    """Working it out would take more than the bounds allow."""
 
 
 @dataclass(frozen=True, slots=True)
 class KeyPlan:
-    """A key at an object: whether it is named, whether its value is free-form (taken
-    whole, not walked), and the subschemas that apply to its value."""
+    """A key at an object: whether the schema names it, whether its value is free-form
+    (taken whole, not walked), and the subschemas that apply to its value."""
 
     named: bool
     free: bool
     pointers: Pointers
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ObjectPlan:
-    """An object under a set of subschemas: its named fields (the rows a reviewer reads),
-    a plan per named key, the plan for any other key (``None``: nothing admits it), and
-    the unchecked ``format`` of a named key."""
+    """An object under a set of subschemas: its named fields (the rows a reviewer reads:
+    those that must apply, then those of branches, shown when present), a plan per named
+    key, the plan for any other key (``None``: nothing admits it), and the unchecked
+    ``format`` of a named key."""
 
     fields: tuple[NamedField, ...]
     keys: dict[str, KeyPlan]
     other: KeyPlan | None
     formats: dict[str, str]
     defaults: bool
-    #: ``additionalProperties: false`` applies: a valid object holds named keys only.
+    #: A subschema that must apply closes the object: a valid one holds named keys only.
     closed: bool
+    #: Fields only a branch names: shown when the object holds them.
+    branch_fields: tuple[NamedField, ...] = ()
+    #: ``patternProperties`` and the like apply: :meth:`Planner.unnamed` answers per key.
+    by_key: bool = False
+    unnamed_keys: dict[str, KeyPlan | None] = field(default_factory=dict)
+    #: The subschemas gathered (pointer, schema, must), for the keys' plans.
+    applying: tuple[tuple[str, dict[str, Any], bool], ...] = ()
+    #: A reference to a metaschema applies: any key, taken whole.
+    anything: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,37 +136,37 @@ class ArrayPlan:
         return self.prefix[index] if index < len(self.prefix) else self.rest
 
 
-def planner_for(contract: JsonSchemaContract) -> Planner | None:
-    """The contract's planner, made once; ``None`` for a document no plan can follow."""
+def planner_for(contract: JsonSchemaContract) -> Planner:
+    """The contract's planner, made once."""
     memo = contract.memo
-    try:
-        found: Planner | None = memo["#plan"]
-        return found
-    except KeyError:
-        pass
-    planner: Planner | None = None
-    text = json.dumps(contract.document)
-    root_id = 1 if "$id" in contract.document else 0
-    if not any(word in text for word in _ELSEWHERE[:-1]) and text.count('"$id"') <= root_id:
-        declared = contract.document.get("$schema")
-        old = isinstance(declared, str) and any(d in declared for d in _OLD_DRAFTS)
-        if not (isinstance(declared, str) and "2019-09" in declared):
-            planner = Planner(contract, old=old)
-    memo["#plan"] = planner
-    return planner
+    found: Planner | None = memo.get("#plan")
+    if found is None:
+        found = memo["#plan"] = Planner(contract)
+    return found
+
+
+@dataclass(slots=True)
+class _Gathered:
+    """What applies to one value: subschemas in the order met, each with whether it
+    must apply, and whether some applying schema admits any value at all (``#meta``)."""
+
+    schemas: dict[str, bool] = field(default_factory=dict)
+    anything: bool = False
 
 
 class Planner:
     """Plans for one contract, by the set of subschemas that apply, made on first need."""
 
-    def __init__(self, contract: JsonSchemaContract, *, old: bool) -> None:
+    def __init__(self, contract: JsonSchemaContract) -> None:
         self._contract = contract
-        self._old = old
-        self._judging = _JUDGING_OLD if old else _JUDGING_2020
+        self._index: RefIndex = index_of(contract.document)
+        self._old = self._index.old
         self._objects: dict[Pointers, ObjectPlan | NoPlan] = {}
         self._arrays: dict[Pointers, ArrayPlan | NoPlan] = {}
         self._may: dict[tuple[str, str], bool] = {}
+        self._patterns: dict[str, Any] = {}
         self._sealed: bool | None = None
+        self._steps = 0
 
     def sealed(self) -> bool:
         """Whether every object a valid payload can hold is closed, with no default and
@@ -170,12 +189,15 @@ class Planner:
             seen.add((kind, pointers))
             if len(seen) > MAX_PLANS:
                 return False
-            if not all(self._may_be(at, kind) for at in pointers):
+            if pointers is FREE:  # taken whole: nothing in it is walked or found
+                continue
+            must = [p for p in pointers if not p.startswith(_MAY)]
+            if not all(self._may_be(at, kind) for at in must):
                 continue  # no valid value of this kind here
             below: list[Pointers] = []
             if kind == "object":
                 plan = self.object_plan(pointers)
-                if not plan.closed or plan.defaults or plan.formats:
+                if not plan.closed or plan.defaults or plan.formats or plan.by_key:
                     return False
                 below = [k.pointers for k in plan.keys.values() if not k.free]
             else:
@@ -188,138 +210,270 @@ class Planner:
         found = self._objects.get(pointers)
         if found is None:
             found = self._remember(self._objects, pointers, self._object)
-        if type(found) is NoPlan:
+        if isinstance(found, NoPlan):
             raise found
-        return found  # type: ignore[return-value]
+        return found
 
     def array_plan(self, pointers: Pointers) -> ArrayPlan:
         found = self._arrays.get(pointers)
         if found is None:
             found = self._remember(self._arrays, pointers, self._array)
-        if type(found) is NoPlan:
+        if isinstance(found, NoPlan):
             raise found
-        return found  # type: ignore[return-value]
+        return found
 
-    @staticmethod
-    def _remember(memo: dict[Pointers, Any], pointers: Pointers, make: Any) -> Any:
+    def unnamed(self, plan: ObjectPlan, key: str) -> KeyPlan | None:
+        """The plan of a key no subschema names, at an object where what admits it
+        depends on the key (a pattern)."""
+        if not plan.by_key:
+            return plan.other
+        try:
+            return plan.unnamed_keys[key]
+        except KeyError:
+            pass
+        found = self._key_for(plan, key, named=False)
+        if len(plan.unnamed_keys) < MAX_KEYS_REMEMBERED:
+            plan.unnamed_keys[key] = found
+        return found
+
+    def _remember(self, memo: dict[Pointers, Any], pointers: Pointers, make: Any) -> Any:
         """A plan, or the reason there is none: either is kept, so a part of a schema
         outside the plans costs its look once, not per payload."""
+        if len(memo) >= MAX_PLANS:
+            raise OverBudget(f"the contract has more than {MAX_PLANS} shapes of value")
         try:
             found = make(pointers)
         except NoPlan as exc:
             found = exc
-        if len(memo) < MAX_PLANS:
-            memo[pointers] = found
+        memo[pointers] = found
         return found
 
+    # -- gathering what applies -------------------------------------------------------
+
+    def _gather(self, pointers: Pointers, kind: str) -> _Gathered:
+        """Every subschema that can apply to a valid value of ``kind`` ("object" or
+        "array") under ``pointers``, with whether it must."""
+        out = _Gathered()
+        todo = [(p[1:], False) if p.startswith(_MAY) else (p, True) for p in sorted(pointers)]
+        todo.reverse()
+        seen = out.schemas
+        while todo:
+            at, must = todo.pop()
+            if at in seen and (seen[at] or not must):
+                continue
+            self._steps += 1
+            if self._steps > MAX_STEPS:
+                raise OverBudget(f"working out the contract's keys took over {MAX_STEPS} steps")
+            if at == _META:
+                out.anything = True
+                continue
+            schema = self._contract.subschema(at)
+            if schema is True or schema is False or schema == {}:
+                continue
+            if type(schema) is not dict:
+                raise NoPlan(f"no schema at {at!r}")
+            seen[at] = must
+            if len(seen) > MAX_APPLYING:
+                raise OverBudget(f"over {MAX_APPLYING} subschemas apply to one value")
+            todo.extend(reversed(self._next(at, schema, kind, must)))
+        if self._old:  # Draft 7 and older: a schema with $ref is only its $ref
+            for at in [a for a in seen if "$ref" in self._contract.subschema(a)]:
+                del seen[at]
+        return out
+
+    def _next(self, at: str, schema: dict[str, Any], kind: str, must: bool) -> list[Any]:
+        """The subschemas applying beside ``schema`` to the same value, in the
+        document's order: references, ``allOf``, the branches."""
+        nexts: list[tuple[str, bool]] = []
+        for word in ("$ref", "$dynamicRef", "$recursiveRef"):
+            ref = schema.get(word)
+            if isinstance(ref, str):
+                nexts.extend(self._targets(at, word, ref, must))
+        if self._old and "$ref" in schema:
+            return nexts
+        nexts.extend((f"{at}/allOf/{i}", must) for i in range(len(_parts(schema, "allOf"))))
+        for word in ("anyOf", "oneOf"):
+            count = len(_parts(schema, word))
+            could = [i for i in range(count) if self._may_be(f"{at}/{word}/{i}", kind)]
+            nexts.extend((f"{at}/{word}/{i}", must and could == [i]) for i in range(count))
+        for word in ("if", "then", "else", "not"):
+            if word in schema:
+                nexts.append((f"{at}/{word}", False))
+        for word in ("dependentSchemas", "dependencies"):
+            value = schema.get(word)
+            if isinstance(value, dict):
+                nexts.extend(
+                    (f"{at}/{word}/{_escape(k)}", False)
+                    for k, v in value.items()
+                    if isinstance(v, dict | bool)
+                )
+        return nexts
+
+    def _targets(self, at: str, word: str, ref: str, must: bool) -> list[tuple[str, bool]]:
+        index = self._index
+        target = index.resolve(at, ref)
+        if target is None:
+            raise NoPlan(f"{word} {ref[:200]!r} does not land in the document")
+        if word == "$ref":
+            return [(target, must)]
+        if word == "$recursiveRef":
+            # Any resource root that declares $recursiveAnchor may stand in for "#".
+            others = [p for p in index.recursive if p != target]
+            return [(target, must and not others), *((p, False) for p in others)]
+        name = ref.rpartition("#")[2]
+        others = [p for p in index.dynamic.get(name, ()) if p != target]
+        return [(target, must and not others), *((p, False) for p in others)]
+
+    # -- objects ------------------------------------------------------------------------
+
     def _object(self, pointers: Pointers) -> ObjectPlan:
-        applying = list(self._applying(pointers, "object"))
+        gathered = self._gather(pointers, "object")
+        subschema = self._contract.subschema
+        applying = [(at, subschema(at), must) for at, must in gathered.schemas.items()]
         fields: dict[str, NamedField] = {}
-        naming: dict[str, list[str]] = {}
+        branch_fields: dict[str, NamedField] = {}
+        names: dict[str, None] = {}
         formats: dict[str, str] = {}
-        extras: list[tuple[str, dict[str, Any]]] = []
-        any_key = closed = False
         unknown = self._contract.unknown_formats
-        for at, schema in applying:
+        closed = by_key = False
+        for at, schema, must in applying:
+            required = schema.get("required")
+            required = required if isinstance(required, list) else []
             properties = schema.get("properties")
             if isinstance(properties, dict):
-                required = schema.get("required")
-                required = required if isinstance(required, list) else []
                 for key, sub in properties.items():
-                    fields.setdefault(key, _field(key, sub, key in required))
-                    where = f"{at}/properties/{_escape(key)}"
-                    naming.setdefault(key, []).append(where)
-                    fmt = unknown.get(where)
+                    names[key] = None
+                    if must:
+                        fields.setdefault(key, _field(key, sub, key in required, True))
+                    else:
+                        branch_fields.setdefault(key, _field(key, sub, False, False))
+                    fmt = unknown.get(f"{at}/properties/{_escape(key)}")
                     if fmt is not None:
                         formats[key] = fmt
-            extra = schema.get("additionalProperties")
-            closed = closed or extra is False
-            if extra is True:
-                any_key = True
-            elif isinstance(extra, dict):
-                extras.append((f"{at}/additionalProperties", schema))
-        keys = {
-            key: self._key(True, where, [e for e, s in extras if key not in _names(s)])
-            for key, where in naming.items()
-        }
-        other: KeyPlan | None = None
-        if extras:
-            other = self._key(False, [], [e for e, _ in extras])
-        elif any_key:
-            other = KeyPlan(named=False, free=True, pointers=frozenset())
-        defaults = any(f.default is not ABSENT for f in fields.values())
-        return ObjectPlan(tuple(fields.values()), keys, other, formats, defaults, closed)
+            for name in _listed_names(schema):
+                names.setdefault(name, None)
+            patterns = schema.get("patternProperties")
+            if isinstance(patterns, dict) and patterns:
+                by_key = True
+            if must and schema.get("additionalProperties") is False:
+                closed = closed or not (isinstance(patterns, dict) and patterns)
+        for key in fields:
+            branch_fields.pop(key, None)
+        plan = ObjectPlan(
+            fields=tuple(fields.values()),
+            keys={},
+            other=None,
+            formats=formats,
+            defaults=any(f.default is not ABSENT for f in fields.values()),
+            closed=closed,
+            branch_fields=tuple(branch_fields.values()),
+            by_key=by_key,
+            applying=tuple(applying),
+            anything=gathered.anything,
+        )
+        for key in names:
+            found = self._key_for(plan, key, named=True)
+            if found is None:  # a named key always has a plan; never guess
+                raise NoPlan(f"no plan for the named key {key[:100]!r}")
+            plan.keys[key] = found
+        if not by_key:
+            plan.other = self._key_for(plan, None, named=False)
+        return plan
 
-    def _key(self, named: bool, naming: list[str], extras: list[str]) -> KeyPlan:
-        """A key's plan: it is free-form only if every schema applying to it is."""
-        where = [*naming, *extras]
-        free = all(_constrains_nothing(self._contract.subschema(p)) for p in where)
+    def _key_for(self, plan: ObjectPlan, key: str | None, *, named: bool) -> KeyPlan | None:
+        """What applies to the value of ``key`` (``None``: any key named nowhere, when no
+        pattern tells keys apart): ``properties`` of each schema naming it, patterns
+        matching it, and ``additionalProperties``/``unevaluatedProperties`` of each
+        schema that neither names nor matches it. A key none of them takes, named
+        nowhere, is not admitted (``None``)."""
+        where: list[str] = []
+        for at, schema, must in plan.applying:
+            mark = "" if must else _MAY
+            properties = schema.get("properties")
+            own = isinstance(properties, dict) and key is not None and key in properties
+            if own and key is not None:
+                where.append(f"{mark}{at}/properties/{_escape(key)}")
+            matched = False
+            patterns = schema.get("patternProperties")
+            if isinstance(patterns, dict) and key is not None:
+                for pattern in patterns:
+                    if self._matches(pattern, key):
+                        matched = True
+                        where.append(f"{mark}{at}/patternProperties/{_escape(pattern)}")
+            if own or matched:
+                continue
+            for word in ("additionalProperties", "unevaluatedProperties"):
+                if word in schema and schema[word] is not False:
+                    where.append(f"{mark}{at}/{word}")
+        if not where and not named and not plan.anything:
+            return None
+        free = plan.anything or all(
+            _constrains_nothing(self._contract.subschema(p.removeprefix(_MAY))) for p in where
+        )
         return KeyPlan(named=named, free=free, pointers=frozenset(where))
 
+    def _matches(self, pattern: str, key: str) -> bool:
+        """Whether ``pattern`` matches ``key`` as the validator reads it (ECMA 262)."""
+        check = self._patterns.get(pattern)
+        if check is None:
+            try:
+                check = jsonschema_rs.validator_for({"patternProperties": {pattern: False}})
+            except Exception as exc:  # the contract compiled, so this is not expected
+                raise NoPlan(f"pattern {pattern[:100]!r}: {exc}") from exc
+            if len(self._patterns) < MAX_KEYS_REMEMBERED:
+                self._patterns[pattern] = check
+        return not check.is_valid({key: None})
+
+    # -- arrays -------------------------------------------------------------------------
+
     def _array(self, pointers: Pointers) -> ArrayPlan:
+        gathered = self._gather(pointers, "array")
+        if gathered.anything:
+            return ArrayPlan((), FREE)
         prefix: list[set[str]] = []
-        rest: set[str] = set()
+        every: set[str] = set()
         tails: list[tuple[int, str]] = []
-        for at, schema in self._applying(pointers, "array"):
+        for at, must in gathered.schemas.items():
+            schema = self._contract.subschema(at)
+            mark = "" if must else _MAY
             leading = schema.get("prefixItems")
+            items = schema.get("items")
+            if isinstance(items, list):  # Draft 2019-09 and older: a tuple
+                leading, items = items, schema.get("additionalItems")
+                word, tail = "items", "additionalItems"
+            else:
+                word, tail = "prefixItems", "items"
             count = len(leading) if isinstance(leading, list) else 0
             while len(prefix) < count:
                 prefix.append(set())
             for i in range(count):
-                prefix[i].add(f"{at}/prefixItems/{i}")
-            items = schema.get("items")
-            if isinstance(items, list):
-                raise NoPlan("items as a list (a Draft 7 tuple)")
-            if items is not None:
-                tails.append((count, f"{at}/items"))
+                prefix[i].add(f"{mark}{at}/{word}/{i}")
+            if items is not None and items is not False:
+                tails.append((count, f"{mark}{at}/{tail}"))
+            for word in ("contains", "unevaluatedItems"):
+                if word in schema and schema[word] is not False:
+                    every.add(f"{_MAY}{at}/{word}")
+        rest = set(every)
         for count, where in tails:
             rest.add(where)
             for i in range(count, len(prefix)):
                 prefix[i].add(where)
-        return ArrayPlan(tuple(frozenset(p) for p in prefix), frozenset(rest))
+        for p in prefix:
+            p.update(every)
+        return ArrayPlan(tuple(self._sealed_set(p) for p in prefix), self._sealed_set(rest))
 
-    def _applying(self, pointers: Pointers, kind: str) -> Iterator[tuple[str, dict[str, Any]]]:
-        """Every subschema that applies to a valid value of ``kind`` ("object" or
-        "array") under ``pointers``, through ``$ref``, ``allOf`` and the one branch of
-        an ``anyOf``/``oneOf`` that could take such a value."""
-        todo = sorted(pointers, reverse=True)
-        seen: set[str] = set()
-        while todo:
-            at = todo.pop()
-            if at in seen:
-                continue
-            seen.add(at)
-            if len(seen) > MAX_APPLYING:
-                raise NoPlan("too many subschemas apply to one value")
-            schema = self._contract.subschema(at)
-            if schema is True or schema == {}:
-                continue
-            if type(schema) is not dict:
-                raise NoPlan(f"no schema object at {at!r}")
-            ref = schema.get("$ref")
-            nexts = [] if ref is None else [_target(ref)]
-            if ref is not None and self._old:  # Draft 7 and older: $ref replaces its siblings
-                todo.extend(nexts)
-                continue
-            self._check_keywords(schema)
-            yield at, schema
-            nexts.extend(f"{at}/allOf/{i}" for i in range(len(_parts(schema, "allOf"))))
-            for word in ("anyOf", "oneOf"):
-                branches = _parts(schema, word)
-                if not branches:
-                    continue
-                could = [i for i in range(len(branches)) if self._may_be(f"{at}/{word}/{i}", kind)]
-                if len(could) != 1:
-                    raise NoPlan(f"{word} at {at!r} has {len(could)} branches for an {kind}")
-                nexts.append(f"{at}/{word}/{could[0]}")
-            todo.extend(reversed(nexts))  # in the document's order, depth first
+    def _sealed_set(self, pointers: set[str]) -> Pointers:
+        """An item's set, or :data:`FREE` when every schema in it constrains nothing
+        (an empty set is not free: nothing there admits a key)."""
+        subschema = self._contract.subschema
+        if pointers and all(
+            p.removeprefix(_MAY) == _META or _constrains_nothing(subschema(p.removeprefix(_MAY)))
+            for p in pointers
+        ):
+            return FREE
+        return frozenset(pointers)
 
-    def _check_keywords(self, schema: dict[str, Any]) -> None:
-        for word, value in schema.items():
-            if word not in self._judging and not word.startswith("x-"):
-                raise NoPlan(f"keyword {word!r}")
-            if word == "dependencies" and not all(isinstance(v, list) for v in value.values()):
-                raise NoPlan("dependencies naming schemas")
+    # -- could a branch take this kind of value? -----------------------------------------
 
     def _may_be(self, at: str, kind: str, depth: int = 0) -> bool:
         """Whether a valid value of ``kind`` could pass the subschema at ``at``: ``False``
@@ -343,8 +497,9 @@ class Planner:
         if type(schema) is not dict:
             return True
         ref = schema.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#"):
-            if not self._may_be(_target(ref), kind, depth + 1):
+        if isinstance(ref, str):
+            target = self._index.resolve(at, ref)
+            if target is not None and target != _META and not self._may_be(target, kind, depth + 1):
                 return False
             if self._old:
                 return True
@@ -370,9 +525,27 @@ class Planner:
         return True
 
 
-def _names(schema: dict[str, Any]) -> dict[str, Any]:
-    properties = schema.get("properties")
-    return properties if isinstance(properties, dict) else {}
+def _listed_names(schema: dict[str, Any]) -> Iterator[str]:
+    """Keys a schema names without a subschema: ``required``, ``dependentRequired``,
+    the lists of Draft 7's ``dependencies``, and the keys of an object ``const`` or
+    ``enum`` spells out whole."""
+    required = schema.get("required")
+    if isinstance(required, list):
+        yield from (k for k in required if isinstance(k, str))
+    pinned = [schema["const"]] if "const" in schema else []
+    enum = schema.get("enum")
+    pinned.extend(enum if isinstance(enum, list) else ())
+    for value in pinned:
+        if isinstance(value, dict):
+            yield from value
+    for word in ("dependentRequired", "dependencies"):
+        value = schema.get(word)
+        if not isinstance(value, dict):
+            continue
+        for key, names in value.items():
+            if isinstance(names, list):
+                yield key
+                yield from (k for k in names if isinstance(k, str))
 
 
 def _parts(schema: dict[str, Any], word: str) -> list[Any]:
@@ -380,15 +553,7 @@ def _parts(schema: dict[str, Any], word: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _target(ref: Any) -> str:
-    """The JSON Pointer a local ``$ref`` names (``#`` or ``#/...``); any other (an
-    anchor, a URI, a percent-escape) has no plan."""
-    if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")) or "%" in ref:
-        raise NoPlan(f"$ref {ref!r}")
-    return ref[1:]
-
-
-def _field(key: str, schema: Any, required: bool) -> NamedField:
+def _field(key: str, schema: Any, required: bool, with_default: bool) -> NamedField:
     if not isinstance(schema, dict):
         return NamedField(key, required=required)
     about = schema.get("description")
@@ -396,7 +561,7 @@ def _field(key: str, schema: Any, required: bool) -> NamedField:
         key,
         description=about if isinstance(about, str) else "",
         required=required,
-        default=schema.get("default", ABSENT),
+        default=schema.get("default", ABSENT) if with_default else ABSENT,
     )
 
 

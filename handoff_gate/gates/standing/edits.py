@@ -66,12 +66,15 @@ def inspect_edit(
     except (OSError, ValueError):
         found = None
     previous: object = ABSENT if found is None else found
+    # A tool call's edit crosses as the reviewer wrote it, as the call itself would.
+    envelope = original.envelope
     return inspect(
         data,
         schema,
         _contracts(store, os.fspath(run), original, registry),
         previous=previous,
         max_bytes=MAX_HANDOFF_BYTES,
+        tool_call=envelope is not None and envelope.tool is not None,
     )
 
 

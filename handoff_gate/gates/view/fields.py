@@ -39,6 +39,7 @@ _STATE = {
     Code.APPEND_ONLY: FieldState.INVALID,
     Code.NOT_JSON: FieldState.INVALID,
     Code.UNKNOWN_KEY: FieldState.DROPPED,
+    Code.UNNAMED_KEY: FieldState.UNNAMED,
     Code.SECRET: FieldState.SECRET,
     Code.UNSAFE_TEXT: FieldState.UNSAFE,
 }

@@ -11,7 +11,9 @@ from handoff_gate.gates.vocab.actions import Category
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.report import Report
 
-_UNSAFE = frozenset({Code.SECRET, Code.UNSAFE_TEXT, Code.UNKNOWN_KEY, Code.OPEN_KEY})
+_UNSAFE = frozenset(
+    {Code.SECRET, Code.UNSAFE_TEXT, Code.UNKNOWN_KEY, Code.OPEN_KEY, Code.UNNAMED_KEY}
+)
 _INCOMPLETE = frozenset(
     {Code.MISSING_FIELD, Code.EMPTY_FIELD, Code.NO_FIELDS, Code.DEFAULTED_FIELD}
 )

@@ -32,6 +32,7 @@ class Code(StrEnum):
     DEFAULTED_FIELD = "defaulted_field"
     UNKNOWN_KEY = "unknown_key"
     OPEN_KEY = "open_key"
+    UNNAMED_KEY = "unnamed_key"
     UNCHECKED_FORMAT = "unchecked_format"
     UNSAFE_TEXT = "unsafe_text"
     MODIFIED_UPSTREAM = "modified_upstream"
@@ -42,6 +43,8 @@ class Code(StrEnum):
     UNSIGNED_HANDOFF = "unsigned_handoff"
     UNKNOWN_PRODUCER = "unknown_producer"
     INTERACTIVE_SESSION = "interactive_session"
+    UNDELIVERABLE = "undeliverable"
+    OVER_BUDGET = "over_budget"
     INTERNAL_ERROR = "internal_error"
 
 

@@ -29,6 +29,8 @@ class FieldState(StrEnum):
     MISSING = "missing"
     INVALID = "invalid"
     DROPPED = "dropped"
+    #: A tool call's key its contract does not name: delivered as sent if approved.
+    UNNAMED = "unnamed"
     SECRET = "secret"  # noqa: S105 - a finding code, not a credential
     UNSAFE = "unsafe"
 

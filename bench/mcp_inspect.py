@@ -1,0 +1,155 @@
+"""Inspecting a tool call's arguments against the reference MCP servers' own schemas.
+
+A gated MCP call is inspected before anyone is asked: the tool's ``inputSchema`` from
+the server's ``tools/list`` is the contract, the model's arguments the bytes. This
+measures that inspection against what ``jsonschema-rs`` alone costs on the same bytes
+(``json.loads`` and ``is_valid``), for every tool of ``server-filesystem`` and
+``server-everything`` (installed by ``make tests/mcp_servers/node_modules/.installed``),
+each with arguments built from its schema, in the same interleaved rounds. The target:
+the median at most 5× the validator's.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import time
+from contextlib import AsyncExitStack
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import anyio
+import jsonschema_rs
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from bench.config import Context
+from bench.figures import Figure, Target
+from bench.inspect_cost import _ms
+from bench.stats import summarize
+from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
+from handoff_gate.gates.inspect.stages import inspect
+
+SERVERS = Path(__file__).resolve().parent.parent / "tests" / "mcp_servers" / "node_modules"
+#: (name, the script, its arguments after the script)
+_SERVERS = (
+    ("filesystem", "@modelcontextprotocol/server-filesystem/dist/index.js", ["{root}"]),
+    ("everything", "@modelcontextprotocol/server-everything/dist/index.js", ["stdio"]),
+)
+MAX_RATIO = 5.0
+#: Calls per timing: one call takes microseconds, below what a single timing resolves.
+BATCH = 200
+
+
+async def _tool_schemas(root: Path) -> dict[str, dict[str, Any]]:
+    """Every tool's ``inputSchema``, as each server lists it."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, script, args in _SERVERS:
+        path = SERVERS / script
+        if not path.exists():
+            raise RuntimeError(f"no {path}: make tests/mcp_servers/node_modules/.installed")
+        params = StdioServerParameters(
+            command="node", args=[str(path), *(a.format(root=root) for a in args)]
+        )
+        async with AsyncExitStack() as stack:
+            read, write = await stack.enter_async_context(stdio_client(params))
+            session = await stack.enter_async_context(ClientSession(read, write))
+            await session.initialize()
+            listed = await session.list_tools()
+            for tool in listed.tools:
+                found[f"{name}/{tool.name}"] = dict(tool.input_schema)
+    return found
+
+
+def sample(schema: Any) -> Any:
+    """Arguments a model would send: every property its schema names, a plain value each."""
+    if not isinstance(schema, dict):
+        return "x"
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        properties = schema.get("properties") or {}
+        return {key: sample(sub) for key, sub in properties.items()}
+    if kind == "array":
+        return [sample(schema.get("items"))]
+    if kind in ("number", "integer"):
+        return 3
+    if kind == "boolean":
+        return True
+    if schema.get("format") == "uri":
+        return "https://example.com/notes/today.txt"
+    return "/tmp/notes/today.txt"
+
+
+def _validator(schema: dict[str, Any], data: bytes) -> Any:
+    validator = jsonschema_rs.validator_for(schema, validate_formats=True)
+
+    def run() -> Any:
+        return validator.is_valid(json.loads(data))
+
+    return run
+
+
+def _batch(fn: Any, count: int) -> Any:
+    def run() -> None:
+        for _ in range(count):
+            fn()
+
+    return run
+
+
+def _rounds(reps: int, ours: Any, theirs: Any) -> tuple[list[float], list[float]]:
+    """Each timed once per round, alternating which goes first. The collector is run
+    once before, not before every timing: a collection of this process's heap costs
+    more than a hundred calls, and a real caller's collector runs as it does here."""
+    ours(), theirs()  # warm-up: first calls build caches
+    gc.collect()
+    mine: list[float] = []
+    base: list[float] = []
+    for i in range(reps):
+        order = ((ours, mine), (theirs, base)) if i % 2 == 0 else ((theirs, base), (ours, mine))
+        for fn, out in order:
+            started = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - started)
+    return mine, base
+
+
+def run(ctx: Context) -> list[Figure]:
+    schemas = anyio.run(_tool_schemas, ctx.workdir)
+    ours: list[float] = []
+    base: list[float] = []
+    smoke = ctx.profile.name == "smoke"  # proves the harness runs: a few calls each
+    reps = 2 if smoke else max(3, ctx.profile.cost_small_reps // 20)
+    batch = 10 if smoke else BATCH
+    chosen = list(schemas.items())
+    if smoke:  # every seventh tool: the harness proven on both servers in a few seconds
+        chosen = chosen[::7]
+    for name, schema in chosen:
+        data = json.dumps(sample(schema)).encode()
+        contracts = {name: contract_from_json_schema(schema)}
+        report = inspect(data, name, contracts, tool_call=True)
+        if not report.approvable:
+            raise RuntimeError(f"{name}: the sample arguments are blocked: {report.findings}")
+        mine, theirs = _rounds(
+            reps,
+            _batch(partial(inspect, data, name, contracts, tool_call=True), batch),
+            _batch(_validator(schema, data), batch),
+        )
+        ours.extend(_ms(mine, per=batch))
+        base.extend(_ms(theirs, per=batch))
+    return [
+        Figure(
+            name="json_schema.mcp_tool_arguments_vs_is_valid",
+            unit="ms",
+            value=summarize(ours),
+            baseline_name="jsonschema-rs is_valid (pre-built, json.loads)",
+            baseline=summarize(base),
+            target=Target(stat="median", max_ratio=MAX_RATIO),
+            note=f"{len(chosen)} tools of server-filesystem and server-everything, "
+            f"arguments built from each tools/list schema, inspected as tool calls; "
+            f"per call, timed {batch} at a time",
+        )
+    ]

@@ -1,0 +1,212 @@
+"""Where a ``$ref`` of a JSON Schema document lands, as a JSON Pointer into the document.
+
+A reference is a URI resolved against the base URI in force where it sits: the
+document's root ``$id`` (``id`` in Draft 4), an embedded resource's ``$id``, or none.
+``#/$defs/X`` under ``"$id": "https://example.com/tool.json"`` names
+``https://example.com/tool.json#/$defs/X``; reading it as a bare pointer works only by
+luck, and once an embedded ``$id`` or an ``$anchor`` is involved it does not work at all.
+So the document is indexed once per contract: the base URI of every subschema, each
+resource's pointer by its URI, each ``$anchor`` (and Draft 6/7 ``"$id": "#name"``,
+Draft 4 ``"id": "#name"``), each ``$dynamicAnchor`` and each ``$recursiveAnchor``.
+
+The index only ever answers from the document: a reference it cannot place (which the
+validator would have fetched, and the contract refused) resolves to ``None``, and the
+caller decides what that costs (``schema_plan`` blocks rather than guess).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote, urldefrag, urljoin
+
+__all__ = ["DEFAULT_BASE", "META_SCHEMAS", "RefIndex", "index_of"]
+
+#: The base URI of a document without a root ``$id``: relative ids resolve against it
+#: as they would against the validator's own default, and it never names a real place.
+DEFAULT_BASE = "https://handoff-gate.invalid/root.json"
+#: Keywords whose value is a map of names to subschemas, and those holding one
+#: subschema or a list of them.
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
+_SCHEMA_VALUES = frozenset(
+    {
+        "items",
+        "additionalItems",
+        "additionalProperties",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "prefixItems",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "contentSchema",
+    }
+)
+#: The metaschemas the validator knows without fetching: a reference to one names "a
+#: JSON Schema", which any JSON object may be written to satisfy.
+META_SCHEMAS = frozenset(
+    f"{scheme}://json-schema.org/{draft}"
+    for scheme in ("http", "https")
+    for draft in (
+        "draft/2020-12/schema",
+        "draft/2019-09/schema",
+        "draft-07/schema",
+        "draft-06/schema",
+        "draft-04/schema",
+    )
+)
+#: How many subschemas the index records; a document is at most 1 MB, so this is
+#: only reached by a document that is nothing but nesting.
+MAX_SUBSCHEMAS = 200_000
+
+
+@dataclass
+class RefIndex:
+    """The document's resources, anchors and the base URI of every subschema."""
+
+    draft: str
+    base_of: dict[str, str] = field(default_factory=dict)
+    resources: dict[str, str] = field(default_factory=dict)
+    anchors: dict[tuple[str, str], str] = field(default_factory=dict)
+    dynamic: dict[str, list[str]] = field(default_factory=dict)
+    recursive: list[str] = field(default_factory=list)
+    #: The document had more subschemas than :data:`MAX_SUBSCHEMAS`: nothing resolves.
+    whole: bool = True
+
+    @property
+    def old(self) -> bool:
+        """Draft 7 and older: ``$ref`` replaces its siblings."""
+        return self.draft in ("7", "6", "4")
+
+    def resolve(self, at: str, ref: str) -> str | None:
+        """The pointer a reference written at ``at`` names; ``"#meta"`` for a known
+        metaschema; ``None`` when the document does not hold it."""
+        if not self.whole:
+            return None
+        base = self._base(at)
+        if base is None:
+            return None
+        try:
+            uri, fragment = _split(_join(base, ref))
+        except ValueError:  # a URI Python cannot read: the gate cannot tell where it lands
+            return None
+        if uri in META_SCHEMAS and uri not in self.resources:
+            return "#meta"
+        root = self.resources.get(uri)
+        if root is None:
+            return None
+        if fragment == "":
+            return root
+        if fragment.startswith("/"):
+            return root + unquote(fragment)
+        return self.anchors.get((uri, unquote(fragment)))
+
+    def resource_root(self, at: str) -> str | None:
+        """The pointer of the resource the subschema at ``at`` belongs to."""
+        base = self._base(at)
+        return None if base is None else self.resources.get(base)
+
+    def _base(self, at: str) -> str | None:
+        """The base URI at ``at``, or at its nearest indexed ancestor (a reference may
+        land inside a value no keyword walk reaches)."""
+        pointer = at
+        while True:
+            found = self.base_of.get(pointer)
+            if found is not None or not pointer:
+                return found
+            pointer = pointer.rpartition("/")[0]
+
+
+def _join(base: str, ref: str) -> str:
+    """``ref`` resolved against ``base``; a fragment-only reference keeps the base
+    whatever its scheme (``urljoin`` does not resolve against ``urn:`` and the like)."""
+    if ref.startswith("#"):
+        return urldefrag(base)[0] + ref
+    return urljoin(base, ref)
+
+
+def _split(uri: str) -> tuple[str, str]:
+    found = urldefrag(uri)
+    return found[0], found[1]
+
+
+def _draft(document: Mapping[str, Any]) -> str:
+    declared = document.get("$schema")
+    if isinstance(declared, str):
+        for marker, name in (
+            ("draft-04", "4"),
+            ("draft-06", "6"),
+            ("draft-07", "7"),
+            ("2019-09", "2019"),
+        ):
+            if marker in declared:
+                return name
+    return "2020"
+
+
+def index_of(document: Mapping[str, Any]) -> RefIndex:
+    """The document's :class:`RefIndex`, walked once without recursion."""
+    draft = _draft(document)
+    index = RefIndex(draft)
+    id_word = "id" if draft == "4" else "$id"
+    stack: list[tuple[str, Any, str]] = [("", document, DEFAULT_BASE)]
+    index.resources[DEFAULT_BASE] = ""
+    while stack:
+        pointer, node, base = stack.pop()
+        if not isinstance(node, Mapping):
+            continue
+        if len(index.base_of) >= MAX_SUBSCHEMAS:
+            index.whole = False
+            return index
+        ident = node.get(id_word)
+        if isinstance(ident, str) and not (index.old and "$ref" in node):
+            try:
+                uri, fragment = _split(_join(base, ident))
+            except ValueError:  # an id Python cannot read: no reference can be placed
+                index.whole = False
+                return index
+            if fragment and ident.startswith("#"):  # Draft 4-7's plain-name anchor
+                index.anchors[(uri, fragment)] = pointer
+            else:
+                base = uri
+                index.resources.setdefault(uri, pointer)
+                if fragment:
+                    index.anchors[(uri, fragment)] = pointer
+        index.base_of[pointer] = base
+        anchor = node.get("$anchor")
+        if isinstance(anchor, str):
+            index.anchors[(base, anchor)] = pointer
+        dynamic = node.get("$dynamicAnchor")
+        if isinstance(dynamic, str):
+            index.anchors.setdefault((base, dynamic), pointer)
+            index.dynamic.setdefault(dynamic, []).append(pointer)
+        if node.get("$recursiveAnchor") is True:
+            index.recursive.append(pointer)
+        for key, value in node.items():
+            here = f"{pointer}/{_escape(key)}"
+            if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+                stack.extend((f"{here}/{_escape(k)}", v, base) for k, v in value.items())
+            elif key == "dependencies" and isinstance(value, Mapping):
+                stack.extend(
+                    (f"{here}/{_escape(k)}", v, base)
+                    for k, v in value.items()
+                    if isinstance(v, Mapping)
+                )
+            elif key in _SCHEMA_VALUES and isinstance(value, list):
+                stack.extend((f"{here}/{i}", v, base) for i, v in enumerate(value))
+            elif key in _SCHEMA_VALUES:
+                stack.append((here, value, base))
+    return index
+
+
+def _escape(step: str) -> str:
+    return step.replace("~", "~0").replace("/", "~1")
