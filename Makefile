@@ -15,7 +15,7 @@ SYSTEM_STAMP := $(VENV)/.system-packages
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,postgres,serve,notify]'
 	touch $(STAMP)
 
 $(SYSTEM_STAMP): $(STAMP)

@@ -108,11 +108,12 @@ def _as_text(data: bytes) -> str:
     return data.decode().replace("\r\n", "\n").replace("\r", "\n")
 
 
-def python_stdout(script: str) -> str:
-    """What a fresh interpreter running ``script`` prints; it must exit 0 (its stderr
-    is the failure message otherwise). For checks of what a process imports or sets."""
+def python_stdout(script: str, *args: str) -> str:
+    """What a fresh interpreter running ``script`` (with ``args`` as its argv) prints; it
+    must exit 0 (its stderr is the failure message otherwise). For checks of what a
+    process imports or sets."""
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=BOUND
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
