@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -70,7 +71,7 @@ def start(
     raw = data if isinstance(data, bytes) else json.dumps(data).encode()
     command = " ".join([COMMANDS[agent], *extra])
     hook = subprocess.Popen(
-        ["sh", "-c", command], cwd=cwd, env=env, text=True,
+        ["sh", "-c", command], cwd=cwd, env=env, text=True, start_new_session=True,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     assert hook.stdin is not None
@@ -78,6 +79,21 @@ def start(
     hook.stdin.close()
     hook.stdin = None  # sent: communicate() only reads
     return hook
+
+
+def stop(hook: subprocess.Popen[str]) -> None:
+    """End a hook as an agent does, with SIGTERM to what it started: ``sh`` and the
+    ``handoff-gate`` under it (killing ``sh`` alone left that one waiting for minutes)."""
+    os.killpg(hook.pid, signal.SIGTERM)
+    hook.communicate(timeout=BOUND)
+    deadline = time.monotonic() + BOUND
+    while time.monotonic() < deadline:  # until the group's last member is reaped
+        try:
+            os.killpg(hook.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise AssertionError("a process of the hook outlived it")
 
 
 def finish(hook: subprocess.Popen[str]) -> tuple[int, str, str]:
@@ -295,8 +311,7 @@ def test_an_approval_runs_once_however_often_the_event_is_sent(tmp_path: Path) -
     later = {**event("gemini"), "timestamp": "2026-12-04T09:16:40.002Z"}  # the call made again
     hook = start(tmp_path, "gemini", later)
     assert blocked_new(run) == "0002-tool-call"
-    hook.kill()
-    hook.wait(timeout=BOUND)
+    stop(hook)
 
 
 def blocked_new(run: Path) -> str:
