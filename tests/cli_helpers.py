@@ -49,7 +49,9 @@ def cli(
     )
 
 
-def cli_process(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+def cli_process(
+    *args: str, stdin: bytes | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """``handoff-gate ARGS`` in a child interpreter: for what needs a process boundary."""
     return subprocess.run(
         [*GATE, *args],
@@ -57,6 +59,7 @@ def cli_process(*args: str, stdin: bytes | None = None) -> subprocess.CompletedP
         capture_output=True,
         text=True,
         timeout=BOUND,
+        cwd=cwd,
     )
 
 
