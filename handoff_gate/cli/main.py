@@ -728,7 +728,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (argparse errors become 2, never a traceback).
 
     Callable again and again in one process (the tests run the CLI this way): it leaves
-    the collector, signal handlers and streams as it found them.
+    the collector and the signal handlers as it found them, and changes of the streams
+    only how they write what they cannot encode.
     """
     _without_plugins()
     for stream in (sys.stdout, sys.stderr):
