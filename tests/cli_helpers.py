@@ -1,36 +1,122 @@
-"""Running the real ``handoff-gate`` command in subprocesses, shared by the CLI tests."""
+"""Running the ``handoff-gate`` command for the CLI tests: in this process through
+``main(argv)`` (:func:`cli`), or as a real child process (:func:`cli_process`, :data:`GATE`).
+
+A child interpreter costs ~200 ms of imports for every step; ``main`` in-process ~10 ms.
+So a test drives the CLI in-process unless what it asserts needs a process boundary: a
+signal, a blocking ``wait`` beside the test, a hook run by ``sh``, what a fresh process
+imports or how it exits. Those use :func:`cli_process` or :data:`GATE` by name.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from handoff_gate.cli import main
 from handoff_gate.schemas import example_path
 from handoff_gate.schemas.planning import Plan
 
 PLAN_BYTES = example_path("plan/v1").read_bytes()
 BOUND = 60
 GATE = [sys.executable, "-m", "handoff_gate.cli"]
+#: The names a contract module file is run under (``gates.contracts.registry``).
+_USER_MODULES = "handoff_gate_user_schemas_"
 
 
-def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str,
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``handoff-gate ARGS`` run by ``main`` in this process, with the result a child
+    process would give: exit code, and stdout and stderr decoded as ``text=True`` does.
+    ``env`` is then the whole environment and ``cwd`` the working folder, as for a child."""
+    with _captured(stdin, env, cwd) as (out, err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:
+            code = _exit_code(exc, err)
+    return subprocess.CompletedProcess(
+        [*GATE, *args], code, _as_text(out.getvalue()), _as_text(err.getvalue())
+    )
+
+
+def cli_process(
+    *args: str, stdin: bytes | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``handoff-gate ARGS`` in a child interpreter: for what needs a process boundary."""
     return subprocess.run(
         [*GATE, *args],
         input=stdin.decode() if stdin is not None else None,
         capture_output=True,
         text=True,
         timeout=BOUND,
+        cwd=cwd,
     )
 
 
-def python_stdout(script: str) -> str:
-    """What a fresh interpreter running ``script`` prints; it must exit 0 (its stderr
-    is the failure message otherwise). For checks of what a process imports or sets."""
+@contextlib.contextmanager
+def _captured(
+    stdin: bytes | None, env: Mapping[str, str] | None, cwd: Path | None
+) -> Iterator[tuple[io.BytesIO, io.BytesIO]]:
+    """This process's streams swapped for buffers (text and ``.buffer`` both, as a pipe
+    has), and its environment, folder and contract modules put back afterwards: ``main``
+    sets variables for itself (pydantic's plugins) that must not leak into later tests."""
+    out, err = io.BytesIO(), io.BytesIO()
+    streams = sys.stdin, sys.stdout, sys.stderr
+    environ = dict(os.environ)
+    folder = Path.cwd()
+    modules = set(sys.modules)
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
+    if cwd is not None:
+        os.chdir(cwd)
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin or b""), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    sys.stderr = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
+    try:
+        yield out, err
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+            stream.detach()  # the buffers stay readable
+        sys.stdin, sys.stdout, sys.stderr = streams
+        os.chdir(folder)
+        os.environ.clear()
+        os.environ.update(environ)
+        for name in set(sys.modules) - modules:
+            if name.startswith(_USER_MODULES):
+                del sys.modules[name]
+
+
+def _exit_code(exc: SystemExit, err: io.BytesIO) -> int:
+    """What the interpreter makes of a ``SystemExit``: None is 0, a message is printed and 1."""
+    if exc.code is None or isinstance(exc.code, int):
+        return exc.code or 0
+    err.write(f"{exc.code}\n".encode())
+    return 1
+
+
+def _as_text(data: bytes) -> str:
+    """Bytes as ``subprocess.run(text=True)`` decodes a pipe: newlines made universal."""
+    return data.decode().replace("\r\n", "\n").replace("\r", "\n")
+
+
+def python_stdout(script: str, *args: str) -> str:
+    """What a fresh interpreter running ``script`` (with ``args`` as its argv) prints; it
+    must exit 0 (its stderr is the failure message otherwise). For checks of what a
+    process imports or sets."""
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=BOUND
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=BOUND
     )
     assert done.returncode == 0, done.stderr
     return done.stdout

@@ -1,4 +1,5 @@
-"""The real ``handoff-gate`` command, run in subprocesses as a pipeline would."""
+"""The ``handoff-gate`` command as a pipeline runs it: through ``main``, in-process
+(``cli_helpers.cli``); a blocking ``wait`` and a broken pipe in real processes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import python_stdout, submit_lenient
+from cli_helpers import cli, python_stdout, submit_lenient
 
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.durable import atomic_write
@@ -18,16 +19,6 @@ from handoff_gate.schemas import example_path
 PLAN_BYTES = example_path("plan/v1").read_bytes()
 PLAN = json.loads(PLAN_BYTES)
 BOUND = 60
-
-
-def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "handoff_gate.cli", *args],
-        input=stdin.decode() if stdin is not None else None,
-        capture_output=True,
-        text=True,
-        timeout=BOUND,
-    )
 
 
 def _submit(run: Path, payload: bytes = PLAN_BYTES, *extra: str) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from cli_helpers import cli
 
 from handoff_gate.gates.contracts.json_schema import schema_sha256
 from handoff_gate.gates.store.postgres_schema import init_schema
@@ -33,15 +34,8 @@ class Side:
     env: dict[str, str]
 
     def gate(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "handoff_gate.cli", *args],
-            cwd=self.cwd,
-            env=self.env,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=BOUND,
-        )
+        encoded = stdin.encode() if stdin is not None else None
+        return cli(*args, stdin=encoded, env=self.env, cwd=self.cwd)
 
     def start(self, *args: str) -> subprocess.Popen[str]:
         return subprocess.Popen(

@@ -6,11 +6,10 @@ import argparse
 import json
 import os
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import BOUND, GATE, PLAN_BYTES, cli, submit
+from cli_helpers import PLAN_BYTES, cli, submit
 
 from handoff_gate.cli.main import build_parser
 
@@ -33,15 +32,10 @@ def test_submit_creates_a_runs_missing_parents_and_says_so_once(tmp_path: Path) 
 
 
 def test_submit_names_a_relative_new_run_by_its_absolute_path(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [*GATE, "submit", "runs/job-17", "--phase", "plan", "--schema", "plan/v1", "-"],
-        input=PLAN_BYTES,
-        capture_output=True,
-        cwd=tmp_path,
-        timeout=BOUND,
-    )
+    args = ("submit", "runs/job-17", "--phase", "plan", "--schema", "plan/v1", "-")
+    done = cli(*args, stdin=PLAN_BYTES, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.decode().splitlines()[0] == f"new run {tmp_path / 'runs' / 'job-17'}"
+    assert done.stderr.splitlines()[0] == f"new run {tmp_path / 'runs' / 'job-17'}"
 
 
 def test_submit_through_a_file_where_a_folder_should_be_is_one_line(tmp_path: Path) -> None:

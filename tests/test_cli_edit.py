@@ -13,7 +13,8 @@ from typing import Any
 
 import psycopg
 import pytest
-from cli_helpers import GATE, PLAN_BYTES
+from cli_helpers import PLAN_BYTES
+from cli_helpers import cli as gate_cli
 
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.environment import STORE_ENV
@@ -35,15 +36,7 @@ def where(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, dict[str
 
 
 def cli(*args: str, env: dict[str, str], stdin: bytes | None = None) -> Done:
-    return subprocess.run(
-        [*GATE, *args],
-        input=stdin.decode() if stdin is not None else None,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-        check=False,
-    )
+    return gate_cli(*args, stdin=stdin, env=env)
 
 
 def _submit(run: str, store: dict[str, str]) -> str:

@@ -5,7 +5,6 @@ with ``handoff-gate decide`` (issue 32)."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -94,17 +93,24 @@ def start(
     return hook
 
 
+def stop(hook: subprocess.Popen[str]) -> None:
+    """End a hook as an agent does, with SIGTERM to what it started: ``sh`` and the
+    ``handoff-gate`` under it (killing ``sh`` alone left that one waiting for minutes)."""
+    os.killpg(hook.pid, signal.SIGTERM)
+    hook.communicate(timeout=BOUND)
+    deadline = time.monotonic() + BOUND
+    while time.monotonic() < deadline:  # until the group's last member is reaped
+        try:
+            os.killpg(hook.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise AssertionError("a process of the hook outlived it")
+
+
 def finish(hook: subprocess.Popen[str]) -> tuple[int, str, str]:
     out, err = hook.communicate(timeout=BOUND)
     return hook.returncode, out, err
-
-
-def kill(hook: subprocess.Popen[str]) -> None:
-    """End the hook and everything under it: the ``sh`` and the ``hook`` it started (each
-    hook started in a session of its own, so its process group is exactly that)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(hook.pid, signal.SIGKILL)
-    hook.communicate(timeout=BOUND)
 
 
 def blocked(run: Path) -> str:
@@ -332,7 +338,7 @@ def test_an_approval_runs_once_however_often_the_event_is_sent(tmp_path: Path) -
     later = {**event("gemini"), "timestamp": "2026-12-04T09:16:40.002Z"}  # the call made again
     hook = start(tmp_path, "gemini", later)
     assert blocked_new(run) == "0002-tool-call"
-    kill(hook)
+    stop(hook)
 
 
 def blocked_new(run: Path) -> str:

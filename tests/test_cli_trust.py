@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -300,9 +299,7 @@ def test_a_malformed_decide_digest_is_an_argument_error(tmp_path: Path) -> None:
 
 
 def _with_policy_env(policy: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HANDOFF_GATE_POLICY": str(policy)}
-    command = [sys.executable, "-m", "handoff_gate.cli", *args]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=BOUND)
+    return cli(*args, env={**os.environ, "HANDOFF_GATE_POLICY": str(policy)})
 
 
 def test_an_unsigned_decide_under_a_policy_is_refused_saying_a_key_is_needed(

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_helpers import GATE, submit
+from cli_helpers import GATE, cli, submit
 
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.filesystem import AUDIT_FILE, FilesystemStore
@@ -24,14 +24,7 @@ POLICY = 'allowed_signers = "allowed_signers"\n\n[[rule]]\nphase = "plan"\nappro
 
 
 def _gate(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*GATE, *args],
-        capture_output=True,
-        text=True,
-        timeout=BOUND,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, **(env or {})},
-    )
+    return cli(*args, env={**os.environ, **(env or {})})
 
 
 def _one_line(err: str) -> str:

@@ -1,5 +1,5 @@
 """The ``handoff-gate`` command; ``cli.main`` is its composition root."""
 
-from handoff_gate.cli.main import main
+from handoff_gate.cli.main import console_main, main
 
-__all__ = ["main"]
+__all__ = ["console_main", "main"]

@@ -5,8 +5,8 @@ command being run (``commands.watch`` is the only one that loads Textual,
 ``commands.submit`` loads no inspection), so every command starts as fast as what it
 actually uses allows. This is one of the places where loading is deferred, all listed
 once in docs/architecture.md. It is also the one place that sets process-wide
-settings: pydantic's plugins (``main``), the garbage collector and the app's frame rate
-(``load_command``).
+settings: pydantic's plugins (``main``), the app's frame rate (``load_command``) and,
+only in a process that is the command (``console_main``), the garbage collector.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from datetime import timedelta
 from types import ModuleType
 from typing import Any, NoReturn
@@ -31,6 +32,7 @@ from handoff_gate.gates.store.base import StoreError
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.deadline import parse_duration
 from handoff_gate.gates.vocab.environment import KEY_ENV, POLICY_ENV, STORE_ENV
+from handoff_gate.gates.vocab.extras import MissingExtra, needs_extra
 from handoff_gate.gates.vocab.states import HandoffState
 
 VERSION_MODULE = "handoff_gate.cli.commands.version"
@@ -739,6 +741,8 @@ SUB_COMMANDS = {HOOK_SETUP: "handoff_gate.cli.commands.hook_setup"}
 WRAPPING_COMMANDS = frozenset({"mcp-proxy"})
 #: The commands whose module imports the terminal UI.
 APP_COMMANDS = frozenset({"watch", "demo"})
+#: The commands whose module imports an extra's packages (``gates.vocab.extras``).
+COMMAND_EXTRAS = {"serve": "serve", "store": "postgres"}
 
 
 def command_named(argv: Sequence[str]) -> str | None:
@@ -825,9 +829,54 @@ def _add_schemas_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def console_main() -> int:
+    """The ``handoff-gate`` console script and ``python -m``: ``main`` for this process,
+    with the command's module loaded under a paused, then frozen, collector.
+
+    Loading a command builds its contracts' validators, the report's classes and
+    compiled patterns: tens of thousands of objects that live until the process ends.
+    Left to itself, the collector scans them while they are made and again, all of
+    them, at exit; that was about 15% of a ``check``'s, ``decide``'s or ``wait``'s
+    start-up (docs/performance.md, issue 18). Frozen, they are never scanned again, which
+    also spares a long ``wait`` or ``watch`` its full collections over them. Objects made
+    afterwards are collected as usual.
+
+    This belongs to a process that *is* the command, not to ``main``: a caller or a test
+    running ``main`` many times in one interpreter would have everything it holds at that
+    moment frozen, for good, at each call. A module that fails to load is left to
+    ``main``, which imports it again and says why in its one line.
+    """
+    words = sys.argv[1:]
+    command = command_named(words)
+    if command is not None:
+        _without_plugins()
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            load_command(command)
+        except Exception:  # noqa: S110 - main imports it again and reports the error
+            pass
+        finally:
+            gc.freeze()
+            if collecting:
+                gc.enable()
+    return main(words)
+
+
+def _without_plugins() -> None:
+    """Turn pydantic's plugins off unless the user chose (``PLUGINS_ENV``); before any
+    option or command module builds a model."""
+    os.environ.setdefault(PLUGINS_ENV, "__all__")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; returns the exit code (argparse errors become 2, never a traceback)."""
-    os.environ.setdefault(PLUGINS_ENV, "__all__")  # before any option builds a model
+    """Run one command; returns the exit code (argparse errors become 2, never a traceback).
+
+    Callable again and again in one process (the tests run the CLI this way): it leaves
+    the collector and the signal handlers as it found them, and changes of the streams
+    only how they write what they cannot encode.
+    """
+    _without_plugins()
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
@@ -853,7 +902,7 @@ def main(argv: list[str] | None = None) -> int:
         prog = f"handoff-gate {args.command}"
         print(argument_error(prog, str(exc)), end="", file=sys.stderr)
         return USAGE
-    except (UsageError, StoreError) as exc:
+    except (UsageError, StoreError, MissingExtra) as exc:
         print(f"handoff-gate {args.command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:
@@ -871,27 +920,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def load_command(command: str) -> ModuleType:
-    """Import one command's module with the collector paused, then freeze what it built.
-
-    Loading a command builds its contracts' validators, the report's classes and
-    compiled patterns: tens of thousands of objects that live until the process ends.
-    Left to itself, the collector scans them while they are made and again, all of
-    them, at exit; that was about 15% of a ``check``'s, ``decide``'s or ``wait``'s
-    start-up (docs/performance.md, issue 18). Frozen, they are never scanned again, which also
-    spares a long ``wait`` or ``watch`` its full collections over them. Objects made
-    afterwards are collected as usual. A command that opens the app asks for its frame
-    rate first, since Textual reads it when it is imported (``cli.frame_rate``).
-    """
+    """Import one command's module. A command that opens the app asks for its frame rate
+    first, since Textual reads it when it is imported (``cli.frame_rate``); one that needs
+    an extra's packages fails with ``MissingExtra`` naming it when they are not installed."""
     if command in APP_COMMANDS:
         prefer_tui_frame_rate()
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    extra = COMMAND_EXTRAS.get(command)
+    with needs_extra(extra) if extra else nullcontext():
         return importlib.import_module(COMMANDS.get(command) or SUB_COMMANDS[command])
-    finally:
-        gc.freeze()
-        if collecting:
-            gc.enable()
 
 
 def internal_error(command: str, exc: Exception) -> int:

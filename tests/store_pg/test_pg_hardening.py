@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
+from cli_helpers import cli
 from pg_rows import add_event, add_handoff, add_run
 from pg_server import PgServer
 from psycopg import errors, sql
@@ -145,15 +144,8 @@ def test_a_log_row_too_long_to_hold_is_streamed_in_pieces(
 def _gate(url: str, home: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
     env |= {STORE_ENV: url, LOCK_TIMEOUT_ENV: "0.3"}
-    done = subprocess.run(
-        [sys.executable, "-m", "handoff_gate.cli", *args],
-        cwd=home,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=BOUND,
-    )
+    encoded = stdin.encode() if stdin is not None else None
+    done = cli(*args, stdin=encoded, env=env, cwd=home)
     return done.returncode, done.stdout, done.stderr
 
 

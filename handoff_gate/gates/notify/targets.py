@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from handoff_gate.gates.vocab.extras import needs_extra
 from handoff_gate.gates.vocab.safe_text import elide, visible
 
 if TYPE_CHECKING:
@@ -78,7 +79,8 @@ def targets(urls: Sequence[str]) -> Targets:
     mistake stops a command before it starts rather than when the first handoff waits."""
     if not urls:
         raise NotifyURLError("no --notify-url given")
-    from apprise import Apprise
+    with needs_extra("notify"):
+        from apprise import Apprise
 
     _quiet()
     sender = Apprise()

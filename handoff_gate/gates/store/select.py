@@ -14,6 +14,7 @@ from pathlib import Path
 
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.vocab.extras import needs_extra
 
 #: URL schemes naming a PostgreSQL database (libpq accepts both).
 _SCHEMES = ("postgresql://", "postgres://")
@@ -32,7 +33,8 @@ def store_for(url: str) -> RunStore:
         return FilesystemStore()
     if url.startswith(_SCHEMES):
         # The driver boundary: psycopg loads only for a database URL (see architecture.md).
-        from handoff_gate.gates.store.postgres import PostgresStore
+        with needs_extra("postgres"):
+            from handoff_gate.gates.store.postgres import PostgresStore
 
         return PostgresStore(url)
     raise StoreURLError(f"the store must be empty or a postgresql:// URL, not {_shown(url)}")
