@@ -20,12 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from handoff_gate.cli import main
+from handoff_gate.cli.main import command_named
 from handoff_gate.schemas import example_path
 from handoff_gate.schemas.planning import Plan
 
 PLAN_BYTES = example_path("plan/v1").read_bytes()
 BOUND = 60
 GATE = [sys.executable, "-m", "handoff_gate.cli"]
+#: Commands that own their process: the hook's watchdog writes its answer to the file
+#: descriptors and ends the process at its deadline, which in-process would end pytest.
+PROCESS_COMMANDS = frozenset({"hook"})
 #: The names a contract module file is run under (``gates.contracts.registry``).
 _USER_MODULES = "handoff_gate_user_schemas_"
 
@@ -38,7 +42,10 @@ def cli(
 ) -> subprocess.CompletedProcess[str]:
     """``handoff-gate ARGS`` run by ``main`` in this process, with the result a child
     process would give: exit code, and stdout and stderr decoded as ``text=True`` does.
-    ``env`` is then the whole environment and ``cwd`` the working folder, as for a child."""
+    ``env`` is then the whole environment and ``cwd`` the working folder, as for a child.
+    A command in :data:`PROCESS_COMMANDS` runs as a child process all the same."""
+    if command_named(args) in PROCESS_COMMANDS:
+        return cli_process(*args, stdin=stdin, cwd=cwd, env=env)
     with _captured(stdin, env, cwd) as (out, err):
         try:
             code = main(list(args))
@@ -50,7 +57,10 @@ def cli(
 
 
 def cli_process(
-    *args: str, stdin: bytes | None = None, cwd: Path | None = None
+    *args: str,
+    stdin: bytes | None = None,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``handoff-gate ARGS`` in a child interpreter: for what needs a process boundary."""
     return subprocess.run(
@@ -60,6 +70,7 @@ def cli_process(
         text=True,
         timeout=BOUND,
         cwd=cwd,
+        env=dict(env) if env is not None else None,
     )
 
 

@@ -236,7 +236,7 @@ def _every_command(
         "audit": ["audit", str(run), "--verify", *schemas],
         "watch": ["watch", str(run), "--read-only", *schemas],
         "serve": ["serve", str(run), "--read-only", "--port", "0", *schemas],
-        "hook": ["hook", "codex", str(run), "--timeout", "0", *schemas],
+        "hook": ["hook", "codex", str(run), "--timeout", "30", *schemas],
         "mcp-proxy": ["mcp-proxy", str(run), *schemas, "--", sys.executable, "-c", "pass"],
     }
 
@@ -314,7 +314,7 @@ def test_the_pins_hold_on_a_database_store(
         ["stats", *schemas],
         ["audit", "job-1", "--verify", *schemas],
         ["submit", "job-1", "--phase", "note", "--schema", "note/v1", *schemas, "-"],
-        ["hook", "codex", "job-1", "--timeout", "0", *schemas],
+        ["hook", "codex", "job-1", "--timeout", "30", *schemas],
         ["watch", "--read-only", *schemas],
     ]
     for args in commands:

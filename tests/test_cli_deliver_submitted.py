@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,9 @@ def _rewrite(run: Path, handoff_id: str) -> None:
 
 def test_submit_json_prints_the_run_the_id_and_the_stored_files_sha256(tmp_path: Path) -> None:
     submitted = _submit_json(tmp_path)
-    assert set(submitted) == {"run", "id", "sha256"}
+    assert set(submitted) == {"run", "id", "sha256", "payload_sha256"}
+    assert submitted["payload_sha256"] == hashlib.sha256(PLAN_BYTES).hexdigest()
+    assert submitted["payload_sha256"] != submitted["sha256"]  # the bytes vs the stored file
     assert submitted["run"] == str(tmp_path)
     assert submitted["id"] == "0001-plan"
     stored = FilesystemStore().handoff_sha256(str(tmp_path), "0001-plan")

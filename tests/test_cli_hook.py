@@ -5,6 +5,7 @@ with ``handoff-gate decide`` (issue 32)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -111,6 +112,14 @@ def stop(hook: subprocess.Popen[str]) -> None:
 def finish(hook: subprocess.Popen[str]) -> tuple[int, str, str]:
     out, err = hook.communicate(timeout=BOUND)
     return hook.returncode, out, err
+
+
+def kill(hook: subprocess.Popen[str]) -> None:
+    """End the hook and everything under it at once (SIGKILL: no handler runs): the
+    ``sh`` and the ``hook`` it started, each hook in a session of its own."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(hook.pid, signal.SIGKILL)
+    hook.communicate(timeout=BOUND)
 
 
 def blocked(run: Path) -> str:

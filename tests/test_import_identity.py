@@ -74,6 +74,8 @@ def test_no_source_of_the_checkout_imports_a_second_identity() -> None:
         for path in sorted((ROOT / folder).rglob("*.py")):
             if path.is_relative_to(ROOT / "handoff_gate") and path.resolve() != path:
                 continue  # handoff_gate/gates etc. are the linked folders, scanned above
+            if "node_modules" in path.parts:
+                continue  # npm's packages (the pinned agents) are no source of ours
             for name in _imported_names(path):
                 top = name.split(".")[0]
                 second = top in BARE or (top == "tests" and folder == "tests")

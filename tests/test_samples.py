@@ -43,6 +43,9 @@ NOT_SAMPLED = {
     # bounds, yields these (tests/test_json_schema_delivery, test_json_schema_plan).
     Code.UNDELIVERABLE,
     Code.OVER_BUDGET,
+    # Only a coding agent's tool call under a contract marked as opening a session
+    # (Codex's exec_command) yields it; tests/test_tool_session.py.
+    Code.INTERACTIVE_SESSION,
 }
 
 

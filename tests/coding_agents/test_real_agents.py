@@ -197,12 +197,6 @@ def test_doctor_flags_a_hand_edited_misconfiguration(session: Session, case: str
 
 
 @pytest.mark.parametrize("agent", ["gemini"], indirect=True)
-@pytest.mark.xfail(
-    strict=True,
-    reason="the shipped gemini contract does not name run_shell_command's delay_ms (0.61): "
-    "the hook drops it and answers deny, since Gemini's merge cannot remove a key; the "
-    "fix (a tool call crosses as sent, unnamed keys flagged) is on branch `delivery`",
-)
 def test_gemini_runs_an_approved_call_with_an_argument_of_its_0_61_tools(
     session: Session,
 ) -> None:
