@@ -79,11 +79,12 @@ KNOWN_FORMATS = frozenset(
 
 #: Keywords whose value is a map of names to subschemas, and those holding one
 #: subschema or a list of them: the walk for ``format`` follows only these, so a
-#: property *named* ``format`` is never taken for the keyword.
-_SCHEMA_MAPS = frozenset(
+#: property *named* ``format`` is never taken for the keyword (``inspect.schema_refs``
+#: walks the same keywords, and ``contentSchema``, to index a document's subschemas).
+SCHEMA_MAPS = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 )
-_SCHEMA_VALUES = frozenset(
+SCHEMA_VALUES = frozenset(
     {
         "items",
         "additionalItems",
@@ -316,11 +317,11 @@ def _subschemas(document: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
         yield pointer, node
         for key, value in node.items():
             here = f"{pointer}/{_escape(key)}"
-            if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            if key in SCHEMA_MAPS and isinstance(value, Mapping):
                 stack.extend((f"{here}/{_escape(k)}", v, depth + 1) for k, v in value.items())
-            elif key in _SCHEMA_VALUES and isinstance(value, list):
+            elif key in SCHEMA_VALUES and isinstance(value, list):
                 stack.extend((f"{here}/{i}", v, depth + 1) for i, v in enumerate(value))
-            elif key in _SCHEMA_VALUES:
+            elif key in SCHEMA_VALUES:
                 stack.append((here, value, depth + 1))
 
 

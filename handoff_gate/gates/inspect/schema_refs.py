@@ -21,36 +21,17 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
+from handoff_gate.gates.contracts.json_schema import SCHEMA_MAPS, SCHEMA_VALUES
+
 __all__ = ["DEFAULT_BASE", "META_SCHEMAS", "RefIndex", "index_of"]
 
 #: The base URI of a document without a root ``$id``: relative ids resolve against it
 #: as they would against the validator's own default, and it never names a real place.
 DEFAULT_BASE = "https://handoff-gate.invalid/root.json"
-#: Keywords whose value is a map of names to subschemas, and those holding one
-#: subschema or a list of them.
-_SCHEMA_MAPS = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-)
-_SCHEMA_VALUES = frozenset(
-    {
-        "items",
-        "additionalItems",
-        "additionalProperties",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contains",
-        "propertyNames",
-        "not",
-        "if",
-        "then",
-        "else",
-        "prefixItems",
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "contentSchema",
-    }
-)
+#: The keywords holding subschemas, as the contract's own walk reads them, and
+#: ``contentSchema``, which names a subschema too (one an ``$id`` or anchor may sit in).
+_SCHEMA_MAPS = SCHEMA_MAPS
+_SCHEMA_VALUES = SCHEMA_VALUES | {"contentSchema"}
 #: The metaschemas the validator knows without fetching: a reference to one names "a
 #: JSON Schema", which any JSON object may be written to satisfy.
 META_SCHEMAS = frozenset(
