@@ -12,6 +12,10 @@ The module functions (``submit``, ``wait``, ``decide``...) are thin wrappers tha
 Gate for one call, as ``httpx.get`` makes a Client: ``submit("runs/job-17", ...)`` is a
 Gate on the working directory (or the environment's store) submitting to the run
 ``runs/job-17``.
+
+The stages only some callers use (the batch, the asyncio waits, the look back, the
+history's verification) are imported inside the methods that run them, so a process
+that only submits and waits, a coding agent's hook above all, never loads them.
 """
 
 from __future__ import annotations
@@ -24,22 +28,17 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.audit.decision_record import Decision, read_decision
-from handoff_gate.gates.audit.verify import verify_run
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.decide.batch import BatchItem, BatchResult, decide_many
 from handoff_gate.gates.decide.decisions import decide as decide_in
 from handoff_gate.gates.decide.withdrawal import withdraw
 from handoff_gate.gates.deliver.pickup import Pickup, WaitResult, print_refusal
 from handoff_gate.gates.deliver.waiting import wait_after
-from handoff_gate.gates.deliver.waiting_async import wait_async
-from handoff_gate.gates.deliver.waiting_many import wait_any, wait_many
 from handoff_gate.gates.setup import Setup, StoreSpec, assemble
 from handoff_gate.gates.standing.edits import EditedPayload
 from handoff_gate.gates.standing.ending import Withdrawal
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.stats.figures import TOP_REASONS, Stats
-from handoff_gate.gates.stats.gather import look_back
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
 from handoff_gate.gates.submit.submit import About, Payload
@@ -53,6 +52,8 @@ from handoff_gate.gates.vocab.report import Report
 
 if TYPE_CHECKING:
     from types import TracebackType
+
+    from handoff_gate.gates.decide.batch import BatchItem, BatchResult
 
 
 Reporter = Callable[[str], None]
@@ -247,6 +248,8 @@ class Gate:
         """Decide many handoffs, each ``(ref_or_id, sha256)`` on its own record, bound to
         its own bytes, signed and logged on its own (``gates.decide.batch.decide_many``):
         one ``BatchResult`` per item, a refused one never stopping the others."""
+        from handoff_gate.gates.decide.batch import decide_many
+
         return decide_many(
             self.store,
             run,
@@ -336,6 +339,8 @@ class Gate:
         redeliver: bool = False,
     ) -> WaitResult:
         """``wait`` for asyncio (``gates.deliver.waiting_async.wait_async``)."""
+        from handoff_gate.gates.deliver.waiting_async import wait_async
+
         return await wait_async(
             run,
             ref_or_id,
@@ -360,6 +365,8 @@ class Gate:
     ) -> AsyncGenerator[tuple[HandoffRef, WaitResult], None]:
         """``async for ref, result in gate.wait_many(run, refs)``: each handoff's wait
         result as it settles (``gates.deliver.waiting_many.wait_many``)."""
+        from handoff_gate.gates.deliver.waiting_many import wait_many
+
         return wait_many(
             run,
             refs,
@@ -381,6 +388,8 @@ class Gate:
         on_refused: Reporter = print_refusal,
     ) -> tuple[HandoffRef, WaitResult]:
         """The first of ``refs`` to settle and its result; the other waits stop."""
+        from handoff_gate.gates.deliver.waiting_many import wait_any
+
         return await wait_any(
             run,
             refs,
@@ -423,6 +432,8 @@ class Gate:
         """The look back over every run in the store (``handoff-gate stats``): outcomes,
         deciders, phases, tools, reject categories and reasons, time to decision; for the
         handoffs submitted at or after ``since`` (without a zone: UTC), all without it."""
+        from handoff_gate.gates.stats.gather import look_back
+
         return look_back(
             self.store,
             self.contracts,
@@ -447,4 +458,6 @@ class Gate:
 
     def verify(self, run: str | os.PathLike[str]) -> list[str]:
         """Every problem with the run's history, one line each; empty means intact."""
+        from handoff_gate.gates.audit.verify import verify_run
+
         return verify_run(run, self.store, self.policy)
