@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from handoff_gate.gates.trust import ed25519
 from handoff_gate.gates.trust.sshsig import (
     NAMESPACE,
     SignatureError,
@@ -304,6 +303,10 @@ class AllowedSigners:
         when the key is not listed for the principal, the namespace or the time ``at``
         (by default the verifier's ``clock``: now).
         """
+        # The cryptography library loads here, on the first signature checked: a process
+        # that reads no signed record (a hook without a policy) never pays for it.
+        from handoff_gate.gates.trust import ed25519
+
         when = self._when(at)
         public_key = ed25519.verify(message, armored, namespace)
         listed = [e for e in self.entries if e.public_key == public_key and e.names(principal)]

@@ -12,7 +12,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from handoff_gate.gates.trust import ed25519
 from handoff_gate.gates.trust.agent import agent_holds
 from handoff_gate.gates.trust.sshsig import NAMESPACE, private_header, public_key_of, read_key
 
@@ -37,6 +36,8 @@ class SigningKey:
 
     def sign(self, message: bytes, namespace: str = NAMESPACE) -> str:
         """An armored SSHSIG over ``message``; ``SigningError`` when none can be made."""
+        from handoff_gate.gates.trust import ed25519  # cryptography: only when signing
+
         return ed25519.sign(message, self.path, namespace, prompt=self.prompt)
 
     def unattended_problem(self) -> str | None:
