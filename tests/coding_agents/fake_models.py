@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -42,7 +43,7 @@ class Exchange:
 
 
 @dataclass
-class FakeModel:
+class FakeModel(ABC):
     """A threaded HTTP server answering one agent's model API from a :class:`ToolCall`."""
 
     call: ToolCall
@@ -98,8 +99,9 @@ class FakeModel:
             self._server.shutdown()
             self._server.server_close()
 
+    @abstractmethod
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, str, Iterator[bytes]]:
-        raise NotImplementedError
+        """The status, content type and body chunks for one request, in the API's words."""
 
     def transcript(self) -> str:
         """Every request, for an assertion's message."""
