@@ -591,3 +591,12 @@ def test_codex_doctor_finds_codex_hooks_turned_off(
     assert done.stdout.splitlines() == [
         "Codex has its hooks turned off ([features] hooks = false): it runs none"
     ]
+
+
+def test_the_commands_agents_are_the_harnesses_the_hook_answers_for() -> None:
+    """A harness added to ``HARNESSES`` is a ``hook`` and ``hook install`` choice too."""
+    from handoff_gate.cli.main import HOOK_AGENTS
+    from handoff_gate.integrations.coding_agents import HARNESSES
+
+    assert tuple(HARNESSES) == HOOK_AGENTS
+    assert sorted(AGENTS) == sorted(HARNESSES)

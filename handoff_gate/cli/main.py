@@ -600,7 +600,9 @@ def _add_hook(p: argparse.ArgumentParser) -> None:
     _add_schemas_option(p)
 
 
-#: The agents ``hook`` serves, each a sub-command of its own (``_add_hook``).
+#: The agents ``hook`` serves, each a sub-command of its own (``_add_hook``), spelt
+#: here so parsing loads no harness module;
+#: ``tests/test_hook_install.py`` holds it to ``integrations.coding_agents.HARNESSES``.
 HOOK_AGENTS = ("claude-code", "codex", "gemini")
 #: ``hook install`` and ``hook doctor`` run from their own module (``SUB_COMMANDS``).
 HOOK_SETUP = "hook-setup"

@@ -212,12 +212,10 @@ def merge(spec: AgentSettings, data: Any, path: Path, group: dict[str, Any]) -> 
             existing["hooks"] = kept
         if not kept:
             emptied.append(existing)
-    if place is not None and plain(groups[place]) == group:
-        pass  # already as it would be written: nothing moves
-    elif place is not None:
-        groups[place] = new
-    else:
+    if place is None:
         groups.append(new)
+    elif plain(groups[place]) != group:  # one already as it would be written stays put
+        groups[place] = new
     gone = [i for i, g in enumerate(groups) if any(g is e for e in emptied)]
     for index in reversed(gone):
         del groups[index]
