@@ -473,11 +473,6 @@ class PostgresStore:
         except errors.ForeignKeyViolation:
             raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
 
-    def run_identity(self, run: str) -> str:
-        """The run id: a database run cannot be swapped under its name by the pipeline
-        role, which may not update or delete a run row."""
-        return validate_run_id(run)
-
     def decided_ids(self, run: str) -> list[str]:
         """The handoffs of ``run`` with a decision row, in sequence order."""
         validate_run_id(run)
@@ -487,16 +482,6 @@ class PostgresStore:
             (run,),
         )
         return [str(row[0]) for row in rows]
-
-    def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
-        """Nothing to move: only the reviewer role inserts decisions, so a slot holds
-        what a reviewer wrote, and the decide that finds it is refused."""
-        return False
-
-    def veto_exposure(self, run: str) -> str | None:
-        """``None``: the pipeline role may read decisions but not delete or replace them
-        (``store init --roles``)."""
-        return None
 
     def create_withdrawal(
         self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
