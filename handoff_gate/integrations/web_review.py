@@ -76,9 +76,8 @@ class AppProcess(AppService):
     """One browser session's app: its own process group, so it and anything it started
     (``ssh-keygen`` signing a decision) end together, and an end that always comes.
 
-    Its stderr goes to ``errors``, escapes made visible (an app's error may quote a
-    payload), never where textual-serve would copy it: the server's stdout, which holds
-    the address and nothing else."""
+    Its stderr goes to ``errors``, escapes made visible (it may quote a payload), never
+    to the server's stdout (textual-serve's choice), which holds the address alone."""
 
     def __init__(
         self, argv: list[str], env: dict[str, str], grace_s: float, errors: TextIO, **kwargs: Any

@@ -16,13 +16,10 @@ store, a run id for a database. Every id is checked against ``vocab.ids`` before
 sees it. A store object is for one thread; ``copy`` gives another thread its own, and
 ``close`` releases what it holds.
 
-What not every store needs is a capability of its own, which callers test for with
-``isinstance`` (both protocols are runtime-checkable), never by asking which store
-they have: ``Watchable`` (the whole store's change hints for a front end that shows
-every run, a blocked wait's wake-ups) and ``FolderMechanics`` (what only a run folder
-needs, because an agent with the pipeline's account can write it: the veto it could
-remove, the planted record set aside, the folder swapped under a wait). A database has
-no such mechanics, so it implements none of them rather than answer with constants.
+What not every store needs is a capability callers test for with ``isinstance``, never
+by asking which store they have: ``Watchable`` (change hints for a front end, a blocked
+wait's wake-ups) and ``FolderMechanics`` (what only a run folder the pipeline's account
+can write needs), which a database does not implement rather than answer constants.
 """
 
 from __future__ import annotations
@@ -160,8 +157,7 @@ class Subscription(Protocol):
 
 
 class RunStore(Protocol):
-    """Where runs live: the records, the log, listing. Methods raise ``OSError``
-    subclasses for storage failures."""
+    """Where runs live. Methods raise ``OSError`` subclasses for storage failures."""
 
     #: What a message calls a run of this store ("run directory", "database run"), so
     #: no code above the seam asks which store it has to word one.
@@ -389,8 +385,7 @@ class Watchable(Protocol):
 class FolderMechanics(Protocol):
     """What only a run folder needs: the pipeline's own account can write it, so it can
     remove a veto, plant a record in a reviewer's slot, or put another folder (or a
-    link) at the run's address. A database's roles rule all three out, so it has none
-    of these, and callers skip them for a store that is not ``FolderMechanics``."""
+    link) at the run's address; a database's roles rule all three out."""
 
     def run_identity(self, run: str) -> str:
         """What makes ``run`` this folder and not another put at its address: its
@@ -413,9 +408,8 @@ class FolderMechanics(Protocol):
 
 
 def watchable(store: RunStore) -> Watchable:
-    """``store`` as a ``Watchable``; ``StoreError`` (one line) for a store that cannot
-    be watched, since a wait or a screen that would never hear of a change must not
-    start."""
+    """``store`` as a ``Watchable``; ``StoreError`` (one line) for one that cannot be:
+    a wait or a screen that would never hear of a change must not start."""
     if isinstance(store, Watchable):
         return store
     raise StoreError(f"{store.label()} cannot be watched for changes")
