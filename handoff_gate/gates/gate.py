@@ -2,11 +2,12 @@
 
 A Gate holds where runs live (a ``RunStore``), which contracts exist, the policy and the
 signing key (a ``gates.setup.Setup``), and hands them to every stage; nothing below it
-reads the environment or opens a store of its own. ``gates.setup.assemble`` reads the
-environment (``HANDOFF_GATE_STORE``, ``_SCHEMAS``, ``_POLICY``, ``_KEY``) once, when a Gate
-is made, for what was not given, the same function the command line builds its
-configuration with. A Gate closes the store it opened (a store
-passed in stays its owner's), so ``with Gate(url) as gate:`` leaves no connection behind.
+reads the environment or opens a store of its own. ``gates.setup.assemble`` takes the
+environment's (``HANDOFF_GATE_STORE``, ``_SCHEMAS``, ``_POLICY``, ``_KEY``) once, when a Gate
+is made, for what was not given; the command line makes its Gate from its options
+(``Gate.configured``), each command a ``run(gate, args)``. A Gate closes the store it
+opened (a store passed in stays its owner's), so ``with Gate(url) as gate:`` leaves no
+connection behind.
 
 The module functions (``submit``, ``wait``, ``decide``...) are thin wrappers that make a
 Gate for one call, as ``httpx.get`` makes a Client: ``submit("runs/job-17", ...)`` is a
@@ -24,36 +25,53 @@ import os
 import threading
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
 from handoff_gate.gates.audit import log as audit
-from handoff_gate.gates.audit.decision_record import Decision, read_decision
-from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt, read_decision
+from handoff_gate.gates.audit.log import audit_lines
+from handoff_gate.gates.contracts.json_schema import JsonSchemaError
+from handoff_gate.gates.contracts.registry import Registry, RegistryError
+from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused
 from handoff_gate.gates.decide.decisions import decide as decide_in
-from handoff_gate.gates.decide.withdrawal import withdraw
-from handoff_gate.gates.deliver.pickup import Pickup, WaitResult, print_refusal
+from handoff_gate.gates.decide.withdrawal import WithdrawRefused, withdraw
+from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.deliver.waiting import wait_after
-from handoff_gate.gates.setup import Setup, StoreSpec, assemble
+from handoff_gate.gates.setup import (
+    Assembly,
+    Config,
+    Setup,
+    StoreSpec,
+    assemble,
+    read_key,
+    read_policy,
+)
+from handoff_gate.gates.standing.caller import CALLER_GAVE_UP
 from handoff_gate.gates.standing.edits import EditedPayload
 from handoff_gate.gates.standing.ending import Withdrawal
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
-from handoff_gate.gates.stats.figures import TOP_REASONS, Stats
+from handoff_gate.gates.stats.figures import TOP_REASONS, Stats, duration, stats_json
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
 from handoff_gate.gates.submit.submit import About, Payload
 from handoff_gate.gates.submit.submit import submit as submit_to
 from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
-from handoff_gate.gates.trust.policy import Policy
-from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.environment import ConfigError
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.report import Report
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
     from types import TracebackType
 
-    from handoff_gate.gates.decide.batch import BatchItem, BatchResult
+    from handoff_gate.gates.decide.batch import BatchItem
+    from handoff_gate.gates.decide.batch import BatchResult as BatchResult
+    from handoff_gate.gates.notify.targets import Targets as Targets
+    from handoff_gate.gates.trust.policy import Policy as Policy
+    from handoff_gate.gates.trust.signing_key import SigningKey as SigningKey
 
 
 Reporter = Callable[[str], None]
@@ -76,17 +94,15 @@ class Gate:
         contracts: Registry | str | None = None,
         policy: Policy | str | os.PathLike[str] | None = None,
         key: SigningKey | str | os.PathLike[str] | None = None,
-        setup: Setup | None = None,
+        setup: Setup | Assembly | None = None,
     ) -> None:
         if setup is None:
             setup = assemble(store, contracts=contracts, policy=policy, key=key)
-        #: The configuration, as ``gates.setup.assemble`` made it (a front end that has
-        #: one already, the command line, passes it as ``setup``).
-        self.setup = setup
-        self.store: RunStore = setup.store
-        self.contracts: Registry = setup.contracts
-        self.policy: Policy | None = setup.policy
-        self.key: SigningKey | None = setup.key
+        #: The configuration, as ``gates.setup`` made it (``setup``), or made part by part
+        #: on first use (``configured``).
+        self._setup: Setup | Assembly = setup
+        #: The settings a ``configured`` Gate was made from.
+        self.config: Config | None = None
 
     def __enter__(self) -> Gate:
         return self
@@ -101,7 +117,7 @@ class Gate:
 
     def close(self) -> None:
         """Close the store this Gate opened; one it was given is its owner's to close."""
-        self.setup.close()
+        self._setup.close()
 
     def submit(
         self,
@@ -461,3 +477,332 @@ class Gate:
         from handoff_gate.gates.audit.verify import verify_run
 
         return verify_run(run, self.store, self.policy)
+
+    # -- The configuration, and what the command line asks of it (issue 42) ------------
+
+    @classmethod
+    def configured(cls, config: Config) -> Gate:
+        """A Gate over a front end's settings (the command line's options), assembled on
+        first use (``gates.setup.Assembly``): a command that never touches the store or
+        the contracts (``hook install``, ``policy``) opens and loads nothing, and one that
+        must say its own errors first (the hook, inside its deadline) has them raised
+        where it asks. ``ConfigError`` says what cannot be used. Not thread-safe until
+        first used: the command line uses it from one thread."""
+        gate = cls(setup=Assembly(config))
+        gate.config = config
+        return gate
+
+    @property
+    def setup(self) -> Setup:
+        """The configuration: the store, the contracts, the policy and the key."""
+        return self._setup if isinstance(self._setup, Setup) else self._setup.setup
+
+    @property
+    def store(self) -> RunStore:
+        return self._setup.store
+
+    @property
+    def contracts(self) -> Registry:
+        return self._setup.contracts
+
+    @property
+    def policy(self) -> Policy | None:
+        return self._setup.policy
+
+    @property
+    def key(self) -> SigningKey | None:
+        return self._setup.key
+
+    @staticmethod
+    def read_policy(path: str | os.PathLike[str]) -> Policy:
+        """A policy file and its allowed_signers (``ConfigError`` in one line if unusable):
+        the command line reads ``--policy`` while parsing, before its Gate exists, to say
+        a bad one before anything else."""
+        return read_policy(path)
+
+    @staticmethod
+    def read_key(path: str | os.PathLike[str]) -> SigningKey:
+        """A private key file that exists, read as ``read_policy`` reads a policy."""
+        return read_key(path)
+
+    @staticmethod
+    def unattended_problem(key: SigningKey) -> str | None:
+        """Why ``key`` cannot sign without a terminal to ask a passphrase on (``watch``,
+        ``serve``), or ``None``: a review app must refuse such a key before it starts."""
+        from handoff_gate.gates.trust.sshsig import SigningError
+
+        try:
+            return key.unattended_problem()
+        except SigningError as exc:
+            return f"cannot use the key: {exc}"
+
+    @staticmethod
+    def contracts_for(spec: str, *, policy: Policy | None) -> Registry:
+        """The contracts ``spec`` names under ``policy``'s pins, for a front end that loads
+        them later than its Gate (``watch``'s first paint comes before them)."""
+        from handoff_gate.gates.setup import load_contracts
+
+        return load_contracts(spec, policy=policy)
+
+    @staticmethod
+    def notify_targets(urls: Iterable[str]) -> Targets:
+        """Apprise URLs checked before a command starts (``ConfigError`` names the first it
+        cannot use): the announcer and Apprise load only for a command given one."""
+        from handoff_gate.gates.notify.targets import NotifyURLError, targets
+
+        try:
+            return targets(list(urls))
+        except NotifyURLError as exc:
+            raise ConfigError(str(exc)) from exc
+
+    @staticmethod
+    def json_schema_document(data: bytes) -> dict[str, Any]:
+        """Bytes as a JSON Schema document (``--json-schema FILE``): one JSON object, or
+        ``JsonSchemaError`` saying why not."""
+        from handoff_gate.gates.contracts.json_schema import read_json_schema
+
+        return read_json_schema(data)
+
+    @staticmethod
+    def check_json_schema(document: Mapping[str, Any]) -> None:
+        """``JsonSchemaError`` unless the gate accepts ``document`` as a contract (valid for
+        its draft, nothing fetched): said before anything is written."""
+        from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
+
+        contract_from_json_schema(document)
+
+    @staticmethod
+    def read_file(path: Path) -> bytes:
+        """A file a front end was given (a payload, a JSON Schema) read as a store reads
+        a handoff (``gates.store.durable.read_bounded``): a regular file, not through a
+        link, capped at the handoff size limit (``OversizeError``, ``OSError``)."""
+        from handoff_gate.gates.store.durable import read_bounded
+        from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+
+        return read_bounded(path, MAX_HANDOFF_BYTES)
+
+    @staticmethod
+    def locks_until(deadline: float) -> AbstractContextManager[None]:
+        """Every store lock given up by ``deadline`` (``time.monotonic()``): a hook answers
+        before its agent's own timeout, whatever is locked (``gates.store.lock_bound``)."""
+        from handoff_gate.gates.store.lock_bound import lock_deadline
+
+        return lock_deadline(deadline)
+
+    def check_file(
+        self,
+        path: Path,
+        *,
+        schema_id: str | None = None,
+        json_schema: Mapping[str, Any] | None = None,
+    ) -> Report:
+        """A file's report (``check``): a handoff file inside a run folder is inspected in
+        its run (append-only checks see the one before); any other file on its own, as a
+        handoff envelope or, given ``schema_id`` or ``json_schema``, a bare payload of that
+        contract (a JSON Schema's handoff named ``sha256:DIGEST`` unless ``schema_id``)."""
+        from handoff_gate.gates.contracts.json_schema import (
+            contract_from_json_schema,
+            schema_sha256,
+        )
+        from handoff_gate.gates.inspect.handoff_file import inspect_file
+        from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+
+        if json_schema is not None:
+            label = schema_id or f"sha256:{schema_sha256(json_schema)}"
+            model = contract_from_json_schema(json_schema)
+            return inspect_file(path, {label: model}, schema_id=label, max_bytes=MAX_HANDOFF_BYTES)
+        if schema_id is None and self.is_stored_handoff(path):
+            from handoff_gate.gates.store.filesystem import FilesystemStore
+
+            run, handoff_id = str(path.parent.parent), path.name.removesuffix(".json")
+            where = FilesystemStore()
+            return inspect_in_run(run, handoff_id, self.contracts, policy=self.policy, store=where)
+        return inspect_file(path, self.contracts, schema_id=schema_id, max_bytes=MAX_HANDOFF_BYTES)
+
+    @staticmethod
+    def is_stored_handoff(path: Path) -> bool:
+        """Whether ``path`` is a handoff file of a run folder (``RUN/handoffs/ID.json``)."""
+        from handoff_gate.gates.store.filesystem import is_run
+        from handoff_gate.gates.vocab.ids import ID_PATTERN
+
+        stem = path.name.removesuffix(".json")
+        in_run = path.parent.name == "handoffs" and is_run(path.parent.parent)
+        return in_run and path.suffix == ".json" and ID_PATTERN.match(stem) is not None
+
+    def producer(self, phase: str) -> str | None:
+        """Whom a handoff of ``phase`` is signed as (``submit --key --policy``, checked
+        before the run is made): ``None`` without a key; ``ValueError`` saying why when
+        the key cannot sign as a producer the policy names."""
+        from handoff_gate.gates.trust.sshsig import SigningError
+
+        try:
+            signing = self.setup.signing(phase)
+        except (OSError, SigningError) as exc:
+            raise ValueError(str(exc)) from exc
+        return None if signing is None else signing.signer
+
+    def decide_pending(
+        self,
+        run: str | os.PathLike[str],
+        action: Action | str,
+        *,
+        phase: str | None = None,
+        schema_id: str | None = None,
+        reason: str | None = None,
+        category: Category | str | None = None,
+        reviewer: str | None = None,
+        on_warning: Reporter | None = None,
+    ) -> list[BatchResult]:
+        """Take ``action`` on every handoff of the run it may be taken on now (``decide
+        --pending``: approve pending ones; reject pending and blocked ones), each bound to
+        the bytes it was looked at with and decided on that look (inspected once)."""
+        from handoff_gate.gates.decide.batch import decide_many, open_handoffs
+
+        found = open_handoffs(
+            self.store,
+            run,
+            action,
+            registry=self.contracts,
+            policy=self.policy,
+            phase=phase,
+            schema_id=schema_id,
+        )
+        return decide_many(
+            self.store,
+            run,
+            [(s.ref, s.ref.sha256) for s in found],
+            action,
+            registry=self.contracts,
+            reason=reason,
+            category=category,
+            reviewer=reviewer,
+            key=self.key,
+            policy=self.policy,
+            on_warning=on_warning,
+            seen={s.ref.id: s.report for s in found},
+        )
+
+    def deliver(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        *,
+        expected_sha256: str = "",
+        timeout: float | None = None,
+        poll: bool = False,
+        stop_event: threading.Event | None = None,
+        on_block: Callable[[Report], None] | None = None,
+        redeliver: bool = False,
+    ) -> WaitResult:
+        """``wait``, delivering only the bytes ``expected_sha256`` names (``wait --sha256``:
+        another handoff file ends it ``changed``): the first look answers a decided
+        handoff; only an undecided one blocks."""
+        pickup = Pickup(
+            run,
+            ref_or_id,
+            registry=self.contracts,
+            timeout=timeout,
+            policy=self.policy,
+            store=self.store,
+            on_refused=print_refusal,
+            expected_sha256=expected_sha256,
+            redeliver=redeliver,
+        )
+        return wait_after(pickup, poll=poll, stop_event=stop_event, on_block=on_block)
+
+    def no_policy_warning(self) -> str:
+        """What a wait without a policy says once: any writer of the run can approve."""
+        from handoff_gate.gates.standing.quorum import no_policy_warning
+
+        return no_policy_warning(self.store)
+
+    def run_contracts(self, run: str | os.PathLike[str]) -> list[dict[str, Any]]:
+        """The contracts the run's handoffs can be reviewed against (``contracts list``):
+        the run's stored JSON Schemas and the Python contracts its handoffs name."""
+        from handoff_gate.gates.submit.run_contracts import run_contracts
+
+        return run_contracts(self.store, os.fspath(run), self.contracts)
+
+    def stored_contract(self, run: str | os.PathLike[str], sha256: str) -> dict[str, Any]:
+        """The JSON Schema the run stores under ``sha256``, checked against it
+        (``JsonSchemaError`` if absent or not what the digest says)."""
+        from handoff_gate.gates.submit.stored_contracts import stored_schema
+
+        return stored_schema(self.store, os.fspath(run), sha256)
+
+    def strict_json_schema(self, schema_id: str) -> dict[str, Any]:
+        """A loaded contract as strict JSON Schema (``schemas --json-schema``;
+        ``RegistryError`` when a strict schema cannot express it)."""
+        from handoff_gate.gates.contracts.registry import strict_json_schema
+
+        return strict_json_schema(self.contracts[schema_id])
+
+    def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> tuple[bool, str]:
+        """Make ``run`` a run folder whose decisions the pipeline's account cannot touch
+        (``handoff-gate init``): whether it was new, and its label. OS accounts separate
+        run folders only, so a Gate configured with a database refuses (``ConfigError``:
+        its roles separate it) before anything is made."""
+        from handoff_gate.gates.store.filesystem import FilesystemStore
+
+        if self.config is not None and self.config.store:
+            raise ConfigError(
+                "a database run is separated by its roles, not by OS accounts: "
+                "handoff-gate store init --roles (see docs/deploy.md)"
+            )
+        where = FilesystemStore()
+        try:
+            return where.separate(run, pipeline_uid, reviewers_gid), where.run_label(run)
+        finally:
+            where.close()
+
+    def init_store(self, *, roles: bool) -> tuple[int, tuple[str, str] | None]:
+        """Create or migrate the configured database's schema (``store init``), with the
+        pipeline's and reviewers' roles when ``roles``: the version it is at and the roles'
+        names. ``ConfigError`` in one line when there is no database or it refuses."""
+        from handoff_gate.gates.vocab.extras import needs_extra
+
+        with needs_extra("postgres"):
+            import psycopg
+
+            from handoff_gate.gates.store import postgres_schema as schema
+            from handoff_gate.gates.store.pg_connect import StoreUnavailable, connect, one_line
+        url = self.config.store if self.config is not None else ""
+        if not url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError(
+                "store init needs a postgresql:// URL in --store or HANDOFF_GATE_STORE"
+            )
+        try:
+            with connect(url) as conn:
+                version = schema.init_schema(conn, roles=roles)
+        except (StoreUnavailable, schema.SchemaTooNew) as exc:
+            raise ConfigError(one_line(exc)) from None
+        except psycopg.Error as exc:
+            raise ConfigError(f"the database refused: {one_line(exc)}") from None
+        return version, (schema.PIPELINE_ROLE, schema.REVIEWER_ROLE) if roles else None
+
+
+#: The Gate and what a front end reads or catches from its methods, named here so that a
+#: front end imports the Gate's module and the vocabulary only (the CLI's import contract).
+__all__ = [
+    "CALLER_GAVE_UP",
+    "TOOL_PHASE",
+    "Config",
+    "ConfigError",
+    "Decision",
+    "DecisionCorrupt",
+    "DecisionRefused",
+    "EditRefused",
+    "Gate",
+    "JsonSchemaError",
+    "Registry",
+    "RegistryError",
+    "Reporter",
+    "Standing",
+    "Stats",
+    "WaitOutcome",
+    "WaitResult",
+    "WithdrawRefused",
+    "audit_lines",
+    "duration",
+    "stats_json",
+]

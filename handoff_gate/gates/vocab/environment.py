@@ -1,10 +1,19 @@
-"""The environment variables a ``Gate`` and the CLI read, named once.
+"""handoff-gate's own environment variables, named and read here and nowhere else.
 
-Each gives the default of one setting the CLI also takes as an option: a ``Gate`` reads
-them when it is made (``gates.gate``), the CLI when it parses a command.
+Each gives the default of one setting the CLI also takes as an option. ``Environment.read``
+is the one place they are read: the CLI reads them once per command (``cli.main``) and
+hands the values on, a ``Gate`` made without them reads them once when it is made
+(``gates.setup.assemble``), and a contracts registry loaded without a spec reads the
+contracts' (``gates.contracts.spec``). It lives in the vocabulary so that every layer can
+ask it without reaching up. Variables of other programs (an agent's config folder, ssh-agent's
+socket, the editor) are theirs and are read where they are used.
 """
 
 from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 #: Where runs live: a folder of runs or a ``postgresql://`` URL (``--store``).
 STORE_ENV = "HANDOFF_GATE_STORE"
@@ -14,3 +23,35 @@ SCHEMAS_ENV = "HANDOFF_GATE_SCHEMAS"
 POLICY_ENV = "HANDOFF_GATE_POLICY"
 #: The OpenSSH ed25519 private key that signs (``--key``).
 KEY_ENV = "HANDOFF_GATE_KEY"
+#: Set to ``1`` to see the traceback of an unexpected error instead of its one line.
+TRACEBACK_ENV = "HANDOFF_GATE_TRACEBACK"
+
+
+class ConfigError(ValueError):
+    """A setting cannot be used (a store URL, a contract module, a policy or its pin, a
+    key): one line saying which and why, raised before anything past it was loaded. Here
+    beside the settings so that a front end can catch it without loading the core."""
+
+
+@dataclass(frozen=True, slots=True)
+class Environment:
+    """What the variables say; an unset or empty one is ``""`` (no store URL, no extra
+    contracts) or ``None`` (no policy, no key)."""
+
+    store: str = ""
+    schemas: str = ""
+    policy: str | None = None
+    key: str | None = None
+    traceback: bool = False
+
+    @classmethod
+    def read(cls, env: Mapping[str, str] | None = None) -> Environment:
+        """The variables of ``env`` (default: this process's environment)."""
+        values = os.environ if env is None else env
+        return cls(
+            store=values.get(STORE_ENV, ""),
+            schemas=values.get(SCHEMAS_ENV, ""),
+            policy=values.get(POLICY_ENV) or None,
+            key=values.get(KEY_ENV) or None,
+            traceback=values.get(TRACEBACK_ENV) == "1",
+        )
