@@ -25,6 +25,8 @@ POLICY_ENV = "HANDOFF_GATE_POLICY"
 KEY_ENV = "HANDOFF_GATE_KEY"
 #: Set to ``1`` to see the traceback of an unexpected error instead of its one line.
 TRACEBACK_ENV = "HANDOFF_GATE_TRACEBACK"
+#: How long a store lock is waited for, in seconds (``gates.store.lock_bound``).
+LOCK_TIMEOUT_ENV = "HANDOFF_GATE_LOCK_TIMEOUT"
 
 
 class ConfigError(ValueError):
@@ -43,6 +45,7 @@ class Environment:
     policy: str | None = None
     key: str | None = None
     traceback: bool = False
+    lock_timeout: str = ""
 
     @classmethod
     def read(cls, env: Mapping[str, str] | None = None) -> Environment:
@@ -54,4 +57,5 @@ class Environment:
             policy=values.get(POLICY_ENV) or None,
             key=values.get(KEY_ENV) or None,
             traceback=values.get(TRACEBACK_ENV) == "1",
+            lock_timeout=values.get(LOCK_TIMEOUT_ENV, ""),
         )
