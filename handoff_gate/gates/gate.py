@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
+from contextlib import closing
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
@@ -31,40 +32,56 @@ from typing import TYPE_CHECKING, Any, Unpack
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt, read_decision
 from handoff_gate.gates.audit.log import audit_lines
-from handoff_gate.gates.contracts.json_schema import JsonSchemaError
-from handoff_gate.gates.contracts.registry import Registry, RegistryError
+from handoff_gate.gates.contracts.json_schema import (
+    JsonSchemaError,
+    contract_from_json_schema,
+    read_json_schema,
+    schema_sha256,
+)
+from handoff_gate.gates.contracts.registry import Registry, RegistryError, strict_json_schema
 from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused
 from handoff_gate.gates.decide.decisions import decide as decide_in
 from handoff_gate.gates.decide.withdrawal import WithdrawRefused, withdraw
 from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.deliver.waiting import wait_after
+from handoff_gate.gates.inspect.handoff_file import inspect_file
 from handoff_gate.gates.setup import (
     Assembly,
     Config,
     Setup,
     StoreSpec,
     assemble,
+    load_contracts,
     read_key,
     read_policy,
 )
 from handoff_gate.gates.standing.caller import CALLER_GAVE_UP
 from handoff_gate.gates.standing.edits import EditedPayload
 from handoff_gate.gates.standing.ending import Withdrawal
+from handoff_gate.gates.standing.quorum import no_policy_warning
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.stats.figures import TOP_REASONS, Stats, duration, stats_json
 from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.durable import read_bounded
+from handoff_gate.gates.store.filesystem import FilesystemStore, is_run
+from handoff_gate.gates.store.lock_bound import lock_deadline
+from handoff_gate.gates.submit.run_contracts import run_contracts
 from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
+from handoff_gate.gates.submit.stored_contracts import stored_schema
 from handoff_gate.gates.submit.submit import About, Payload
 from handoff_gate.gates.submit.submit import submit as submit_to
 from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
+from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.environment import ConfigError
+from handoff_gate.gates.vocab.extras import needs_extra
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
+from handoff_gate.gates.vocab.ids import ID_PATTERN
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
 
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
     from types import TracebackType
 
     from handoff_gate.gates.decide.batch import BatchItem
@@ -75,6 +92,7 @@ if TYPE_CHECKING:
 
 
 Reporter = Callable[[str], None]
+JsonObject = Mapping[str, Any]
 
 
 class Gate:
@@ -309,10 +327,12 @@ class Gate:
         timeout: float | None = None,
         on_refused: Reporter = print_refusal,
         redeliver: bool = False,
+        expected_sha256: str = "",
     ) -> Pickup:
         """A wait's first look (``gates.deliver.pickup``), for a caller that looks before it
         decides to block (``handoff-gate wait``). ``redeliver``: deliver a tool call's
-        approval again though a wait delivered it already (crash recovery)."""
+        approval again though a wait delivered it already (crash recovery).
+        ``expected_sha256``: deliver only these bytes (another file ends it ``changed``)."""
         return Pickup(
             run,
             ref_or_id,
@@ -322,6 +342,7 @@ class Gate:
             store=self.store,
             on_refused=on_refused,
             redeliver=redeliver,
+            expected_sha256=expected_sha256,
         )
 
     def wait(
@@ -335,12 +356,14 @@ class Gate:
         on_block: Callable[[Report], None] | None = None,
         on_refused: Reporter = print_refusal,
         redeliver: bool = False,
+        expected_sha256: str = "",
     ) -> WaitResult:
         """Block until the handoff is decided (``gates.deliver.waiting.wait``); a tool
         call's approval is delivered once unless ``redeliver`` (``Pickup``)."""
         pickup = self.pickup(
-            run, ref_or_id, timeout=timeout, on_refused=on_refused, redeliver=redeliver
-        )
+            run, ref_or_id, timeout=timeout, on_refused=on_refused, redeliver=redeliver,
+            expected_sha256=expected_sha256,
+        )  # fmt: skip
         return wait_after(pickup, poll=poll, stop_event=stop_event, on_block=on_block)
 
     async def wait_async(
@@ -513,41 +536,33 @@ class Gate:
     def key(self) -> SigningKey | None:
         return self._setup.key
 
-    @staticmethod
-    def read_policy(path: str | os.PathLike[str]) -> Policy:
-        """A policy file and its allowed_signers (``ConfigError`` in one line if unusable):
-        the command line reads ``--policy`` while parsing, before its Gate exists, to say
-        a bad one before anything else."""
-        return read_policy(path)
+    # What a front end reads before its Gate is asked anything, read as the stages read
+    # it: --policy and --key while parsing, --json-schema FILE, a payload file (capped, a
+    # regular file, never through a link), and a hook's bound on store locks.
+    read_policy = staticmethod(read_policy)
+    read_key = staticmethod(read_key)
+    json_schema_document = staticmethod(read_json_schema)
+    check_json_schema = staticmethod(contract_from_json_schema)
+    locks_until = staticmethod(lock_deadline)
+    #: The contracts ``spec`` names under a policy's pins, for a review app that loads
+    #: them after its first paint (``policy`` is required: ``None`` says "no policy").
+    contracts_for = staticmethod(load_contracts)
 
     @staticmethod
-    def read_key(path: str | os.PathLike[str]) -> SigningKey:
-        """A private key file that exists, read as ``read_policy`` reads a policy."""
-        return read_key(path)
+    def read_file(path: Path) -> bytes:
+        return read_bounded(path, MAX_HANDOFF_BYTES)
 
     @staticmethod
     def unattended_problem(key: SigningKey) -> str | None:
-        """Why ``key`` cannot sign without a terminal to ask a passphrase on (``watch``,
-        ``serve``), or ``None``: a review app must refuse such a key before it starts."""
-        from handoff_gate.gates.trust.sshsig import SigningError
-
+        """Why ``key`` would prompt for a passphrase (``watch`` and ``serve`` refuse it)."""
         try:
             return key.unattended_problem()
         except SigningError as exc:
             return f"cannot use the key: {exc}"
 
     @staticmethod
-    def contracts_for(spec: str, *, policy: Policy | None) -> Registry:
-        """The contracts ``spec`` names under ``policy``'s pins, for a front end that loads
-        them later than its Gate (``watch``'s first paint comes before them)."""
-        from handoff_gate.gates.setup import load_contracts
-
-        return load_contracts(spec, policy=policy)
-
-    @staticmethod
     def notify_targets(urls: Iterable[str]) -> Targets:
-        """Apprise URLs checked before a command starts (``ConfigError`` names the first it
-        cannot use): the announcer and Apprise load only for a command given one."""
+        """Apprise URLs checked now (``ConfigError``); Apprise loads only when given one."""
         from handoff_gate.gates.notify.targets import NotifyURLError, targets
 
         try:
@@ -555,86 +570,31 @@ class Gate:
         except NotifyURLError as exc:
             raise ConfigError(str(exc)) from exc
 
-    @staticmethod
-    def json_schema_document(data: bytes) -> dict[str, Any]:
-        """Bytes as a JSON Schema document (``--json-schema FILE``): one JSON object, or
-        ``JsonSchemaError`` saying why not."""
-        from handoff_gate.gates.contracts.json_schema import read_json_schema
-
-        return read_json_schema(data)
-
-    @staticmethod
-    def check_json_schema(document: Mapping[str, Any]) -> None:
-        """``JsonSchemaError`` unless the gate accepts ``document`` as a contract (valid for
-        its draft, nothing fetched): said before anything is written."""
-        from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
-
-        contract_from_json_schema(document)
-
-    @staticmethod
-    def read_file(path: Path) -> bytes:
-        """A file a front end was given (a payload, a JSON Schema) read as a store reads
-        a handoff (``gates.store.durable.read_bounded``): a regular file, not through a
-        link, capped at the handoff size limit (``OversizeError``, ``OSError``)."""
-        from handoff_gate.gates.store.durable import read_bounded
-        from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
-
-        return read_bounded(path, MAX_HANDOFF_BYTES)
-
-    @staticmethod
-    def locks_until(deadline: float) -> AbstractContextManager[None]:
-        """Every store lock given up by ``deadline`` (``time.monotonic()``): a hook answers
-        before its agent's own timeout, whatever is locked (``gates.store.lock_bound``)."""
-        from handoff_gate.gates.store.lock_bound import lock_deadline
-
-        return lock_deadline(deadline)
-
     def check_file(
-        self,
-        path: Path,
-        *,
-        schema_id: str | None = None,
-        json_schema: Mapping[str, Any] | None = None,
+        self, path: Path, *, schema_id: str | None = None, json_schema: JsonObject | None = None
     ) -> Report:
-        """A file's report (``check``): a handoff file inside a run folder is inspected in
-        its run (append-only checks see the one before); any other file on its own, as a
-        handoff envelope or, given ``schema_id`` or ``json_schema``, a bare payload of that
-        contract (a JSON Schema's handoff named ``sha256:DIGEST`` unless ``schema_id``)."""
-        from handoff_gate.gates.contracts.json_schema import (
-            contract_from_json_schema,
-            schema_sha256,
-        )
-        from handoff_gate.gates.inspect.handoff_file import inspect_file
-        from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
-
+        """``check``'s report: a run folder's handoff file in its run, any other file alone
+        (a bare payload of ``schema_id``, or of ``json_schema`` named by its digest)."""
         if json_schema is not None:
             label = schema_id or f"sha256:{schema_sha256(json_schema)}"
-            model = contract_from_json_schema(json_schema)
-            return inspect_file(path, {label: model}, schema_id=label, max_bytes=MAX_HANDOFF_BYTES)
+            contracts = {label: contract_from_json_schema(json_schema)}
+            return inspect_file(path, contracts, schema_id=label, max_bytes=MAX_HANDOFF_BYTES)
         if schema_id is None and self.is_stored_handoff(path):
-            from handoff_gate.gates.store.filesystem import FilesystemStore
-
             run, handoff_id = str(path.parent.parent), path.name.removesuffix(".json")
-            where = FilesystemStore()
+            where = FilesystemStore()  # the path's own folder, whatever store is configured
             return inspect_in_run(run, handoff_id, self.contracts, policy=self.policy, store=where)
         return inspect_file(path, self.contracts, schema_id=schema_id, max_bytes=MAX_HANDOFF_BYTES)
 
     @staticmethod
     def is_stored_handoff(path: Path) -> bool:
-        """Whether ``path`` is a handoff file of a run folder (``RUN/handoffs/ID.json``)."""
-        from handoff_gate.gates.store.filesystem import is_run
-        from handoff_gate.gates.vocab.ids import ID_PATTERN
-
-        stem = path.name.removesuffix(".json")
+        """Whether ``path`` is a run folder's handoff file (``RUN/handoffs/ID.json``)."""
         in_run = path.parent.name == "handoffs" and is_run(path.parent.parent)
+        stem = path.name.removesuffix(".json")
         return in_run and path.suffix == ".json" and ID_PATTERN.match(stem) is not None
 
     def producer(self, phase: str) -> str | None:
-        """Whom a handoff of ``phase`` is signed as (``submit --key --policy``, checked
-        before the run is made): ``None`` without a key; ``ValueError`` saying why when
-        the key cannot sign as a producer the policy names."""
-        from handoff_gate.gates.trust.sshsig import SigningError
-
+        """Whom a handoff of ``phase`` is signed as, checked before anything is written
+        (``None`` without a key; ``ValueError`` when the policy names no producer for it)."""
         try:
             signing = self.setup.signing(phase)
         except (OSError, SigningError) as exc:
@@ -653,114 +613,50 @@ class Gate:
         reviewer: str | None = None,
         on_warning: Reporter | None = None,
     ) -> list[BatchResult]:
-        """Take ``action`` on every handoff of the run it may be taken on now (``decide
-        --pending``: approve pending ones; reject pending and blocked ones), each bound to
-        the bytes it was looked at with and decided on that look (inspected once)."""
+        """``decide --pending``: ``action`` on every handoff it may be taken on now, each
+        bound to and decided on the look that found it (inspected once)."""
         from handoff_gate.gates.decide.batch import decide_many, open_handoffs
 
+        where, contracts, policy = self.store, self.contracts, self.policy
         found = open_handoffs(
-            self.store,
-            run,
-            action,
-            registry=self.contracts,
-            policy=self.policy,
-            phase=phase,
-            schema_id=schema_id,
+            where, run, action, registry=contracts, policy=policy, phase=phase, schema_id=schema_id
         )
         return decide_many(
-            self.store,
-            run,
-            [(s.ref, s.ref.sha256) for s in found],
-            action,
-            registry=self.contracts,
-            reason=reason,
-            category=category,
-            reviewer=reviewer,
-            key=self.key,
-            policy=self.policy,
-            on_warning=on_warning,
-            seen={s.ref.id: s.report for s in found},
-        )
-
-    def deliver(
-        self,
-        run: str | os.PathLike[str],
-        ref_or_id: HandoffRef | str,
-        *,
-        expected_sha256: str = "",
-        timeout: float | None = None,
-        poll: bool = False,
-        stop_event: threading.Event | None = None,
-        on_block: Callable[[Report], None] | None = None,
-        redeliver: bool = False,
-    ) -> WaitResult:
-        """``wait``, delivering only the bytes ``expected_sha256`` names (``wait --sha256``:
-        another handoff file ends it ``changed``): the first look answers a decided
-        handoff; only an undecided one blocks."""
-        pickup = Pickup(
-            run,
-            ref_or_id,
-            registry=self.contracts,
-            timeout=timeout,
-            policy=self.policy,
-            store=self.store,
-            on_refused=print_refusal,
-            expected_sha256=expected_sha256,
-            redeliver=redeliver,
-        )
-        return wait_after(pickup, poll=poll, stop_event=stop_event, on_block=on_block)
+            where, run, [(s.ref, s.ref.sha256) for s in found], action, registry=contracts,
+            reason=reason, category=category, reviewer=reviewer, key=self.key, policy=policy,
+            on_warning=on_warning, seen={s.ref.id: s.report for s in found},
+        )  # fmt: skip
 
     def no_policy_warning(self) -> str:
         """What a wait without a policy says once: any writer of the run can approve."""
-        from handoff_gate.gates.standing.quorum import no_policy_warning
-
         return no_policy_warning(self.store)
 
     def run_contracts(self, run: str | os.PathLike[str]) -> list[dict[str, Any]]:
-        """The contracts the run's handoffs can be reviewed against (``contracts list``):
-        the run's stored JSON Schemas and the Python contracts its handoffs name."""
-        from handoff_gate.gates.submit.run_contracts import run_contracts
-
+        """``contracts list``: the run's stored JSON Schemas and its handoffs' Python ones."""
         return run_contracts(self.store, os.fspath(run), self.contracts)
 
     def stored_contract(self, run: str | os.PathLike[str], sha256: str) -> dict[str, Any]:
-        """The JSON Schema the run stores under ``sha256``, checked against it
-        (``JsonSchemaError`` if absent or not what the digest says)."""
-        from handoff_gate.gates.submit.stored_contracts import stored_schema
-
+        """The JSON Schema the run stores under ``sha256``, checked (``JsonSchemaError``)."""
         return stored_schema(self.store, os.fspath(run), sha256)
 
     def strict_json_schema(self, schema_id: str) -> dict[str, Any]:
-        """A loaded contract as strict JSON Schema (``schemas --json-schema``;
-        ``RegistryError`` when a strict schema cannot express it)."""
-        from handoff_gate.gates.contracts.registry import strict_json_schema
-
+        """A contract as strict JSON Schema (``RegistryError`` if it cannot be one)."""
         return strict_json_schema(self.contracts[schema_id])
 
     def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> tuple[bool, str]:
-        """Make ``run`` a run folder whose decisions the pipeline's account cannot touch
-        (``handoff-gate init``): whether it was new, and its label. OS accounts separate
-        run folders only, so a Gate configured with a database refuses (``ConfigError``:
-        its roles separate it) before anything is made."""
-        from handoff_gate.gates.store.filesystem import FilesystemStore
-
+        """``init``: a run folder the pipeline's account cannot touch the decisions of;
+        whether it is new, and its label. A database is separated by its roles instead."""
         if self.config is not None and self.config.store:
             raise ConfigError(
                 "a database run is separated by its roles, not by OS accounts: "
                 "handoff-gate store init --roles (see docs/deploy.md)"
             )
-        where = FilesystemStore()
-        try:
+        with closing(FilesystemStore()) as where:
             return where.separate(run, pipeline_uid, reviewers_gid), where.run_label(run)
-        finally:
-            where.close()
 
     def init_store(self, *, roles: bool) -> tuple[int, tuple[str, str] | None]:
-        """Create or migrate the configured database's schema (``store init``), with the
-        pipeline's and reviewers' roles when ``roles``: the version it is at and the roles'
-        names. ``ConfigError`` in one line when there is no database or it refuses."""
-        from handoff_gate.gates.vocab.extras import needs_extra
-
+        """``store init``: the configured database's schema migrated (and its roles made),
+        without opening it as a run store; its version, and the roles' names."""
         with needs_extra("postgres"):
             import psycopg
 

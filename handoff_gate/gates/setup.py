@@ -18,6 +18,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -123,65 +124,48 @@ class Assembly:
     """The Setup a ``Config`` describes, each part made when first asked for: a command
     that only lists contracts opens no store, one that never reviews loads no contract
     module, and a mistake is raised where the command asks (the hook's, inside its
-    deadline). The contracts are loaded only after the policy was checked against its
-    pin, under that policy's pins. ``ConfigError`` says what cannot be used. One thread
-    builds it (the command's)."""
+    deadline). The contracts load only after the policy was checked against its pin,
+    under that policy's pins. ``ConfigError`` says what cannot be used. One thread (the
+    command's) builds it."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self._store: RunStore | None = None
-        self._policy: list[Policy | None] = []
-        self._contracts: Registry | None = None
-        self._setup: Setup | None = None
+        self.key = config.key
 
-    @property
+    @cached_property
     def store(self) -> RunStore:
-        if self._store is None:
-            config = self.config
-            try:
-                if config.listing is None:
-                    self._store = store_for(config.store)
-                else:
-                    self._store = listed_store(config.store, config.root, config.listing)
-            except StoreURLError as exc:
-                raise ConfigError(str(exc)) from exc
-        return self._store
+        config = self.config
+        try:
+            if config.listing is None:
+                return store_for(config.store)
+            return listed_store(config.store, config.root, config.listing)
+        except StoreURLError as exc:
+            raise ConfigError(str(exc)) from exc
 
-    @property
+    @cached_property
     def policy(self) -> Policy | None:
-        if not self._policy:
-            given = self.config.policy
-            loaded = read_policy(given) if isinstance(given, str) else given
-            self._policy.append(_pinned(loaded, self.config.policy_sha256))
-        return self._policy[0]
+        given = self.config.policy
+        return _pinned(
+            read_policy(given) if isinstance(given, str) else given, self.config.policy_sha256
+        )
 
-    @property
+    @cached_property
     def contracts(self) -> Registry:
-        if self._contracts is None:
-            policy = self.policy
-            try:
-                self._contracts = load_contracts(self.config.schemas, policy=policy)
-            except RegistryError as exc:
-                raise ConfigError(str(exc)) from exc
-        return self._contracts
+        try:
+            return load_contracts(self.config.schemas, policy=self.policy)
+        except RegistryError as exc:
+            raise ConfigError(str(exc)) from exc
 
-    @property
-    def key(self) -> SigningKey | None:
-        return self.config.key
-
-    @property
+    @cached_property
     def setup(self) -> Setup:
-        """Every part, in the order a mistake is best said: the store, the policy, the
-        contracts."""
-        if self._setup is None:
-            store = self.store
-            self._setup = Setup(store, self.contracts, self.policy, self.key)
-        return self._setup
+        """Every part, in the order a mistake is best said: store, policy, contracts."""
+        store = self.store
+        return Setup(store, self.contracts, self.policy, self.key)
 
     def close(self) -> None:
         """Close the store, if it was opened."""
-        if self._store is not None:
-            self._store.close()
+        if "store" in self.__dict__:
+            self.store.close()
 
 
 def read_policy(path: str | os.PathLike[str]) -> Policy:

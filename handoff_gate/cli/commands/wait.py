@@ -86,7 +86,7 @@ def _notifier(
 
 def _waited(gate: Gate, run: str, args: argparse.Namespace, stop: threading.Event) -> WaitResult:
     """Wait: the first look answers a decided handoff; only an undecided one blocks."""
-    return gate.deliver(
+    return gate.wait(
         run,
         args.handoff_id,
         expected_sha256=args.sha256 or "",
