@@ -136,10 +136,8 @@ def idempotency_key(text: str) -> str:
 
 
 def _read_by_gate(name: str) -> Callable[[str], Any]:
-    """An argparse ``type`` that reads the file through ``Gate.NAME`` (``read_policy``,
-    ``read_key``). The Gate's module and the trust code (policy files, keys, and through
-    them the ed25519 library) load only when the option or its environment default is
-    set, so a command run without ``--policy`` and ``--key`` never loads them."""
+    """An argparse ``type`` reading the file through ``Gate.NAME`` (``read_policy``,
+    ``read_key``): the trust code loads only when the option or its default is set."""
 
     def load(text: str) -> Any:
         from handoff_gate.gates.gate import Gate
@@ -959,11 +957,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def gate_for(args: argparse.Namespace, env: Environment) -> Gate:
-    """The one Gate a command runs with, as its arguments describe it, the environment's
-    for what they do not give: ``--store``, ``--schemas``, ``--policy`` (loaded while
-    parsing; a command without the option takes the environment's, so no command loads
-    contracts outside the policy's pins), ``--policy-sha256``, ``--key``, and ROOT for a
-    command that shows every run. Nothing is opened or loaded until the command asks."""
+    """The one Gate a command runs with: ``--store``, ``--schemas``, ``--policy`` (a
+    command without it takes the environment's: no command loads contracts outside the
+    policy's pins), ``--policy-sha256``, ``--key`` and ROOT, the environment's for what
+    is not given. Nothing is opened or loaded until the command asks."""
     from handoff_gate.gates.gate import Config, Gate
 
     store: str | None = args.store

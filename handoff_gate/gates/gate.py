@@ -505,12 +505,9 @@ class Gate:
 
     @classmethod
     def configured(cls, config: Config) -> Gate:
-        """A Gate over a front end's settings (the command line's options), assembled on
-        first use (``gates.setup.Assembly``): a command that never touches the store or
-        the contracts (``hook install``, ``policy``) opens and loads nothing, and one that
-        must say its own errors first (the hook, inside its deadline) has them raised
-        where it asks. ``ConfigError`` says what cannot be used. Not thread-safe until
-        first used: the command line uses it from one thread."""
+        """A Gate over the command line's settings, each part opened on first use
+        (``gates.setup.Assembly``): ``hook install`` opens nothing, the hook says a bad
+        setting inside its deadline. ``ConfigError`` says what cannot be used."""
         gate = cls(setup=Assembly(config))
         gate.config = config
         return gate

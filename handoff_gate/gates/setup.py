@@ -104,12 +104,9 @@ def assemble(
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """A front end's settings as its options named them, the environment's defaults
-    already applied (the command line: ``cli.main``). ``policy``: loaded, or a file to
-    load; ``key``: loaded (the CLI loads both while parsing, to say a bad file before
-    anything else); ``policy_sha256`` pins the policy (``wait --policy-sha256``);
-    ``listing``: the command that shows every run, whose store is the database or the
-    folder ``root``."""
+    """A front end's settings, the environment's defaults applied (``cli.main``):
+    ``policy`` loaded or a file; ``policy_sha256`` its pin; ``listing`` the command that
+    shows every run, whose store is the database or the folder ``root``."""
 
     store: str = ""
     schemas: str = ""
@@ -121,12 +118,10 @@ class Config:
 
 
 class Assembly:
-    """The Setup a ``Config`` describes, each part made when first asked for: a command
-    that only lists contracts opens no store, one that never reviews loads no contract
-    module, and a mistake is raised where the command asks (the hook's, inside its
-    deadline). The contracts load only after the policy was checked against its pin,
-    under that policy's pins. ``ConfigError`` says what cannot be used. One thread (the
-    command's) builds it."""
+    """The Setup a ``Config`` describes, each part made when first asked for (a command
+    that only lists contracts opens no store; the hook's mistakes come inside its
+    deadline), the contracts only under the policy checked against its pin.
+    ``ConfigError`` says what cannot be used. One thread (the command's) builds it."""
 
     def __init__(self, config: Config) -> None:
         self.config = config

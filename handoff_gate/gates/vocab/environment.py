@@ -1,12 +1,9 @@
-"""handoff-gate's own environment variables, named and read here and nowhere else.
+"""handoff-gate's own environment variables, named here and read only by ``Environment.read``.
 
-Each gives the default of one setting the CLI also takes as an option. ``Environment.read``
-is the one place they are read: the CLI reads them once per command (``cli.main``) and
-hands the values on, a ``Gate`` made without them reads them once when it is made
-(``gates.setup.assemble``), and a contracts registry loaded without a spec reads the
-contracts' (``gates.contracts.spec``). It lives in the vocabulary so that every layer can
-ask it without reaching up. Variables of other programs (an agent's config folder, ssh-agent's
-socket, the editor) are theirs and are read where they are used.
+The CLI reads them once per command (``cli.main``), a ``Gate`` made in code once when it
+is made (``gates.setup.assemble``); in the vocabulary, so every layer can ask without
+reaching up. Other programs' variables (an agent's, ssh-agent's, the editor's) are read
+where they are used.
 """
 
 from __future__ import annotations
