@@ -659,8 +659,10 @@ class Gate:
 
             from handoff_gate.gates.store import postgres_schema as schema
             from handoff_gate.gates.store.pg_connect import StoreUnavailable, connect, one_line
+        from handoff_gate.gates.store.select import POSTGRES, scheme_of
+
         url = self.config.store if self.config is not None else ""
-        if not url.startswith(("postgresql://", "postgres://")):
+        if scheme_of(url) not in POSTGRES:
             raise ConfigError(
                 "store init needs a postgresql:// URL in --store or HANDOFF_GATE_STORE"
             )
