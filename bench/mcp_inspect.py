@@ -29,7 +29,7 @@ from bench.figures import Figure, Target
 from bench.inspect_cost import _ms
 from bench.stats import summarize
 from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
-from handoff_gate.gates.inspect.stages import inspect
+from handoff_gate.gates.inspect.stages import InspectOptions, inspect
 
 SERVERS = Path(__file__).resolve().parent.parent / "tests" / "mcp_servers" / "node_modules"
 #: (name, the script, its arguments after the script)
@@ -40,6 +40,7 @@ _SERVERS = (
 MAX_RATIO = 5.0
 #: Calls per timing: one call takes microseconds, below what a single timing resolves.
 BATCH = 200
+AS_TOOL_CALL = InspectOptions(tool_call=True)
 
 
 async def _tool_schemas(root: Path) -> dict[str, dict[str, Any]]:
@@ -130,12 +131,12 @@ def run(ctx: Context) -> list[Figure]:
     for name, schema in chosen:
         data = json.dumps(sample(schema)).encode()
         contracts = {name: contract_from_json_schema(schema)}
-        report = inspect(data, name, contracts, tool_call=True)
+        report = inspect(data, name, contracts, AS_TOOL_CALL)
         if not report.approvable:
             raise RuntimeError(f"{name}: the sample arguments are blocked: {report.findings}")
         mine, theirs = _rounds(
             reps,
-            _batch(partial(inspect, data, name, contracts, tool_call=True), batch),
+            _batch(partial(inspect, data, name, contracts, AS_TOOL_CALL), batch),
             _batch(_validator(schema, data), batch),
         )
         ours.extend(_ms(mine, per=batch))
