@@ -38,6 +38,8 @@ _ONLY_CARDS = frozenset({CARD})
 
 _CARD = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])")
 _DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
+#: The shortest card number's digits, in the digit view.
+_CARD_RUN = b"0" * 13
 #: Texts longer than this look for a 13-digit run before running the card pattern.
 _GATE_CARDS_FROM = 256
 #: What else to blank after a private key header: the key body and its footer.
@@ -88,7 +90,7 @@ def _digit_run(text: str, digits: bytes | None = None) -> bool:
     """Whether ``text`` has 13 digits in a row once spaces and dashes are removed."""
     if digits is None:
         digits = text.encode("utf-8", "surrogatepass").translate(_DIGITS, b" -")
-    return b"0" * 13 in digits
+    return _CARD_RUN in digits
 
 
 def spans(text: str, kinds: frozenset[str] = ALL_KINDS) -> list[tuple[int, int, str]]:
