@@ -61,7 +61,7 @@ def inspect_handoff(
     run need not parse the file first to learn the contract.
     """
     try:
-        with CollectorPaused(len(file_bytes)):
+        with CollectorPaused():
             return _inspect_handoff(
                 file_bytes, registry, previous, previous_for, max_bytes, stored_contract
             )

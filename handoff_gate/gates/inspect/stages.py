@@ -56,7 +56,7 @@ _BYTES = (bytes, bytearray, memoryview)
 REFUSAL_QUOTE_LIMIT = 4000
 
 
-@dataclass
+@dataclass(slots=True)
 class _Draft:
     """A report under construction."""
 
@@ -186,15 +186,19 @@ def inspect(
     except Exception as exc:
         return failed_report(b"", schema_id, exc)
     try:
-        with CollectorPaused(draft.size):
+        if draft.size < PAUSE_FROM:  # too small for the collector's passes to show
             _inspect(draft, data, registry, options)
-            return draft.report()
+        else:
+            with CollectorPaused():
+                _inspect(draft, data, registry, options)
+        return draft.report()
     except Exception as exc:
         return failed_report(data, schema_id, exc)
 
 
-#: Bytes from which a payload's parse allocates enough containers for the collector's
-#: passes to show (a few thousand; the 5 MB payload allocates about a million).
+#: Bytes from which ``inspect`` pauses the collector (:class:`CollectorPaused`): below,
+#: a parse allocates a few thousand containers at most, and asking how many threads
+#: run takes a lock (the 5 MB payload allocates about a million).
 PAUSE_FROM = 64 * 1024
 
 
@@ -205,11 +209,11 @@ class CollectorPaused:
     A 5 MB payload allocates about a million containers, none of them in cycles; with
     the collector running, each allocation burst triggers full traversals of all of
     them: 583 ms of CPU instead of 342 for the bench's 5 MB payload (issue 18, where
-    removing this put ``inspect.5MB`` past its 2x target). Below :data:`PAUSE_FROM`
-    bytes there is nothing to gain, and asking how many threads run costs a lock, so
-    the collector is left alone. The collector is process-wide, so with another thread
-    running (the TUI's screen, a pipeline's own work) it is left alone too. It is
-    restored on every exit path, and only re-enabled if it was enabled.
+    removing this put ``inspect.5MB`` past its 2x target); ``inspect`` does not pause
+    it below :data:`PAUSE_FROM` bytes, where there is nothing to gain. The collector is
+    process-wide, so with another thread running (the TUI's screen, a pipeline's own
+    work) it is left alone. It is restored on every exit path, and only re-enabled if
+    it was enabled.
 
     What it can hold back is bounded: it covers one inspection of at most
     ``MAX_HANDOFF_BYTES`` (larger bytes are refused ``oversize`` before parsing), so the
@@ -217,14 +221,10 @@ class CollectorPaused:
     soon as the inspection returns.
     """
 
-    __slots__ = ("enabled", "size")
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.enabled = False
+    __slots__ = ("enabled",)
 
     def __enter__(self) -> None:
-        self.enabled = self.size >= PAUSE_FROM and gc.isenabled() and threading.active_count() == 1
+        self.enabled = gc.isenabled() and threading.active_count() == 1
         if self.enabled:
             gc.disable()
 
@@ -300,7 +300,7 @@ def _readable_text(d: _Draft, data: bytes, options: InspectOptions) -> str | Non
     if refusal is not None and refusal.strip():
         quoted = elide(_masked_text(refusal), REFUSAL_QUOTE_LIMIT)
         d.block(Code.REFUSAL, f"the producer refused: {quoted}")
-    if not data.strip():
+    if not data or data.isspace():
         d.block(Code.EMPTY_INPUT, "the payload is empty" if not data else "only whitespace")
         return None
     try:
