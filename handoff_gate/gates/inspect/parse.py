@@ -128,9 +128,7 @@ def may_overflow(digits: bytes) -> bool:
     Only a mantissa of 300+ digits or an exponent of three digits can overflow; takes
     the :func:`digit_view` of the text.
     """
-    return _LONG_MANTISSA in digits or (
-        b"0e" in digits and _BIG_EXPONENT.search(digits) is not None
-    )
+    return _LONG_MANTISSA in digits or _BIG_EXPONENT.search(digits) is not None
 
 
 def overflowed_paths(value: Any) -> list[str]:

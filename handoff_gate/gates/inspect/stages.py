@@ -188,10 +188,12 @@ def inspect(
     try:
         if draft.size < PAUSE_FROM:  # too small for the collector's passes to show
             _inspect(draft, data, registry, options)
-        else:
-            with CollectorPaused():
-                _inspect(draft, data, registry, options)
-        return draft.report()
+            return draft.report()
+        # The report is built while paused too: an allocation once the collector is
+        # back, with the parsed payload still held, starts a pass over all of it.
+        with CollectorPaused():
+            _inspect(draft, data, registry, options)
+            return draft.report()
     except Exception as exc:
         return failed_report(data, schema_id, exc)
 
