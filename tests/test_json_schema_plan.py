@@ -14,6 +14,7 @@ import json
 import resource
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import pytest
 from test_json_schema_parity import CONTRACTS, EXAMPLES, edits
 
 from bench.hostile import ANY_OF_ITEMS_30, SHAPES
-from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
+from handoff_gate.gates.contracts.json_schema import JsonSchemaContract, contract_from_json_schema
 from handoff_gate.gates.inspect import schema_plan
 from handoff_gate.gates.inspect.parse import skeleton
 from handoff_gate.gates.inspect.schema_check import check_json_schema
@@ -230,3 +231,25 @@ def test_check_answers_the_thirty_levels_within_a_gigabyte_of_address_space(
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert answer["verdict"] == "approvable"
+
+
+class _RejectsWithoutSaying:
+    """A validator that says "invalid" and lists no error (a library's inconsistency)."""
+
+    def is_valid(self, instance: object) -> bool:
+        return False
+
+    def iter_errors(self, instance: object) -> Iterator[object]:
+        return iter(())
+
+
+def test_a_rejection_listing_no_error_still_blocks() -> None:
+    """``is_valid`` is asked first and the errors only then: a "no" without a reason is
+    still a no, never read as a valid payload."""
+    document = {"type": "object", "properties": {"a": {"type": "string"}}}
+    contract = JsonSchemaContract(document, "0" * 64, _RejectsWithoutSaying())
+    report = inspect(b'{"a": "x"}', "t/v1", {"t/v1": contract})
+    assert [(f.code, f.path, f.severity) for f in report.findings] == [
+        (Code.INVALID_FIELD, "", Severity.BLOCK)
+    ]
+    assert report.delivered is None
