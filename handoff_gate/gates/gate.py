@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Mapping
+from dataclasses import replace
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Unpack
 
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.audit.decision_record import Decision, read_decision
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.decide.decisions import DecisionRefused, principal_for
 from handoff_gate.gates.decide.decisions import decide as decide_in
 from handoff_gate.gates.decide.withdrawal import withdraw
 from handoff_gate.gates.deliver.pickup import Pickup, WaitResult, print_refusal
@@ -36,6 +39,7 @@ from handoff_gate.gates.deliver.waiting import wait_after
 from handoff_gate.gates.setup import Setup, StoreSpec, assemble
 from handoff_gate.gates.standing.edits import EditedPayload
 from handoff_gate.gates.standing.ending import Withdrawal
+from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.stats.figures import TOP_REASONS, Stats
@@ -54,6 +58,7 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from handoff_gate.gates.decide.batch import BatchItem, BatchResult
+    from handoff_gate.gates.notify.source import EventSource
 
 
 Reporter = Callable[[str], None]
@@ -461,3 +466,98 @@ class Gate:
         from handoff_gate.gates.audit.verify import verify_run
 
         return verify_run(run, self.store, self.policy)
+
+    # ------------------------------------------------------------------------------
+    # For a front end that holds one Gate across threads and asks before it decides
+    # (the review app: ``tui.review_core`` works through these and nothing deeper).
+
+    def copy(self) -> Gate:
+        """This configuration over a store object of its own (``RunStore.copy``), for
+        another thread: a store object serves one thread at a time. Closing the copy
+        closes that object only."""
+        return Gate(setup=replace(self.setup, store=self.store.copy(), owns_store=True))
+
+    def events(self, *, poll: bool = False) -> EventSource:
+        """The one watch of this Gate's store for the whole process
+        (``gates.notify.source``): the review screen and ``--notify-url``'s announcer
+        subscribe to it, so the store is watched once and each new handoff inspected
+        once, however many of them listen. Made on the first call; ``poll`` is that
+        call's."""
+        if self._events is None:
+            from handoff_gate.gates.notify.source import EventSource
+
+            self._events = EventSource(self.store, lambda: self.contracts, self.policy, poll=poll)
+        return self._events
+
+    _events: EventSource | None = None
+
+    def deciding_as(self, reviewer: str | None) -> str:
+        """Who a screen's header says decides (``gates.decide.deciding_as``): with a key
+        under a policy the approvers it signs as, else ``reviewer`` or ``user@host``."""
+        from handoff_gate.gates.decide.deciding_as import header_name
+
+        return header_name(reviewer, self.key, self.policy)
+
+    def refusal(
+        self,
+        handoff_id: str,
+        *,
+        reviewer: str | None = None,
+        producer: str | None = None,
+        approvals: Collection[str] = (),
+    ) -> str:
+        """Why this Gate's key may not decide ``handoff_id`` under its policy (empty: it
+        may), worked out before a dialog opens so nobody types a reason for a decision
+        ``decide`` would refuse (it checks everything again when it writes).
+        ``producer`` (whose signature verified) and ``approvals`` (who approved so far)
+        are what the handoff's standing says."""
+        if self.policy is None:
+            return ""
+        try:
+            rule = rule_of(self.policy, handoff_id)
+        except NoRule as exc:
+            return str(exc)
+        if self.key is None:
+            return (
+                f"under the policy only signed decisions count: start watch with --key; "
+                f"who may decide {handoff_id}: {', '.join(rule.approvers)}"
+            )
+        principal = self._principals.get((rule, reviewer))
+        if principal is None:
+            try:
+                principal = principal_for(self.key, self.policy, rule, reviewer)
+            except DecisionRefused as exc:
+                principal = exc
+            self._principals[(rule, reviewer)] = principal
+        if isinstance(principal, DecisionRefused):
+            return f"{handoff_id}: {principal}"
+        if producer == principal:
+            return f"{principal!r} produced {handoff_id} and may not decide it"
+        if principal in approvals:
+            return f"{principal!r} already approved {handoff_id}"
+        return ""
+
+    @cached_property
+    def _principals(self) -> dict[tuple[Any, str | None], str | Exception]:
+        """Who the key decides each rule as, for ``refusal`` (reading the key per row of
+        a long list would read its file once a row)."""
+        return {}
+
+    def inspect_edit(
+        self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str, report: Report, data: bytes
+    ) -> tuple[Report, bool]:
+        """A reviewer's edited bytes inspected against the contract of the handoff whose
+        report is ``report``, as ``decide`` will inspect them again, and whether they may
+        be approved; never raises (``gates.standing.edits``)."""
+        from handoff_gate.gates.standing.edits import edit_problem, inspect_edit
+
+        found = inspect_edit(
+            self.store, run, handoff_id_of(ref_or_id), report, data, self.contracts
+        )
+        return found, edit_problem(found) is None
+
+
+#: What a front end imports from here besides the Gate: the values and the refusal its
+#: methods hand back (as ``httpx`` exports its ``Response``), so that it needs no module
+#: of the stages (import-linter's contract for ``tui``).
+__all__ = ["Decision", "DecisionRefused", "Gate", "Standing", "Stats"]

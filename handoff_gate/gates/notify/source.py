@@ -1,0 +1,186 @@
+"""One watch of a store per process, and one inspection of each handoff, for every listener.
+
+``watch --notify-url`` has two listeners in one process: the review screen (``tui.feed``)
+and the announcer. Each watching the store on threads of its own and inspecting every
+new handoff for itself doubled the work of each arrival. Here the store's ``watch`` runs
+once, on one thread, and each hint goes to every subscriber; and a standing one listener
+asked for (``standing``) is handed to the next listener that asks for the same handoff,
+as long as no hint touched it since (one asking while it is made waits for it), so each
+new handoff is inspected once per process.
+
+A listener that asks again for a handoff it has had gets a new look: a shared standing is
+never older than the hints say, and never served twice to the same listener.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from handoff_gate.gates.standing.standing import Standing, standing
+from handoff_gate.gates.store.base import Change, RunStore, WatchLapse
+from handoff_gate.gates.vocab.safe_text import os_reason
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+
+Hint = Change | WatchLapse
+#: How long to wait before watching again after the store's watch raised.
+RETRY_S = 2.0
+#: The watching thread's name, so a test or an operator can find it.
+THREAD_NAME = "handoff-gate-events"
+
+
+@dataclass
+class _Look:
+    """A standing being made (``done`` unset) or made at hint count ``since``."""
+
+    since: int
+    done: threading.Event = field(default_factory=threading.Event)
+    found: Standing | None = None
+    had: set[object] = field(default_factory=set)
+
+
+class EventSource:
+    """The store's hints for every subscriber, and standings shared between them.
+
+    ``contracts`` is called once, when the first standing is made (a caller that loads
+    them late passes its loader); ``policy`` settles decisions. ``poll``: the watch must
+    not rely on change events. The watching thread starts with the first subscriber and
+    ends with the last; ``subscribe`` returns the call that ends a subscription.
+    """
+
+    def __init__(
+        self,
+        store: RunStore,
+        contracts: Callable[[], Registry],
+        policy: Policy | None = None,
+        *,
+        poll: bool = False,
+    ) -> None:
+        self.store = store
+        self.policy = policy
+        self.poll = poll
+        self._contracts = contracts
+        self._registry: Registry | None = None
+        self._lock = threading.Lock()
+        self._listeners: list[Callable[[Hint], None]] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        #: Watching sent its first ``Change()`` and has not lapsed since: a subscriber
+        #: joining now is sent a ``Change()`` of its own (it has listed nothing yet).
+        self._live = False
+        #: Hints counted; when each handoff, run or everything was last touched.
+        self._count = 0
+        self._touched: dict[tuple[str | None, str | None], int] = {}
+        self._looks: dict[tuple[str, str], _Look] = {}
+
+    # ------------------------------------------------------------ hints
+
+    def subscribe(self, listener: Callable[[Hint], None]) -> Callable[[], None]:
+        """Send ``listener`` every hint from now on (from the watching thread; it must be
+        quick), beginning with a ``Change()``; returns the unsubscribe call."""
+        with self._lock:
+            self._listeners.append(listener)
+            live = self._live
+            if self._thread is None:
+                self._stop.clear()
+                self._thread = threading.Thread(target=self._watch, name=THREAD_NAME, daemon=True)
+                self._thread.start()
+        if live:
+            listener(Change())
+        return lambda: self._unsubscribe(listener)
+
+    def _unsubscribe(self, listener: Callable[[Hint], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+            if self._listeners or self._thread is None:
+                return
+            thread, self._thread, self._live = self._thread, None, False
+            self._stop.set()
+        if thread is not threading.current_thread():
+            thread.join()
+
+    def _watch(self) -> None:
+        """The store's hints until the last subscriber leaves; a watch that raised is a
+        lapse to every subscriber, and watching starts again."""
+        stop = self._stop
+        while not stop.is_set():
+            try:
+                self.store.watch(self._hinted, stop, poll=self.poll)
+            except Exception as exc:  # the store's or its driver's: say it, watch again
+                self._hinted(WatchLapse(f"watching the store failed: {os_reason(exc)}"))
+            stop.wait(RETRY_S)
+
+    def _hinted(self, hint: Hint) -> None:
+        with self._lock:
+            if isinstance(hint, WatchLapse):
+                self._live = False
+            else:
+                self._live = True
+                self._count += 1
+                run = self._label(hint.run)
+                self._touched[(run, hint.handoff_id if run else None)] = self._count
+            listeners = list(self._listeners)
+        for listener in listeners:
+            with contextlib.suppress(Exception):  # one listener's failure is not another's
+                listener(hint)
+
+    def _label(self, run: str | None) -> str | None:
+        if run is None:
+            return None
+        try:
+            return self.store.run_label(run)
+        except ValueError:
+            return None  # not a run the store can name: it touches everything
+
+    # ------------------------------------------------------------ standings
+
+    def standing(self, ref: HandoffRef, store: RunStore, *, listener: object) -> Standing:
+        """The handoff's standing for ``listener``, made with ``store`` (the calling
+        thread's own): the one another listener got, while no hint touched the handoff
+        since it was begun and ``listener`` has not had it, else a new look."""
+        run = self._label(ref.run)
+        if run is None:
+            return self._made(ref, store)
+        key = (run, ref.id)
+        with self._lock:
+            look = self._looks.get(key)
+            if look is not None and listener not in look.had and not self._stale(key, look.since):
+                look.had.add(listener)
+                if len(look.had) >= len(self._listeners):
+                    del self._looks[key]  # every listener has had it: nothing to keep
+                shared = look
+            else:
+                shared, look = None, _Look(self._count, had={listener})
+                self._looks[key] = look
+        if shared is not None:
+            return self._shared(shared, ref, store)
+        try:
+            look.found = self._made(ref, store)
+        finally:
+            look.done.set()
+        return look.found
+
+    def _shared(self, look: _Look, ref: HandoffRef, store: RunStore) -> Standing:
+        """The standing another listener made (waiting while it is made); a new look if
+        making it failed."""
+        look.done.wait()
+        return look.found if look.found is not None else self._made(ref, store)
+
+    def _stale(self, key: tuple[str, str], since: int) -> bool:
+        """Whether a hint touched the handoff, its run or everything after ``since``."""
+        run, _ = key
+        marks = (self._touched.get(at, 0) for at in ((None, None), (run, None), key))
+        return max(marks) > since
+
+    def _made(self, ref: HandoffRef, store: RunStore) -> Standing:
+        if self._registry is None:
+            self._registry = self._contracts()
+        return standing(store, ref, self._registry, policy=self.policy)
