@@ -899,7 +899,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"handoff-gate {command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
     try:
-        return int(load_command(getattr(args, "run_as", args.command)).run(args))
+        module = load_command(getattr(args, "run_as", args.command))
+        if hasattr(module, "gate_for"):  # a command over one Gate: ``run(gate, args)``
+            with module.gate_for(args) as gate:
+                return int(module.run(gate, args))
+        return int(module.run(args))
     except ArgumentError as exc:
         prog = f"handoff-gate {args.command}"
         print(argument_error(prog, str(exc)), end="", file=sys.stderr)

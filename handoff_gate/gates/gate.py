@@ -29,7 +29,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Unpack
 
 from handoff_gate.gates.audit import log as audit
-from handoff_gate.gates.audit.decision_record import Decision, read_decision
+from handoff_gate.gates.audit.decision_record import Decision, describe, read_decision
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.decide.decisions import DecisionRefused, principal_for
 from handoff_gate.gates.decide.decisions import decide as decide_in
@@ -558,6 +558,6 @@ class Gate:
 
 
 #: What a front end imports from here besides the Gate: the values and the refusal its
-#: methods hand back (as ``httpx`` exports its ``Response``), so that it needs no module
-#: of the stages (import-linter's contract for ``tui``).
-__all__ = ["Decision", "DecisionRefused", "Gate", "Standing", "Stats"]
+#: methods hand back, and a decision's words (as ``httpx`` exports its ``Response``), so
+#: that it needs no module of the stages (import-linter's contract for ``tui``).
+__all__ = ["Decision", "DecisionRefused", "Gate", "Standing", "Stats", "describe"]

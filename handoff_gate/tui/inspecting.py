@@ -1,43 +1,30 @@
-"""Inspecting one handoff and settling its decisions, off the UI thread.
+"""What the app shows of one handoff's standing.
 
-The standing is the core's (``gates.standing.standing``: the same function ``list``, ``show``
-and ``Gate.standing`` ask), so the app names the same state and the same approvers in
-the same order as the command line; here it only becomes what the app shows. This module
-is loaded with ``review_core``, after the app's first screen is up.
+The standing is the core's (``Gate.standing``'s, shared through ``gates.notify.source``:
+the same function ``list`` and ``show`` ask), so the app names the same state and the same
+approvers in the same order as the command line; here it only becomes what the app shows.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.standing.quorum import approved_bytes, leading_approvals
-from handoff_gate.gates.standing.standing import Standing, standing
-from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.model import UNSIGNED, Trust, key_of
 from handoff_gate.tui.scan import Inspection
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.gates.trust.policy import Policy
-    from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+    from handoff_gate.gates.gate import Standing
+    from handoff_gate.gates.vocab.report import Report
 
 
-def inspect_ref(
-    ref: HandoffRef,
-    registry: Registry,
-    *,
-    store: RunStore,
-    policy: Policy | None = None,
-) -> Inspection:
-    """Inspect one handoff in ``store`` and settle its decisions; never raises (the
-    standing shows every failure as blocked or unusable, so the app fails closed)."""
-    found = standing(store, ref, registry, policy=policy)
+def inspection(found: Standing, *, policy: bool) -> Inspection:
+    """The app's view of ``found``, settled under a policy when ``policy`` (the standing
+    shows every failure as blocked or unusable, so the app fails closed)."""
     problem = found.problem if found.state is HandoffState.UNUSABLE else ""
     ended = found.problem if found.state in ENDED else ""
     return Inspection(
-        key_of(ref),
+        key_of(found.ref),
         found.report,
         found.decision,
         problem,
@@ -48,21 +35,15 @@ def inspect_ref(
     )
 
 
-def _trust(found: Standing, policy: Policy | None) -> Trust:
+def _trust(found: Standing, policy: bool) -> Trust:
     """The header's words on who may decide and who approved so far."""
     signer = _signer(found.report, policy, found.producer)
-    if policy is None:
+    if not policy:
         return Trust(signer=signer)
     if found.rule is None:
         blocked = found.state is HandoffState.BLOCKED
         return Trust(signer=signer, rule_problem=found.problem if blocked else "")
-    approvals = () if found.state is HandoffState.REJECTED else found.decisions
-    counted, others = leading_approvals(approvals)
-    apart = tuple(
-        f"{d.principal or d.reviewer} approved {approved_bytes(d)}, "
-        f"not {approved_bytes(counted[0])}: not counted with them"
-        for d in others
-    )
+    counted, apart = found.counted()
     return Trust(
         required=found.rule.required,
         approvals=tuple(d.principal or d.reviewer for d in counted),
@@ -73,13 +54,13 @@ def _trust(found: Standing, policy: Policy | None) -> Trust:
     )
 
 
-def _signer(report: Report, policy: Policy | None, producer: str | None) -> str:
+def _signer(report: Report, policy: bool, producer: str | None) -> str:
     """How the header describes the producer's signature; ``producer`` is the signer
-    whose signature verified under ``policy`` (``None``: none did, or no policy)."""
+    whose signature verified under the policy (``None``: none did, or no policy)."""
     envelope = report.envelope
     if envelope is None or envelope.signer is None:
         return UNSIGNED
-    if policy is None:
+    if not policy:
         return f"signed as {envelope.signer} (not checked: no policy)"
     if producer == envelope.signer:
         return f"signed by {envelope.signer}"

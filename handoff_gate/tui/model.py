@@ -54,6 +54,24 @@ class Show(StrEnum):
         return members[(members.index(self) + 1) % len(members)]
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReviewOptions:
+    """How a review runs, built once by its front end (``watch`` from its arguments).
+
+    ``reviewer``: who decisions name (``None``: the key's approver, else ``user@host``).
+    ``show``: the list's first filter. ``poll``: the store's watch must not rely on change
+    events. ``quiet``: no bell. ``read_only``: approve and reject are refused and not
+    offered; nothing is written. ``title``: the terminal's (``None``: the app's name).
+    """
+
+    reviewer: str | None = None
+    show: Show = Show.OPEN
+    poll: bool = False
+    quiet: bool = False
+    read_only: bool = False
+    title: str | None = None
+
+
 #: The producer line of an unsigned handoff: "producer unsigned" read as a producer
 #: named "unsigned".
 UNSIGNED = "none named (unsigned)"

@@ -4,12 +4,14 @@
 and the announcer. Each watching the store on threads of its own and inspecting every
 new handoff for itself doubled the work of each arrival. Here the store's ``watch`` runs
 once, on one thread, and each hint goes to every subscriber; and a standing one listener
-asked for (``standing``) is handed to the next listener that asks for the same handoff,
-as long as no hint touched it since (one asking while it is made waits for it), so each
-new handoff is inspected once per process.
+asked for (``standing``) is handed to the next listener that asks for the same handoff
+while the handoff's and its decisions' stamps (``RunStore.listing``, a stat) are what
+they were before it was made (one asking while it is made waits for it), so each new
+handoff is inspected once per process.
 
-A listener that asks again for a handoff it has had gets a new look: a shared standing is
-never older than the hints say, and never served twice to the same listener.
+Stamps are what the screen already trusts to tell what must be inspected again, so a
+shared standing is as fresh as the screen's own; it is never served twice to the same
+listener: one that asks again (a deadline passed, a reviewer opened it) gets a new look.
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.standing.standing import Standing, standing
-from handoff_gate.gates.store.base import Change, RunStore, WatchLapse
+from handoff_gate.gates.store.base import Change, ListedHandoff, RunStore, WatchLapse
 from handoff_gate.gates.vocab.safe_text import os_reason
 
 if TYPE_CHECKING:
@@ -38,9 +40,9 @@ THREAD_NAME = "handoff-gate-events"
 
 @dataclass
 class _Look:
-    """A standing being made (``done`` unset) or made at hint count ``since``."""
+    """A standing being made (``done`` unset) or made, with the stamps listed before."""
 
-    since: int
+    stamps: tuple[ListedHandoff, ...]
     done: threading.Event = field(default_factory=threading.Event)
     found: Standing | None = None
     had: set[object] = field(default_factory=set)
@@ -75,9 +77,6 @@ class EventSource:
         #: Watching sent its first ``Change()`` and has not lapsed since: a subscriber
         #: joining now is sent a ``Change()`` of its own (it has listed nothing yet).
         self._live = False
-        #: Hints counted; when each handoff, run or everything was last touched.
-        self._count = 0
-        self._touched: dict[tuple[str | None, str | None], int] = {}
         self._looks: dict[tuple[str, str], _Look] = {}
 
     # ------------------------------------------------------------ hints
@@ -120,67 +119,52 @@ class EventSource:
 
     def _hinted(self, hint: Hint) -> None:
         with self._lock:
-            if isinstance(hint, WatchLapse):
-                self._live = False
-            else:
-                self._live = True
-                self._count += 1
-                run = self._label(hint.run)
-                self._touched[(run, hint.handoff_id if run else None)] = self._count
+            self._live = not isinstance(hint, WatchLapse)
             listeners = list(self._listeners)
         for listener in listeners:
             with contextlib.suppress(Exception):  # one listener's failure is not another's
                 listener(hint)
 
-    def _label(self, run: str | None) -> str | None:
-        if run is None:
-            return None
-        try:
-            return self.store.run_label(run)
-        except ValueError:
-            return None  # not a run the store can name: it touches everything
-
     # ------------------------------------------------------------ standings
 
     def standing(self, ref: HandoffRef, store: RunStore, *, listener: object) -> Standing:
         """The handoff's standing for ``listener``, made with ``store`` (the calling
-        thread's own): the one another listener got, while no hint touched the handoff
-        since it was begun and ``listener`` has not had it, else a new look."""
-        run = self._label(ref.run)
-        if run is None:
-            return self._made(ref, store)
-        key = (run, ref.id)
+        thread's own): the one another listener got, while the handoff's stamps are
+        unchanged since it was begun and ``listener`` has not had it, else a new look."""
+        try:
+            key = (store.run_label(ref.run), ref.id)
+            stamps = tuple(store.listing(ref.run, [ref.id]))
+        except Exception:  # the store's or its driver's: no sharing, the look says why
+            return self.look(ref, store)
         with self._lock:
             look = self._looks.get(key)
-            if look is not None and listener not in look.had and not self._stale(key, look.since):
+            if look is not None and listener not in look.had and look.stamps == stamps:
                 look.had.add(listener)
                 if len(look.had) >= len(self._listeners):
                     del self._looks[key]  # every listener has had it: nothing to keep
                 shared = look
             else:
-                shared, look = None, _Look(self._count, had={listener})
+                shared, look = None, _Look(stamps, had={listener})
                 self._looks[key] = look
         if shared is not None:
             return self._shared(shared, ref, store)
         try:
-            look.found = self._made(ref, store)
+            look.found = self.look(ref, store)
         finally:
             look.done.set()
         return look.found
 
     def _shared(self, look: _Look, ref: HandoffRef, store: RunStore) -> Standing:
-        """The standing another listener made (waiting while it is made); a new look if
-        making it failed."""
+        """The standing another listener made (waiting while it is made), under this
+        listener's ``ref``; a new look if making it failed."""
         look.done.wait()
-        return look.found if look.found is not None else self._made(ref, store)
+        if look.found is None:
+            return self.look(ref, store)
+        return replace(look.found, ref=ref)  # as this listener names it (a label, a name)
 
-    def _stale(self, key: tuple[str, str], since: int) -> bool:
-        """Whether a hint touched the handoff, its run or everything after ``since``."""
-        run, _ = key
-        marks = (self._touched.get(at, 0) for at in ((None, None), (run, None), key))
-        return max(marks) > since
-
-    def _made(self, ref: HandoffRef, store: RunStore) -> Standing:
+    def look(self, ref: HandoffRef, store: RunStore) -> Standing:
+        """A new look at one handoff (``gates.standing.standing``): the inspection that
+        sharing saves, made here and nowhere else in the source."""
         if self._registry is None:
             self._registry = self._contracts()
         return standing(store, ref, self._registry, policy=self.policy)

@@ -17,6 +17,7 @@ goes is ``cursor``'s and ``follow``'s.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -56,6 +57,7 @@ from handoff_gate.tui.messages import (
 from handoff_gate.tui.model import (
     Entry,
     Key,
+    ReviewOptions,
     Show,
     key_of,
     placement,
@@ -84,7 +86,7 @@ from handoff_gate.tui.palette import (
     jump_targets,
 )
 from handoff_gate.tui.render import entry_title, safe
-from handoff_gate.tui.rows import RowCache, topbar
+from handoff_gate.tui.rows import RowCache, Topbar
 from handoff_gate.tui.screens.asker import Asker
 from handoff_gate.tui.screens.decision import DecisionScreen
 from handoff_gate.tui.screens.find import FindScreen
@@ -140,29 +142,19 @@ class ReviewScreen(Screen[None]):
     #: The ``/`` filter: only rows containing this text are listed (empty: every row).
     find_text: str = ""
 
-    def __init__(
-        self,
-        feed: Feed,
-        *,
-        where: str,
-        reviewer: str,
-        show: Show,
-        quiet: bool,
-        read_only: bool,
-    ) -> None:
-        """``where``: the root or store as the header names it; ``quiet``: no bell;
-        ``read_only``: approve and reject are refused and not offered."""
+    def __init__(self, feed: Feed, options: ReviewOptions, *, where: str, reviewer: str) -> None:
+        """``where``: the root or store as the header names it; ``reviewer``: who the
+        header says decides (``Gate.deciding_as``)."""
         super().__init__()
         self.feed = feed
         #: Inspection and decisions: ``None`` until the app's core worker has made them.
         self.core: ReviewCore | None = None
-        self.read_only = read_only
-        self._where = where
-        self._reviewer_shown = reviewer
-        self._quiet = quiet
+        self.read_only = options.read_only
+        self._heading = Topbar(where=where, reviewer=reviewer, read_only=options.read_only)
+        self._quiet = options.quiet
         #: New handoffs told a run at a time (``N`` turns them off and on).
         self._notices = ArrivalNotices(self._tell_arrivals, self.set_timer)
-        self.set_reactive(ReviewScreen.show, show)
+        self.set_reactive(ReviewScreen.show, options.show)
         self._book = Entries()
         #: Handoffs marked for a batch decision (``space``, ``*``); only decidable ones.
         self._marks = MarksBar(id="marks")
@@ -458,7 +450,7 @@ class ReviewScreen(Screen[None]):
 
     def on_watch_failed(self, message: WatchFailed) -> None:
         self.notify(
-            f"Watching {safe(self._where, 80)} stopped: {safe(message.error, 200)}. "
+            f"Watching {safe(self._heading.where, 80)} stopped: {safe(message.error, 200)}. "
             "It resumes as soon as it can.",
             title="Watcher",
             severity="warning",
@@ -586,19 +578,15 @@ class ReviewScreen(Screen[None]):
 
     def _repaint_topbar(self) -> None:
         """The header's counts across all entries."""
-        bar = topbar(
-            where=self._where,
-            read_only=self.read_only,
-            reviewer=self._reviewer_shown,
-            entries=self.entries.values(),
+        bar = replace(
+            self._heading,
             show=self.show,
             listed=self._list.row_count,
             scanned=self._scanned,
             backlog=self.feed.backlog,
             new=sum(1 for key in self._new if (e := self.entries.get(key)) and e.decidable),
-            width=self.app.size.width or 80,
             find=self.find_text,
-        )
+        ).render(self.entries.values(), self.app.size.width or 80)
         # One line high (app.tcss), so new counts never resize it: no layout pass, which
         # would re-render the whole screen ten times a second while a root loads.
         self._topbar.update(bar, layout=False)
