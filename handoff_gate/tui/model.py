@@ -18,7 +18,7 @@ from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.audit.decision_record import Decision
+    from handoff_gate.gates.gate import Decision
 
 #: A handoff across runs: (run directory, handoff id). For a database store the "run
 #: directory" is ``Path(run_id)``: a key, never a place on disk (``str()`` gives the id back).

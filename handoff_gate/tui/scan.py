@@ -20,7 +20,7 @@ from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.model import NO_TRUST, Key, Stamp, Trust, key_of
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.audit.decision_record import Decision
+    from handoff_gate.gates.gate import Decision
 
 
 @dataclass(frozen=True, slots=True)
