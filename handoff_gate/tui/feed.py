@@ -74,6 +74,11 @@ class Feed:
     def inspect(self, ref: HandoffRef, *, urgent: bool = False) -> None:
         self._inspect.put(ref, urgent=urgent)
 
+    def hurry(self, ref: HandoffRef) -> None:
+        """Inspect ``ref`` first if it waits in the queue (one being inspected, or not
+        asked for, is left alone)."""
+        self._inspect.hurry(ref)
+
     def relist(self, run_dir: Path) -> None:
         self._relist.put_run(run_dir)
 

@@ -88,6 +88,13 @@ class InspectQueue:
                 self._items.append(ref)
             self._cond.notify()
 
+    def hurry(self, ref: HandoffRef) -> None:
+        """``put(ref, urgent=True)`` only if it is still waiting: one taken already is
+        being inspected, and its result is on its way."""
+        with self._cond:
+            if key_of(ref) in self._queued:
+                self.put(ref, urgent=True)
+
     def take(self, *, block: bool) -> tuple[HandoffRef, bool] | None:
         """The next handoff and whether someone is waiting for it on screen.
 

@@ -101,6 +101,7 @@ from handoff_gate.tui.widgets.handoff_list import HandoffList
 from handoff_gate.tui.widgets.marks_bar import MarksBar
 
 if TYPE_CHECKING:
+    from handoff_gate.gates.vocab.handoff_ref import HandoffRef
     from handoff_gate.tui.feed import Feed
     from handoff_gate.tui.review_core import ReviewCore
 
@@ -174,6 +175,8 @@ class ReviewScreen(Screen[None]):
         self._landed: list[Key] = []
         #: Decidable arrivals the cursor did not take (it was busy): the header counts them.
         self._new: set[Key] = set()
+        #: Handoffs asked to be inspected whose result has not arrived yet (``_hurry``).
+        self._asked: set[Key] = set()
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
@@ -219,6 +222,7 @@ class ReviewScreen(Screen[None]):
                 and entry.label.expires_at
                 and is_past(entry.label.expires_at)
             ):
+                self._asked.add(entry.key)
                 self.feed.inspect(entry.ref, urgent=False)
         if timed:
             self._list.refresh()
@@ -357,7 +361,7 @@ class ReviewScreen(Screen[None]):
             return
         self._detail.show(entry)
         if entry.report is None:
-            self.feed.inspect(entry.ref, urgent=True)
+            self._hurry(entry.ref)
         else:
             self._book.keep_report(entry, self._list.current)
 
@@ -382,7 +386,7 @@ class ReviewScreen(Screen[None]):
         self._follow_run()
         current = self.current_entry()
         if current is not None and current.report is None:
-            self.feed.inspect(current.ref, urgent=True)
+            self._hurry(current.ref)
 
     def _apply(self, merged: Merged) -> None:
         rows = self._rows
@@ -393,7 +397,18 @@ class ReviewScreen(Screen[None]):
             self._detail.show(self.current_entry())
         current = self._list.current
         for ref in merged.inspect:
+            self._asked.add(key_of(ref))
             self.feed.inspect(ref, urgent=key_of(ref) == current)
+
+    def _hurry(self, ref: HandoffRef) -> None:
+        """Have a handoff shown without its report inspected first. One asked for already
+        only jumps the line: asked again while it was being inspected (a second listing
+        of a new arrival, the cursor landing on it), it was inspected twice."""
+        if key_of(ref) in self._asked:
+            self.feed.hurry(ref)
+        else:
+            self._asked.add(key_of(ref))
+            self.feed.inspect(ref, urgent=True)
 
     def on_inspected(self, message: Inspected) -> None:
         core = self.core
@@ -403,6 +418,7 @@ class ReviewScreen(Screen[None]):
         refresh_detail = False
         moved = False
         for result in message.results:
+            self._asked.discard(result.key)
             entry = self.entries.get(result.key)
             if entry is None:
                 continue
@@ -780,7 +796,7 @@ class ReviewScreen(Screen[None]):
             return None
         if entry.report is None or self.core is None:
             self._tell(STILL_INSPECTING)
-            self.feed.inspect(entry.ref, urgent=True)
+            self._hurry(entry.ref)
             return None
         refusal = self.core.refusal(entry)
         if refusal is not None:
