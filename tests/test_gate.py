@@ -23,7 +23,7 @@ import handoff_gate as hg
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.schemas import example_path
-from handoff_gate.tui.inspecting import inspection
+from handoff_gate.tui.review_core import inspection
 
 PLAN = example_path("plan/v1").read_bytes()
 

@@ -26,9 +26,9 @@ from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Severity, Verdict
 from handoff_gate.gates.vocab.states import HandoffState
-from handoff_gate.tui.inspecting import inspection
 from handoff_gate.tui.model import Entry, Label
 from handoff_gate.tui.render import decision_text, header, list_row
+from handoff_gate.tui.review_core import inspection
 
 REFUND: dict[str, Any] = {
     "type": "object",

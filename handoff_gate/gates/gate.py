@@ -467,22 +467,17 @@ class Gate:
 
         return verify_run(run, self.store, self.policy)
 
-    # ------------------------------------------------------------------------------
-    # For a front end that holds one Gate across threads and asks before it decides
-    # (the review app: ``tui.review_core`` works through these and nothing deeper).
+    # ---- For a front end holding one Gate across threads (``tui.review_core``) ----
 
     def copy(self) -> Gate:
         """This configuration over a store object of its own (``RunStore.copy``), for
-        another thread: a store object serves one thread at a time. Closing the copy
-        closes that object only."""
+        another thread; closing the copy closes that object only."""
         return Gate(setup=replace(self.setup, store=self.store.copy(), owns_store=True))
 
     def events(self, *, poll: bool = False) -> EventSource:
-        """The one watch of this Gate's store for the whole process
-        (``gates.notify.source``): the review screen and ``--notify-url``'s announcer
-        subscribe to it, so the store is watched once and each new handoff inspected
-        once, however many of them listen. Made on the first call; ``poll`` is that
-        call's."""
+        """The one watch of this Gate's store (``gates.notify.source``), made on the first
+        call: the review screen and ``--notify-url``'s announcer both subscribe to it, so
+        the store is watched once and each new handoff inspected once."""
         if self._events is None:
             from handoff_gate.gates.notify.source import EventSource
 
@@ -506,11 +501,9 @@ class Gate:
         producer: str | None = None,
         approvals: Collection[str] = (),
     ) -> str:
-        """Why this Gate's key may not decide ``handoff_id`` under its policy (empty: it
-        may), worked out before a dialog opens so nobody types a reason for a decision
-        ``decide`` would refuse (it checks everything again when it writes).
-        ``producer`` (whose signature verified) and ``approvals`` (who approved so far)
-        are what the handoff's standing says."""
+        """Why this Gate's key may not decide ``handoff_id`` (empty: it may), asked before
+        a dialog opens so nobody types a reason ``decide`` would refuse; ``producer`` and
+        ``approvals`` are what the handoff's standing says."""
         if self.policy is None:
             return ""
         try:
@@ -539,16 +532,14 @@ class Gate:
 
     @cached_property
     def _principals(self) -> dict[tuple[Any, str | None], str | Exception]:
-        """Who the key decides each rule as, for ``refusal`` (reading the key per row of
-        a long list would read its file once a row)."""
+        """Who the key decides each rule as: ``refusal`` is asked once per row of a list."""
         return {}
 
     def inspect_edit(
         self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str, report: Report, data: bytes
     ) -> tuple[Report, bool]:
-        """A reviewer's edited bytes inspected against the contract of the handoff whose
-        report is ``report``, as ``decide`` will inspect them again, and whether they may
-        be approved; never raises (``gates.standing.edits``)."""
+        """A reviewer's edit inspected as ``decide`` will inspect it, against the contract
+        of the handoff ``report`` is of, and whether it may be approved; never raises."""
         from handoff_gate.gates.standing.edits import edit_problem, inspect_edit
 
         found = inspect_edit(
@@ -557,7 +548,6 @@ class Gate:
         return found, edit_problem(found) is None
 
 
-#: What a front end imports from here besides the Gate: the values and the refusal its
-#: methods hand back, and a decision's words (as ``httpx`` exports its ``Response``), so
-#: that it needs no module of the stages (import-linter's contract for ``tui``).
+#: What a front end imports besides the Gate: what its methods return or raise, and a
+#: decision's words (as httpx exports ``Response``): it needs no module of the stages.
 __all__ = ["Decision", "DecisionRefused", "Gate", "Standing", "Stats", "describe"]

@@ -177,11 +177,6 @@ class Feed:
             if self._inspect.closed:
                 return
 
-    def inspect_once(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
-        """Inspect one handoff with ``core`` from a short-lived worker thread (what ``d``
-        compares with)."""
-        return self.inspect_now(core, ref)
-
     def inspect_now(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
         """Inspect one handoff with ``core`` on the calling thread (a worker's, never the
         UI's), with a store object of its own."""

@@ -70,18 +70,11 @@ class ReviewApp(App[int]):
         where = self.store.label()
         if options.title is not None:
             self.title = visible(options.title)
-        self.review = ReviewScreen(
-            self._make_feed(), options, where=where, reviewer=gate.deciding_as(options.reviewer)
-        )
-
-    def _make_feed(self) -> Feed:
-        """The feed posts straight to the review screen (its messages concern the view);
-        posting is thread-safe, and what arrives before the screen runs waits in its queue."""
-
-        def post(message: Any) -> bool:
-            return self.review.post_message(message)
-
-        return Feed(self.store, post)
+        # The feed posts straight to the review screen (its messages concern the view);
+        # posting is thread-safe, and what arrives before the screen runs waits in its queue.
+        feed = Feed(self.store, lambda message: self.review.post_message(message))
+        header = gate.deciding_as(options.reviewer)
+        self.review = ReviewScreen(feed, options, where=where, reviewer=header)
 
     @property
     def feed(self) -> Feed:

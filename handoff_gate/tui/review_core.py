@@ -4,7 +4,8 @@
 as ``CoreReady``: importing this module imports the field view (the contracts' pydantic
 models), so the first screen (listings only) is painted before it loads. Everything it
 asks of the core it asks of the ``Gate`` the app was given, each blocking call on a copy
-of it (``Gate.copy``: a store object per thread); what it adds is the app's words.
+of it (``Gate.copy``: a store object per thread); what it adds is the app's words, and
+a standing as the screen shows it (``inspection``).
 
 Refusals are worked out before a dialog opens (``Gate.refusal``), so nobody types a reason
 for a decision ``decide`` would refuse; ``decide`` checks everything again when it writes.
@@ -19,19 +20,19 @@ from typing import TYPE_CHECKING
 from handoff_gate.gates.gate import DecisionRefused, Gate, describe
 from handoff_gate.gates.view.fields import field_rows
 from handoff_gate.gates.vocab.states import ENDED, HandoffState
-from handoff_gate.tui.inspecting import inspection
 from handoff_gate.tui.messages import BatchDecided, DecisionFinished
+from handoff_gate.tui.model import UNSIGNED, Trust, key_of
 from handoff_gate.tui.notice import Notice, named
 from handoff_gate.tui.render import safe
+from handoff_gate.tui.scan import Inspection
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.gate import Decision, Stats
+    from handoff_gate.gates.gate import Decision, Standing, Stats
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.vocab.actions import Action, Category
     from handoff_gate.gates.vocab.handoff_ref import HandoffRef
     from handoff_gate.gates.vocab.report import FieldRow, Report
     from handoff_gate.tui.model import Entry
-    from handoff_gate.tui.scan import Inspection
 
 
 class ReviewCore:
@@ -44,9 +45,7 @@ class ReviewCore:
     def __init__(self, gate: Gate, *, reviewer: str | None = None) -> None:
         self.gate = gate
         self.reviewer = reviewer
-        #: The process's one source of hints and standings (the feed's and, under
-        #: ``--notify-url``, the announcer's): a handoff one of them inspected is not
-        #: inspected again for the other.
+        #: The process's one source of standings, shared with ``--notify-url``'s announcer.
         self.events = gate.events()
 
     def look_back(self) -> Stats:
@@ -177,3 +176,52 @@ def _finished(entry: Entry, decision: Decision | None, refused: str | None) -> D
     if decision is None:
         return DecisionFinished(entry.key, None, f"Not written: {refused}")
     return DecisionFinished(entry.key, decision, "", describe(decision))
+
+
+def inspection(found: Standing, *, policy: bool) -> Inspection:
+    """The app's view of ``found``, settled under a policy when ``policy`` (the standing
+    shows every failure as blocked or unusable, so the app fails closed)."""
+    problem = found.problem if found.state is HandoffState.UNUSABLE else ""
+    ended = found.problem if found.state in ENDED else ""
+    return Inspection(
+        key_of(found.ref),
+        found.report,
+        found.decision,
+        problem,
+        found.state,
+        _trust(found, policy),
+        ended,
+        found.delivered,
+    )
+
+
+def _trust(found: Standing, policy: bool) -> Trust:
+    """The header's words on who may decide and who approved so far."""
+    signer = _signer(found.report, policy, found.producer)
+    if not policy:
+        return Trust(signer=signer)
+    if found.rule is None:
+        blocked = found.state is HandoffState.BLOCKED
+        return Trust(signer=signer, rule_problem=found.problem if blocked else "")
+    counted, apart = found.counted()
+    return Trust(
+        required=found.rule.required,
+        approvals=tuple(d.principal or d.reviewer for d in counted),
+        approvers=found.rule.approvers,
+        signer=signer,
+        producer=found.producer,
+        refused=found.refused + apart,
+    )
+
+
+def _signer(report: Report, policy: bool, producer: str | None) -> str:
+    """How the header describes the producer's signature; ``producer`` is the signer
+    whose signature verified under the policy (``None``: none did, or no policy)."""
+    envelope = report.envelope
+    if envelope is None or envelope.signer is None:
+        return UNSIGNED
+    if not policy:
+        return f"signed as {envelope.signer} (not checked: no policy)"
+    if producer == envelope.signer:
+        return f"signed by {envelope.signer}"
+    return f"signed as {envelope.signer}, but the signature does not verify"

@@ -2,7 +2,7 @@
 
 Everything here is store-agnostic: listings come from ``RunStore.listing`` (cheap: names
 and change stamps, none of the core's inspection modules, so the first screen is painted
-without them); an inspection (``inspecting``) parses and validates one handoff. Results
+without them); an inspection (``review_core``) parses and validates one handoff. Results
 travel to the app as small immutable values.
 """
 

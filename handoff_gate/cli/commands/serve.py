@@ -136,11 +136,12 @@ def _announcing(
         return nullcontext()
     from handoff_gate.cli.inputs import registry
     from handoff_gate.gates.notify.announcer import Announcer
+    from handoff_gate.gates.notify.source import EventSource
 
     def contracts() -> Registry:
         return checked if checked is not None else registry("", policy)
 
-    return Announcer(store, targets, contracts, policy=policy, link=public, warn=_say)
+    return Announcer(EventSource(store, contracts, policy), targets, link=public, warn=_say)
 
 
 class _AppErrors(io.TextIOBase):

@@ -79,16 +79,7 @@ def announcing(
     def beside(app: ReviewApp) -> Iterator[None]:
         warn.app = app
         try:
-            announcer = Announcer(
-                gate.store,
-                targets,
-                lambda: gate.contracts,
-                policy=gate.policy,
-                warn=warn,
-                begin=app.ready,
-                events=gate.events(poll=poll),
-            )
-            with announcer:
+            with Announcer(gate.events(poll=poll), targets, warn=warn, begin=app.ready):
                 yield
         finally:
             warn.app = None

@@ -3,8 +3,8 @@
 It learns of new handoffs as the review app does, from the store's ``watch`` hints
 (watchfiles over a folder, LISTEN on a database) and ``listing`` (names and stamps, no
 bytes), so it works the same on every store. The hints and the standings come from an
-``EventSource`` (``gates.notify.source``): the app's, under ``watch --notify-url``, so the
-store is watched once in the process and each new handoff inspected once, or its own.
+``EventSource`` (``gates.notify.source``): under ``watch --notify-url`` the app's, so the
+store is watched once in the process and each new handoff inspected once.
 A handoff it has not seen before is judged by its standing (the state, producer and
 verdict ``list`` and the app show); one that
 needs a person (pending, or blocked and so to be rejected) is announced once: the
@@ -42,9 +42,7 @@ from handoff_gate.gates.vocab.safe_text import os_reason
 from handoff_gate.gates.vocab.states import NEEDS_PERSON
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.notify.targets import Targets
-    from handoff_gate.gates.trust.policy import Policy
 
 #: How long the first new handoff waits for others to go in its notification.
 GATHER_S = 3.0
@@ -73,16 +71,12 @@ def to_stderr(text: str) -> None:
 
 
 class Announcer:
-    """Announces the handoffs of ``store`` that wait for a decision to ``targets``.
+    """Announces the handoffs of a store that wait for a decision to ``targets``.
 
-    ``contracts`` gives the contracts standings are made with; it is called once, on
-    the announcer's own thread, when the first handoff is judged (a command that loads
-    them late passes its loader). ``policy``: settle decisions and name producers under
-    it. ``events``: the process's source of hints and standings (``Gate.events``), which
-    then brings the store, contracts, policy and polling; without it the announcer makes
-    one of its own. ``link``: the address a notification sends the reader to (``serve
-    --public-url``; never a token). ``poll``: the store's watch must not rely on change
-    events (``watch --poll``). ``warn`` is called with one line for each problem (a
+    ``events``: the store's hints and standings, with the contracts and the policy they
+    are made under (``Gate.events``, shared with the review screen under ``watch``).
+    ``link``: the address a notification sends the reader to (``serve
+    --public-url``; never a token). ``warn`` is called with one line for each problem (a
     notification that failed, a store that cannot be read), from the announcer's
     threads; it must be quick and thread-safe. ``begin``:
     the threads do nothing until it is set (``watch`` passes ``ReviewApp.ready``, set once
@@ -95,26 +89,20 @@ class Announcer:
 
     def __init__(
         self,
-        store: RunStore,
+        events: EventSource,
         targets: Targets,
-        contracts: Callable[[], Registry],
         *,
-        policy: Policy | None = None,
         link: str | None = None,
         gather: float = GATHER_S,
-        poll: bool = False,
         warn: Callable[[str], None] = to_stderr,
         begin: threading.Event | None = None,
-        events: EventSource | None = None,
     ) -> None:
         if gather < 0:
             raise ValueError("gather must be 0 or more seconds")
-        self.store = store
         self.targets = targets
         self.gather = gather
-        self.policy = policy
         self.link = link
-        self._events = events or EventSource(store, contracts, policy, poll=poll)
+        self._events = events
         self._warn = warn
         self._begin = begin
         self._stop = threading.Event()
@@ -181,7 +169,7 @@ class Announcer:
         """Subscribed from ``begin`` on: the first hint, ``Change()``, is the first look."""
         if not self._begun():
             return
-        store = self.store.copy()
+        store = self._events.store.copy()
         unsubscribe = self._events.subscribe(self._hinted)
         try:
             self._looking(store)
@@ -263,7 +251,7 @@ class Announcer:
                 ref = HandoffRef(run, handoff_id)
                 now = self._events.standing(ref, store, listener=self)
                 if now.state in NEEDS_PERSON:
-                    shown = waiting(now, policy_in_force=self.policy is not None)
+                    shown = waiting(now, policy_in_force=self._events.policy is not None)
                     found.append((ref, shown))
                 seen.add(handoff_id)
             seen.update(fresh)

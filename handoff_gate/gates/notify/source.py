@@ -1,22 +1,19 @@
 """One watch of a store per process, and one inspection of each handoff, for every listener.
 
-``watch --notify-url`` has two listeners in one process: the review screen (``tui.feed``)
-and the announcer. Each watching the store on threads of its own and inspecting every
-new handoff for itself doubled the work of each arrival. Here the store's ``watch`` runs
-once, on one thread, and each hint goes to every subscriber; and a standing one listener
-asked for (``standing``) is handed to the next listener that asks for the same handoff
-while the handoff's and its decisions' stamps (``RunStore.listing``, a stat) are what
-they were before it was made (one asking while it is made waits for it), so each new
-handoff is inspected once per process.
-
-Stamps are what the screen already trusts to tell what must be inspected again, so a
-shared standing is as fresh as the screen's own; it is never served twice to the same
-listener: one that asks again (a deadline passed, a reviewer opened it) gets a new look.
+Under ``watch --notify-url`` the review screen (``tui.feed``) and the announcer each
+watched the store on threads of their own and inspected every new handoff for itself.
+Here the store's ``watch`` runs once, on one thread, and each hint goes to every
+subscriber; and a standing one listener asked for (``standing``) is handed to the next
+one that asks while the handoff's listing stamps (a stat) are what they were before it
+was made, so each new handoff is inspected once per process. Stamps are what the screen
+already trusts to tell what to inspect again; a listener that asks again (a deadline
+passed, a reviewer opened it) gets a new look.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -40,21 +37,20 @@ THREAD_NAME = "handoff-gate-events"
 
 @dataclass
 class _Look:
-    """A standing being made (``done`` unset) or made, with the stamps listed before."""
+    """A standing being made (``done`` unset) or made, the stamps listed before it."""
 
     stamps: tuple[ListedHandoff, ...]
+    had: set[object]
     done: threading.Event = field(default_factory=threading.Event)
     found: Standing | None = None
-    had: set[object] = field(default_factory=set)
 
 
 class EventSource:
     """The store's hints for every subscriber, and standings shared between them.
 
-    ``contracts`` is called once, when the first standing is made (a caller that loads
-    them late passes its loader); ``policy`` settles decisions. ``poll``: the watch must
-    not rely on change events. The watching thread starts with the first subscriber and
-    ends with the last; ``subscribe`` returns the call that ends a subscription.
+    ``contracts`` is called when the first standing is made (a loader, for a caller that
+    loads them late); ``policy`` settles decisions; ``poll``: the watch must not rely on
+    change events. The watching thread runs from the first subscriber to the last.
     """
 
     def __init__(
@@ -65,25 +61,20 @@ class EventSource:
         *,
         poll: bool = False,
     ) -> None:
-        self.store = store
-        self.policy = policy
-        self.poll = poll
-        self._contracts = contracts
-        self._registry: Registry | None = None
+        self.store, self.policy, self.poll = store, policy, poll
+        self._contracts = functools.cache(contracts)  # loaded once, on first use
         self._lock = threading.Lock()
         self._listeners: list[Callable[[Hint], None]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        #: Watching sent its first ``Change()`` and has not lapsed since: a subscriber
-        #: joining now is sent a ``Change()`` of its own (it has listed nothing yet).
+        #: Watching is up (a ``Change()`` came, no lapse since): a late subscriber gets a
+        #: ``Change()`` of its own, since it has listed nothing yet.
         self._live = False
         self._looks: dict[tuple[str, str], _Look] = {}
 
-    # ------------------------------------------------------------ hints
-
     def subscribe(self, listener: Callable[[Hint], None]) -> Callable[[], None]:
-        """Send ``listener`` every hint from now on (from the watching thread; it must be
-        quick), beginning with a ``Change()``; returns the unsubscribe call."""
+        """Send ``listener`` every hint from now on, a ``Change()`` first (on the watching
+        thread: it must be quick); returns the call that unsubscribes it."""
         with self._lock:
             self._listeners.append(listener)
             live = self._live
@@ -107,8 +98,7 @@ class EventSource:
             thread.join()
 
     def _watch(self) -> None:
-        """The store's hints until the last subscriber leaves; a watch that raised is a
-        lapse to every subscriber, and watching starts again."""
+        """Until the last subscriber leaves; a watch that raised is a lapse to all."""
         stop = self._stop
         while not stop.is_set():
             try:
@@ -125,12 +115,10 @@ class EventSource:
             with contextlib.suppress(Exception):  # one listener's failure is not another's
                 listener(hint)
 
-    # ------------------------------------------------------------ standings
-
     def standing(self, ref: HandoffRef, store: RunStore, *, listener: object) -> Standing:
-        """The handoff's standing for ``listener``, made with ``store`` (the calling
-        thread's own): the one another listener got, while the handoff's stamps are
-        unchanged since it was begun and ``listener`` has not had it, else a new look."""
+        """The handoff's standing for ``listener``, with ``store`` (the calling thread's):
+        the one another listener got (waiting while it is made), under this ``ref``, if
+        its stamps are unchanged and ``listener`` has not had it; else a new ``look``."""
         try:
             key = (store.run_label(ref.run), ref.id)
             stamps = tuple(store.listing(ref.run, [ref.id]))
@@ -138,33 +126,23 @@ class EventSource:
             return self.look(ref, store)
         with self._lock:
             look = self._looks.get(key)
-            if look is not None and listener not in look.had and look.stamps == stamps:
+            shared = look is not None and listener not in look.had and look.stamps == stamps
+            if look is None or not shared:
+                look = self._looks[key] = _Look(stamps, {listener})
+            else:
                 look.had.add(listener)
                 if len(look.had) >= len(self._listeners):
                     del self._looks[key]  # every listener has had it: nothing to keep
-                shared = look
-            else:
-                shared, look = None, _Look(stamps, had={listener})
-                self._looks[key] = look
-        if shared is not None:
-            return self._shared(shared, ref, store)
+        if shared:
+            look.done.wait()
+            return self.look(ref, store) if look.found is None else replace(look.found, ref=ref)
         try:
             look.found = self.look(ref, store)
         finally:
             look.done.set()
         return look.found
 
-    def _shared(self, look: _Look, ref: HandoffRef, store: RunStore) -> Standing:
-        """The standing another listener made (waiting while it is made), under this
-        listener's ``ref``; a new look if making it failed."""
-        look.done.wait()
-        if look.found is None:
-            return self.look(ref, store)
-        return replace(look.found, ref=ref)  # as this listener names it (a label, a name)
-
     def look(self, ref: HandoffRef, store: RunStore) -> Standing:
         """A new look at one handoff (``gates.standing.standing``): the inspection that
         sharing saves, made here and nowhere else in the source."""
-        if self._registry is None:
-            self._registry = self._contracts()
-        return standing(store, ref, self._registry, policy=self.policy)
+        return standing(store, ref, self._contracts(), policy=self.policy)

@@ -850,7 +850,7 @@ class ReviewScreen(Screen[None]):
         elif previous is None:
             title, lines = raw_view(entry.ref, report, self.feed.handoff_bytes)
         else:
-            before = previous.report or self.feed.inspect_once(core, previous.ref).report
+            before = previous.report or self.feed.inspect_now(core, previous.ref).report
             title, lines = diff_view(before, previous.ref.id, report, entry.ref.id)
         if not get_current_worker().is_cancelled:
             self.post_message(BodyReady(entry.key, body.value, title, tuple(lines)))
