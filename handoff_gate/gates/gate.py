@@ -470,14 +470,12 @@ class Gate:
     # ---- For a front end holding one Gate across threads (``tui.review_core``) ----
 
     def copy(self) -> Gate:
-        """This configuration over a store object of its own (``RunStore.copy``), for
-        another thread; closing the copy closes that object only."""
+        """This configuration over a store object of its own, for another thread."""
         return Gate(setup=replace(self.setup, store=self.store.copy(), owns_store=True))
 
     def events(self, *, poll: bool = False) -> EventSource:
-        """The one watch of this Gate's store (``gates.notify.source``), made on the first
-        call: the review screen and ``--notify-url``'s announcer both subscribe to it, so
-        the store is watched once and each new handoff inspected once."""
+        """The one watch of this Gate's store (made on the first call): the review screen
+        and ``--notify-url``'s announcer both subscribe, so each new handoff is inspected once."""
         if self._events is None:
             from handoff_gate.gates.notify.source import EventSource
 

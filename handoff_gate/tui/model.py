@@ -61,7 +61,7 @@ class ReviewOptions:
     ``reviewer``: who decisions name (``None``: the key's approver, else ``user@host``).
     ``show``: the list's first filter. ``poll``: the store's watch must not rely on change
     events. ``quiet``: no bell. ``read_only``: approve and reject are refused and not
-    offered; nothing is written. ``title``: the terminal's (``None``: the app's name).
+    offered; nothing is written.
     """
 
     reviewer: str | None = None
@@ -69,7 +69,6 @@ class ReviewOptions:
     poll: bool = False
     quiet: bool = False
     read_only: bool = False
-    title: str | None = None
 
 
 #: The producer line of an unsigned handoff: "producer unsigned" read as a producer

@@ -1,4 +1,4 @@
-"""The approval app: its lifecycle, the feed that keeps it current, and the entry point.
+"""The approval app: its lifecycle and the feed that keeps it current.
 
 Store work never runs on the UI thread: the ``Feed``, over the store of the ``Gate`` the
 app is given, lists and inspects in background workers (the store's hints come from the
@@ -15,25 +15,21 @@ inspection starts; until then it shows listings only.
 from __future__ import annotations
 
 import threading
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.messages import Warned
 from handoff_gate.tui.model import Entry, Key, ReviewOptions
 from handoff_gate.tui.screens.review import ReviewScreen
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from handoff_gate.gates.gate import Gate
     from handoff_gate.tui.review_core import ReviewCore
 
@@ -66,13 +62,10 @@ class ReviewApp(App[int]):
         self.ready = threading.Event()
         self.gate = gate
         self.options = options = options or ReviewOptions()
-        self.store = gate.store
-        where = self.store.label()
-        if options.title is not None:
-            self.title = visible(options.title)
+        where = gate.store.label()
         # The feed posts straight to the review screen (its messages concern the view);
         # posting is thread-safe, and what arrives before the screen runs waits in its queue.
-        feed = Feed(self.store, lambda message: self.review.post_message(message))
+        feed = Feed(gate.store, lambda message: self.review.post_message(message))
         header = gate.deciding_as(options.reviewer)
         self.review = ReviewScreen(feed, options, where=where, reviewer=header)
 
@@ -152,19 +145,3 @@ class ReviewApp(App[int]):
         """Raise a warning toast, from any thread (what runs beside the app, such as
         ``watch --notify-url``'s announcer, warns through it; posting never blocks)."""
         self.review.post_message(Warned(title, text))
-
-
-def run_review(
-    gate: Gate,
-    options: ReviewOptions,
-    beside: Callable[[ReviewApp], AbstractContextManager[object]] | None = None,
-) -> int:
-    """Run the app over ``gate`` until it quits; returns the process exit code.
-
-    ``beside``: what runs for as long as the app does, entered with the app once it is
-    made (``watch --notify-url``'s announcer, warning through ``app.warn``).
-    """
-    app = ReviewApp(gate, options)
-    with beside(app) if beside is not None else nullcontext():
-        result: Any = app.run()
-    return int(result or 0)

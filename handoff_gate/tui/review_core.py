@@ -37,10 +37,7 @@ if TYPE_CHECKING:
 
 class ReviewCore:
     """A Gate's inspection and decisions, for one reviewer (``None``: the key's
-    principal, else ``user@host``).
-
-    Read-only review is the screen's to enforce (``ReviewScreen.read_only``): this only
-    inspects and decides."""
+    principal, else ``user@host``); read-only review is the screen's to enforce."""
 
     def __init__(self, gate: Gate, *, reviewer: str | None = None) -> None:
         self.gate = gate
@@ -54,8 +51,7 @@ class ReviewCore:
             return gate.stats()
 
     def inspect(self, ref: HandoffRef, store: RunStore) -> Inspection:
-        """Inspect one handoff in ``store`` (the calling thread's own) and settle its
-        decisions; never raises."""
+        """One handoff's standing, with ``store`` (this thread's); never raises."""
         found = self.events.standing(ref, store, listener=self)
         return inspection(found, policy=self.gate.policy is not None)
 
@@ -103,8 +99,7 @@ class ReviewCore:
         return None
 
     def inspect_edit(self, entry: Entry, report: Report, data: bytes) -> tuple[Report, bool]:
-        """The reviewer's edited bytes inspected against ``entry``'s contract and whether
-        they may be approved (``Gate.inspect_edit``; blocking: off the UI thread)."""
+        """``Gate.inspect_edit`` of the reviewer's bytes (blocking: off the UI thread)."""
         with self.gate.copy() as gate:
             return gate.inspect_edit(entry.ref.run, entry.ref.id, report, data)
 

@@ -94,10 +94,8 @@ class Topbar:
     find: str = ""
 
     def render(self, entries: Iterable[Entry], width: int) -> Text:
-        """The header line for ``entries`` fitted to ``width``: what this reviewer can
-        decide now (read-only: how many are pending; and how many of those have a
-        waiter, where the store can tell, and arrived while the cursor was busy), how
-        many are blocked, the filter, the reviewer, progress."""
+        """What this reviewer can decide now (read-only: what is pending; how many have a
+        waiter, where the store can tell, and are new), what is blocked, the filter."""
         every = list(entries)
         decidable = [e for e in every if e.decidable]
         blocked = sum(1 for e in every if e.state is HandoffState.BLOCKED)

@@ -42,9 +42,8 @@ async def test_a_failed_notification_is_a_toast_then_one_line_and_the_app_decide
     warnings = AppWarnings()
     store = FilesystemStore(root)
     app = review_app(None, registry, reviewer="alice", quiet=True, store=store)
-    beside = announcing(app.gate, targets([dead, endpoint.url]), poll=False, warn=warnings)
     try:
-        with beside(app):
+        with announcing(app, targets([dead, endpoint.url]), False, warnings):
             async with app.run_test(size=SIZE) as pilot:
                 handoff = put(root, "web", PLAN)
                 key = (Path(store.run_label("web")), handoff)
@@ -94,9 +93,8 @@ async def test_a_new_handoff_is_inspected_once_for_the_screen_and_the_notificati
     endpoint = Endpoint()
     warnings = AppWarnings()
     app = review_app(root, registry, reviewer="alice", quiet=True)
-    beside = announcing(app.gate, targets([endpoint.url]), poll=False, warn=warnings)
     try:
-        with beside(app):
+        with announcing(app, targets([endpoint.url]), False, warnings):
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot, app.ready.is_set, timeout=BOUND)
                 handoff = put(root, "web", PLAN)

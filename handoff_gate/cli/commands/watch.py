@@ -20,19 +20,17 @@ import argparse
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.notify_urls import notify_targets
 from handoff_gate.cli.review_signing import unattended_signing
+from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.tui.model import ReviewOptions, Show
-from handoff_gate.tui.review_app import ReviewApp, run_review
+from handoff_gate.tui.review_app import ReviewApp
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from contextlib import AbstractContextManager
-
     from handoff_gate.gates.gate import Gate
     from handoff_gate.gates.notify.targets import Targets
 
@@ -50,6 +48,8 @@ def gate_for(args: argparse.Namespace) -> Gate:
 
 
 def run(gate: Gate, args: argparse.Namespace) -> int:
+    """The app over ``gate`` until it quits, with the announcer beside it for
+    ``--notify-url``; the exit code is the app's."""
     targets = notify_targets(args)
     options = ReviewOptions(
         reviewer=args.reviewer,
@@ -57,34 +57,32 @@ def run(gate: Gate, args: argparse.Namespace) -> int:
         poll=args.poll,
         quiet=args.quiet,
         read_only=args.read_only,
-        title=f"handoff-gate · {gate.store.label()}" if args.root is None else None,
     )
+    app = ReviewApp(gate, options)
+    if args.root is None:  # a store, not a folder: the terminal's title says which
+        app.title = f"handoff-gate · {visible(gate.store.label())}"
     warnings = AppWarnings()
-    beside = None if targets is None else announcing(gate, targets, poll=args.poll, warn=warnings)
-    code = run_review(gate, options, beside)
+    beside = nullcontext() if targets is None else announcing(app, targets, args.poll, warnings)
+    with beside:
+        code = int(app.run() or 0)
     warnings.report()
     return code
 
 
-def announcing(
-    gate: Gate, targets: Targets, *, poll: bool, warn: AppWarnings
-) -> Callable[[ReviewApp], AbstractContextManager[object]]:
-    """What runs beside the app: the announcer over the app's Gate and its one watch of
-    the store, warning through ``warn``, which shows them on the app. It begins once the
-    app is ready (first screen and core up): its first look judges every undecided
-    handoff, and started with the app it doubled the time to the first screen."""
+@contextmanager
+def announcing(app: ReviewApp, targets: Targets, poll: bool, warn: AppWarnings) -> Iterator[None]:
+    """The announcer beside ``app``, over its Gate and that Gate's one watch of the
+    store, warning through ``warn``, which shows them on the app. It begins once the app
+    is ready (first screen and core up): its first look judges every undecided handoff,
+    and started with the app it doubled the time to the first screen."""
     from handoff_gate.gates.notify.announcer import Announcer
 
-    @contextmanager
-    def beside(app: ReviewApp) -> Iterator[None]:
-        warn.app = app
-        try:
-            with Announcer(gate.events(poll=poll), targets, warn=warn, begin=app.ready):
-                yield
-        finally:
-            warn.app = None
-
-    return beside
+    warn.app = app
+    try:
+        with Announcer(app.gate.events(poll=poll), targets, warn=warn, begin=app.ready):
+            yield
+    finally:
+        warn.app = None
 
 
 class AppWarnings:

@@ -1,16 +1,14 @@
-"""The announcer: watches a store and tells ``Targets`` which handoffs wait for a decision.
+"""The announcer: tells ``Targets`` which handoffs of a store wait for a decision.
 
-It learns of new handoffs as the review app does, from the store's ``watch`` hints
-(watchfiles over a folder, LISTEN on a database) and ``listing`` (names and stamps, no
-bytes), so it works the same on every store. The hints and the standings come from an
-``EventSource`` (``gates.notify.source``): under ``watch --notify-url`` the app's, so the
-store is watched once in the process and each new handoff inspected once.
-A handoff it has not seen before is judged by its standing (the state, producer and
-verdict ``list`` and the app show); one that
-needs a person (pending, or blocked and so to be rejected) is announced once: the
-first one starts a gathering of ``gather`` seconds, and everything found meanwhile goes
-in the same notification, whatever run it is in; one that somebody decided during the
-gathering is left out.
+It learns of new handoffs as the review app does, from an ``EventSource``'s hints (the
+store's ``watch``) and the store's ``listing`` (names and stamps, no bytes), so it works
+the same on every store; under ``watch --notify-url`` the source is the app's, so the
+store is watched once and each new handoff inspected once. A handoff it has not seen
+before is judged by its standing (the state, producer and verdict ``list`` and the app
+show); one that needs a person (pending, or blocked and so to be rejected) is announced
+once: the first one starts a gathering of ``gather`` seconds, and everything found
+meanwhile goes in the same notification, whatever run it is in; one that somebody
+decided during the gathering is left out.
 
 At start it does not announce each handoff already there: the first look sends one
 summary of those still undecided ("2 handoffs wait for a decision in web: …"), or

@@ -1,13 +1,10 @@
 """One watch of a store per process, and one inspection of each handoff, for every listener.
 
-Under ``watch --notify-url`` the review screen (``tui.feed``) and the announcer each
-watched the store on threads of their own and inspected every new handoff for itself.
-Here the store's ``watch`` runs once, on one thread, and each hint goes to every
-subscriber; and a standing one listener asked for (``standing``) is handed to the next
-one that asks while the handoff's listing stamps (a stat) are what they were before it
-was made, so each new handoff is inspected once per process. Stamps are what the screen
-already trusts to tell what to inspect again; a listener that asks again (a deadline
-passed, a reviewer opened it) gets a new look.
+Under ``watch --notify-url`` the review screen and the announcer each watched the store
+and inspected every new handoff. Here the store's ``watch`` runs once and each hint goes
+to every subscriber; a standing one listener asked for goes to the next that asks while
+the handoff's listing stamps are what they were before it was made (the stamps the screen
+trusts to tell what to inspect again); one asking again gets a new look.
 """
 
 from __future__ import annotations
@@ -29,9 +26,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 
 Hint = Change | WatchLapse
-#: How long to wait before watching again after the store's watch raised.
-RETRY_S = 2.0
-#: The watching thread's name, so a test or an operator can find it.
+RETRY_S = 2.0  # before watching again after the store's watch raised
 THREAD_NAME = "handoff-gate-events"
 
 
@@ -46,12 +41,9 @@ class _Look:
 
 
 class EventSource:
-    """The store's hints for every subscriber, and standings shared between them.
-
-    ``contracts`` is called when the first standing is made (a loader, for a caller that
-    loads them late); ``policy`` settles decisions; ``poll``: the watch must not rely on
-    change events. The watching thread runs from the first subscriber to the last.
-    """
+    """The store's hints for every subscriber, and standings shared between them, made
+    under ``contracts`` (loaded on first use) and ``policy``; ``poll``: the watch must
+    not rely on change events. It watches from the first subscriber to the last."""
 
     def __init__(
         self,

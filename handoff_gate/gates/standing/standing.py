@@ -20,12 +20,7 @@ from handoff_gate.gates.standing.caller import caller_gone
 from handoff_gate.gates.standing.decision_problem import standing_of, unusable_reason
 from handoff_gate.gates.standing.ending import deadline, decided_late, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
-from handoff_gate.gates.standing.quorum import (
-    Settlement,
-    approved_bytes,
-    leading_approvals,
-    settle,
-)
+from handoff_gate.gates.standing.quorum import Settlement, approved_bytes, leading_approvals, settle
 from handoff_gate.gates.standing.report_in_run import blocked_report, inspect_in_run
 from handoff_gate.gates.store.base import RunStore, WaiterRecord
 from handoff_gate.gates.vocab.findings import Code

@@ -1,8 +1,5 @@
-"""Whether a tool call's one caller is still there to run it, as every reader words it.
-
-The rule (``gates.standing.caller``) is read by the standing, ``decide`` and ``show``,
-and by the review screen, which words a waiter line from the listing's live waiters
-before any standing arrives; so the words and the test live here, below all of them.
+"""Whether a tool call's one caller is still there to run it (``gates.standing.caller``),
+here so the review screen can say it from a listing's live waiters, as every reader does.
 """
 
 from __future__ import annotations
@@ -17,11 +14,8 @@ if TYPE_CHECKING:  # the review app reads this before the core's models load
 CALLER_GAVE_UP = "its caller gave up; nothing would run"
 
 
-def needs_live_waiter(envelope: Envelope | None) -> bool:
-    """Whether the handoff may be approved only while a wait on it is live."""
-    return envelope is not None and envelope.tool is not None and bool(envelope.tool.sole_waiter)
-
-
 def caller_gone(envelope: Envelope | None, waiters: Collection[object] | None) -> bool:
-    """Whether the handoff needs a live waiter and has none (``None``: cannot tell)."""
-    return needs_live_waiter(envelope) and not waiters
+    """Whether the handoff may be approved only while a wait on it is live (a call its
+    hook alone would run) and has none (``None``: cannot tell)."""
+    tool = envelope.tool if envelope is not None else None
+    return tool is not None and bool(tool.sole_waiter) and not waiters
