@@ -17,8 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import describe
-from handoff_gate.gates.decide.batch import decide_many
-from handoff_gate.gates.decide.decisions import DecisionRefused, decide, principal_for
+from handoff_gate.gates.decide.decisions import DecisionRefused, principal_for
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.setup import Setup, assemble
 from handoff_gate.gates.standing.edits import edit_problem, inspect_edit
@@ -185,6 +184,7 @@ class ReviewCore:
         """Decide every ``(entry, sha256)`` (blocking: run it off the UI thread), each on
         its own record through ``gates.decide.batch``; a refusal is that entry's alone."""
         store = self.store.copy()
+        gate = Gate(setup=replace(self.setup, store=store, owns_store=False))
         results: list[DecisionFinished] = []
         try:
             by_run: dict[str, list[tuple[Entry, str]]] = {}
@@ -192,17 +192,14 @@ class ReviewCore:
                 by_run.setdefault(entry.ref.run, []).append((entry, sha256))
             for run, items in by_run.items():
                 try:
-                    done = decide_many(
-                        store,
+                    done = gate.decide_many(
                         run,
                         [(entry.ref.id, sha256) for entry, sha256 in items],
                         action,
-                        registry=self.registry,
+                        seen={e.ref.id: e.report for e, _ in items if e.report is not None},
                         reason=reason,
                         category=category,
                         reviewer=self.reviewer,
-                        key=self.key,
-                        policy=self.policy,
                     )
                 except Exception as exc:  # a store driver's own error: refused, never a crash
                     why = f"Not written: {type(exc).__name__}: {exc}"
@@ -234,18 +231,14 @@ class ReviewCore:
         a crash."""
         store = self.store.copy()
         try:
-            decision = decide(
-                store,
+            decision = Gate(setup=replace(self.setup, store=store, owns_store=False)).decide(
                 entry.ref.run,
                 entry.ref.id,
                 action,
                 reason=reason,
                 category=category,
                 reviewer=self.reviewer,
-                registry=self.registry,
                 expected_sha256=sha256,
-                key=self.key,
-                policy=self.policy,
                 edited_payload=edited,
             )
         except (DecisionRefused, ValueError, OSError) as exc:

@@ -22,7 +22,12 @@ import jiter
 from handoff_gate.cli.commands import decide_batch
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat, one_line, os_problem
 from handoff_gate.cli.inputs import existing_handoff, setup_from
-from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused, decide
+from handoff_gate.gates.decide.decisions import (
+    DecisionRefused,
+    DecisionRequest,
+    EditRefused,
+    decide,
+)
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
@@ -72,21 +77,16 @@ def run(args: argparse.Namespace) -> int:
     setup = setup_from(args)
     run = existing_handoff(args.run_dir, args.handoff_id, setup.store)  # a typo: exit 2
     try:
-        decision = decide(
-            setup.store,
-            run,
-            args.handoff_id,
-            args.action,
+        request = DecisionRequest(
+            action=args.action,
             reason=args.reason,
             category=args.category,
             reviewer=args.reviewer,
-            registry=setup.contracts,
             expected_sha256=args.sha256.lower() if args.sha256 else None,
-            key=setup.key,
-            policy=setup.policy,
             on_warning=_warn,
             edited_payload=edited,
         )
+        decision = decide(setup, run, args.handoff_id, request)
     except EditRefused as exc:
         print(f"refused: {one_line(exc)}", file=sys.stderr)
         _print_findings(exc.report)

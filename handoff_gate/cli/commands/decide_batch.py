@@ -14,6 +14,7 @@ import sys
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
 from handoff_gate.cli.inputs import existing_run, setup_from
 from handoff_gate.gates.decide.batch import BatchItem, decide_many, open_handoffs
+from handoff_gate.gates.decide.decisions import DecisionRequest
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.ids import validate_id
 from handoff_gate.gates.vocab.report import Report
@@ -69,38 +70,24 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--phase and --schema narrow --pending; --ids names each handoff")
     action = Action(args.handoff_id)
     setup = setup_from(args)  # under a policy, only pinned contract modules run
-    where, contracts, trust = setup.store, setup.contracts, setup.policy
+    where = setup.store
     run = existing_run(args.run_dir, where)
     selected: dict[str, Report] = {}
     if args.ids is not None:
         items = read_ids(sys.stdin.read().splitlines())
     else:
-        found = open_handoffs(
-            where,
-            run,
-            action,
-            registry=contracts,
-            policy=trust,
-            phase=args.phase,
-            schema_id=args.schema,
-        )
+        found = open_handoffs(setup, run, action, phase=args.phase, schema_id=args.schema)
         items = [(s.ref, s.ref.sha256) for s in found]
         selected = {s.ref.id: s.report for s in found}  # decided on what was looked at
     try:
-        results = decide_many(
-            where,
-            run,
-            items,
-            action,
-            registry=contracts,
+        request = DecisionRequest(
+            action=action,
             reason=args.reason,
             category=args.category,
             reviewer=args.reviewer,
-            key=setup.key,
-            policy=trust,
             on_warning=_warn,
-            seen=selected,
         )
+        results = decide_many(setup, run, items, request, seen=selected)
     except PermissionError as exc:
         raise os_problem("record a decision in", args.run_dir, exc) from exc
     except (ValueError, OSError) as exc:

@@ -51,20 +51,16 @@ def _answer(args: argparse.Namespace, harness: Harness, deadline: Deadline) -> A
         # Inspection and the waits load only now, the call stored: a hook reaches its
         # submit having loaded what `submit` does (docs/performance.md, the hook).
         from handoff_gate.gates.gate import Gate
-        from handoff_gate.integrations.coding_agent_hook import answer_submitted
+        from handoff_gate.integrations.coding_agent_hook import HookWait, answer_submitted
 
         gate = Gate(setup=setup)  # the same configuration; closed below, with its store
-        answer = answer_submitted(
-            gate,
-            args.run_dir,
-            harness,
-            event,
-            ref,
+        wait = HookWait(
             timeout=deadline.wait_seconds(),
             stop=deadline.stop,
             on_timeout=args.on_timeout,
             told=deadline.seconds,
         )
+        answer = answer_submitted(gate, harness, event, ref, wait)
     finally:
         setup.close()
     if deadline.signalled is not None:  # stopped: a deny, and the blocking exit with it

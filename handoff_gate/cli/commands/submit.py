@@ -29,6 +29,7 @@ import hashlib
 import json
 import shlex
 import sys
+from dataclasses import replace
 from typing import Any
 
 from handoff_gate.cli.commands.contracts import checked_id, schema_file
@@ -46,9 +47,15 @@ from handoff_gate.gates.contracts.json_schema import JsonSchemaError, contract_f
 from handoff_gate.gates.setup import Setup
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.store.base import ContractConflict, RunStore
+from handoff_gate.gates.submit.context import Signing
 from handoff_gate.gates.submit.placement import producer_principal
-from handoff_gate.gates.submit.submit import Signing, submit
-from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
+from handoff_gate.gates.submit.submit import About, SubmitRequest, submit
+from handoff_gate.gates.submit.tool_call import (
+    TOOL_PHASE,
+    ToolCallSpec,
+    submit_tool_call,
+    tool_schema_id,
+)
 from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.findings import Severity
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -164,13 +171,14 @@ def _checked_form(args: argparse.Namespace) -> None:
 
 
 def _tool_call(
-    args: argparse.Namespace, where: RunStore, payload: bytes, **common: Any
+    args: argparse.Namespace, setup: Setup, payload: bytes, request: SubmitRequest
 ) -> HandoffRef:
     document = schema_file(args.json_schema) if args.json_schema is not None else FREE_FORM
     call = ToolCallSpec(
         args.tool, args.call_id, document, args.description, args.agent, args.thread
     )
-    return submit_tool_call(where, args.run_dir, call, payload, phase=args.phase, **common)
+    request = replace(request, schema_id=tool_schema_id(document))
+    return submit_tool_call(setup, args.run_dir, call, payload, request)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -202,31 +210,28 @@ def _submit(args: argparse.Namespace, setup: Setup, document: dict[str, Any] | N
         rule = trust.rule_for(args.phase)
         expires_in = rule.expires_in if rule is not None else None
     created_run(args.run_dir, where, "submit")
-    common: dict[str, Any] = {
-        "registry": setup.contracts,
-        "signing": signing,
-        "idempotency_key": args.idempotency_key,
-        "on_warning": _warn,
-        "expires_in": expires_in,
-    }
+    about = About(
+        from_role=args.from_role,
+        to_role=args.to_role,
+        finish_reason=args.finish_reason,
+        refusal=args.refusal,
+    )
+    request = SubmitRequest(
+        phase=args.phase,
+        schema_id=args.schema or "",  # a tool call's is its schema's (_tool_call)
+        idempotency_key=args.idempotency_key,
+        allow_unknown_schema=args.allow_unknown_schema,
+        signing=signing,
+        on_warning=_warn,
+        json_schema=document,
+        expires_in=expires_in,
+        about=about,
+    )
     try:
         if args.tool is not None:
-            ref = _tool_call(args, where, payload, **common)
+            ref = _tool_call(args, setup, payload, request)
         else:
-            ref = submit(
-                where,
-                args.run_dir,
-                payload,
-                phase=args.phase,
-                schema_id=args.schema,
-                from_role=args.from_role,
-                to_role=args.to_role,
-                finish_reason=args.finish_reason,
-                refusal=args.refusal,
-                allow_unknown_schema=args.allow_unknown_schema,
-                json_schema=document,
-                **common,
-            )
+            ref = submit(setup, args.run_dir, payload, request)
     except PermissionError as exc:
         raise os_problem("submit into", args.run_dir, exc) from exc
     except ContractConflict as exc:

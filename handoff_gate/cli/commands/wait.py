@@ -44,7 +44,7 @@ from handoff_gate.cli.interrupt import stop_on_interrupt
 from handoff_gate.cli.outfile import STDOUT, checked_target, write_payload
 from handoff_gate.cli.wait_json import result_json
 from handoff_gate.gates.audit.decision_record import DecisionCorrupt
-from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
+from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult
 from handoff_gate.gates.deliver.waiting import wait_after
 from handoff_gate.gates.standing.quorum import no_policy_warning
 from handoff_gate.gates.store.base import RunStore
@@ -53,8 +53,7 @@ from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.submit.context import GateContext
 
 
 def _changed_message(handoff_id: str, who: str, result: WaitResult, expected: str) -> str:
@@ -93,22 +92,14 @@ def _notifier(
 
 
 def _waited(
-    run: str,
-    args: argparse.Namespace,
-    contracts: Registry,
-    rules: Policy | None,
-    where: RunStore,
-    stop: threading.Event,
+    run: str, args: argparse.Namespace, setup: GateContext, stop: threading.Event
 ) -> WaitResult:
     """Wait: the first look answers a decided handoff; only an undecided one blocks."""
     pickup = Pickup(
+        setup,
         run,
         args.handoff_id,
-        registry=contracts,
         timeout=args.timeout,
-        policy=rules,
-        store=where,
-        on_refused=print_refusal,
         expected_sha256=args.sha256 or "",
         redeliver=args.redeliver,
     )
@@ -116,7 +107,7 @@ def _waited(
         pickup,
         poll=args.poll,
         stop_event=stop,
-        on_block=_notifier(where.run_label(run), args.handoff_id, args.notify),
+        on_block=_notifier(setup.store.run_label(run), args.handoff_id, args.notify),
     )
 
 
@@ -124,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json and args.out == STDOUT:
         raise UsageError("--json prints the result on stdout; give --out a file, or leave it out")
     setup = setup_from(args)
-    where, contracts, rules = setup.store, setup.contracts, setup.policy
+    where, rules = setup.store, setup.policy
     run = existing_handoff(args.run_dir, args.handoff_id, where)
     if rules is None:
         print(no_policy_warning(where), file=sys.stderr)
@@ -133,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     with checked_target(args.out) as target:
         try:
             with stop_on_interrupt() as stop:
-                result = _waited(run, args, contracts, rules, where, stop)
+                result = _waited(run, args, setup, stop)
         except (DecisionCorrupt, ValueError, OSError) as exc:
             raise UsageError(one_line(exc)) from exc
         if result.outcome is WaitOutcome.APPROVED:

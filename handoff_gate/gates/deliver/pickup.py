@@ -25,7 +25,8 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.standing.ending import decided_late, ending, stored_deadline
 from handoff_gate.gates.standing.quorum import Settlement, record_refusals, settle
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
-from handoff_gate.gates.store.base import DeliveryExists, RunReplaced, RunStore, has_handoff
+from handoff_gate.gates.store.base import DeliveryExists, RunReplaced, has_handoff
+from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.report import Report
@@ -33,8 +34,6 @@ from handoff_gate.gates.vocab.states import HandoffState
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
-
-    from handoff_gate.gates.trust.policy import Policy
 
 
 class WaitOutcome(StrEnum):
@@ -128,14 +127,12 @@ class Pickup:
 
     def __init__(
         self,
+        context: GateContext,
         run: str | os.PathLike[str],
         ref_or_id: HandoffRef | str,
         *,
-        registry: Registry,
-        timeout: float | None,
-        policy: Policy | None,
-        store: RunStore,
-        on_refused: Callable[[str], None],
+        timeout: float | None = None,
+        on_refused: Callable[[str], None] = print_refusal,
         expected_sha256: str = "",
         redeliver: bool = False,
     ) -> None:
@@ -143,11 +140,11 @@ class Pickup:
             raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
         self.run = os.fspath(run)
         self.handoff_id = handoff_id_of(ref_or_id)
-        self.store = store
+        self.store = store = context.store
         if not has_handoff(self.store, self.run, self.handoff_id):
             raise FileNotFoundError(f"no handoff {self.handoff_id} in {self.run}")
-        self.registry = registry
-        self.policy = policy
+        self.registry: Registry = context.contracts
+        self.policy = policy = context.policy
         self.deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
         self.on_refused = on_refused
         self.refusals_seen: set[str] = set()

@@ -113,11 +113,14 @@ def settle(
     registry: Registry,
     policy: Policy | None = None,
     report: Report | None = None,
+    *,
+    rule: Rule | None = None,
 ) -> Settlement:
     """What the handoff's decision records allow now (see the module docstring).
 
     ``report``: the handoff's report just made from its current bytes (``standing``
     has one), so the envelope is not read and parsed again; without it the bytes are read.
+    ``rule``: the policy's rule for the handoff when the caller has worked it out already.
 
     Without a policy, an unusable unsigned record raises ``DecisionCorrupt`` (decided but
     unusable, as before) unless it was made for another run or handoff, which is refused
@@ -132,7 +135,7 @@ def settle(
         if signed and records.get(None) is None:
             return _signed_unchecked(store, key, name, handoff_id, registry, signed, report)
         return _unsigned(store, key, name, handoff_id, registry, records.get(None), report)
-    rule = rule_of(policy, handoff_id)
+    rule = rule_of(policy, handoff_id) if rule is None else rule
     if report is None or not report.sha256:
         sha256, envelope = _current(store, key, handoff_id)
     else:
