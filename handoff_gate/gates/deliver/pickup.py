@@ -15,7 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +73,7 @@ class WaitResult:
     """
 
     outcome: WaitOutcome
+    _: KW_ONLY
     decision: Decision | None = None
     payload: dict[str, Any] | None = None
     report: Report | None = None
@@ -215,17 +216,17 @@ class Pickup:
         report = found.report or self.report()
         if self.expected_sha256 and report.sha256 != self.expected_sha256:
             return WaitResult(
-                WaitOutcome.CHANGED, decision, report=report, decisions=found.decisions
+                WaitOutcome.CHANGED, decision=decision, report=report, decisions=found.decisions
             )
         if outcome is HandoffState.APPROVED and found.edit is not None:
             edit = found.edit
             return WaitResult(
                 WaitOutcome.APPROVED,
-                decision,
-                edit.delivered,
-                report,
-                edit.model,
-                found.decisions,
+                decision=decision,
+                payload=edit.delivered,
+                report=report,
+                model=edit.model,
+                decisions=found.decisions,
                 dropped_keys=_paths(edit, Code.UNKNOWN_KEY),
                 defaulted=() if _is_tool_call(report) else _filled(edit),
                 edited=True,
@@ -236,18 +237,18 @@ class Pickup:
         if outcome is HandoffState.APPROVED:
             return WaitResult(
                 WaitOutcome.APPROVED,
-                decision,
-                report.delivered,
-                report,
-                report.model,
-                found.decisions,
+                decision=decision,
+                payload=report.delivered,
+                report=report,
+                model=report.model,
+                decisions=found.decisions,
                 dropped_keys=_paths(report, Code.UNKNOWN_KEY),
                 defaulted=_filled(report),
                 original_sha256=report.sha256,
                 original_payload=report.delivered,
             )
         return WaitResult(
-            WaitOutcome(outcome.value), decision, report=report, decisions=found.decisions
+            WaitOutcome(outcome.value), decision=decision, report=report, decisions=found.decisions
         )
 
     def unsettled(self, outcome: WaitOutcome, ended: str = "") -> WaitResult:
@@ -289,7 +290,7 @@ class Pickup:
             if not self.redeliver:
                 ended = WaitResult(
                     WaitOutcome.ALREADY_DELIVERED,
-                    result.decision,
+                    decision=result.decision,
                     report=result.report,
                     decisions=result.decisions,
                     ended=f"{self.handoff_id}'s approval was delivered already; "

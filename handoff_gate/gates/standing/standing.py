@@ -11,7 +11,7 @@ or ``unusable``, with the problem in words a reviewer can act on).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
@@ -51,6 +51,7 @@ class Standing:
     run_name: str
     report: Report
     state: HandoffState
+    _: KW_ONLY
     decision: Decision | None = None
     decisions: tuple[Decision, ...] = ()
     problem: str = ""
