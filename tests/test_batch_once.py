@@ -9,12 +9,14 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import cli
+from cli_helpers import cli, submit
+from signed_policy import signed_policy
 
 from handoff_gate.gates.decide.batch import decide_many, open_handoffs
 from handoff_gate.gates.decide.decisions import DecisionRequest
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.setup import assemble
+from handoff_gate.gates.trust.policy import Policy, Rule
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.tui.model import Entry
 from handoff_gate.tui.review_core import ReviewCore
@@ -130,3 +132,28 @@ def test_a_batch_takes_no_keyword_it_does_not_know(tmp_path: Path) -> None:
         pytest.raises(TypeError, match="'reasn'"),
     ):
         gate.decide_many(run, [], "reject", reasn="typo")  # type: ignore[call-arg]
+
+
+def test_a_signed_decision_works_out_its_phase_rule_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The signer, the deadline and the quorum share the rule the decision looked up;
+    with the selection's report standing for the inspection, that is the only look."""
+    run = tmp_path / "run"
+    submit(run)
+    keys = signed_policy(tmp_path / "keys")
+    looked: list[str] = []
+    real = Policy.rule_for
+
+    def counted(policy: Policy, phase: str) -> Rule | None:
+        looked.append(phase)
+        return real(policy, phase)
+
+    with Gate(policy=keys.policy, key=keys.alice) as gate:
+        [found] = open_handoffs(gate.setup, run, "approve")
+        monkeypatch.setattr(Policy, "rule_for", counted)
+        [result] = gate.decide_many(
+            run, [(found.ref, found.ref.sha256)], "approve", seen={found.ref.id: found.report}
+        )
+    assert result.decision is not None and result.decision.principal == "alice"
+    assert looked == ["plan"]
