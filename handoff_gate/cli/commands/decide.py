@@ -21,13 +21,8 @@ import jiter
 
 from handoff_gate.cli.commands import decide_batch
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat, one_line, os_problem
-from handoff_gate.cli.inputs import existing_handoff, setup_from
-from handoff_gate.gates.decide.decisions import (
-    DecisionRefused,
-    DecisionRequest,
-    EditRefused,
-    decide,
-)
+from handoff_gate.cli.inputs import existing_handoff
+from handoff_gate.gates.gate import DecisionRefused, EditRefused, Gate
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
@@ -66,19 +61,20 @@ def _print_findings(report: Report) -> None:
         )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     if args.pending or args.ids is not None:
-        return decide_batch.run(args)
+        return decide_batch.run(gate, args)
     if args.action is None:
         raise UsageError("decide needs an action after the id: approve or reject")
     if args.phase or args.schema:
         raise UsageError("--phase and --schema narrow --pending; this decides one handoff")
     edited = _edit_bytes(args.edit, args.action)
-    setup = setup_from(args)
-    run = existing_handoff(args.run_dir, args.handoff_id, setup.store)  # a typo: exit 2
+    run = existing_handoff(args.run_dir, args.handoff_id, gate.setup.store)  # a typo: exit 2
     try:
-        request = DecisionRequest(
-            action=args.action,
+        decision = gate.decide(
+            run,
+            args.handoff_id,
+            args.action,
             reason=args.reason,
             category=args.category,
             reviewer=args.reviewer,
@@ -86,7 +82,6 @@ def run(args: argparse.Namespace) -> int:
             on_warning=_warn,
             edited_payload=edited,
         )
-        decision = decide(setup, run, args.handoff_id, request)
     except EditRefused as exc:
         print(f"refused: {one_line(exc)}", file=sys.stderr)
         _print_findings(exc.report)

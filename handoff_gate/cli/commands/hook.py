@@ -8,7 +8,9 @@ signal) ends in a deny or exit 2 with one line on stderr: the one exit code ever
 these harnesses treats as "do not run the tool". Any other exit, or a hook killed by the
 harness's own timeout, would let Claude Code and Gemini run it; so everything the hook
 does comes out of one deadline (``--timeout``, from its start), which a watchdog keeps
-whatever is still locked (``integrations.coding_agent_deadline``).
+whatever is still locked (``integrations.coding_agent_deadline``). The command's Gate is
+assembled inside that deadline too (it opens nothing until asked), so a store that
+cannot be reached or a contract module its policy does not pin ends in the same deny.
 """
 
 from __future__ import annotations
@@ -17,8 +19,7 @@ import argparse
 import sys
 
 from handoff_gate.cli.errors import USAGE, flat, one_line
-from handoff_gate.cli.inputs import setup_from
-from handoff_gate.gates.store.lock_bound import lock_deadline
+from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.integrations.coding_agent_deadline import (
     Deadline,
@@ -41,34 +42,28 @@ def _event_bytes() -> bytes:
     return data
 
 
-def _answer(args: argparse.Namespace, harness: Harness, deadline: Deadline) -> Answer:
+def _answer(gate: Gate, args: argparse.Namespace, harness: Harness, deadline: Deadline) -> Answer:
     event = harness.parse(_event_bytes())
     deadline.event = event
-    setup = setup_from(args)
-    try:
-        setup.store.create(args.run_dir)
-        ref = submit_event(setup, args.run_dir, harness, event)
-        # Inspection and the waits load only now, the call stored: a hook reaches its
-        # submit having loaded what `submit` does (docs/performance.md, the hook).
-        from handoff_gate.gates.gate import Gate
-        from handoff_gate.integrations.coding_agent_hook import HookWait, answer_submitted
+    setup = gate.setup  # the whole configuration, inside the deadline
+    setup.store.create(args.run_dir)
+    ref = submit_event(setup, args.run_dir, harness, event)
+    # The hook's own waiting half loads only now, the call stored.
+    from handoff_gate.integrations.coding_agent_hook import HookWait, answer_submitted
 
-        gate = Gate(setup=setup)  # the same configuration; closed below, with its store
-        wait = HookWait(
-            timeout=deadline.wait_seconds(),
-            stop=deadline.stop,
-            on_timeout=args.on_timeout,
-            told=deadline.seconds,
-        )
-        answer = answer_submitted(gate, harness, event, ref, wait)
-    finally:
-        setup.close()
+    wait = HookWait(
+        timeout=deadline.wait_seconds(),
+        stop=deadline.stop,
+        on_timeout=args.on_timeout,
+        told=deadline.seconds,
+    )
+    answer = answer_submitted(gate, harness, event, ref, wait)
     if deadline.signalled is not None:  # stopped: a deny, and the blocking exit with it
         return Answer(answer.stdout, f"handoff-gate hook {harness.name}: {deadline.why}\n", USAGE)
     return answer
 
 
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     started = process_started()  # the deadline counts the interpreter's start-up too
     harness = HARNESSES[args.harness]
     if args.on_timeout == "ask" and not harness.can_hand_over:
@@ -83,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
     with signals_deny(deadline):
         deadline.start()
         try:
-            with lock_deadline(deadline.locks_until()):
-                answer = _answer(args, harness, deadline)
+            with gate.locks_until(deadline.locks_until()):
+                answer = _answer(gate, args, harness, deadline)
         except (Exception, KeyboardInterrupt) as exc:  # fail closed: exit 2 blocks the call
             if isinstance(exc, KeyboardInterrupt):
                 what = "interrupted"

@@ -29,7 +29,7 @@ from typing import TypedDict
 
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
-from handoff_gate.gates.store.base import RunStore, StoreUnavailable, Subscription
+from handoff_gate.gates.store.base import RunStore, StoreUnavailable, Subscription, watchable
 from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
@@ -95,7 +95,7 @@ class Waiter:
     def _subscribed(self) -> Subscription:
         """The store's wake-ups for this wait, asked for on the first use."""
         if self.subscription is None:
-            self.subscription = self.store.subscribe(
+            self.subscription = watchable(self.store).subscribe(
                 self.pickup.run,
                 self.pickup.handoff_id,
                 self.wake,
@@ -166,13 +166,15 @@ class AsyncWaitOptions(TypedDict, total=False):
     ``on_block``: called once, with the handoff's current report, when the wait blocks.
     ``on_refused``: told each ignored decision record once (they are logged too).
     ``redeliver``: deliver a tool call's approval again though a wait delivered it
-    already (crash recovery: the caller knows the first delivery never ran)."""
+    already (crash recovery: the caller knows the first delivery never ran).
+    ``expected_sha256``: deliver only these bytes (another file ends it ``changed``)."""
 
     timeout: float | None
     poll: bool
     on_block: Callable[[Report], None] | None
     on_refused: Callable[[str], None]
     redeliver: bool
+    expected_sha256: str
 
 
 class WaitOptions(AsyncWaitOptions, total=False):
@@ -196,6 +198,7 @@ def pickup_of(
         timeout=options.get("timeout"),
         on_refused=options.get("on_refused", print_refusal),
         redeliver=options.get("redeliver", False),
+        expected_sha256=options.get("expected_sha256", ""),
     )
 
 
