@@ -97,7 +97,9 @@ def run(ctx: Context) -> list[Figure]:
     root = ctx.workdir / "runs"
     root.mkdir()
     store = FilesystemStore(root)
-    core = ReviewCore(assemble(store, contracts=registry, policy=policy, key=key, env={}))
+    core = ReviewCore(
+        Gate(setup=assemble(store, contracts=registry, policy=policy, key=key, env={}))
+    )
     batched: list[float] = []
     single: list[float] = []
     long_log: list[float] = []

@@ -27,8 +27,10 @@ from textual.pilot import Pilot
 
 from handoff_gate.gates.api import submit
 from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.setup import assemble
+from handoff_gate.tui.model import ReviewOptions
 from handoff_gate.tui.review_app import ReviewApp
-from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.screens.reject import RejectScreen
 
 SIZE = (160, 45)
@@ -82,8 +84,8 @@ async def run(journey: Journey, runs: dict[str, int], expect: int) -> tuple[int,
         for name, count in runs.items():
             for _ in range(count):
                 submit(root / name, plan, phase="plan", schema_id="plan/v1")
-        core = ReviewCore.maker(load_registry(""), reviewer="operator")
-        app = ReviewApp(root, core, show="open", quiet=True)
+        gate = Gate(setup=assemble(root, contracts=load_registry(""), env={}))
+        app = ReviewApp(gate, ReviewOptions(reviewer="operator", quiet=True))
         async with app.run_test(headless=True, size=SIZE) as pilot:
             await until(
                 pilot,

@@ -23,8 +23,10 @@ from typing import Any
 from textual.strip import Strip
 
 from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.setup import assemble
+from handoff_gate.tui.model import ReviewOptions, Show
 from handoff_gate.tui.review_app import ReviewApp
-from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
@@ -59,7 +61,8 @@ async def visible(root: Path, expect: int, bound: float) -> dict[str, Any]:
     painted: dict[str, float] = {}
     listed: dict[str, float] = {}
     probe_rows(painted, listed)
-    app = ReviewApp(root, ReviewCore.maker(load_registry()), quiet=True)
+    gate = Gate(setup=assemble(root, contracts=load_registry(), env={}))
+    app = ReviewApp(gate, ReviewOptions(quiet=True))
     deadline = time.perf_counter() + bound
     existing = {p.name for p in root.rglob("*.json")}  # the writer starts after we watch
     async with app.run_test(headless=True, size=SIZE):
@@ -98,8 +101,8 @@ class _ScreenProbe:
 
 async def detail(run_dir: Path, reps: int, bound: float = 120.0) -> dict[str, list[float]]:
     probe = _ScreenProbe()
-    core = ReviewCore.maker(load_registry("bench.contracts"))
-    app = ReviewApp(run_dir, core, show="all", quiet=True)
+    gate = Gate(setup=assemble(run_dir, contracts=load_registry("bench.contracts"), env={}))
+    app = ReviewApp(gate, ReviewOptions(show=Show.ALL, quiet=True))
     deadline = time.perf_counter() + bound
     out: dict[str, list[float]] = {"small": [], "big": []}
     async with app.run_test(headless=True, size=SIZE):

@@ -19,9 +19,11 @@ from typing import Any
 
 from bench.tui_probe import SIZE, probe_rows
 from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.setup import assemble
 from handoff_gate.gates.store.postgres import PostgresStore
+from handoff_gate.tui.model import ReviewOptions
 from handoff_gate.tui.review_app import ReviewApp
-from handoff_gate.tui.review_core import ReviewCore
 
 
 async def visible(url: str, expect: int, bound: float, ready: Path) -> dict[str, Any]:
@@ -30,8 +32,8 @@ async def visible(url: str, expect: int, bound: float, ready: Path) -> dict[str,
     probe_rows(painted, listed)
     with PostgresStore(url) as store:
         before = {f"{i}.json" for run in store.runs() for i in store.handoff_ids(run)}
-        core = ReviewCore.maker(load_registry())
-        app = ReviewApp(None, core, quiet=True, store=store)
+        gate = Gate(setup=assemble(store, contracts=load_registry(), env={}))
+        app = ReviewApp(gate, ReviewOptions(quiet=True))
         deadline = time.perf_counter() + bound
         async with app.run_test(headless=True, size=SIZE):
             while time.perf_counter() < deadline and not before <= listed.keys():

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
     from handoff_gate.gates.gate import Gate
     from handoff_gate.gates.inspect.handoff_file import inspect_file, inspect_handoff
-    from handoff_gate.gates.inspect.stages import inspect
+    from handoff_gate.gates.inspect.stages import InspectOptions, inspect
     from handoff_gate.gates.standing.standing import Standing
     from handoff_gate.gates.store.base import ContractConflict, RunStore
     from handoff_gate.gates.store.filesystem import FilesystemStore, find_runs, list_handoffs
@@ -62,6 +62,7 @@ _HOMES: dict[str, str] = {
     "RegistryError": "contracts.registry",
     "load_registry": "contracts.registry",
     "inspect": "inspect.stages",
+    "InspectOptions": "inspect.stages",
     "inspect_file": "inspect.handoff_file",
     "inspect_handoff": "inspect.handoff_file",
     "Gate": "gate",
@@ -117,6 +118,7 @@ __all__ = [
     "Gate",
     "HandoffRef",
     "HandoffState",
+    "InspectOptions",
     "JsonSchemaError",
     "Policy",
     "RegistryError",

@@ -117,7 +117,7 @@ def test_the_review_screens_batch_inspects_each_handoff_once(tmp_path: Path) -> 
     with Gate(contracts=str(tmp_path / "notes.py")) as gate:
         entries = [Entry(ref, report=gate.inspect(run, ref)) for ref in gate.handoffs(run)]
         assert sorted(counted.read_text().splitlines()) == ["note 0", "note 1"]
-        core = ReviewCore(gate.setup, reviewer="rita")
+        core = ReviewCore(gate, reviewer="rita")
         marked = [(entry, entry.report.sha256) for entry in entries if entry.report]
         done = core.decide_many(marked, Action.APPROVE)
     assert [finished.decision is not None for finished in done.results] == [True, True]

@@ -23,7 +23,7 @@ import handoff_gate as hg
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.schemas import example_path
-from handoff_gate.tui.inspecting import inspect_ref
+from handoff_gate.tui.review_core import inspection
 
 PLAN = example_path("plan/v1").read_bytes()
 
@@ -173,7 +173,7 @@ def test_every_front_end_names_a_quorum_in_the_order_it_approved(
         gate.decide(place.run, ref, "approve")
         waited = gate.wait(place.run, ref, timeout=0)
         standing = gate.standing(place.run, ref)
-        seen = inspect_ref(ref, gate.contracts, store=gate.store, policy=gate.policy)
+        seen = inspection(standing, policy=True)
     listed = cli(*place.before, "list", *place.after, "--policy", str(policy), "--json")
     assert listed.returncode == 0, listed.stderr
     (row,) = json.loads(listed.stdout)

@@ -10,7 +10,7 @@ from typing import Any
 from inspect_contracts import DROP, REGISTRY, VALID_STRICT, dumps, strict_with
 
 from handoff_gate.gates.inspect.handoff_file import inspect_file, inspect_handoff
-from handoff_gate.gates.inspect.stages import inspect
+from handoff_gate.gates.inspect.stages import InspectOptions, inspect
 from handoff_gate.gates.vocab.findings import Code, Severity
 from handoff_gate.gates.vocab.report import Report
 
@@ -18,7 +18,7 @@ VALID = dumps(VALID_STRICT)
 
 
 def check(data: bytes, schema: str | None = "strict/v1", **kw: Any) -> Report:
-    return inspect(data, schema, REGISTRY, **kw)
+    return inspect(data, schema, REGISTRY, InspectOptions(**kw))
 
 
 def codes(report: Report) -> set[Code]:

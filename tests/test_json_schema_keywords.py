@@ -24,7 +24,7 @@ from handoff_gate.gates.contracts.json_schema import (
     read_json_schema,
     schema_sha256,
 )
-from handoff_gate.gates.inspect.stages import inspect
+from handoff_gate.gates.inspect.stages import InspectOptions, inspect
 from handoff_gate.gates.view.fields import OPTIONAL_ABSENT, field_rows
 from handoff_gate.gates.vocab.report import FieldState, Report
 
@@ -463,7 +463,7 @@ def test_an_unknown_format_is_accepted_with_a_warning_on_its_field() -> None:
 def test_a_tool_that_requires_nothing_is_approvable_with_no_arguments() -> None:
     doc = {"type": "object", "properties": {"page": {"type": "integer"}}}
     model = contract_from_json_schema(doc)
-    as_tool = inspect(b"{}", "t/v1", {"t/v1": model}, tool_call=True)
+    as_tool = inspect(b"{}", "t/v1", {"t/v1": model}, InspectOptions(tool_call=True))
     assert as_tool.approvable and as_tool.delivered == {}
     as_phase = inspect(b"{}", "t/v1", {"t/v1": model})
     assert [f.code.value for f in as_phase.findings] == ["no_fields"]

@@ -14,6 +14,7 @@ import json
 import resource
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ import pytest
 from test_json_schema_parity import CONTRACTS, EXAMPLES, edits
 
 from bench.hostile import ANY_OF_ITEMS_30, SHAPES
-from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
+from handoff_gate.gates.contracts.json_schema import JsonSchemaContract, contract_from_json_schema
 from handoff_gate.gates.inspect import schema_plan
 from handoff_gate.gates.inspect.parse import skeleton
 from handoff_gate.gates.inspect.schema_check import check_json_schema
@@ -169,6 +170,46 @@ def test_past_the_plans_bounds_the_handoff_is_blocked_over_budget(
     assert report.delivered is None
 
 
+def _nested_strings(levels: int) -> dict[str, Any]:
+    """Each level a choice between the next level and an array of it, down to a string:
+    a value that is no string fails every branch of every level."""
+    defs: dict[str, Any] = {f"d{levels}": {"type": "string"}}
+    for n in range(levels - 1, -1, -1):
+        deeper = {"$ref": f"#/$defs/d{n + 1}"}
+        defs[f"d{n}"] = {"anyOf": [deeper, {"type": "array", "items": deeper}]}
+    return {
+        "type": "object",
+        "properties": {"v": {"$ref": "#/$defs/d0"}},
+        "required": ["v"],
+        "additionalProperties": False,
+        "$defs": defs,
+    }
+
+
+def test_a_rejected_payload_whose_errors_would_take_too_long_to_list_is_over_budget() -> None:
+    """30 levels of ``anyOf`` over ``$ref`` and a 30-byte payload failing them all: the
+    validator's error listing would evaluate every branch of every level (minutes at
+    this depth; 4.6 s one level shallower), so it is not asked for. The payload is
+    blocked ``over_budget``, as it would be blocked ``invalid_field`` otherwise."""
+    contract = contract_from_json_schema(_nested_strings(30))
+    data = b'{"v": [[[[123456789012345]]]]}'
+    assert len(data) == 30
+    report = inspect(data, "deep/v1", {"deep/v1": contract})
+    assert [(f.code, f.severity) for f in report.findings] == [(Code.OVER_BUDGET, Severity.BLOCK)]
+    assert "not valid against the contract" in report.findings[0].message
+    assert report.delivered is None and report.layout is not None
+
+
+def test_a_rejected_payload_under_shallow_branches_still_has_its_errors_listed() -> None:
+    """The budget leaves ordinary rejections alone: the same schema, a payload failing a
+    level less deep, gets the validator's error at its path."""
+    contract = contract_from_json_schema(_nested_strings(30))
+    report = inspect(b'{"v": [123456789012345]}', "deep/v1", {"deep/v1": contract})
+    assert [(f.code, f.path, f.severity) for f in report.findings] == [
+        (Code.INVALID_FIELD, "v", Severity.BLOCK)
+    ]
+
+
 def _capped(limit: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
@@ -190,3 +231,25 @@ def test_check_answers_the_thirty_levels_within_a_gigabyte_of_address_space(
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert answer["verdict"] == "approvable"
+
+
+class _RejectsWithoutSaying:
+    """A validator that says "invalid" and lists no error (a library's inconsistency)."""
+
+    def is_valid(self, instance: object) -> bool:
+        return False
+
+    def iter_errors(self, instance: object) -> Iterator[object]:
+        return iter(())
+
+
+def test_a_rejection_listing_no_error_still_blocks() -> None:
+    """``is_valid`` is asked first and the errors only then: a "no" without a reason is
+    still a no, never read as a valid payload."""
+    document = {"type": "object", "properties": {"a": {"type": "string"}}}
+    contract = JsonSchemaContract(document, "0" * 64, _RejectsWithoutSaying())
+    report = inspect(b'{"a": "x"}', "t/v1", {"t/v1": contract})
+    assert [(f.code, f.path, f.severity) for f in report.findings] == [
+        (Code.INVALID_FIELD, "", Severity.BLOCK)
+    ]
+    assert report.delivered is None

@@ -29,6 +29,7 @@ from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 from handoff_gate.gates.notify.announcement import Waiting, announcement, waiting
 from handoff_gate.gates.notify.announcer import GATHER_S, THREAD_PREFIX, Announcer
+from handoff_gate.gates.notify.source import EventSource
 from handoff_gate.gates.notify.targets import targets
 from handoff_gate.gates.standing.standing import standing
 from handoff_gate.gates.store.base import RunStore
@@ -95,7 +96,8 @@ def put(store: RunStore, run: str, registry: Registry, *, blocked: bool = False)
 def announcer(
     where: Where, urls: list[str], registry: Registry, warn: Callable[[str], None], gather: float
 ) -> Announcer:
-    return Announcer(where.store, targets(urls), lambda: registry, gather=gather, warn=warn)
+    events = EventSource(where.store, lambda: registry)
+    return Announcer(events, targets(urls), gather=gather, warn=warn)
 
 
 def named_in(notes: list[dict[str, Any]], handoff_id: str) -> int:
@@ -274,7 +276,7 @@ def test_under_a_policy_a_producer_is_named_as_its_signature_verifies(
     unsigned = put(store, "web", registry)
     warnings: list[str] = []
     urls = targets([endpoint.url])
-    with Announcer(store, urls, lambda: registry, policy=policy, warn=warnings.append):
+    with Announcer(EventSource(store, lambda: registry, policy), urls, warn=warnings.append):
         body = endpoint.next()["message"]
     assert warnings == []
     assert f"web / {signed}: phase plan, from planner (signed by planner), approvable" in body

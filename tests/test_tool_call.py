@@ -26,9 +26,9 @@ from handoff_gate.gates.store.postgres_schema import init_schema
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Severity, Verdict
 from handoff_gate.gates.vocab.states import HandoffState
-from handoff_gate.tui.inspecting import inspect_ref
 from handoff_gate.tui.model import Entry, Label
 from handoff_gate.tui.render import decision_text, header, list_row
+from handoff_gate.tui.review_core import inspection
 
 REFUND: dict[str, Any] = {
     "type": "object",
@@ -285,7 +285,7 @@ def test_wait_delivers_a_tool_call_once_and_show_list_and_the_tui_say_when(
     assert f"delivered: at {delivered}" in cli("show", run, ref.id).stdout
     with hg.Gate(tmp_path) as gate:
         assert gate.verify("job-17") == []
-        inspected = inspect_ref(hg.HandoffRef(run, ref.id), gate.contracts, store=gate.store)
+        inspected = inspection(gate.standing(run, ref.id), policy=False)
     entry = Entry(hg.HandoffRef(run, ref.id), report=inspected.report)
     entry.decision, entry.delivered = inspected.decision, inspected.delivered
     assert f"delivered to the pipeline at {delivered}" in decision_text(entry).plain

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
-from handoff_gate.gates.inspect.stages import inspect
+from handoff_gate.gates.inspect.stages import InspectOptions, inspect
 from handoff_gate.gates.inspect.tool_session import opens_session
 from handoff_gate.gates.vocab.findings import Code, Severity, Verdict
 from handoff_gate.schemas import HARNESS_TOOLS
@@ -53,7 +53,9 @@ def test_codex_calls_that_open_a_session_are_blocked_naming_write_stdin(
     tool: str, args: dict[str, object], where: str
 ) -> None:
     contract = contract_from_json_schema(CODEX[tool]["input_schema"])
-    report = inspect(json.dumps(args).encode(), "t/v1", {"t/v1": contract}, tool_call=True)
+    report = inspect(
+        json.dumps(args).encode(), "t/v1", {"t/v1": contract}, InspectOptions(tool_call=True)
+    )
     assert report.verdict is Verdict.BLOCKED
     (finding,) = [f for f in report.findings if f.code is Code.INTERACTIVE_SESSION]
     assert finding.severity is Severity.BLOCK and finding.path == where
@@ -62,7 +64,9 @@ def test_codex_calls_that_open_a_session_are_blocked_naming_write_stdin(
 
 def test_a_call_that_runs_to_its_end_stays_approvable() -> None:
     contract = contract_from_json_schema(CODEX["Bash"]["input_schema"])
-    report = inspect(b'{"command": "git status"}', "t/v1", {"t/v1": contract}, tool_call=True)
+    report = inspect(
+        b'{"command": "git status"}', "t/v1", {"t/v1": contract}, InspectOptions(tool_call=True)
+    )
     assert report.verdict is Verdict.APPROVABLE, report.findings
 
 
@@ -70,5 +74,7 @@ def test_a_tool_without_the_channel_is_never_judged_by_its_command() -> None:
     """Claude Code's Bash has no stdin channel: ``bash`` there runs with no input."""
     claude = json.loads((HARNESS_TOOLS / "claude_code.json").read_text())["tools"]
     contract = contract_from_json_schema(claude["Bash"]["input_schema"])
-    report = inspect(b'{"command": "bash"}', "t/v1", {"t/v1": contract}, tool_call=True)
+    report = inspect(
+        b'{"command": "bash"}', "t/v1", {"t/v1": contract}, InspectOptions(tool_call=True)
+    )
     assert not [f for f in report.findings if f.code is Code.INTERACTIVE_SESSION]

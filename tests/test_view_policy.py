@@ -10,7 +10,7 @@ import pytest
 
 from handoff_gate.gates.api import inspect_in_run, submit
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.inspect.stages import inspect
+from handoff_gate.gates.inspect.stages import InspectOptions, inspect
 from handoff_gate.gates.view.masking import display_lines, masked, refusal_said
 from handoff_gate.gates.view.reject_hint import suggest_category
 from handoff_gate.gates.vocab.actions import Category
@@ -49,7 +49,7 @@ def test_refusal_said_prefers_the_refusal_text_and_masks_it(tmp_path: Path) -> N
 
 def test_refusal_said_falls_back_to_the_raw_reply() -> None:
     reply = f"I can't help with that. {KEY}".encode()
-    report = inspect(reply, "plan/v1", REGISTRY, finish_reason="stop")
+    report = inspect(reply, "plan/v1", REGISTRY, InspectOptions(finish_reason="stop"))
     assert any(f.code is Code.REFUSAL for f in report.findings)
     said = refusal_said(report)
     assert "can't help" in said and KEY not in said
@@ -82,7 +82,7 @@ def test_no_report_suggests_other() -> None:
 
 def test_a_cut_reply_suggests_truncated() -> None:
     cut = json.dumps({"problem_statement": "x"})[:-3].encode()
-    report = inspect(cut, "plan/v1", REGISTRY, finish_reason="length")
+    report = inspect(cut, "plan/v1", REGISTRY, InspectOptions(finish_reason="length"))
     assert suggest_category(report) is Category.TRUNCATED
 
 

@@ -33,9 +33,11 @@ from handoff_gate.demo.simulator import (
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.setup import assemble
 from handoff_gate.gates.store.waiters import registered
+from handoff_gate.tui.model import ReviewOptions, Show
 from handoff_gate.tui.review_app import ReviewApp
-from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.handoff_list import HandoffList
@@ -114,8 +116,9 @@ def _app(
     workspace: Path, registry: Registry, reviewer: str, *, show: str, read_only: bool = False
 ) -> ReviewApp:
     """The app as ``watch`` builds it, over a registry loaded already."""
-    core = ReviewCore.maker(registry, reviewer=reviewer)
-    return ReviewApp(workspace, core, reviewer=reviewer, show=show, quiet=True, read_only=read_only)
+    gate = Gate(setup=assemble(workspace, contracts=registry, env={}))
+    options = ReviewOptions(reviewer=reviewer, show=Show(show), quiet=True, read_only=read_only)
+    return ReviewApp(gate, options)
 
 
 def shoot(app: ReviewApp, name: str) -> None:

@@ -766,6 +766,9 @@ SUB_COMMANDS = {HOOK_SETUP: "handoff_gate.cli.commands.hook_setup"}
 WRAPPING_COMMANDS = frozenset({"mcp-proxy"})
 #: The commands whose module imports the terminal UI.
 APP_COMMANDS = frozenset({"watch", "demo"})
+#: The review apps: nobody is at a terminal their key could prompt on (``serve``'s tabs
+#: have none at all), so a key that would ask for a passphrase is refused before they start.
+REVIEW_APPS = frozenset({"watch", "serve"})
 #: The commands whose module imports an extra's packages (``gates.vocab.extras``); ``store``
 #: asks for its own (``Gate.init_store``).
 COMMAND_EXTRAS = {"serve": "serve"}
@@ -958,6 +961,7 @@ def gate_for(args: argparse.Namespace, env: Environment) -> Gate:
     command without it takes the environment's: no command loads contracts outside the
     policy's pins), ``--policy-sha256``, ``--key`` and ROOT, the environment's for what
     is not given. Nothing is opened or loaded until the command asks."""
+    from handoff_gate.cli.review_signing import unattended_signing
     from handoff_gate.gates.gate import Config, Gate
 
     store: str | None = args.store
@@ -966,7 +970,7 @@ def gate_for(args: argparse.Namespace, env: Environment) -> Gate:
         store=env.store if store is None else store,
         schemas=env.schemas if schemas is None else schemas,
         policy=args.policy if hasattr(args, "policy") else env.policy,
-        key=getattr(args, "key", None),
+        key=unattended_signing(args)[0] if args.command in REVIEW_APPS else args.key,
         policy_sha256=getattr(args, "policy_sha256", None),
         root=getattr(args, "root", None),
         listing=args.command if hasattr(args, "root") else None,

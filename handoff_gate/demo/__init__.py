@@ -27,11 +27,11 @@ from handoff_gate.demo.simulator import LIVE_RUN, STOPPED
 from handoff_gate.gates.api import read_decision
 from handoff_gate.gates.audit.decision_record import DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.setup import load_contracts
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.setup import assemble, load_contracts
 from handoff_gate.gates.store.filesystem import is_run, list_handoffs
 from handoff_gate.gates.vocab.environment import SCHEMAS_ENV
 from handoff_gate.tui.review_app import ReviewApp
-from handoff_gate.tui.review_core import ReviewCore
 
 REPO = Path(__file__).resolve().parents[2]
 #: Package data, so an installed wheel has them too (the checkout's sample_runs links here).
@@ -169,13 +169,14 @@ def _run_headless(proc: subprocess.Popen[bytes], run_dir: Path) -> None:
 
 def _run_tui(target: Path, registry: Registry) -> None:
     """The app over the workspace, with the pipeline's progress raised as notifications."""
-    app = ReviewApp(target, ReviewCore.maker(registry), show="pending")
-    progress = ProgressToasts(app, target / LOG)
-    progress.start()
-    try:
-        app.run()
-    finally:
-        progress.stop()
+    with Gate(setup=assemble(target, contracts=registry, env={})) as gate:
+        app = ReviewApp(gate)
+        progress = ProgressToasts(app, target / LOG)
+        progress.start()
+        try:
+            app.run()
+        finally:
+            progress.stop()
 
 
 def run_demo(workspace: Path | None, *, open_tui: bool, keep: bool = False) -> int:

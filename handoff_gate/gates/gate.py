@@ -22,15 +22,22 @@ that only submits and waits, a coding agent's hook above all, never loads them.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
+import threading
+from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Mapping
 from contextlib import closing
 from dataclasses import replace
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
 from handoff_gate.gates.audit import log as audit
-from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt, read_decision
+from handoff_gate.gates.audit.decision_record import (
+    Decision,
+    DecisionCorrupt,
+    describe,
+    read_decision,
+)
 from handoff_gate.gates.audit.log import audit_lines
 from handoff_gate.gates.contracts.json_schema import (
     JsonSchemaError,
@@ -45,6 +52,7 @@ from handoff_gate.gates.decide.decisions import (
     DecisionRefused,
     DecisionRequest,
     EditRefused,
+    principal_for,
 )
 from handoff_gate.gates.decide.decisions import decide as decide_in
 from handoff_gate.gates.decide.withdrawal import WithdrawRefused, withdraw
@@ -63,6 +71,7 @@ from handoff_gate.gates.setup import (
 )
 from handoff_gate.gates.standing.caller import CALLER_GAVE_UP
 from handoff_gate.gates.standing.ending import Withdrawal
+from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.standing.quorum import no_policy_warning
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
@@ -97,6 +106,8 @@ if TYPE_CHECKING:
 
     from handoff_gate.gates.decide.batch import BatchItem
     from handoff_gate.gates.decide.batch import BatchResult as BatchResult
+    from handoff_gate.gates.notify.announcer import Announcer
+    from handoff_gate.gates.notify.source import EventSource
     from handoff_gate.gates.notify.targets import Targets as Targets
     from handoff_gate.gates.trust.policy import Policy as Policy
     from handoff_gate.gates.trust.signing_key import SigningKey as SigningKey
@@ -565,6 +576,107 @@ class Gate:
             raise ConfigError(f"the database refused: {one_line(exc)}") from None
         return version, (schema.PIPELINE_ROLE, schema.REVIEWER_ROLE) if roles else None
 
+    # ---- For a front end holding one Gate across threads (``tui.review_core``) ----
+
+    def copy(self) -> Gate:
+        """This configuration over a store object of its own, for another thread."""
+        return Gate(setup=replace(self.setup, store=self.store.copy(), owns_store=True))
+
+    def events(self, *, poll: bool = False) -> EventSource:
+        """The one watch of this Gate's store (made on the first call): the review screen
+        and ``--notify-url``'s announcer both subscribe, so each new handoff is inspected once."""
+        if self._events is None:
+            from handoff_gate.gates.notify.source import EventSource
+
+            self._events = EventSource(self.store, lambda: self.contracts, self.policy, poll=poll)
+        return self._events
+
+    _events: EventSource | None = None
+
+    def announcer(
+        self,
+        targets: Targets,
+        *,
+        poll: bool = False,
+        link: str | None = None,
+        warn: Reporter | None = None,
+        begin: threading.Event | None = None,
+    ) -> Announcer:
+        """``--notify-url``'s announcer over this Gate's one watch (``events``): it tells
+        ``targets`` of each handoff that needs a person, from the looks the screen makes."""
+        from handoff_gate.gates.notify.announcer import Announcer, to_stderr
+
+        events = self.events(poll=poll)
+        return Announcer(events, targets, link=link, warn=warn or to_stderr, begin=begin)
+
+    @staticmethod
+    def default_reviewer() -> str:
+        """Who a decision names when nobody said: ``user@host``."""
+        from handoff_gate.gates.decide.reviewer import default_reviewer
+
+        return default_reviewer()
+
+    def deciding_as(self, reviewer: str | None) -> str:
+        """Who a screen's header says decides (``gates.decide.deciding_as``): with a key
+        under a policy the approvers it signs as, else ``reviewer`` or ``user@host``."""
+        from handoff_gate.gates.decide.deciding_as import header_name
+
+        return header_name(reviewer, self.key, self.policy)
+
+    def refusal(
+        self,
+        handoff_id: str,
+        *,
+        reviewer: str | None = None,
+        producer: str | None = None,
+        approvals: Collection[str] = (),
+    ) -> str:
+        """Why this Gate's key may not decide ``handoff_id`` (empty: it may), asked before
+        a dialog opens so nobody types a reason ``decide`` would refuse; ``producer`` and
+        ``approvals`` are what the handoff's standing says."""
+        if self.policy is None:
+            return ""
+        try:
+            rule = rule_of(self.policy, handoff_id)
+        except NoRule as exc:
+            return str(exc)
+        if self.key is None:
+            return (
+                f"under the policy only signed decisions count: start watch with --key; "
+                f"who may decide {handoff_id}: {', '.join(rule.approvers)}"
+            )
+        principal = self._principals.get((rule, reviewer))
+        if principal is None:
+            try:
+                principal = principal_for(self.key, self.policy, rule, reviewer)
+            except DecisionRefused as exc:
+                principal = exc
+            self._principals[(rule, reviewer)] = principal
+        if isinstance(principal, DecisionRefused):
+            return f"{handoff_id}: {principal}"
+        if producer == principal:
+            return f"{principal!r} produced {handoff_id} and may not decide it"
+        if principal in approvals:
+            return f"{principal!r} already approved {handoff_id}"
+        return ""
+
+    @cached_property
+    def _principals(self) -> dict[tuple[Any, str | None], str | Exception]:
+        """Who the key decides each rule as: ``refusal`` is asked once per row of a list."""
+        return {}
+
+    def inspect_edit(
+        self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str, report: Report, data: bytes
+    ) -> tuple[Report, bool]:
+        """A reviewer's edit inspected as ``decide`` will inspect it, against the contract
+        of the handoff ``report`` is of, and whether it may be approved; never raises."""
+        from handoff_gate.gates.standing.edits import edit_problem, inspect_edit
+
+        found = inspect_edit(
+            self.store, run, handoff_id_of(ref_or_id), report, data, self.contracts
+        )
+        return found, edit_problem(found) is None
+
 
 #: The Gate and what a front end reads or catches from its methods, named here so that a
 #: front end imports the Gate's module and the vocabulary only (the CLI's import contract).
@@ -588,6 +700,7 @@ __all__ = [
     "WaitResult",
     "WithdrawRefused",
     "audit_lines",
+    "describe",
     "duration",
     "stats_json",
 ]

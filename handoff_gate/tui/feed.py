@@ -1,11 +1,12 @@
-"""Where the app's data comes from, over any ``RunStore``: a watch, a listing thread and
-an inspection thread.
+"""Where the app's data comes from, over any ``RunStore``: the process's store hints, a
+listing thread and an inspection thread.
 
-The store's ``watch`` sends hints (``Change``); each marks a handoff, a run or the whole
-store as dirty. One thread turns marks into listings (in order, so a stale listing never
-wins), comparing stamps so that only what changed is inspected again; another inspects
-handoffs, the one on screen first. Results reach the app as messages through ``post``;
-nothing here touches widgets or asks which store it has.
+The feed subscribes to the process's one watch of the store (``Gate.events``, which
+``watch --notify-url``'s announcer shares); each hint (``Change``) marks a handoff, a run
+or the whole store as dirty. One thread turns marks into listings (in order, so a stale
+listing never wins), comparing stamps so that only what changed is inspected again;
+another inspects handoffs, the one on screen first. Results reach the app as messages
+through ``post``; nothing here touches widgets or asks which store it has.
 
 A run is keyed by ``Path(store.run_label(run))`` (``model.Key``): a run folder's absolute
 path, or a database run id. The label addresses the same run in its store, so refs carry
@@ -17,12 +18,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Collection
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from handoff_gate.gates.store.base import Change, RunStore, WatchLapse, watchable
+from handoff_gate.gates.store.base import Change, RunStore, WatchLapse
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.tui.messages import Inspected, Listed, WatchFailed
@@ -35,23 +37,18 @@ if TYPE_CHECKING:
 RETRY_S = 2.0
 #: Results are posted in batches at most this long (the handoff on screen at once).
 BATCH_S = 0.1
+#: What the process's watch sends: a hint, or that watching lapsed.
+Hint = Change | WatchLapse
 
 
 class Feed:
     """The background side of the app; ``post`` delivers messages to it. Listing needs
     no core; inspecting is given the app's ``ReviewCore`` once it is made."""
 
-    def __init__(
-        self,
-        store: RunStore,
-        post: Callable[[Message], object],
-        *,
-        poll: bool = False,
-    ) -> None:
-        """``poll``: the store's watch does not rely on change events (``RunStore.watch``)."""
+    def __init__(self, store: RunStore, post: Callable[[Message], object]) -> None:
         self.store = store
-        self.poll = poll
         self._post = post
+        self._unsubscribe: Callable[[], None] | None = None
         self._relist = RunQueue()
         self._inspect = InspectQueue()
         self._stop = threading.Event()
@@ -68,23 +65,31 @@ class Feed:
 
     def close(self) -> None:
         self._stop.set()
+        if self._unsubscribe is not None:
+            with suppress(Exception):  # the app is quitting: the source is not ours to fix
+                self._unsubscribe()
         self._relist.close()
         self._inspect.close()
 
     def inspect(self, ref: HandoffRef, *, urgent: bool = False) -> None:
         self._inspect.put(ref, urgent=urgent)
 
+    def hurry(self, ref: HandoffRef) -> None:
+        """Inspect ``ref`` first if it waits in the queue (one being inspected, or not
+        asked for, is left alone)."""
+        self._inspect.hurry(ref)
+
     def relist(self, run_dir: Path) -> None:
         self._relist.put_run(run_dir)
 
     # ------------------------------------------------------------ the watch
 
-    def watch(self) -> None:
-        """Turn the store's hints into marks until closed; runs in its own thread. The
-        first hint (``Change()``) brings the first listing."""
-        watchable(self.store).watch(self.changed, self._stop, poll=self.poll)
+    def listen(self, subscribe: Callable[[Callable[[Hint], None]], Callable[[], None]]) -> None:
+        """Turn the hints of the process's watch (``EventSource.subscribe``) into marks
+        until closed. The first hint (``Change()``) brings the first listing."""
+        self._unsubscribe = subscribe(self.changed)
 
-    def changed(self, change: Change | WatchLapse) -> None:
+    def changed(self, change: Hint) -> None:
         """Mark what a hint may affect; a lapse is reported (called on the watch thread)."""
         if isinstance(change, WatchLapse):
             self._post(WatchFailed(change.reason))
@@ -171,11 +176,6 @@ class Feed:
                 batch = []
             if self._inspect.closed:
                 return
-
-    def inspect_once(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
-        """Inspect one handoff with ``core`` from a short-lived worker thread (what ``d``
-        compares with)."""
-        return self.inspect_now(core, ref)
 
     def inspect_now(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
         """Inspect one handoff with ``core`` on the calling thread (a worker's, never the

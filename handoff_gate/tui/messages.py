@@ -13,7 +13,7 @@ from handoff_gate.tui.model import Key
 from handoff_gate.tui.scan import Inspection, RunListing
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.audit.decision_record import Decision
+    from handoff_gate.gates.gate import Decision
 
 
 @dataclass

@@ -18,7 +18,7 @@ from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.audit.decision_record import Decision
+    from handoff_gate.gates.gate import Decision
 
 #: A handoff across runs: (run directory, handoff id). For a database store the "run
 #: directory" is ``Path(run_id)``: a key, never a place on disk (``str()`` gives the id back).
@@ -52,6 +52,23 @@ class Show(StrEnum):
     def next(self) -> Show:
         members = list(Show)
         return members[(members.index(self) + 1) % len(members)]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReviewOptions:
+    """How a review runs, built once by its front end (``watch`` from its arguments).
+
+    ``reviewer``: who decisions name (``None``: the key's approver, else ``user@host``).
+    ``show``: the list's first filter. ``poll``: the store's watch must not rely on change
+    events. ``quiet``: no bell. ``read_only``: approve and reject are refused and not
+    offered; nothing is written.
+    """
+
+    reviewer: str | None = None
+    show: Show = Show.OPEN
+    poll: bool = False
+    quiet: bool = False
+    read_only: bool = False
 
 
 #: The producer line of an unsigned handoff: "producer unsigned" read as a producer

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
-from handoff_gate.gates.standing.caller import CALLER_GAVE_UP, caller_gone
 from handoff_gate.gates.view.masking import refusal_said
 from handoff_gate.gates.view.tool_line import tool_call_line
 from handoff_gate.gates.vocab.actions import Action
+from handoff_gate.gates.vocab.caller import CALLER_GAVE_UP, caller_gone
 from handoff_gate.gates.vocab.deadline import left, short
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
@@ -24,7 +24,7 @@ from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.model import Entry
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.audit.decision_record import Decision
+    from handoff_gate.gates.gate import Decision
 
 STATE_BADGES: dict[HandoffState | None, tuple[str, str]] = {
     HandoffState.PENDING: ("● PENDING ", "bold black on yellow"),

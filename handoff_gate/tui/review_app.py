@@ -1,55 +1,40 @@
-"""The approval app: its lifecycle, the feed that keeps it current, and the entry point.
+"""The approval app: its lifecycle and the feed that keeps it current.
 
-Store work never runs on the UI thread: the ``Feed``, over whatever ``RunStore`` the app
-is given, watches, lists and inspects in background workers and posts its results to
-the ``ReviewScreen``, which owns the main view, its keys, its palette commands and its
+Store work never runs on the UI thread: the ``Feed``, over the store of the ``Gate`` the
+app is given, lists and inspects in background workers (the store's hints come from the
+Gate's one watch for the process, ``Gate.events``) and posts its results to the
+``ReviewScreen``, which owns the main view, its keys, its palette commands and its
 state. This module only builds them and starts and stops the workers.
 
-It imports nothing of the core's inspection and decision code. The app is given a
-function that makes a ``review_core.ReviewCore`` (``handoff-gate watch``'s imports it
-then; a script passes ``partial(ReviewCore, registry, ...)``); the core worker
-(``load_core``) calls it once the first screen is up and posts ``CoreReady``. The
-screen is handed the core and inspection starts; until then it shows listings only.
+It imports nothing of the core's inspection and decision code: the core worker
+(``load_core``) imports ``review_core`` and makes the app's ``ReviewCore`` over the Gate
+once the first screen is up, and posts ``CoreReady``. The screen is handed the core and
+inspection starts; until then it shows listings only.
 """
 
 from __future__ import annotations
 
-import sys
 import threading
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from handoff_gate.gates.decide.reviewer import default_reviewer
-from handoff_gate.gates.store.select import store_at
-from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.messages import Warned
-from handoff_gate.tui.model import Entry, Key, Show
+from handoff_gate.tui.model import Entry, Key, ReviewOptions
 from handoff_gate.tui.screens.review import ReviewScreen
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from handoff_gate.gates.store.base import RunStore
+    from handoff_gate.gates.gate import Gate
     from handoff_gate.tui.review_core import ReviewCore
 
 #: How often runs with a waiter are looked at again for waiters that died silently.
 WAITER_RECHECK_S = 5.0
-
-
-class CoreMaker(Protocol):
-    """What makes the app's core over the store it reviews: ``ReviewCore.maker(contracts,
-    ...)``, or ``handoff-gate watch``'s function that imports it first."""
-
-    def __call__(self, *, store: RunStore) -> ReviewCore: ...
 
 
 class ReviewApp(App[int]):
@@ -67,51 +52,22 @@ class ReviewApp(App[int]):
 
         core: ReviewCore
 
-    def __init__(
-        self,
-        root: Path | None,
-        load: CoreMaker,
-        *,
-        reviewer: str | None = None,
-        show: str = "pending",
-        poll: bool = False,
-        quiet: bool = False,
-        read_only: bool = False,
-        store: RunStore | None = None,
-    ) -> None:
-        """``load``: makes the inspection and decisions (contracts, key, policy) over the
-        app's store; called by the core worker once the first screen is up.
-        ``reviewer``: who the header says decides (``header_name``). ``read_only``:
-        review only; approve and reject are refused and nothing is written. ``root``: a
-        run folder or a folder of runs; ``store``: any store, every run in it shown
-        (``root`` then ``None``; see ``review_store``)."""
+    def __init__(self, gate: Gate, options: ReviewOptions | None = None) -> None:
+        """``gate``: the store reviewed, and the contracts, policy and key the core
+        inspects and decides with. ``options``: how (``ReviewOptions``; defaults)."""
         super().__init__()
         #: Set once the first screen is up and the core handed to it: what runs beside
         #: the app (``watch --notify-url``'s announcer) waits for it, so its own start
         #: never slows the app's.
         self.ready = threading.Event()
-        self._load = load
-        self.store = review_store(root, store)
-        where = self.store.label()
-        if root is None:
-            self.title = f"handoff-gate · {visible(where)}"
-        self.review = ReviewScreen(
-            self._make_feed(poll),
-            where=where,
-            reviewer=reviewer or default_reviewer(),
-            show=Show(show),
-            quiet=quiet,
-            read_only=read_only,
-        )
-
-    def _make_feed(self, poll: bool) -> Feed:
-        """The feed posts straight to the review screen (its messages concern the view);
-        posting is thread-safe, and what arrives before the screen runs waits in its queue."""
-
-        def post(message: Any) -> bool:
-            return self.review.post_message(message)
-
-        return Feed(self.store, post, poll=poll)
+        self.gate = gate
+        self.options = options = options or ReviewOptions()
+        where = gate.store.label()
+        # The feed posts straight to the review screen (its messages concern the view);
+        # posting is thread-safe, and what arrives before the screen runs waits in its queue.
+        feed = Feed(gate.store, lambda message: self.review.post_message(message))
+        header = gate.deciding_as(options.reviewer)
+        self.review = ReviewScreen(feed, options, where=where, reviewer=header)
 
     @property
     def feed(self) -> Feed:
@@ -127,7 +83,7 @@ class ReviewApp(App[int]):
         first listing and watching is missed."""
         feed = self.feed
         self.run_worker(feed.relist_loop, thread=True, group="relist", name="relist")
-        self.run_worker(feed.watch, thread=True, group="watch", name="watch")
+        feed.listen(self.gate.events(poll=self.options.poll).subscribe)
         self.call_after_refresh(self.load_core)
         self.set_interval(WAITER_RECHECK_S, self._recheck_waiters)
 
@@ -141,7 +97,9 @@ class ReviewApp(App[int]):
         still starts at mount: a handoff written as soon as the list is shown must not be
         missed.
         """
-        self.post_message(self.CoreReady(self._load(store=self.store)))
+        from handoff_gate.tui.review_core import ReviewCore
+
+        self.post_message(self.CoreReady(ReviewCore(self.gate, reviewer=self.options.reviewer)))
 
     def on_review_app_core_ready(self, message: CoreReady) -> None:
         """Hand the screen its core, then start inspecting with it: every inspection
@@ -187,49 +145,3 @@ class ReviewApp(App[int]):
         """Raise a warning toast, from any thread (what runs beside the app, such as
         ``watch --notify-url``'s announcer, warns through it; posting never blocks)."""
         self.review.post_message(Warned(title, text))
-
-
-def run_review(
-    root: Path | None,
-    load: CoreMaker,
-    *,
-    reviewer: str | None,
-    show: str,
-    poll: bool,
-    quiet: bool,
-    read_only: bool = False,
-    store: RunStore | None = None,
-    beside: Callable[[ReviewApp], AbstractContextManager[object]] | None = None,
-) -> int:
-    """Run the app until it quits; returns the process exit code.
-
-    ``load``: see ``ReviewApp``. ``store``: every run in it is shown (``root`` then
-    ``None``). ``beside``: what runs for as long as the app does, entered with the app
-    once it is made (``watch --notify-url``'s announcer, warning through ``app.warn``).
-    """
-    if root is not None and not root.is_dir():
-        print(f"handoff-gate watch: not a directory: {visible(str(root))}", file=sys.stderr)
-        return 2
-    app = ReviewApp(
-        root,
-        load,
-        reviewer=reviewer,
-        show=show,
-        poll=poll,
-        quiet=quiet,
-        read_only=read_only,
-        store=store,
-    )
-    with beside(app) if beside is not None else nullcontext():
-        result: Any = app.run()
-    return int(result or 0)
-
-
-def review_store(root: Path | None, store: RunStore | None) -> RunStore:
-    """The store a review shows: the folder ``root`` (a run or a folder of runs) when one
-    is given, else ``store``."""
-    if root is not None:
-        return store_at(root.absolute())
-    if store is None:
-        raise ValueError("a review needs a root folder or a store")
-    return store

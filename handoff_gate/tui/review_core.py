@@ -1,98 +1,59 @@
-"""The core as the app uses it: inspecting handoffs and deciding them, for one reviewer.
+"""The core as the app uses it: a ``Gate``'s inspection and decisions, for one reviewer.
 
 ``ReviewCore`` is what the app's core worker makes (``ReviewApp.load_core``) and posts
-as ``CoreReady``: importing this module imports the contracts' machinery, the validators
-and the decision and policy code, so ``handoff-gate watch`` hands the app a function that
-imports it, and the first screen (listings only) is painted before any of it loads.
+as ``CoreReady``: importing this module imports the field view (the contracts' pydantic
+models), so the first screen (listings only) is painted before it loads. Everything it
+asks of the core it asks of the ``Gate`` the app was given, each blocking call on a copy
+of it (``Gate.copy``: a store object per thread); what it adds is the app's words, and
+a standing as the screen shows it (``inspection``).
 
-Refusals are worked out before a dialog opens, so nobody types a reason for a decision
-``decide`` would refuse; ``decide`` checks everything again when it writes. Every
-message is one plain line (payload and file names made safe), never markup.
+Refusals are worked out before a dialog opens (``Gate.refusal``), so nobody types a reason
+for a decision ``decide`` would refuse; ``decide`` checks everything again when it writes.
+Every message is one plain line (payload and file names made safe), never markup.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.audit.decision_record import describe
-from handoff_gate.gates.decide.decisions import DecisionRefused, principal_for
-from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.setup import Setup, assemble
-from handoff_gate.gates.standing.edits import edit_problem, inspect_edit
-from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+from handoff_gate.gates.gate import DecisionRefused, Gate, describe
 from handoff_gate.gates.view.fields import field_rows
 from handoff_gate.gates.vocab.states import ENDED, HandoffState
-from handoff_gate.tui.inspecting import inspect_ref
 from handoff_gate.tui.messages import BatchDecided, DecisionFinished
+from handoff_gate.tui.model import UNSIGNED, Trust, key_of
 from handoff_gate.tui.notice import Notice, named
 from handoff_gate.tui.render import safe
+from handoff_gate.tui.scan import Inspection
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.stats.figures import Stats
+    from handoff_gate.gates.gate import Decision, Standing, Stats
     from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.gates.trust.policy import Policy, Rule
-    from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.gates.vocab.actions import Action, Category
     from handoff_gate.gates.vocab.handoff_ref import HandoffRef
     from handoff_gate.gates.vocab.report import FieldRow, Report
     from handoff_gate.tui.model import Entry
-    from handoff_gate.tui.scan import Inspection
 
 
 class ReviewCore:
-    """Inspection and decisions under one registry and policy, for one reviewer and key.
+    """A Gate's inspection and decisions, for one reviewer (``None``: the key's
+    principal, else ``user@host``); read-only review is the screen's to enforce."""
 
-    Read-only review is the screen's to enforce (``ReviewScreen.read_only``): this only
-    inspects and decides."""
-
-    def __init__(self, setup: Setup, *, reviewer: str | None = None) -> None:
-        """``setup``: the gate's configuration (``gates.setup.assemble``): where the
-        reviewed runs live (decisions use a copy of the store per write), the contracts,
-        and the key decisions are signed with under the policy (only a principal the
-        policy lets decide a handoff's phase may try). ``reviewer``: who decisions name
-        (``None``: ``user@host``)."""
-        self.setup = setup
-        self.registry: Registry = setup.contracts
+    def __init__(self, gate: Gate, *, reviewer: str | None = None) -> None:
+        self.gate = gate
         self.reviewer = reviewer
-        self.key: SigningKey | None = setup.key
-        self.policy: Policy | None = setup.policy
-        self.store: RunStore = setup.store
-        self._principals: dict[Rule, str | DecisionRefused] = {}
-
-    @classmethod
-    def maker(
-        cls,
-        contracts: Registry,
-        *,
-        reviewer: str | None = None,
-        key: SigningKey | None = None,
-        policy: Policy | None = None,
-    ) -> Callable[..., ReviewCore]:
-        """What ``ReviewApp`` calls with the store it reviews to make its core: the
-        configuration assembled over that store (``gates.setup.assemble``)."""
-
-        def make(*, store: RunStore) -> ReviewCore:
-            setup = assemble(store, contracts=contracts, policy=policy, key=key, env={})
-            return cls(setup, reviewer=reviewer)
-
-        return make
+        #: The process's one source of standings, shared with ``--notify-url``'s announcer.
+        self.events = gate.events()
 
     def look_back(self) -> Stats:
-        """The stats screen's figures over every run (blocking: run it off the UI thread,
-        over a copy of the store, as decisions are)."""
-        store = self.store.copy()
-        try:
-            return Gate(setup=replace(self.setup, store=store, owns_store=False)).stats()
-        finally:
-            store.close()
+        """The stats screen's figures over every run (blocking: off the UI thread)."""
+        with self.gate.copy() as gate:
+            return gate.stats()
 
     def inspect(self, ref: HandoffRef, store: RunStore) -> Inspection:
-        """Inspect one handoff in ``store`` (the calling thread's own) and settle its
-        decisions under this core's registry and policy; never raises."""
-        return inspect_ref(ref, self.registry, store=store, policy=self.policy)
+        """One handoff's standing, with ``store`` (this thread's); never raises."""
+        found = self.events.standing(ref, store, listener=self)
+        return inspection(found, policy=self.gate.policy is not None)
 
     def field_rows(
         self, report: Report, parent: str = "", *, start: int = 0, limit: int | None = None
@@ -122,7 +83,13 @@ class ReviewCore:
             if entry.state is HandoffState.CHANGED:
                 note += " Its file changed since, so a new handoff must be submitted."
             return Notice(note, severity="warning")
-        refused = self.may_not_decide(entry)
+        trust = entry.trust
+        refused = self.gate.refusal(
+            entry.ref.id,
+            reviewer=self.reviewer,
+            producer=trust.producer if trust else None,
+            approvals=trust.approvals if trust else (),
+        )
         if refused:
             return Notice(
                 f"{named(entry.key)}: {safe(refused, 300)}. Nothing was written.",
@@ -131,48 +98,10 @@ class ReviewCore:
             )
         return None
 
-    def may_not_decide(self, entry: Entry) -> str:
-        """Why this app's key may not decide ``entry`` under the policy (empty: it may)."""
-        policy = self.policy
-        if policy is None:
-            return ""
-        handoff_id = entry.ref.id
-        try:
-            rule = rule_of(policy, handoff_id)
-        except NoRule as exc:
-            return str(exc)
-        if self.key is None:
-            return (
-                f"under the policy only signed decisions count: start watch with --key; "
-                f"who may decide {handoff_id}: {', '.join(rule.approvers)}"
-            )
-        principal = self._principals.get(rule)
-        if principal is None:
-            try:
-                principal = principal_for(self.key, policy, rule, self.reviewer)
-            except DecisionRefused as exc:
-                principal = exc
-            self._principals[rule] = principal
-        if isinstance(principal, DecisionRefused):
-            return f"{handoff_id}: {principal}"
-        trust = entry.trust
-        if trust is not None and trust.producer == principal:
-            return f"{principal!r} produced {handoff_id} and may not decide it"
-        if trust is not None and principal in trust.approvals:
-            return f"{principal!r} already approved {handoff_id}"
-        return ""
-
     def inspect_edit(self, entry: Entry, report: Report, data: bytes) -> tuple[Report, bool]:
-        """The reviewer's edited bytes inspected against ``entry``'s contract, as
-        ``decide`` will inspect them again, and whether they may be approved (blocking:
-        off the UI thread); never raises. Here, not in the screen, so the screen's
-        module loads none of the inspection code before the core arrives."""
-        store = self.store.copy()
-        try:
-            found = inspect_edit(store, entry.ref.run, entry.ref.id, report, data, self.registry)
-        finally:
-            store.close()
-        return found, edit_problem(found) is None
+        """``Gate.inspect_edit`` of the reviewer's bytes (blocking: off the UI thread)."""
+        with self.gate.copy() as gate:
+            return gate.inspect_edit(entry.ref.run, entry.ref.id, report, data)
 
     def decide_many(
         self,
@@ -181,15 +110,13 @@ class ReviewCore:
         reason: str | None = None,
         category: Category | None = None,
     ) -> BatchDecided:
-        """Decide every ``(entry, sha256)`` (blocking: run it off the UI thread), each on
-        its own record through ``gates.decide.batch``; a refusal is that entry's alone."""
-        store = self.store.copy()
-        gate = Gate(setup=replace(self.setup, store=store, owns_store=False))
+        """Decide every ``(entry, sha256)`` (blocking: off the UI thread), a run at a time
+        through ``Gate.decide_many``; a refusal is that entry's alone."""
+        by_run: dict[str, list[tuple[Entry, str]]] = {}
+        for entry, sha256 in marked:
+            by_run.setdefault(entry.ref.run, []).append((entry, sha256))
         results: list[DecisionFinished] = []
-        try:
-            by_run: dict[str, list[tuple[Entry, str]]] = {}
-            for entry, sha256 in marked:
-                by_run.setdefault(entry.ref.run, []).append((entry, sha256))
+        with self.gate.copy() as gate:
             for run, items in by_run.items():
                 try:
                     done = gate.decide_many(
@@ -206,15 +133,7 @@ class ReviewCore:
                     results += [DecisionFinished(entry.key, None, why) for entry, _ in items]
                     continue
                 for (entry, _), result in zip(items, done, strict=True):
-                    if result.decision is None:
-                        results.append(
-                            DecisionFinished(entry.key, None, f"Not written: {result.refused}")
-                        )
-                    else:
-                        described = describe(result.decision)
-                        results.append(DecisionFinished(entry.key, result.decision, "", described))
-        finally:
-            store.close()
+                    results.append(_finished(entry, result.decision, result.refused))
         return BatchDecided(tuple(results))
 
     def decide(
@@ -226,25 +145,79 @@ class ReviewCore:
         category: Category | None = None,
         edited: bytes | None = None,
     ) -> DecisionFinished:
-        """Write the decision (blocking: run it off the UI thread); a refusal, or a store
-        driver's own error, comes back as the ``DecisionFinished`` message's reason, never
-        a crash."""
-        store = self.store.copy()
+        """Write the decision (``Gate.decide``; blocking: off the UI thread); a refusal,
+        or a store driver's own error, comes back as the ``DecisionFinished`` message's
+        reason, never a crash."""
         try:
-            decision = Gate(setup=replace(self.setup, store=store, owns_store=False)).decide(
-                entry.ref.run,
-                entry.ref.id,
-                action,
-                reason=reason,
-                category=category,
-                reviewer=self.reviewer,
-                expected_sha256=sha256,
-                edited_payload=edited,
-            )
+            with self.gate.copy() as gate:
+                decision = gate.decide(
+                    entry.ref.run,
+                    entry.ref.id,
+                    action,
+                    reason=reason,
+                    category=category,
+                    reviewer=self.reviewer,
+                    expected_sha256=sha256,
+                    edited_payload=edited,
+                )
         except (DecisionRefused, ValueError, OSError) as exc:
-            return DecisionFinished(entry.key, None, f"Not written: {exc}")
+            return _finished(entry, None, str(exc))
         except Exception as exc:  # a store driver's own error: refused, never a crash
-            return DecisionFinished(entry.key, None, f"Not written: {type(exc).__name__}: {exc}")
-        finally:
-            store.close()
-        return DecisionFinished(entry.key, decision, "", describe(decision))
+            return _finished(entry, None, f"{type(exc).__name__}: {exc}")
+        return _finished(entry, decision, "")
+
+
+def _finished(entry: Entry, decision: Decision | None, refused: str | None) -> DecisionFinished:
+    """The app's message for one decision: written, with it in a few words, or not."""
+    if decision is None:
+        return DecisionFinished(entry.key, None, f"Not written: {refused}")
+    return DecisionFinished(entry.key, decision, "", describe(decision))
+
+
+def inspection(found: Standing, *, policy: bool) -> Inspection:
+    """The app's view of ``found``, settled under a policy when ``policy`` (the standing
+    shows every failure as blocked or unusable, so the app fails closed)."""
+    problem = found.problem if found.state is HandoffState.UNUSABLE else ""
+    ended = found.problem if found.state in ENDED else ""
+    return Inspection(
+        key_of(found.ref),
+        found.report,
+        found.decision,
+        problem,
+        found.state,
+        _trust(found, policy),
+        ended,
+        found.delivered,
+    )
+
+
+def _trust(found: Standing, policy: bool) -> Trust:
+    """The header's words on who may decide and who approved so far."""
+    signer = _signer(found.report, policy, found.producer)
+    if not policy:
+        return Trust(signer=signer)
+    if found.rule is None:
+        blocked = found.state is HandoffState.BLOCKED
+        return Trust(signer=signer, rule_problem=found.problem if blocked else "")
+    counted, apart = found.counted()
+    return Trust(
+        required=found.rule.required,
+        approvals=tuple(d.principal or d.reviewer for d in counted),
+        approvers=found.rule.approvers,
+        signer=signer,
+        producer=found.producer,
+        refused=found.refused + apart,
+    )
+
+
+def _signer(report: Report, policy: bool, producer: str | None) -> str:
+    """How the header describes the producer's signature; ``producer`` is the signer
+    whose signature verified under the policy (``None``: none did, or no policy)."""
+    envelope = report.envelope
+    if envelope is None or envelope.signer is None:
+        return UNSIGNED
+    if not policy:
+        return f"signed as {envelope.signer} (not checked: no policy)"
+    if producer == envelope.signer:
+        return f"signed by {envelope.signer}"
+    return f"signed as {envelope.signer}, but the signature does not verify"

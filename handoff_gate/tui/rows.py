@@ -7,6 +7,7 @@ list's width changes: ten thousand handoffs must not be rendered on every repain
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
@@ -77,49 +78,49 @@ class RowCache:
         return text
 
 
-def topbar(
-    *,
-    where: str,
-    read_only: bool,
-    reviewer: str,
-    entries: Iterable[Entry],
-    show: Show,
-    listed: int,
-    scanned: bool,
-    backlog: int,
-    width: int,
-    new: int = 0,
-    find: str = "",
-) -> Text:
-    """The header: what is reviewed, what this reviewer can decide now (read-only: how
-    many are pending; and how many of those have a waiter, where the store can tell, and
-    arrived while the cursor was busy), how many are blocked, the filter, the reviewer,
-    progress."""
-    every = list(entries)
-    decidable = [e for e in every if e.decidable]
-    blocked = sum(1 for e in every if e.state is HandoffState.BLOCKED)
-    pending = [e for e in every if e.state is HandoffState.PENDING]
-    counted = pending if read_only else decidable
-    waited_count = sum(1 for e in counted if e.waiters)  # None: the store cannot tell
-    waited = f" · {waited_count} with a waiter" if waited_count else ""
-    bar = Text.assemble(
-        (" handoff-gate ", "bold reverse"),
-        " ",
-        (" read-only ", "bold reverse") if read_only else "",
-        " ",
-        (safe(where, 30), "bold"),
-        # A read-only review decides nothing: it counts what waits for somebody else.
-        "  pending " if read_only else "  to decide ",
-        (str(len(counted)), "bold"),
-        (f" · {new} new", "bold yellow") if new else "",
-        f" · blocked {blocked}{waited}",
-        f"  showing {show.value} {listed}/{len(every)}",
-        (f" containing {safe(find, 20)!r}", "bold") if find else "",
-        ("  reviewer ", "dim"),
-        safe(reviewer, 20),
-    )
-    if not scanned:
-        bar.append("  scanning…", style="dim")
-    elif backlog:
-        bar.append(f"  inspecting {backlog}…", style="dim")
-    return fit(bar, width)
+@dataclass(frozen=True, kw_only=True)
+class Topbar:
+    """The header: what is reviewed and by whom (fixed for the review), the filter and
+    the progress (each paint's)."""
+
+    where: str
+    reviewer: str
+    read_only: bool
+    show: Show = Show.OPEN
+    listed: int = 0
+    scanned: bool = False
+    backlog: int = 0
+    new: int = 0
+    find: str = ""
+
+    def render(self, entries: Iterable[Entry], width: int) -> Text:
+        """What this reviewer can decide now (read-only: what is pending; how many have a
+        waiter, where the store can tell, and are new), what is blocked, the filter."""
+        every = list(entries)
+        decidable = [e for e in every if e.decidable]
+        blocked = sum(1 for e in every if e.state is HandoffState.BLOCKED)
+        pending = [e for e in every if e.state is HandoffState.PENDING]
+        counted = pending if self.read_only else decidable
+        waited_count = sum(1 for e in counted if e.waiters)  # None: the store cannot tell
+        waited = f" · {waited_count} with a waiter" if waited_count else ""
+        bar = Text.assemble(
+            (" handoff-gate ", "bold reverse"),
+            " ",
+            (" read-only ", "bold reverse") if self.read_only else "",
+            " ",
+            (safe(self.where, 30), "bold"),
+            # A read-only review decides nothing: it counts what waits for somebody else.
+            "  pending " if self.read_only else "  to decide ",
+            (str(len(counted)), "bold"),
+            (f" · {self.new} new", "bold yellow") if self.new else "",
+            f" · blocked {blocked}{waited}",
+            f"  showing {self.show.value} {self.listed}/{len(every)}",
+            (f" containing {safe(self.find, 20)!r}", "bold") if self.find else "",
+            ("  reviewer ", "dim"),
+            safe(self.reviewer, 20),
+        )
+        if not self.scanned:
+            bar.append("  scanning…", style="dim")
+        elif self.backlog:
+            bar.append(f"  inspecting {self.backlog}…", style="dim")
+        return fit(bar, width)

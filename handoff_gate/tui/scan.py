@@ -2,7 +2,7 @@
 
 Everything here is store-agnostic: listings come from ``RunStore.listing`` (cheap: names
 and change stamps, none of the core's inspection modules, so the first screen is painted
-without them); an inspection (``inspecting``) parses and validates one handoff. Results
+without them); an inspection (``review_core``) parses and validates one handoff. Results
 travel to the app as small immutable values.
 """
 
@@ -20,7 +20,7 @@ from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.model import NO_TRUST, Key, Stamp, Trust, key_of
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.audit.decision_record import Decision
+    from handoff_gate.gates.gate import Decision
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +87,13 @@ class InspectQueue:
             else:
                 self._items.append(ref)
             self._cond.notify()
+
+    def hurry(self, ref: HandoffRef) -> None:
+        """``put(ref, urgent=True)`` only if it is still waiting: one taken already is
+        being inspected, and its result is on its way."""
+        with self._cond:
+            if key_of(ref) in self._queued:
+                self.put(ref, urgent=True)
 
     def take(self, *, block: bool) -> tuple[HandoffRef, bool] | None:
         """The next handoff and whether someone is waiting for it on screen.

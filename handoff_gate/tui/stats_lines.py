@@ -7,10 +7,15 @@ through ``safe`` (unsafe characters as visible tokens), into ``Text``, never mar
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 
-from handoff_gate.gates.stats.figures import Stats, duration
+from handoff_gate.gates.vocab.deadline import duration
 from handoff_gate.tui.render import safe
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.gate import Stats
 
 #: The longest bar, in cells; every other day's bar is scaled to it.
 BAR_CELLS = 40

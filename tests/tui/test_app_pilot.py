@@ -25,14 +25,13 @@ from tui_helpers import (
     settle,
 )
 
+from handoff_gate.cli.main import main
 from handoff_gate.gates.api import read_decision, submit
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.standing import report_in_run
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.report import FieldRow
 from handoff_gate.gates.vocab.states import HandoffState
-from handoff_gate.tui.review_app import run_review
-from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.screens.approve import ApproveScreen
 from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.reject import RejectScreen
@@ -462,17 +461,9 @@ async def test_approval_is_refused_when_the_file_changed_while_the_dialog_was_op
 
 
 def test_watch_on_a_missing_folder_exits_with_a_usage_error(
-    tmp_path: Path, registry: Registry, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = run_review(
-        tmp_path / "nope",
-        ReviewCore.maker(registry),
-        reviewer=None,
-        show="all",
-        poll=False,
-        quiet=True,
-    )
-    assert code == 2
+    assert main(["watch", str(tmp_path / "nope")]) == 2
     assert "not a directory" in capsys.readouterr().err
 
 

@@ -21,6 +21,7 @@ from tui_helpers import PLAN
 
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.notify.source import THREAD_NAME, EventSource
 from handoff_gate.gates.store.base import Change, RunStore
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.postgres import PostgresStore
@@ -107,9 +108,9 @@ def test_the_watch_lists_new_handoffs_and_restamps_only_what_was_decided(
     kept, decided = _put(store, registry), _put(store, registry)
     messages: list[object] = []
     feed = _feed(store, messages)
-    threads = [threading.Thread(target=t, daemon=True) for t in (feed.relist_loop, feed.watch)]
-    for thread in threads:
-        thread.start()
+    threads = [threading.Thread(target=feed.relist_loop, daemon=True)]
+    threads[0].start()
+    feed.listen(EventSource(store, lambda: registry).subscribe)
 
     def latest(handoff_id: str) -> RunListing:
         return [x for x in _listings(messages) if handoff_id in x.stamps][-1]
@@ -129,3 +130,4 @@ def test_the_watch_lists_new_handoffs_and_restamps_only_what_was_decided(
         for thread in threads:
             thread.join(BOUND_S)
     assert not any(thread.is_alive() for thread in threads)
+    assert not any(t.name == THREAD_NAME for t in threading.enumerate()), "the watch ended"

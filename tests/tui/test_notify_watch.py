@@ -24,8 +24,12 @@ from tui_helpers import PLAN, SIZE, put, raised, review_app, settle
 
 from handoff_gate.cli.commands.watch import AppWarnings, announcing
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.gate import Standing
+from handoff_gate.gates.notify.source import THREAD_NAME, EventSource
 from handoff_gate.gates.notify.targets import targets
+from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.screens.approve import ApproveScreen
 
@@ -37,17 +41,9 @@ async def test_a_failed_notification_is_a_toast_then_one_line_and_the_app_decide
     dead = f"json://alice:hunter2@127.0.0.1:{refused_port()}/"
     warnings = AppWarnings()
     store = FilesystemStore(root)
-    beside = announcing(
-        store,
-        targets([dead, endpoint.url]),
-        lambda: registry,
-        policy=None,
-        poll=False,
-        warn=warnings,
-    )
     app = review_app(None, registry, reviewer="alice", quiet=True, store=store)
     try:
-        with beside(app):
+        with announcing(app, targets([dead, endpoint.url]), False, warnings):
             async with app.run_test(size=SIZE) as pilot:
                 handoff = put(root, "web", PLAN)
                 key = (Path(store.run_label("web")), handoff)
@@ -76,6 +72,48 @@ async def test_a_failed_notification_is_a_toast_then_one_line_and_the_app_decide
     err = capsys.readouterr().err
     assert err.startswith("handoff-gate watch: --notify-url: 1 warning; the last: ")
     assert err.count("\n") == 1 and "json://alice:****@127.0.0.1" in err and "hunter2" not in err
+
+
+async def test_a_new_handoff_is_inspected_once_for_the_screen_and_the_notification(
+    root: Path,
+    registry: Registry,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """One watch of the store and one inspection per new handoff, in a process where both
+    the review screen and the announcer want it (``Gate.events``)."""
+    looks: list[str] = []
+    look = EventSource.look
+
+    def counted(source: EventSource, ref: HandoffRef, store: RunStore) -> Standing:
+        looks.append(ref.id)
+        return look(source, ref, store)
+
+    monkeypatch.setattr(EventSource, "look", counted)
+    endpoint = Endpoint()
+    warnings = AppWarnings()
+    app = review_app(root, registry, reviewer="alice", quiet=True)
+    try:
+        with announcing(app, targets([endpoint.url]), False, warnings):
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(pilot, app.ready.is_set, timeout=BOUND)
+                handoff = put(root, "web", PLAN)
+                key = (root / "web", handoff)
+                await settle(pilot, lambda: not endpoint.received.empty(), timeout=BOUND)
+                note = endpoint.next()
+                await settle(
+                    pilot, lambda: key in app.entries and app.entries[key].report is not None
+                )
+                watching = [t for t in threading.enumerate() if t.name == THREAD_NAME]
+    finally:
+        endpoint.close()
+    assert note["title"] == f"1 new handoff in web: {handoff}"
+    assert app.entries[key].state is HandoffState.PENDING
+    assert looks.count(handoff) == 1
+    assert len(watching) == 1
+    assert not [t for t in threading.enumerate() if t.name == THREAD_NAME], "the watch ended"
+    warnings.report()
+    assert capsys.readouterr().err == ""
 
 
 class Terminal:

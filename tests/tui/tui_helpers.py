@@ -20,14 +20,14 @@ from textual.widget import Widget
 
 from handoff_gate.gates.api import decide, submit
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.decide.deciding_as import header_name
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.setup import assemble
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.schemas.planning import Plan
-from handoff_gate.tui.model import Entry
+from handoff_gate.tui.model import Entry, ReviewOptions, Show
 from handoff_gate.tui.review_app import ReviewApp
-from handoff_gate.tui.review_core import ReviewCore
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
 FIXED_TIME = "2026-01-15T09:30:00.000Z"
@@ -99,19 +99,15 @@ def review_app(
     quiet: bool = False,
     read_only: bool = False,
 ) -> ReviewApp:
-    """The app over a loaded registry, as a script builds it: ``ReviewCore`` made by the
-    app's core worker, the header naming who decides (``header_name``)."""
-    core = ReviewCore.maker(registry, reviewer=reviewer, key=key, policy=policy)
-    return ReviewApp(
-        root,
-        core,
-        reviewer=header_name(reviewer, key, policy),
-        show=show,
-        poll=poll,
-        quiet=quiet,
-        read_only=read_only,
-        store=store,
+    """The app over a loaded registry, as a script builds it: a Gate over ``root`` (or
+    ``store``), the environment's configuration left out; its core made by the app's
+    core worker, the header naming who decides (``Gate.deciding_as``)."""
+    where = root.absolute() if root is not None else store
+    setup = assemble(where, contracts=registry, policy=policy, key=key, env={})
+    options = ReviewOptions(
+        reviewer=reviewer, show=Show(show), poll=poll, quiet=quiet, read_only=read_only
     )
+    return ReviewApp(Gate(setup=setup), options)
 
 
 def make_app(

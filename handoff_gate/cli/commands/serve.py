@@ -21,18 +21,14 @@ import asyncio
 import hashlib
 import os
 import sys
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from handoff_gate.cli.errors import UsageError, flat
 from handoff_gate.cli.notify_urls import notify_targets
-from handoff_gate.cli.review_signing import unattended_signing
-from handoff_gate.gates.decide.deciding_as import header_name
-from handoff_gate.gates.decide.reviewer import default_reviewer
-from handoff_gate.gates.store.select import StoreURLError, listed_store
-from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
+from handoff_gate.gates.vocab.environment import STORE_ENV
 from handoff_gate.integrations.web_access import (
     Access,
     TokenError,
@@ -44,14 +40,12 @@ from handoff_gate.integrations.web_access import (
 from handoff_gate.integrations.web_review import Identity, Limits, ReviewServer, serve_until_stopped
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.gate import Gate
-    from handoff_gate.gates.notify.targets import Targets
-    from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.gates.trust.policy import Policy
 
 
 def run(gate: Gate, args: argparse.Namespace) -> int:
+    """Serve the review app over ``gate``'s store (every run of ``--store``, or of the
+    folder ROOT) until SIGINT or SIGTERM; each tab is a ``watch`` of the same settings."""
     if not is_loopback(args.host) and not args.allow_remote:
         raise UsageError(
             f"--host {args.host} is reachable from other machines; give --allow-remote "
@@ -59,30 +53,12 @@ def run(gate: Gate, args: argparse.Namespace) -> int:
         )
     public = _public_url(args.public_url)
     targets = notify_targets(args)
-    url = os.environ.get(STORE_ENV, "") if args.store is None else args.store
-    try:
-        store = listed_store(url, args.root, "serve")
-    except StoreURLError as exc:
-        raise UsageError(str(exc)) from exc
-    try:
-        return _serve(args, store, url, public, targets)
-    finally:
-        store.close()
-
-
-def _serve(
-    args: argparse.Namespace,
-    store: RunStore,
-    url: str,
-    public: str | None,
-    targets: Targets | None,
-) -> int:
-    """Serve over ``store`` (the announcer's, when ``--notify-url`` is given) until
-    SIGINT or SIGTERM."""
-    where = store.label()
-    key, policy = unattended_signing(args)
-    checked = _check_contracts(args.schemas, policy)
-    reviewer = args.reviewer or default_reviewer()
+    # A mistake in the store, the policy or a named contracts module is said now, not in
+    # every tab; the built-in contracts load when the announcer first needs them.
+    where = gate.store.label()
+    if gate.config is not None and gate.config.schemas:
+        _ = gate.contracts
+    reviewer = args.reviewer or gate.default_reviewer()
     token = _token(args.token_file)
     access = Access(
         token,
@@ -90,12 +66,13 @@ def _serve(
         secure=public is not None and public.startswith("https:"),
         origin=None if public is None else origin_of(public),
     )
+    url = gate.config.store if gate.config is not None else ""
     server = ReviewServer(
         _app_command(args, reviewer),
         # A tab has no terminal to hand an editor: ``e`` edits in the app's own dialog.
         {STORE_ENV: url, "VISUAL": "", "EDITOR": ""},
         access=access,
-        identity=Identity(header_name(reviewer, key, policy), args.read_only, where),
+        identity=Identity(gate.deciding_as(reviewer), args.read_only, where),
         limits=Limits(sessions=args.max_sessions, idle_s=args.idle_timeout),
         public_url=public,
         report=_say,
@@ -111,47 +88,16 @@ def _serve(
             f"sessions, each ended after {args.idle_timeout:g} s idle; Ctrl+C stops"
         )
 
+    # ``--notify-url``: one announcer for the server (not one per tab), linking to
+    # ``--public-url`` (which never holds the token); its warnings are stderr lines.
+    beside = nullcontext() if targets is None else gate.announcer(targets, link=public, warn=_say)
     try:
-        with _announcing(store, targets, checked, policy, public):
+        with beside:
             asyncio.run(serve_until_stopped(server, args.host, args.port, ready))
     except OSError as exc:
         why = os.strerror(exc.errno) if exc.errno else str(exc)
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {why}") from exc
     return 0
-
-
-def _announcing(
-    store: RunStore,
-    targets: Targets | None,
-    checked: Registry | None,
-    policy: Policy | None,
-    public: str | None,
-) -> AbstractContextManager[object]:
-    """``--notify-url``: one announcer for the server (not one per tab), linking to
-    ``--public-url`` (which never holds the token); its warnings are stderr lines. Its
-    contracts are those checked at start, or the built-in ones, loaded on its thread."""
-    if targets is None:
-        return nullcontext()
-    from handoff_gate.cli.inputs import registry
-    from handoff_gate.gates.notify.announcer import Announcer
-
-    def contracts() -> Registry:
-        return checked if checked is not None else registry("", policy)
-
-    return Announcer(store, targets, contracts, policy=policy, link=public, warn=_say)
-
-
-def _check_contracts(schemas: str | None, policy: Policy | None) -> Registry | None:
-    """Extra contracts (``--schemas`` or its variable) load now, as ``watch`` loads them:
-    a bad module, or one a policy does not pin, is a usage error before anything is
-    served, not a failure in every tab. The contracts, when there are extra ones
-    (``None``: the built-in ones only, not loaded here)."""
-    spec = os.environ.get(SCHEMAS_ENV, "") if schemas is None else schemas
-    if not spec:
-        return None
-    from handoff_gate.cli.inputs import registry
-
-    return registry(spec, policy)
 
 
 def _say(line: str) -> None:

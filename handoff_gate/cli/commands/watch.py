@@ -1,107 +1,81 @@
 """``handoff-gate watch``: review the handoffs under ROOT in the terminal UI.
 
-The first screen comes before the core. Arguments that can be wrong are checked before
-the app starts, so their mistakes are the same one-line usage errors as everywhere: the
-store, ``--key``, ``--policy`` and extra contracts (``--schemas`` or its variable). The
-built-in contracts, the validators and the decision code load after the first paint,
-when the app's core worker calls ``_loader``'s function: this command module is the
-boundary where start-up laziness is allowed, so the imports that defer them are here
-and nowhere in ``tui`` or ``gates``. ``cli.main`` asks for the app's frame rate before
-it imports this module, since Textual reads it when it is imported.
+The review runs over the command's one ``Gate`` (``cli.main.gate_for``: the store, or the
+folder ROOT, the contracts under the policy's pins, a key that never prompts), so its
+mistakes are the same one-line usage errors as everywhere, before the app starts. The app's core
+(``tui.review_core``, with the field view's models) loads after the first paint, in the
+app's core worker.
 
 ``--notify-url``: the URLs are checked before the app starts (``cli.notify_urls``); the
-announcer (``gates.notify``) runs beside the app, over the same store and contracts, and
-loads only when a URL is given. The app owns the screen, so a notification that failed
-is a toast while it runs and, once it has quit, one line on stderr counting them.
+announcer (``gates.notify``) runs beside the app over the same Gate, subscribed to the
+same watch of the store (``Gate.events``), so each new handoff is inspected once for
+both, and loads only when a URL is given. The app owns the screen, so a notification
+that failed is a toast while it runs and, once it has quit, one line on stderr counting
+them.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING
 
-from handoff_gate.cli.errors import UsageError
 from handoff_gate.cli.notify_urls import notify_targets
-from handoff_gate.cli.review_signing import unattended_signing
-from handoff_gate.gates.decide.deciding_as import header_name
-from handoff_gate.gates.store.select import StoreURLError, listed_store
-from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
-from handoff_gate.tui.review_app import CoreMaker, ReviewApp, run_review
+from handoff_gate.gates.vocab.safe_text import visible
+from handoff_gate.tui.model import ReviewOptions, Show
+from handoff_gate.tui.review_app import ReviewApp
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-    from contextlib import AbstractContextManager
-
-    from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.gate import Gate
-    from handoff_gate.gates.notify.targets import Targets
-    from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.gates.trust.policy import Policy
-    from handoff_gate.gates.trust.signing_key import SigningKey
-    from handoff_gate.tui.review_core import ReviewCore
+    from handoff_gate.gates.gate import Gate, Targets
 
 
 def run(gate: Gate, args: argparse.Namespace) -> int:
-    url = os.environ.get(STORE_ENV, "") if args.store is None else args.store
-    try:
-        where = listed_store(url, args.root, "watch")
-    except StoreURLError as exc:
-        raise UsageError(str(exc)) from exc
-    key, policy = unattended_signing(args)
-    spec = os.environ.get(SCHEMAS_ENV, "") if args.schemas is None else args.schemas
-    registry = _registry(spec, policy)
+    """The app over ``gate`` until it quits, with the announcer beside it for
+    ``--notify-url``; the exit code is the app's."""
+    _settle(gate)
     targets = notify_targets(args)
-    warnings = AppWarnings()
-    code = run_review(
-        None,
-        _loader(registry, reviewer=args.reviewer, key=key, policy=policy),
-        reviewer=header_name(args.reviewer, key, policy),
-        show=args.show,
+    options = ReviewOptions(
+        reviewer=args.reviewer,
+        show=Show(args.show),
         poll=args.poll,
         quiet=args.quiet,
         read_only=args.read_only,
-        store=where,
-        beside=None
-        if targets is None
-        else announcing(where, targets, registry, policy=policy, poll=args.poll, warn=warnings),
     )
+    app = ReviewApp(gate, options)
+    if args.root is None:  # a store, not a folder: the terminal's title says which
+        app.title = f"handoff-gate · {visible(gate.store.label())}"
+    warnings = AppWarnings()
+    beside = nullcontext() if targets is None else announcing(app, targets, args.poll, warnings)
+    with beside:
+        code = int(app.run() or 0)
     warnings.report()
     return code
 
 
-def announcing(
-    where: RunStore,
-    targets: Targets,
-    registry: Callable[[], Registry],
-    *,
-    policy: Policy | None,
-    poll: bool,
-    warn: AppWarnings,
-) -> Callable[[ReviewApp], AbstractContextManager[object]]:
-    """What runs beside the app: the announcer over the app's store and contracts,
-    warning through ``warn``, which shows them on the app. It begins once the app is
-    ready (first screen and core up): its first look inspects every undecided handoff,
+def _settle(gate: Gate) -> None:
+    """A mistake in the store, ROOT, the policy or a named contracts module is a one-line
+    usage error before the app starts; the built-in contracts alone load after the first
+    paint, in the app's core worker (the only thread that asks for them first)."""
+    _ = gate.store, gate.policy
+    if gate.config is not None and gate.config.schemas:
+        _ = gate.contracts
+
+
+@contextmanager
+def announcing(app: ReviewApp, targets: Targets, poll: bool, warn: AppWarnings) -> Iterator[None]:
+    """The announcer beside ``app``, over its Gate and that Gate's one watch of the
+    store, warning through ``warn``, which shows them on the app. It begins once the app
+    is ready (first screen and core up): its first look judges every undecided handoff,
     and started with the app it doubled the time to the first screen."""
-    from handoff_gate.gates.notify.announcer import Announcer
-
-    @contextmanager
-    def beside(app: ReviewApp) -> Iterator[None]:
-        warn.app = app
-        try:
-            announcer = Announcer(
-                where, targets, registry, policy=policy, poll=poll, warn=warn, begin=app.ready
-            )
-            with announcer:
-                yield
-        finally:
-            warn.app = None
-
-    return beside
+    warn.app = app
+    try:
+        with app.gate.announcer(targets, poll=poll, warn=warn, begin=app.ready):
+            yield
+    finally:
+        warn.app = None
 
 
 class AppWarnings:
@@ -128,44 +102,3 @@ class AppWarnings:
             count = "1 warning" if len(said) == 1 else f"{len(said)} warnings"
             last = said[-1]
             print(f"handoff-gate watch: --notify-url: {count}; the last: {last}", file=sys.stderr)
-
-
-def _registry(spec: str, rules: Policy | None) -> Callable[[], Registry]:
-    """The contracts: loaded now when extra ones are named (a bad module, or one a
-    policy does not pin, is a usage error before the app starts), else the built-ins,
-    loaded when first needed (by the app's core or the announcer: once for both)."""
-
-    lock = threading.Lock()
-    loaded: list[Registry] = []
-
-    def load() -> Registry:
-        """Loaded once, whichever of the app's core and the announcer asks first."""
-        with lock:
-            if not loaded:
-                from handoff_gate.cli.inputs import registry
-
-                loaded.append(registry(spec, rules))
-            return loaded[0]
-
-    if spec:
-        load()
-    return load
-
-
-def _loader(
-    registry: Callable[[], Registry],
-    *,
-    reviewer: str | None,
-    key: SigningKey | None,
-    policy: Policy | None,
-) -> CoreMaker:
-    """What the app calls (from its core worker, after the first paint) to make its
-    inspection and decisions."""
-
-    def load(*, store: RunStore) -> ReviewCore:
-        from handoff_gate.tui.review_core import ReviewCore
-
-        make = ReviewCore.maker(registry(), reviewer=reviewer, key=key, policy=policy)
-        return make(store=store)
-
-    return load

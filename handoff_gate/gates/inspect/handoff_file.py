@@ -26,6 +26,7 @@ from handoff_gate.gates.inspect.secret_patterns import ALL_KINDS, mask_secrets
 from handoff_gate.gates.inspect.stages import (
     DEFAULT_MAX_BYTES,
     CollectorPaused,
+    InspectOptions,
     failed_report,
     inspect,
 )
@@ -108,10 +109,7 @@ def _inspect_handoff(
             contracts, unresolved = {}, found
         else:
             contracts = {envelope.schema_id: found}
-    report = inspect(
-        subject,
-        envelope.schema_id,
-        contracts,
+    options = InspectOptions(
         previous=previous,
         finish_reason=producer.finish_reason,
         refusal=producer.refusal,
@@ -119,6 +117,7 @@ def _inspect_handoff(
         max_bytes=max_bytes,
         tool_call=envelope.tool is not None,
     )
+    report = inspect(subject, envelope.schema_id, contracts, options)
     if unresolved:
         report = _unresolved(report, unresolved)
     if any(f.code is Code.SECRET for f in report.findings):
@@ -211,7 +210,8 @@ def inspect_file(
         message = f"{size} bytes, over the {max_bytes}-byte limit; not read"
         return _unread(Code.OVERSIZE, message, schema_id, size)
     if schema_id is not None:
-        return inspect(data, schema_id, registry, previous=previous, max_bytes=max_bytes)
+        options = InspectOptions(previous=previous, max_bytes=max_bytes)
+        return inspect(data, schema_id, registry, options)
     return inspect_handoff(data, registry, previous=previous, max_bytes=max_bytes)
 
 

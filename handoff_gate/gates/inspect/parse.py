@@ -23,6 +23,7 @@ MAX_DEPTH = 64
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 _DIGITS = bytes.maketrans(b"0123456789E", b"0000000000e")
 _BIG_EXPONENT = re.compile(rb"0e\+?000")
+_LONG_MANTISSA = b"0" * 300
 _DUPLICATE = re.compile(r'Detected duplicate key "(.*)" at line')
 
 
@@ -54,7 +55,7 @@ def parse(data: bytes) -> Parsed:
         )
     except ValueError as exc:
         return _diagnose(data, str(exc))
-    return Parsed(ok=True, value=value)
+    return Parsed(True, value)  # positional: keywords cost half a microsecond more
 
 
 def _diagnose(data: bytes, error: str) -> Parsed:
@@ -82,6 +83,13 @@ def skeleton(data: bytes) -> bytes:
     if b"\\" in data:
         data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
     return data.translate(None, _NOT_STRUCTURE)
+
+
+def too_short_to_nest(data: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``data`` is too short to nest deeper than ``limit``: that takes more
+    than ``limit`` opening brackets and as many closing ones. Spares most small
+    payloads (a tool call's arguments) the :func:`skeleton` and the depth check."""
+    return len(data) <= 2 * limit + 1
 
 
 def depth_exceeds(structure: bytes, limit: int = MAX_DEPTH) -> bool:
@@ -120,7 +128,7 @@ def may_overflow(digits: bytes) -> bool:
     Only a mantissa of 300+ digits or an exponent of three digits can overflow; takes
     the :func:`digit_view` of the text.
     """
-    return b"0" * 300 in digits or _BIG_EXPONENT.search(digits) is not None
+    return _LONG_MANTISSA in digits or _BIG_EXPONENT.search(digits) is not None
 
 
 def overflowed_paths(value: Any) -> list[str]:

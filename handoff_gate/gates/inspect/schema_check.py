@@ -34,6 +34,7 @@ from typing import Any
 import pydantic_core
 
 from handoff_gate.gates.contracts.json_schema import JsonSchemaContract
+from handoff_gate.gates.inspect.schema_cost import listing_is_bounded
 from handoff_gate.gates.inspect.schema_plan import (
     FREE,
     ROOT,
@@ -74,16 +75,8 @@ def check_json_schema(
     skip the walk.
     """
     validator = contract.validator
-    errors = list(validator.iter_errors(payload))
-    if errors:
-        shown = _layout_for_display(payload, contract)
-        findings = sorted(_error_findings(errors, payload), key=_reading_order(payload))
-        findings.extend(_empty_named(payload, shown, findings))
-        findings.extend(_defaulted(payload, shown))
-        named = {f.key for f in shown.get("", ())}
-        if not tool_call and named and not named.intersection(payload):
-            findings.insert(0, _NO_FIELDS)
-        return Outcome(findings, layout=shown)
+    if not validator.is_valid(payload):  # most are valid: nothing to collect then
+        return _rejected(payload, contract, tool_call)
     try:
         walked = _planned(payload, contract, empties, tool_call)
     except NoPlan as exc:
@@ -109,6 +102,34 @@ def check_json_schema(
     return Outcome(findings, delivered=delivered, layout=layout)
 
 
+def _rejected(payload: dict[str, Any], contract: JsonSchemaContract, tool_call: bool) -> Outcome:
+    """The findings for a payload the validator rejects: its errors at their paths,
+    then what the rows show (empty and defaulted fields, no field supplied). Where
+    listing the errors could take more than the budget (``schema_cost``), the payload
+    is blocked ``over_budget`` without the list."""
+    shown = _layout_for_display(payload, contract)
+    if not listing_is_bounded(contract, payload):
+        return Outcome([_UNLISTED], layout=shown)
+    errors = list(contract.validator.iter_errors(payload))
+    findings = sorted(_error_findings(errors, payload), key=_reading_order(payload))
+    if not findings:  # rejected, yet no error listed: never read as valid
+        findings.append(_REJECTED)
+    findings.extend(_empty_named(payload, shown, findings))
+    findings.extend(_defaulted(payload, shown))
+    named = {f.key for f in shown.get("", ())}
+    if not tool_call and named and not named.intersection(payload):
+        findings.insert(0, _NO_FIELDS)
+    return Outcome(findings, layout=shown)
+
+
+_UNLISTED = Finding(
+    Code.OVER_BUDGET,
+    "",
+    Severity.BLOCK,
+    "not valid against the contract; listing where would take the validator more "
+    "evaluations than the gate allows (the schema's branches nest), so it is not listed",
+)
+_REJECTED = Finding(Code.INVALID_FIELD, "", Severity.BLOCK, "the contract rejects the payload")
 _KEPT = "not named by the contract, but the delivery is not valid without it: delivered as sent"
 _UNDELIVERABLE = Finding(
     Code.UNDELIVERABLE,

@@ -30,6 +30,7 @@ from handoff_gate.gates.contracts.json_schema import Contract, ContractsById, Js
 from handoff_gate.gates.inspect import content_scan, parse
 from handoff_gate.gates.inspect.refusal import reads_as_refusal
 from handoff_gate.gates.inspect.schema_check import check_json_schema
+from handoff_gate.gates.inspect.schema_plan import planner_for
 from handoff_gate.gates.inspect.secret_patterns import (
     kinds_in,
     mask_secrets,
@@ -48,11 +49,14 @@ from handoff_gate.gates.vocab.safe_text import elide, mask
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 
+#: What ``inspect`` takes (a tuple: a ``|`` union would be built again on every call).
+_BYTES = (bytes, bytearray, memoryview)
+
 #: Longest refusal text quoted in a finding message (the reviewer sees it verbatim).
 REFUSAL_QUOTE_LIMIT = 4000
 
 
-@dataclass
+@dataclass(slots=True)
 class _Draft:
     """A report under construction."""
 
@@ -74,9 +78,18 @@ class _Draft:
         self.findings.append(Finding(code, path, Severity.BLOCK, message))
 
     def report(self) -> Report:
+        """The finished report, every field of :class:`Report` given.
+
+        Built without the frozen dataclass's ``__init__``, which sets each of the twelve
+        fields through ``object.__setattr__``: about 2 µs, a sixth of a small tool
+        call's whole inspection (``bench/mcp_inspect.py``). The instance is as frozen as
+        any other (its ``__setattr__`` refuses); ``tests/test_inspect_types.py`` holds
+        this to the class's fields and to a class without ``__post_init__``.
+        """
         if self.secret:
             self._mask()
-        return Report(
+        report = object.__new__(Report)
+        vars(report).update(
             sha256=self.sha256,
             size=self.size,
             findings=tuple(self.findings),
@@ -85,10 +98,12 @@ class _Draft:
             payload=self.payload,
             payload_is_partial=self.partial,
             delivered=self.delivered,
+            envelope=None,
             contract=self.contract,
             model=self.model,
             layout=self.layout,
         )
+        return report
 
     def _mask(self) -> None:
         """Keep no secret in full anywhere in the report; it is blocked anyway."""
@@ -126,64 +141,81 @@ def _mask_path(path: str) -> str:
     return masked
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class InspectOptions:
+    """What a caller knows about a payload beyond its bytes and its contract.
+
+    One object rather than six keywords passed down through every layer that inspects
+    (``handoff_file``, ``standing.edits``, the bench).
+
+    ``previous`` is the previous payload of the same contract in the same run (for
+    append-only fields); ``finish_reason`` and ``refusal`` are what the producer said of
+    its own output; ``upstream_payload`` is a parsed object that upstream code handed
+    over with the raw text, which must equal what the text strictly parses to.
+    ``tool_call``: the payload is a tool's arguments, which a JSON Schema that requires
+    nothing accepts as ``{}`` (a phase's output naming no field is ``no_fields``).
+    """
+
+    previous: object = ABSENT
+    finish_reason: str | None = None
+    refusal: str | None = None
+    upstream_payload: object = ABSENT
+    max_bytes: int = DEFAULT_MAX_BYTES
+    tool_call: bool = False
+
+
+#: A bare payload with nothing known beyond its bytes.
+PLAIN = InspectOptions()
+
+
 def inspect(
     data: bytes,
     schema_id: str | None,
     registry: ContractsById,
-    *,
-    previous: object = ABSENT,
-    finish_reason: str | None = None,
-    refusal: str | None = None,
-    upstream_payload: object = ABSENT,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    tool_call: bool = False,
+    options: InspectOptions = PLAIN,
 ) -> Report:
     """Inspect bare payload bytes exactly as a producer emitted them.
 
-    Never raises for bad content.
-
-    ``previous`` is the previous payload of the same contract in the same run (for
-    append-only fields); ``upstream_payload`` is a parsed object that upstream code
-    handed over with the raw text, which must equal what the text strictly parses to.
-    ``tool_call``: the payload is a tool's arguments, which a JSON Schema that requires
-    nothing accepts as ``{}`` (a phase's output naming no field is ``no_fields``).
-    Raises ``TypeError`` for anything but bytes: the hash is over the exact bytes, and
-    a ``str`` has no single encoding to hash.
+    Never raises for bad content. Raises ``TypeError`` for anything but bytes: the hash
+    is over the exact bytes, and a ``str`` has no single encoding to hash.
     """
-    if not isinstance(data, bytes | bytearray | memoryview):
+    if not isinstance(data, _BYTES):
         raise TypeError(f"inspect() needs the payload's bytes, not {type(data).__name__}")
     try:
         draft = _Draft(hashlib.sha256(data).hexdigest(), len(data), schema_id)
     except Exception as exc:
         return failed_report(b"", schema_id, exc)
     try:
+        if draft.size < PAUSE_FROM:  # too small for the collector's passes to show
+            _inspect(draft, data, registry, options)
+            return draft.report()
+        # The report is built while paused too: an allocation once the collector is
+        # back, with the parsed payload still held, starts a pass over all of it.
         with CollectorPaused():
-            _inspect(
-                draft,
-                data,
-                registry,
-                previous,
-                finish_reason,
-                refusal,
-                upstream_payload,
-                max_bytes,
-                tool_call,
-            )
+            _inspect(draft, data, registry, options)
             return draft.report()
     except Exception as exc:
         return failed_report(data, schema_id, exc)
 
 
+#: Bytes from which ``inspect`` pauses the collector (:class:`CollectorPaused`): below,
+#: a parse allocates a few thousand containers at most, and asking how many threads
+#: run takes a lock (the 5 MB payload allocates about a million).
+PAUSE_FROM = 64 * 1024
+
+
 class CollectorPaused:
-    """Pause the cyclic garbage collector while a payload is parsed and validated, in a
-    process that runs no other thread.
+    """Pause the cyclic garbage collector while a large payload is parsed and validated,
+    in a process that runs no other thread.
 
     A 5 MB payload allocates about a million containers, none of them in cycles; with
     the collector running, each allocation burst triggers full traversals of all of
     them: 583 ms of CPU instead of 342 for the bench's 5 MB payload (issue 18, where
-    removing this put ``inspect.5MB`` past its 2x target). The collector is process-wide,
-    so with another thread running (the TUI's screen, a pipeline's own work) it is left
-    alone. It is restored on every exit path, and only re-enabled if it was enabled.
+    removing this put ``inspect.5MB`` past its 2x target); ``inspect`` does not pause
+    it below :data:`PAUSE_FROM` bytes, where there is nothing to gain. The collector is
+    process-wide, so with another thread running (the TUI's screen, a pipeline's own
+    work) it is left alone. It is restored on every exit path, and only re-enabled if
+    it was enabled.
 
     What it can hold back is bounded: it covers one inspection of at most
     ``MAX_HANDOFF_BYTES`` (larger bytes are refused ``oversize`` before parsing), so the
@@ -214,17 +246,7 @@ def failed_report(data: bytes, schema_id: str | None, exc: Exception) -> Report:
     return Report(sha256=digest, size=size, findings=(finding,), schema_id=schema_id)
 
 
-def _inspect(
-    d: _Draft,
-    data: bytes,
-    registry: ContractsById,
-    previous: object,
-    finish_reason: str | None,
-    refusal: str | None,
-    upstream: object,
-    max_bytes: int,
-    tool_call: bool = False,
-) -> None:
+def _inspect(d: _Draft, data: bytes, registry: ContractsById, options: InspectOptions) -> None:
     """Run the stages in order, each once: bytes -> text -> parsed -> validated -> scanned.
 
     Each stage returns its findings instead of adding them, so the report lists them in
@@ -232,11 +254,12 @@ def _inspect(
     contract says.
     """
     contract = _contract(d, registry)
-    text = _readable_text(d, data, finish_reason, refusal, max_bytes)
+    text = _readable_text(d, data, options)
     if text is None:
         return
-    parsed = _parsed(data, text, upstream)
-    validated = _validated(parsed, data, text, contract, previous, tool_call)
+    tool_call = options.tool_call
+    parsed = _parsed(data, text, options.upstream_payload)
+    validated = _validated(parsed, data, text, contract, options.previous, tool_call)
     scanned = _scanned(parsed, data, text)
     d.payload, d.partial = parsed.value, parsed.partial
     d.secret, d.secret_hits = scanned.secret, scanned.hits
@@ -267,11 +290,10 @@ def _contract(d: _Draft, registry: ContractsById) -> Contract | None:
     return contract
 
 
-def _readable_text(
-    d: _Draft, data: bytes, finish_reason: str | None, refusal: str | None, max_bytes: int
-) -> str | None:
+def _readable_text(d: _Draft, data: bytes, options: InspectOptions) -> str | None:
     """The payload as text, or ``None`` when there is nothing to read (oversize, empty,
     not UTF-8). Also notes what the producer said about its own output."""
+    max_bytes, finish_reason, refusal = options.max_bytes, options.finish_reason, options.refusal
     if d.size > max_bytes:
         d.block(Code.OVERSIZE, f"{d.size} bytes, over the {max_bytes}-byte limit; not read")
         return None
@@ -280,7 +302,7 @@ def _readable_text(
     if refusal is not None and refusal.strip():
         quoted = elide(_masked_text(refusal), REFUSAL_QUOTE_LIMIT)
         d.block(Code.REFUSAL, f"the producer refused: {quoted}")
-    if not data.strip():
+    if not data or data.isspace():
         d.block(Code.EMPTY_INPUT, "the payload is empty" if not data else "only whitespace")
         return None
     try:
@@ -297,17 +319,19 @@ class _Parse(NamedTuple):
     """What the parse stage returns.
 
     ``value`` is the parsed value, the partial value of a cut-off text, or ``None``;
-    ``tree`` says whether the content scans may walk it. ``structure`` (the text's
-    skeleton) is set only for a complete parse within the depth limit: the one value the
-    contract check may look at. ``digits`` is the bytes' digit view, for the scans.
+    ``tree`` says whether the content scans may walk it. ``complete`` is true only for a
+    complete parse within the depth limit: the one value the contract check may look
+    at. ``digits`` is the bytes' digit view, for the scans; ``structure`` the text's
+    skeleton when the depth check needed it (see :func:`_structure`).
     """
 
     findings: list[Finding]
     value: Any
     partial: bool
     tree: bool
-    structure: bytes | None
+    complete: bool
     digits: bytes
+    structure: bytes | None = None
 
 
 def _parsed(data: bytes, text: str, upstream: object) -> _Parse:
@@ -320,21 +344,30 @@ def _parsed(data: bytes, text: str, upstream: object) -> _Parse:
             findings.append(_blocked(Code.MODIFIED_UPSTREAM, _UPSTREAM_UNPARSED))
         cut = result.truncated and not result.too_deep and result.duplicate_key is None
         partial = result.partial if cut else None
-        return _Parse(findings, partial, cut, cut, None, digits)
+        return _Parse(findings, partial, cut, cut, False, digits)
     value = result.value
     findings = []
     if upstream is not ABSENT and not parse.same_json(upstream, value):
         findings.append(_blocked(Code.MODIFIED_UPSTREAM, _UPSTREAM_DIFFERS))
-    structure = parse.skeleton(data)
-    if parse.depth_exceeds(structure):
-        findings.append(_blocked(Code.TOO_DEEP, f"nested more than {parse.MAX_DEPTH} levels deep"))
-        return _Parse(findings, value, False, True, None, digits)
+    structure = None
+    if not parse.too_short_to_nest(data):
+        structure = parse.skeleton(data)
+        if parse.depth_exceeds(structure):
+            message = f"nested more than {parse.MAX_DEPTH} levels deep"
+            findings.append(_blocked(Code.TOO_DEEP, message))
+            return _Parse(findings, value, False, True, False, digits)
     if parse.may_overflow(digits):
         findings += [
             _blocked(Code.NOT_JSON, "a number too large to represent exactly", path)
             for path in parse.overflowed_paths(value)
         ]
-    return _Parse(findings, value, False, True, structure, digits)
+    return _Parse(findings, value, False, True, True, digits, structure)
+
+
+def _structure(parsed: _Parse, data: bytes) -> bytes:
+    """The skeleton of a complete parse: made by the depth check for a long text, and
+    only now, when a check asks for it, for a short one."""
+    return parsed.structure if parsed.structure is not None else parse.skeleton(data)
 
 
 _UPSTREAM_UNPARSED = "upstream supplied a parsed payload, but the producer's text does not parse"
@@ -369,16 +402,22 @@ def _validated(
     tool_call: bool = False,
 ) -> Outcome:
     """The contract's findings and validated model, for a complete object only."""
-    if parsed.structure is None:
+    if not parsed.complete:
         return Outcome([])
     value = parsed.value
     if not isinstance(value, dict):
         return Outcome([_not_object(value)])
     if contract is None:
         return Outcome([])
-    empties, blanks = empty_shapes(text, data, parsed.structure)
     if isinstance(contract, JsonSchemaContract):
+        # Only a contract closed all the way down has a use for the answer (a payload
+        # with no empty value then needs no walk): the text is searched for it then only.
+        empties = (
+            not planner_for(contract).sealed()
+            or empty_shapes(text, data, _structure(parsed, data))[0]
+        )
         return check_json_schema(value, contract, tool_call=tool_call, empties=empties)
+    empties, blanks = empty_shapes(text, data, _structure(parsed, data))
     return check_contract(value, data, contract, previous=previous, empties=empties, blanks=blanks)
 
 

@@ -73,6 +73,8 @@ def session_findings(args: object, schema: Mapping[str, Any]) -> list[Finding]:
     """The blocking finding for a call that opens an interactive session, when its
     contract says the tool has a channel for later input (else none)."""
     spec = schema.get(SESSION_KEY)
+    if spec is None:  # most tools: answered before the slower checks of ABC types
+        return []
     if not isinstance(spec, Mapping) or not isinstance(args, Mapping):
         return []
     typed_by = spec.get("input_tool")

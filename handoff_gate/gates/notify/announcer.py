@@ -1,13 +1,14 @@
-"""The announcer: watches a store and tells ``Targets`` which handoffs wait for a decision.
+"""The announcer: tells ``Targets`` which handoffs of a store wait for a decision.
 
-It learns of new handoffs as the review app does, from the store's ``watch`` hints
-(watchfiles over a folder, LISTEN on a database) and ``listing`` (names and stamps, no
-bytes), so it works the same on every store. A handoff it has not seen before is judged
-by ``standing`` (the state, producer and verdict ``list`` and the app show); one that
-needs a person (pending, or blocked and so to be rejected) is announced once: the
-first one starts a gathering of ``gather`` seconds, and everything found meanwhile goes
-in the same notification, whatever run it is in; one that somebody decided during the
-gathering is left out.
+It learns of new handoffs as the review app does, from an ``EventSource``'s hints (the
+store's ``watch``) and the store's ``listing`` (names and stamps, no bytes), so it works
+the same on every store; under ``watch --notify-url`` the source is the app's, so the
+store is watched once and each new handoff inspected once. A handoff it has not seen
+before is judged by its standing (the state, producer and verdict ``list`` and the app
+show); one that needs a person (pending, or blocked and so to be rejected) is announced
+once: the first one starts a gathering of ``gather`` seconds, and everything found
+meanwhile goes in the same notification, whatever run it is in; one that somebody
+decided during the gathering is left out.
 
 At start it does not announce each handoff already there: the first look sends one
 summary of those still undecided ("2 handoffs wait for a decision in web: …"), or
@@ -15,10 +16,10 @@ nothing when none are, so a restart costs one message and a handoff that arrived
 nobody announced is not lost. Handoffs gathered when it stops are not sent; the next
 start's summary names them.
 
-Three threads, none of them the caller's: one watches, one lists and judges (with a
-store object of its own), one sends. A notification that fails (the endpoint down, a
-timeout) is a warning through ``warn``, and the sending thread is the only one it
-delays: the gate, the app and the next look go on.
+Two threads of its own, none of them the caller's: one lists and judges (with a store
+object of its own), one sends; the source's thread watches. A notification that fails
+(the endpoint down, a timeout) is a warning through ``warn``, and the sending thread is
+the only one it delays: the gate, the app and the next look go on.
 """
 
 from __future__ import annotations
@@ -32,16 +33,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.notify.announcement import Waiting, announcement, waiting
-from handoff_gate.gates.standing.standing import standing
-from handoff_gate.gates.store.base import Change, RunStore, WatchLapse, watchable
+from handoff_gate.gates.notify.source import EventSource, Hint
+from handoff_gate.gates.store.base import RunStore, WatchLapse
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.safe_text import os_reason
 from handoff_gate.gates.vocab.states import NEEDS_PERSON
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.notify.targets import Targets
-    from handoff_gate.gates.trust.policy import Policy
 
 #: How long the first new handoff waits for others to go in its notification.
 GATHER_S = 3.0
@@ -70,14 +69,12 @@ def to_stderr(text: str) -> None:
 
 
 class Announcer:
-    """Announces the handoffs of ``store`` that wait for a decision to ``targets``.
+    """Announces the handoffs of a store that wait for a decision to ``targets``.
 
-    ``contracts`` gives the contracts ``standing`` inspects with; it is called once, on
-    the announcer's own thread, when the first handoff is judged (a command that loads
-    them late passes its loader). ``policy``: settle decisions and name producers under
-    it. ``link``: the address a notification sends the reader to (``serve
-    --public-url``; never a token). ``poll``: the store's watch must not rely on change
-    events (``watch --poll``). ``warn`` is called with one line for each problem (a
+    ``events``: the store's hints and standings, with the contracts and the policy they
+    are made under (``Gate.events``, shared with the review screen under ``watch``).
+    ``link``: the address a notification sends the reader to (``serve
+    --public-url``; never a token). ``warn`` is called with one line for each problem (a
     notification that failed, a store that cannot be read), from the announcer's
     threads; it must be quick and thread-safe. ``begin``:
     the threads do nothing until it is set (``watch`` passes ``ReviewApp.ready``, set once
@@ -90,27 +87,20 @@ class Announcer:
 
     def __init__(
         self,
-        store: RunStore,
+        events: EventSource,
         targets: Targets,
-        contracts: Callable[[], Registry],
         *,
-        policy: Policy | None = None,
         link: str | None = None,
         gather: float = GATHER_S,
-        poll: bool = False,
         warn: Callable[[str], None] = to_stderr,
         begin: threading.Event | None = None,
     ) -> None:
         if gather < 0:
             raise ValueError("gather must be 0 or more seconds")
-        self.store = store
         self.targets = targets
         self.gather = gather
-        self.policy = policy
         self.link = link
-        self.poll = poll
-        self._contracts = contracts
-        self._registry: Registry | None = None
+        self._events = events
         self._warn = warn
         self._begin = begin
         self._stop = threading.Event()
@@ -124,7 +114,6 @@ class Announcer:
         self._threads = [
             threading.Thread(target=target, name=f"{THREAD_PREFIX}-{name}", daemon=True)
             for name, target in (
-                ("watch", self._watch),
                 ("look", self._look_loop),
                 ("send", self._send_loop),
             )
@@ -160,20 +149,9 @@ class Announcer:
                 return False
         return not self._stop.is_set()
 
-    def _watch(self) -> None:
-        """The store's hints, until stopped; a watch that fails is started again."""
-        if not self._begun():
-            return
-        while not self._stop.is_set():
-            try:
-                watchable(self.store).watch(self._hinted, self._stop, poll=self.poll)
-            except Exception as exc:  # the store's or its driver's: say it, watch again
-                self._warned(f"notifications: watching the store failed: {os_reason(exc)}")
-            self._stop.wait(RETRY_S)
-
-    def _hinted(self, change: Change | WatchLapse) -> None:
-        """Mark what to list again. A lapse needs nothing: watching resumes with a
-        ``Change()``, and everything is listed again then."""
+    def _hinted(self, change: Hint) -> None:
+        """Mark what to list again (on the source's thread). A lapse needs nothing:
+        watching resumes with a ``Change()``, and everything is listed again then."""
         if isinstance(change, WatchLapse):
             return
         with self._lock:
@@ -186,12 +164,15 @@ class Announcer:
     # ------------------------------------------------------------ looking
 
     def _look_loop(self) -> None:
+        """Subscribed from ``begin`` on: the first hint, ``Change()``, is the first look."""
         if not self._begun():
             return
-        store = self.store.copy()
+        store = self._events.store.copy()
+        unsubscribe = self._events.subscribe(self._hinted)
         try:
             self._looking(store)
         finally:
+            unsubscribe()
             store.close()
 
     def _looking(self, store: RunStore) -> None:
@@ -264,20 +245,14 @@ class Announcer:
             if initial:
                 decided = set(store.decided_ids(run))
                 judged = [handoff_id for handoff_id in fresh if handoff_id not in decided]
-            registry = self._loaded()
             for handoff_id in judged:
                 ref = HandoffRef(run, handoff_id)
-                now = standing(store, ref, registry, policy=self.policy)
+                now = self._events.standing(ref, store, listener=self)
                 if now.state in NEEDS_PERSON:
-                    shown = waiting(now, policy_in_force=self.policy is not None)
+                    shown = waiting(now, policy_in_force=self._events.policy is not None)
                     found.append((ref, shown))
                 seen.add(handoff_id)
             seen.update(fresh)
-
-    def _loaded(self) -> Registry:
-        if self._registry is None:
-            self._registry = self._contracts()
-        return self._registry
 
     # ------------------------------------------------------------ sending
 

@@ -14,26 +14,9 @@ script may ``submit`` now and ``wait`` later, so no waiter yet means nothing the
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import TYPE_CHECKING
-
 from handoff_gate.gates.store.base import RunStore, WaiterRecord
-
-if TYPE_CHECKING:  # the review app reads this before the core's models load
-    from handoff_gate.gates.vocab.envelope import Envelope
-
-#: What every reader and ``decide`` say of such a call.
-CALLER_GAVE_UP = "its caller gave up; nothing would run"
-
-
-def needs_live_waiter(envelope: Envelope | None) -> bool:
-    """Whether the handoff may be approved only while a wait on it is live."""
-    return envelope is not None and envelope.tool is not None and bool(envelope.tool.sole_waiter)
-
-
-def caller_gone(envelope: Envelope | None, waiters: Collection[object] | None) -> bool:
-    """Whether the handoff needs a live waiter and has none (``None``: cannot tell)."""
-    return needs_live_waiter(envelope) and not waiters
+from handoff_gate.gates.vocab.caller import CALLER_GAVE_UP as CALLER_GAVE_UP
+from handoff_gate.gates.vocab.caller import caller_gone as caller_gone
 
 
 def live_waiters(store: RunStore, run: str, handoff_id: str) -> tuple[WaiterRecord, ...] | None:

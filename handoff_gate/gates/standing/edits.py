@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.contracts.json_schema import ContractsById
-from handoff_gate.gates.inspect.stages import inspect
+from handoff_gate.gates.inspect.stages import InspectOptions, inspect
 from handoff_gate.gates.standing.report_in_run import previous_payload
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.submit.stored_contracts import contract_for
@@ -72,9 +72,11 @@ def inspect_edit(
         data,
         schema,
         _contracts(store, os.fspath(run), original, registry),
-        previous=previous,
-        max_bytes=MAX_HANDOFF_BYTES,
-        tool_call=envelope is not None and envelope.tool is not None,
+        InspectOptions(
+            previous=previous,
+            max_bytes=MAX_HANDOFF_BYTES,
+            tool_call=envelope is not None and envelope.tool is not None,
+        ),
     )
 
 

@@ -20,7 +20,7 @@ from handoff_gate.gates.standing.caller import caller_gone
 from handoff_gate.gates.standing.decision_problem import standing_of, unusable_reason
 from handoff_gate.gates.standing.ending import deadline, decided_late, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
-from handoff_gate.gates.standing.quorum import Settlement, settle
+from handoff_gate.gates.standing.quorum import Settlement, approved_bytes, leading_approvals, settle
 from handoff_gate.gates.standing.report_in_run import blocked_report, inspect_in_run
 from handoff_gate.gates.store.base import RunStore, WaiterRecord
 from handoff_gate.gates.vocab.findings import Code
@@ -68,6 +68,19 @@ class Standing:
     def named(self) -> Decision | None:
         """The record a one-line view names: the deciding one, else the first approval."""
         return self.decision or (self.decisions[0] if self.decisions else None)
+
+    def counted(self) -> tuple[tuple[Decision, ...], tuple[str, ...]]:
+        """The approvals counted toward the quorum so far (none once rejected), and a line
+        for each other approval naming the other bytes it approved: who a front end says
+        approved, in the order ``quorum`` settles them."""
+        approvals = () if self.state is HandoffState.REJECTED else self.decisions
+        counted, others = leading_approvals(approvals)
+        apart = tuple(
+            f"{d.principal or d.reviewer} approved {approved_bytes(d)}, "
+            f"not {approved_bytes(counted[0])}: not counted with them"
+            for d in others
+        )
+        return counted, apart
 
 
 def standing(

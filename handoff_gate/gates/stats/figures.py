@@ -18,6 +18,7 @@ from typing import Any
 
 from handoff_gate.gates.stats.facts import Decider, Fact
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.deadline import duration as duration  # its home: time words
 from handoff_gate.gates.vocab.states import HandoffState
 
 #: How many of the most common reject reasons a look back names, unless asked otherwise.
@@ -65,21 +66,6 @@ class Stats:
     @property
     def p95_seconds(self) -> float | None:
         return quantile(self.decided_in, 0.95)
-
-
-def duration(seconds: float) -> str:
-    """Seconds as a person reads a wait: ``4.5s``, ``47s``, ``3m 05s``, ``2h 14m``, ``3d 4h``."""
-    whole = round(seconds)
-    if whole < 60:
-        return f"{seconds:.1f}s" if seconds < 10 else f"{whole}s"
-    minutes, secs = divmod(whole, 60)
-    if minutes < 60:
-        return f"{minutes}m {secs:02d}s"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 24:
-        return f"{hours}h {minutes:02d}m"
-    days, hours = divmod(hours, 24)
-    return f"{days}d {hours}h"
 
 
 def normal_reason(text: str) -> str:

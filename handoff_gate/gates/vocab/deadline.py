@@ -67,3 +67,18 @@ def short(delta: timedelta) -> str:
         if seconds >= size:
             return f"{seconds // size}{unit}"
     return f"{seconds}s"
+
+
+def duration(seconds: float) -> str:
+    """Seconds as a person reads a wait: ``4.5s``, ``47s``, ``3m 05s``, ``2h 14m``, ``3d 4h``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{seconds:.1f}s" if seconds < 10 else f"{whole}s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes}m {secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours}h {minutes:02d}m"
+    days, hours = divmod(hours, 24)
+    return f"{days}d {hours}h"

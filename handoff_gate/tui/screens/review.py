@@ -17,6 +17,7 @@ goes is ``cursor``'s and ``follow``'s.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -56,6 +57,7 @@ from handoff_gate.tui.messages import (
 from handoff_gate.tui.model import (
     Entry,
     Key,
+    ReviewOptions,
     Show,
     key_of,
     placement,
@@ -84,7 +86,7 @@ from handoff_gate.tui.palette import (
     jump_targets,
 )
 from handoff_gate.tui.render import entry_title, safe
-from handoff_gate.tui.rows import RowCache, topbar
+from handoff_gate.tui.rows import RowCache, Topbar
 from handoff_gate.tui.screens.asker import Asker
 from handoff_gate.tui.screens.decision import DecisionScreen
 from handoff_gate.tui.screens.find import FindScreen
@@ -99,6 +101,7 @@ from handoff_gate.tui.widgets.handoff_list import HandoffList
 from handoff_gate.tui.widgets.marks_bar import MarksBar
 
 if TYPE_CHECKING:
+    from handoff_gate.gates.vocab.handoff_ref import HandoffRef
     from handoff_gate.tui.feed import Feed
     from handoff_gate.tui.review_core import ReviewCore
 
@@ -140,29 +143,19 @@ class ReviewScreen(Screen[None]):
     #: The ``/`` filter: only rows containing this text are listed (empty: every row).
     find_text: str = ""
 
-    def __init__(
-        self,
-        feed: Feed,
-        *,
-        where: str,
-        reviewer: str,
-        show: Show,
-        quiet: bool,
-        read_only: bool,
-    ) -> None:
-        """``where``: the root or store as the header names it; ``quiet``: no bell;
-        ``read_only``: approve and reject are refused and not offered."""
+    def __init__(self, feed: Feed, options: ReviewOptions, *, where: str, reviewer: str) -> None:
+        """``where``: the root or store as the header names it; ``reviewer``: who the
+        header says decides (``Gate.deciding_as``)."""
         super().__init__()
         self.feed = feed
         #: Inspection and decisions: ``None`` until the app's core worker has made them.
         self.core: ReviewCore | None = None
-        self.read_only = read_only
-        self._where = where
-        self._reviewer_shown = reviewer
-        self._quiet = quiet
+        self.read_only = options.read_only
+        self._heading = Topbar(where=where, reviewer=reviewer, read_only=options.read_only)
+        self._quiet = options.quiet
         #: New handoffs told a run at a time (``N`` turns them off and on).
         self._notices = ArrivalNotices(self._tell_arrivals, self.set_timer)
-        self.set_reactive(ReviewScreen.show, show)
+        self.set_reactive(ReviewScreen.show, options.show)
         self._book = Entries()
         #: Handoffs marked for a batch decision (``space``, ``*``); only decidable ones.
         self._marks = MarksBar(id="marks")
@@ -182,6 +175,8 @@ class ReviewScreen(Screen[None]):
         self._landed: list[Key] = []
         #: Decidable arrivals the cursor did not take (it was busy): the header counts them.
         self._new: set[Key] = set()
+        #: Handoffs asked to be inspected whose result has not arrived yet (``_hurry``).
+        self._asked: set[Key] = set()
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
@@ -227,6 +222,7 @@ class ReviewScreen(Screen[None]):
                 and entry.label.expires_at
                 and is_past(entry.label.expires_at)
             ):
+                self._asked.add(entry.key)
                 self.feed.inspect(entry.ref, urgent=False)
         if timed:
             self._list.refresh()
@@ -365,7 +361,7 @@ class ReviewScreen(Screen[None]):
             return
         self._detail.show(entry)
         if entry.report is None:
-            self.feed.inspect(entry.ref, urgent=True)
+            self._hurry(entry.ref)
         else:
             self._book.keep_report(entry, self._list.current)
 
@@ -390,7 +386,7 @@ class ReviewScreen(Screen[None]):
         self._follow_run()
         current = self.current_entry()
         if current is not None and current.report is None:
-            self.feed.inspect(current.ref, urgent=True)
+            self._hurry(current.ref)
 
     def _apply(self, merged: Merged) -> None:
         rows = self._rows
@@ -401,7 +397,18 @@ class ReviewScreen(Screen[None]):
             self._detail.show(self.current_entry())
         current = self._list.current
         for ref in merged.inspect:
+            self._asked.add(key_of(ref))
             self.feed.inspect(ref, urgent=key_of(ref) == current)
+
+    def _hurry(self, ref: HandoffRef) -> None:
+        """Have a handoff shown without its report inspected first. One asked for already
+        only jumps the line: asked again while it was being inspected (a second listing
+        of a new arrival, the cursor landing on it), it was inspected twice."""
+        if key_of(ref) in self._asked:
+            self.feed.hurry(ref)
+        else:
+            self._asked.add(key_of(ref))
+            self.feed.inspect(ref, urgent=True)
 
     def on_inspected(self, message: Inspected) -> None:
         core = self.core
@@ -411,6 +418,7 @@ class ReviewScreen(Screen[None]):
         refresh_detail = False
         moved = False
         for result in message.results:
+            self._asked.discard(result.key)
             entry = self.entries.get(result.key)
             if entry is None:
                 continue
@@ -458,7 +466,7 @@ class ReviewScreen(Screen[None]):
 
     def on_watch_failed(self, message: WatchFailed) -> None:
         self.notify(
-            f"Watching {safe(self._where, 80)} stopped: {safe(message.error, 200)}. "
+            f"Watching {safe(self._heading.where, 80)} stopped: {safe(message.error, 200)}. "
             "It resumes as soon as it can.",
             title="Watcher",
             severity="warning",
@@ -586,19 +594,15 @@ class ReviewScreen(Screen[None]):
 
     def _repaint_topbar(self) -> None:
         """The header's counts across all entries."""
-        bar = topbar(
-            where=self._where,
-            read_only=self.read_only,
-            reviewer=self._reviewer_shown,
-            entries=self.entries.values(),
+        bar = replace(
+            self._heading,
             show=self.show,
             listed=self._list.row_count,
             scanned=self._scanned,
             backlog=self.feed.backlog,
             new=sum(1 for key in self._new if (e := self.entries.get(key)) and e.decidable),
-            width=self.app.size.width or 80,
             find=self.find_text,
-        )
+        ).render(self.entries.values(), self.app.size.width or 80)
         # One line high (app.tcss), so new counts never resize it: no layout pass, which
         # would re-render the whole screen ten times a second while a root loads.
         self._topbar.update(bar, layout=False)
@@ -792,7 +796,7 @@ class ReviewScreen(Screen[None]):
             return None
         if entry.report is None or self.core is None:
             self._tell(STILL_INSPECTING)
-            self.feed.inspect(entry.ref, urgent=True)
+            self._hurry(entry.ref)
             return None
         refusal = self.core.refusal(entry)
         if refusal is not None:
@@ -846,7 +850,7 @@ class ReviewScreen(Screen[None]):
         elif previous is None:
             title, lines = raw_view(entry.ref, report, self.feed.handoff_bytes)
         else:
-            before = previous.report or self.feed.inspect_once(core, previous.ref).report
+            before = previous.report or self.feed.inspect_now(core, previous.ref).report
             title, lines = diff_view(before, previous.ref.id, report, entry.ref.id)
         if not get_current_worker().is_cancelled:
             self.post_message(BodyReady(entry.key, body.value, title, tuple(lines)))

@@ -8,7 +8,7 @@ showing the rejected list (the handoffs behind the reject figures); Escape just 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -17,11 +17,13 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from handoff_gate.gates.stats.figures import Stats
 from handoff_gate.gates.vocab.safe_text import os_reason
 from handoff_gate.tui.notice import Notice
 from handoff_gate.tui.stats_lines import stats_lines
 from handoff_gate.tui.widgets.lines import TextLines
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.gate import Stats
 
 #: Said when the stats key is pressed before the app has loaded its contracts and policy.
 NOT_READY = Notice("Still loading the contracts and policy; try the stats again in a moment.")
