@@ -24,11 +24,12 @@ from bench.figures import Figure, Target
 from bench.signed import signing_policy
 from bench.stats import summarize
 from handoff_gate.gates.contracts.registry import Registry, load_registry
-from handoff_gate.gates.decide.decisions import decide
+from handoff_gate.gates.decide.decisions import DecisionRequest, decide
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.setup import assemble
 from handoff_gate.gates.store.filesystem import AUDIT_FILE, FilesystemStore
 from handoff_gate.gates.store.log_chain import chained_line
+from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.actions import Action
@@ -77,12 +78,11 @@ def _one_by_one(
     root: Path, refs: list[HandoffRef], registry: Registry, key: SigningKey, policy: Policy
 ) -> float:
     store = FilesystemStore(root)
+    context = GateContext(store, registry, policy, key)
     t0 = time.perf_counter()
     for ref in refs:
-        decide(
-            store, ref.run, ref.id, Action.APPROVE, registry=registry,
-            expected_sha256=ref.sha256, key=key, policy=policy,
-        )  # fmt: skip
+        request = DecisionRequest(action=Action.APPROVE, expected_sha256=ref.sha256)
+        decide(context, ref.run, ref.id, request)
     elapsed = (time.perf_counter() - t0) * 1000
     store.close()
     return elapsed

@@ -1,6 +1,6 @@
 """Waiter processes for the PostgreSQL pickup benchmark.
 
-``python -m bench.pg_waiters gate URL RUN HANDOFF``: ``gates.deliver.waiting.wait`` on a
+``python -m bench.pg_waiters gate URL RUN HANDOFF``: ``handoff_gate.wait`` on a
 ``PostgresStore``, nothing else. ``python -m bench.pg_waiters bare URL RUN HANDOFF``: the
 baseline, a bare psycopg connection that LISTENs on the schema's channel, is woken by the
 ``decisions`` insert trigger's NOTIFY naming the handoff, and reads the decision row.

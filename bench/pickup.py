@@ -134,7 +134,7 @@ def run(ctx: Context) -> list[Figure]:
             baseline_name="bare watchfiles waiter",
             baseline=bare,
             target=TARGET,
-            note=f"handoff_gate.gates.deliver.waiting.wait in its own process; {settings}",
+            note=f"handoff_gate.wait in its own process; {settings}",
         ),
         Figure(
             name="pickup.wait_cli",

@@ -3,7 +3,7 @@
 The agent (``bench.tool_waiter``) runs in a process of its own with its one call waiting
 in ``tool_approvals``; once its handoff is stored and its waiter armed we approve, and
 time until the tool body runs, which is what a pipeline sees of the framework resuming.
-The baseline is ``pickup.wait_api``'s waiter (``gates.deliver.waiting.wait`` in a process of
+The baseline is ``pickup.wait_api``'s waiter (``handoff_gate.wait`` in a process of
 its own), measured in the same rotation so machine drift hits both alike.
 """
 

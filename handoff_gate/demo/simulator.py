@@ -1,7 +1,7 @@
 """A simulated plan → design → verify pipeline that blocks on the gate at every handoff.
 
 It is what ``handoff-gate demo`` runs in a child process: each phase submits its draft
-into a live run, waits through the real ``gates.deliver.waiting.wait``, moves on with only the
+into a live run, waits through the real ``handoff_gate.wait``, moves on with only the
 approved fields, and answers a rejection with a revised draft that takes the reviewer's
 reason into account, so the TUI's diff view has a re-plan to show. SIGTERM or SIGINT
 cancels the wait and ends the process cleanly. Its exit code says how it ended, for the

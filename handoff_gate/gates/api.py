@@ -10,21 +10,20 @@ store, a path such as ``"runs/job-17"``.
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable, Mapping
-from datetime import datetime, timedelta
+from collections.abc import Mapping
 from typing import Any, Unpack
 
 from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.deliver.pickup import WaitResult, print_refusal
-from handoff_gate.gates.gate import Gate, Reporter
+from handoff_gate.gates.decide.decisions import DecisionOptions
+from handoff_gate.gates.deliver.pickup import WaitResult
+from handoff_gate.gates.deliver.waiting import AsyncWaitOptions, WaitOptions
+from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.setup import StoreSpec
-from handoff_gate.gates.standing.edits import EditedPayload
-from handoff_gate.gates.submit.submit import About, Payload
+from handoff_gate.gates.submit.submit import Payload, SubmitOptions
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
-from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
 
@@ -35,36 +34,14 @@ def submit(
     run: Run,
     payload: Payload,
     *,
-    phase: str,
-    schema_id: str,
-    idempotency_key: str | None = None,
     registry: Registry | None = None,
-    allow_unknown_schema: bool = False,
     store: StoreSpec | None = None,
-    on_warning: Reporter | None = None,
     key: SigningKey | None = None,
-    signer: str | None = None,
-    json_schema: Mapping[str, Any] | None = None,
-    expires_in: timedelta | str | None = None,
-    expires_at: datetime | str | None = None,
-    **about: Unpack[About],
+    **options: Unpack[SubmitOptions],
 ) -> HandoffRef:
     """``Gate.submit`` on a Gate made for this call."""
     with Gate(store, contracts=registry, key=key) as gate:
-        return gate.submit(
-            run,
-            payload,
-            phase=phase,
-            schema_id=schema_id,
-            idempotency_key=idempotency_key,
-            allow_unknown_schema=allow_unknown_schema,
-            signer=signer,
-            on_warning=on_warning,
-            json_schema=json_schema,
-            expires_in=expires_in,
-            expires_at=expires_at,
-            **about,
-        )
+        return gate.submit(run, payload, **options)
 
 
 def add_contract(
@@ -80,84 +57,43 @@ def decide(
     ref_or_id: HandoffRef | str,
     action: Action | str,
     *,
-    reason: str | None = None,
-    category: Category | str | None = None,
-    reviewer: str | None = None,
     registry: Registry | None = None,
-    expected_sha256: str | None = None,
     key: SigningKey | None = None,
     policy: Policy | None = None,
     store: StoreSpec | None = None,
-    on_warning: Reporter | None = None,
-    edited_payload: EditedPayload | None = None,
+    **options: Unpack[DecisionOptions],
 ) -> Decision:
     """``Gate.decide`` on a Gate made for this call."""
     with Gate(store, contracts=registry, policy=policy, key=key) as gate:
-        return gate.decide(
-            run,
-            ref_or_id,
-            action,
-            reason=reason,
-            category=category,
-            reviewer=reviewer,
-            expected_sha256=expected_sha256,
-            on_warning=on_warning,
-            edited_payload=edited_payload,
-        )
+        return gate.decide(run, ref_or_id, action, **options)
 
 
 def wait(
     run: Run,
     ref_or_id: HandoffRef | str,
     *,
-    timeout: float | None = None,
     registry: Registry | None = None,
-    poll: bool = False,
-    stop_event: threading.Event | None = None,
-    on_block: Callable[[Report], None] | None = None,
     policy: Policy | None = None,
     store: StoreSpec | None = None,
-    on_refused: Reporter = print_refusal,
-    redeliver: bool = False,
+    **options: Unpack[WaitOptions],
 ) -> WaitResult:
     """``Gate.wait`` on a Gate made for this call."""
     with Gate(store, contracts=registry, policy=policy) as gate:
-        return gate.wait(
-            run,
-            ref_or_id,
-            timeout=timeout,
-            poll=poll,
-            stop_event=stop_event,
-            on_block=on_block,
-            on_refused=on_refused,
-            redeliver=redeliver,
-        )
+        return gate.wait(run, ref_or_id, **options)
 
 
 async def wait_async(
     run: Run,
     ref_or_id: HandoffRef | str,
     *,
-    timeout: float | None = None,
     registry: Registry | None = None,
-    poll: bool = False,
-    on_block: Callable[[Report], None] | None = None,
     policy: Policy | None = None,
     store: StoreSpec | None = None,
-    on_refused: Reporter = print_refusal,
-    redeliver: bool = False,
+    **options: Unpack[AsyncWaitOptions],
 ) -> WaitResult:
     """``Gate.wait_async`` on a Gate made for this call."""
     with Gate(store, contracts=registry, policy=policy) as gate:
-        return await gate.wait_async(
-            run,
-            ref_or_id,
-            timeout=timeout,
-            poll=poll,
-            on_block=on_block,
-            on_refused=on_refused,
-            redeliver=redeliver,
-        )
+        return await gate.wait_async(run, ref_or_id, **options)
 
 
 def inspect_in_run(

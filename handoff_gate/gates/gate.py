@@ -26,7 +26,7 @@ import threading
 from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Mapping
 from contextlib import closing
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
@@ -46,11 +46,18 @@ from handoff_gate.gates.contracts.json_schema import (
     schema_sha256,
 )
 from handoff_gate.gates.contracts.registry import Registry, RegistryError, strict_json_schema
-from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused, principal_for
+from handoff_gate.gates.decide.decisions import (
+    BatchOptions,
+    DecisionOptions,
+    DecisionRefused,
+    DecisionRequest,
+    EditRefused,
+    principal_for,
+)
 from handoff_gate.gates.decide.decisions import decide as decide_in
 from handoff_gate.gates.decide.withdrawal import WithdrawRefused, withdraw
 from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
-from handoff_gate.gates.deliver.waiting import wait_after
+from handoff_gate.gates.deliver.waiting import AsyncWaitOptions, WaitOptions, pickup_of, wait_after
 from handoff_gate.gates.inspect.handoff_file import inspect_file
 from handoff_gate.gates.setup import (
     Assembly,
@@ -63,7 +70,6 @@ from handoff_gate.gates.setup import (
     read_policy,
 )
 from handoff_gate.gates.standing.caller import CALLER_GAVE_UP
-from handoff_gate.gates.standing.edits import EditedPayload
 from handoff_gate.gates.standing.ending import Withdrawal
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.standing.quorum import no_policy_warning
@@ -77,15 +83,21 @@ from handoff_gate.gates.store.lock_bound import lock_deadline
 from handoff_gate.gates.submit.run_contracts import run_contracts
 from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
 from handoff_gate.gates.submit.stored_contracts import stored_schema
-from handoff_gate.gates.submit.submit import About, Payload
+from handoff_gate.gates.submit.submit import Payload, SubmitOptions, SubmitRequest
 from handoff_gate.gates.submit.submit import submit as submit_to
-from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
+from handoff_gate.gates.submit.tool_call import (
+    TOOL_PHASE,
+    ToolCallOptions,
+    submit_tool_call,
+    tool_call_of,
+)
 from handoff_gate.gates.trust.sshsig import SigningError
-from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.environment import ConfigError
 from handoff_gate.gates.vocab.extras import needs_extra
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.ids import ID_PATTERN
+from handoff_gate.gates.vocab.keywords import checked
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
 
@@ -148,20 +160,7 @@ class Gate:
         self._setup.close()
 
     def submit(
-        self,
-        run: str | os.PathLike[str],
-        payload: Payload,
-        *,
-        phase: str,
-        schema_id: str,
-        idempotency_key: str | None = None,
-        allow_unknown_schema: bool = False,
-        signer: str | None = None,
-        on_warning: Reporter | None = None,
-        json_schema: Mapping[str, Any] | None = None,
-        expires_in: timedelta | str | None = None,
-        expires_at: datetime | str | None = None,
-        **about: Unpack[About],
+        self, run: str | os.PathLike[str], payload: Payload, **options: Unpack[SubmitOptions]
     ) -> HandoffRef:
         """Store ``payload`` as the run's next handoff (``gates.submit.submit.submit``).
 
@@ -173,42 +172,10 @@ class Gate:
         ``expires_in``/``expires_at`` give it a deadline; given neither, the policy rule
         of ``phase`` may (its ``expires_in``).
         """
-        if expires_at is None:
-            expires_in = self.setup.expires_in(phase, expires_in)
-        return submit_to(
-            self.store,
-            run,
-            payload,
-            phase=phase,
-            schema_id=schema_id,
-            registry=self.contracts,
-            idempotency_key=idempotency_key,
-            allow_unknown_schema=allow_unknown_schema,
-            signing=self.setup.signing(phase, signer),
-            on_warning=on_warning,
-            json_schema=json_schema,
-            expires_in=expires_in,
-            expires_at=expires_at,
-            **about,
-        )
+        return submit_to(self.setup, run, payload, SubmitRequest.of(self.setup, options))
 
     def submit_tool_call(
-        self,
-        run: str | os.PathLike[str],
-        *,
-        tool: str,
-        args: Payload,
-        call_id: str,
-        json_schema: Mapping[str, Any],
-        description: str | None = None,
-        agent: str | None = None,
-        thread: str | None = None,
-        phase: str = TOOL_PHASE,
-        idempotency_key: str | None = None,
-        signer: str | None = None,
-        on_warning: Reporter | None = None,
-        expires_in: timedelta | str | None = None,
-        sole_waiter: bool = False,
+        self, run: str | os.PathLike[str], **options: Unpack[ToolCallOptions]
     ) -> HandoffRef:
         """Store a tool call's arguments as a ``kind: "tool_call"`` handoff
         (``gates.submit.tool_call``): the contract is ``json_schema``, the tool's own argument
@@ -218,18 +185,8 @@ class Gate:
         rule of ``phase`` may give it, as for ``submit``. ``sole_waiter``: this process
         waits on the call now and is the only one that would run it (a hook, a proxy), so
         it may be approved only while a wait on it is live (``standing.caller``)."""
-        return submit_tool_call(
-            self.store,
-            run,
-            ToolCallSpec(tool, call_id, json_schema, description, agent, thread, sole_waiter),
-            args,
-            registry=self.contracts,
-            phase=phase,
-            idempotency_key=idempotency_key,
-            signing=self.setup.signing(phase, signer),
-            on_warning=on_warning,
-            expires_in=self.setup.expires_in(phase, expires_in),
-        )
+        call, args, request = tool_call_of(self.setup, options)
+        return submit_tool_call(self.setup, run, call, args, request)
 
     def add_contract(
         self, run: str | os.PathLike[str], schema_id: str, schema: Mapping[str, Any]
@@ -247,36 +204,17 @@ class Gate:
         run: str | os.PathLike[str],
         ref_or_id: HandoffRef | str,
         action: Action | str,
-        *,
-        reason: str | None = None,
-        category: Category | str | None = None,
-        reviewer: str | None = None,
-        expected_sha256: str | None = None,
-        on_warning: Reporter | None = None,
-        edited_payload: EditedPayload | None = None,
+        **options: Unpack[DecisionOptions],
     ) -> Decision:
         """Record a decision (``gates.decide.decisions.decide``), signed with the Gate's key
         under its policy. A ``HandoffRef`` from ``submit`` binds it to the bytes that
         were submitted: if the handoff changed since, nothing is written.
         ``edited_payload`` (bytes or a dict) approves the reviewer's edit instead, once it
         inspects as approvable against the same contract (``EditRefused`` if not)."""
-        if expected_sha256 is None and isinstance(ref_or_id, HandoffRef) and ref_or_id.sha256:
-            expected_sha256 = ref_or_id.sha256
-        return decide_in(
-            self.store,
-            run,
-            ref_or_id,
-            action,
-            registry=self.contracts,
-            reason=reason,
-            category=category,
-            reviewer=reviewer,
-            expected_sha256=expected_sha256,
-            key=self.key,
-            policy=self.policy,
-            on_warning=on_warning,
-            edited_payload=edited_payload,
-        )
+        request = DecisionRequest.of(action, options)
+        if request.expected_sha256 is None and isinstance(ref_or_id, HandoffRef):
+            request = replace(request, expected_sha256=ref_or_id.sha256 or None)
+        return decide_in(self.setup, run, ref_or_id, request)
 
     def decide_many(
         self,
@@ -284,28 +222,19 @@ class Gate:
         items: Iterable[BatchItem],
         action: Action | str,
         *,
-        reason: str | None = None,
-        category: Category | str | None = None,
-        reviewer: str | None = None,
-        on_warning: Reporter | None = None,
+        seen: Mapping[str, Report] | None = None,
+        **options: Unpack[BatchOptions],
     ) -> list[BatchResult]:
         """Decide many handoffs, each ``(ref_or_id, sha256)`` on its own record, bound to
         its own bytes, signed and logged on its own (``gates.decide.batch.decide_many``):
-        one ``BatchResult`` per item, a refused one never stopping the others."""
+        one ``BatchResult`` per item, a refused one never stopping the others. Each is
+        inspected once: ``seen`` holds the reports the caller chose them by (by id), which
+        stand while the bytes keep their sha256."""
         from handoff_gate.gates.decide.batch import decide_many
 
+        checked("decide_many", options, BatchOptions)
         return decide_many(
-            self.store,
-            run,
-            items,
-            action,
-            registry=self.contracts,
-            reason=reason,
-            category=category,
-            reviewer=reviewer,
-            key=self.key,
-            policy=self.policy,
-            on_warning=on_warning,
+            self.setup, run, items, DecisionRequest(action=action, **options), seen=seen
         )
 
     def withdraw(
@@ -344,12 +273,10 @@ class Gate:
         approval again though a wait delivered it already (crash recovery).
         ``expected_sha256``: deliver only these bytes (another file ends it ``changed``)."""
         return Pickup(
+            self.setup,
             run,
             ref_or_id,
-            registry=self.contracts,
             timeout=timeout,
-            policy=self.policy,
-            store=self.store,
             on_refused=on_refused,
             redeliver=redeliver,
             expected_sha256=expected_sha256,
@@ -359,49 +286,34 @@ class Gate:
         self,
         run: str | os.PathLike[str],
         ref_or_id: HandoffRef | str,
-        *,
-        timeout: float | None = None,
-        poll: bool = False,
-        stop_event: threading.Event | None = None,
-        on_block: Callable[[Report], None] | None = None,
-        on_refused: Reporter = print_refusal,
-        redeliver: bool = False,
-        expected_sha256: str = "",
+        **options: Unpack[WaitOptions],
     ) -> WaitResult:
-        """Block until the handoff is decided (``gates.deliver.waiting.wait``); a tool
-        call's approval is delivered once unless ``redeliver`` (``Pickup``)."""
-        pickup = self.pickup(
-            run, ref_or_id, timeout=timeout, on_refused=on_refused, redeliver=redeliver,
-            expected_sha256=expected_sha256,
-        )  # fmt: skip
-        return wait_after(pickup, poll=poll, stop_event=stop_event, on_block=on_block)
+        """Block until the handoff is decided, ``timeout`` seconds pass or ``stop_event``
+        is set (``WaitOptions``). Returns at once if the decision already exists; a tool
+        call's approval is delivered once unless ``redeliver`` (``Pickup``). Under a policy
+        only signed decisions of its approvers count (``standing.quorum``); ignored
+        records are logged and passed to ``on_refused`` once each. While blocked, the
+        wait is recorded as a waiter on the handoff (``RunStore.waiting``). Raises
+        ``FileNotFoundError`` when the handoff does not exist, ``DecisionCorrupt`` for an
+        unusable decision file, ``NoRule`` when the policy does not cover the phase."""
+        checked("wait", options, WaitOptions)
+        pickup = pickup_of(self.setup, run, ref_or_id, options)
+        stop_event, on_block = options.get("stop_event"), options.get("on_block")
+        return wait_after(
+            pickup, poll=options.get("poll", False), stop_event=stop_event, on_block=on_block
+        )
 
     async def wait_async(
         self,
         run: str | os.PathLike[str],
         ref_or_id: HandoffRef | str,
-        *,
-        timeout: float | None = None,
-        poll: bool = False,
-        on_block: Callable[[Report], None] | None = None,
-        on_refused: Reporter = print_refusal,
-        redeliver: bool = False,
+        **options: Unpack[AsyncWaitOptions],
     ) -> WaitResult:
         """``wait`` for asyncio (``gates.deliver.waiting_async.wait_async``)."""
         from handoff_gate.gates.deliver.waiting_async import wait_async
 
-        return await wait_async(
-            run,
-            ref_or_id,
-            store=self.store,
-            registry=self.contracts,
-            timeout=timeout,
-            poll=poll,
-            on_block=on_block,
-            policy=self.policy,
-            on_refused=on_refused,
-            redeliver=redeliver,
-        )
+        checked("wait_async", options, AsyncWaitOptions)
+        return await wait_async(self.setup, run, ref_or_id, **options)
 
     def wait_many(
         self,
@@ -416,16 +328,7 @@ class Gate:
         result as it settles (``gates.deliver.waiting_many.wait_many``)."""
         from handoff_gate.gates.deliver.waiting_many import wait_many
 
-        return wait_many(
-            run,
-            refs,
-            store=self.store,
-            registry=self.contracts,
-            timeout=timeout,
-            poll=poll,
-            policy=self.policy,
-            on_refused=on_refused,
-        )
+        return wait_many(self.setup, run, refs, timeout=timeout, poll=poll, on_refused=on_refused)
 
     async def wait_any(
         self,
@@ -440,14 +343,7 @@ class Gate:
         from handoff_gate.gates.deliver.waiting_many import wait_any
 
         return await wait_any(
-            run,
-            refs,
-            store=self.store,
-            registry=self.contracts,
-            timeout=timeout,
-            poll=poll,
-            policy=self.policy,
-            on_refused=on_refused,
+            self.setup, run, refs, timeout=timeout, poll=poll, on_refused=on_refused
         )
 
     def standing(self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str) -> Standing:
@@ -615,24 +511,19 @@ class Gate:
         *,
         phase: str | None = None,
         schema_id: str | None = None,
-        reason: str | None = None,
-        category: Category | str | None = None,
-        reviewer: str | None = None,
-        on_warning: Reporter | None = None,
+        **options: Unpack[BatchOptions],
     ) -> list[BatchResult]:
         """``decide --pending``: ``action`` on every handoff it may be taken on now, each
         bound to and decided on the look that found it (inspected once)."""
         from handoff_gate.gates.decide.batch import decide_many, open_handoffs
 
-        where, contracts, policy = self.store, self.contracts, self.policy
-        found = open_handoffs(
-            where, run, action, registry=contracts, policy=policy, phase=phase, schema_id=schema_id
-        )
+        checked("decide_pending", options, BatchOptions)
+        found = open_handoffs(self.setup, run, action, phase=phase, schema_id=schema_id)
+        request = DecisionRequest(action=action, **options)
+        items = [(s.ref, s.ref.sha256) for s in found]
         return decide_many(
-            where, run, [(s.ref, s.ref.sha256) for s in found], action, registry=contracts,
-            reason=reason, category=category, reviewer=reviewer, key=self.key, policy=policy,
-            on_warning=on_warning, seen={s.ref.id: s.report for s in found},
-        )  # fmt: skip
+            self.setup, run, items, request, seen={s.ref.id: s.report for s in found}
+        )
 
     def no_policy_warning(self) -> str:
         """What a wait without a policy says once: any writer of the run can approve."""

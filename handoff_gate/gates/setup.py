@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import timedelta
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,8 +24,7 @@ from typing import TYPE_CHECKING
 from handoff_gate.gates.contracts.registry import Registry, RegistryError, load_registry
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.select import StoreURLError, listed_store, store_at, store_for
-from handoff_gate.gates.submit.placement import producer_principal
-from handoff_gate.gates.submit.submit import Signing
+from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.vocab.environment import ConfigError, Environment
 
 if TYPE_CHECKING:
@@ -37,38 +35,17 @@ StoreSpec = str | os.PathLike[str] | RunStore
 
 
 @dataclass(frozen=True, slots=True)
-class Setup:
-    """One gate's configuration. ``owns_store``: the store was opened by ``assemble``
-    (from a place), so ``close`` closes it; a store object passed in stays its owner's."""
+class Setup(GateContext):
+    """One gate's configuration: the context every stage takes (``GateContext``: the
+    store, contracts, policy and key, and how a handoff is signed and given a deadline).
+    ``owns_store``: the store was opened by ``assemble`` (from a place), so ``close``
+    closes it; a store object passed in stays its owner's."""
 
-    store: RunStore
-    contracts: Registry
-    policy: Policy | None = None
-    key: SigningKey | None = None
     owns_store: bool = False
 
     def close(self) -> None:
         if self.owns_store:
             self.store.close()
-
-    def signing(self, phase: str, signer: str | None = None) -> Signing | None:
-        """How a handoff of ``phase`` is signed: as ``signer`` with the key, or, with a
-        key and a policy and no ``signer``, as the producer of ``phase`` the policy lets
-        the key sign as (``ValueError`` if none); unsigned without a key."""
-        if signer is not None:
-            if self.key is None:
-                raise ValueError("signing a handoff needs both a key and the signer's name")
-            return Signing(self.key, signer)
-        if self.key is None or self.policy is None:
-            return None
-        return Signing(self.key, producer_principal(self.key, self.policy, phase))
-
-    def expires_in(self, phase: str, given: timedelta | str | None) -> timedelta | str | None:
-        """The deadline asked for, else the policy rule of ``phase``'s (``expires_in``)."""
-        if given is not None or self.policy is None:
-            return given
-        rule = self.policy.rule_for(phase)
-        return rule.expires_in if rule is not None else None
 
 
 def assemble(

@@ -14,12 +14,12 @@ decision; an approval a previous hook run delivered is not delivered twice.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.findings import Verdict
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
-from handoff_gate.integrations.coding_agent_submit import submit_event
 from handoff_gate.integrations.coding_agents import Answer, Approval, Harness, ToolEvent
 from handoff_gate.integrations.giving_up import withdraw_undecided
 from handoff_gate.integrations.tool_calls import blocked_reason, denial_reason
@@ -32,43 +32,30 @@ def _quiet(line: str) -> None:
     """A refused record is the reviewer's business; the hook's stderr is the model's."""
 
 
-def answer_event(
-    gate: Gate,
-    run: str,
-    harness: Harness,
-    event: ToolEvent,
-    *,
-    timeout: float,
-    stop: threading.Event | None = None,
-    on_timeout: str = "deny",
-) -> Answer:
-    """Submit ``event``'s call, wait for its decision, and say it as ``harness`` expects."""
-    ref = submit_event(gate.setup, run, harness, event)
-    return answer_submitted(
-        gate, run, harness, event, ref, timeout=timeout, stop=stop, on_timeout=on_timeout
-    )
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HookWait:
+    """How the hook waits: ``timeout`` seconds for a decision, ``stop`` set by a signal,
+    what nobody deciding means (``on_timeout``: ``"deny"``, or ``"ask"`` Claude Code's
+    own prompt), and the seconds the model is told it waited (``told``: the hook's whole
+    deadline; ``None``: ``timeout``)."""
+
+    timeout: float
+    stop: threading.Event | None = None
+    on_timeout: str = "deny"
+    told: float | None = None
 
 
 def answer_submitted(
-    gate: Gate,
-    run: str,
-    harness: Harness,
-    event: ToolEvent,
-    ref: HandoffRef,
-    *,
-    timeout: float,
-    stop: threading.Event | None = None,
-    on_timeout: str = "deny",
-    told: float | None = None,
+    gate: Gate, harness: Harness, event: ToolEvent, ref: HandoffRef, wait: HookWait
 ) -> Answer:
-    """The answer for a call already stored as ``ref``: denied at once when its
-    arguments are blocked, else once a reviewer decided or ``timeout`` passed (the
-    model is told ``told`` seconds, the hook's whole deadline, when given)."""
+    """The answer for a call already stored as ``ref`` (in its run): denied at once when
+    its arguments are blocked, else once a reviewer decided or the wait ended."""
+    run = ref.run
     report = gate.inspect(run, ref)
     if report.verdict is Verdict.BLOCKED:
         return harness.deny(event, f"handoff-gate {ref.id}: {blocked_reason(report)}")
-    result = decided(gate, run, ref, timeout, stop)
-    timeout = told if told is not None else timeout
+    result = decided(gate, run, ref, wait.timeout, wait.stop)
+    timeout = wait.told if wait.told is not None else wait.timeout
     if result.outcome is WaitOutcome.APPROVED and result.payload is not None:
         decision = result.decision
         reviewer = decision.reviewer if decision is not None else "a reviewer"
@@ -76,7 +63,7 @@ def answer_submitted(
     why = f"handoff-gate {ref.id}: {denial_reason(result, timeout)}"
     if result.outcome in (WaitOutcome.TIMEOUT, WaitOutcome.CANCELLED):
         why = f"{why} It was withdrawn: a later approval runs nothing."
-        if result.outcome is WaitOutcome.TIMEOUT and on_timeout == "ask":
+        if result.outcome is WaitOutcome.TIMEOUT and wait.on_timeout == "ask":
             return harness.undecided(event, why)
         return harness.deny(event, f"The call to {event.tool} was not run: {why}")
     if result.outcome is WaitOutcome.REJECTED:

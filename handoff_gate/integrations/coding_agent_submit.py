@@ -11,7 +11,13 @@ from __future__ import annotations
 import os
 
 from handoff_gate.gates.setup import Setup
-from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
+from handoff_gate.gates.submit.submit import SubmitRequest
+from handoff_gate.gates.submit.tool_call import (
+    TOOL_PHASE,
+    ToolCallSpec,
+    submit_tool_call,
+    tool_schema_id,
+)
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.integrations.coding_agents import Harness, ToolEvent, canonical
 
@@ -25,12 +31,10 @@ def submit_event(
     call = ToolCallSpec(
         event.tool, event.call_id, schema, description, harness.name, event.session, True
     )  # the hook is the call's one consumer: approvable only while it waits
-    return submit_tool_call(
-        setup.store,
-        run,
-        call,
-        canonical(event.args).encode(),
-        registry=setup.contracts,
+    request = SubmitRequest(
+        phase=TOOL_PHASE,
+        schema_id=tool_schema_id(schema),
         signing=setup.signing(TOOL_PHASE),
         expires_in=setup.expires_in(TOOL_PHASE, None),
     )
+    return submit_tool_call(setup, run, call, canonical(event.args).encode(), request)

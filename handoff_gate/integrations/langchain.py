@@ -27,23 +27,14 @@ process, finds the same handoffs.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from langchain_core.tools import BaseTool
 from langgraph.types import Command, Interrupt
 from pydantic import BaseModel
 
-from handoff_gate.gates.setup import StoreSpec
-from handoff_gate.integrations.tool_calls import (
-    ExpiresIn,
-    KeySpec,
-    PolicySpec,
-    Request,
-    Run,
-    Verdict,
-    gate_for,
-    review,
-)
+from handoff_gate.integrations.adapter_options import ReviewOptions, Run
+from handoff_gate.integrations.tool_calls import Request, Verdict, checked_review, review_through
 
 
 async def review_interrupts(
@@ -51,18 +42,13 @@ async def review_interrupts(
     interrupts: Sequence[Interrupt],
     *,
     tools: Sequence[BaseTool],
-    timeout: float | None = None,
-    policy: PolicySpec = None,
-    store: StoreSpec | None = None,
-    key: KeySpec = None,
-    withdraw_on_timeout: bool = True,
-    expires_in: ExpiresIn = None,
-    redeliver: bool = False,
+    **options: Unpack[ReviewOptions],
 ) -> Command[Any]:
     """The ``Command`` that resumes every one of ``interrupts`` with the gate's decisions.
 
-    ``tools`` are the agent's tools (their schemas are the contracts). ``policy``,
-    ``store`` and ``key`` default to the environment's, as the CLI reads them. A wait
+    ``tools`` are the agent's tools (their schemas are the contracts); ``options`` are
+    ``ReviewOptions``: ``policy``, ``store`` and ``key`` default to the environment's, as
+    the CLI reads them. A wait
     that times out or is cancelled withdraws its handoffs unless
     ``withdraw_on_timeout=False`` (needed to review the same interrupts again later);
     ``expires_in`` gives each handoff a deadline. An approval is delivered once: the same
@@ -70,19 +56,11 @@ async def review_interrupts(
     ``redeliver`` (crash recovery). ``ValueError`` for an interrupt that is not the
     middleware's.
     """
+    checked_review("review_interrupts", options)
     by_name = {tool.name: tool for tool in tools}
     asked = [_requests(interrupt, by_name) for interrupt in interrupts]
     known = [r for requests in asked for r in requests if r is not None]
-    with gate_for(store, policy, key) as gate:
-        found = await review(
-            gate,
-            run,
-            known,
-            timeout=timeout,
-            withdraw_on_timeout=withdraw_on_timeout,
-            expires_in=expires_in,
-            redeliver=redeliver,
-        )
+    found = await review_through(run, known, options)
     answers = iter(found)
     resume: dict[str, Any] = {}
     for interrupt, requests in zip(interrupts, asked, strict=True):

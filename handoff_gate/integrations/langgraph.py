@@ -39,8 +39,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable, Mapping
-from datetime import timedelta
-from typing import Any, Protocol, TypedDict
+from typing import Any, Protocol, TypedDict, Unpack
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, Interrupt, interrupt
@@ -50,17 +49,15 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.setup import StoreSpec
-from handoff_gate.gates.trust.policy import Policy
-from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+from handoff_gate.gates.vocab.keywords import checked
 from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.integrations.adapter_options import HandoffOptions, KeySpec, PolicySpec
 from handoff_gate.integrations.feedback import rejection_text, settled
 
 #: The ``type`` of every interrupt value a gate node raises, so a driver can tell the
 #: gate's interrupts from its graph's own.
 INTERRUPT_TYPE = "handoff_gate"
-PolicySpec = Policy | str | os.PathLike[str]
-KeySpec = SigningKey | str | os.PathLike[str]
 
 
 class GateState(TypedDict, total=False):
@@ -96,23 +93,18 @@ def _key(config: RunnableConfig, count: int) -> str:
 def gate_node(
     run: str | os.PathLike[str],
     *,
-    phase: str,
-    schema_id: str,
     on_approve: str,
     on_reject: str,
     payload_key: str = "draft",
     key: str = "gate",
-    timeout: float = 0,
-    registry: Registry | None = None,
-    policy: PolicySpec | None = None,
-    store: StoreSpec | None = None,
-    signing_key: KeySpec | None = None,
-    expires_in: str | timedelta | None = None,
+    signing_key: KeySpec = None,
+    **options: Unpack[HandoffOptions],
 ) -> GateNode:
     """A node that gates ``state[payload_key]`` and routes to ``on_approve``/``on_reject``.
 
     The payload may be bytes, str, a dict or a pydantic model (as ``submit`` takes it).
-    ``timeout``: how long the node itself waits for a decision before it interrupts (0:
+    ``options`` are ``HandoffOptions`` (``phase`` and ``schema_id`` required). ``timeout``:
+    how long the node itself waits for a decision before it interrupts (0, the default:
     interrupt at once). ``registry``, ``policy``, ``store`` and ``signing_key`` default to
     the environment's, as the CLI's. Raises ``HandoffNotApproved`` if the handoff changed
     after it was submitted or approved.
@@ -122,10 +114,13 @@ def gate_node(
     giving up. A graph that may be abandoned there gives ``expires_in`` (``"7d"``, a
     ``timedelta``): after it the handoff is ``expired`` and no one can approve it.
     """
+    checked("gate_node", options, HandoffOptions)
     where = os.fspath(run)
+    phase, schema_id, timeout = options["phase"], options["schema_id"], options.get("timeout", 0)
 
     def gate() -> Gate:
-        return Gate(store, contracts=registry, policy=policy, key=signing_key)
+        contracts, policy = options.get("registry"), options.get("policy")
+        return Gate(options.get("store"), contracts=contracts, policy=policy, key=signing_key)
 
     def look(ref: HandoffRef) -> WaitResult:
         with gate() as looking:
@@ -141,7 +136,7 @@ def gate_node(
                 phase=phase,
                 schema_id=schema_id,
                 idempotency_key=_key(config, count),
-                expires_in=expires_in,
+                expires_in=options.get("expires_in"),
             )
         result = look(ref)
         while result.outcome is WaitOutcome.TIMEOUT:
@@ -199,7 +194,7 @@ async def resume_all(
     *,
     timeout: float | None = None,
     registry: Registry | None = None,
-    policy: PolicySpec | None = None,
+    policy: PolicySpec = None,
     store: StoreSpec | None = None,
 ) -> Command[Any]:
     """Wait until at least one pending gate is decided; the ``Command`` resuming every

@@ -38,61 +38,38 @@ reviewed the same way, finding the handoffs the first process made.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Unpack
 
 from agents import Agent, FunctionTool, RunState
 from agents.items import ToolApprovalItem
 from agents.result import RunResult, RunResultStreaming
 
-from handoff_gate.gates.setup import StoreSpec
+from handoff_gate.integrations.adapter_options import ReviewOptions, Run
 from handoff_gate.integrations.openai_agents_edits import run_edited
-from handoff_gate.integrations.tool_calls import (
-    ExpiresIn,
-    KeySpec,
-    PolicySpec,
-    Request,
-    Run,
-    Verdict,
-    gate_for,
-    review,
-)
+from handoff_gate.integrations.tool_calls import Request, Verdict, checked_review, review_through
 
 
 async def review_interruptions(
     run: Run,
     result: RunResult | RunResultStreaming | RunState[Any, Any],
     *,
-    timeout: float | None = None,
-    policy: PolicySpec = None,
-    store: StoreSpec | None = None,
-    key: KeySpec = None,
-    withdraw_on_timeout: bool = True,
-    expires_in: ExpiresIn = None,
     thread: str | None = None,
-    redeliver: bool = False,
+    **options: Unpack[ReviewOptions],
 ) -> RunState[Any, Any]:
-    """Decide every pending approval of ``result`` through the gate; the state to resume
-    with (``Runner.run(agent, state)``). ``policy``, ``store`` and ``key`` default to the
-    environment's, as the CLI reads them. A wait that times out or is cancelled
-    withdraws its handoffs unless ``withdraw_on_timeout=False`` (needed to review the
-    same state again later); ``expires_in`` gives each handoff a deadline. ``thread``
-    names the conversation (see the module's docstring; ``ValueError`` when none can be
-    known). An approval is delivered once: the same state reviewed again has its calls
-    rejected, unless ``redeliver`` (crash recovery)."""
+    """Decide every pending approval of ``result`` through the gate; the state to resume with
+    (``Runner.run(agent, state)``). ``options`` are ``ReviewOptions``: ``policy``, ``store``
+    and ``key`` default to the environment's, as the CLI reads them. A wait that times out
+    or is cancelled withdraws its handoffs unless ``withdraw_on_timeout=False`` (needed to
+    review the same state again later); ``expires_in`` gives each handoff a deadline.
+    ``thread`` names the conversation (see the module's docstring; ``ValueError`` when none
+    can be known). An approval is delivered once: the same state reviewed again has its
+    calls rejected, unless ``redeliver`` (crash recovery)."""
+    checked_review("review_interruptions", options)
     state = result if isinstance(result, RunState) else result.to_state()
     conversation = thread or conversation_of(state)
     items = state.get_interruptions()
     asked = [_request(item, conversation) for item in items]
-    with gate_for(store, policy, key) as gate:
-        found = await review(
-            gate,
-            run,
-            [a for a in asked if a is not None],
-            timeout=timeout,
-            withdraw_on_timeout=withdraw_on_timeout,
-            expires_in=expires_in,
-            redeliver=redeliver,
-        )
+    found = await review_through(run, [a for a in asked if a is not None], options)
     verdicts = {v.call_id: v for v in found}
     for item, request in zip(items, asked, strict=True):
         if request is None:

@@ -34,19 +34,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 import pydantic_core
 from pydantic import BaseModel
 from pydantic_ai import ModelRetry, RunContext
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 
-from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.setup import StoreSpec
-from handoff_gate.gates.trust.policy import Policy
-from handoff_gate.gates.trust.signing_key import SigningKey
+from handoff_gate.gates.vocab.keywords import checked
+from handoff_gate.integrations.adapter_options import HandoffOptions, KeySpec
 from handoff_gate.integrations.feedback import rejection_text, settled
 from handoff_gate.integrations.giving_up import wait_or_withdraw
 
@@ -97,31 +94,30 @@ def _typed(output: OutputT, payload: dict[str, Any], model: BaseModel | None) ->
 def approval_gate(
     run: str | os.PathLike[str],
     *,
-    phase: str,
-    schema_id: str,
-    timeout: float | None = None,
-    registry: Registry | None = None,
     from_role: str | None = None,
     to_role: str | None = None,
     idempotency_key: str | None = None,
-    policy: Policy | str | os.PathLike[str] | None = None,
-    store: StoreSpec | None = None,
-    key: SigningKey | str | os.PathLike[str] | None = None,
+    key: KeySpec = None,
     withdraw_on_timeout: bool = True,
-    expires_in: str | timedelta | None = None,
+    **options: Unpack[HandoffOptions],
 ) -> Validator[Any]:
     """An ``Agent.output_validator`` that submits each final output and waits for a person.
 
-    ``registry=None`` uses the built-in contracts plus ``$HANDOFF_GATE_SCHEMAS``;
-    ``policy``, ``store`` and ``key`` default to ``$HANDOFF_GATE_POLICY``, ``_STORE``
-    and ``_KEY``. Under a policy only its approvers' signed decisions count, and with a
-    key the handoff is signed as the phase's producer. ``idempotency_key``: see the
-    module docstring. A wait that times out or is cancelled withdraws the handoff
-    (``giving_up``) unless ``withdraw_on_timeout=False``, which a re-run that should find
-    it still pending needs; ``expires_in`` (``"30m"``, a ``timedelta``) gives it a
-    deadline, after which it is ``expired`` and can no longer be approved.
+    ``options`` are ``HandoffOptions`` (``phase`` and ``schema_id`` required; ``timeout``
+    ``None``: wait until decided). ``registry=None`` uses the built-in contracts plus
+    ``$HANDOFF_GATE_SCHEMAS``; ``policy``, ``store`` and ``key`` default to
+    ``$HANDOFF_GATE_POLICY``, ``_STORE`` and ``_KEY``. Under a policy only its approvers'
+    signed decisions count, and with a key the handoff is signed as the phase's producer.
+    ``idempotency_key``: see the module docstring. A wait that times out or is cancelled
+    withdraws the handoff (``giving_up``) unless ``withdraw_on_timeout=False``, which a
+    re-run that should find it still pending needs; ``expires_in`` (``"30m"``, a
+    ``timedelta``) gives it a deadline, after which it is ``expired`` and can no longer be
+    approved.
     """
+    checked("approval_gate", options, HandoffOptions)
     where = os.fspath(run)
+    phase, schema_id, timeout = options["phase"], options["schema_id"], options.get("timeout")
+    store, registry, policy = options.get("store"), options.get("registry"), options.get("policy")
 
     async def validate(ctx: RunContext[Any], output: Any) -> Any:
         if ctx.partial_output:
@@ -140,7 +136,7 @@ def approval_gate(
                 model=ctx.model.model_name,
                 input_tokens=ctx.usage.input_tokens,
                 output_tokens=ctx.usage.output_tokens,
-                expires_in=expires_in,
+                expires_in=options.get("expires_in"),
             )
             result = await wait_or_withdraw(
                 gate, where, ref, timeout=timeout, withdraw=withdraw_on_timeout

@@ -25,7 +25,7 @@ The out-of-band flow is ``resolve_tool_approvals``: a run that ended with
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, Unpack
 
 from pydantic_ai import AbstractToolset, FunctionToolset, RunContext
 from pydantic_ai.capabilities import HandleDeferredToolCalls
@@ -38,39 +38,22 @@ from pydantic_ai.tools import (
     ToolDenied,
 )
 
-from handoff_gate.gates.setup import StoreSpec
-from handoff_gate.integrations.tool_calls import (
-    ExpiresIn,
-    KeySpec,
-    PolicySpec,
-    Request,
-    Run,
-    Verdict,
-    gate_for,
-    review,
-)
+from handoff_gate.integrations.adapter_options import ReviewOptions, Run
+from handoff_gate.integrations.tool_calls import Request, Verdict, checked_review, review_through
 
 
-def tool_approvals(
-    run: Run,
-    *,
-    timeout: float | None = None,
-    policy: PolicySpec = None,
-    store: StoreSpec | None = None,
-    key: KeySpec = None,
-    withdraw_on_timeout: bool = True,
-    expires_in: ExpiresIn = None,
-    redeliver: bool = False,
-) -> HandleDeferredToolCalls[Any]:
+def tool_approvals(run: Run, **options: Unpack[ReviewOptions]) -> HandleDeferredToolCalls[Any]:
     """A capability that sends every call needing approval through the gate, in the run.
 
-    ``policy``, ``store`` and ``key`` default to the environment's, as the CLI reads
-    them. The thread of each handoff is the run context's ``conversation_id``, so a run
+    ``options`` are ``ReviewOptions``: ``policy``, ``store`` and ``key`` default to the
+    environment's, as the CLI reads them. The thread of each handoff is the run
+    context's ``conversation_id``, so a run
     resumed from its message history finds the handoffs it made. A wait that times out
     or is cancelled withdraws its handoffs unless ``withdraw_on_timeout=False``;
     ``expires_in`` gives each handoff a deadline. An approval is delivered to one run:
     asked again, the call is denied, unless ``redeliver`` (crash recovery).
     """
+    checked_review("tool_approvals", options)
 
     async def handle(
         ctx: RunContext[Any], requests: DeferredToolRequests
@@ -85,8 +68,7 @@ def tool_approvals(
 
         thread = _conversation(ctx.conversation_id)
         calls = [_request(c, definition(c.tool_name), agent, thread) for c in requests.approvals]
-        ending = _Ending(timeout, withdraw_on_timeout, expires_in, redeliver)
-        return await _resolve(run, requests, calls, ending, policy, store, key)
+        return await _resolve(run, requests, calls, options)
 
     return HandleDeferredToolCalls(handler=handle)
 
@@ -96,14 +78,8 @@ async def resolve_tool_approvals(
     requests: DeferredToolRequests,
     *,
     agent: Any,
-    timeout: float | None = None,
-    policy: PolicySpec = None,
-    store: StoreSpec | None = None,
-    key: KeySpec = None,
     thread: str | None = None,
-    withdraw_on_timeout: bool = True,
-    expires_in: ExpiresIn = None,
-    redeliver: bool = False,
+    **options: Unpack[ReviewOptions],
 ) -> DeferredToolResults:
     """The results for a run that ended with ``requests``, decided through the gate.
 
@@ -117,24 +93,14 @@ async def resolve_tool_approvals(
     one resolution: resolving again denies the call, unless ``redeliver`` (crash
     recovery: the run given the approval died before the tool ran).
     """
+    checked_review("resolve_tool_approvals", options)
     conversation = _conversation(thread)
     definitions = _definitions(agent.toolsets)
     name = getattr(agent, "name", None)
     calls = [
         _request(c, definitions.get(c.tool_name), name, conversation) for c in requests.approvals
     ]
-    ending = _Ending(timeout, withdraw_on_timeout, expires_in, redeliver)
-    return await _resolve(run, requests, calls, ending, policy, store, key)
-
-
-class _Ending(NamedTuple):
-    """How a resolution's wait may end: its timeout, whether giving up withdraws, the
-    deadline its handoffs carry, and whether an approval delivered already is again."""
-
-    timeout: float | None
-    withdraw_on_timeout: bool
-    expires_in: ExpiresIn
-    redeliver: bool
+    return await _resolve(run, requests, calls, options)
 
 
 def _definitions(toolsets: Sequence[AbstractToolset[Any]]) -> dict[str, ToolDefinition]:
@@ -178,22 +144,9 @@ async def _resolve(
     run: Run,
     requests: DeferredToolRequests,
     calls: Sequence[Request | None],
-    ending: _Ending,
-    policy: PolicySpec,
-    store: StoreSpec | None,
-    key: KeySpec,
+    options: ReviewOptions,
 ) -> DeferredToolResults:
-    known = [c for c in calls if c is not None]
-    with gate_for(store, policy, key) as gate:
-        found = await review(
-            gate,
-            run,
-            known,
-            timeout=ending.timeout,
-            withdraw_on_timeout=ending.withdraw_on_timeout,
-            expires_in=ending.expires_in,
-            redeliver=ending.redeliver,
-        )
+    found = await review_through(run, [c for c in calls if c is not None], options)
     verdicts = {v.call_id: v for v in found}
     approvals: dict[str, ToolApproved | ToolDenied] = {}
     for call, asked in zip(requests.approvals, calls, strict=True):

@@ -17,27 +17,18 @@ import asyncio
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
 from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.setup import StoreSpec
-from handoff_gate.gates.trust.policy import Policy
-from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.findings import Code, Severity
 from handoff_gate.gates.vocab.findings import Verdict as InspectionVerdict
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+from handoff_gate.gates.vocab.keywords import checked
 from handoff_gate.gates.vocab.report import Report
+from handoff_gate.integrations.adapter_options import ExpiresIn, ReviewOptions
 from handoff_gate.integrations.feedback import MAX_FINDINGS
 from handoff_gate.integrations.giving_up import CANCELLED, wait_or_withdraw, withdraw_undecided
-
-Run = str | os.PathLike[str]
-#: A policy or a signing key as an object or its file (``None``: the environment's).
-PolicySpec = Policy | str | os.PathLike[str] | None
-KeySpec = SigningKey | str | os.PathLike[str] | None
-#: A deadline an adapter puts on what it submits (``"30m"``, a ``timedelta``).
-ExpiresIn = str | timedelta | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +69,28 @@ class Verdict:
     edited: bool = False
 
 
-def gate_for(store: StoreSpec | None, policy: PolicySpec, key: KeySpec) -> Gate:
-    """The Gate an adapter works through: the given store, policy and key, else the
+def checked_review(call: str, options: ReviewOptions) -> ReviewOptions:
+    """``options`` once each is known (``TypeError`` naming ``call`` otherwise)."""
+    checked(call, options, ReviewOptions)
+    return options
+
+
+async def review_through(
+    run: str | os.PathLike[str], requests: Sequence[Request], options: ReviewOptions
+) -> list[Verdict]:
+    """``review`` through the Gate ``options`` name: their store, policy and key, else the
     environment's (``HANDOFF_GATE_STORE``, ``_POLICY``, ``_KEY``), as the CLI reads them."""
-    return Gate(store, policy=policy, key=key)
+    store, policy, key = options.get("store"), options.get("policy"), options.get("key")
+    with Gate(store, policy=policy, key=key) as gate:
+        return await review(
+            gate,
+            run,
+            requests,
+            timeout=options.get("timeout"),
+            withdraw_on_timeout=options.get("withdraw_on_timeout", True),
+            expires_in=options.get("expires_in"),
+            redeliver=options.get("redeliver", False),
+        )
 
 
 async def review(

@@ -123,6 +123,7 @@ class ReviewCore:
                         run,
                         [(entry.ref.id, sha256) for entry, sha256 in items],
                         action,
+                        seen={e.ref.id: e.report for e, _ in items if e.report is not None},
                         reason=reason,
                         category=category,
                         reviewer=self.reviewer,

@@ -18,9 +18,10 @@ from trust_helpers import Keys, forge_decision
 
 from handoff_gate.gates.audit.verify import verify_run
 from handoff_gate.gates.contracts.registry import load_registry
-from handoff_gate.gates.decide.decisions import decide
+from handoff_gate.gates.decide.decisions import DecisionRequest, decide
 from handoff_gate.gates.standing.quorum import settle
 from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.trust.policy import Policy
 from handoff_gate.gates.trust.signing_key import SigningKey
 from handoff_gate.gates.vocab.states import HandoffState
@@ -89,7 +90,8 @@ def test_an_honest_approval_stops_counting_once_its_key_is_revoked(
     policy = Policy.load(_trust(tmp_path, keys, 'valid-before="20300101Z"'))
     run = tmp_path / "run"
     hid = submit(run)
-    decide(STORE, run, hid, "approve", key=SigningKey(keys.alice), policy=policy, registry=REGISTRY)
+    context = GateContext(STORE, REGISTRY, policy, SigningKey(keys.alice))
+    decide(context, run, hid, DecisionRequest(action="approve"))
     assert settle(STORE, run, hid, REGISTRY, policy).outcome is HandoffState.APPROVED
     assert verify_run(run, STORE, policy) == []
     later = policy.at_clock(lambda: datetime(2031, 1, 1, tzinfo=UTC))

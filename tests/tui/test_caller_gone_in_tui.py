@@ -8,17 +8,24 @@ from pathlib import Path
 from tui_helpers import SIZE, all_inspected, make_app, screen_text, settle
 
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.store.filesystem import FilesystemStore
-from handoff_gate.gates.submit.tool_call import ToolCallSpec, submit_tool_call
 
 BASH = {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}
 
 
 def _call(root: Path, registry: Registry, call_id: str, *, hooked: bool) -> str:
-    spec = ToolCallSpec("Bash", call_id, BASH, None, "codex", "s1", hooked)
-    store = FilesystemStore()
-    ref = submit_tool_call(store, root / "job-1", spec, b'{"command": "ls"}', registry=registry)
-    return ref.id
+    with Gate(FilesystemStore(), contracts=registry) as gate:
+        return gate.submit_tool_call(
+            root / "job-1",
+            tool="Bash",
+            args=b'{"command": "ls"}',
+            call_id=call_id,
+            json_schema=BASH,
+            agent="codex",
+            thread="s1",
+            sole_waiter=hooked,
+        ).id
 
 
 async def test_a_hooks_call_with_no_hook_waiting_says_its_caller_gave_up(

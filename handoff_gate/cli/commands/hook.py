@@ -49,19 +49,15 @@ def _answer(gate: Gate, args: argparse.Namespace, harness: Harness, deadline: De
     setup.store.create(args.run_dir)
     ref = submit_event(setup, args.run_dir, harness, event)
     # The hook's own waiting half loads only now, the call stored.
-    from handoff_gate.integrations.coding_agent_hook import answer_submitted
+    from handoff_gate.integrations.coding_agent_hook import HookWait, answer_submitted
 
-    answer = answer_submitted(
-        gate,
-        args.run_dir,
-        harness,
-        event,
-        ref,
+    wait = HookWait(
         timeout=deadline.wait_seconds(),
         stop=deadline.stop,
         on_timeout=args.on_timeout,
         told=deadline.seconds,
     )
+    answer = answer_submitted(gate, harness, event, ref, wait)
     if deadline.signalled is not None:  # stopped: a deny, and the blocking exit with it
         return Answer(answer.stdout, f"handoff-gate hook {harness.name}: {deadline.why}\n", USAGE)
     return answer

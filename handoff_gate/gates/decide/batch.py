@@ -10,22 +10,19 @@ refusal logged), and the others are written regardless of where it stood in the 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import Decision
-from handoff_gate.gates.decide.decisions import DecisionRefused, decide
+from handoff_gate.gates.decide.decisions import DecisionRefused, DecisionRequest, decide
 from handoff_gate.gates.standing.standing import Standing, standing
-from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.states import HandoffState
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.trust.policy import Policy
-    from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.gates.vocab.report import Report
 
 #: One item of a batch: the handoff (a reference or an id) and the sha256 it must have.
@@ -46,55 +43,38 @@ class BatchResult:
 
 
 def decide_many(
-    store: RunStore,
+    context: GateContext,
     run: str | os.PathLike[str],
     items: Iterable[BatchItem],
-    action: Action | str,
+    request: DecisionRequest,
     *,
-    registry: Registry,
-    reason: str | None = None,
-    category: Category | str | None = None,
-    reviewer: str | None = None,
-    key: SigningKey | None = None,
-    policy: Policy | None = None,
-    on_warning: Callable[[str], None] | None = None,
     seen: Mapping[str, Report] | None = None,
 ) -> list[BatchResult]:
-    """Decide every item, in order; one ``BatchResult`` per item.
-
-    ``seen``: reports the caller made while choosing the items (``open_handoffs``), by
-    handoff id; an item whose bytes still have that report's sha256 is not inspected
-    again, so a batch inspects each handoff once.
+    """Decide every item, in order, as ``request`` says (each item with its own sha256);
+    one ``BatchResult`` per item. Each handoff is inspected once: by ``decide`` itself,
+    or, for an item in ``seen`` (reports the caller made while choosing the items, such
+    as ``open_handoffs``'s or a review screen's, by handoff id) whose bytes still have
+    that report's sha256, not at all.
 
     A refusal (``DecisionRefused``) or a malformed item (``ValueError``: a bad id, a
     phase the policy has no rule for) is that item's alone. What no item could survive
-    (an unknown action or category, a key without a policy) raises before anything is
-    written.
+    (an unknown action or category, a key without a policy, an edit) raises before
+    anything is written.
     """
-    action = Action(action)
-    category = Category(category) if category is not None else None
-    if key is not None and policy is None:
+    request = replace(request, action=Action(request.action))
+    if request.category is not None:
+        request = replace(request, category=Category(request.category))
+    if context.key is not None and context.policy is None:
         raise ValueError("--key needs --policy: the policy's allowed_signers names the signer")
+    if request.edited_payload is not None:
+        raise ValueError("a batch decides the producers' bytes; an edit is decided alone")
     where = os.fspath(run)
     results: list[BatchResult] = []
     for ref_or_id, sha256 in items:
         ref = HandoffRef(where, handoff_id_of(ref_or_id), sha256)
+        one = replace(request, expected_sha256=sha256)
         try:
-            decision = decide(
-                store,
-                where,
-                ref.id,
-                action,
-                registry=registry,
-                reason=reason,
-                category=category,
-                reviewer=reviewer,
-                expected_sha256=sha256,
-                key=key,
-                policy=policy,
-                on_warning=on_warning,
-                seen=seen.get(ref.id) if seen is not None else None,
-            )
+            decision = decide(context, where, ref.id, one, seen=(seen or {}).get(ref.id))
         except (DecisionRefused, ValueError) as exc:
             results.append(BatchResult(ref, refused=str(exc)))
         else:
@@ -103,12 +83,10 @@ def decide_many(
 
 
 def open_handoffs(
-    store: RunStore,
+    context: GateContext,
     run: str | os.PathLike[str],
     action: Action | str,
     *,
-    registry: Registry,
-    policy: Policy | None = None,
     phase: str | None = None,
     schema_id: str | None = None,
 ) -> list[Standing]:
@@ -116,7 +94,7 @@ def open_handoffs(
     ``ref`` carrying the sha256 it was seen with, so the decision binds to those bytes:
     pending ones to approve, pending and blocked ones to reject. ``phase`` and
     ``schema_id`` narrow the selection. Their reports are ``decide_many``'s ``seen``."""
-    where = os.fspath(run)
+    where, store = os.fspath(run), context.store
     wanted = {HandoffState.PENDING}
     if Action(action) is Action.REJECT:
         wanted.add(HandoffState.BLOCKED)
@@ -125,7 +103,7 @@ def open_handoffs(
         ref = HandoffRef(where, handoff_id)
         if phase is not None and ref.phase != phase:
             continue
-        stood = standing(store, ref, registry, policy=policy)
+        stood = standing(store, ref, context.contracts, policy=context.policy)
         envelope = stood.report.envelope
         if schema_id is not None and (envelope is None or envelope.schema_id != schema_id):
             continue

@@ -27,7 +27,8 @@ import contextlib
 import json
 import os
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, NoReturn, TypeGuard
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NoReturn, TypedDict, TypeGuard
 
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.audit.decision_record import (
@@ -51,6 +52,7 @@ from handoff_gate.gates.standing.quorum import settle
 from handoff_gate.gates.standing.report_in_run import append_only_fields, inspect_in_run
 from handoff_gate.gates.store.base import DecisionExists, FolderMechanics, RunStore, has_handoff
 from handoff_gate.gates.store.log_lines import last_line
+from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.submit.placement import producer_bytes_sha256, verified_producer
 from handoff_gate.gates.trust.sshsig import SignatureError, SigningError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
@@ -58,11 +60,11 @@ from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.ids import validate_id
+from handoff_gate.gates.vocab.keywords import checked
 from handoff_gate.gates.vocab.safe_text import has_unsafe
 from handoff_gate.gates.vocab.states import HandoffState
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
     from handoff_gate.gates.trust.policy import Policy, Rule
     from handoff_gate.gates.trust.signing_key import SigningKey
     from handoff_gate.gates.vocab.report import Report
@@ -81,17 +83,57 @@ class EditRefused(DecisionRefused):
         self.report = report
 
 
+class BatchOptions(TypedDict, total=False):
+    """The keywords of a batch decision (``Gate.decide_many``), written once."""
+
+    reason: str | None
+    category: Category | str | None
+    reviewer: str | None
+    on_warning: Callable[[str], None] | None
+
+
+class DecisionOptions(BatchOptions, total=False):
+    """The keywords of one decision (``handoff_gate.decide``, ``Gate.decide``), written once."""
+
+    expected_sha256: str | None
+    edited_payload: EditedPayload | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecisionRequest:
+    """What a reviewer decides, as ``decide`` takes it (see there)."""
+
+    action: Action | str
+    reason: str | None = None
+    category: Category | str | None = None
+    reviewer: str | None = None
+    expected_sha256: str | None = None
+    edited_payload: EditedPayload | None = None
+    on_warning: Callable[[str], None] | None = None
+
+    @classmethod
+    def of(cls, action: Action | str, options: DecisionOptions) -> DecisionRequest:
+        """The request of ``action`` with ``options`` (``TypeError`` for a keyword that is
+        not one of them)."""
+        checked("decide", options, DecisionOptions)
+        return cls(action=action, **options)
+
+
 class _Attempt:
-    """One call of ``decide``: where it writes, and how a refusal is logged and raised."""
+    """One call of ``decide``: its context, where it writes, the policy's rule for the
+    handoff (worked out once, for the signer, the deadline and the quorum), and how a
+    refusal is logged and raised."""
 
     def __init__(
-        self, store: RunStore, run: str, handoff_id: str, action: Action, who: str
+        self, context: GateContext, run: str, handoff_id: str, action: Action, rule: Rule | None
     ) -> None:
-        self.store = store
+        self.context = context
+        self.store = context.store
         self.run = run
         self.handoff_id = handoff_id
         self.action = action
-        self.who = who
+        self.rule = rule
+        self.who = ""
 
     def refuse(self, message: str) -> NoReturn:
         """Log the refusal (when there is a run to log in) and raise it."""
@@ -149,26 +191,17 @@ def _signer(
 
 
 def decide(
-    store: RunStore,
+    context: GateContext,
     run: str | os.PathLike[str],
     ref_or_id: HandoffRef | str,
-    action: Action | str,
+    request: DecisionRequest,
     *,
-    registry: Registry,
-    reason: str | None = None,
-    category: Category | str | None = None,
-    reviewer: str | None = None,
-    expected_sha256: str | None = None,
-    key: SigningKey | None = None,
-    policy: Policy | None = None,
-    on_warning: Callable[[str], None] | None = None,
-    edited_payload: EditedPayload | None = None,
     seen: Report | None = None,
 ) -> Decision:
     """Record a decision after re-inspecting the handoff's current bytes.
 
     ``seen``: the report the caller already made of this handoff under the same
-    registry and policy (a batch's selection). When the stored bytes still have its
+    context (a batch's selection). When the stored bytes still have its
     sha256 it stands for the re-inspection (the bytes are hashed, not inspected again);
     otherwise the handoff is inspected as usual.
 
@@ -186,36 +219,36 @@ def decide(
     for (``NoRule``).
     """
     handoff_id = validate_id(handoff_id_of(ref_or_id))
-    action = Action(action)
-    edited = None if edited_payload is None else edit_bytes_of(edited_payload)
+    action = Action(request.action)
+    edited = None if request.edited_payload is None else edit_bytes_of(request.edited_payload)
     if edited is not None and action is not Action.APPROVE:
         raise ValueError("only an approval can carry an edited payload")
-    category = Category(category) if category is not None else None
+    category = Category(request.category) if request.category is not None else None
+    key, policy = context.key, context.policy
     if key is not None and policy is None:
         raise ValueError("--key needs --policy: the policy's allowed_signers names the signer")
-    where = os.fspath(run)
     rule = rule_of(policy, handoff_id) if policy is not None else None
-    principal, refusal = _signer(key, policy, rule, reviewer)
-    attempt = _Attempt(store, where, handoff_id, action, _reviewer(reviewer, principal))
+    attempt = _Attempt(context, os.fspath(run), handoff_id, action, rule)
+    principal, refusal = _signer(key, policy, rule, request.reviewer)
+    attempt.who = _reviewer(request.reviewer, principal)
     if refusal is not None:
         attempt.refuse(refusal)
-    reason = reason.strip() if reason is not None else None
-    report = _checked(attempt, registry, policy, principal, reason, expected_sha256, seen)
-    decision = _record(store, attempt, reason, category, report)
+    reason = request.reason.strip() if request.reason is not None else None
+    report = _checked(attempt, principal, reason, request.expected_sha256, seen)
+    decision = _record(attempt, reason, category, report)
     if edited is not None:
-        decision = _with_edit(attempt, decision, report, edited, registry)
+        decision = _with_edit(attempt, decision, report, edited)
     if principal is not None and key is not None:
-        decision = _signed(store, where, decision, principal, key, attempt)
+        decision = _signed(attempt, decision, principal, key)
     if edited is not None:
         _keep_edit(attempt, edited)
-    _write(attempt, principal, decision, report, on_warning, policy)
+    _write(attempt, principal, decision, report, request.on_warning)
     return decision
 
 
-def _with_edit(
-    attempt: _Attempt, decision: Decision, report: Report, edited: bytes, registry: Registry
-) -> Decision:
+def _with_edit(attempt: _Attempt, decision: Decision, report: Report, edited: bytes) -> Decision:
     """The approval naming the edit's digest, once the edit inspects as approvable."""
+    registry = attempt.context.contracts
     found = inspect_edit(attempt.store, attempt.run, attempt.handoff_id, report, edited, registry)
     problem = edit_problem(found)
     if problem is not None:
@@ -248,8 +281,6 @@ def _reviewer(reviewer: str | None, principal: str | None) -> str:
 
 def _checked(
     attempt: _Attempt,
-    registry: Registry,
-    policy: Policy | None,
     principal: str | None,
     reason: str | None,
     expected_sha256: str | None,
@@ -257,23 +288,24 @@ def _checked(
 ) -> Report:
     """The handoff's report, once every reason to refuse the decision is ruled out."""
     store, where, handoff_id = attempt.store, attempt.run, attempt.handoff_id
+    registry, policy = attempt.context.contracts, attempt.context.policy
     if attempt.action is Action.REJECT and not reason:
         attempt.refuse("a rejection needs a non-blank --reason")
     existing = _existing(store, where, handoff_id, principal, policy)
     if existing is not None:
         attempt.refuse(f"{handoff_id} is already {existing}")
-    counted = _counted(store, where, handoff_id, registry, policy, attempt.action)
+    counted = _counted(attempt)
     if counted is not None:
         attempt.refuse(f"{handoff_id} is already {counted}; nothing more is recorded")
     if not has_handoff(store, where, handoff_id):
         attempt.refuse(f"no handoff {handoff_id} in {where}")
-    if _still(seen, attempt, registry):
+    if _still(seen, attempt):
         report = seen
     else:
         report = inspect_in_run(where, handoff_id, registry, policy=policy, store=store)
     envelope = report.envelope
     expires_at = (
-        deadline(envelope.expires_at, envelope.created, handoff_id, policy)
+        deadline(envelope.expires_at, envelope.created, attempt.rule)
         if envelope is not None
         else None
     )
@@ -292,13 +324,13 @@ def _checked(
     return report
 
 
-def _still(seen: Report | None, attempt: _Attempt, registry: Registry) -> TypeGuard[Report]:
+def _still(seen: Report | None, attempt: _Attempt) -> TypeGuard[Report]:
     """Whether ``seen`` is still the handoff's report: its bytes have the same sha256,
     and its contract keeps no field append-only (that check reads earlier handoffs'
     decisions, which a batch may have just written)."""
     if seen is None or not seen.sha256 or seen.envelope is None:
         return False
-    if append_only_fields(registry, seen.envelope.schema_id):
+    if append_only_fields(attempt.context.contracts, seen.envelope.schema_id):
         return False
     return attempt.store.handoff_sha256(attempt.run, attempt.handoff_id) == seen.sha256
 
@@ -309,7 +341,6 @@ def _write(
     decision: Decision,
     report: Report,
     on_warning: Callable[[str], None] | None,
-    policy: Policy | None,
 ) -> None:
     """Store the record with its ``decision_written`` event; a record that stands but
     was not logged is told to ``on_warning`` (``audit --verify`` lists it)."""
@@ -333,7 +364,7 @@ def _write(
         ),
     }
     try:
-        _create(attempt, principal, data, event, policy)
+        _create(attempt, principal, data, event)
     except OSError as exc:
         if store.decision_records(where, handoff_id).get(principal) != data:
             raise
@@ -347,11 +378,7 @@ _SET_ASIDE_TRIES = 3
 
 
 def _create(
-    attempt: _Attempt,
-    principal: str | None,
-    data: bytes,
-    event: Mapping[str, object],
-    policy: Policy | None,
+    attempt: _Attempt, principal: str | None, data: bytes, event: Mapping[str, object]
 ) -> None:
     """Publish the record; a slot taken by junk is set aside and tried again, a slot
     holding the principal's own valid record refuses (see ``_existing``)."""
@@ -361,7 +388,7 @@ def _create(
             store.create_decision(where, handoff_id, principal, data, event)
             return
         except DecisionExists:
-            existing = _existing(store, where, handoff_id, principal, policy)
+            existing = _existing(store, where, handoff_id, principal, attempt.context.policy)
             if existing is not None:
                 attempt.refuse(f"{handoff_id} is already {existing}")
     attempt.refuse(f"{handoff_id}: the slot of {principal!r} keeps being taken; nothing written")
@@ -416,15 +443,11 @@ def _digest_mismatch(handoff_id: str, report: Report, expected: str) -> str:
 
 
 def _record(
-    store: RunStore,
-    attempt: _Attempt,
-    reason: str | None,
-    category: Category | None,
-    report: Report,
+    attempt: _Attempt, reason: str | None, category: Category | None, report: Report
 ) -> Decision:
     return Decision(
         handoff=attempt.handoff_id,
-        run=store.run_name(attempt.run),
+        run=attempt.store.run_name(attempt.run),
         action=attempt.action,
         reason=reason or None,
         category=category,
@@ -436,16 +459,9 @@ def _record(
     )
 
 
-def _signed(
-    store: RunStore,
-    run: str,
-    decision: Decision,
-    principal: str,
-    key: SigningKey,
-    attempt: _Attempt,
-) -> Decision:
+def _signed(attempt: _Attempt, decision: Decision, principal: str, key: SigningKey) -> Decision:
     """The decision with its principal, the log head it saw, and its signature."""
-    last = last_line(store, run)
+    last = last_line(attempt.store, attempt.run)
     log_head = NO_LOG_HEAD if last is None else last.digest
     statement = decision.statement(principal, log_head)
     try:
@@ -498,14 +514,7 @@ def _existing(
         return "decided (the decision record is unreadable)"
 
 
-def _counted(
-    store: RunStore,
-    run: str,
-    handoff_id: str,
-    registry: Registry,
-    policy: Policy | None,
-    action: Action,
-) -> str | None:
+def _counted(attempt: _Attempt) -> str | None:
     """The decision that already counts, when one more record of ``action`` could change
     nothing, so none is added.
 
@@ -514,8 +523,17 @@ def _counted(
     nothing more is recorded; once its approvals reach the quorum a further approval is
     not, while a veto still is, since a veto is the rule's way to stop an approved
     handoff before it is delivered."""
+    context, action = attempt.context, attempt.action
+    policy = context.policy
     try:
-        settled = settle(store, run, handoff_id, registry, policy)
+        settled = settle(
+            attempt.store,
+            attempt.run,
+            attempt.handoff_id,
+            context.contracts,
+            policy,
+            rule=attempt.rule,
+        )
     except (DecisionCorrupt, OSError, ValueError):
         return None  # the record's own checks (and _existing) say what is wrong
     counts = settled.outcome is HandoffState.REJECTED or (
@@ -561,7 +579,10 @@ def _valid_record(
 
 
 __all__ = [
+    "BatchOptions",
+    "DecisionOptions",
     "DecisionRefused",
+    "DecisionRequest",
     "EditRefused",
     "NoRule",
     "decide",

@@ -15,7 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -29,9 +29,9 @@ from handoff_gate.gates.store.base import (
     DeliveryExists,
     FolderMechanics,
     RunReplaced,
-    RunStore,
     has_handoff,
 )
+from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.report import Report
@@ -39,8 +39,6 @@ from handoff_gate.gates.vocab.states import HandoffState
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
-
-    from handoff_gate.gates.trust.policy import Policy
 
 
 class WaitOutcome(StrEnum):
@@ -80,6 +78,7 @@ class WaitResult:
     """
 
     outcome: WaitOutcome
+    _: KW_ONLY
     decision: Decision | None = None
     payload: dict[str, Any] | None = None
     report: Report | None = None
@@ -134,14 +133,12 @@ class Pickup:
 
     def __init__(
         self,
+        context: GateContext,
         run: str | os.PathLike[str],
         ref_or_id: HandoffRef | str,
         *,
-        registry: Registry,
-        timeout: float | None,
-        policy: Policy | None,
-        store: RunStore,
-        on_refused: Callable[[str], None],
+        timeout: float | None = None,
+        on_refused: Callable[[str], None] = print_refusal,
         expected_sha256: str = "",
         redeliver: bool = False,
     ) -> None:
@@ -149,11 +146,11 @@ class Pickup:
             raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
         self.run = os.fspath(run)
         self.handoff_id = handoff_id_of(ref_or_id)
-        self.store = store
+        self.store = store = context.store
         if not has_handoff(self.store, self.run, self.handoff_id):
             raise FileNotFoundError(f"no handoff {self.handoff_id} in {self.run}")
-        self.registry = registry
-        self.policy = policy
+        self.registry: Registry = context.contracts
+        self.policy = policy = context.policy
         self.deadline = None if timeout is None else time.monotonic() + max(timeout, 0.0)
         self.on_refused = on_refused
         self.refusals_seen: set[str] = set()
@@ -225,17 +222,17 @@ class Pickup:
         report = found.report or self.report()
         if self.expected_sha256 and report.sha256 != self.expected_sha256:
             return WaitResult(
-                WaitOutcome.CHANGED, decision, report=report, decisions=found.decisions
+                WaitOutcome.CHANGED, decision=decision, report=report, decisions=found.decisions
             )
         if outcome is HandoffState.APPROVED and found.edit is not None:
             edit = found.edit
             return WaitResult(
                 WaitOutcome.APPROVED,
-                decision,
-                edit.delivered,
-                report,
-                edit.model,
-                found.decisions,
+                decision=decision,
+                payload=edit.delivered,
+                report=report,
+                model=edit.model,
+                decisions=found.decisions,
                 dropped_keys=_paths(edit, Code.UNKNOWN_KEY),
                 defaulted=() if _is_tool_call(report) else _filled(edit),
                 edited=True,
@@ -246,18 +243,18 @@ class Pickup:
         if outcome is HandoffState.APPROVED:
             return WaitResult(
                 WaitOutcome.APPROVED,
-                decision,
-                report.delivered,
-                report,
-                report.model,
-                found.decisions,
+                decision=decision,
+                payload=report.delivered,
+                report=report,
+                model=report.model,
+                decisions=found.decisions,
                 dropped_keys=_paths(report, Code.UNKNOWN_KEY),
                 defaulted=_filled(report),
                 original_sha256=report.sha256,
                 original_payload=report.delivered,
             )
         return WaitResult(
-            WaitOutcome(outcome.value), decision, report=report, decisions=found.decisions
+            WaitOutcome(outcome.value), decision=decision, report=report, decisions=found.decisions
         )
 
     def unsettled(self, outcome: WaitOutcome, ended: str = "") -> WaitResult:
@@ -299,7 +296,7 @@ class Pickup:
             if not self.redeliver:
                 ended = WaitResult(
                     WaitOutcome.ALREADY_DELIVERED,
-                    result.decision,
+                    decision=result.decision,
                     report=result.report,
                     decisions=result.decisions,
                     ended=f"{self.handoff_id}'s approval was delivered already; "

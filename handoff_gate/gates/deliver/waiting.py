@@ -12,7 +12,7 @@ On approval the handoff is inspected again: its bytes must still hash to what th
 reviewers approved, and only the contract-validated ``report.delivered`` is returned. A
 timeout or a cancel never approves.
 
-``wait`` blocks its thread; ``deliver.waiting_async.wait_async`` steps the same ``Waiter``
+``wait_after`` blocks its thread; ``deliver.waiting_async.wait_async`` steps the same ``Waiter``
 from a coroutine. Whether the handoff is decided, and what a wait then returns, is
 ``deliver.pickup``'s: this module adds the blocking, so a wait that finds its decision
 already there (``handoff-gate wait`` on a decided handoff) never subscribes.
@@ -25,17 +25,14 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from typing import TYPE_CHECKING
+from typing import TypedDict
 
 from handoff_gate.gates.audit import log as audit
-from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.store.base import RunStore, StoreUnavailable, Subscription, watchable
+from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
-
-if TYPE_CHECKING:
-    from handoff_gate.gates.trust.policy import Policy
 
 #: Re-check at least this often even without events (missed events, network filesystems).
 _RECHECK_MS = 250
@@ -160,42 +157,49 @@ class Backoff:
         self.pause = _RETRY_S
 
 
-def wait(
-    run: str | os.PathLike[str],
-    ref_or_id: HandoffRef | str,
-    *,
-    store: RunStore,
-    registry: Registry,
-    timeout: float | None = None,
-    poll: bool = False,
-    stop_event: threading.Event | None = None,
-    on_block: Callable[[Report], None] | None = None,
-    policy: Policy | None = None,
-    on_refused: Callable[[str], None] = print_refusal,
-    redeliver: bool = False,
-) -> WaitResult:
-    """Return once the handoff is decided, ``timeout`` seconds pass, or ``stop_event`` is set.
+class AsyncWaitOptions(TypedDict, total=False):
+    """The keywords of a wait (``handoff_gate.wait_async``, ``Gate.wait_async`` and the
+    stages under them), written once.
 
-    Returns at once if the decision already exists. Under a ``policy`` only
-    signed decisions of its approvers count (``standing.quorum``); ignored records are logged
-    and passed to ``on_refused`` once each. ``poll=True`` forces polling, for network
-    filesystems that deliver no change events. While blocked, the wait is recorded as a
-    waiter on the handoff (``RunStore.waiting``), and ``on_block`` is called once with
-    the handoff's current report. Raises ``FileNotFoundError`` when the handoff does not
-    exist, ``DecisionCorrupt`` for an unusable decision file, ``NoRule`` when the policy
-    does not cover the phase.
-    """
-    pickup = Pickup(
+    ``timeout``: seconds until the wait gives up (``None``: never). ``poll``: poll
+    instead of the store's change events (for network filesystems that deliver none).
+    ``on_block``: called once, with the handoff's current report, when the wait blocks.
+    ``on_refused``: told each ignored decision record once (they are logged too).
+    ``redeliver``: deliver a tool call's approval again though a wait delivered it
+    already (crash recovery: the caller knows the first delivery never ran).
+    ``expected_sha256``: deliver only these bytes (another file ends it ``changed``)."""
+
+    timeout: float | None
+    poll: bool
+    on_block: Callable[[Report], None] | None
+    on_refused: Callable[[str], None]
+    redeliver: bool
+    expected_sha256: str
+
+
+class WaitOptions(AsyncWaitOptions, total=False):
+    """The keywords of a blocking wait (``handoff_gate.wait``, ``Gate.wait``): those of
+    ``AsyncWaitOptions`` and ``stop_event``, which ends the wait when set."""
+
+    stop_event: threading.Event | None
+
+
+def pickup_of(
+    context: GateContext,
+    run: str | os.PathLike[str],
+    ref: HandoffRef | str,
+    options: AsyncWaitOptions,
+) -> Pickup:
+    """The first look of a wait with ``options`` (``Pickup``)."""
+    return Pickup(
+        context,
         run,
-        ref_or_id,
-        registry=registry,
-        timeout=timeout,
-        policy=policy,
-        store=store,
-        on_refused=on_refused,
-        redeliver=redeliver,
+        ref,
+        timeout=options.get("timeout"),
+        on_refused=options.get("on_refused", print_refusal),
+        redeliver=options.get("redeliver", False),
+        expected_sha256=options.get("expected_sha256", ""),
     )
-    return wait_after(pickup, poll=poll, stop_event=stop_event, on_block=on_block)
 
 
 def wait_after(
@@ -229,4 +233,14 @@ def wait_after(
         waiter.close()
 
 
-__all__ = ["Backoff", "WaitOutcome", "WaitResult", "Waiter", "print_refusal", "wait", "wait_after"]
+__all__ = [
+    "AsyncWaitOptions",
+    "Backoff",
+    "WaitOptions",
+    "WaitOutcome",
+    "WaitResult",
+    "Waiter",
+    "pickup_of",
+    "print_refusal",
+    "wait_after",
+]

@@ -10,33 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
-from handoff_gate.gates.deliver.pickup import Pickup, WaitResult, print_refusal
-from handoff_gate.gates.deliver.waiting import Backoff, Waiter
+from handoff_gate.gates.deliver.pickup import WaitResult
+from handoff_gate.gates.deliver.waiting import AsyncWaitOptions, Backoff, Waiter, pickup_of
 from handoff_gate.gates.store.base import StoreUnavailable
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.submit.context import GateContext
     from handoff_gate.gates.vocab.handoff_ref import HandoffRef
-    from handoff_gate.gates.vocab.report import Report
 
 
 async def wait_async(
+    context: GateContext,
     run: str | os.PathLike[str],
     ref_or_id: HandoffRef | str,
-    *,
-    store: RunStore,
-    registry: Registry,
-    timeout: float | None = None,
-    poll: bool = False,
-    on_block: Callable[[Report], None] | None = None,
-    policy: Policy | None = None,
-    on_refused: Callable[[str], None] = print_refusal,
-    redeliver: bool = False,
+    **options: Unpack[AsyncWaitOptions],
 ) -> WaitResult:
     """``wait`` for asyncio: cancelling the task stops it at once.
 
@@ -53,16 +42,8 @@ async def wait_async(
         except RuntimeError:  # the loop has closed: nobody is waiting any more
             return
 
-    pickup = Pickup(
-        run,
-        ref_or_id,
-        registry=registry,
-        timeout=timeout,
-        policy=policy,
-        store=store,
-        on_refused=on_refused,
-        redeliver=redeliver,
-    )
+    pickup = pickup_of(context, run, ref_or_id, options)
+    poll, on_block = options.get("poll", False), options.get("on_block")
     waiter = Waiter(pickup, force_polling=poll, wake=wake, on_block=on_block)
     backoff = Backoff(waiter)
     try:

@@ -11,31 +11,25 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncGenerator, Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import AsyncGenerator, Iterable
+from typing import TYPE_CHECKING, Unpack
 
-from handoff_gate.gates.deliver.pickup import WaitResult, print_refusal
+from handoff_gate.gates.deliver.pickup import WaitResult
+from handoff_gate.gates.deliver.waiting import AsyncWaitOptions
 from handoff_gate.gates.deliver.waiting_async import wait_async
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.store.base import RunStore
-    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.submit.context import GateContext
 
 Settled = tuple[HandoffRef, WaitResult]
 
 
 async def wait_many(
+    context: GateContext,
     run: str | os.PathLike[str],
     refs: Iterable[HandoffRef | str],
-    *,
-    store: RunStore,
-    registry: Registry,
-    timeout: float | None = None,
-    poll: bool = False,
-    policy: Policy | None = None,
-    on_refused: Callable[[str], None] = print_refusal,
+    **options: Unpack[AsyncWaitOptions],
 ) -> AsyncGenerator[Settled, None]:
     """Yield ``(ref, result)`` for every handoff, in the order they settle.
 
@@ -47,17 +41,7 @@ async def wait_many(
     wanted = [_ref(where, ref) for ref in refs]
 
     async def one(ref: HandoffRef) -> Settled:
-        result = await wait_async(
-            where,
-            ref,
-            store=store,
-            registry=registry,
-            timeout=timeout,
-            poll=poll,
-            policy=policy,
-            on_refused=on_refused,
-        )
-        return ref, result
+        return ref, await wait_async(context, where, ref, **options)
 
     tasks = [asyncio.ensure_future(one(ref)) for ref in wanted]
     try:
@@ -70,30 +54,16 @@ async def wait_many(
 
 
 async def wait_any(
+    context: GateContext,
     run: str | os.PathLike[str],
     refs: Iterable[HandoffRef | str],
-    *,
-    store: RunStore,
-    registry: Registry,
-    timeout: float | None = None,
-    poll: bool = False,
-    policy: Policy | None = None,
-    on_refused: Callable[[str], None] = print_refusal,
+    **options: Unpack[AsyncWaitOptions],
 ) -> Settled:
     """The first handoff to settle and its result; the other waits are cancelled.
 
     ``ValueError`` when ``refs`` is empty: there is nothing that could settle.
     """
-    waits = wait_many(
-        run,
-        refs,
-        store=store,
-        registry=registry,
-        timeout=timeout,
-        poll=poll,
-        policy=policy,
-        on_refused=on_refused,
-    )
+    waits = wait_many(context, run, refs, **options)
     try:
         async for settled in waits:
             return settled

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import jiter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+from handoff_gate.gates.standing.phase_rule import rule_or_none
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.deadline import AT_REGEX, is_past, parse_at, parse_duration, stamp
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -26,7 +26,7 @@ from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.gates.vocab.states import HandoffState
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.trust.policy import Policy
+    from handoff_gate.gates.trust.policy import Policy, Rule
 
 
 class Withdrawal(BaseModel):
@@ -98,14 +98,13 @@ def ending(
 PAST = "0001-01-01T00:00:00.000Z"
 
 
-def deadline(
-    expires_at: str | None, created: object, handoff_id: str, policy: Policy | None
-) -> str | None:
-    """When the handoff expires as judged under ``policy``: the envelope's ``expires_at``,
-    or its rule's ``expires_in`` counted from the handoff's ``created``, whichever comes
-    first. The rule's is a limit on every handoff of the phase, whether or not its
-    submitter named the policy (a handoff submitted without one has no ``expires_at``)."""
-    limit = _rule_limit(created, handoff_id, policy)
+def deadline(expires_at: str | None, created: object, rule: Rule | None) -> str | None:
+    """When the handoff expires as judged under the policy ``rule`` of its phase (``None``:
+    no policy, or none covers it): the envelope's ``expires_at``, or the rule's
+    ``expires_in`` counted from the handoff's ``created``, whichever comes first. The
+    rule's is a limit on every handoff of the phase, whether or not its submitter named
+    the policy (a handoff submitted without one has no ``expires_at``)."""
+    limit = _rule_limit(created, rule)
     if limit is None:
         return expires_at
     if expires_at is None:
@@ -116,14 +115,8 @@ def deadline(
         return PAST
 
 
-def _rule_limit(created: object, handoff_id: str, policy: Policy | None) -> str | None:
-    if policy is None:
-        return None
-    try:
-        rule = rule_of(policy, handoff_id)
-    except NoRule:
-        return None
-    if rule.expires_in is None:
+def _rule_limit(created: object, rule: Rule | None) -> str | None:
+    if rule is None or rule.expires_in is None:
         return None
     if not isinstance(created, str):
         return PAST
@@ -151,7 +144,7 @@ def stored_deadline(
             parse_at(found)
         except ValueError:
             return PAST
-    return deadline(found, value.get("created"), handoff_id, policy)
+    return deadline(found, value.get("created"), rule_or_none(policy, handoff_id))
 
 
 def decided_late(expires_at: str | None, decided_at: list[str]) -> bool:

@@ -24,3 +24,13 @@ def rule_of(policy: Policy, handoff_id: str) -> Rule:
     if rule is None:
         raise NoRule(f"{policy.path}: no rule covers phase {phase!r}; nobody may decide it")
     return rule
+
+
+def rule_or_none(policy: Policy | None, handoff_id: str) -> Rule | None:
+    """The rule when there is a policy and it covers the phase, else ``None``."""
+    if policy is None:
+        return None
+    try:
+        return rule_of(policy, handoff_id)
+    except NoRule:
+        return None

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit import log as audit
@@ -72,6 +72,7 @@ class Settlement:
 
     outcome: HandoffState | None
     decisions: tuple[Decision, ...] = ()
+    _: KW_ONLY
     report: Report | None = None
     refused: tuple[str, ...] = ()
     #: Under a policy, the producer whose signature on the handoff verified.
@@ -113,11 +114,14 @@ def settle(
     registry: Registry,
     policy: Policy | None = None,
     report: Report | None = None,
+    *,
+    rule: Rule | None = None,
 ) -> Settlement:
     """What the handoff's decision records allow now (see the module docstring).
 
     ``report``: the handoff's report just made from its current bytes (``standing``
     has one), so the envelope is not read and parsed again; without it the bytes are read.
+    ``rule``: the policy's rule for the handoff when the caller has worked it out already.
 
     Without a policy, an unusable unsigned record raises ``DecisionCorrupt`` (decided but
     unusable, as before) unless it was made for another run or handoff, which is refused
@@ -132,7 +136,7 @@ def settle(
         if signed and records.get(None) is None:
             return _signed_unchecked(store, key, name, handoff_id, registry, signed, report)
         return _unsigned(store, key, name, handoff_id, registry, records.get(None), report)
-    rule = rule_of(policy, handoff_id)
+    rule = rule_of(policy, handoff_id) if rule is None else rule
     if report is None or not report.sha256:
         sha256, envelope = _current(store, key, handoff_id)
     else:
@@ -184,7 +188,9 @@ def settle(
     if outcome is HandoffState.APPROVED and quorum[0].edited:
         edit = _approved_edit(store, key, quorum[0], report, registry)
         outcome = HandoffState.APPROVED if edit is not None else HandoffState.CHANGED
-    return Settlement(outcome, quorum, report, tuple(refused), producer, edit)
+    return Settlement(
+        outcome, quorum, report=report, refused=tuple(refused), producer=producer, edit=edit
+    )
 
 
 def _first_quorum(approvals: list[Decision], required: int) -> tuple[Decision, ...] | None:
@@ -299,13 +305,13 @@ def _settled_by(
     if report is None:
         report = inspect_in_run(run, handoff_id, registry, store=store)
     if report.sha256 != decision.sha256 or not report.approvable or report.delivered is None:
-        return Settlement(HandoffState.CHANGED, (decision,), report)
+        return Settlement(HandoffState.CHANGED, (decision,), report=report)
     if decision.edited:
         edit = _approved_edit(store, run, decision, report, registry)
         if edit is None:
-            return Settlement(HandoffState.CHANGED, (decision,), report)
-        return Settlement(HandoffState.APPROVED, (decision,), report, edit=edit)
-    return Settlement(HandoffState.APPROVED, (decision,), report)
+            return Settlement(HandoffState.CHANGED, (decision,), report=report)
+        return Settlement(HandoffState.APPROVED, (decision,), report=report, edit=edit)
+    return Settlement(HandoffState.APPROVED, (decision,), report=report)
 
 
 def _made(decision: Decision) -> tuple[str, str]:

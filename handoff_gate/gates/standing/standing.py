@@ -11,7 +11,7 @@ or ``unusable``, with the problem in words a reviewer can act on).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
@@ -51,6 +51,7 @@ class Standing:
     run_name: str
     report: Report
     state: HandoffState
+    _: KW_ONLY
     decision: Decision | None = None
     decisions: tuple[Decision, ...] = ()
     problem: str = ""
@@ -95,7 +96,7 @@ def standing(
     if found.state in (HandoffState.BLOCKED, HandoffState.UNUSABLE) and not found.report.sha256:
         return found
     try:
-        found = _ended(store, found, policy)
+        found = _ended(store, found)
     except Exception as exc:  # a withdrawal that cannot be read: show it, never approve
         problem = f"the withdrawal cannot be read: {os_reason(exc)}"
         return replace(found, state=HandoffState.UNUSABLE, problem=problem)
@@ -122,14 +123,14 @@ def _delivered(store: RunStore, found: Standing) -> Standing:
     return replace(found, delivered=at if isinstance(at, str) and at else "unknown")
 
 
-def _ended(store: RunStore, found: Standing, policy: Policy | None) -> Standing:
+def _ended(store: RunStore, found: Standing) -> Standing:
     """Withdrawn outranks every state but a reject (``withdraw`` refuses a decided
     handoff, so a withdrawal beside a reject was planted, or lost a race: either way the
     producer is told the reviewer's reason); expired replaces an undecided one, and an
     approval dated after the deadline (which ``decide`` would have refused)."""
     envelope = found.report.envelope
     expires_at = (
-        deadline(envelope.expires_at, envelope.created, found.ref.id, policy)
+        deadline(envelope.expires_at, envelope.created, found.rule)
         if envelope is not None
         else None
     )

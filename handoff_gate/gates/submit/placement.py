@@ -58,32 +58,6 @@ def signed_schema(schema_id: str, schema_sha256: str | None) -> str:
     return schema_id if schema_sha256 is None else f"{schema_id}@sha256:{schema_sha256}"
 
 
-def sign_handoff(
-    *,
-    run_name: str,
-    handoff_id: str,
-    payload: bytes,
-    phase: str,
-    schema: str,
-    principal: str,
-    at: str,
-    key: SigningKey,
-    expires_at: str | None = None,
-) -> str:
-    """The producer's armored SSHSIG binding these payload bytes to this handoff."""
-    statement = handoff_statement(
-        run=run_name,
-        handoff=handoff_id,
-        sha256=hashlib.sha256(payload).hexdigest(),
-        phase=phase,
-        schema=schema,
-        principal=principal,
-        at=at,
-        expires_at=expires_at,
-    )
-    return key.sign(statement)
-
-
 def producer_principal(key: SigningKey, policy: Policy, phase: str) -> str:
     """The producer of ``phase`` the key may sign as (for ``submit --key``).
 

@@ -12,8 +12,9 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, Unpack
+from typing import Any, TypedDict, cast
 
 import jiter
 from pydantic import BaseModel
@@ -21,17 +22,17 @@ from pydantic import BaseModel
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.submit.placement import sign_handoff, signed_schema
+from handoff_gate.gates.submit.context import GateContext, Signing
+from handoff_gate.gates.submit.placement import signed_schema
 from handoff_gate.gates.submit.stored_contracts import add_contract
+from handoff_gate.gates.trust.statement import handoff_statement
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.deadline import is_past, parse_at, parse_duration, stamp
 from handoff_gate.gates.vocab.envelope import FORMAT, Envelope, ToolCall
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
+from handoff_gate.gates.vocab.keywords import checked
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
-
-if TYPE_CHECKING:
-    from handoff_gate.gates.trust.signing_key import SigningKey
 
 #: What ``submit`` accepts as the producer's output (see ``payload_bytes``).
 Payload = bytes | str | dict[str, Any] | BaseModel
@@ -82,36 +83,77 @@ class About(TypedDict, total=False):
     output_tokens: int | None
 
 
-class Signing(NamedTuple):
-    """The producer's key and the principal it signs the handoff as."""
+class _Named(TypedDict):
+    """What every submit names: the phase and the contract (a required keyword each;
+    ``Required`` is not read from a postponed annotation before Python 3.12)."""
 
-    key: SigningKey
-    signer: str
+    phase: str
+    schema_id: str
+
+
+class SubmitOptions(_Named, About, total=False):
+    """The keywords of ``submit`` (``handoff_gate.submit`` and ``Gate.submit``), written
+    once: what is submitted and how, beside what the producer says about it (``About``)."""
+
+    idempotency_key: str | None
+    allow_unknown_schema: bool
+    signer: str | None
+    on_warning: Callable[[str], None] | None
+    json_schema: Mapping[str, Any] | None
+    expires_in: timedelta | str | None
+    expires_at: datetime | str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubmitRequest:
+    """What is submitted besides the payload, as ``submit`` takes it (see there)."""
+
+    phase: str
+    schema_id: str
+    idempotency_key: str | None = None
+    allow_unknown_schema: bool = False
+    signing: Signing | None = None
+    on_warning: Callable[[str], None] | None = None
+    json_schema: Mapping[str, Any] | None = None
+    tool: ToolCall | None = None
+    expires_in: timedelta | str | None = None
+    expires_at: datetime | str | None = None
+    about: About = field(default_factory=lambda: About())
+
+    @classmethod
+    def of(cls, context: GateContext, options: SubmitOptions) -> SubmitRequest:
+        """The request ``options`` make in ``context``: signed as ``GateContext.signing``
+        says, and given the policy rule's deadline when none is asked for."""
+        checked("submit", options, SubmitOptions)
+        phase, expires_at = options["phase"], options.get("expires_at")
+        expires_in = options.get("expires_in")
+        if expires_at is None:
+            expires_in = context.expires_in(phase, expires_in)
+        return cls(
+            phase=phase,
+            schema_id=options["schema_id"],
+            idempotency_key=options.get("idempotency_key"),
+            allow_unknown_schema=options.get("allow_unknown_schema", False),
+            signing=context.signing(phase, options.get("signer")),
+            on_warning=options.get("on_warning"),
+            json_schema=options.get("json_schema"),
+            expires_in=expires_in,
+            expires_at=expires_at,
+            about=cast(About, {k: v for k, v in options.items() if k in _ABOUT}),
+        )
+
+
+_ABOUT = About.__optional_keys__
 
 
 def submit(
-    store: RunStore,
-    run: str | os.PathLike[str],
-    payload: Payload,
-    *,
-    phase: str,
-    schema_id: str,
-    registry: Registry,
-    idempotency_key: str | None = None,
-    allow_unknown_schema: bool = False,
-    signing: Signing | None = None,
-    on_warning: Callable[[str], None] | None = None,
-    json_schema: Mapping[str, Any] | None = None,
-    tool: ToolCall | None = None,
-    expires_in: timedelta | str | None = None,
-    expires_at: datetime | str | None = None,
-    **about: Unpack[About],
+    context: GateContext, run: str | os.PathLike[str], payload: Payload, request: SubmitRequest
 ) -> HandoffRef:
     """Store ``payload`` (the producer's output, see ``payload_bytes``) as the run's next handoff.
 
     The payload is not judged here: a broken handoff is still recorded so a person sees
     it blocked. ``ValueError`` for bad bookkeeping: a phase or role that does not fit, a
-    ``schema_id`` that no contract in ``registry`` names unless ``allow_unknown_schema``,
+    ``schema_id`` that no contract of the context's names unless ``allow_unknown_schema``,
     or an ``idempotency_key`` already used in this run for other bytes. With a key
     already used for the same bytes, nothing is written and the first handoff is
     returned, so a pipeline step that runs again after a crash does not submit twice.
@@ -139,31 +181,34 @@ def submit(
     """
     if not isinstance(run, str | os.PathLike):
         raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")
-    where = os.fspath(run)
+    where, store = os.fspath(run), context.store
+    phase, schema_id = request.phase, request.schema_id
     data = payload_bytes(payload)
     if not PHASE_PATTERN.match(phase):
         raise ValueError(f"phase must match {PHASE_PATTERN.pattern}: {phase!r}")
-    if json_schema is not None:
-        contract: str | None = add_contract(store, where, schema_id, json_schema)
+    if request.json_schema is not None:
+        contract: str | None = add_contract(store, where, schema_id, request.json_schema)
     else:
         contract = _stored_digest(store, where, schema_id)
     if contract is None:
-        _check_names(phase, schema_id, registry, allow_unknown_schema)
-    base = _envelope_fields(store.run_name(where), data, phase, schema_id, about, contract)
-    if tool is not None:
-        base.update(kind="tool_call", tool=tool.model_dump(mode="json", exclude_none=True))
-    deadline = _deadline(expires_in, expires_at)
+        _check_names(schema_id, context.contracts, request.allow_unknown_schema)
+    base = _envelope_fields(store.run_name(where), data, request, contract)
+    if request.tool is not None:
+        tool = request.tool.model_dump(mode="json", exclude_none=True)
+        base.update(kind="tool_call", tool=tool)
+    deadline = _deadline(request.expires_in, request.expires_at)
     if deadline is not None:
         base["expires_at"] = deadline
     written: list[bytes] = []
 
     def envelope(seq: int, handoff_id: str) -> bytes:
-        written.append(_envelope_bytes(base, seq, handoff_id, data, signing))
+        written.append(_envelope_bytes(base, seq, handoff_id, data, request.signing))
         return written[-1]
 
-    stored = store.add_handoff(where, phase, envelope, idempotency_key=idempotency_key)
+    key = request.idempotency_key
+    stored = store.add_handoff(where, phase, envelope, idempotency_key=key)
     if not stored.created:
-        existing = _same_producer_bytes(store, where, stored.id, data, idempotency_key)
+        existing = _same_producer_bytes(store, where, stored.id, data, key)
         return HandoffRef(where, stored.id, hashlib.sha256(existing).hexdigest())
     digest = hashlib.sha256(written[-1]).hexdigest()
     try:
@@ -177,8 +222,8 @@ def submit(
             size=len(written[-1]),
         )
     except OSError as exc:  # the handoff stands: failing here would make a retry submit twice
-        if on_warning is not None:
-            on_warning(f"{stored.id}: the handoff stands but was not logged: {exc}")
+        if request.on_warning is not None:
+            request.on_warning(f"{stored.id}: the handoff stands but was not logged: {exc}")
     return HandoffRef(where, stored.id, digest)
 
 
@@ -200,12 +245,8 @@ def _deadline(expires_in: timedelta | str | None, expires_at: datetime | str | N
     return text
 
 
-def _check_names(
-    phase: str, schema_id: str, registry: Registry, allow_unknown_schema: bool
-) -> None:
-    """Refuse a phase that cannot be an id, and a contract nobody here knows."""
-    if not PHASE_PATTERN.match(phase):
-        raise ValueError(f"phase must match {PHASE_PATTERN.pattern}: {phase!r}")
+def _check_names(schema_id: str, registry: Registry, allow_unknown_schema: bool) -> None:
+    """Refuse a contract nobody here knows."""
     if not allow_unknown_schema and schema_id not in registry:
         raise ValueError(
             f"unknown schema {schema_id!r}: load its contract with HANDOFF_GATE_SCHEMAS "
@@ -222,14 +263,10 @@ def _stored_digest(store: RunStore, run: str, schema_id: str) -> str | None:
 
 
 def _envelope_fields(
-    run_name: str,
-    data: bytes,
-    phase: str,
-    schema_id: str,
-    about: About,
-    schema_sha256: str | None = None,
+    run_name: str, data: bytes, request: SubmitRequest, schema_sha256: str | None
 ) -> dict[str, Any]:
     """Every envelope field but the id and number, checked to make a valid envelope."""
+    about = request.about
     producer = {
         "finish_reason": about.get("finish_reason"),
         "refusal": about.get("refusal"),
@@ -239,10 +276,10 @@ def _envelope_fields(
     }
     base: dict[str, Any] = {
         "run": run_name,
-        "phase": phase,
+        "phase": request.phase,
         "from": about.get("from_role"),
         "to": about.get("to_role"),
-        "schema": schema_id,
+        "schema": request.schema_id,
         **({} if schema_sha256 is None else {"schema_sha256": schema_sha256}),
         "created": audit.now_iso(),
         "producer": {k: v for k, v in producer.items() if v is not None},
@@ -266,17 +303,17 @@ def _envelope_bytes(
     fields = {"format": FORMAT, "id": handoff_id, "seq": seq, **base}
     if signing is not None:
         fields["signer"] = signing.signer
-        fields["signature"] = sign_handoff(
-            run_name=str(base["run"]),
-            handoff_id=handoff_id,
-            payload=data,
+        statement = handoff_statement(
+            run=str(base["run"]),
+            handoff=handoff_id,
+            sha256=hashlib.sha256(data).hexdigest(),
             phase=str(base["phase"]),
             schema=signed_schema(str(base["schema"]), base.get("schema_sha256")),
             principal=signing.signer,
             at=str(base["created"]),
-            key=signing.key,
             expires_at=base.get("expires_at"),
         )
+        fields["signature"] = signing.key.sign(statement)
     return (json.dumps(fields, ensure_ascii=True, indent=2, allow_nan=False) + "\n").encode()
 
 

@@ -19,15 +19,16 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import timedelta
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from handoff_gate.gates.contracts.json_schema import schema_sha256
-from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.submit.submit import Payload, Signing, payload_bytes, submit
+from handoff_gate.gates.submit.context import GateContext
+from handoff_gate.gates.submit.submit import Payload, SubmitRequest, payload_bytes, submit
 from handoff_gate.gates.vocab.envelope import ToolCall
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+from handoff_gate.gates.vocab.keywords import checked
 
 #: The phase a tool call is filed under unless the caller names one (policy rules and
 #: handoff ids speak phases; the tool's own name stays free text in ``tool.name``).
@@ -71,23 +72,70 @@ def approved_digest(call: ToolCallSpec, args: Payload) -> str:
     return digest.hexdigest()
 
 
+class _Call(TypedDict):
+    """What every tool call names (a required keyword each)."""
+
+    tool: str
+    args: Payload
+    call_id: str
+    json_schema: Mapping[str, Any]
+
+
+class ToolCallOptions(_Call, total=False):
+    """The keywords of ``Gate.submit_tool_call``, written once: the call (``ToolCallSpec``),
+    its arguments, and how it is submitted (as for ``submit``)."""
+
+    description: str | None
+    agent: str | None
+    thread: str | None
+    phase: str
+    idempotency_key: str | None
+    signer: str | None
+    on_warning: Callable[[str], None] | None
+    expires_in: timedelta | str | None
+    sole_waiter: bool
+
+
+def tool_call_of(
+    context: GateContext, options: ToolCallOptions
+) -> tuple[ToolCallSpec, Payload, SubmitRequest]:
+    """The call, its arguments and the request ``options`` make in ``context``: filed
+    under ``TOOL_PHASE`` unless they name a phase, signed and given a deadline as
+    ``SubmitRequest.of`` does."""
+    checked("submit_tool_call", options, ToolCallOptions)
+    call = ToolCallSpec(
+        options["tool"],
+        options["call_id"],
+        options["json_schema"],
+        options.get("description"),
+        options.get("agent"),
+        options.get("thread"),
+        options.get("sole_waiter", False),
+    )
+    phase = options.get("phase", TOOL_PHASE)
+    request = SubmitRequest(
+        phase=phase,
+        schema_id=tool_schema_id(call.parameters),
+        idempotency_key=options.get("idempotency_key"),
+        signing=context.signing(phase, options.get("signer")),
+        on_warning=options.get("on_warning"),
+        expires_in=context.expires_in(phase, options.get("expires_in")),
+    )
+    return call, options["args"], request
+
+
 def submit_tool_call(
-    store: RunStore,
+    context: GateContext,
     run: str | os.PathLike[str],
     call: ToolCallSpec,
     args: Payload,
-    *,
-    registry: Registry,
-    phase: str = TOOL_PHASE,
-    idempotency_key: str | None = None,
-    signing: Signing | None = None,
-    on_warning: Callable[[str], None] | None = None,
-    expires_in: timedelta | str | None = None,
+    request: SubmitRequest,
 ) -> HandoffRef:
     """Store ``args`` as a tool-call handoff (``ValueError`` for a name, id or text over
     its bound; ``JsonSchemaError`` for a schema the gate refuses, before anything
-    is written). A caller's own ``idempotency_key`` is bound to the tool, schema and
-    arguments as the default one is."""
+    is written). Of ``request`` the phase, key, signing, warnings and deadline are used;
+    the contract is the call's argument schema. A caller's own ``idempotency_key`` is
+    bound to the tool, schema and arguments as the default one is."""
     tool = ToolCall(
         name=call.name,
         call_id=call.call_id,
@@ -96,20 +144,14 @@ def submit_tool_call(
         thread=call.thread,
         sole_waiter=True if call.sole_waiter else None,
     )
-    return submit(
-        store,
-        run,
-        args,
-        phase=phase,
+    contract = replace(
+        request,
         schema_id=tool_schema_id(call.parameters),
-        registry=registry,
-        idempotency_key=_bound(idempotency_key, call, args),
-        signing=signing,
-        on_warning=on_warning,
+        idempotency_key=_bound(request.idempotency_key, call, args),
         json_schema=call.parameters,
         tool=tool,
-        expires_in=expires_in,
     )
+    return submit(context, run, args, contract)
 
 
 def _bound(key: str | None, call: ToolCallSpec, args: Payload) -> str:

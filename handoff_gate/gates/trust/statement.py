@@ -23,8 +23,10 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
+from typing import TypedDict, Unpack
 
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
+from handoff_gate.gates.vocab.keywords import checked
 
 DECISION_PREFIX = b"handoff-gate-decision/1\n"
 HANDOFF_PREFIX = b"handoff-gate-handoff/1\n"
@@ -74,24 +76,57 @@ def _at(value: object) -> str:
     return text
 
 
+def _common(given: _Statement) -> dict[str, str | None]:
+    """The checked fields every statement has."""
+    return {
+        "run": _text("run", given["run"]),
+        "handoff": _text("handoff", given["handoff"]),
+        "sha256": _matching("sha256", given["sha256"], _SHA256, "64 lowercase hex digits"),
+        "principal": _text("principal", given["principal"]),
+        "at": _at(given["at"]),
+    }
+
+
 def _encode(prefix: bytes, fields: dict[str, str | None]) -> bytes:
     body = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return prefix + body.encode("ascii")
 
 
-def decision_statement(
-    *,
-    run: str,
-    handoff: str,
-    sha256: str,
-    action: str,
-    reason: str | None,
-    category: str | None,
-    principal: str,
-    at: str,
-    log_head: str,
-    edited_sha256: str | None = None,
-) -> bytes:
+class _Statement(TypedDict):
+    """The fields every statement has: where, which bytes, who, and when."""
+
+    run: str
+    handoff: str
+    sha256: str
+    principal: str
+    at: str
+
+
+class _Decision(_Statement):
+    action: str
+    reason: str | None
+    category: str | None
+    log_head: str
+
+
+class DecisionFields(_Decision, total=False):
+    """What ``decision_statement`` binds (see there)."""
+
+    edited_sha256: str | None
+
+
+class _Handoff(_Statement):
+    phase: str
+    schema: str
+
+
+class HandoffFields(_Handoff, total=False):
+    """What ``handoff_statement`` binds (see there)."""
+
+    expires_at: str | None
+
+
+def decision_statement(**given: Unpack[DecisionFields]) -> bytes:
     """What a decider signs: this verdict, on these bytes, after this much of the audit log.
 
     ``log_head`` is the sha256 of the audit log's last line the decider saw (``NO_LOG_HEAD``
@@ -99,18 +134,16 @@ def decision_statement(
     ``edited_sha256``: an approval of the reviewer's edit names both digests, the
     handoff's (``sha256``) and the edited payload's; only an approval can carry one.
     """
+    checked("decision_statement", given, DecisionFields)
+    action, edited_sha256 = given["action"], given.get("edited_sha256")
     if action not in ACTIONS:
         raise StatementError(f"action: must be one of {', '.join(ACTIONS)}")
     fields = {
-        "run": _text("run", run),
-        "handoff": _text("handoff", handoff),
-        "sha256": _matching("sha256", sha256, _SHA256, "64 lowercase hex digits"),
+        **_common(given),
         "action": str(action),
-        "reason": _optional("reason", reason),
-        "category": _optional("category", category),
-        "principal": _text("principal", principal),
-        "at": _at(at),
-        "log_head": _matching("log_head", log_head, _SHA256, "64 lowercase hex digits"),
+        "reason": _optional("reason", given["reason"]),
+        "category": _optional("category", given["category"]),
+        "log_head": _matching("log_head", given["log_head"], _SHA256, "64 lowercase hex digits"),
     }
     if edited_sha256 is not None:
         if action != "approve":
@@ -121,28 +154,16 @@ def decision_statement(
     return _encode(DECISION_PREFIX, fields)
 
 
-def handoff_statement(
-    *,
-    run: str,
-    handoff: str,
-    sha256: str,
-    phase: str,
-    schema: str,
-    principal: str,
-    at: str,
-    expires_at: str | None = None,
-) -> bytes:
+def handoff_statement(**given: Unpack[HandoffFields]) -> bytes:
     """What a producer signs: these payload bytes, as this handoff of this phase and schema,
     and its deadline when it has one (a handoff without one signs what it always did)."""
-    fields: dict[str, str | None] = {
-        "run": _text("run", run),
-        "handoff": _text("handoff", handoff),
-        "sha256": _matching("sha256", sha256, _SHA256, "64 lowercase hex digits"),
-        "phase": _matching("phase", phase, PHASE_PATTERN, "a phase name like 'plan'"),
-        "schema": _text("schema", schema),
-        "principal": _text("principal", principal),
-        "at": _at(at),
+    checked("handoff_statement", given, HandoffFields)
+    fields = {
+        **_common(given),
+        "phase": _matching("phase", given["phase"], PHASE_PATTERN, "a phase name like 'plan'"),
+        "schema": _text("schema", given["schema"]),
     }
+    expires_at = given.get("expires_at")
     if expires_at is not None:
         fields["expires_at"] = _matching("expires_at", expires_at, _AT, "a UTC time with Z")
     return _encode(HANDOFF_PREFIX, fields)

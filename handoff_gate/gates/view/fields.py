@@ -246,7 +246,17 @@ def _finish(
     if blocking or warnings:
         messages.append(_below_message(blocking, warnings))
     message = "; ".join(messages)
-    return FieldRow(path, key, value, ordered, message, count, blocking, warnings, description)
+    return FieldRow(
+        path,
+        key,
+        value,
+        ordered,
+        message=message,
+        child_count=count,
+        blocking_inside=blocking,
+        warnings_inside=warnings,
+        description=description,
+    )
 
 
 def _below_message(blocking: int, warnings: int) -> str:

@@ -7,7 +7,7 @@ re-derives anything the report already says.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +52,7 @@ class FieldRow:
     key: str
     value: Any
     states: tuple[FieldState, ...]
+    _: KW_ONLY
     message: str = ""
     child_count: int = 0
     blocking_inside: int = 0
@@ -80,7 +81,7 @@ class NamedField:
     default: Any = ABSENT
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Report:
     """The outcome of inspecting one handoff (or one bare payload).
 
