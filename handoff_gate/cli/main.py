@@ -966,11 +966,12 @@ def gate_for(args: argparse.Namespace, env: Environment) -> Gate:
 
     store: str | None = args.store
     schemas: str | None = getattr(args, "schemas", None)
+    given_key = getattr(args, "key", None)
     config = Config(
         store=env.store if store is None else store,
         schemas=env.schemas if schemas is None else schemas,
         policy=args.policy if hasattr(args, "policy") else env.policy,
-        key=unattended_signing(args)[0] if args.command in REVIEW_APPS else getattr(args, "key", None),
+        key=unattended_signing(args)[0] if args.command in REVIEW_APPS else given_key,
         policy_sha256=getattr(args, "policy_sha256", None),
         root=getattr(args, "root", None),
         listing=args.command if hasattr(args, "root") else None,
