@@ -54,6 +54,8 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from handoff_gate.gates.decide.batch import BatchItem, BatchResult
+    from handoff_gate.gates.rules.auto import AutoRule
+    from handoff_gate.gates.stats.replay import Replay
 
 
 Reporter = Callable[[str], None]
@@ -461,3 +463,42 @@ class Gate:
         from handoff_gate.gates.audit.verify import verify_run
 
         return verify_run(run, self.store, self.policy)
+
+    # ------------------------------------------------------------------ replay
+
+    def replay(
+        self,
+        policy: Policy | str | os.PathLike[str] | None = None,
+        *,
+        rules: Iterable[AutoRule] | None = None,
+        as_written: bool = False,
+        on_problem: Reporter | None = None,
+    ) -> Replay:
+        """What ``policy`` (a loaded policy or its file; ``None``: the Gate's) would do
+        to every recorded handoff in the store (``handoff-gate replay``), read-only.
+
+        Each handoff's report (the Gate's contracts and those its run stores) is judged
+        under ``policy`` by ``rules`` (default: the policy's ``[[auto]]`` tables), as
+        ``gates.stats.replay`` says. What happened is read under the Gate's own policy,
+        or with ``as_written`` as the records say, signatures unchecked (as ``list``
+        reads them without a policy). The result's ``differences`` are where the outcome
+        would differ, most dangerous first. ``PolicyError`` for a policy file that
+        cannot be used."""
+        from pathlib import Path
+
+        from handoff_gate.gates.stats.replay import replay
+
+        if policy is None:
+            policy = self.policy
+        elif not isinstance(policy, Policy):
+            policy = Policy.load(Path(policy))
+        if rules is None:
+            rules = policy.auto if policy is not None else ()
+        return replay(
+            self.store,
+            self.contracts,
+            policy=policy,
+            rules=tuple(rules),
+            decided_under=None if as_written else self.policy,
+            on_problem=on_problem,
+        )

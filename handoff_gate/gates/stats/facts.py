@@ -54,11 +54,9 @@ def fact_of(found: Standing) -> Fact:
     submitted = moment(envelope.created) if envelope is not None else None
     tool = envelope.tool.name if envelope is not None and envelope.tool is not None else None
     base = Fact(found.state, found.ref.phase, tool, submitted)
-    if found.state not in DECIDED or found.decision is None:
+    records = _deciding(found)
+    if not records or found.decision is None:
         return base
-    records = found.decisions or (found.decision,)
-    if found.state is HandoffState.REJECTED:
-        records = (found.decision,)
     settled = _settled_at(records)
     waited = (
         (settled - submitted).total_seconds()
@@ -73,10 +71,30 @@ def fact_of(found: Standing) -> Fact:
         tool,
         submitted,
         seconds=waited if waited is not None and waited >= 0 else None,
-        decided_by=tuple((Decider("person", d.reviewer), d.action) for d in records),
+        decided_by=tuple((decider_of(d), d.action) for d in records),
         category=(deciding.category.value if deciding.category else None) if rejected else None,
         reason=deciding.reason if rejected else None,
     )
+
+
+def _deciding(found: Standing) -> tuple[Decision, ...]:
+    """The records that settled the handoff: the reject, or the approvals that count
+    (a quorum's, in the order they were made); none unless approved or rejected."""
+    if found.state not in DECIDED or found.decision is None:
+        return ()
+    if found.state is HandoffState.REJECTED:
+        return (found.decision,)
+    return found.decisions or (found.decision,)
+
+
+def decider_of(record: Decision) -> Decider:
+    """Who made one decision record."""
+    return Decider("person", record.reviewer)
+
+
+def deciders_of(found: Standing) -> tuple[Decider, ...]:
+    """Who settled the handoff (empty unless it is approved or rejected)."""
+    return tuple(decider_of(d) for d in _deciding(found))
 
 
 def _settled_at(records: tuple[Decision, ...]) -> datetime | None:
