@@ -1,0 +1,89 @@
+"""``handoff-gate replay``: what a policy's rules would have done to every recorded handoff.
+
+The judging is the core's (``Gate.replay``, ``gates.stats.replay``); this module prints
+where the outcome would differ, most dangerous first: one JSON list (``--json``, keys in
+docs/protocol.md), or a table for people. It writes nothing, anywhere. The Gate's
+policy is the one replayed (``--policy FILE``, which also pins ``--schemas``); what
+happened is read as the records say, as ``list`` without a policy reads them. Run
+names, tools, reviewers, rule names and findings are payload or reviewer text: every
+cell is made visible and one line (``flat``); the table is plain text, never markup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from handoff_gate.cli.errors import OK, UsageError, flat
+from handoff_gate.cli.inputs import listed, setup_from
+from handoff_gate.gates.gate import Gate
+from handoff_gate.gates.stats.replay import Judged, Replay, Would, by_text, replay_json
+
+#: What the table calls each change, in the order the rows come.
+CHANGE_WORDS = {
+    "approves-a-reject": "a person rejected it; a rule would approve it",
+    "no-person": "a person approved it; a rule would, without one",
+    "other": "",
+}
+
+
+def gate_for(args: argparse.Namespace) -> Gate:
+    """The Gate the arguments describe: every run under ROOT (or the ``--store``),
+    ``--schemas`` loaded under the pins of the replayed ``--policy``."""
+    where = listed(args, "replay")
+    try:
+        return Gate(setup=setup_from(args, where))
+    except BaseException:
+        where.close()
+        raise
+
+
+def run(gate: Gate, args: argparse.Namespace) -> int:
+    try:
+        if gate.policy is None:
+            raise UsageError("--policy FILE is needed: the policy whose [[auto]] rules to replay")
+        found = gate.replay(
+            as_written=True,
+            on_problem=lambda line: print(f"handoff-gate replay: {flat(line)}", file=sys.stderr),
+        )
+    finally:
+        gate.store.close()
+    rows = found.differences
+    if args.json:
+        print(json.dumps(replay_json(rows), ensure_ascii=True, indent=2))
+    else:
+        show(found, rows)
+    return OK
+
+
+COLUMNS = ("RUN", "ID", "TOOL", "DECIDED", "WOULD", "WHY")
+
+
+def table(rows: Sequence[Judged]) -> list[str]:
+    """A header and one line a handoff, in the order given, the columns aligned. Cells
+    are never cut (what is listed is read whole) and each is one escape-free line."""
+    cells = [list(COLUMNS)]
+    for j in rows:
+        decided = j.decided.value + (f" by {by_text(j.by)}" if j.by else "")
+        would = j.would.value + (f" by rule {j.rule}" if j.rule else "")
+        change = j.change.value if j.change is not None else ""
+        why = (j.why if j.would is Would.BLOCKED else CHANGE_WORDS.get(change) or j.why) or "-"
+        cells.append([flat(c) for c in (j.run, j.ref.id, j.tool or "-", decided, would, why)])
+    widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS) - 1)]
+    return [
+        "  ".join([*(c.ljust(w) for c, w in zip(row, widths, strict=False)), row[-1]]).rstrip()
+        for row in cells
+    ]
+
+
+def show(found: Replay, rows: Sequence[Judged]) -> None:
+    judged = len(found.judged)
+    if not rows:
+        print(f"{judged} handoffs replayed: no outcome would differ")
+        return
+    print(f"{judged} handoffs replayed; {len(rows)} would differ, most dangerous first:")
+    print()
+    for line in table(rows):
+        print(line)
