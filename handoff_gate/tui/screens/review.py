@@ -125,7 +125,16 @@ class ReviewScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = REVIEW_KEYS
     #: What a read-only review does not offer (hidden from the footer, help and palette).
     DECIDING: ClassVar[frozenset[str]] = frozenset(
-        {"approve", "reject", "edit", "mark", "mark_all", "approve_marked", "reject_marked"}
+        {
+            "approve",
+            "reject",
+            "edit",
+            "mark",
+            "mark_all",
+            "approve_marked",
+            "reject_marked",
+            "rule_from_decision",
+        }
     )
     #: Never offered: the stand-in for the deciding keys of a read-only review.
     STAND_IN = READ_ONLY_STAND_IN
@@ -922,6 +931,23 @@ class ReviewScreen(Screen[None]):
     def _from_stats(self, rejected: bool | None) -> None:
         if rejected:
             self._show(Show.REJECTED)
+
+    def action_rule_from_decision(self) -> None:
+        """Propose a rule approving calls like the cursor's approved tool call: the
+        screen and its replay load only now, so the first paint never waits for them."""
+        from handoff_gate.tui.screens.rule_proposal import proposal_screen
+
+        entry = self.current_entry()
+        if entry is None:
+            return
+        if entry.report is None or self.core is None:
+            self._tell(STILL_INSPECTING)
+            return
+        found = proposal_screen(self.core, entry, self._reviewer_shown)
+        if isinstance(found, Notice):
+            self._tell(found)
+            return
+        self.app.push_screen(found, lambda told: self._tell(told) if told else None)
 
     def action_help(self) -> None:
         app = self.app
