@@ -280,3 +280,34 @@ def test_without_a_policy_replay_says_what_it_needs(tmp_path: Path) -> None:
     done = cli("replay", str(tmp_path), env={"PATH": "/usr/bin:/bin"})
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "--policy FILE" in done.stderr
+
+
+def test_a_rules_approval_that_settles_nothing_alone_is_ask(place: Place, tmp_path: Path) -> None:
+    """Under a quorum a rule's approval is one of several: people still decide, so a call
+    a person approved does not differ; a rule under a [[rule]] without auto = true
+    (given as ``rules``, since such a policy does not load) counts for nothing."""
+    tool_history(place)
+    folder = tmp_path / "quorum"
+    folder.mkdir()
+    (folder / "allowed_signers").write_text(
+        f"alice {key_line(folder / 'alice')}\nbob {key_line(folder / 'bob')}\n"
+    )
+    quorum = folder / "policy.toml"
+    quorum.write_text(
+        'allowed_signers = "allowed_signers"\n\n[[rule]]\nphase = "*"\n'
+        'approvers = ["alice", "bob"]\nrequired = 2\nauto = true\n\n'
+        '[[auto]]\nname = "git"\ndecide = "approve"\ntool = "Bash"\nargv = ["git"]\n'
+    )
+    with hg.Gate(place.store) as gate:
+        found = gate.replay(quorum)
+        plain = gate.replay(
+            trust(tmp_path / "plain", ANYONE.replace("auto = true\n", "")),
+            rules=parse_auto([{"name": "git", "decide": "approve", "tool": "Bash"}]),
+        )
+    by_id = {j.ref.id: j for j in found.judged}
+    assert by_id["0002-tool-call"].would.value == "ask" and by_id["0002-tool-call"].rule == "git"
+    assert "one of the 2 approvals" in by_id["0002-tool-call"].why
+    assert by_id["0002-tool-call"].change is None
+    assert [j.ref.id for j in found.differences] == []
+    assert all(j.would.value in ("ask", "blocked") for j in plain.judged)
+    assert "does not say auto = true" in {j.ref.id: j for j in plain.judged}["0002-tool-call"].why
