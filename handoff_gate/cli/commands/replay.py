@@ -19,14 +19,38 @@ from collections.abc import Sequence
 from handoff_gate.cli.errors import OK, UsageError, flat
 from handoff_gate.cli.inputs import listed, setup_from
 from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.stats.replay import Judged, Replay, Would, by_text, replay_json
+from handoff_gate.gates.stats.replay import Change, Judged, Replay, Would, by_text, replay_json
+from handoff_gate.gates.vocab.states import HandoffState
 
-#: What the table calls each change, in the order the rows come.
-CHANGE_WORDS = {
-    "approves-a-reject": "a person rejected it; a rule would approve it",
-    "no-person": "a person approved it; a rule would, without one",
-    "other": "",
+#: What happened, as the WHY column opens: a handoff's state, then who settled it.
+_HAPPENED = {
+    HandoffState.PENDING: "it waits for a person",
+    HandoffState.BLOCKED: "the contract blocked it",
+    HandoffState.WITHDRAWN: "it was withdrawn undecided",
+    HandoffState.EXPIRED: "it expired undecided",
+    HandoffState.CHANGED: "its decision was for other bytes",
+    HandoffState.UNUSABLE: "its decision record is unusable",
 }
+_WOULD = {
+    Would.APPROVE: "a rule would approve it",
+    Would.REJECT: "a rule would reject it",
+    Would.ASK: "a person would decide it",
+}
+
+
+def why_text(j: Judged) -> str:
+    """The WHY column: what happened against what would (or why it would be blocked)."""
+    if j.would is Would.BLOCKED:
+        return j.why
+    if j.decided in (HandoffState.APPROVED, HandoffState.REJECTED):
+        who = "a person" if j.by_person else "a rule"
+        happened = f"{who} {j.decided.value} it"
+    else:
+        happened = _HAPPENED.get(j.decided, j.decided.value)
+    if j.change is Change.NO_PERSON:
+        return f"{happened}; a rule would, without one"
+    said = f"{happened}; {_WOULD[j.would]}"
+    return f"{said} ({j.why})" if j.why else said
 
 
 def gate_for(args: argparse.Namespace) -> Gate:
@@ -68,8 +92,7 @@ def table(rows: Sequence[Judged]) -> list[str]:
     for j in rows:
         decided = j.decided.value + (f" by {by_text(j.by)}" if j.by else "")
         would = j.would.value + (f" by rule {j.rule}" if j.rule else "")
-        change = j.change.value if j.change is not None else ""
-        why = (j.why if j.would is Would.BLOCKED else CHANGE_WORDS.get(change) or j.why) or "-"
+        why = why_text(j)
         cells.append([flat(c) for c in (j.run, j.ref.id, j.tool or "-", decided, would, why)])
     widths = [max(len(row[i]) for row in cells) for i in range(len(COLUMNS) - 1)]
     return [
