@@ -133,7 +133,7 @@ class Gate:
         """
         if expires_at is None:
             expires_in = self.setup.expires_in(phase, expires_in)
-        return submit_to(
+        ref = submit_to(
             self.store,
             run,
             payload,
@@ -149,6 +149,8 @@ class Gate:
             expires_at=expires_at,
             **about,
         )
+        self.decide_by_rules(run, ref, on_warning=on_warning)
+        return ref
 
     def submit_tool_call(
         self,
@@ -176,7 +178,7 @@ class Gate:
         rule of ``phase`` may give it, as for ``submit``. ``sole_waiter``: this process
         waits on the call now and is the only one that would run it (a hook, a proxy), so
         it may be approved only while a wait on it is live (``standing.caller``)."""
-        return submit_tool_call(
+        ref = submit_tool_call(
             self.store,
             run,
             ToolCallSpec(tool, call_id, json_schema, description, agent, thread, sole_waiter),
@@ -188,6 +190,8 @@ class Gate:
             on_warning=on_warning,
             expires_in=self.setup.expires_in(phase, expires_in),
         )
+        self.decide_by_rules(run, ref, on_warning=on_warning)
+        return ref
 
     def add_contract(
         self, run: str | os.PathLike[str], schema_id: str, schema: Mapping[str, Any]
@@ -299,6 +303,7 @@ class Gate:
         """A wait's first look (``gates.deliver.pickup``), for a caller that looks before it
         decides to block (``handoff-gate wait``). ``redeliver``: deliver a tool call's
         approval again though a wait delivered it already (crash recovery)."""
+        self.decide_by_rules(run, ref_or_id, on_warning=on_refused)
         return Pickup(
             run,
             ref_or_id,
@@ -343,6 +348,7 @@ class Gate:
         """``wait`` for asyncio (``gates.deliver.waiting_async.wait_async``)."""
         from handoff_gate.gates.deliver.waiting_async import wait_async
 
+        self.decide_by_rules(run, ref_or_id, on_warning=on_refused)
         return await wait_async(
             run,
             ref_or_id,
@@ -369,6 +375,9 @@ class Gate:
         result as it settles (``gates.deliver.waiting_many.wait_many``)."""
         from handoff_gate.gates.deliver.waiting_many import wait_many
 
+        refs = list(refs)
+        for ref in refs:
+            self.decide_by_rules(run, ref, on_warning=on_refused)
         return wait_many(
             run,
             refs,
@@ -392,6 +401,9 @@ class Gate:
         """The first of ``refs`` to settle and its result; the other waits stop."""
         from handoff_gate.gates.deliver.waiting_many import wait_any
 
+        refs = list(refs)
+        for ref in refs:
+            self.decide_by_rules(run, ref, on_warning=on_refused)
         return await wait_any(
             run,
             refs,
@@ -402,6 +414,37 @@ class Gate:
             policy=self.policy,
             on_refused=on_refused,
         )
+
+    # -- policy rules (issue 43) --------------------------------------------------------
+
+    def decide_by_rules(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        *,
+        on_warning: Reporter | None = None,
+    ) -> Decision | None:
+        """Let the policy's ``[[auto]]`` rules decide the handoff before a person is asked
+        (``gates.decide.by_rule``): the rule's decision, recorded, or ``None`` when no rule
+        decides it now. Submit and every wait call it; a store error here leaves the
+        handoff to a person (said to ``on_warning``), never fails the submit or the wait."""
+        if self.policy is None or not self.policy.auto:
+            return None
+        from handoff_gate.gates.decide.by_rule import decide_by_rule
+
+        try:
+            return decide_by_rule(
+                self.store,
+                run,
+                ref_or_id,
+                registry=self.contracts,
+                policy=self.policy,
+                on_warning=on_warning,
+            )
+        except (OSError, ValueError) as exc:
+            if on_warning is not None:
+                on_warning(f"handoff-gate: no rule decided it, a person will: {exc}")
+            return None
 
     def standing(self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str) -> Standing:
         """Where the handoff stands now: state, verdict, decisions, waiters (never raises)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import USAGE, flat, one_line
 from handoff_gate.cli.inputs import setup_from
@@ -27,7 +28,18 @@ from handoff_gate.integrations.coding_agent_deadline import (
     signals_deny,
 )
 from handoff_gate.integrations.coding_agent_submit import submit_event
-from handoff_gate.integrations.coding_agents import HARNESSES, Answer, Harness, HookInputError
+from handoff_gate.integrations.coding_agents import (
+    HARNESSES,
+    Answer,
+    Harness,
+    HookInputError,
+    ToolEvent,
+)
+from handoff_gate.integrations.hook_rules import matching_rule
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.setup import Setup
+    from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 
 #: The event around the tool's arguments: its ids, paths and mode, never near this.
 EVENT_SLACK = 64 * 1024
@@ -47,29 +59,48 @@ def _answer(args: argparse.Namespace, harness: Harness, deadline: Deadline) -> A
     setup = setup_from(args)
     try:
         setup.store.create(args.run_dir)
-        ref = submit_event(setup, args.run_dir, harness, event)
-        # Inspection and the waits load only now, the call stored: a hook reaches its
-        # submit having loaded what `submit` does (docs/performance.md, the hook).
-        from handoff_gate.gates.gate import Gate
-        from handoff_gate.integrations.coding_agent_hook import answer_submitted
+        answer = None
+        if matching_rule(setup.policy, harness, event) is not None:  # the fast path
+            from handoff_gate.integrations.hook_rules import answer_by_rule
 
-        gate = Gate(setup=setup)  # the same configuration; closed below, with its store
-        answer = answer_submitted(
-            gate,
-            args.run_dir,
-            harness,
-            event,
-            ref,
-            timeout=deadline.wait_seconds(),
-            stop=deadline.stop,
-            on_timeout=args.on_timeout,
-            told=deadline.seconds,
-        )
+            ref, answer = answer_by_rule(setup, args.run_dir, harness, event)
+        else:
+            ref = submit_event(setup, args.run_dir, harness, event)
+        if answer is None:
+            answer = _waited(args, harness, event, ref, setup, deadline)
     finally:
         setup.close()
     if deadline.signalled is not None:  # stopped: a deny, and the blocking exit with it
         return Answer(answer.stdout, f"handoff-gate hook {harness.name}: {deadline.why}\n", USAGE)
     return answer
+
+
+def _waited(
+    args: argparse.Namespace,
+    harness: Harness,
+    event: ToolEvent,
+    ref: HandoffRef,
+    setup: Setup,
+    deadline: Deadline,
+) -> Answer:
+    """The answer once a person decided the stored call, or the deadline passed."""
+    # Inspection and the waits load only now, the call stored: a hook reaches its
+    # submit having loaded what `submit` does (docs/performance.md, the hook).
+    from handoff_gate.gates.gate import Gate
+    from handoff_gate.integrations.coding_agent_hook import answer_submitted
+
+    gate = Gate(setup=setup)  # the same configuration; closed by the caller, with its store
+    return answer_submitted(
+        gate,
+        args.run_dir,
+        harness,
+        event,
+        ref,
+        timeout=deadline.wait_seconds(),
+        stop=deadline.stop,
+        on_timeout=args.on_timeout,
+        told=deadline.seconds,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
