@@ -311,3 +311,28 @@ def test_a_rules_approval_that_settles_nothing_alone_is_ask(place: Place, tmp_pa
     assert [j.ref.id for j in found.differences] == []
     assert all(j.would.value in ("ask", "blocked") for j in plain.judged)
     assert "does not say auto = true" in {j.ref.id: j for j in plain.judged}["0002-tool-call"].why
+
+
+def test_a_rules_own_decision_is_named_by_stats_and_by_replay(place: Place, tmp_path: Path) -> None:
+    """A call the policy's rule approved at submit is counted for the rule by ``stats``;
+    a policy without that rule would leave it to a person, which ``replay`` lists."""
+    policy = trust(tmp_path / "trust", TOOL_RULES)
+    with hg.Gate(place.store, policy=policy) as gate:
+        ref = gate.submit_tool_call(
+            place.run, tool="Bash", args={"command": "git status"}, call_id="c1",
+            json_schema=ARGS_SCHEMA,
+        )  # fmt: skip
+        assert gate.standing(place.run, ref).state is hg.HandoffState.APPROVED
+    root = () if place.store_args else (place.store,)
+    counted = cli(*place.store_args, "stats", *root, "--policy", str(policy), "--json")
+    assert counted.returncode == 0, counted.stderr
+    assert json.loads(counted.stdout)["by_decider"] == [
+        {"kind": "rule", "name": "read-only git", "approved": 1, "rejected": 0, "total": 1}
+    ]
+    without = trust(tmp_path / "next", ANYONE)
+    found = replay((*place.store_args, "replay", *root), without, "--json")
+    assert [(r["id"], r["decided"], r["by"], r["would"], r["change"]) for r in found] == [
+        ("0001-tool-call", "approved", "rule read-only git", "ask", "other")
+    ]
+    shown = replay((*place.store_args, "replay", *root), without)
+    assert "a rule approved it; a person would decide it" in shown

@@ -1,8 +1,8 @@
 """What one handoff adds to the look back, read from its ``Standing`` and nothing else.
 
 Who decided is a ``Decider``: a kind and a name, so a person (``person``, the record's
-reviewer) and, once policies decide calls, a rule (its own kind, its name) sit in the
-same table without either being mistaken for the other.
+reviewer) and a policy's rule (``rule``, its name) sit in the same table without either
+being mistaken for the other.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ DECIDED = frozenset({HandoffState.APPROVED, HandoffState.REJECTED})
 
 
 class Decider(NamedTuple):
-    """Who made a decision: ``kind`` ``person`` (a reviewer) now, ``rule`` later."""
+    """Who made a decision: ``kind`` ``person`` (a reviewer) or ``rule`` (a policy's
+    ``[[auto]]`` rule, by its name)."""
 
     kind: str
     name: str
@@ -88,7 +89,10 @@ def _deciding(found: Standing) -> tuple[Decision, ...]:
 
 
 def decider_of(record: Decision) -> Decider:
-    """Who made one decision record."""
+    """Who made one decision record: a policy's ``[[auto]]`` rule by its name, else the
+    person the record names."""
+    if record.rule is not None:
+        return Decider("rule", record.rule)
     return Decider("person", record.reviewer)
 
 
