@@ -914,7 +914,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         module = load_command(getattr(args, "run_as", args.command))
         if hasattr(module, "gate_for"):  # a command over the Gate its arguments describe
-            return int(module.run(module.gate_for(args), args))
+            with module.gate_for(args) as gate:
+                return int(module.run(gate, args))
         return int(module.run(args))
     except ArgumentError as exc:
         prog = f"handoff-gate {args.command}"

@@ -55,7 +55,9 @@ if TYPE_CHECKING:
 
     from handoff_gate.gates.decide.batch import BatchItem, BatchResult
     from handoff_gate.gates.rules.auto import AutoRule
-    from handoff_gate.gates.stats.replay import Replay
+    from handoff_gate.gates.stats.proposal import Proposal as Proposal
+    from handoff_gate.gates.stats.replay import Judged as Judged
+    from handoff_gate.gates.stats.replay import Replay as Replay
 
 
 Reporter = Callable[[str], None]
@@ -545,3 +547,45 @@ class Gate:
             decided_under=None if as_written else self.policy,
             on_problem=on_problem,
         )
+
+    def propose_rule(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        *,
+        beside: str | os.PathLike[str] | None = None,
+    ) -> Proposal:
+        """The ``[[auto]]`` rule that would approve calls like this approved tool call,
+        and where it would be proposed (``gates.stats.proposal``): beside the Gate's
+        policy file, else in the folder ``beside``. ``ValueError`` (``NoProposal``)
+        saying why when none can be made: not an approved tool call, no shell command,
+        or a command that is not one simple command."""
+        from pathlib import Path
+
+        from handoff_gate.gates.stats.proposal import (
+            NoProposal,
+            Proposal,
+            as_added,
+            proposals_path,
+            rule_like,
+        )
+        from handoff_gate.gates.vocab.states import HandoffState
+
+        found = self.standing(run, ref_or_id)
+        envelope = found.report.envelope
+        if envelope is None:
+            raise NoProposal("its envelope cannot be read")
+        rule = rule_like(envelope)
+        if found.state is not HandoffState.APPROVED:
+            raise NoProposal("approve the call first: a rule is proposed from an approved call")
+        path = proposals_path(self.policy, None if beside is None else Path(beside))
+        policy, also = as_added(self.policy, rule)
+        return Proposal(rule, path, policy, also)
+
+    def add_proposal(self, proposal: Proposal, note: str) -> None:
+        """Append ``proposal``'s table to its proposals file under ``note`` (comment
+        lines); never the policy's own file, never through a link (``NoProposal``);
+        ``OSError`` when it cannot be written."""
+        from handoff_gate.gates.stats.proposal import append_proposal
+
+        append_proposal(proposal.path, proposal.rule, note, self.policy)

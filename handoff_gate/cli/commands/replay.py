@@ -15,12 +15,16 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import OK, UsageError, flat
 from handoff_gate.cli.inputs import listed, setup_from
 from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.stats.replay import Change, Judged, Replay, Would, by_text, replay_json
 from handoff_gate.gates.vocab.states import HandoffState
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.gate import Judged, Replay
 
 #: What happened, as the WHY column opens: a handoff's state, then who settled it.
 _HAPPENED = {
@@ -32,51 +36,49 @@ _HAPPENED = {
     HandoffState.UNUSABLE: "its decision record is unusable",
 }
 _WOULD = {
-    Would.APPROVE: "a rule would approve it",
-    Would.REJECT: "a rule would reject it",
-    Would.ASK: "a person would decide it",
+    "approve": "a rule would approve it",
+    "reject": "a rule would reject it",
+    "ask": "a person would decide it",
 }
 
 
 def why_text(j: Judged) -> str:
     """The WHY column: what happened against what would (or why it would be blocked)."""
-    if j.would is Would.BLOCKED:
+    if j.would.value == "blocked":
         return j.why
     if j.decided in (HandoffState.APPROVED, HandoffState.REJECTED):
         who = "a person" if j.by_person else "a rule"
         happened = f"{who} {j.decided.value} it"
     else:
         happened = _HAPPENED.get(j.decided, j.decided.value)
-    if j.change is Change.NO_PERSON:
+    if j.change is not None and j.change.value == "no-person":
         return f"{happened}; a rule would, without one"
-    said = f"{happened}; {_WOULD[j.would]}"
+    said = f"{happened}; {_WOULD[j.would.value]}"
     return f"{said} ({j.why})" if j.why else said
 
 
 def gate_for(args: argparse.Namespace) -> Gate:
-    """The Gate the arguments describe: every run under ROOT (or the ``--store``),
-    ``--schemas`` loaded under the pins of the replayed ``--policy``."""
+    """The Gate the arguments describe, owning its store (closed with it): every run
+    under ROOT (or the ``--store``), ``--schemas`` loaded under the pins of the replayed
+    ``--policy``. (Once ``main`` makes every command's Gate, this goes.)"""
     where = listed(args, "replay")
     try:
-        return Gate(setup=setup_from(args, where))
+        return Gate(setup=replace(setup_from(args, where), owns_store=True))
     except BaseException:
         where.close()
         raise
 
 
 def run(gate: Gate, args: argparse.Namespace) -> int:
-    try:
-        if gate.policy is None:
-            raise UsageError("--policy FILE is needed: the policy whose [[auto]] rules to replay")
-        found = gate.replay(
-            as_written=True,
-            on_problem=lambda line: print(f"handoff-gate replay: {flat(line)}", file=sys.stderr),
-        )
-    finally:
-        gate.store.close()
+    if gate.policy is None:
+        raise UsageError("--policy FILE is needed: the policy whose [[auto]] rules to replay")
+    found = gate.replay(
+        as_written=True,
+        on_problem=lambda line: print(f"handoff-gate replay: {flat(line)}", file=sys.stderr),
+    )
     rows = found.differences
     if args.json:
-        print(json.dumps(replay_json(rows), ensure_ascii=True, indent=2))
+        print(json.dumps([j.to_json() for j in rows], ensure_ascii=True, indent=2))
     else:
         show(found, rows)
     return OK
@@ -90,7 +92,7 @@ def table(rows: Sequence[Judged]) -> list[str]:
     are never cut (what is listed is read whole) and each is one escape-free line."""
     cells = [list(COLUMNS)]
     for j in rows:
-        decided = j.decided.value + (f" by {by_text(j.by)}" if j.by else "")
+        decided = j.decided.value + (f" by {j.decided_by}" if j.by else "")
         would = j.would.value + (f" by rule {j.rule}" if j.rule else "")
         why = why_text(j)
         cells.append([flat(c) for c in (j.run, j.ref.id, j.tool or "-", decided, would, why)])

@@ -49,10 +49,14 @@ class NoProposal(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Proposal:
-    """The rule proposed, and the file it would be appended to."""
+    """The rule proposed, the file it would be appended to, the policy as it would be
+    with it (``None``: no policy; a rule then decides alone), and what else that policy
+    needs for the rule to count ("": nothing)."""
 
     rule: AutoRule
     path: Path
+    policy: Policy | None = None
+    also: str = ""
 
 
 def rule_like(envelope: Envelope) -> AutoRule:

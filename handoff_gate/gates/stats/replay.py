@@ -113,6 +113,27 @@ class Judged:
         """How the outcome would differ (``None``: it would not)."""
         return change_of(self.decided, self.by_person, self.would)
 
+    @property
+    def decided_by(self) -> str:
+        """Who decided, as a person reads it (``by_text``; empty when nobody did)."""
+        return by_text(self.by)
+
+    def to_json(self) -> dict[str, Any]:
+        """This handoff's ``replay --json`` object (keys documented in docs/protocol.md)."""
+        change = self.change
+        return {
+            "run": self.run,
+            "id": self.ref.id,
+            "phase": self.phase,
+            "tool": self.tool,
+            "decided": self.decided.value,
+            "by": self.decided_by or None,
+            "would": self.would.value,
+            "rule": self.rule,
+            "change": change.value if change is not None else None,
+            "why": self.why or None,
+        }
+
 
 def change_of(decided: HandoffState, by_person: bool, would: Would) -> Change | None:
     """The difference between what happened and ``would`` (see the module docstring)."""
@@ -265,21 +286,7 @@ def _would(
 
 def replay_json(rows: Sequence[Judged]) -> list[dict[str, Any]]:
     """The ``replay --json`` list (its keys are documented in docs/protocol.md)."""
-    return [
-        {
-            "run": j.run,
-            "id": j.ref.id,
-            "phase": j.phase,
-            "tool": j.tool,
-            "decided": j.decided.value,
-            "by": by_text(j.by) or None,
-            "would": j.would.value,
-            "rule": j.rule,
-            "change": j.change.value if j.change is not None else None,
-            "why": j.why or None,
-        }
-        for j in rows
-    ]
+    return [j.to_json() for j in rows]
 
 
 def by_text(by: Sequence[Decider]) -> str:

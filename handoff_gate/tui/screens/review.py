@@ -935,7 +935,7 @@ class ReviewScreen(Screen[None]):
     def action_rule_from_decision(self) -> None:
         """Propose a rule approving calls like the cursor's approved tool call: the
         screen and its replay load only now, so the first paint never waits for them."""
-        from handoff_gate.tui.screens.rule_proposal import proposal_screen
+        from handoff_gate.tui.screens.rule_proposal import RuleProposalScreen
 
         entry = self.current_entry()
         if entry is None:
@@ -943,11 +943,8 @@ class ReviewScreen(Screen[None]):
         if entry.report is None or self.core is None:
             self._tell(STILL_INSPECTING)
             return
-        found = proposal_screen(self.core, entry, self._reviewer_shown)
-        if isinstance(found, Notice):
-            self._tell(found)
-            return
-        self.app.push_screen(found, lambda told: self._tell(told) if told else None)
+        screen = RuleProposalScreen(self.core, entry, self._reviewer_shown)
+        self.app.push_screen(screen, lambda told: self._tell(told) if told else None)
 
     def action_help(self) -> None:
         app = self.app
