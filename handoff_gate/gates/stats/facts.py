@@ -1,7 +1,7 @@
 """What one handoff adds to the look back, read from its ``Standing`` and nothing else.
 
 Who decided is a ``Decider``: a kind and a name, so a person (``person``, the record's
-reviewer) and, once policies decide calls, a rule (its own kind, its name) sit in the
+reviewer) and a policy's rule (``rule``, its name: ``gates.rules``) sit in the
 same table without either being mistaken for the other.
 """
 
@@ -23,7 +23,8 @@ DECIDED = frozenset({HandoffState.APPROVED, HandoffState.REJECTED})
 
 
 class Decider(NamedTuple):
-    """Who made a decision: ``kind`` ``person`` (a reviewer) now, ``rule`` later."""
+    """Who made a decision: ``kind`` ``person`` (a reviewer) or ``rule`` (a policy's
+    ``[[auto]]`` rule, by its name)."""
 
     kind: str
     name: str
@@ -73,10 +74,17 @@ def fact_of(found: Standing) -> Fact:
         tool,
         submitted,
         seconds=waited if waited is not None and waited >= 0 else None,
-        decided_by=tuple((Decider("person", d.reviewer), d.action) for d in records),
+        decided_by=tuple((_decider(d), d.action) for d in records),
         category=(deciding.category.value if deciding.category else None) if rejected else None,
         reason=deciding.reason if rejected else None,
     )
+
+
+def _decider(decision: Decision) -> Decider:
+    """A rule's record names its rule; anyone else's, its reviewer."""
+    if decision.rule is not None:
+        return Decider("rule", decision.rule)
+    return Decider("person", decision.reviewer)
 
 
 def _settled_at(records: tuple[Decision, ...]) -> datetime | None:
