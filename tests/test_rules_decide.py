@@ -68,6 +68,13 @@ def test_a_reject_rule_rejects_with_its_name(place: Place, tmp_path: Path) -> No
         assert result.decision is not None
         assert result.decision.reason == "rejected by rule no rm"
         assert result.decision.reviewer == "rule no rm"
+        approving = _call(gate, place.run, "git status", call_id="c2")
+        assert gate.wait(place.run, approving, timeout=0).outcome is WaitOutcome.APPROVED
+        counted = {
+            (c.decider.kind, c.decider.name, c.approved, c.rejected)
+            for c in gate.stats().by_decider
+        }
+        assert counted == {("rule", "no rm", 0, 1), ("rule", "read-only git", 1, 0)}
 
 
 def test_a_rule_never_approves_what_inspection_blocks(place: Place, tmp_path: Path) -> None:

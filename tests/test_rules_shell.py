@@ -4,8 +4,11 @@ and what a reject rule must find inside a command however it is wrapped."""
 from __future__ import annotations
 
 import shlex
+import subprocess
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from handoff_gate.gates.rules.auto import AutoRule
 from handoff_gate.gates.rules.judge import Subject, rule_for
@@ -184,3 +187,39 @@ def test_deeply_nested_shells_stay_bounded() -> None:
     assert rule_for([NO_RM], bash("eval " * 40 + "rm x")) is NO_RM
     long = "sudo " * 2000 + "rm x"
     assert ("rm", "x") in commands_inside(long)
+
+
+#: Pieces of shell text: plain and quoted words, escapes, and the shell's operators,
+#: expansions and specials, put together with and without blanks between them.
+_PIECES = [
+    "a", "b", "1", "-a", "--b=1", "a.b", "./a", "a/b", "a=b", "'a b'", '"a b"', '"a\\"b"',
+    "a\\ b", "a\\;b", "a'b'", 'a"b"1', "'$a'", '"$a"', "\\$a", "'", '"', "\\", "$a",
+    "${a}", "$(a)", "`a`", ";", "&&", "||", "|", "&", ">", "<", "2>", "*", "?", "~", "{a,b}",
+    "#", "!", "(", ")", "\n", "\t", "$'a'",
+]  # fmt: skip
+#: Mostly words (so that many texts are one command and reach bash), some of the rest.
+_PIECE = st.one_of(
+    st.sampled_from(_PIECES[:18]), st.sampled_from(_PIECES[:18]), st.sampled_from(_PIECES)
+)
+_TEXT = st.lists(st.tuples(_PIECE, st.sampled_from(["", " ", " "])), max_size=8).map(
+    lambda parts: "".join(piece + gap for piece, gap in parts)
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_TEXT)
+def test_the_words_of_a_simple_command_are_the_words_bash_runs(text: str) -> None:
+    """bash itself is the oracle: whenever ``simple_command`` returns words, bash running
+    ``printf '%s\\0'`` in front of the same text prints exactly those words. (Only text
+    read as one plain command reaches bash, made of the letters a, b and 1: no program
+    on this machine is named so, so nothing but printf runs, even if the parser were
+    wrong.)"""
+    words = simple_command(text)
+    if words is None:
+        return
+    done = subprocess.run(
+        ["bash", "--norc", "--noprofile", "-c", "printf '%s\\0' " + text],
+        capture_output=True, env={"PATH": "/usr/bin:/bin"}, timeout=10, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert tuple(done.stdout.decode().split("\0")[:-1]) == words

@@ -39,7 +39,7 @@ from handoff_gate.gates.standing.ending import Withdrawal
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.stats.figures import TOP_REASONS, Stats
-from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.base import RunStore, StoreError
 from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
 from handoff_gate.gates.submit.submit import About, Payload
 from handoff_gate.gates.submit.submit import submit as submit_to
@@ -443,7 +443,7 @@ class Gate:
                 policy=self.policy,
                 on_warning=on_warning,
             )
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, StoreError) as exc:
             if on_warning is not None:
                 on_warning(f"handoff-gate: no rule decided it, a person will: {exc}")
             return None

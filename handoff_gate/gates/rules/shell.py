@@ -83,6 +83,7 @@ def simple_command(text: str) -> tuple[str, ...] | None:
     if command.type != "command":
         return None
     words: list[str] = []
+    end = 0  # the text is ASCII here, so byte offsets are character offsets
     for index, child in enumerate(command.children):
         field = command.field_name_for_child(index)
         if child.type == "command_name" and len(child.children) == 1:
@@ -91,9 +92,14 @@ def simple_command(text: str) -> tuple[str, ...] | None:
             word = _literal(child)
         else:  # an assignment, a redirection, or anything else the shell does besides
             return None
-        if word is None:
+        # Only blanks between words: the grammar skips some text as if it were one
+        # (an escaped blank, `\ `), which the shell reads as part of a word.
+        if word is None or text[end : child.start_byte].strip(" "):
             return None
         words.append(word)
+        end = child.end_byte
+    if text[end:].strip(" "):
+        return None
     return tuple(words) if words else None
 
 
