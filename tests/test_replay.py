@@ -336,3 +336,27 @@ def test_a_rules_own_decision_is_named_by_stats_and_by_replay(place: Place, tmp_
     ]
     shown = replay((*place.store_args, "replay", *root), without)
     assert "a rule approved it; a person would decide it" in shown
+
+
+def test_a_handoff_that_cannot_be_judged_is_blocked_never_approved(
+    place: Place, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever raises while one handoff is judged (a parser, a signature check) makes
+    that one ``blocked`` with the reason, and the others are still judged."""
+    from handoff_gate.gates.rules.judge import rule_for as real
+    from handoff_gate.gates.stats import replay as replaying
+
+    tool_history(place)
+
+    def broken(rules: Any, subject: Any) -> Any:
+        if subject.args.get("command") == "git status --short":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(rules, subject)
+
+    monkeypatch.setattr(replaying, "rule_for", broken)
+    with hg.Gate(place.store) as gate:
+        found = gate.replay(trust(tmp_path / "trust", TOOL_RULES))
+    by_id = {j.ref.id: j for j in found.judged}
+    assert by_id["0003-tool-call"].would.value == "blocked"
+    assert "cannot be judged: maximum recursion depth" in by_id["0003-tool-call"].why
+    assert by_id["0002-tool-call"].would.value == "approve" and len(found.judged) == 7

@@ -219,8 +219,16 @@ def replay(
         for handoff_id in ids:
             ref = HandoffRef(run, handoff_id)
             found = standing(store, ref, registry, policy=decided_under)
-            judged.append(judge(found, _under(found, policy, decided_under), policy, rules))
+            try:
+                judged.append(judge(found, _under(found, policy, decided_under), policy, rules))
+            except Exception as exc:  # fail closed: what cannot be judged is never approved
+                judged.append(_unjudged(found, f"it cannot be judged: {os_reason(exc)}"))
     return Replay(tuple(judged), unreadable)
+
+
+def _unjudged(found: Standing, why: str) -> Judged:
+    ref = found.ref
+    return Judged(ref, found.run_name, ref.phase, None, found.state, (), Would.BLOCKED, None, why)
 
 
 def _under(found: Standing, policy: Policy | None, decided_under: Policy | None) -> Report:
