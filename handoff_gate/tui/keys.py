@@ -160,8 +160,8 @@ REVIEW_KEYS: list[BindingType] = [
         "rule_from_decision",
         "Rule",
         show=False,
-        tooltip="on an approved tool call: propose a rule approving calls like it, with "
-        "what it would have done to the history (the policy is not changed)",
+        tooltip="the tool call just approved (or the cursor's approved one): propose a rule "
+        "approving calls like it, with what it would have done to the history",
         id="rule-from-decision",
     ),
     Binding("question_mark", "help", "Help", tooltip="this help", id="help"),

@@ -65,11 +65,15 @@ def said(screen: RuleProposalScreen, part: str) -> str:
     return content.plain if isinstance(content, Text) else str(content)
 
 
-async def approve_the_cursor(app: ReviewApp, pilot: Pilot[Any]) -> None:
+async def approve_the_cursor(app: ReviewApp, pilot: Pilot[Any], then: str | None = None) -> None:
+    """Approve the cursor's handoff; ``then``: the one the cursor moves on to."""
+    approving = cursor_entry(app)
     await pilot.press("a")
     await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
     await pilot.press("y")
-    await settle(pilot, lambda: cursor_entry(app).state is HandoffState.APPROVED)
+    await settle(pilot, lambda: approving.state is HandoffState.APPROVED)
+    if then is not None:
+        await settle(pilot, lambda: cursor_entry(app).ref.id == then)
 
 
 async def test_u_proposes_the_calls_rule_beside_the_policy_and_leaves_the_policy(
@@ -80,6 +84,7 @@ async def test_u_proposes_the_calls_rule_beside_the_policy_and_leaves_the_policy
     with hg.Gate(root, policy=policy_path) as gate:
         earlier = call(gate, run, "git status --short", "c1")
         call(gate, run, "git status", "c2")
+        call(gate, run, "ls", "c3")  # waits: the cursor moves on to it after the approval
     with hg.Gate(root, policy=policy_path, key=keys["bob"]) as gate:
         gate.decide(run, earlier, "reject", reason="not on this branch")
     policy_bytes = policy_path.read_bytes()
@@ -98,8 +103,8 @@ async def test_u_proposes_the_calls_rule_beside_the_policy_and_leaves_the_policy
         assert isinstance(review, ReviewScreen)
         await settle(pilot, lambda: review.core is not None)
         assert cursor_entry(app).ref.id == "0002-tool-call"
-        await approve_the_cursor(app, pilot)
-        await pilot.press("u")
+        await approve_the_cursor(app, pilot, "0003-tool-call")
+        await pilot.press("u")  # the call approved last, though the cursor moved on
         await settle(pilot, lambda: isinstance(app.screen, RuleProposalScreen))
         proposing = app.screen
         assert isinstance(proposing, RuleProposalScreen)

@@ -191,6 +191,9 @@ class ReviewScreen(Screen[None]):
         self._landed: list[Key] = []
         #: Decidable arrivals the cursor did not take (it was busy): the header counts them.
         self._new: set[Key] = set()
+        #: The handoff this reviewer approved last: ``u`` proposes a rule from it once the
+        #: cursor has moved on to the next one that waits.
+        self._approved_last: Key | None = None
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
@@ -452,6 +455,8 @@ class ReviewScreen(Screen[None]):
         waits (``cursor.next_after``) and follows the run if that one is in another."""
         run_dir = message.key[0]
         self._tell(decided(message))
+        if message.decision is not None and message.decision.action is Action.APPROVE:
+            self._approved_last = message.key
         if message.decision is not None:
             target = next_after(self.entries, self._list.keys, message.key)
             if target is not None:
@@ -933,14 +938,19 @@ class ReviewScreen(Screen[None]):
             self._show(Show.REJECTED)
 
     def action_rule_from_decision(self) -> None:
-        """Propose a rule approving calls like the cursor's approved tool call: the
-        screen and its replay load only now, so the first paint never waits for them."""
+        """Propose a rule approving calls like the cursor's approved tool call, or, when
+        the cursor is on one not approved (it moves on after a decision), the one this
+        reviewer approved last. The screen and its replay load only now, so the first
+        paint never waits for them."""
         from handoff_gate.tui.screens.rule_proposal import RuleProposalScreen
 
         entry = self.current_entry()
+        last = self.entries.get(self._approved_last) if self._approved_last else None
+        if last is not None and (entry is None or entry.state is not HandoffState.APPROVED):
+            entry = last
         if entry is None:
             return
-        if entry.report is None or self.core is None:
+        if self.core is None:
             self._tell(STILL_INSPECTING)
             return
         screen = RuleProposalScreen(self.core, entry, self._reviewer_shown)

@@ -77,7 +77,9 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
             yield Static(
                 Text("Approve calls like this by rule?", style="bold"), classes="dialog-title"
             )
-            yield Static(Text("The [[auto]] table it would propose:"))
+            yield Static(
+                Text(f"From {safe(self._source, 400)}; the [[auto]] table it would propose:")
+            )
             yield Static(Text("reading the call…", style="dim"), id="rule-table")
             yield Static(Text(""), id="rule-verdict")
             yield Static(Text(""), id="rule-where")
