@@ -292,11 +292,6 @@ def _would(
     return Would.APPROVE, found.name, ""
 
 
-def replay_json(rows: Sequence[Judged]) -> list[dict[str, Any]]:
-    """The ``replay --json`` list (its keys are documented in docs/protocol.md)."""
-    return [j.to_json() for j in rows]
-
-
 def by_text(by: Sequence[Decider]) -> str:
     """Who decided, as a person reads it: ``alice``, ``rule read-only git``, ``alice, bob``."""
     return ", ".join(d.name if d.kind == "person" else f"{d.kind} {d.name}" for d in by)
