@@ -63,6 +63,11 @@ class AutoRule:
     #: Argument name -> glob over that argument's string value.
     args: Mapping[str, str] = field(default_factory=_empty, hash=False)
 
+    def __post_init__(self) -> None:
+        # A rule is a value: a dict handed in stays the caller's, never the rule's.
+        object.__setattr__(self, "args", MappingProxyType(dict(self.args)))
+        object.__setattr__(self, "argv", tuple(self.argv))
+
     @property
     def decided_by(self) -> str:
         """How records and screens name who decided: ``rule read-only git``."""
