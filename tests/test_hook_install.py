@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import python_stdout
 
 from handoff_gate.integrations.agent_settings import AGENTS, gated_tools
+from handoff_gate.integrations.harness_names import HARNESS_NAMES
 from handoff_gate.integrations.hook_command import WRAPPER, read_command
 
 REPO = Path(__file__).resolve().parent.parent
@@ -595,8 +597,19 @@ def test_codex_doctor_finds_codex_hooks_turned_off(
 
 def test_the_commands_agents_are_the_harnesses_the_hook_answers_for() -> None:
     """A harness added to ``HARNESSES`` is a ``hook`` and ``hook install`` choice too."""
-    from handoff_gate.cli.main import HOOK_AGENTS
     from handoff_gate.integrations.coding_agents import HARNESSES
 
-    assert tuple(HARNESSES) == HOOK_AGENTS
+    assert tuple(HARNESSES) == HARNESS_NAMES
+    choices = ", ".join(map(repr, HARNESS_NAMES))
+    for args in (["doctor", "nobody"], ["install", "nobody", "runs/x"], ["nobody", "runs/x"]):
+        done = python_stdout(
+            "import sys, contextlib, io\n"
+            "from handoff_gate.cli.main import main\n"
+            "with contextlib.redirect_stderr(io.StringIO()) as err:\n"
+            f"    code = main(['hook', *{args!r}])\n"
+            "loaded = 'handoff_gate.integrations.coding_agents' in sys.modules\n"
+            "print(code, loaded, err.getvalue().strip())"
+        )
+        assert done.startswith("2 False "), done  # parsing loaded no harness module
+        assert f"(choose from {choices}" in done
     assert sorted(AGENTS) == sorted(HARNESSES)

@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from cli_helpers import cli
 from signed_policy import signed_policy
 
 from handoff_gate.gates.rules.auto import AutoRule, parse_auto
@@ -144,3 +145,17 @@ def test_an_approve_glob_never_matches_a_path_that_climbs_out() -> None:
     assert rule_for([rule], read("/w/docs/a.md")) is rule
     assert rule_for([rule], read("/w/../etc/shadow")) is None
     assert rule_for([rule], read("/w/a\u202e.md")) is None
+
+
+def test_the_policy_command_says_what_each_rule_decides(tmp_path: Path) -> None:
+    policy = signed_policy(tmp_path, "tool-call").policy
+    policy.write_text(policy.read_text() + "auto = true\n" + READ_ONLY_GIT)
+    done = cli("policy", str(policy))
+    assert done.returncode == 0, done.stderr
+    assert "phase tool-call: 1 of alice approve; produced by anyone; rules may approve" in (
+        done.stdout
+    )
+    assert (
+        'rule "read-only git" approves Bash calls by claude-code whose command is one '
+        'simple command starting ["git", "status"]'
+    ) in done.stdout

@@ -140,3 +140,28 @@ def test_a_rule_decides_through_the_hook_on_a_database(tmp_path: Path, pg_url: s
         ("approved", "rule read-only git"),
         ("rejected", "rule no rm"),
     ]
+
+
+def test_a_rule_decided_call_loads_no_waiting_machinery(tmp_path: Path) -> None:
+    """The fast path (docs/performance.md): a call a rule decides is answered without the
+    Gate, its asyncio waits or the watchers; a call no rule decides still loads them."""
+    policy = rules_policy(tmp_path / "trust", rules=RULES).policy
+    gate = str(Path(sys.executable).parent / "handoff-gate")
+    env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
+    loaded = {}
+    for command in ("git status", "git log"):
+        done = subprocess.run(
+            [gate, "hook", "claude-code", str(tmp_path / "run"), "--policy", str(policy),
+             "--timeout", "5"],
+            input=json.dumps(shell_event("claude-code", command, command)), env=env,
+            capture_output=True, text=True, timeout=BOUND, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        loaded[command] = {
+            line.rsplit("|", 1)[-1].strip()
+            for line in done.stderr.splitlines()
+            if line.startswith("import time:")
+        }
+    waiting = {"handoff_gate.gates.gate", "asyncio", "handoff_gate.gates.deliver.waiting"}
+    assert not waiting & loaded["git status"]
+    assert waiting <= loaded["git log"]  # nobody decided it: the hook waited

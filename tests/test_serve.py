@@ -6,9 +6,11 @@ request never starts an app process: checked by listing the server's processes.
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -288,3 +290,55 @@ def test_a_refusal_when_every_session_is_taken_carries_the_safe_headers(tmp_path
             assert status == 503
             _assert_safe(headers)
             assert upgrade(server, token=None, headers={"Cookie": cookie}) == 503
+
+
+def test_an_apps_errors_go_to_the_servers_stderr_made_visible_never_stdout(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """textual-serve copies a tab's stderr to the process's stdout, which holds only the
+    address; each tab's errors go to the stream the server hands it, escapes shown."""
+    from textual_serve.download_manager import DownloadManager
+
+    from handoff_gate.integrations.web_review import AppProcess
+
+    async def ignore(data: object) -> None:
+        return None
+
+    async def nothing() -> None:
+        return None
+
+    async def session() -> None:
+        said = "import sys; sys.stderr.write('boom \\x1b[2J in a quoted payload\\n')"
+        app = AppProcess(
+            [sys.executable, "-c", said], {}, BOUND, sys.stderr,
+            write_bytes=ignore, write_str=ignore, close=nothing,
+            download_manager=DownloadManager(),
+        )  # fmt: skip
+        await app.start(80, 24)
+        await app.exited()
+        await app.stop()
+
+    asyncio.run(session())
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "boom ⟨ESC⟩[2J in a quoted payload\n" in err
+
+
+def test_a_tab_runs_watch_with_the_options_the_server_resolved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each tab's ``watch`` parses back to what the server was given, paths absolute and
+    the reviewer named; ``--notify-url`` stays the server's (it tells once, not per tab)."""
+    from handoff_gate.cli.commands.serve import _app_command
+    from handoff_gate.cli.main import build_parser
+
+    monkeypatch.chdir(tmp_path)
+    given = ["serve", "runs", "--show", "all", "--read-only", "--schemas", "extra.py"]
+    server = build_parser("serve").parse_args([*given, "--notify-url", "json://localhost:9/"])
+    argv = _app_command(server, "alice@review")
+    assert argv[:4] == [sys.executable, "-m", "handoff_gate", "watch"]
+    tab = build_parser("watch").parse_args(argv[3:])
+    assert (tab.root, tab.reviewer, tab.show, tab.read_only, tab.schemas) == (
+        str(tmp_path / "runs"), "alice@review", "all", True, "extra.py"
+    )  # fmt: skip
+    assert not tab.notify_url and (tab.key, tab.policy, tab.poll) == (None, None, False)

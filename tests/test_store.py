@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,7 @@ from handoff_gate.gates.api import decide, inspect_in_run, submit
 from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.audit.log import now_iso
 from handoff_gate.gates.contracts.registry import load_registry
+from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.standing import report_in_run
 from handoff_gate.gates.standing.report_in_run import previous_payload
 from handoff_gate.gates.store import durable
@@ -27,6 +29,7 @@ from handoff_gate.gates.store.filesystem import (
     list_handoffs,
     read_handoff_bytes,
 )
+from handoff_gate.gates.store.select import StoreURLError
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.findings import Code, Verdict
 from handoff_gate.gates.vocab.ids import UnsafePathError
@@ -369,3 +372,17 @@ def test_a_handoff_that_could_not_be_logged_is_still_returned_once(tmp_path: Pat
     assert (first.id, second.id) == ("0001-plan", "0002-plan")
     assert handoff_path(tmp_path, second.id).is_file()
     assert len(told) == 1 and "not logged" in told[0]
+
+
+@pytest.mark.parametrize("spec", ["mysql://me:s3cret@db/runs", "POSTGRESQL://me:s3cret@db/x"])
+def test_an_unknown_store_scheme_is_one_line_naming_the_known_ones(spec: str) -> None:
+    """Every way a store is named (``--store``, a ``Gate``) goes through one table, and a
+    URL it has no entry for is refused in one line that never repeats the password."""
+    scheme = spec.split(":", 1)[0]
+    says = f"the store must be empty or a URL of postgresql://, postgres://, not a {scheme}:// URL"
+    done = cli("--store", spec, "list")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"handoff-gate list: {says}\n"
+    with pytest.raises(StoreURLError) as refused:
+        Gate(spec)
+    assert str(refused.value) == says

@@ -29,9 +29,12 @@ from handoff_gate.gates.store.base import (
     Change,
     ContractConflict,
     DecisionExists,
+    FolderMechanics,
     RunStore,
+    Watchable,
     WatchLapse,
     WithdrawalExists,
+    watchable,
 )
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.filesystem import FilesystemStore
@@ -322,11 +325,18 @@ def test_submit_through_the_api_records_the_handoff_and_its_event(target: Target
     assert target.store.exists(target.run)
 
 
+def test_a_store_has_the_folder_mechanics_only_where_it_has_folders(target: Target) -> None:
+    """Callers test for the capability: a database implements no folder mechanics (no veto
+    to expose, no planted record to set aside, no folder to swap) rather than constants."""
+    assert isinstance(target.store, FolderMechanics) is (target.spec[0] == "fs")
+    assert isinstance(target.store, Watchable)
+
+
 def _changes(target: Target) -> tuple[list[Change | WatchLapse], threading.Event, threading.Thread]:
     """The store's watch running in a thread of its own, collecting what it sends."""
     seen: list[Change | WatchLapse] = []
     stop = threading.Event()
-    store = target.store.copy()
+    store = watchable(target.store.copy())
     thread = threading.Thread(target=store.watch, args=(seen.append, stop), daemon=True)
     thread.start()
     return seen, stop, thread

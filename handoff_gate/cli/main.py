@@ -34,6 +34,7 @@ from handoff_gate.gates.vocab.deadline import parse_duration
 from handoff_gate.gates.vocab.environment import KEY_ENV, POLICY_ENV, STORE_ENV
 from handoff_gate.gates.vocab.extras import MissingExtra, needs_extra
 from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.integrations.harness_names import HARNESS_NAMES as HOOK_AGENTS
 
 VERSION_MODULE = "handoff_gate.cli.commands.version"
 TRUST_INPUTS = "handoff_gate.cli.trust_inputs"
@@ -608,10 +609,6 @@ def _add_hook(p: argparse.ArgumentParser) -> None:
     _add_schemas_option(p)
 
 
-#: The agents ``hook`` serves, each a sub-command of its own (``_add_hook``), spelt
-#: here so parsing loads no harness module;
-#: ``tests/test_hook_install.py`` holds it to ``integrations.coding_agents.HARNESSES``.
-HOOK_AGENTS = ("claude-code", "codex", "gemini")
 #: ``hook install`` and ``hook doctor`` run from their own module (``SUB_COMMANDS``).
 HOOK_SETUP = "hook-setup"
 
@@ -642,7 +639,7 @@ def _add_hook_setup(p: argparse.ArgumentParser, install: bool) -> None:
 def _add_hook_command(p: argparse.ArgumentParser) -> None:
     """``hook AGENT RUN`` as before, beside ``hook install`` and ``hook doctor``."""
     p.usage = (
-        "%(prog)s {claude-code,codex,gemini} RUN [options]\n"
+        f"%(prog)s {{{','.join(HOOK_AGENTS)}}} RUN [options]\n"
         "       %(prog)s install AGENT RUN [--settings FILE] [--timeout SECONDS]\n"
         "       %(prog)s doctor AGENT [--settings FILE]"
     )

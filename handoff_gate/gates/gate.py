@@ -445,7 +445,7 @@ class Gate:
             )
         except (OSError, ValueError, StoreError) as exc:
             if on_warning is not None:
-                on_warning(f"handoff-gate: no rule decided it, a person will: {exc}")
+                on_warning(f"{handoff_id_of(ref_or_id)}: no rule decided it ({exc}); a person will")
             return None
 
     def standing(self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str) -> Standing:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from handoff_gate.gates.vocab.envelope import MAX_TOOL_TEXT
+from handoff_gate.integrations.harness_names import CLAUDE_CODE, CODEX, GEMINI, HARNESS_NAMES
 from handoff_gate.schemas import HARNESS_TOOLS
 
 #: A tool the agent's own contracts do not name (an MCP tool, a newer built-in): any
@@ -209,7 +210,7 @@ class ClaudeCode(Harness):
     """Claude Code: ``PreToolUse`` (and ``PermissionRequest``) command hooks. Its
     ``updatedInput`` replaces the input, so any approved arguments can run."""
 
-    name = "claude-code"
+    name = CLAUDE_CODE
     events = frozenset({"PreToolUse", "PermissionRequest"})
     default_timeout = 540.0  # its hook timeout is 600 s
     contracts_file = "claude_code.json"
@@ -243,7 +244,7 @@ class Codex(Harness):
     approved arguments (0.171 does), and ``PermissionRequest``, which refuses changed
     input: there only the model's own arguments can run."""
 
-    name = "codex"
+    name = CODEX
     events = frozenset({"PreToolUse", "PermissionRequest"})
     default_timeout = 540.0  # its hook timeout is 600 s
     contracts_file = "codex.json"
@@ -266,7 +267,7 @@ class Codex(Harness):
 class Gemini(Harness):
     """Gemini CLI: the ``BeforeTool`` hook, which sends no tool-call id."""
 
-    name = "gemini"
+    name = GEMINI
     events = frozenset({"BeforeTool"})
     default_timeout = 50.0  # its hook timeout is 60 s unless the settings raise it
     contracts_file = "gemini.json"
@@ -290,5 +291,7 @@ class Gemini(Harness):
         return _json({"decision": "deny", "reason": reason})
 
 
-#: ``handoff-gate hook NAME``: every harness by its name.
-HARNESSES: dict[str, Harness] = {h.name: h for h in (ClaudeCode(), Codex(), Gemini())}
+#: ``handoff-gate hook NAME``: every harness by its name, in ``HARNESS_NAMES``' order (a
+#: name there without a class here fails on import, not when an agent calls the hook).
+_BY_NAME: dict[str, Harness] = {h.name: h for h in (ClaudeCode(), Codex(), Gemini())}
+HARNESSES: dict[str, Harness] = {name: _BY_NAME[name] for name in HARNESS_NAMES}

@@ -10,7 +10,8 @@ same rules that settle a person's decision, the approval delivered once. None of
 waiting machinery (the Gate, its asyncio waits, the watchers) loads: that is the hook's
 fast path (docs/performance.md). Whenever the rule does not settle the call (inspection
 blocks it, a quorum still needs a person, someone decided first), the hook goes on
-waiting on the stored call as for any other.
+waiting on the stored call as for any other. ``said`` words a result as the harness
+expects, here and for a person's decision (``integrations.coding_agent_hook``).
 """
 
 from __future__ import annotations

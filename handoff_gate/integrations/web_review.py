@@ -12,11 +12,15 @@ quit within ``Limits.grace_s``.
 
 The app runs as ``handoff-gate watch`` with the server's reviewer, key and policy, so
 the browser shows the same screen, keys and rules, and decides as that reviewer only.
+Extending textual-serve means overriding methods it keeps private (``_make_app``,
+``_open_app_process``, ``_build_environment``) and relying on what its ``run`` reads, so
+pyproject.toml bounds it to the minor version these tests pass with.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import json
 import os
@@ -24,13 +28,14 @@ import shlex
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import aiohttp_jinja2
 from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.integrations.web_access import Access, secure_headers
 
 if TYPE_CHECKING:
@@ -69,13 +74,20 @@ class Identity:
 
 class AppProcess(AppService):
     """One browser session's app: its own process group, so it and anything it started
-    (``ssh-keygen`` signing a decision) end together, and an end that always comes."""
+    (``ssh-keygen`` signing a decision) end together, and an end that always comes.
 
-    def __init__(self, argv: list[str], env: dict[str, str], grace_s: float, **kwargs: Any) -> None:
+    Its stderr goes to ``errors``, escapes made visible (it may quote a payload), never
+    to the server's stdout (textual-serve's choice), which holds the address alone."""
+
+    def __init__(
+        self, argv: list[str], env: dict[str, str], grace_s: float, errors: TextIO, **kwargs: Any
+    ) -> None:
         super().__init__(shlex.join(argv), **kwargs)
         self._argv = argv
         self._env = env
         self._grace_s = grace_s
+        self._errors = errors
+        self._copying: asyncio.Task[None] | None = None
         self._ended = False
 
     @property
@@ -97,9 +109,18 @@ class AppProcess(AppService):
             env=self._build_environment(width, height),
             start_new_session=True,
         )
-        assert process.stdin is not None
+        assert process.stdin is not None and process.stderr is not None
         self._stdin = process.stdin
+        self._copying = asyncio.create_task(self._copy_errors(process.stderr))
+        process.stderr = asyncio.StreamReader()  # what ``AppService.run`` reads: nothing
+        process.stderr.feed_eof()
         return process
+
+    async def _copy_errors(self, stderr: asyncio.StreamReader) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        while chunk := await stderr.read(4096):
+            self._errors.write(visible(decoder.decode(chunk)))
+            self._errors.flush()
 
     async def exited(self) -> None:
         """Return when the app's process has exited."""
@@ -131,6 +152,9 @@ class AppProcess(AppService):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        if self._copying is not None:  # what the app said last, unless its group hangs on
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._copying, self._grace_s)
 
 
 @dataclass(eq=False)
@@ -154,6 +178,7 @@ class ReviewServer(Server):
         limits: Limits,
         public_url: str | None,
         report: Callable[[str], None],
+        errors: TextIO,
     ) -> None:
         super().__init__(shlex.join(argv), title="handoff-gate", templates_path=PAGE_DIR)
         self.argv = argv
@@ -163,6 +188,7 @@ class ReviewServer(Server):
         self.limits = limits
         self.page_url = public_url
         self.report = report
+        self.errors = errors
         self.sessions: set[Session] = set()
 
     async def _make_app(self) -> web.Application:
@@ -229,6 +255,7 @@ class ReviewServer(Server):
                 self.argv,
                 self.env,
                 self.limits.grace_s,
+                self.errors,
                 write_bytes=websocket.send_bytes,
                 write_str=websocket.send_str,
                 close=websocket.close,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from handoff_gate.gates.store.base import Change, RunStore, WatchLapse
+from handoff_gate.gates.store.base import Change, RunStore, WatchLapse, watchable
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.tui.messages import Inspected, Listed, WatchFailed
@@ -82,7 +82,7 @@ class Feed:
     def watch(self) -> None:
         """Turn the store's hints into marks until closed; runs in its own thread. The
         first hint (``Change()``) brings the first listing."""
-        self.store.watch(self.changed, self._stop, poll=self.poll)
+        watchable(self.store).watch(self.changed, self._stop, poll=self.poll)
 
     def changed(self, change: Change | WatchLapse) -> None:
         """Mark what a hint may affect; a lapse is reported (called on the watch thread)."""

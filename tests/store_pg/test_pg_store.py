@@ -17,10 +17,12 @@ from pg_server import PgServer
 
 from handoff_gate.cli.main import main
 from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.store.base import Change, WatchLapse
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.store.pg_connect import StoreUnavailable
-from handoff_gate.gates.store.postgres import PostgresStore, StoreRefused, _names_run
+from handoff_gate.gates.store.pg_hints import RunWakes, hint_for
+from handoff_gate.gates.store.postgres import PostgresStore, StoreRefused
 from handoff_gate.gates.store.postgres_schema import (
     LATEST,
     REVIEWER_ROLE,
@@ -107,12 +109,18 @@ def test_a_reviewer_cannot_submit(pg_server: PgServer, schema_db: psycopg.Connec
 def test_a_waiter_wakes_for_a_change_made_between_two_waits(
     pg_url: str, schema_db: psycopg.Connection[Any]
 ) -> None:
+    woken = threading.Semaphore(0)
     with PostgresStore(pg_url) as waiter, PostgresStore(pg_url) as writer:
-        waiter.wait_for_change("run-1", BOUND)  # returns at once: listening just began
-        hid = writer.add_handoff("run-1", "plan", lambda seq, hid: b"{}").id
-        waiter.wait_for_change("run-1", BOUND)  # the handoff's notice, queued meanwhile
-        writer.create_decision("run-1", hid, None, b"{}", {"event": "decision_written"})
-        waiter.wait_for_change("run-1", BOUND)
+        wakes = waiter.subscribe("run-1", "0001-plan", woken.release, signed=False)
+        try:
+            assert wakes.rearm() and not wakes.rearm()
+            assert woken.acquire(timeout=BOUND)  # at once: listening just began
+            hid = writer.add_handoff("run-1", "plan", lambda seq, hid: b"{}").id
+            assert woken.acquire(timeout=BOUND)  # the handoff's notice
+            writer.create_decision("run-1", hid, None, b"{}", {"event": "decision_written"})
+            assert woken.acquire(timeout=BOUND)
+        finally:
+            wakes.close()
         assert list(waiter.decision_records("run-1", hid)) == [None]
 
 
@@ -151,10 +159,15 @@ def test_numbers_past_9999_keep_growing(pg_url: str, schema_db: psycopg.Connecti
 
 
 def test_a_notice_wakes_only_waiters_of_its_run_unless_it_is_unreadable() -> None:
-    assert _names_run('{"run": "run-1", "handoff": "0001-plan"}', "run-1")
-    assert not _names_run('{"run": "run-2", "handoff": "0001-plan"}', "run-1")
-    assert _names_run("not json", "run-1")  # re-reading costs less than missing a change
-    assert _names_run("[1]", "run-1")
+    woken: list[str] = []
+    wakes = RunWakes("postgresql://nowhere/db", "run-1", lambda: woken.append("woken"))
+    for payload in ['{"run": "run-1", "handoff": "0001-plan"}', '{"run": "run-2"}', "no", "[1]"]:
+        wakes._hinted(hint_for(payload))  # re-reading costs less than missing a change
+    wakes._hinted(WatchLapse("store connection lost"))  # its own read then fails, retried
+    assert len(woken) == 4
+    wakes.close()
+    wakes._hinted(Change())
+    assert len(woken) == 4
 
 
 def test_an_append_overtaken_by_a_writer_holding_the_lock_waits_and_chains_after_it(
@@ -202,7 +215,7 @@ def test_a_waiting_store_reads_ahead_with_the_decisions_and_still_reads_right(
     url = schema_db.info.dsn
     with PostgresStore(url) as waiter, PostgresStore(url) as writer:
         hid = writer.add_handoff("run-1", "plan", lambda seq, hid: b'{"x": 1}').id
-        waiter.wait_for_change("run-1", BOUND)  # returns at once: listening just began
+        waiter.subscribe("run-1", hid, lambda: None, signed=True).close()  # it waits now
         assert waiter.decision_records("run-1", hid) == {}
         writer.create_decision("run-1", hid, "bob", b"{}", event)
         writer.create_decision("run-1", hid, "alice", b"[]", event)

@@ -7,9 +7,11 @@ not loopback without ``--allow-remote``. Then the server prints the address to o
 with its token, on stdout, and serves until SIGINT or SIGTERM, which end every tab's
 app process before it exits 0.
 
-Each tab runs ``handoff-gate watch`` with the reviewer, key, policy and contracts the
-server was started with; the store's URL goes to it in its environment, never on a
-command line another account could read.
+Each tab runs ``handoff-gate watch`` with the options the server resolved (the
+reviewer, key, policy and contracts it checked), spelt by ``watch``'s own parser; the
+store's URL goes to it in its environment, never on a command line another account
+could read. The tabs' errors go to stderr (``web_review.AppProcess``): stdout holds the
+address only.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import io
 import os
 import sys
 from contextlib import AbstractContextManager, nullcontext
@@ -32,7 +33,6 @@ from handoff_gate.gates.decide.deciding_as import header_name
 from handoff_gate.gates.decide.reviewer import default_reviewer
 from handoff_gate.gates.store.select import StoreURLError, listed_store
 from handoff_gate.gates.vocab.environment import SCHEMAS_ENV, STORE_ENV
-from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.integrations.web_access import (
     Access,
     TokenError,
@@ -98,27 +98,24 @@ def _serve(
         limits=Limits(sessions=args.max_sessions, idle_s=args.idle_timeout),
         public_url=public,
         report=_say,
+        errors=sys.stderr,
     )
 
     def ready(port: int) -> None:
         host = f"[{args.host}]" if ":" in args.host else args.host
         print(access.url(public or f"http://{host}:{port}"), flush=True)
-        sys.stdout = _AppErrors()
         _say(
             f"{'reviewing' if args.read_only else 'deciding'} as "
             f"{server.identity.reviewer} on {host}:{port}; at most {args.max_sessions} "
             f"sessions, each ended after {args.idle_timeout:g} s idle; Ctrl+C stops"
         )
 
-    stdout = sys.stdout
     try:
         with _announcing(store, targets, checked, policy, public):
             asyncio.run(serve_until_stopped(server, args.host, args.port, ready))
     except OSError as exc:
         why = os.strerror(exc.errno) if exc.errno else str(exc)
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {why}") from exc
-    finally:
-        sys.stdout = stdout
     return 0
 
 
@@ -141,18 +138,6 @@ def _announcing(
         return checked if checked is not None else registry("", policy)
 
     return Announcer(store, targets, contracts, policy=policy, link=public, warn=_say)
-
-
-class _AppErrors(io.TextIOBase):
-    """stdout once the address is printed: textual-serve copies an app's stderr there,
-    and an app's error may quote a payload, so it goes to stderr, escapes made visible."""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        sys.stderr.write(visible(text))
-        return len(text)
 
 
 def _check_contracts(schemas: str | None, policy: Policy | None) -> Registry | None:
@@ -206,17 +191,25 @@ def _token(path: str | None) -> str:
 
 
 def _app_command(args: argparse.Namespace, reviewer: str) -> list[str]:
-    """``handoff-gate watch`` as this server was asked to review, for each tab."""
+    """``handoff-gate watch`` for each tab: every option of ``watch`` this server shares
+    (the same ``dest``), as resolved here (paths absolute, the reviewer named), spelt by
+    ``watch``'s own parser. ``--notify-url`` is the server's alone: it tells once."""
+    from handoff_gate.cli.main import build_parser
+
+    resolved = {
+        **vars(args),
+        "root": str(Path(args.root).absolute()) if args.root else None,
+        "reviewer": reviewer,
+        "key": args.key and str(args.key.path.absolute()),
+        "policy": args.policy and str(args.policy.path.absolute()),
+        "notify_url": None,
+    }
+    (commands,) = (a.choices for a in build_parser("watch")._actions if isinstance(a.choices, dict))
     argv = [sys.executable, "-m", "handoff_gate", "watch"]
-    if args.root:
-        argv.append(str(Path(args.root).absolute()))
-    argv += ["--reviewer", reviewer, "--show", args.show]
-    if args.read_only:
-        argv.append("--read-only")
-    if args.key is not None:
-        argv += ["--key", str(args.key.path.absolute())]
-    if args.policy is not None:
-        argv += ["--policy", str(args.policy.path.absolute())]
-    if args.schemas is not None:
-        argv += ["--schemas", args.schemas]
+    for action in commands["watch"]._actions:
+        value = resolved.get(action.dest)
+        if value is True:
+            argv.append(action.option_strings[0])
+        elif isinstance(value, str):
+            argv += [*action.option_strings[:1], value]
     return argv

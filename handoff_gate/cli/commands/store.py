@@ -23,15 +23,14 @@ from handoff_gate.gates.store.postgres_schema import (
     SchemaTooNew,
     init_schema,
 )
+from handoff_gate.gates.store.select import POSTGRES, scheme_of
 from handoff_gate.gates.vocab.environment import STORE_ENV
-
-_SCHEMES = ("postgresql://", "postgres://")
 
 
 def run(args: argparse.Namespace) -> int:
     """Apply the missing migrations (and roles) and say which version the schema is at."""
     url = getattr(args, "store", None) or os.environ.get(STORE_ENV, "")
-    if not url.startswith(_SCHEMES):
+    if scheme_of(url) not in POSTGRES:
         raise UsageError(f"store init needs a postgresql:// URL in --store or {STORE_ENV}")
     try:
         with connect(url) as conn:

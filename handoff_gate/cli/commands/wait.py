@@ -47,7 +47,7 @@ from handoff_gate.gates.audit.decision_record import DecisionCorrupt
 from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.deliver.waiting import wait_after
 from handoff_gate.gates.standing.quorum import no_policy_warning
-from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.base import FolderMechanics, RunStore
 from handoff_gate.gates.view.delivery import delivered_text, payload_text
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _veto_check(where: RunStore, run: str, *, strict: bool) -> None:
     """Say once (``--strict``: exit 2) when this account could remove a signed reject."""
-    exposed = where.veto_exposure(run)
+    exposed = where.veto_exposure(run) if isinstance(where, FolderMechanics) else None
     if exposed is None:
         return
     message = veto_warning(exposed)

@@ -47,7 +47,7 @@ from handoff_gate.gates.contracts.json_schema import (
     read_json_schema,
     schema_sha256,
 )
-from handoff_gate.gates.store.base import RunReplaced, RunStore
+from handoff_gate.gates.store.base import FolderMechanics, RunReplaced, RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
 from handoff_gate.gates.trust.ed25519 import verify
 from handoff_gate.gates.trust.sshsig import SignatureError
@@ -327,7 +327,8 @@ def verify_run(
     check.decisions(ids)
     check.problems += delivery_problems(store, key, ids, check.events(Event.WAIT_RETURNED))
     try:
-        store.run_identity(key)
+        if isinstance(store, FolderMechanics):
+            store.run_identity(key)
     except RunReplaced as exc:  # a link an agent may have pointed at an old approved copy
         problems.append(str(exc))
     return problems + check.problems

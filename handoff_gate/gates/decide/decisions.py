@@ -49,7 +49,7 @@ from handoff_gate.gates.standing.ending import deadline, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.standing.quorum import settle
 from handoff_gate.gates.standing.report_in_run import append_only_fields, inspect_in_run
-from handoff_gate.gates.store.base import DecisionExists, RunStore, has_handoff
+from handoff_gate.gates.store.base import DecisionExists, FolderMechanics, RunStore, has_handoff
 from handoff_gate.gates.store.log_lines import last_line
 from handoff_gate.gates.submit.placement import producer_bytes_sha256, verified_producer
 from handoff_gate.gates.trust.sshsig import SignatureError, SigningError
@@ -469,8 +469,9 @@ def _existing(
     A signed slot (``principal`` under a ``policy``) holds a decision only if the record
     there is that principal's, signed by a key the policy lists for it now. Anything else
     an agent may have planted there (junk bytes, a FIFO, a directory, a symlink, another
-    principal's record) is set aside (``RunStore.set_aside_decision``), so it never keeps
-    a reviewer's decision, a veto above all, from being recorded.
+    principal's record) is set aside in a run folder (``FolderMechanics``; a database's
+    slots only reviewers write), so it never keeps a reviewer's decision, a veto above
+    all, from being recorded.
     """
     try:
         data = store.decision_records(run, handoff_id).get(principal)
@@ -486,6 +487,8 @@ def _existing(
         found = _valid_record(data, store.run_name(run), handoff_id, principal, policy)
         if found is not None:
             return describe(found)
+        if not isinstance(store, FolderMechanics):
+            return None
         if store.set_aside_decision(run, handoff_id, principal):
             _log_set_aside(store, run, handoff_id, principal)
         return None

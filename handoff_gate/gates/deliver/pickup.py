@@ -25,7 +25,13 @@ from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.standing.ending import decided_late, ending, stored_deadline
 from handoff_gate.gates.standing.quorum import Settlement, record_refusals, settle
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
-from handoff_gate.gates.store.base import DeliveryExists, RunReplaced, RunStore, has_handoff
+from handoff_gate.gates.store.base import (
+    DeliveryExists,
+    FolderMechanics,
+    RunReplaced,
+    RunStore,
+    has_handoff,
+)
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.report import Report
@@ -156,9 +162,10 @@ class Pickup:
         self.expected_sha256 = expected_sha256
         self.redeliver = redeliver
         self._looked = False
-        #: The run as it was when the wait started: a copy, a link or another folder
-        #: put at its address later is never looked at (``RunStore.run_identity``).
-        self.identity = self.store.run_identity(self.run)
+        #: A run folder as it was when the wait started: a copy, a link or another
+        #: folder put at its address later is never looked at (``FolderMechanics``).
+        self.folder = store if isinstance(store, FolderMechanics) else None
+        self.identity = "" if self.folder is None else self.folder.run_identity(self.run)
         #: Read once: a wait looks again and again, and the envelope is append-only.
         self.expires_at = stored_deadline(store, self.run, self.handoff_id, policy)
 
@@ -180,7 +187,7 @@ class Pickup:
         with its reason; the deadline (judged by this clock) ends it while undecided, or
         when an approval is dated after it.
         """
-        if self.store.run_identity(self.run) != self.identity:
+        if self.folder is not None and self.folder.run_identity(self.run) != self.identity:
             raise RunReplaced(
                 f"{self.run} is no longer the run this wait started on (moved, or another "
                 "folder or a link put in its place); nothing delivered"

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
-from handoff_gate.gates.store.base import RunStore, StoreUnavailable, Subscription
+from handoff_gate.gates.store.base import RunStore, StoreUnavailable, Subscription, watchable
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
 
@@ -98,7 +98,7 @@ class Waiter:
     def _subscribed(self) -> Subscription:
         """The store's wake-ups for this wait, asked for on the first use."""
         if self.subscription is None:
-            self.subscription = self.store.subscribe(
+            self.subscription = watchable(self.store).subscribe(
                 self.pickup.run,
                 self.pickup.handoff_id,
                 self.wake,

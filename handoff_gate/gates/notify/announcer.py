@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.notify.announcement import Waiting, announcement, waiting
 from handoff_gate.gates.standing.standing import standing
-from handoff_gate.gates.store.base import Change, RunStore, WatchLapse
+from handoff_gate.gates.store.base import Change, RunStore, WatchLapse, watchable
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.safe_text import os_reason
 from handoff_gate.gates.vocab.states import NEEDS_PERSON
@@ -166,7 +166,7 @@ class Announcer:
             return
         while not self._stop.is_set():
             try:
-                self.store.watch(self._hinted, self._stop, poll=self.poll)
+                watchable(self.store).watch(self._hinted, self._stop, poll=self.poll)
             except Exception as exc:  # the store's or its driver's: say it, watch again
                 self._warned(f"notifications: watching the store failed: {os_reason(exc)}")
             self._stop.wait(RETRY_S)

@@ -63,10 +63,29 @@ class AutoRule:
     #: Argument name -> glob over that argument's string value.
     args: Mapping[str, str] = field(default_factory=_empty, hash=False)
 
+    def __post_init__(self) -> None:
+        # A rule is a value: a dict handed in stays the caller's, never the rule's.
+        object.__setattr__(self, "args", MappingProxyType(dict(self.args)))
+        object.__setattr__(self, "argv", tuple(self.argv))
+
     @property
     def decided_by(self) -> str:
         """How records and screens name who decided: ``rule read-only git``."""
         return f"rule {self.name}"
+
+    def describe(self) -> str:
+        """One line saying what the rule decides, for ``handoff-gate policy`` to print
+        (plain text: the caller makes it safe for a terminal)."""
+        verb = "approves" if self.decide is Action.APPROVE else "rejects"
+        what = f"{self.tool} calls" if self.tool is not None else f"{self.phase} handoffs"
+        if self.agent is not None:
+            what += f" by {self.agent}"
+        if self.argv:
+            inside = "is one simple command" if self.decide is Action.APPROVE else "runs"
+            what += f" whose command {inside} starting {json.dumps(list(self.argv))}"
+        for name, glob in self.args.items():
+            what += f", {json.dumps(name)} matching {json.dumps(glob)}"
+        return f"rule {json.dumps(self.name)} {verb} {what}"
 
     def to_toml(self) -> str:
         """The ``[[auto]]`` table that ``parse_auto`` reads back as this rule."""

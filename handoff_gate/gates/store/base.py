@@ -1,4 +1,4 @@
-"""``RunStore``: the one interface through which a run's records are read and written.
+"""The store seam by capability: ``RunStore``, what every store does, and two capabilities.
 
 A run holds handoffs (written once, numbered in order), decisions (at most one per
 principal per handoff, created exclusively) and a hash-chained audit log. The filesystem
@@ -13,26 +13,20 @@ guarantees, so everything above this seam (submit, decide, wait, audit) is writt
 
 A run is addressed by a string: a folder under the store's root for the filesystem
 store, a run id for a database. Every id is checked against ``vocab.ids`` before a store
-sees it.
+sees it. A store object is for one thread; ``copy`` gives another thread its own, and
+``close`` releases what it holds.
 
-Everything else that depends on where runs live is a method here too, so no code above
-the seam asks which store it has: the name records carry for a run (``run_name``),
-listing runs, the decided handoffs (``decided_ids``: where append-only checks look
-for their baseline), the digest of a handoff too big to read, the waiter records reviewers see,
-and the wake-ups a blocked wait sleeps on (``subscribe``). A store object is for one
-thread; ``copy`` gives another thread its own, and ``close`` releases what it holds.
-
-A front end that shows every run (the TUI) asks three things, the same of every store:
-``runs`` and ``listing`` (each handoff with a cheap change ``Stamp``, so one unchanged
-since the last look is not read again), ``waiters``, and ``watch``: one subscription for
-the whole store whose ``Change`` hints name what to list again.
+What not every store needs is a capability callers test for with ``isinstance``, never
+by asking which store they have: ``Watchable`` (change hints for a front end, a blocked
+wait's wake-ups) and ``FolderMechanics`` (what only a run folder the pipeline's account
+can write needs), which a database does not implement rather than answer constants.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from handoff_gate.gates.store.durable import OversizeError
 
@@ -194,25 +188,6 @@ class RunStore(Protocol):
         watcher to report. An id that is not a handoff id is simply not there."""
         ...
 
-    def watch(
-        self,
-        on_change: Callable[[Change | WatchLapse], None],
-        stop: threading.Event,
-        *,
-        poll: bool = False,
-    ) -> None:
-        """Call ``on_change`` with hints of what changed anywhere in the store, until
-        ``stop`` is set; blocks, so give it a thread of its own.
-
-        It sends ``Change()`` first, once watching is (about to be) in place, and again
-        whenever it resumes after a ``WatchLapse``: list after that and nothing is missed.
-        It watches with resources of its own (a filesystem watcher over the root; a
-        database connection that LISTENs), never the store object's. ``poll``: do not
-        rely on change events (a network filesystem delivers none). ``on_change`` runs
-        on the watching thread: keep it quick.
-        """
-        ...
-
     def exists(self, run: str) -> bool:
         """Whether ``run`` holds any records."""
         ...
@@ -288,30 +263,10 @@ class RunStore(Protocol):
         """Every decision record of a handoff, by principal (``None``: unsigned)."""
         ...
 
-    def run_identity(self, run: str) -> str:
-        """What makes ``run`` this run and not another put at its address: a run
-        folder's device and inode (``RunReplaced`` when the path itself is a symlink,
-        which an agent could re-point), a database run's id. A wait takes it when it
-        starts and stops without delivering if it changes."""
-        ...
-
     def decided_ids(self, run: str) -> list[str]:
         """The ids of ``run``'s handoffs that have any decision record, in sequence order:
         where an append-only baseline (an approved handoff) can be, found from the
         decisions themselves, never from an index the pipeline writes."""
-        ...
-
-    def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
-        """Move what holds ``principal``'s slot out of the way (``decide`` asks only when
-        it is not a valid record of that principal), so the principal's own decision can
-        be recorded; ``True`` when something was moved. A store whose slots only its
-        reviewers can write has nothing to move (``False``)."""
-        ...
-
-    def veto_exposure(self, run: str) -> str | None:
-        """Why the account asking could remove a reviewer's decision record of ``run``
-        (a same-account run folder), or ``None`` when it cannot (the separated layout of
-        ``separate``; a database, whose pipeline role cannot touch decisions)."""
         ...
 
     def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:
@@ -361,23 +316,6 @@ class RunStore(Protocol):
         planted log never holds it whole (``log_lines`` cuts them into lines)."""
         ...
 
-    def subscribe(
-        self,
-        run: str,
-        handoff_id: str,
-        wake: Callable[[], None],
-        *,
-        signed: bool,
-        poll: bool = False,
-    ) -> Subscription:
-        """Wake-ups for a wait on one handoff; nothing is watched before ``rearm``.
-
-        ``signed``: the wait counts signed records (one per principal). ``poll``: do
-        not rely on change events (a network filesystem delivers none). ``wake`` must be
-        quick and thread-safe (``threading.Event.set``, ``loop.call_soon_threadsafe``).
-        """
-        ...
-
     def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:
         """Record, for as long as the ``with`` lasts, that this process waits on the
         handoff since ``started`` (where the store can: ``waiters`` then finds it)."""
@@ -398,6 +336,83 @@ class RunStore(Protocol):
     def close(self) -> None:
         """Release connections; the next call opens what it needs again."""
         ...
+
+
+@runtime_checkable
+class Watchable(Protocol):
+    """A store that can say what changed: ``watch`` for a front end showing every run,
+    ``subscribe`` for a wait blocked on one handoff. Hints only: the caller lists or
+    reads again after each."""
+
+    def watch(
+        self,
+        on_change: Callable[[Change | WatchLapse], None],
+        stop: threading.Event,
+        *,
+        poll: bool = False,
+    ) -> None:
+        """Call ``on_change`` with hints of what changed anywhere in the store, until
+        ``stop`` is set; blocks, so give it a thread of its own.
+
+        It sends ``Change()`` first, once watching is (about to be) in place, and again
+        whenever it resumes after a ``WatchLapse``: list after that and nothing is missed.
+        It watches with resources of its own (a filesystem watcher over the root; a
+        database connection that LISTENs), never the store object's. ``poll``: do not
+        rely on change events (a network filesystem delivers none). ``on_change`` runs
+        on the watching thread: keep it quick.
+        """
+        ...
+
+    def subscribe(
+        self,
+        run: str,
+        handoff_id: str,
+        wake: Callable[[], None],
+        *,
+        signed: bool,
+        poll: bool = False,
+    ) -> Subscription:
+        """Wake-ups for a wait on one handoff; nothing is watched before ``rearm``.
+
+        ``signed``: the wait counts signed records (one per principal). ``poll``: do
+        not rely on change events (a network filesystem delivers none). ``wake`` must be
+        quick and thread-safe (``threading.Event.set``, ``loop.call_soon_threadsafe``).
+        """
+        ...
+
+
+@runtime_checkable
+class FolderMechanics(Protocol):
+    """What only a run folder needs: the pipeline's own account can write it, so it can
+    remove a veto, plant a record in a reviewer's slot, or put another folder (or a
+    link) at the run's address; a database's roles rule all three out."""
+
+    def run_identity(self, run: str) -> str:
+        """What makes ``run`` this folder and not another put at its address: its
+        device and inode (``RunReplaced`` when the path itself is a symlink, which an
+        agent could re-point). A wait takes it when it starts and stops without
+        delivering if it changes; ``audit --verify`` reports a linked run."""
+        ...
+
+    def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
+        """Move what holds ``principal``'s slot out of the way (``decide`` asks only when
+        it is not a valid record of that principal), so the principal's own decision can
+        be recorded; ``True`` when something was moved."""
+        ...
+
+    def veto_exposure(self, run: str) -> str | None:
+        """Why the account asking could remove a reviewer's decision record of ``run``
+        (a same-account run folder), or ``None`` when it cannot (the separated layout of
+        ``FilesystemStore.separate``)."""
+        ...
+
+
+def watchable(store: RunStore) -> Watchable:
+    """``store`` as a ``Watchable``; ``StoreError`` (one line) for one that cannot be:
+    a wait or a screen that would never hear of a change must not start."""
+    if isinstance(store, Watchable):
+        return store
+    raise StoreError(f"{store.label()} cannot be watched for changes")
 
 
 def has_handoff(store: RunStore, run: str, handoff_id: str) -> bool:

@@ -1,4 +1,4 @@
-"""``PostgresStore.watch``: LISTEN on a connection of its own, turned into hints.
+"""``PostgresStore.watch`` and ``subscribe``: LISTEN on a connection of its own, as hints.
 
 The insert triggers notify on ``CHANNEL`` with the run and handoff they touched
 (``postgres_schema``); each notice becomes a ``Change`` for that handoff. The payload is
@@ -6,6 +6,8 @@ server text, so it is checked, never trusted: anything that does not name a vali
 and handoff becomes ``Change()`` (look at everything). Every (re)connection sends
 ``Change()`` too: a change made while nobody listened sent no notice that could still
 arrive. A lost connection is a ``WatchLapse``, said once per loss, and is retried.
+A blocked wait's wake-ups (``RunWakes``) are the same hints, those that may concern
+its run; a lapse wakes it too, and its own read then fails and is retried by the wait.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ LISTEN_TICK_S = 0.2
 MAX_BACKOFF_S = 1.0
 #: How long to wait before trying again after the server could not be reached at all.
 RETRY_S = 2.0
+#: Name prefix of a wait's listener threads, so a test or an operator can count them.
+THREAD_PREFIX = "handoff-gate-listen"
 
 OnChange = Callable[[Change | WatchLapse], None]
 
@@ -75,3 +79,36 @@ def _listen(url: str, on_change: OnChange, stop: threading.Event) -> None:
                 on_change(hint_for(event.payload))
     finally:
         events.close()
+
+
+class RunWakes:
+    """``Subscription`` for a database run: ``watch_store`` on a thread of its own, started
+    by the first ``rearm``, calling ``wake`` for each hint that may be about ``run``."""
+
+    def __init__(self, url: str, run: str, wake: Callable[[], None]) -> None:
+        self._url = url
+        self._run = run
+        self._wake = wake
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def rearm(self) -> bool:
+        if self._thread is not None:
+            return False
+        self._thread = threading.Thread(
+            target=watch_store,
+            args=(self._url, self._hinted, self._stop),
+            name=f"{THREAD_PREFIX}:{self._run}",
+            daemon=True,
+        )
+        self._thread.start()
+        return True
+
+    def close(self) -> None:
+        self._stop.set()
+
+    def _hinted(self, change: Change | WatchLapse) -> None:
+        """A notice about another run is not this wait's; a closed wait is woken no more."""
+        about = isinstance(change, WatchLapse) or change.run in (None, self._run)
+        if about and not self._stop.is_set():
+            self._wake()

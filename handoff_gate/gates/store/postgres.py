@@ -7,9 +7,9 @@ is inserted in the same transaction as its audit event; events are chained with
 ``log_chain`` under the same lock, so ``audit.verify_chain`` reads both stores alike.
 
 A run is a run id (``RUN_ID_PATTERN``), not a path. Each store object holds one lazily
-opened connection for reads and writes and, once it is asked to ``wait_for_change``, one
-more that LISTENs; a store object is for one thread (a blocked wait's wake-ups come from
-a thread with a store object of its own, ``pg_watch``). A connection found dead is
+opened connection for reads and writes; a store object is for one thread (``watch`` and
+a blocked wait's wake-ups LISTEN on connections of their own, ``pg_hints``). A
+connection found dead is
 reopened for the next call: reads are retried once at once, writes only when they failed
 before anything was sent inside their transaction (otherwise their outcome is unknown
 and the caller is told so). A store that a wait subscribed through reads a decided
@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
-import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -49,19 +47,9 @@ from handoff_gate.gates.store.base import (
 from handoff_gate.gates.store.durable import OversizeError
 from handoff_gate.gates.store.lock_bound import LockTimeout, deadline_left, gave_up, lock_timeout
 from handoff_gate.gates.store.log_chain import chained_line
-from handoff_gate.gates.store.pg_connect import (
-    ListenEvent,
-    Notification,
-    Reconnected,
-    StoreUnavailable,
-    connect,
-    listen,
-    one_line,
-)
-from handoff_gate.gates.store.pg_hints import watch_store
-from handoff_gate.gates.store.pg_watch import ListenWatch
+from handoff_gate.gates.store.pg_connect import StoreUnavailable, connect, one_line
+from handoff_gate.gates.store.pg_hints import RunWakes, watch_store
 from handoff_gate.gates.store.postgres_schema import (
-    CHANNEL,
     LIVE_WAITERS,
     hold_waiter,
     insert_event,
@@ -80,11 +68,6 @@ if TYPE_CHECKING:
 #: that the UNIQUE constraint covers it (NULLs never collide); no principal name can be
 #: this, since principals start with a letter or digit.
 UNSIGNED = "(unsigned)"
-#: How long one LISTEN poll blocks: the most ``wait_for_change`` overruns its timeout by
-#: while connected.
-_TICK = 0.1
-#: Longest pause between reconnect attempts of the listening connection.
-_MAX_BACKOFF = 1.0
 #: How often ``append_event`` chains its line again after another writer appended first,
 #: before it reads and inserts under the run's lock throughout (which cannot race).
 _APPEND_TRIES = 3
@@ -169,15 +152,6 @@ def _next_line(
     return number + 1, line, record
 
 
-def _names_run(payload: str, run: str) -> bool:
-    """Whether a notification payload (server text: untrusted) is about ``run``."""
-    try:
-        value = json.loads(payload)
-    except ValueError:
-        return True  # unreadable hint: let the caller re-query rather than miss a change
-    return not isinstance(value, dict) or value.get("run") == run
-
-
 def _millis(seconds: float) -> str:
     """A bound as PostgreSQL's ``lock_timeout`` takes it (never 0, which means none)."""
     return f"{max(1, round(seconds * 1000))}ms"
@@ -192,7 +166,6 @@ class PostgresStore:
         self.url = url
         self._timeout = connect_timeout
         self._db: Conn | None = None
-        self._events: Iterator[ListenEvent] | None = None
         self._ahead: _ReadAhead | None = None
         #: Whether a wait subscribed through this store: its reads of decisions then
         #: bring what the wait reads next (``_DECIDED``).
@@ -205,12 +178,7 @@ class PostgresStore:
         self.close()
 
     def close(self) -> None:
-        """Close both connections; the next call opens what it needs again."""
-        if self._events is not None:
-            events, self._events = self._events, None
-            close = getattr(events, "close", None)
-            if close is not None:
-                close()
+        """Close the connection; the next call opens it again."""
         if self._db is not None:
             db, self._db = self._db, None
             db.close()
@@ -473,11 +441,6 @@ class PostgresStore:
         except errors.ForeignKeyViolation:
             raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
 
-    def run_identity(self, run: str) -> str:
-        """The run id: a database run cannot be swapped under its name by the pipeline
-        role, which may not update or delete a run row."""
-        return validate_run_id(run)
-
     def decided_ids(self, run: str) -> list[str]:
         """The handoffs of ``run`` with a decision row, in sequence order."""
         validate_run_id(run)
@@ -487,16 +450,6 @@ class PostgresStore:
             (run,),
         )
         return [str(row[0]) for row in rows]
-
-    def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
-        """Nothing to move: only the reviewer role inserts decisions, so a slot holds
-        what a reviewer wrote, and the decide that finds it is refused."""
-        return False
-
-    def veto_exposure(self, run: str) -> str | None:
-        """``None``: the pipeline role may read decisions but not delete or replace them
-        (``store init --roles``)."""
-        return None
 
     def create_withdrawal(
         self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
@@ -558,7 +511,7 @@ class PostgresStore:
         return bytes(rows[0][0]) if rows else None
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
-        """Every record, by principal. A store that waits (``wait_for_change``) reads
+        """Every record, by principal. A store a wait subscribed through reads
         ahead in the same round trip once a decision exists (``_DECIDED``): the handoff's
         bytes for the next ``handoff_bytes`` of it, and the run's last audit line for the
         next ``append_event``'s first try, which its insert checks. Each is used once."""
@@ -712,12 +665,12 @@ class PostgresStore:
         signed: bool,
         poll: bool = False,
     ) -> Subscription:
-        """A listener thread with its own store object (``pg_watch``); ``signed`` and
-        ``poll`` change nothing here: every notice about the run wakes the waiter."""
+        """The LISTEN ``watch`` uses, on a thread of its own (``pg_hints.RunWakes``);
+        ``signed`` and ``poll`` change nothing here: every notice about the run wakes."""
         validate_run_id(run)
         validate_id(handoff_id)
         self._waited = True
-        return ListenWatch(self.copy, run, wake)
+        return RunWakes(self.url, run, wake)
 
     def listing(self, run: str, handoff_ids: Collection[str] | None = None) -> list[ListedHandoff]:
         """One query, reading no handoff's bytes (``_LISTING``)."""
@@ -789,34 +742,3 @@ class PostgresStore:
         for handoff_id, pid, started in self._read(LIVE_WAITERS, {"run": run, "ids": ids}):
             found.setdefault(handoff_id, []).append(WaiterRecord(int(pid), started or "unknown"))
         return {handoff_id: tuple(records) for handoff_id, records in found.items()}
-
-    def wait_for_change(self, run: str, timeout: float) -> bool:
-        """Block until a handoff or decision of ``run`` may have changed (``True``), or
-        ``timeout`` passes (``False``).
-
-        A notification is only a hint: re-read after this returns. It returns at once
-        when listening (re)starts, since a change made while not listening sent no hint
-        that could still arrive; so the first call returns straight away, and the loop
-        ``while not done(): wait_for_change(...)`` misses nothing. While the server is
-        unreachable it retries with backoff, overrunning ``timeout`` by at most one
-        connection attempt. ``StoreUnavailable`` if the server cannot be reached at all.
-        """
-        validate_run_id(run)
-        deadline = time.monotonic() + timeout
-        if self._events is None:
-            self._connection()
-            self._events = listen(
-                self.url, CHANNEL, timeout=_TICK, max_backoff=_MAX_BACKOFF, announce=True
-            )
-        while True:
-            try:
-                event = next(self._events)
-            except BaseException:
-                self._events = None
-                raise
-            if isinstance(event, Reconnected):
-                return True
-            if isinstance(event, Notification) and _names_run(event.payload, run):
-                return True
-            if time.monotonic() >= deadline:
-                return False

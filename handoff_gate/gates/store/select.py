@@ -1,23 +1,23 @@
 """Which store a command or a pipeline talks to: a URL, or the filesystem by default.
 
-``HANDOFF_GATE_STORE`` (or the CLI's ``--store``) names a PostgreSQL database with a
-``postgresql://`` URL; unset, runs are directories, exactly as without a database. The
-database driver is loaded only when a URL asks for it, so filesystem users never pay
-for it. Nothing here reads the environment: a ``Gate`` (or the CLI's parser) does, once.
+``HANDOFF_GATE_STORE`` (or the CLI's ``--store``) names a store by a URL whose scheme is
+in ``STORES``, the one table of stores by URL; unset, runs are directories. A store's
+code (and its driver) is imported only when a URL of its scheme is opened, so filesystem
+users never pay for it. Nothing here reads the environment: a ``Gate`` (or the CLI's
+parser) does, once.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.vocab.extras import needs_extra
 
-#: URL schemes naming a PostgreSQL database (libpq accepts both).
-_SCHEMES = ("postgresql://", "postgres://")
 #: What an error may show of a refused URL: its scheme, never the rest (it may hold a password).
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,19})://")
 
@@ -26,18 +26,37 @@ class StoreURLError(ValueError):
     """A store URL this build cannot use."""
 
 
+def _postgres(url: str) -> RunStore:
+    # The driver boundary: psycopg loads only for a database URL (see architecture.md).
+    with needs_extra("postgres"):
+        from handoff_gate.gates.store.postgres import PostgresStore
+
+    return PostgresStore(url)
+
+
+#: The schemes naming a PostgreSQL database (libpq accepts both).
+POSTGRES = ("postgresql", "postgres")
+#: URL scheme -> what opens the store a URL of that scheme names.
+STORES: dict[str, Callable[[str], RunStore]] = dict.fromkeys(POSTGRES, _postgres)
+
+
+def scheme_of(spec: str) -> str | None:
+    """The scheme of a ``scheme://`` URL, as written (libpq's are lower-case only);
+    ``None`` for anything else."""
+    found = _SCHEME.match(spec)
+    return None if found is None else found.group(1)
+
+
 def store_for(url: str) -> RunStore:
     """The store ``url`` names (``--store``, ``HANDOFF_GATE_STORE``); empty: run folders
-    named by their paths."""
+    named by their paths. A URL of no scheme in ``STORES`` is one line naming those."""
     if not url:
         return FilesystemStore()
-    if url.startswith(_SCHEMES):
-        # The driver boundary: psycopg loads only for a database URL (see architecture.md).
-        with needs_extra("postgres"):
-            from handoff_gate.gates.store.postgres import PostgresStore
-
-        return PostgresStore(url)
-    raise StoreURLError(f"the store must be empty or a postgresql:// URL, not {_shown(url)}")
+    opener = STORES.get(scheme_of(url) or "")
+    if opener is None:
+        known = ", ".join(f"{scheme}://" for scheme in STORES)
+        raise StoreURLError(f"the store must be empty or a URL of {known}, not {_shown(url)}")
+    return opener(url)
 
 
 def listed_store(url: str, root: str | None, command: str) -> RunStore:
@@ -57,17 +76,15 @@ def listed_store(url: str, root: str | None, command: str) -> RunStore:
 
 
 def store_at(where: str | os.PathLike[str]) -> RunStore:
-    """The store a ``Gate`` is given: a ``postgresql://`` URL, or a folder of runs."""
+    """The store a ``Gate`` is given: a store URL, or a folder of runs."""
     spec = os.fspath(where)
-    if spec.startswith(_SCHEMES) or _SCHEME.match(spec):
-        return store_for(spec)
-    return FilesystemStore(spec)
+    return FilesystemStore(spec) if scheme_of(spec) is None else store_for(spec)
 
 
 def _shown(spec: str) -> str:
     """A refused store spec as an error may name it: a URL or a libpq ``key=value`` string
     can carry a password, so only a well-formed scheme is ever repeated."""
-    scheme = _SCHEME.match(spec)
+    scheme = scheme_of(spec)
     if scheme is None:
         return "this value (not shown: it may hold a password)"
-    return f"a {scheme.group(1)}:// URL"
+    return f"a {scheme}:// URL"
