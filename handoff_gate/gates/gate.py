@@ -532,11 +532,12 @@ class Gate:
         from pathlib import Path
 
         from handoff_gate.gates.stats.replay import replay
+        from handoff_gate.gates.trust.policy import Policy as Loaded
 
         if policy is None:
             policy = self.policy
-        elif not isinstance(policy, Policy):
-            policy = Policy.load(Path(policy))
+        elif not isinstance(policy, Loaded):
+            policy = Loaded.load(Path(policy))
         if rules is None:
             rules = policy.auto if policy is not None else ()
         return replay(
