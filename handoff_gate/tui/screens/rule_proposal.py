@@ -14,11 +14,13 @@ text: made safe (``render.safe``), never markup.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -37,11 +39,9 @@ from handoff_gate.tui.widgets.marked_button import MarkedButton
 
 if TYPE_CHECKING:
     from handoff_gate.gates.gate import Judged, Proposal, Replay
-    from handoff_gate.gates.setup import Setup
     from handoff_gate.tui.model import Entry
     from handoff_gate.tui.review_core import ReviewCore
 
-_T = TypeVar("_T")
 #: Past calls the verdict names one by one; the rest are counted.
 NAMED_CALLS = 8
 #: The longest run or reviewer name shown whole.
@@ -62,11 +62,11 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
         """``entry``: the handoff under the cursor (an approved tool call, or the screen
         closes saying why not); ``reviewer``: who the note says proposed it."""
         super().__init__()
-        self._setup = core.setup
+        #: A Gate for one piece of work off the UI thread (``gate_copy``).
+        self._gate: Callable[[], AbstractContextManager[Gate]] = partial(gate_copy, core)
         self._ref = entry.ref
         self._source = f"{entry.run} {entry.ref.id}"
         self._reviewer = core.reviewer or reviewer
-        self._beside = _beside_runs(core, entry)
         #: The rule and where it goes, once made from the call.
         self.proposal: Proposal | None = None
         #: The verdict once counted; ``y`` does nothing before (nothing unread is added).
@@ -95,11 +95,10 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
     @work(thread=True, exclusive=True, group="rule-proposal", name="rule-proposal")
     def _prepare(self) -> None:
         """Make the rule from the call, then replay it alone over the history."""
-        ref, beside = self._ref, self._beside
+        ref = self._ref
         try:
-            proposal = _with_gate(
-                self._setup, lambda gate: gate.propose_rule(ref.run, ref, beside=beside)
-            )
+            with self._gate() as gate:
+                proposal = gate.propose_rule(ref.run, ref, beside=beside_runs(gate, ref.run))
         except ValueError as exc:  # NoProposal: why, in a person's words
             told = Notice(f"No rule from this call: {safe(str(exc), 500)}.", "No rule", "warning")
             self.app.call_from_thread(self.dismiss, told)
@@ -111,7 +110,8 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
         self.app.call_from_thread(self._show_rule, proposal)
         rule = proposal.rule
         try:
-            found = _with_gate(self._setup, lambda gate: gate.replay(proposal.policy, rules=[rule]))
+            with self._gate() as gate:
+                found = gate.replay(proposal.policy, rules=[rule])
         except Exception as exc:  # a store that went away: said, and nothing is proposed
             failed = Text(f"the history cannot be replayed: {os_reason(exc)}", style="red")
             self.app.call_from_thread(self._show_verdict, failed, None)
@@ -146,7 +146,7 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
     @work(thread=True, exclusive=True, group="rule-proposal", name="rule-write")
     def _append(self, proposal: Proposal, verdict: Replay) -> None:
         text = note(self._source, self._reviewer, verdict, proposal.rule.name)
-        self.app.call_from_thread(self.dismiss, written(self._setup, proposal, text))
+        self.app.call_from_thread(self.dismiss, written(self._gate, proposal, text))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -158,20 +158,22 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
             self.action_cancel()
 
 
-def _beside_runs(core: ReviewCore, entry: Entry) -> Path | None:
-    """The folder the reviewed run is in, when the store keeps runs in folders."""
-    where = Path(core.store.run_label(entry.ref.run))
-    return where.parent if where.is_absolute() else None
-
-
-def _with_gate(setup: Setup, work: Callable[[Gate], _T]) -> _T:
-    """``work`` done with a Gate over a copy of the store (blocking: off the UI thread,
-    as the app's other readers use one), the copy closed after."""
-    store = setup.store.copy()
+@contextmanager
+def gate_copy(core: ReviewCore) -> Iterator[Gate]:
+    """A Gate on the app's configuration over a copy of its store, closed after (the
+    app's readers off the UI thread each use their own, as decisions do). The one
+    place this screen reaches into the core."""
+    store = core.store.copy()
     try:
-        return work(Gate(setup=replace(setup, store=store, owns_store=False)))
+        yield Gate(setup=replace(core.setup, store=store, owns_store=False))
     finally:
         store.close()
+
+
+def beside_runs(gate: Gate, run: str) -> Path | None:
+    """The folder ``run`` is in, when the store keeps runs in folders (else ``None``)."""
+    where = Path(gate.store.run_label(run))
+    return where.parent if where.is_absolute() else None
 
 
 def note(source: str, reviewer: str, verdict: Replay, name: str) -> str:
@@ -188,11 +190,14 @@ def note(source: str, reviewer: str, verdict: Replay, name: str) -> str:
     return "\n".join(lines)
 
 
-def written(setup: Setup, proposal: Proposal, text: str) -> Notice:
+def written(
+    gate_for: Callable[[], AbstractContextManager[Gate]], proposal: Proposal, text: str
+) -> Notice:
     """Append the proposal (blocking); what to tell the person either way."""
     where = safe(str(proposal.path), 500)
     try:
-        _with_gate(setup, lambda gate: gate.add_proposal(proposal, text))
+        with gate_for() as gate:
+            gate.add_proposal(proposal, text)
     except ValueError as exc:  # NoProposal: the policy's own file, or a link
         return Notice(f"Not written: {safe(str(exc), 500)}", "No rule", "error")
     except OSError as exc:
