@@ -172,5 +172,6 @@ def test_as_added_says_what_else_the_policy_needs(tmp_path: Path) -> None:
     assert all(r.auto for r in added.rules) and not any(r.auto for r in policy.rules)
     plan_only = signed_policy(tmp_path / "plan", phase="plan")
     _, missing = as_added(Policy.load(plan_only.policy), rule)
-    assert "no [[rule]] covers 'tool-call'" in missing
-    assert as_added(None, rule) == (None, "")
+    assert missing == "a [[rule]] for 'tool-call' saying auto = true must be added (none covers it)"
+    alone, needed = as_added(None, rule)
+    assert alone is None and needed.endswith("(there is no policy yet)")

@@ -50,8 +50,8 @@ class NoProposal(ValueError):
 @dataclass(frozen=True, slots=True)
 class Proposal:
     """The rule proposed, the file it would be appended to, the policy as it would be
-    with it (``None``: no policy; a rule then decides alone), and what else that policy
-    needs for the rule to count ("": nothing)."""
+    with it (``None``: there is none, and the rule is judged alone), and what else that
+    policy needs for the rule to count ("": nothing)."""
 
     rule: AutoRule
     path: Path
@@ -105,12 +105,15 @@ def rule_like(envelope: Envelope) -> AutoRule:
 def as_added(policy: Policy | None, rule: AutoRule) -> tuple[Policy | None, str]:
     """``policy`` as it would be with ``rule`` added (its ``[[rule]]`` for tool calls
     saying ``auto = true``, which an approve rule needs to count), and what else a person
-    must change for that ("": nothing). Without a policy a rule decides alone."""
+    must change for that ("": nothing). Without a policy the rule is judged alone, and
+    what is needed is a policy."""
     if policy is None:
-        return None, ""
+        needed = f"a policy must hold it, its [[rule]] for {TOOL_CALL_PHASE!r} saying auto = true"
+        return None, needed + " (there is no policy yet)"
     covering = policy.rule_for(TOOL_CALL_PHASE)
     if covering is None:
-        return policy, f"no [[rule]] covers {TOOL_CALL_PHASE!r}: add one saying auto = true"
+        needed = f"a [[rule]] for {TOOL_CALL_PHASE!r} saying auto = true must be added"
+        return policy, needed + " (none covers it)"
     added = replace(policy, auto=(*policy.auto, rule))
     if covering.auto:
         return added, ""

@@ -69,17 +69,6 @@ class Change(StrEnum):
 #: The changes, most dangerous first: the order ``replay`` lists them in.
 CHANGE_ORDER = (Change.APPROVES_A_REJECT, Change.BLOCKS_AN_APPROVAL, Change.NO_PERSON, Change.OTHER)
 
-#: States no decision settled (waiting, or ended without one, or decided on other bytes).
-_UNDECIDED = frozenset(
-    {
-        HandoffState.PENDING,
-        HandoffState.WITHDRAWN,
-        HandoffState.EXPIRED,
-        HandoffState.CHANGED,
-        HandoffState.UNUSABLE,
-    }
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Judged:
@@ -103,10 +92,6 @@ class Judged:
     @property
     def by_person(self) -> bool:
         return any(d.kind == "person" for d in self.by)
-
-    @property
-    def by_rule(self) -> bool:
-        return bool(self.by) and all(d.kind == "rule" for d in self.by)
 
     @property
     def change(self) -> Change | None:
