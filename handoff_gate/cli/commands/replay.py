@@ -19,7 +19,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import OK, UsageError, flat
-from handoff_gate.cli.inputs import listed, setup_from
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.states import HandoffState
 
@@ -60,7 +59,10 @@ def why_text(j: Judged) -> str:
 def gate_for(args: argparse.Namespace) -> Gate:
     """The Gate the arguments describe, owning its store (closed with it): every run
     under ROOT (or the ``--store``), ``--schemas`` loaded under the pins of the replayed
-    ``--policy``. (Once ``main`` makes every command's Gate, this goes.)"""
+    ``--policy``. Once ``main`` makes every command's Gate (``run(gate, args)``), this
+    goes; its helpers are imported here so that ``run`` does not depend on them."""
+    from handoff_gate.cli.inputs import listed, setup_from
+
     where = listed(args, "replay")
     try:
         return Gate(setup=replace(setup_from(args, where), owns_store=True))
