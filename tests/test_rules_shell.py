@@ -158,6 +158,10 @@ def test_approve_needs_a_string_command() -> None:
         "git status\nrm x",
         "rm x 'unterminated",
         "echo ${x:-$(rm x)}",
+        "r\\\nm x",
+        "'r'm x",
+        '"r"m x',
+        "\\rm x",
     ],
 )
 def test_reject_rule_finds_every_command_inside(command: str) -> None:

@@ -92,9 +92,11 @@ def simple_command(text: str) -> tuple[str, ...] | None:
             word = _literal(child)
         else:  # an assignment, a redirection, or anything else the shell does besides
             return None
-        # Only blanks between words: the grammar skips some text as if it were one
-        # (an escaped blank, `\ `), which the shell reads as part of a word.
-        if word is None or text[end : child.start_byte].strip(" "):
+        # Blanks, and only blanks, between words: the grammar skips some text as if it
+        # were one (an escaped blank, `\ `) and splits some words the shell reads as one
+        # (`'a b'\a`), both of which would make the words differ from what runs.
+        gap = text[end : child.start_byte]
+        if word is None or gap.strip(" ") or (words and not gap):
             return None
         words.append(word)
         end = child.end_byte
@@ -149,6 +151,9 @@ def commands_inside(text: str) -> tuple[tuple[str, ...], ...]:
 
 
 def _collect(text: str, found: list[tuple[str, ...]], depth: int) -> None:
+    # The shell drops a backslash-newline before it reads words (`r\<newline>m` is `rm`);
+    # inside single quotes it would not, which only makes a reject rule match more.
+    text = text.replace("\\\n", "")
     root = _parse(text)
     if depth >= MAX_DEPTH or root.has_error:
         found.extend(_word_runs(text))
