@@ -162,6 +162,10 @@ def test_approve_needs_a_string_command() -> None:
         "'r'm x",
         '"r"m x',
         "\\rm x",
+        "$'rm' x",
+        "$'\\x72m' x",
+        "env -S 'rm x'",
+        "watch -n 1 'rm x'",
     ],
 )
 def test_reject_rule_finds_every_command_inside(command: str) -> None:
@@ -171,6 +175,11 @@ def test_reject_rule_finds_every_command_inside(command: str) -> None:
 def test_reject_wins_over_approve() -> None:
     broad = AutoRule(name="no git push", decide=Action.REJECT, tool="Bash", argv=("git",))
     assert rule_for([GIT_STATUS, broad], bash("git status")) is broad
+
+
+def test_a_program_named_by_an_expansion_goes_to_a_person() -> None:
+    for command in ("$X -rf ~", "$(echo rm) x", "/bin/r? x", "{rm,x} y"):
+        assert rule_for([ANY_BASH, GIT_STATUS, NO_RM], bash(command)) is None, command
 
 
 def test_reject_rule_spares_a_word_that_only_mentions_the_program() -> None:

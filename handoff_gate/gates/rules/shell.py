@@ -18,9 +18,13 @@ Two questions, with opposite ways to fail safe:
   inside substitutions, subshells, pipelines and lists, into the string of
   ``bash -c``/``sh -c``/``eval``, and past wrappers that run another command
   (``env X=1 rm``, ``sudo rm``, ``xargs rm``, ``command rm``, ``find -exec rm``):
-  each word after such a wrapper that is not an option starts a command too. Text the
-  grammar cannot parse also yields every run of its words split at blanks and shell
-  operators, so a reject rule whose words appear anywhere still matches (fail closed).
+  each word after such a wrapper that is not an option starts a command too, and a word
+  of a wrapper holding a blank is read as a command line (``env -S 'rm x'``,
+  ``watch 'rm x'``). Text the grammar cannot parse also yields every run of its words
+  split at blanks and shell operators, so a reject rule whose words appear anywhere
+  still matches (fail closed). A command whose program is an expansion (``$X``,
+  ``$(…)``, a glob) names no program a rule spells: it matches no reject rule by name,
+  and, not being a simple command, no approve rule either, so a person decides it.
 
 Words come back unquoted (``'st'atus`` is ``status``); a word that is not literal
 (an expansion) comes back as its source text in ``commands_inside``.
@@ -182,8 +186,18 @@ def _parts(command: Node) -> Iterator[Node]:
 
 
 def _word(node: Node) -> str:
+    """A word as a reject rule compares it: its literal value, ``$'…'`` decoded, else its
+    source text (an expansion: no program name a rule spells)."""
     literal = _literal(node)
-    return literal if literal is not None else _text(node)
+    if literal is not None:
+        return literal
+    raw = _text(node)
+    if node.type == "ansi_c_string" and raw.startswith("$'") and raw.endswith("'"):
+        try:
+            return raw[2:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
+        except UnicodeDecodeError:
+            return raw
+    return raw
 
 
 def _unwrapped(words: tuple[str, ...], found: list[tuple[str, ...]], depth: int) -> None:
@@ -199,6 +213,8 @@ def _unwrapped(words: tuple[str, ...], found: list[tuple[str, ...]], depth: int)
             if word and not word.startswith("-") and "=" not in word:
                 found.append(words[index:])
                 _shell_inside(words[index:], found, depth)
+            if " " in word and depth < MAX_DEPTH:  # `env -S 'rm x'`, `watch 'rm x'`
+                _collect(word, found, depth + 1)
 
 
 def _shell_inside(words: tuple[str, ...], found: list[tuple[str, ...]], depth: int) -> None:
