@@ -10,9 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from handoff_gate.gates.rules.auto import AutoRule
+from handoff_gate.gates.rules.auto import MAX_WORDS, AutoRule
 from handoff_gate.gates.rules.judge import Subject, rule_for
-from handoff_gate.gates.rules.shell import MAX_COMMAND, commands_inside, simple_command
+from handoff_gate.gates.rules.shell import (
+    MAX_COMMAND,
+    MAX_PREFIX,
+    MAX_SCAN,
+    commands_inside,
+    simple_command,
+)
 from handoff_gate.gates.vocab.actions import Action
 
 GIT_STATUS = AutoRule(
@@ -200,6 +206,12 @@ def test_deeply_nested_shells_stay_bounded() -> None:
     assert rule_for([NO_RM], bash("eval " * 40 + "rm x")) is NO_RM
     long = "sudo " * 2000 + "rm x"
     assert ("rm", "x") in commands_inside(long)
+    assert MAX_WORDS <= MAX_PREFIX  # every word a rule can name is kept
+    words = " ".join(["a"] * 30_000)
+    assert rule_for([NO_RM], bash(f"( {words} ; rm x")) is NO_RM  # unparsable, 30k words
+    huge = "a " * MAX_SCAN
+    assert rule_for([NO_RM], bash(huge)) is NO_RM  # too long to read: rejected unread
+    assert rule_for([ANY_BASH], bash(huge)) is None
 
 
 #: Pieces of shell text: plain and quoted words, escapes, and the shell's operators,

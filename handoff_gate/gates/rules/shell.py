@@ -44,6 +44,11 @@ if TYPE_CHECKING:
 MAX_COMMAND = 4096
 #: How deep ``bash -c '… bash -c …'`` is followed before the rest counts as unparsable.
 MAX_DEPTH = 8
+#: How many words of each command ``commands_inside`` keeps: more than any rule's
+#: ``argv`` holds, so a long command costs its length, never its length squared.
+MAX_PREFIX = 64
+#: The longest text ``commands_inside`` reads; ``too_long_to_read`` says when it is over.
+MAX_SCAN = 64 * 1024
 #: Commands that run the command in their arguments (for reject rules).
 WRAPPERS = frozenset(
     {
@@ -146,6 +151,12 @@ def _unescape(raw: str) -> str:
     return re.sub(r"\\(.)", r"\1", raw)
 
 
+def too_long_to_read(text: str) -> bool:
+    """Whether ``text`` is over ``MAX_SCAN``: a reject rule then matches it unread (fail
+    closed), since reading it whole could take the hook's whole deadline."""
+    return len(text) > MAX_SCAN
+
+
 def commands_inside(text: str) -> tuple[tuple[str, ...], ...]:
     """Every command ``text`` could run, as its words (see the module docstring):
     what a reject rule is matched against."""
@@ -202,7 +213,7 @@ def _word(node: Node) -> str:
 
 def _unwrapped(words: tuple[str, ...], found: list[tuple[str, ...]], depth: int) -> None:
     """``words``, and every command a wrapper or a shell among them would run."""
-    found.append(words)
+    found.append(words[:MAX_PREFIX])
     _shell_inside(words, found, depth)
     if _basename(words[0]) in WRAPPERS:
         # Which words are a wrapper's own option values (``sudo -u root rm``) differs
@@ -211,8 +222,8 @@ def _unwrapped(words: tuple[str, ...], found: list[tuple[str, ...]], depth: int)
         for index in range(1, len(words)):
             word = words[index]
             if word and not word.startswith("-") and "=" not in word:
-                found.append(words[index:])
-                _shell_inside(words[index:], found, depth)
+                found.append(words[index : index + MAX_PREFIX])
+                _shell_inside(words[index : index + MAX_PREFIX], found, depth)
             if " " in word and depth < MAX_DEPTH:  # `env -S 'rm x'`, `watch 'rm x'`
                 _collect(word, found, depth + 1)
 
@@ -232,7 +243,7 @@ def _shell_inside(words: tuple[str, ...], found: list[tuple[str, ...]], depth: i
 def _word_runs(text: str) -> list[tuple[str, ...]]:
     """Unparsable text, split at blanks and shell operators: each word starts a run."""
     words = [w for w in _WORD_SPLIT.split(text) if w]
-    return [tuple(words[i:]) for i in range(len(words))]
+    return [tuple(words[i : i + MAX_PREFIX]) for i in range(len(words))]
 
 
 def _basename(word: str) -> str:
