@@ -41,8 +41,8 @@ def test_each_row_says_a_job() -> None:
 
 def test_it_names_where_the_configuration_is_built_and_the_pins_applied() -> None:
     text = DOC.read_text(encoding="utf-8")
-    assert "One function builds a configuration: `gates/setup.py`'s `assemble`" in text
-    assert "`setup_from(args)`" in text and "`ReviewCore.maker`" in text
+    assert "One function loads contracts: `gates/setup.py`'s `load_contracts`" in text
+    assert "`run(gate, args)`" in text and "`ReviewCore.maker`" in text
     assembling = [
         path.relative_to(ROOT / "handoff_gate").as_posix()
         for path in (ROOT / "handoff_gate").rglob("*.py")

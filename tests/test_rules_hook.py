@@ -142,9 +142,9 @@ def test_a_rule_decides_through_the_hook_on_a_database(tmp_path: Path, pg_url: s
     ]
 
 
-def test_a_rule_decided_call_loads_no_waiting_machinery(tmp_path: Path) -> None:
+def test_a_rule_decided_call_loads_no_waiting_half(tmp_path: Path) -> None:
     """The fast path (docs/performance.md): a call a rule decides is answered without the
-    Gate, its asyncio waits or the watchers; a call no rule decides still loads them."""
+    hook's waiting half (its wait, withdrawal and giving up); one nobody decides loads it."""
     policy = rules_policy(tmp_path / "trust", rules=RULES).policy
     gate = str(Path(sys.executable).parent / "handoff-gate")
     env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
@@ -162,6 +162,10 @@ def test_a_rule_decided_call_loads_no_waiting_machinery(tmp_path: Path) -> None:
             for line in done.stderr.splitlines()
             if line.startswith("import time:")
         }
-    waiting = {"handoff_gate.gates.gate", "asyncio", "handoff_gate.gates.deliver.waiting"}
+    waiting = {
+        "handoff_gate.integrations.coding_agent_hook",
+        "handoff_gate.integrations.giving_up",
+        "handoff_gate.integrations.tool_calls",
+    }
     assert not waiting & loaded["git status"]
     assert waiting <= loaded["git log"]  # nobody decided it: the hook waited

@@ -10,9 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from handoff_gate.gates.rules.auto import AutoRule
+from handoff_gate.gates.rules.auto import MAX_WORDS, AutoRule
 from handoff_gate.gates.rules.judge import Subject, rule_for
-from handoff_gate.gates.rules.shell import MAX_COMMAND, commands_inside, simple_command
+from handoff_gate.gates.rules.shell import (
+    MAX_COMMAND,
+    MAX_PREFIX,
+    MAX_SCAN,
+    commands_inside,
+    simple_command,
+)
 from handoff_gate.gates.vocab.actions import Action
 
 GIT_STATUS = AutoRule(
@@ -158,6 +164,14 @@ def test_approve_needs_a_string_command() -> None:
         "git status\nrm x",
         "rm x 'unterminated",
         "echo ${x:-$(rm x)}",
+        "r\\\nm x",
+        "'r'm x",
+        '"r"m x',
+        "\\rm x",
+        "$'rm' x",
+        "$'\\x72m' x",
+        "env -S 'rm x'",
+        "watch -n 1 'rm x'",
     ],
 )
 def test_reject_rule_finds_every_command_inside(command: str) -> None:
@@ -167,6 +181,11 @@ def test_reject_rule_finds_every_command_inside(command: str) -> None:
 def test_reject_wins_over_approve() -> None:
     broad = AutoRule(name="no git push", decide=Action.REJECT, tool="Bash", argv=("git",))
     assert rule_for([GIT_STATUS, broad], bash("git status")) is broad
+
+
+def test_a_program_named_by_an_expansion_goes_to_a_person() -> None:
+    for command in ("$X -rf ~", "$(echo rm) x", "/bin/r? x", "{rm,x} y"):
+        assert rule_for([ANY_BASH, GIT_STATUS, NO_RM], bash(command)) is None, command
 
 
 def test_reject_rule_spares_a_word_that_only_mentions_the_program() -> None:
@@ -187,6 +206,12 @@ def test_deeply_nested_shells_stay_bounded() -> None:
     assert rule_for([NO_RM], bash("eval " * 40 + "rm x")) is NO_RM
     long = "sudo " * 2000 + "rm x"
     assert ("rm", "x") in commands_inside(long)
+    assert MAX_WORDS <= MAX_PREFIX  # every word a rule can name is kept
+    words = " ".join(["a"] * 30_000)
+    assert rule_for([NO_RM], bash(f"( {words} ; rm x")) is NO_RM  # unparsable, 30k words
+    huge = "a " * MAX_SCAN
+    assert rule_for([NO_RM], bash(huge)) is NO_RM  # too long to read: rejected unread
+    assert rule_for([ANY_BASH], bash(huge)) is None
 
 
 #: Pieces of shell text: plain and quoted words, escapes, and the shell's operators,
@@ -195,7 +220,7 @@ _PIECES = [
     "a", "b", "1", "-a", "--b=1", "a.b", "./a", "a/b", "a=b", "'a b'", '"a b"', '"a\\"b"',
     "a\\ b", "a\\;b", "a'b'", 'a"b"1', "'$a'", '"$a"', "\\$a", "'", '"', "\\", "$a",
     "${a}", "$(a)", "`a`", ";", "&&", "||", "|", "&", ">", "<", "2>", "*", "?", "~", "{a,b}",
-    "#", "!", "(", ")", "\n", "\t", "$'a'",
+    "#", "!", "(", ")", "\n", "\t", "$'a'", '"\\\\$a"', "\\\\", '"\\\\"', "a\\\n",
 ]  # fmt: skip
 #: Mostly words (so that many texts are one command and reach bash), some of the rest.
 _PIECE = st.one_of(

@@ -1,10 +1,15 @@
-"""The composition root of ``handoff-gate``: the argument parser and a dispatch table.
+"""The composition root of ``handoff-gate``: the argument parser, one Gate, a dispatch table.
 
-Parsing needs only the vocabulary, and ``main`` then imports just the module of the
-command being run (``commands.watch`` is the only one that loads Textual,
-``commands.submit`` loads no inspection), so every command starts as fast as what it
-actually uses allows. This is one of the places where loading is deferred, all listed
-once in docs/architecture.md. It is also the one place that sets process-wide
+Every command is ``run(gate, args) -> int``: ``main`` reads the environment once
+(``gates.vocab.environment``), parses, makes the one ``Gate`` the arguments describe
+(``gate_for``: the store, the contracts under the policy's pins, the policy and the key)
+and closes it after. The Gate assembles each part when a command first asks for it, so a
+command that needs no store (``hook install``, ``policy``, ``init``) opens none, and a
+mistake in a setting is said where the command first needs it. Parsing needs only the
+vocabulary, and ``main`` then imports just the module of the command being run
+(``commands.watch`` is the only one that loads Textual), so every command starts as
+fast as what it actually uses allows. This is one of the places where loading is
+deferred, all listed once in docs/architecture.md. It is also the one place that sets process-wide
 settings: pydantic's plugins (``main``), the app's frame rate (``load_command``) and,
 only in a process that is the command (``console_main``), the garbage collector.
 """
@@ -22,7 +27,7 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from datetime import timedelta
 from types import ModuleType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, ArgumentError, UsageError, flat
 from handoff_gate.cli.frame_rate import prefer_tui_frame_rate
@@ -31,16 +36,22 @@ from handoff_gate.cli.since import since_moment
 from handoff_gate.gates.store.base import StoreError
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.deadline import parse_duration
-from handoff_gate.gates.vocab.environment import KEY_ENV, POLICY_ENV, STORE_ENV
+from handoff_gate.gates.vocab.environment import (
+    KEY_ENV,
+    POLICY_ENV,
+    STORE_ENV,
+    ConfigError,
+    Environment,
+)
 from handoff_gate.gates.vocab.extras import MissingExtra, needs_extra
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.integrations.harness_names import HARNESS_NAMES as HOOK_AGENTS
 
+if TYPE_CHECKING:
+    from handoff_gate.gates.gate import Gate
+
 VERSION_MODULE = "handoff_gate.cli.commands.version"
-TRUST_INPUTS = "handoff_gate.cli.trust_inputs"
 LIST_STATES = [s.value for s in HandoffState]
-#: Set to ``1`` to see the traceback of an unexpected error instead of its one line.
-TRACEBACK_ENV = "HANDOFF_GATE_TRACEBACK"
 #: pydantic hands the input of every validation to each plugin an installed package
 #: registers, so a plugin would see a payload's bytes, secrets and all, before the gate
 #: has flagged or masked anything. The CLI runs without them unless the variable is set
@@ -125,16 +136,17 @@ def idempotency_key(text: str) -> str:
     return text
 
 
-def _loaded_by_trust_inputs(name: str) -> Callable[[str], Any]:
-    """An argparse ``type`` that hands the option to ``cli.trust_inputs.NAME``.
-
-    That module (policy files, keys, and through them the ed25519 library) is imported
-    only when the option or its environment default is set, so a command run without
-    ``--policy`` and ``--key`` never loads it.
-    """
+def _read_by_gate(name: str) -> Callable[[str], Any]:
+    """An argparse ``type`` reading the file through ``Gate.NAME`` (``read_policy``,
+    ``read_key``): the trust code loads only when the option or its default is set."""
 
     def load(text: str) -> Any:
-        return getattr(importlib.import_module(TRUST_INPUTS), name)(text)
+        from handoff_gate.gates.gate import Gate
+
+        try:
+            return getattr(Gate, name)(text)
+        except ConfigError as exc:  # argparse would word a ValueError its own way
+            raise UsageError(str(exc)) from exc
 
     load.__name__ = name
     return load
@@ -143,9 +155,8 @@ def _loaded_by_trust_inputs(name: str) -> Callable[[str], Any]:
 def _add_key(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
         "--key",
-        type=_loaded_by_trust_inputs("signing_key"),
+        type=_read_by_gate("read_key"),
         metavar="PATH",
-        default=os.environ.get(KEY_ENV) or None,
         help=f"OpenSSH ed25519 private key that signs {what} (default: ${KEY_ENV})",
     )
 
@@ -153,12 +164,27 @@ def _add_key(p: argparse.ArgumentParser, what: str) -> None:
 def _add_policy(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--policy",
-        type=_loaded_by_trust_inputs("load_policy"),
+        type=_read_by_gate("read_policy"),
         metavar="PATH",
-        default=os.environ.get(POLICY_ENV) or None,
         help=f"TOML policy: who may decide which phase, with how many approvals "
         f"(default: ${POLICY_ENV})",
     )
+
+
+#: The options whose default is an environment variable's (``Environment``'s field).
+_FROM_ENVIRONMENT = ("policy", "key")
+
+
+def _environment_defaults(p: argparse.ArgumentParser, env: Environment) -> None:
+    """``--policy`` and ``--key`` default to the environment's, wherever a command (or a
+    sub-command, ``hook codex``) takes them; argparse loads a default as it loads the
+    option, so a bad file in a variable is the same one-line error as on the line."""
+    for action in p._actions:
+        if action.dest in _FROM_ENVIRONMENT and action.option_strings:
+            action.default = getattr(env, action.dest)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _environment_defaults(sub, env)
 
 
 def _add_handoff(p: argparse.ArgumentParser) -> None:
@@ -753,8 +779,9 @@ SUB_COMMANDS = {HOOK_SETUP: "handoff_gate.cli.commands.hook_setup"}
 WRAPPING_COMMANDS = frozenset({"mcp-proxy"})
 #: The commands whose module imports the terminal UI.
 APP_COMMANDS = frozenset({"watch", "demo"})
-#: The commands whose module imports an extra's packages (``gates.vocab.extras``).
-COMMAND_EXTRAS = {"serve": "serve", "store": "postgres"}
+#: The commands whose module imports an extra's packages (``gates.vocab.extras``); ``store``
+#: asks for its own (``Gate.init_store``).
+COMMAND_EXTRAS = {"serve": "serve"}
 
 
 def command_named(argv: Sequence[str]) -> str | None:
@@ -805,10 +832,14 @@ def _value_options() -> frozenset[str]:
     return frozenset(names | {"--schemas"})
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(
+    only: str | None = None, env: Environment | None = None
+) -> argparse.ArgumentParser:
     """The whole parser, or with ``only`` one command's: building every command's costs a
     few milliseconds that every pipeline step would pay, and one command's arguments are
-    all its parsing and ``--help`` need. Top-level help and unknown commands get all."""
+    all its parsing and ``--help`` need. Top-level help and unknown commands get all.
+    ``env``: the environment's defaults (``None``: this process's)."""
+    env = Environment.read() if env is None else env
     parser = _Parser(
         prog="handoff-gate",
         description="A fail-closed human-approval gate for JSON handoffs between LLM phases.",
@@ -830,6 +861,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         add(p)
         if name not in ("demo", "store", "policy", "init", "contracts", "hook"):
             _add_schemas_option(p)
+        _environment_defaults(p, env)
     return parser
 
 
@@ -893,9 +925,10 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     words = sys.argv[1:] if argv is None else list(argv)
+    env = Environment.read()
     command = command_named(words)
     words, server = split_wrapped(words) if command in WRAPPING_COMMANDS else (words, None)
-    parser = build_parser(command)
+    parser = build_parser(command, env)
     try:
         args, extra = parser.parse_known_args(words)
         if server is not None:
@@ -905,20 +938,18 @@ def main(argv: list[str] | None = None) -> int:
             parser.exit(USAGE, argument_error(prog, f"unrecognized arguments: {' '.join(extra)}"))
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else USAGE
-    except UsageError as exc:  # a --policy or --key file that cannot be used
+    except (UsageError, ConfigError) as exc:  # a --policy or --key file that cannot be used
         print(f"handoff-gate {command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
     try:
         module = load_command(getattr(args, "run_as", args.command))
-        if hasattr(module, "gate_for"):  # a command over the Gate its arguments describe
-            with module.gate_for(args) as gate:
-                return int(module.run(gate, args))
-        return int(module.run(args))
+        with gate_for(args, env) as gate:
+            return int(module.run(gate, args))
     except ArgumentError as exc:
         prog = f"handoff-gate {args.command}"
         print(argument_error(prog, str(exc)), end="", file=sys.stderr)
         return USAGE
-    except (UsageError, StoreError, MissingExtra) as exc:
+    except (UsageError, ConfigError, StoreError, MissingExtra) as exc:
         print(f"handoff-gate {args.command}: {flat(str(exc))}", file=sys.stderr)
         return USAGE
     except KeyboardInterrupt:
@@ -932,7 +963,28 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return FAIL
     except Exception as exc:  # fail closed: one sanitised line, never a traceback
-        return internal_error(args.command, exc)
+        return internal_error(args.command, exc, env)
+
+
+def gate_for(args: argparse.Namespace, env: Environment) -> Gate:
+    """The one Gate a command runs with: ``--store``, ``--schemas``, ``--policy`` (a
+    command without it takes the environment's: no command loads contracts outside the
+    policy's pins), ``--policy-sha256``, ``--key`` and ROOT, the environment's for what
+    is not given. Nothing is opened or loaded until the command asks."""
+    from handoff_gate.gates.gate import Config, Gate
+
+    store: str | None = args.store
+    schemas: str | None = getattr(args, "schemas", None)
+    config = Config(
+        store=env.store if store is None else store,
+        schemas=env.schemas if schemas is None else schemas,
+        policy=args.policy if hasattr(args, "policy") else env.policy,
+        key=getattr(args, "key", None),
+        policy_sha256=getattr(args, "policy_sha256", None),
+        root=getattr(args, "root", None),
+        listing=args.command if hasattr(args, "root") else None,
+    )
+    return Gate.configured(config)
 
 
 def load_command(command: str) -> ModuleType:
@@ -946,14 +998,14 @@ def load_command(command: str) -> ModuleType:
         return importlib.import_module(COMMANDS.get(command) or SUB_COMMANDS[command])
 
 
-def internal_error(command: str, exc: Exception) -> int:
+def internal_error(command: str, exc: Exception, env: Environment) -> int:
     """Say an unexpected error in one escape-free line and exit 2.
 
     A traceback quotes paths, run names and payload text an agent chose, so it never
     reaches the terminal unless ``HANDOFF_GATE_TRACEBACK=1`` asks for it (debugging).
     Nothing is delivered and nothing is approved on this path.
     """
-    if os.environ.get(TRACEBACK_ENV) == "1":
+    if env.traceback:
         traceback.print_exception(exc, file=sys.stderr)
     what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     print(f"handoff-gate {command}: internal error: {flat(what)[:_MAX_ERROR]}", file=sys.stderr)

@@ -12,9 +12,10 @@ import argparse
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
+from handoff_gate.gates.vocab.environment import ConfigError
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.notify.targets import Targets
+    from handoff_gate.gates.gate import Targets
 
 
 def add_notify_url(p: argparse.ArgumentParser) -> None:
@@ -34,9 +35,9 @@ def notify_targets(args: argparse.Namespace) -> Targets | None:
     urls: list[str] | None = getattr(args, "notify_url", None)
     if not urls:
         return None
-    from handoff_gate.gates.notify.targets import NotifyURLError, targets
+    from handoff_gate.gates.gate import Gate
 
     try:
-        return targets(urls)
-    except NotifyURLError as exc:
+        return Gate.notify_targets(urls)
+    except ConfigError as exc:
         raise UsageError(str(exc)) from exc

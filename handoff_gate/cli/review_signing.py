@@ -11,32 +11,26 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError
-from handoff_gate.gates.trust.sshsig import SigningError
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.trust.policy import Policy
-    from handoff_gate.gates.trust.signing_key import SigningKey
+    from handoff_gate.gates.gate import Policy, SigningKey
 
 
 def unattended_signing(args: argparse.Namespace) -> tuple[SigningKey | None, Policy | None]:
-    """``--key`` and ``--policy`` as the parser loaded them; ``cli.inputs`` (and the
-    contracts it imports) loads here only when one of them is given.
+    """``--key`` and ``--policy`` as the parser loaded them; the Gate's module loads here
+    only when a key is given, to ask whether it would prompt.
 
     The key never prompts for a passphrase: one that would have to is refused now."""
-    if getattr(args, "key", None) is None and getattr(args, "policy", None) is None:
-        return None, None
-    from handoff_gate.cli.inputs import policy, signing_key
-
-    key, rules = signing_key(args), policy(args)
+    key: SigningKey | None = getattr(args, "key", None)
+    rules: Policy | None = getattr(args, "policy", None)
     if key is None:
         return None, rules
     if rules is None:
         raise UsageError("--key needs --policy")
+    from handoff_gate.gates.gate import Gate
+
     key = replace(key, prompt=False)
-    try:
-        problem = key.unattended_problem()
-    except SigningError as exc:
-        raise UsageError(f"cannot use the key: {exc}") from exc
+    problem = Gate.unattended_problem(key)
     if problem is not None:
         raise UsageError(problem)
     return key, rules

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from handoff_gate.gates.standing.standing import Standing
+from handoff_gate.gates.gate import Standing
 
 
 def signature(found: Standing, policy_in_force: bool) -> str | None:

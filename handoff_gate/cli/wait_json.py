@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
+from handoff_gate.gates.gate import WaitOutcome, WaitResult
 
 
 def result_json(result: WaitResult) -> dict[str, Any]:

@@ -185,7 +185,7 @@ def run_demo(workspace: Path | None, *, open_tui: bool, keep: bool = False) -> i
     """
     try:
         target = prepare_workspace(workspace)
-        registry = load_contracts(str(target / CONTRACTS), None)
+        registry = load_contracts(str(target / CONTRACTS), policy=None)
     except (DemoError, OSError) as exc:
         print(f"handoff-gate demo: {exc}", file=sys.stderr)
         return 2

@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"simulator: {line}", flush=True)
 
     log(f"live run {run_dir}")
-    return Pipeline(run_dir, load_contracts(None, None), stop, log).run()
+    return Pipeline(run_dir, load_contracts(None, policy=None), stop, log).run()
 
 
 if __name__ == "__main__":

@@ -2,11 +2,12 @@
 
 A Gate holds where runs live (a ``RunStore``), which contracts exist, the policy and the
 signing key (a ``gates.setup.Setup``), and hands them to every stage; nothing below it
-reads the environment or opens a store of its own. ``gates.setup.assemble`` reads the
-environment (``HANDOFF_GATE_STORE``, ``_SCHEMAS``, ``_POLICY``, ``_KEY``) once, when a Gate
-is made, for what was not given, the same function the command line builds its
-configuration with. A Gate closes the store it opened (a store
-passed in stays its owner's), so ``with Gate(url) as gate:`` leaves no connection behind.
+reads the environment or opens a store of its own. ``gates.setup.assemble`` takes the
+environment's (``HANDOFF_GATE_STORE``, ``_SCHEMAS``, ``_POLICY``, ``_KEY``) once, when a Gate
+is made, for what was not given; the command line makes its Gate from its options
+(``Gate.configured``), each command a ``run(gate, args)``. A Gate closes the store it
+opened (a store passed in stays its owner's), so ``with Gate(url) as gate:`` leaves no
+connection behind.
 
 The module functions (``submit``, ``wait``, ``decide``...) are thin wrappers that make a
 Gate for one call, as ``httpx.get`` makes a Client: ``submit("runs/job-17", ...)`` is a
@@ -23,44 +24,79 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
+from contextlib import closing
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
 from handoff_gate.gates.audit import log as audit
-from handoff_gate.gates.audit.decision_record import Decision, read_decision
-from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt, read_decision
+from handoff_gate.gates.audit.log import audit_lines
+from handoff_gate.gates.contracts.json_schema import (
+    JsonSchemaError,
+    contract_from_json_schema,
+    read_json_schema,
+    schema_sha256,
+)
+from handoff_gate.gates.contracts.registry import Registry, RegistryError, strict_json_schema
+from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused
 from handoff_gate.gates.decide.decisions import decide as decide_in
-from handoff_gate.gates.decide.withdrawal import withdraw
-from handoff_gate.gates.deliver.pickup import Pickup, WaitResult, print_refusal
+from handoff_gate.gates.decide.withdrawal import WithdrawRefused, withdraw
+from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
 from handoff_gate.gates.deliver.waiting import wait_after
-from handoff_gate.gates.setup import Setup, StoreSpec, assemble
+from handoff_gate.gates.inspect.handoff_file import inspect_file
+from handoff_gate.gates.setup import (
+    Assembly,
+    Config,
+    Setup,
+    StoreSpec,
+    assemble,
+    load_contracts,
+    read_key,
+    read_policy,
+)
+from handoff_gate.gates.standing.caller import CALLER_GAVE_UP
 from handoff_gate.gates.standing.edits import EditedPayload
 from handoff_gate.gates.standing.ending import Withdrawal
+from handoff_gate.gates.standing.quorum import no_policy_warning
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
-from handoff_gate.gates.stats.figures import TOP_REASONS, Stats
+from handoff_gate.gates.stats.figures import TOP_REASONS, Stats, duration, stats_json
 from handoff_gate.gates.store.base import RunStore, StoreError
+from handoff_gate.gates.store.durable import read_bounded
+from handoff_gate.gates.store.filesystem import FilesystemStore, is_run
+from handoff_gate.gates.store.lock_bound import lock_deadline
+from handoff_gate.gates.submit.run_contracts import run_contracts
 from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
+from handoff_gate.gates.submit.stored_contracts import stored_schema
 from handoff_gate.gates.submit.submit import About, Payload
 from handoff_gate.gates.submit.submit import submit as submit_to
 from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
-from handoff_gate.gates.trust.policy import Policy
-from handoff_gate.gates.trust.signing_key import SigningKey
+from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.environment import ConfigError
+from handoff_gate.gates.vocab.extras import needs_extra
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
+from handoff_gate.gates.vocab.ids import ID_PATTERN
+from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from handoff_gate.gates.decide.batch import BatchItem, BatchResult
+    from handoff_gate.gates.decide.batch import BatchItem
+    from handoff_gate.gates.decide.batch import BatchResult as BatchResult
+    from handoff_gate.gates.notify.targets import Targets as Targets
     from handoff_gate.gates.rules.auto import AutoRule
     from handoff_gate.gates.stats.proposal import Proposal as Proposal
     from handoff_gate.gates.stats.replay import Judged as Judged
     from handoff_gate.gates.stats.replay import Replay as Replay
+    from handoff_gate.gates.trust.policy import Policy as Policy
+    from handoff_gate.gates.trust.signing_key import SigningKey as SigningKey
 
 
 Reporter = Callable[[str], None]
+JsonObject = Mapping[str, Any]
 
 
 class Gate:
@@ -80,17 +116,15 @@ class Gate:
         contracts: Registry | str | None = None,
         policy: Policy | str | os.PathLike[str] | None = None,
         key: SigningKey | str | os.PathLike[str] | None = None,
-        setup: Setup | None = None,
+        setup: Setup | Assembly | None = None,
     ) -> None:
         if setup is None:
             setup = assemble(store, contracts=contracts, policy=policy, key=key)
-        #: The configuration, as ``gates.setup.assemble`` made it (a front end that has
-        #: one already, the command line, passes it as ``setup``).
-        self.setup = setup
-        self.store: RunStore = setup.store
-        self.contracts: Registry = setup.contracts
-        self.policy: Policy | None = setup.policy
-        self.key: SigningKey | None = setup.key
+        #: The configuration, as ``gates.setup`` made it (``setup``), or made part by part
+        #: on first use (``configured``).
+        self._setup: Setup | Assembly = setup
+        #: The settings a ``configured`` Gate was made from.
+        self.config: Config | None = None
 
     def __enter__(self) -> Gate:
         return self
@@ -105,7 +139,7 @@ class Gate:
 
     def close(self) -> None:
         """Close the store this Gate opened; one it was given is its owner's to close."""
-        self.setup.close()
+        self._setup.close()
 
     def submit(
         self,
@@ -301,10 +335,12 @@ class Gate:
         timeout: float | None = None,
         on_refused: Reporter = print_refusal,
         redeliver: bool = False,
+        expected_sha256: str = "",
     ) -> Pickup:
         """A wait's first look (``gates.deliver.pickup``), for a caller that looks before it
         decides to block (``handoff-gate wait``). ``redeliver``: deliver a tool call's
-        approval again though a wait delivered it already (crash recovery)."""
+        approval again though a wait delivered it already (crash recovery).
+        ``expected_sha256``: deliver only these bytes (another file ends it ``changed``)."""
         self.decide_by_rules(run, ref_or_id, on_warning=on_refused)
         return Pickup(
             run,
@@ -315,6 +351,7 @@ class Gate:
             store=self.store,
             on_refused=on_refused,
             redeliver=redeliver,
+            expected_sha256=expected_sha256,
         )
 
     def wait(
@@ -328,12 +365,14 @@ class Gate:
         on_block: Callable[[Report], None] | None = None,
         on_refused: Reporter = print_refusal,
         redeliver: bool = False,
+        expected_sha256: str = "",
     ) -> WaitResult:
         """Block until the handoff is decided (``gates.deliver.waiting.wait``); a tool
         call's approval is delivered once unless ``redeliver`` (``Pickup``)."""
         pickup = self.pickup(
-            run, ref_or_id, timeout=timeout, on_refused=on_refused, redeliver=redeliver
-        )
+            run, ref_or_id, timeout=timeout, on_refused=on_refused, redeliver=redeliver,
+            expected_sha256=expected_sha256,
+        )  # fmt: skip
         return wait_after(pickup, poll=poll, stop_event=stop_event, on_block=on_block)
 
     async def wait_async(
@@ -590,3 +629,204 @@ class Gate:
         from handoff_gate.gates.stats.proposal import append_proposal
 
         append_proposal(proposal.path, proposal.rule, note, self.policy)
+
+    # -- The configuration, and what the command line asks of it (issue 42) ------------
+
+    @classmethod
+    def configured(cls, config: Config) -> Gate:
+        """A Gate over the command line's settings, each part opened on first use
+        (``gates.setup.Assembly``): ``hook install`` opens nothing, the hook says a bad
+        setting inside its deadline. ``ConfigError`` says what cannot be used."""
+        gate = cls(setup=Assembly(config))
+        gate.config = config
+        return gate
+
+    @property
+    def setup(self) -> Setup:
+        """The configuration: the store, the contracts, the policy and the key."""
+        return self._setup if isinstance(self._setup, Setup) else self._setup.setup
+
+    @property
+    def store(self) -> RunStore:
+        return self._setup.store
+
+    @property
+    def contracts(self) -> Registry:
+        return self._setup.contracts
+
+    @property
+    def policy(self) -> Policy | None:
+        return self._setup.policy
+
+    @property
+    def key(self) -> SigningKey | None:
+        return self._setup.key
+
+    # What a front end reads before its Gate is asked anything, read as the stages read
+    # it: --policy and --key while parsing, --json-schema FILE, a payload file (capped, a
+    # regular file, never through a link), and a hook's bound on store locks.
+    read_policy = staticmethod(read_policy)
+    read_key = staticmethod(read_key)
+    json_schema_document = staticmethod(read_json_schema)
+    check_json_schema = staticmethod(contract_from_json_schema)
+    locks_until = staticmethod(lock_deadline)
+    #: The contracts ``spec`` names under a policy's pins, for a review app that loads
+    #: them after its first paint (``policy`` is required: ``None`` says "no policy").
+    contracts_for = staticmethod(load_contracts)
+
+    @staticmethod
+    def read_file(path: Path) -> bytes:
+        return read_bounded(path, MAX_HANDOFF_BYTES)
+
+    @staticmethod
+    def unattended_problem(key: SigningKey) -> str | None:
+        """Why ``key`` would prompt for a passphrase (``watch`` and ``serve`` refuse it)."""
+        try:
+            return key.unattended_problem()
+        except SigningError as exc:
+            return f"cannot use the key: {exc}"
+
+    @staticmethod
+    def notify_targets(urls: Iterable[str]) -> Targets:
+        """Apprise URLs checked now (``ConfigError``); Apprise loads only when given one."""
+        from handoff_gate.gates.notify.targets import NotifyURLError, targets
+
+        try:
+            return targets(list(urls))
+        except NotifyURLError as exc:
+            raise ConfigError(str(exc)) from exc
+
+    def check_file(
+        self, path: Path, *, schema_id: str | None = None, json_schema: JsonObject | None = None
+    ) -> Report:
+        """``check``'s report: a run folder's handoff file in its run, any other file alone
+        (a bare payload of ``schema_id``, or of ``json_schema`` named by its digest)."""
+        if json_schema is not None:
+            label = schema_id or f"sha256:{schema_sha256(json_schema)}"
+            contracts = {label: contract_from_json_schema(json_schema)}
+            return inspect_file(path, contracts, schema_id=label, max_bytes=MAX_HANDOFF_BYTES)
+        if schema_id is None and self.is_stored_handoff(path):
+            run, handoff_id = str(path.parent.parent), path.name.removesuffix(".json")
+            where = FilesystemStore()  # the path's own folder, whatever store is configured
+            return inspect_in_run(run, handoff_id, self.contracts, policy=self.policy, store=where)
+        return inspect_file(path, self.contracts, schema_id=schema_id, max_bytes=MAX_HANDOFF_BYTES)
+
+    @staticmethod
+    def is_stored_handoff(path: Path) -> bool:
+        """Whether ``path`` is a run folder's handoff file (``RUN/handoffs/ID.json``)."""
+        in_run = path.parent.name == "handoffs" and is_run(path.parent.parent)
+        stem = path.name.removesuffix(".json")
+        return in_run and path.suffix == ".json" and ID_PATTERN.match(stem) is not None
+
+    def producer(self, phase: str) -> str | None:
+        """Whom a handoff of ``phase`` is signed as, checked before anything is written
+        (``None`` without a key; ``ValueError`` when the policy names no producer for it)."""
+        try:
+            signing = self.setup.signing(phase)
+        except (OSError, SigningError) as exc:
+            raise ValueError(str(exc)) from exc
+        return None if signing is None else signing.signer
+
+    def decide_pending(
+        self,
+        run: str | os.PathLike[str],
+        action: Action | str,
+        *,
+        phase: str | None = None,
+        schema_id: str | None = None,
+        reason: str | None = None,
+        category: Category | str | None = None,
+        reviewer: str | None = None,
+        on_warning: Reporter | None = None,
+    ) -> list[BatchResult]:
+        """``decide --pending``: ``action`` on every handoff it may be taken on now, each
+        bound to and decided on the look that found it (inspected once)."""
+        from handoff_gate.gates.decide.batch import decide_many, open_handoffs
+
+        where, contracts, policy = self.store, self.contracts, self.policy
+        found = open_handoffs(
+            where, run, action, registry=contracts, policy=policy, phase=phase, schema_id=schema_id
+        )
+        return decide_many(
+            where, run, [(s.ref, s.ref.sha256) for s in found], action, registry=contracts,
+            reason=reason, category=category, reviewer=reviewer, key=self.key, policy=policy,
+            on_warning=on_warning, seen={s.ref.id: s.report for s in found},
+        )  # fmt: skip
+
+    def no_policy_warning(self) -> str:
+        """What a wait without a policy says once: any writer of the run can approve."""
+        return no_policy_warning(self.store)
+
+    def run_contracts(self, run: str | os.PathLike[str]) -> list[dict[str, Any]]:
+        """``contracts list``: the run's stored JSON Schemas and its handoffs' Python ones."""
+        return run_contracts(self.store, os.fspath(run), self.contracts)
+
+    def stored_contract(self, run: str | os.PathLike[str], sha256: str) -> dict[str, Any]:
+        """The JSON Schema the run stores under ``sha256``, checked (``JsonSchemaError``)."""
+        return stored_schema(self.store, os.fspath(run), sha256)
+
+    def strict_json_schema(self, schema_id: str) -> dict[str, Any]:
+        """A contract as strict JSON Schema (``RegistryError`` if it cannot be one)."""
+        return strict_json_schema(self.contracts[schema_id])
+
+    def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> tuple[bool, str]:
+        """``init``: a run folder the pipeline's account cannot touch the decisions of;
+        whether it is new, and its label. A database is separated by its roles instead."""
+        if self.config is not None and self.config.store:
+            raise ConfigError(
+                "a database run is separated by its roles, not by OS accounts: "
+                "handoff-gate store init --roles (see docs/deploy.md)"
+            )
+        with closing(FilesystemStore()) as where:
+            return where.separate(run, pipeline_uid, reviewers_gid), where.run_label(run)
+
+    def init_store(self, *, roles: bool) -> tuple[int, tuple[str, str] | None]:
+        """``store init``: the configured database's schema migrated (and its roles made),
+        without opening it as a run store; its version, and the roles' names."""
+        with needs_extra("postgres"):
+            import psycopg
+
+            from handoff_gate.gates.store import postgres_schema as schema
+            from handoff_gate.gates.store.pg_connect import StoreUnavailable, connect, one_line
+        from handoff_gate.gates.store.select import POSTGRES, scheme_of
+
+        url = self.config.store if self.config is not None else ""
+        if scheme_of(url) not in POSTGRES:
+            raise ConfigError(
+                "store init needs a postgresql:// URL in --store or HANDOFF_GATE_STORE"
+            )
+        try:
+            with connect(url) as conn:
+                version = schema.init_schema(conn, roles=roles)
+        except (StoreUnavailable, schema.SchemaTooNew) as exc:
+            raise ConfigError(one_line(exc)) from None
+        except psycopg.Error as exc:
+            raise ConfigError(f"the database refused: {one_line(exc)}") from None
+        return version, (schema.PIPELINE_ROLE, schema.REVIEWER_ROLE) if roles else None
+
+
+#: The Gate and what a front end reads or catches from its methods, named here so that a
+#: front end imports the Gate's module and the vocabulary only (the CLI's import contract).
+__all__ = [
+    "CALLER_GAVE_UP",
+    "TOOL_PHASE",
+    "Config",
+    "ConfigError",
+    "Decision",
+    "DecisionCorrupt",
+    "DecisionRefused",
+    "EditRefused",
+    "Gate",
+    "JsonSchemaError",
+    "Registry",
+    "RegistryError",
+    "Reporter",
+    "Standing",
+    "Stats",
+    "WaitOutcome",
+    "WaitResult",
+    "WithdrawRefused",
+    "audit_lines",
+    "duration",
+    "stats_json",
+]

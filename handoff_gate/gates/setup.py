@@ -3,11 +3,13 @@
 The store, the contracts, the policy and the signing key travel together: the contracts
 are loaded under the policy's ``[[contracts]]`` pins (an edited pinned module is refused
 before any of its code runs), and a store opened here is closed by whoever holds the
-Setup. ``assemble`` is the only code that turns places, specs and the environment
-(``HANDOFF_GATE_STORE``, ``_SCHEMAS``, ``_POLICY``, ``_KEY``) into these objects: the
-``Gate`` is built on it, the command line builds one from its arguments
-(``cli.inputs.setup_from``) and the review app's core takes one. It imports no asyncio
-and no wait, so a command that needs only the parts starts as fast as before.
+Setup. Two functions turn places, specs and settings into these objects: ``assemble``
+for a ``Gate`` made in code (what was not given comes from the environment, as
+``gates.vocab.environment`` reads it) and ``configured`` for a front end's ``Config`` (the
+command line's options, which already carry the environment's defaults). Both load
+contracts through ``load_contracts``, which takes the policy as a required argument, so
+no caller can load a contract module without its pins by leaving it out. It imports no
+asyncio and no wait, so a command that needs only the parts starts as fast as before.
 """
 
 from __future__ import annotations
@@ -16,15 +18,16 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from handoff_gate.gates.contracts.registry import Registry, load_registry
+from handoff_gate.gates.contracts.registry import Registry, RegistryError, load_registry
 from handoff_gate.gates.store.base import RunStore
-from handoff_gate.gates.store.select import store_at, store_for
+from handoff_gate.gates.store.select import StoreURLError, listed_store, store_at, store_for
 from handoff_gate.gates.submit.placement import producer_principal
 from handoff_gate.gates.submit.submit import Signing
-from handoff_gate.gates.vocab.environment import KEY_ENV, POLICY_ENV, SCHEMAS_ENV, STORE_ENV
+from handoff_gate.gates.vocab.environment import ConfigError, Environment
 
 if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy
@@ -74,7 +77,7 @@ def assemble(
     contracts: Registry | str | None = None,
     policy: Policy | str | os.PathLike[str] | None = None,
     key: SigningKey | str | os.PathLike[str] | None = None,
-    env: Mapping[str, str] = os.environ,
+    env: Mapping[str, str] | None = None,
 ) -> Setup:
     """The configuration given, with the environment's for what was not (``None``).
 
@@ -84,20 +87,117 @@ def assemble(
     objects or files. ``RegistryError``, ``StoreURLError``, ``PolicyError`` and
     ``OSError`` say what could not be used.
     """
+    given = Environment.read(env)
     if policy is None:
-        policy = env.get(POLICY_ENV) or None
+        policy = given.policy
     rules = _policy_file(policy) if isinstance(policy, str | os.PathLike) else policy
     if contracts is None or isinstance(contracts, str):
-        contracts = load_contracts(
-            env.get(SCHEMAS_ENV, "") if contracts is None else contracts, rules
-        )
+        contracts = load_contracts(given.schemas if contracts is None else contracts, policy=rules)
     if key is None:
-        key = env.get(KEY_ENV) or None
+        key = given.key
     signing = _key_file(key) if isinstance(key, str | os.PathLike) else key
     if store is not None and not isinstance(store, str | os.PathLike):
         return Setup(store, contracts, rules, signing)
-    opened = store_for(env.get(STORE_ENV, "")) if store is None else store_at(store)
+    opened = store_for(given.store) if store is None else store_at(store)
     return Setup(opened, contracts, rules, signing, owns_store=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A front end's settings, the environment's defaults applied (``cli.main``):
+    ``policy`` loaded or a file; ``policy_sha256`` its pin; ``listing`` the command that
+    shows every run, whose store is the database or the folder ``root``."""
+
+    store: str = ""
+    schemas: str = ""
+    policy: Policy | str | None = None
+    key: SigningKey | None = None
+    policy_sha256: str | None = None
+    root: str | None = None
+    listing: str | None = None
+
+
+class Assembly:
+    """The Setup a ``Config`` describes, each part made when first asked for (a command
+    that only lists contracts opens no store; the hook's mistakes come inside its
+    deadline), the contracts only under the policy checked against its pin.
+    ``ConfigError`` says what cannot be used. One thread (the command's) builds it."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.key = config.key
+
+    @cached_property
+    def store(self) -> RunStore:
+        config = self.config
+        try:
+            if config.listing is None:
+                return store_for(config.store)
+            return listed_store(config.store, config.root, config.listing)
+        except StoreURLError as exc:
+            raise ConfigError(str(exc)) from exc
+
+    @cached_property
+    def policy(self) -> Policy | None:
+        given = self.config.policy
+        return _pinned(
+            read_policy(given) if isinstance(given, str) else given, self.config.policy_sha256
+        )
+
+    @cached_property
+    def contracts(self) -> Registry:
+        try:
+            return load_contracts(self.config.schemas, policy=self.policy)
+        except RegistryError as exc:
+            raise ConfigError(str(exc)) from exc
+
+    @cached_property
+    def setup(self) -> Setup:
+        """Every part, in the order a mistake is best said: store, policy, contracts."""
+        store = self.store
+        return Setup(store, self.contracts, self.policy, self.key)
+
+    def close(self) -> None:
+        """Close the store, if it was opened."""
+        if "store" in self.__dict__:
+            self.store.close()
+
+
+def read_policy(path: str | os.PathLike[str]) -> Policy:
+    """A policy file and its allowed_signers, or ``ConfigError`` saying why not in one
+    line. The trust code (TOML, the crypto library) loads only for a policy named."""
+    from handoff_gate.gates.trust.policy import PolicyError
+
+    try:
+        return _policy_file(path)
+    except (PolicyError, OSError) as exc:
+        raise ConfigError(f"cannot use the policy: {' '.join(str(exc).split())}") from exc
+
+
+def read_key(path: str | os.PathLike[str]) -> SigningKey:
+    """A private key file that exists (it is read when it signs); ``ConfigError`` if
+    there is none."""
+    where = Path(path)
+    if where.is_dir():
+        raise ConfigError(f"{os.fspath(path)} is a directory, not a key file")
+    if not where.is_file():
+        raise ConfigError(f"no such key file: {os.fspath(path)}")
+    return _key_file(where)
+
+
+def _pinned(policy: Policy | None, pin: str | None) -> Policy | None:
+    """The policy, once it has the digest ``pin`` names (when one does): a pipeline that
+    can write next to the policy must not be able to widen it."""
+    if pin is None:
+        return policy
+    if policy is None:
+        raise ConfigError("--policy-sha256 pins a policy, but no --policy was given")
+    if policy.digest != pin.lower():
+        raise ConfigError(
+            f"the policy {policy.path} (with its allowed_signers) is not the one pinned by "
+            f"--policy-sha256: its digest is {policy.digest}"
+        )
+    return policy
 
 
 def _policy_file(path: str | os.PathLike[str]) -> Policy:
@@ -116,10 +216,13 @@ def _key_file(path: str | os.PathLike[str]) -> SigningKey:
     return SigningKey(Path(path))
 
 
-def load_contracts(spec: str | None, policy: Policy | None) -> Registry:
-    """The built-in contracts plus ``spec``'s, under ``policy`` only the modules its
-    ``[[contracts]]`` pin (``RegistryError`` names the module and the pin otherwise,
-    before any of its code runs). Every registry a front end reviews with is loaded here."""
+def load_contracts(spec: str | None, *, policy: Policy | None) -> Registry:
+    """The built-in contracts plus ``spec``'s (``None``: the environment's), under
+    ``policy`` only the modules its ``[[contracts]]`` pin (``RegistryError`` names the
+    module and the pin otherwise, before any of its code runs). Every registry a front
+    end reviews with is loaded here, and ``policy`` has no default: a caller says "no
+    policy" as ``policy=None``, never by forgetting it (issue 42: a pin-less default let
+    ``schemas`` run an edited module)."""
     return load_registry(spec, pins=contract_pins(policy))
 
 

@@ -1,9 +1,9 @@
 """A coding agent's tool call stored as a tool-call handoff, before anything waits on it.
 
 Its own module, over the configuration alone (``gates.setup.Setup``), so that a hook
-stores the call having loaded no more than ``handoff-gate submit`` does; inspection
-and the waits load after (``integrations.coding_agent_hook``), while a reviewer is being
-asked. The same ``Setup`` then backs the ``Gate`` the hook waits through.
+stores the call having loaded no more than ``handoff-gate submit`` does; the hook's
+waiting half loads after (``integrations.coding_agent_hook``), while a reviewer is being
+asked. The same ``Setup`` backs the ``Gate`` the hook waits through.
 """
 
 from __future__ import annotations

@@ -6,12 +6,13 @@ nothing more. A call a rule names is stored as every call is (``submit_event``),
 rule's decision is made and recorded (``gates.decide.by_rule``: never over a record
 already there, never an approval of what inspection blocks), and its result is read
 back the way a wait's first look reads it (``gates.deliver.pickup``): settled by the
-same rules that settle a person's decision, the approval delivered once. None of the
-waiting machinery (the Gate, its asyncio waits, the watchers) loads: that is the hook's
-fast path (docs/performance.md). Whenever the rule does not settle the call (inspection
-blocks it, a quorum still needs a person, someone decided first), the hook goes on
-waiting on the stored call as for any other. ``said`` words a result as the harness
-expects, here and for a person's decision (``integrations.coding_agent_hook``).
+same rules that settle a person's decision, the approval delivered once. The hook's
+waiting half (``integrations.coding_agent_hook``: the wait, withdrawal, giving up) never
+loads: that is the hook's fast path (docs/performance.md). Whenever the rule does not
+settle the call (inspection blocks it, a quorum still needs a person, someone decided
+first), the hook goes on waiting on the stored call as for any other. ``said`` words
+a result as the harness expects, here and for a person's decision
+(``integrations.coding_agent_hook``).
 """
 
 from __future__ import annotations

@@ -14,23 +14,20 @@ import argparse
 import json
 
 from handoff_gate.cli.errors import FAIL, OK, flat
-from handoff_gate.cli.inputs import existing_run, setup_from
-from handoff_gate.gates.audit.log import audit_events, audit_lines
-from handoff_gate.gates.audit.verify import verify_run
+from handoff_gate.cli.inputs import existing_run
+from handoff_gate.gates.gate import Gate, audit_lines
 
 
-def run(args: argparse.Namespace) -> int:
-    setup = setup_from(args)
-    where = setup.store
-    run = existing_run(args.run_dir, where)
+def run(gate: Gate, args: argparse.Namespace) -> int:
+    run = existing_run(args.run_dir, gate.setup.store)  # the whole configuration, checked
     if args.verify:
-        problems = verify_run(run, where, setup.policy)
+        problems = gate.verify(run)
         for problem in problems:
             print(flat(problem))
         if not problems:
             print(f"{flat(run)}: the audit log and the run's records agree")
         return FAIL if problems else OK
-    events = audit_events(run, where)
+    events = gate.audit_events(run)
     if args.json:
         for event in events:
             print(json.dumps(event, ensure_ascii=True, sort_keys=True))

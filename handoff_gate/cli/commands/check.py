@@ -19,29 +19,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat
-from handoff_gate.cli.inputs import read_input, setup_from
+from handoff_gate.cli.inputs import read_input
 from handoff_gate.cli.report_text import payload_sha256, print_report
-from handoff_gate.gates.contracts.json_schema import (
-    JsonSchemaContract,
-    JsonSchemaError,
-    contract_from_json_schema,
-    read_json_schema,
-    schema_sha256,
-)
-from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.inspect.handoff_file import inspect_file
-from handoff_gate.gates.standing.report_in_run import inspect_in_run
-from handoff_gate.gates.store.durable import read_bounded
-from handoff_gate.gates.store.filesystem import FilesystemStore, is_run
-from handoff_gate.gates.vocab.ids import ID_PATTERN
-from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+from handoff_gate.gates.gate import Gate, JsonSchemaError
 from handoff_gate.gates.vocab.report import Report
-
-if TYPE_CHECKING:
-    from handoff_gate.gates.trust.policy import Policy
 
 
 def _is_envelope(path: Path) -> bool:
@@ -54,34 +38,31 @@ def _is_envelope(path: Path) -> bool:
     return b'"format"' in head and b"handoff-gate/" in head
 
 
-def inspect_path(
-    path: Path, schema: str | None, contracts: Registry, rules: Policy | None = None
-) -> Report:
-    """The report for ``path``: in its run when it is a stored handoff of one."""
+def _checked_path(path: Path) -> None:
+    """A file to inspect: a directory or a missing path is a usage error."""
     if path.is_dir():
         raise UsageError(f"{flat(str(path))} is a directory, not a file")
     if not path.is_file():
         raise UsageError(f"no such file: {flat(str(path))}")
-    stem = path.name.removesuffix(".json")
-    in_run = path.parent.name == "handoffs" and is_run(path.parent.parent)
-    if schema is None and in_run and ID_PATTERN.match(stem) and path.suffix == ".json":
-        run = str(path.parent.parent)
-        return inspect_in_run(run, stem, contracts, policy=rules, store=FilesystemStore())
-    if schema is None and not _is_envelope(path):
+
+
+def _hint(path: Path, gate: Gate) -> None:
+    """Say how to check a bare payload, when ``path`` is neither a run's handoff nor one."""
+    if not gate.is_stored_handoff(path) and not _is_envelope(path):
         print(
             f"hint: {flat(str(path))} is not a stored handoff; for a bare payload, name its "
             "contract with --schema ID (see: handoff-gate schemas)",
             file=sys.stderr,
         )
-    return inspect_file(path, contracts, schema_id=schema, max_bytes=MAX_HANDOFF_BYTES)
 
 
-def json_schema_contract(name: str) -> tuple[str, JsonSchemaContract]:
-    """The digest and contract of a JSON Schema file; a document that is not a usable
-    schema is a one-line usage error saying why."""
+def _json_schema(name: str) -> dict[str, Any]:
+    """A JSON Schema file's document; one that is not a usable schema is a one-line
+    usage error saying why."""
     try:
-        schema = read_json_schema(read_input(name))
-        return schema_sha256(schema), contract_from_json_schema(schema)
+        document = Gate.json_schema_document(read_input(name))
+        Gate.check_json_schema(document)
+        return document
     except JsonSchemaError as exc:
         raise UsageError(f"{flat(name)}: {exc}") from exc
 
@@ -93,24 +74,25 @@ def _payload_digest(path: Path, report: Report, in_envelope: bool) -> str | None
     if not in_envelope:
         return report.sha256 or None
     try:
-        return payload_sha256(read_bounded(path, MAX_HANDOFF_BYTES), report)
+        return payload_sha256(Gate.read_file(path), report)
     except (OSError, ValueError):
         return None
 
 
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     in_envelope = args.json_schema is None and args.schema is None
+    path = Path(args.path)
     if args.json_schema is not None:
-        digest, model = json_schema_contract(args.json_schema)
-        label = args.schema or f"sha256:{digest}"
-        path = Path(args.path)
-        if path.is_dir() or not path.is_file():
-            inspect_path(path, label, {})  # the same "is a directory" / "no such file"
-        report = inspect_file(path, {label: model}, schema_id=label, max_bytes=MAX_HANDOFF_BYTES)
+        document = _json_schema(args.json_schema)
+        _checked_path(path)
+        report = gate.check_file(path, schema_id=args.schema, json_schema=document)
     else:
-        setup = setup_from(args)
-        report = inspect_path(Path(args.path), args.schema, setup.contracts, setup.policy)
-    payload_digest = _payload_digest(Path(args.path), report, in_envelope)
+        gate.setup.contracts  # noqa: B018 - the configuration before the file, as ever
+        _checked_path(path)
+        if args.schema is None:
+            _hint(path, gate)
+        report = gate.check_file(path, schema_id=args.schema)
+    payload_digest = _payload_digest(path, report, in_envelope)
     if args.json:
         body: dict[str, object] = {}
         for key, value in report.to_json().items():

@@ -21,8 +21,8 @@ import jiter
 
 from handoff_gate.cli.commands import decide_batch
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat, one_line, os_problem
-from handoff_gate.cli.inputs import existing_handoff, setup_from
-from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused, decide
+from handoff_gate.cli.inputs import existing_handoff
+from handoff_gate.gates.gate import DecisionRefused, EditRefused, Gate
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
@@ -61,29 +61,24 @@ def _print_findings(report: Report) -> None:
         )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     if args.pending or args.ids is not None:
-        return decide_batch.run(args)
+        return decide_batch.run(gate, args)
     if args.action is None:
         raise UsageError("decide needs an action after the id: approve or reject")
     if args.phase or args.schema:
         raise UsageError("--phase and --schema narrow --pending; this decides one handoff")
     edited = _edit_bytes(args.edit, args.action)
-    setup = setup_from(args)
-    run = existing_handoff(args.run_dir, args.handoff_id, setup.store)  # a typo: exit 2
+    run = existing_handoff(args.run_dir, args.handoff_id, gate.setup.store)  # a typo: exit 2
     try:
-        decision = decide(
-            setup.store,
+        decision = gate.decide(
             run,
             args.handoff_id,
             args.action,
             reason=args.reason,
             category=args.category,
             reviewer=args.reviewer,
-            registry=setup.contracts,
             expected_sha256=args.sha256.lower() if args.sha256 else None,
-            key=setup.key,
-            policy=setup.policy,
             on_warning=_warn,
             edited_payload=edited,
         )

@@ -12,11 +12,10 @@ import argparse
 import sys
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
-from handoff_gate.cli.inputs import existing_run, setup_from
-from handoff_gate.gates.decide.batch import BatchItem, decide_many, open_handoffs
+from handoff_gate.cli.inputs import existing_run
+from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.ids import validate_id
-from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
 
 #: How many ``ID SHA256`` lines ``--ids -`` reads at most: far more than any review.
@@ -28,12 +27,12 @@ def _warn(message: str) -> None:
     print(f"warning: {visible(message)}", file=sys.stderr)
 
 
-def read_ids(lines: list[str]) -> list[BatchItem]:
+def read_ids(lines: list[str]) -> list[tuple[str, str]]:
     """``ID SHA256`` lines as items; ``UsageError`` naming the first malformed line.
 
     Blank lines are skipped; an id given twice is a mistake, not a second decision.
     """
-    items: list[BatchItem] = []
+    items: list[tuple[str, str]] = []
     seen: set[str] = set()
     for number, line in enumerate(lines, 1):
         words = line.split()
@@ -60,7 +59,7 @@ def read_ids(lines: list[str]) -> list[BatchItem]:
     return items
 
 
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     if args.action is not None or args.sha256:
         raise UsageError("with --pending or --ids, give only the action (approve|reject)")
     if args.handoff_id not in {a.value for a in Action}:
@@ -68,39 +67,21 @@ def run(args: argparse.Namespace) -> int:
     if args.ids is not None and (args.phase or args.schema):
         raise UsageError("--phase and --schema narrow --pending; --ids names each handoff")
     action = Action(args.handoff_id)
-    setup = setup_from(args)  # under a policy, only pinned contract modules run
-    where, contracts, trust = setup.store, setup.contracts, setup.policy
-    run = existing_run(args.run_dir, where)
-    selected: dict[str, Report] = {}
-    if args.ids is not None:
-        items = read_ids(sys.stdin.read().splitlines())
-    else:
-        found = open_handoffs(
-            where,
-            run,
-            action,
-            registry=contracts,
-            policy=trust,
-            phase=args.phase,
-            schema_id=args.schema,
-        )
-        items = [(s.ref, s.ref.sha256) for s in found]
-        selected = {s.ref.id: s.report for s in found}  # decided on what was looked at
+    # The whole configuration first: under a policy, only pinned contract modules run.
+    run = existing_run(args.run_dir, gate.setup.store)
+    items = read_ids(sys.stdin.read().splitlines()) if args.ids is not None else None
+    why, who = args.reason, args.reviewer
     try:
-        results = decide_many(
-            where,
-            run,
-            items,
-            action,
-            registry=contracts,
-            reason=args.reason,
-            category=args.category,
-            reviewer=args.reviewer,
-            key=setup.key,
-            policy=trust,
-            on_warning=_warn,
-            seen=selected,
-        )
+        if items is not None:
+            results = gate.decide_many(
+                run, items, action, reason=why, category=args.category, reviewer=who,
+                on_warning=_warn,
+            )  # fmt: skip
+        else:  # each decided on the look that selected it
+            results = gate.decide_pending(
+                run, action, phase=args.phase, schema_id=args.schema, reason=why,
+                category=args.category, reviewer=who, on_warning=_warn,
+            )  # fmt: skip
     except PermissionError as exc:
         raise os_problem("record a decision in", args.run_dir, exc) from exc
     except (ValueError, OSError) as exc:

@@ -8,18 +8,18 @@ signal) ends in a deny or exit 2 with one line on stderr: the one exit code ever
 these harnesses treats as "do not run the tool". Any other exit, or a hook killed by the
 harness's own timeout, would let Claude Code and Gemini run it; so everything the hook
 does comes out of one deadline (``--timeout``, from its start), which a watchdog keeps
-whatever is still locked (``integrations.coding_agent_deadline``).
+whatever is still locked (``integrations.coding_agent_deadline``). The command's Gate is
+assembled inside that deadline too (it opens nothing until asked), so a store that
+cannot be reached or a contract module its policy does not pin ends in the same deny.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import USAGE, flat, one_line
-from handoff_gate.cli.inputs import setup_from
-from handoff_gate.gates.store.lock_bound import lock_deadline
+from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.integrations.coding_agent_deadline import (
     Deadline,
@@ -28,18 +28,8 @@ from handoff_gate.integrations.coding_agent_deadline import (
     signals_deny,
 )
 from handoff_gate.integrations.coding_agent_submit import submit_event
-from handoff_gate.integrations.coding_agents import (
-    HARNESSES,
-    Answer,
-    Harness,
-    HookInputError,
-    ToolEvent,
-)
+from handoff_gate.integrations.coding_agents import HARNESSES, Answer, Harness, HookInputError
 from handoff_gate.integrations.hook_rules import matching_rule
-
-if TYPE_CHECKING:
-    from handoff_gate.gates.setup import Setup
-    from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 
 #: The event around the tool's arguments: its ids, paths and mode, never near this.
 EVENT_SLACK = 64 * 1024
@@ -53,57 +43,38 @@ def _event_bytes() -> bytes:
     return data
 
 
-def _answer(args: argparse.Namespace, harness: Harness, deadline: Deadline) -> Answer:
+def _answer(gate: Gate, args: argparse.Namespace, harness: Harness, deadline: Deadline) -> Answer:
     event = harness.parse(_event_bytes())
     deadline.event = event
-    setup = setup_from(args)
-    try:
-        setup.store.create(args.run_dir)
-        answer = None
-        if matching_rule(setup.policy, harness, event) is not None:  # the fast path
-            from handoff_gate.integrations.hook_rules import answer_by_rule
+    setup = gate.setup  # the whole configuration, inside the deadline
+    setup.store.create(args.run_dir)
+    answer = None
+    if matching_rule(setup.policy, harness, event) is not None:  # the fast path
+        from handoff_gate.integrations.hook_rules import answer_by_rule
 
-            ref, answer = answer_by_rule(setup, args.run_dir, harness, event)
-        else:
-            ref = submit_event(setup, args.run_dir, harness, event)
-        if answer is None:
-            answer = _waited(args, harness, event, ref, setup, deadline)
-    finally:
-        setup.close()
+        ref, answer = answer_by_rule(setup, args.run_dir, harness, event)
+    else:
+        ref = submit_event(setup, args.run_dir, harness, event)
+    if answer is None:  # a person decides: the hook's own waiting half loads only now
+        from handoff_gate.integrations.coding_agent_hook import answer_submitted
+
+        answer = answer_submitted(
+            gate,
+            args.run_dir,
+            harness,
+            event,
+            ref,
+            timeout=deadline.wait_seconds(),
+            stop=deadline.stop,
+            on_timeout=args.on_timeout,
+            told=deadline.seconds,
+        )
     if deadline.signalled is not None:  # stopped: a deny, and the blocking exit with it
         return Answer(answer.stdout, f"handoff-gate hook {harness.name}: {deadline.why}\n", USAGE)
     return answer
 
 
-def _waited(
-    args: argparse.Namespace,
-    harness: Harness,
-    event: ToolEvent,
-    ref: HandoffRef,
-    setup: Setup,
-    deadline: Deadline,
-) -> Answer:
-    """The answer once a person decided the stored call, or the deadline passed."""
-    # Inspection and the waits load only now, the call stored: a hook reaches its
-    # submit having loaded what `submit` does (docs/performance.md, the hook).
-    from handoff_gate.gates.gate import Gate
-    from handoff_gate.integrations.coding_agent_hook import answer_submitted
-
-    gate = Gate(setup=setup)  # the same configuration; closed by the caller, with its store
-    return answer_submitted(
-        gate,
-        args.run_dir,
-        harness,
-        event,
-        ref,
-        timeout=deadline.wait_seconds(),
-        stop=deadline.stop,
-        on_timeout=args.on_timeout,
-        told=deadline.seconds,
-    )
-
-
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     started = process_started()  # the deadline counts the interpreter's start-up too
     harness = HARNESSES[args.harness]
     if args.on_timeout == "ask" and not harness.can_hand_over:
@@ -118,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
     with signals_deny(deadline):
         deadline.start()
         try:
-            with lock_deadline(deadline.locks_until()):
-                answer = _answer(args, harness, deadline)
+            with gate.locks_until(deadline.locks_until()):
+                answer = _answer(gate, args, harness, deadline)
         except (Exception, KeyboardInterrupt) as exc:  # fail closed: exit 2 blocks the call
             if isinstance(exc, KeyboardInterrupt):
                 what = "interrupted"

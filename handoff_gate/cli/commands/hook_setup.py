@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from handoff_gate.cli.errors import FAIL, USAGE, UsageError, flat
+from handoff_gate.gates.gate import Gate
 from handoff_gate.integrations import codex_trust, hook_doctor
 from handoff_gate.integrations.agent_settings import (
     AGENTS,
@@ -146,7 +147,9 @@ def _install(args: argparse.Namespace, spec: AgentSettings) -> int:
     return _doctor(spec, settings)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
+    """Install or check an agent's settings: files of the agent's, no run, so the Gate
+    (which opens nothing until asked) is not asked."""
     spec = AGENTS[args.agent]
     if args.hook_action == "install":
         return _install(args, spec)

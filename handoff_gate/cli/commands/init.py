@@ -14,8 +14,7 @@ import grp
 import pwd
 
 from handoff_gate.cli.errors import OK, UsageError, flat, os_problem
-from handoff_gate.cli.inputs import store_url
-from handoff_gate.gates.store.filesystem import FilesystemStore
+from handoff_gate.gates.gate import Gate
 
 
 def _uid(text: str) -> int:
@@ -36,26 +35,18 @@ def _gid(text: str) -> int:
         raise UsageError(f"--reviewers: no such group: {flat(text)}") from None
 
 
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     pipeline, reviewers = _uid(args.pipeline), _gid(args.reviewers)
     if pipeline == 0:
         raise UsageError("--pipeline must not be root: root can remove any decision")
-    if store_url(args):
-        raise UsageError(
-            "a database run is separated by its roles, not by OS accounts: "
-            "handoff-gate store init --roles (see docs/deploy.md)"
-        )
-    where = FilesystemStore()  # OS accounts and folder owners: run folders only
-    try:
-        made = where.separate(args.run_dir, pipeline, reviewers)
+    try:  # OS accounts and folder owners: run folders only (a database store: exit 2)
+        made, label = gate.separate(args.run_dir, pipeline, reviewers)
     except FileExistsError as exc:
         raise UsageError(flat(str(exc))) from None
     except PermissionError as exc:
         raise os_problem("set the owners of", args.run_dir, exc) from None
     except OSError as exc:
         raise os_problem("make the run", args.run_dir, exc) from None
-    finally:
-        where.close()
     what = "new run" if made else "run completed (what it lacked was added)"
-    print(f"{what} {flat(where.run_label(args.run_dir))}: decisions kept from uid {pipeline}")
+    print(f"{what} {flat(label)}: decisions kept from uid {pipeline}")
     return OK

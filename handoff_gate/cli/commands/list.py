@@ -14,9 +14,8 @@ import sys
 from collections.abc import Iterator
 
 from handoff_gate.cli.errors import OK, flat, one_line
-from handoff_gate.cli.inputs import listed, setup_from
 from handoff_gate.cli.status import to_json
-from handoff_gate.gates.standing.standing import Standing, standing
+from handoff_gate.gates.gate import Gate, Standing
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.view.tool_line import tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -73,19 +72,13 @@ def _why(exc: Exception) -> str:
     return one_line(exc)
 
 
-def run(args: argparse.Namespace) -> int:
-    setup = setup_from(args, listed(args, "list"))
-    where, contracts, rules = setup.store, setup.contracts, setup.policy
-    try:
-        found = [
-            status
-            for status in (
-                standing(where, ref, contracts, policy=rules) for ref in _handoffs(where)
-            )
-            if args.state is None or status.state.value == args.state
-        ]
-    finally:
-        where.close()
+def run(gate: Gate, args: argparse.Namespace) -> int:
+    where, rules = gate.setup.store, gate.policy
+    found = [
+        status
+        for status in (gate.standing(ref.run, ref) for ref in _handoffs(where))
+        if args.state is None or status.state.value == args.state
+    ]
     if args.json:
         print(
             json.dumps([to_json(s, rules is not None) for s in found], ensure_ascii=True, indent=2)

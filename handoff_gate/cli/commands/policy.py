@@ -3,7 +3,8 @@
 The digest pins the policy file together with the allowed_signers file it names; a
 pipeline passes it to ``wait --policy-sha256`` so that whoever can write next to the
 policy cannot widen it. Every line goes through ``flat``: whoever wrote the files may
-have put terminal controls in them, and this is the command people run to look.
+have put terminal controls in them, and this is the command people run to look. It
+reads PATH through the Gate (``Gate.read_policy``) and asks nothing else of it.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from __future__ import annotations
 import argparse
 
 from handoff_gate.cli.errors import OK, flat
-from handoff_gate.cli.trust_inputs import load_policy
+from handoff_gate.gates.gate import Gate
 
 
-def run(args: argparse.Namespace) -> int:
-    loaded = load_policy(args.path)
+def run(gate: Gate, args: argparse.Namespace) -> int:
+    loaded = gate.read_policy(args.path)
     print(f"policy {flat(str(loaded.path))}")
     print(f"allowed_signers {flat(str(loaded.signers_path))}")
     for rule in loaded.rules:

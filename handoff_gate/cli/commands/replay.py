@@ -15,7 +15,6 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import OK, UsageError, flat
@@ -54,21 +53,6 @@ def why_text(j: Judged) -> str:
         return f"{happened}; a rule would, without one"
     said = f"{happened}; {_WOULD[j.would.value]}"
     return f"{said} ({j.why})" if j.why else said
-
-
-def gate_for(args: argparse.Namespace) -> Gate:
-    """The Gate the arguments describe, owning its store (closed with it): every run
-    under ROOT (or the ``--store``), ``--schemas`` loaded under the pins of the replayed
-    ``--policy``. Once ``main`` makes every command's Gate (``run(gate, args)``), this
-    goes; its helpers are imported here so that ``run`` does not depend on them."""
-    from handoff_gate.cli.inputs import listed, setup_from
-
-    where = listed(args, "replay")
-    try:
-        return Gate(setup=replace(setup_from(args, where), owns_store=True))
-    except BaseException:
-        where.close()
-        raise
 
 
 def run(gate: Gate, args: argparse.Namespace) -> int:

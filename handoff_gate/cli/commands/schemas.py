@@ -12,42 +12,23 @@ import json
 
 from handoff_gate.cli.commands.contracts import stored_document
 from handoff_gate.cli.errors import OK, UsageError, unknown_schema
-from handoff_gate.cli.inputs import existing_run, registry, store
-from handoff_gate.gates.contracts.registry import RegistryError, strict_json_schema
-from handoff_gate.gates.store.base import StoredContract
+from handoff_gate.cli.inputs import existing_run
+from handoff_gate.gates.gate import Gate, RegistryError
 from handoff_gate.gates.vocab.safe_text import visible
 
 
-def _stored(args: argparse.Namespace) -> list[StoredContract]:
-    if args.run is None:
-        return []
-    where = store(args)
-    try:
-        return where.contracts(existing_run(args.run, where))
-    finally:
-        where.close()
-
-
-def _print_stored(args: argparse.Namespace) -> None:
-    where = store(args)
-    try:
-        document = stored_document(where, args.run, args.json_schema)
-    finally:
-        where.close()
-    print(json.dumps(document, ensure_ascii=True, indent=2))
-
-
-def run(args: argparse.Namespace) -> int:
-    stored = _stored(args)
+def run(gate: Gate, args: argparse.Namespace) -> int:
+    stored = [] if args.run is None else gate.store.contracts(existing_run(args.run, gate.store))
     if args.json_schema is not None and any(c.schema_id == args.json_schema for c in stored):
-        _print_stored(args)
+        document = stored_document(gate, args.run, args.json_schema)
+        print(json.dumps(document, ensure_ascii=True, indent=2))
         return OK
-    contracts = registry(args.schemas)
+    contracts = gate.contracts  # under the policy's pins, from --policy or the environment
     if args.json_schema is not None:
         if args.json_schema not in contracts:
             raise unknown_schema(args.json_schema)
         try:
-            schema = strict_json_schema(contracts[args.json_schema])
+            schema = gate.strict_json_schema(args.json_schema)
         except RegistryError as exc:
             raise UsageError(str(exc)) from exc
         print(json.dumps(schema, ensure_ascii=True, indent=2))

@@ -45,12 +45,13 @@ from handoff_gate.integrations.web_review import Identity, Limits, ReviewServer,
 
 if TYPE_CHECKING:
     from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.gate import Gate
     from handoff_gate.gates.notify.targets import Targets
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
 
 
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     if not is_loopback(args.host) and not args.allow_remote:
         raise UsageError(
             f"--host {args.host} is reachable from other machines; give --allow-remote "

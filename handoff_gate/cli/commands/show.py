@@ -14,11 +14,10 @@ import argparse
 import json
 
 from handoff_gate.cli.errors import OK, flat
-from handoff_gate.cli.inputs import existing_handoff, setup_from
+from handoff_gate.cli.inputs import existing_handoff
 from handoff_gate.cli.report_text import Out, payload_sha256, print_report, terminal_width
 from handoff_gate.cli.status import signature, to_json
-from handoff_gate.gates.standing.caller import CALLER_GAVE_UP
-from handoff_gate.gates.standing.standing import Standing, standing
+from handoff_gate.gates.gate import CALLER_GAVE_UP, Gate, Standing
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.view.tool_line import NAME_CHARS, plain, tool_call_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -101,15 +100,14 @@ def _payload_digest(where: RunStore, ref: HandoffRef, status: Standing) -> str |
     return payload_sha256(data, status.report)
 
 
-def run(args: argparse.Namespace) -> int:
-    setup = setup_from(args)
-    run = existing_handoff(args.run_dir, args.handoff_id, setup.store)
+def run(gate: Gate, args: argparse.Namespace) -> int:
+    run = existing_handoff(args.run_dir, args.handoff_id, gate.setup.store)
     ref = HandoffRef(run, args.handoff_id)
-    status = standing(setup.store, ref, setup.contracts, policy=setup.policy)
+    status = gate.standing(run, ref)
     if args.json:
         named = status.named
         body = {
-            **to_json(status, setup.policy is not None),
+            **to_json(status, gate.policy is not None),
             "decision": named.model_dump(mode="json") if named else None,
             "edited": bool(named and named.edited),
             "report": status.report.to_json(),
@@ -118,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
         return OK
     out = Out() if args.brief else Out(terminal_width())
     name = f"{status.run_name}/{args.handoff_id}"
-    digest = _payload_digest(setup.store, ref, status)
+    digest = _payload_digest(gate.store, ref, status)
     print_report(name, status.report, out, payload_sha256=digest)
     _print_tool_call(status, out)
-    _print_decision(status, setup.policy is not None)
+    _print_decision(status, gate.policy is not None)
     return OK

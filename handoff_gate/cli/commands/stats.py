@@ -19,25 +19,18 @@ from rich.table import Table
 from rich.text import Text
 
 from handoff_gate.cli.errors import OK, ArgumentError, flat
-from handoff_gate.cli.inputs import listed, setup_from
-from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.stats.figures import Stats, duration, stats_json
+from handoff_gate.gates.gate import Gate, Stats, duration, stats_json
 from handoff_gate.gates.vocab.states import HandoffState
 
 
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     if args.top < 0:
         raise ArgumentError(f"--top must be 0 or more, not {args.top}")
-    where = listed(args, "stats")
-    try:
-        gate = Gate(setup=setup_from(args, where))
-        found = gate.stats(
-            since=args.since,
-            top=args.top,
-            on_problem=lambda line: print(f"handoff-gate stats: {flat(line)}", file=sys.stderr),
-        )
-    finally:
-        where.close()
+    found = gate.stats(
+        since=args.since,
+        top=args.top,
+        on_problem=lambda line: print(f"handoff-gate stats: {flat(line)}", file=sys.stderr),
+    )
     if args.json:
         print(json.dumps(stats_json(found), ensure_ascii=True, indent=2))
     else:

@@ -41,26 +41,19 @@ from handoff_gate.cli.errors import (
     os_problem,
     unknown_schema,
 )
-from handoff_gate.cli.inputs import created_run, read_input, setup_from
-from handoff_gate.gates.contracts.json_schema import JsonSchemaError, contract_from_json_schema
-from handoff_gate.gates.setup import Setup
-from handoff_gate.gates.standing.report_in_run import inspect_in_run
+from handoff_gate.cli.inputs import created_run, read_input
+from handoff_gate.gates.gate import TOOL_PHASE, Gate, JsonSchemaError
 from handoff_gate.gates.store.base import ContractConflict, RunStore
-from handoff_gate.gates.submit.placement import producer_principal
-from handoff_gate.gates.submit.submit import Signing, submit
-from handoff_gate.gates.submit.tool_call import TOOL_PHASE, ToolCallSpec, submit_tool_call
-from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.findings import Severity
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.safe_text import visible
 
 
-def _say_verdict(ref: HandoffRef, run: str, setup: Setup, payload_sha256: str) -> None:
+def _say_verdict(ref: HandoffRef, run: str, gate: Gate, payload_sha256: str) -> None:
     """On stderr: what each digest is of, then the verdict a reviewer will see (the
     handoff inspected in its run, under the policy): ``stored BLOCKED`` and every
     blocking finding, one line each, or ``stored for review``."""
-    where = setup.store
-    report = inspect_in_run(ref.run, ref.id, setup.contracts, policy=setup.policy, store=where)
+    report = gate.inspect(ref.run, ref)
     label = shlex.quote(visible(run))
     print(
         f"{ref.id}: sha256 {ref.sha256} of the handoff file (a decision binds to it); "
@@ -94,19 +87,17 @@ def _warn(message: str) -> None:
     print(f"warning: {visible(message)}", file=sys.stderr)
 
 
-def _signing(args: argparse.Namespace, setup: Setup) -> Signing | None:
-    """``submit``'s signing arguments: the key and the producer it signs as (the policy
-    must name the key's principal among the phase's producers)."""
-    key, rules = setup.key, setup.policy
-    if key is None:
+def _signer(args: argparse.Namespace, gate: Gate) -> str | None:
+    """Whom the handoff is signed as: the key's principal, which the policy must name
+    among the phase's producers (``None`` without a key)."""
+    if gate.key is None:
         return None
-    if rules is None:
+    if gate.policy is None:
         raise UsageError("--key signs the handoff as a producer the policy names: give --policy")
     try:
-        signer = producer_principal(key, rules, args.phase)
-    except (ValueError, OSError, SigningError) as exc:
+        return gate.producer(args.phase)
+    except ValueError as exc:
         raise UsageError(f"cannot sign: {one_line(exc)}") from exc
-    return Signing(key, signer)
 
 
 def _json_schema(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -115,7 +106,7 @@ def _json_schema(args: argparse.Namespace) -> dict[str, Any] | None:
         return None
     document = schema_file(args.json_schema)
     try:
-        contract_from_json_schema(document)
+        Gate.check_json_schema(document)
     except JsonSchemaError as exc:
         raise UsageError(f"{flat(args.json_schema)}: {exc}") from exc
     checked_id(args.schema)
@@ -163,24 +154,13 @@ def _checked_form(args: argparse.Namespace) -> None:
     args.phase = args.phase or TOOL_PHASE
 
 
-def _tool_call(
-    args: argparse.Namespace, where: RunStore, payload: bytes, **common: Any
-) -> HandoffRef:
-    document = schema_file(args.json_schema) if args.json_schema is not None else FREE_FORM
-    call = ToolCallSpec(
-        args.tool, args.call_id, document, args.description, args.agent, args.thread
-    )
-    return submit_tool_call(where, args.run_dir, call, payload, phase=args.phase, **common)
-
-
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     _checked_form(args)
-    setup = setup_from(args)
+    where = gate.setup.store  # the whole configuration first, as a reviewer's would be
     if args.tool is not None:
-        return _submit(args, setup, None)
+        return _submit(gate, args, None)
     document = _json_schema(args)
-    where = setup.store
-    known = document is not None or args.schema in setup.contracts
+    known = document is not None or args.schema in gate.contracts
     known = known or _stored(where, args.run_dir, args.schema)
     if not known:
         if not args.allow_unknown_schema:
@@ -188,33 +168,37 @@ def run(args: argparse.Namespace) -> int:
                 f"{unknown_schema(args.schema)}; --allow-unknown-schema stores it blocked"
             )
         print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
-    return _submit(args, setup, document)
+    return _submit(gate, args, document)
 
 
-def _submit(args: argparse.Namespace, setup: Setup, document: dict[str, Any] | None) -> int:
+def _submit(gate: Gate, args: argparse.Namespace, document: dict[str, Any] | None) -> int:
     """Store the handoff (or the tool call) and say what was stored."""
-    where = setup.store
     payload = read_input(args.payload)
-    signing = _signing(args, setup)
-    expires_in = args.expires_in
-    trust = setup.policy
-    if expires_in is None and trust is not None:
-        rule = trust.rule_for(args.phase)
-        expires_in = rule.expires_in if rule is not None else None
-    created_run(args.run_dir, where, "submit")
+    signer = _signer(args, gate)
+    created_run(args.run_dir, gate.store, "submit")
     common: dict[str, Any] = {
-        "registry": setup.contracts,
-        "signing": signing,
+        "signer": signer,
         "idempotency_key": args.idempotency_key,
         "on_warning": _warn,
-        "expires_in": expires_in,
+        "expires_in": args.expires_in,
     }
     try:
         if args.tool is not None:
-            ref = _tool_call(args, where, payload, **common)
+            given = args.json_schema
+            ref = gate.submit_tool_call(
+                args.run_dir,
+                tool=args.tool,
+                args=payload,
+                call_id=args.call_id,
+                json_schema=FREE_FORM if given is None else schema_file(given),
+                description=args.description,
+                agent=args.agent,
+                thread=args.thread,
+                phase=args.phase,
+                **common,
+            )
         else:
-            ref = submit(
-                where,
+            ref = gate.submit(
                 args.run_dir,
                 payload,
                 phase=args.phase,
@@ -239,5 +223,5 @@ def _submit(args: argparse.Namespace, setup: Setup, document: dict[str, Any] | N
         print(json.dumps(body, ensure_ascii=True), flush=True)
     else:
         print(ref.id, flush=True)
-    _say_verdict(ref, args.run_dir, setup, digest)
+    _say_verdict(ref, args.run_dir, gate, digest)
     return OK

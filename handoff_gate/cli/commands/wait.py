@@ -25,7 +25,6 @@ import json
 import sys
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import (
     ALREADY_DELIVERED,
@@ -39,22 +38,15 @@ from handoff_gate.cli.errors import (
     UsageError,
     one_line,
 )
-from handoff_gate.cli.inputs import existing_handoff, setup_from
+from handoff_gate.cli.inputs import existing_handoff
 from handoff_gate.cli.interrupt import stop_on_interrupt
 from handoff_gate.cli.outfile import STDOUT, checked_target, write_payload
 from handoff_gate.cli.wait_json import result_json
-from handoff_gate.gates.audit.decision_record import DecisionCorrupt
-from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
-from handoff_gate.gates.deliver.waiting import wait_after
-from handoff_gate.gates.standing.quorum import no_policy_warning
+from handoff_gate.gates.gate import DecisionCorrupt, Gate, WaitOutcome, WaitResult
 from handoff_gate.gates.store.base import FolderMechanics, RunStore
 from handoff_gate.gates.view.delivery import delivered_text, payload_text
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
-
-if TYPE_CHECKING:
-    from handoff_gate.gates.contracts.registry import Registry
-    from handoff_gate.gates.trust.policy import Policy
 
 
 def _changed_message(handoff_id: str, who: str, result: WaitResult, expected: str) -> str:
@@ -92,48 +84,33 @@ def _notifier(
     return announce
 
 
-def _waited(
-    run: str,
-    args: argparse.Namespace,
-    contracts: Registry,
-    rules: Policy | None,
-    where: RunStore,
-    stop: threading.Event,
-) -> WaitResult:
+def _waited(gate: Gate, run: str, args: argparse.Namespace, stop: threading.Event) -> WaitResult:
     """Wait: the first look answers a decided handoff; only an undecided one blocks."""
-    pickup = Pickup(
+    return gate.wait(
         run,
         args.handoff_id,
-        registry=contracts,
-        timeout=args.timeout,
-        policy=rules,
-        store=where,
-        on_refused=print_refusal,
         expected_sha256=args.sha256 or "",
-        redeliver=args.redeliver,
-    )
-    return wait_after(
-        pickup,
+        timeout=args.timeout,
         poll=args.poll,
         stop_event=stop,
-        on_block=_notifier(where.run_label(run), args.handoff_id, args.notify),
+        on_block=_notifier(gate.store.run_label(run), args.handoff_id, args.notify),
+        redeliver=args.redeliver,
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     if args.json and args.out == STDOUT:
         raise UsageError("--json prints the result on stdout; give --out a file, or leave it out")
-    setup = setup_from(args)
-    where, contracts, rules = setup.store, setup.contracts, setup.policy
+    where = gate.setup.store  # the whole configuration: the policy's pin before any module
     run = existing_handoff(args.run_dir, args.handoff_id, where)
-    if rules is None:
-        print(no_policy_warning(where), file=sys.stderr)
+    if gate.policy is None:
+        print(gate.no_policy_warning(), file=sys.stderr)
     else:
         _veto_check(where, run, strict=getattr(args, "strict", False))
     with checked_target(args.out) as target:
         try:
             with stop_on_interrupt() as stop:
-                result = _waited(run, args, contracts, rules, where, stop)
+                result = _waited(gate, run, args, stop)
         except (DecisionCorrupt, ValueError, OSError) as exc:
             raise UsageError(one_line(exc)) from exc
         if result.outcome is WaitOutcome.APPROVED:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from handoff_gate.gates.contracts.registry import Registry
+    from handoff_gate.gates.gate import Gate
     from handoff_gate.gates.notify.targets import Targets
     from handoff_gate.gates.store.base import RunStore
     from handoff_gate.gates.trust.policy import Policy
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from handoff_gate.tui.review_core import ReviewCore
 
 
-def run(args: argparse.Namespace) -> int:
+def run(gate: Gate, args: argparse.Namespace) -> int:
     url = os.environ.get(STORE_ENV, "") if args.store is None else args.store
     try:
         where = listed_store(url, args.root, "watch")

@@ -12,23 +12,16 @@ import argparse
 import sys
 
 from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
-from handoff_gate.cli.inputs import existing_handoff, setup_from
-from handoff_gate.gates.decide.withdrawal import WithdrawRefused, withdraw
+from handoff_gate.cli.inputs import existing_handoff
+from handoff_gate.gates.gate import Gate, WithdrawRefused
 from handoff_gate.gates.vocab.safe_text import visible
 
 
-def run(args: argparse.Namespace) -> int:
-    setup = setup_from(args)  # under a policy, only pinned contract modules run
-    run = existing_handoff(args.run_dir, args.handoff_id, setup.store)
+def run(gate: Gate, args: argparse.Namespace) -> int:
+    # The whole configuration first: under a policy, only pinned contract modules run.
+    run = existing_handoff(args.run_dir, args.handoff_id, gate.setup.store)
     try:
-        done = withdraw(
-            setup.store,
-            run,
-            args.handoff_id,
-            registry=setup.contracts,
-            reason=args.reason,
-            policy=setup.policy,
-        )
+        done = gate.withdraw(run, args.handoff_id, reason=args.reason)
     except WithdrawRefused as exc:
         print(f"refused: {one_line(exc)}", file=sys.stderr)
         return FAIL

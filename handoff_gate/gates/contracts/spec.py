@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 
-from handoff_gate.gates.vocab.environment import SCHEMAS_ENV
+from handoff_gate.gates.vocab.environment import Environment
 
 
 def named_specs(spec: str | None = None) -> list[str]:
     """The specs in ``spec`` (default: ``$HANDOFF_GATE_SCHEMAS``), blanks dropped."""
     if spec is None:
-        spec = os.environ.get(SCHEMAS_ENV, "")
+        spec = Environment.read().schemas
     return [p.strip() for p in spec.split(os.pathsep) if p.strip()]

@@ -10,8 +10,8 @@ it names is there and plain: a command must be exactly one simple command
 an argument glob matches only a string without control or invisible characters and
 without a ``..`` path segment (a glob matches text, not a resolved path). A reject rule
 matches if any command inside the text starts with its words (``shell.commands_inside``),
-the program also by its path (``/bin/rm`` for ``rm``). A matching reject rule wins over
-every approve rule.
+the program also by its path (``/bin/rm`` for ``rm``), and matches a command too long to
+read (``shell.MAX_SCAN``) unread. A matching reject rule wins over every approve rule.
 """
 
 from __future__ import annotations
@@ -24,7 +24,12 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.rules.auto import AutoRule
-from handoff_gate.gates.rules.shell import commands_inside, simple_command, starts_with
+from handoff_gate.gates.rules.shell import (
+    commands_inside,
+    simple_command,
+    starts_with,
+    too_long_to_read,
+)
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.safe_text import has_unsafe
 
@@ -127,6 +132,8 @@ def _command_matches(rule: AutoRule, args: Mapping[str, object], approve: bool) 
     if not rule.argv:
         return True
     text = command if isinstance(command, str) else json.dumps(command)
+    if too_long_to_read(text):
+        return True
     inside = commands_inside(text)
     if isinstance(command, list) and all(isinstance(w, str) for w in command):
         inside = (tuple(command), *inside, *commands_inside(" ".join(command)))

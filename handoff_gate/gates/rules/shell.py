@@ -18,9 +18,13 @@ Two questions, with opposite ways to fail safe:
   inside substitutions, subshells, pipelines and lists, into the string of
   ``bash -c``/``sh -c``/``eval``, and past wrappers that run another command
   (``env X=1 rm``, ``sudo rm``, ``xargs rm``, ``command rm``, ``find -exec rm``):
-  each word after such a wrapper that is not an option starts a command too. Text the
-  grammar cannot parse also yields every run of its words split at blanks and shell
-  operators, so a reject rule whose words appear anywhere still matches (fail closed).
+  each word after such a wrapper that is not an option starts a command too, and a word
+  of a wrapper holding a blank is read as a command line (``env -S 'rm x'``,
+  ``watch 'rm x'``). Text the grammar cannot parse also yields every run of its words
+  split at blanks and shell operators, so a reject rule whose words appear anywhere
+  still matches (fail closed). A command whose program is an expansion (``$X``,
+  ``$(…)``, a glob) names no program a rule spells: it matches no reject rule by name,
+  and, not being a simple command, no approve rule either, so a person decides it.
 
 Words come back unquoted (``'st'atus`` is ``status``); a word that is not literal
 (an expansion) comes back as its source text in ``commands_inside``.
@@ -40,6 +44,11 @@ if TYPE_CHECKING:
 MAX_COMMAND = 4096
 #: How deep ``bash -c '… bash -c …'`` is followed before the rest counts as unparsable.
 MAX_DEPTH = 8
+#: How many words of each command ``commands_inside`` keeps: more than any rule's
+#: ``argv`` holds, so a long command costs its length, never its length squared.
+MAX_PREFIX = 64
+#: The longest text ``commands_inside`` reads; ``too_long_to_read`` says when it is over.
+MAX_SCAN = 64 * 1024
 #: Commands that run the command in their arguments (for reject rules).
 WRAPPERS = frozenset(
     {
@@ -92,9 +101,11 @@ def simple_command(text: str) -> tuple[str, ...] | None:
             word = _literal(child)
         else:  # an assignment, a redirection, or anything else the shell does besides
             return None
-        # Only blanks between words: the grammar skips some text as if it were one
-        # (an escaped blank, `\ `), which the shell reads as part of a word.
-        if word is None or text[end : child.start_byte].strip(" "):
+        # Blanks, and only blanks, between words: the grammar skips some text as if it
+        # were one (an escaped blank, `\ `) and splits some words the shell reads as one
+        # (`'a b'\a`), both of which would make the words differ from what runs.
+        gap = text[end : child.start_byte]
+        if word is None or gap.strip(" ") or (words and not gap):
             return None
         words.append(word)
         end = child.end_byte
@@ -140,6 +151,12 @@ def _unescape(raw: str) -> str:
     return re.sub(r"\\(.)", r"\1", raw)
 
 
+def too_long_to_read(text: str) -> bool:
+    """Whether ``text`` is over ``MAX_SCAN``: a reject rule then matches it unread (fail
+    closed), since reading it whole could take the hook's whole deadline."""
+    return len(text) > MAX_SCAN
+
+
 def commands_inside(text: str) -> tuple[tuple[str, ...], ...]:
     """Every command ``text`` could run, as its words (see the module docstring):
     what a reject rule is matched against."""
@@ -149,6 +166,9 @@ def commands_inside(text: str) -> tuple[tuple[str, ...], ...]:
 
 
 def _collect(text: str, found: list[tuple[str, ...]], depth: int) -> None:
+    # The shell drops a backslash-newline before it reads words (`r\<newline>m` is `rm`);
+    # inside single quotes it would not, which only makes a reject rule match more.
+    text = text.replace("\\\n", "")
     root = _parse(text)
     if depth >= MAX_DEPTH or root.has_error:
         found.extend(_word_runs(text))
@@ -177,13 +197,23 @@ def _parts(command: Node) -> Iterator[Node]:
 
 
 def _word(node: Node) -> str:
+    """A word as a reject rule compares it: its literal value, ``$'…'`` decoded, else its
+    source text (an expansion: no program name a rule spells)."""
     literal = _literal(node)
-    return literal if literal is not None else _text(node)
+    if literal is not None:
+        return literal
+    raw = _text(node)
+    if node.type == "ansi_c_string" and raw.startswith("$'") and raw.endswith("'"):
+        try:
+            return raw[2:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
+        except UnicodeDecodeError:
+            return raw
+    return raw
 
 
 def _unwrapped(words: tuple[str, ...], found: list[tuple[str, ...]], depth: int) -> None:
     """``words``, and every command a wrapper or a shell among them would run."""
-    found.append(words)
+    found.append(words[:MAX_PREFIX])
     _shell_inside(words, found, depth)
     if _basename(words[0]) in WRAPPERS:
         # Which words are a wrapper's own option values (``sudo -u root rm``) differs
@@ -192,8 +222,10 @@ def _unwrapped(words: tuple[str, ...], found: list[tuple[str, ...]], depth: int)
         for index in range(1, len(words)):
             word = words[index]
             if word and not word.startswith("-") and "=" not in word:
-                found.append(words[index:])
-                _shell_inside(words[index:], found, depth)
+                found.append(words[index : index + MAX_PREFIX])
+                _shell_inside(words[index : index + MAX_PREFIX], found, depth)
+            if " " in word and depth < MAX_DEPTH:  # `env -S 'rm x'`, `watch 'rm x'`
+                _collect(word, found, depth + 1)
 
 
 def _shell_inside(words: tuple[str, ...], found: list[tuple[str, ...]], depth: int) -> None:
@@ -211,7 +243,7 @@ def _shell_inside(words: tuple[str, ...], found: list[tuple[str, ...]], depth: i
 def _word_runs(text: str) -> list[tuple[str, ...]]:
     """Unparsable text, split at blanks and shell operators: each word starts a run."""
     words = [w for w in _WORD_SPLIT.split(text) if w]
-    return [tuple(words[i:]) for i in range(len(words))]
+    return [tuple(words[i : i + MAX_PREFIX]) for i in range(len(words))]
 
 
 def _basename(word: str) -> str:

@@ -17,16 +17,15 @@ set it, never another caller sharing the process.
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
 from handoff_gate.gates.store.base import StoreError
+from handoff_gate.gates.vocab.environment import LOCK_TIMEOUT_ENV as LOCK_TIMEOUT_ENV
+from handoff_gate.gates.vocab.environment import Environment
 
-#: The environment variable that sets the bound, in seconds (a decimal number).
-LOCK_TIMEOUT_ENV = "HANDOFF_GATE_LOCK_TIMEOUT"
 #: The bound when the variable is unset or empty.
 DEFAULT_LOCK_TIMEOUT = 10.0
 #: The largest bound accepted: PostgreSQL's ``lock_timeout`` counts milliseconds in 31 bits.
@@ -77,7 +76,7 @@ def lock_timeout() -> float:
 
 
 def _setting() -> float:
-    text = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
+    text = Environment.read().lock_timeout.strip()
     if not text:
         return DEFAULT_LOCK_TIMEOUT
     try:
