@@ -32,6 +32,7 @@ BENCHMARKS = {
     "startup": "bench.startup",
     "batch": "bench.batch_decide",
     "hook": "bench.hook",
+    "hook_rule": "bench.hook_rule",
     "mcp": "bench.mcp_proxy",
     "agents": "bench.agent_run",
     "serve": "bench.serve",

@@ -64,6 +64,9 @@ EXPECTED = {
         "new run ",
         "not approved (exit 1): handoff-gate show runs/job-17 0001-plan says why",
         "0001-plan approved by alice",
+        # replay put the reviewer's reject that a plan rule would approve first
+        "would differ, most dangerous first:\n\nRUN ",
+        "a person rejected it; a rule would approve it",
     ],
     "docs/walkthrough.md": [],
     # the API's first block approved and delivered the plan; the tool call was stored

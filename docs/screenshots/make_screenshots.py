@@ -39,6 +39,7 @@ from handoff_gate.gates.store.waiters import registered
 from handoff_gate.tui.model import ReviewOptions, Show
 from handoff_gate.tui.review_app import ReviewApp
 from handoff_gate.tui.screens.approve import ApproveScreen
+from handoff_gate.tui.screens.stats import StatsScreen
 from handoff_gate.tui.widgets.detail import Body, Detail
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
@@ -157,6 +158,15 @@ async def reviewer(workspace: Path, registry: Registry) -> None:
         shoot(app, "reviewer-2-defaults")
         await select(pilot, app, workspace, "wire-faults", "0010-brief")
         shoot(app, "reviewer-3-unsafe-text")
+        await pilot.resize_terminal(SIZE[0], 56)  # tall enough for every figure and the bars
+        await pilot.press("S")
+        await settle(
+            pilot,
+            lambda: isinstance(app.screen, StatsScreen) and app.screen.stats is not None,
+            "the stats screen",
+        )
+        await pilot.pause()
+        shoot(app, "reviewer-4-stats")
 
 
 async def small(workspace: Path, registry: Registry) -> None:

@@ -462,6 +462,14 @@ def _add_stats(p: argparse.ArgumentParser) -> None:
     _add_policy(p)
 
 
+def _add_replay(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "root", metavar="ROOT", nargs="?", help="a run, or a folder of runs (none with --store)"
+    )
+    p.add_argument("--json", action="store_true", help="print one JSON array")
+    _add_policy(p)
+
+
 def _add_show(p: argparse.ArgumentParser) -> None:
     _add_handoff(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -735,6 +743,11 @@ _ARGUMENTS = {
     "list": ("one line per handoff under ROOT: state, verdict, decision, waiter", _add_list),
     "show": ("one handoff's report, decision and waiter", _add_show),
     "stats": ("the look back: decisions by outcome, decider, phase, tool; times", _add_stats),
+    "replay": (
+        "what --policy's [[auto]] rules would have done to every recorded handoff, where "
+        "the outcome would differ, most dangerous first (writes nothing)",
+        _add_replay,
+    ),
     "audit": ("print a run's audit log, or verify it against the run's records", _add_audit),
     "watch": ("review handoffs under ROOT in the terminal UI", _add_watch),
     "serve": ("serve the watch review app to a browser, behind a token", _add_serve),

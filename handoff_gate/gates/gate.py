@@ -76,7 +76,7 @@ from handoff_gate.gates.standing.quorum import no_policy_warning
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
 from handoff_gate.gates.standing.standing import Standing, standing
 from handoff_gate.gates.stats.figures import TOP_REASONS, Stats, duration, stats_json
-from handoff_gate.gates.store.base import RunStore
+from handoff_gate.gates.store.base import RunStore, StoreError
 from handoff_gate.gates.store.durable import read_bounded
 from handoff_gate.gates.store.filesystem import FilesystemStore, is_run
 from handoff_gate.gates.store.lock_bound import lock_deadline
@@ -109,6 +109,10 @@ if TYPE_CHECKING:
     from handoff_gate.gates.notify.announcer import Announcer
     from handoff_gate.gates.notify.source import EventSource
     from handoff_gate.gates.notify.targets import Targets as Targets
+    from handoff_gate.gates.rules.auto import AutoRule
+    from handoff_gate.gates.stats.proposal import Proposal as Proposal
+    from handoff_gate.gates.stats.replay import Judged as Judged
+    from handoff_gate.gates.stats.replay import Replay as Replay
     from handoff_gate.gates.trust.policy import Policy as Policy
     from handoff_gate.gates.trust.signing_key import SigningKey as SigningKey
 
@@ -172,7 +176,9 @@ class Gate:
         ``expires_in``/``expires_at`` give it a deadline; given neither, the policy rule
         of ``phase`` may (its ``expires_in``).
         """
-        return submit_to(self.setup, run, payload, SubmitRequest.of(self.setup, options))
+        ref = submit_to(self.setup, run, payload, SubmitRequest.of(self.setup, options))
+        self.decide_by_rules(run, ref, on_warning=options.get("on_warning"))
+        return ref
 
     def submit_tool_call(
         self, run: str | os.PathLike[str], **options: Unpack[ToolCallOptions]
@@ -186,7 +192,9 @@ class Gate:
         waits on the call now and is the only one that would run it (a hook, a proxy), so
         it may be approved only while a wait on it is live (``standing.caller``)."""
         call, args, request = tool_call_of(self.setup, options)
-        return submit_tool_call(self.setup, run, call, args, request)
+        ref = submit_tool_call(self.setup, run, call, args, request)
+        self.decide_by_rules(run, ref, on_warning=options.get("on_warning"))
+        return ref
 
     def add_contract(
         self, run: str | os.PathLike[str], schema_id: str, schema: Mapping[str, Any]
@@ -272,6 +280,7 @@ class Gate:
         decides to block (``handoff-gate wait``). ``redeliver``: deliver a tool call's
         approval again though a wait delivered it already (crash recovery).
         ``expected_sha256``: deliver only these bytes (another file ends it ``changed``)."""
+        self.decide_by_rules(run, ref_or_id, on_warning=on_refused)
         return Pickup(
             self.setup,
             run,
@@ -313,6 +322,7 @@ class Gate:
         from handoff_gate.gates.deliver.waiting_async import wait_async
 
         checked("wait_async", options, AsyncWaitOptions)
+        self.decide_by_rules(run, ref_or_id, on_warning=options.get("on_refused", print_refusal))
         return await wait_async(self.setup, run, ref_or_id, **options)
 
     def wait_many(
@@ -328,6 +338,9 @@ class Gate:
         result as it settles (``gates.deliver.waiting_many.wait_many``)."""
         from handoff_gate.gates.deliver.waiting_many import wait_many
 
+        refs = list(refs)
+        for ref in refs:
+            self.decide_by_rules(run, ref, on_warning=on_refused)
         return wait_many(self.setup, run, refs, timeout=timeout, poll=poll, on_refused=on_refused)
 
     async def wait_any(
@@ -342,9 +355,43 @@ class Gate:
         """The first of ``refs`` to settle and its result; the other waits stop."""
         from handoff_gate.gates.deliver.waiting_many import wait_any
 
+        refs = list(refs)
+        for ref in refs:
+            self.decide_by_rules(run, ref, on_warning=on_refused)
         return await wait_any(
             self.setup, run, refs, timeout=timeout, poll=poll, on_refused=on_refused
         )
+
+    # -- policy rules (issue 43) --------------------------------------------------------
+
+    def decide_by_rules(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        *,
+        on_warning: Reporter | None = None,
+    ) -> Decision | None:
+        """Let the policy's ``[[auto]]`` rules decide the handoff before a person is asked
+        (``gates.decide.by_rule``): the rule's decision, recorded, or ``None`` when no rule
+        decides it now. Submit and every wait call it; a store error here leaves the
+        handoff to a person (said to ``on_warning``), never fails the submit or the wait."""
+        if self.policy is None or not self.policy.auto:
+            return None
+        from handoff_gate.gates.decide.by_rule import decide_by_rule
+
+        try:
+            return decide_by_rule(
+                self.store,
+                run,
+                ref_or_id,
+                registry=self.contracts,
+                policy=self.policy,
+                on_warning=on_warning,
+            )
+        except (OSError, ValueError, StoreError) as exc:
+            if on_warning is not None:
+                on_warning(f"{handoff_id_of(ref_or_id)}: no rule decided it ({exc}); a person will")
+            return None
 
     def standing(self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str) -> Standing:
         """Where the handoff stands now: state, verdict, decisions, waiters (never raises)."""
@@ -406,6 +453,88 @@ class Gate:
         from handoff_gate.gates.audit.verify import verify_run
 
         return verify_run(run, self.store, self.policy)
+
+    # ------------------------------------------------------------------ replay
+
+    def replay(
+        self,
+        policy: Policy | str | os.PathLike[str] | None = None,
+        *,
+        rules: Iterable[AutoRule] | None = None,
+        as_written: bool = False,
+        on_problem: Reporter | None = None,
+    ) -> Replay:
+        """What ``policy`` (a loaded policy or its file; ``None``: the Gate's) would do
+        to every recorded handoff in the store (``handoff-gate replay``), read-only.
+
+        Each handoff's report (the Gate's contracts and those its run stores) is judged
+        under ``policy`` by ``rules`` (default: the policy's ``[[auto]]`` tables), as
+        ``gates.stats.replay`` says. What happened is read under the Gate's own policy,
+        or with ``as_written`` as the records say, signatures unchecked (as ``list``
+        reads them without a policy). The result's ``differences`` are where the outcome
+        would differ, most dangerous first. ``PolicyError`` for a policy file that
+        cannot be used."""
+        from pathlib import Path
+
+        from handoff_gate.gates.stats.replay import replay
+        from handoff_gate.gates.trust.policy import Policy as Loaded
+
+        if policy is None:
+            policy = self.policy
+        elif not isinstance(policy, Loaded):
+            policy = Loaded.load(Path(policy))
+        if rules is None:
+            rules = policy.auto if policy is not None else ()
+        return replay(
+            self.store,
+            self.contracts,
+            policy=policy,
+            rules=tuple(rules),
+            decided_under=None if as_written else self.policy,
+            on_problem=on_problem,
+        )
+
+    def propose_rule(
+        self,
+        run: str | os.PathLike[str],
+        ref_or_id: HandoffRef | str,
+        *,
+        beside: str | os.PathLike[str] | None = None,
+    ) -> Proposal:
+        """The ``[[auto]]`` rule that would approve calls like this approved tool call,
+        and where it would be proposed (``gates.stats.proposal``): beside the Gate's
+        policy file, else in the folder ``beside``. ``ValueError`` (``NoProposal``)
+        saying why when none can be made: not an approved tool call, no shell command,
+        or a command that is not one simple command."""
+        from pathlib import Path
+
+        from handoff_gate.gates.stats.proposal import (
+            NoProposal,
+            Proposal,
+            as_added,
+            proposals_path,
+            rule_like,
+        )
+        from handoff_gate.gates.vocab.states import HandoffState
+
+        found = self.standing(run, ref_or_id)
+        envelope = found.report.envelope
+        if envelope is None:
+            raise NoProposal("its envelope cannot be read")
+        rule = rule_like(envelope)
+        if found.state is not HandoffState.APPROVED:
+            raise NoProposal("approve the call first: a rule is proposed from an approved call")
+        path = proposals_path(self.policy, None if beside is None else Path(beside))
+        policy, also = as_added(self.policy, rule)
+        return Proposal(rule, path, policy, also)
+
+    def add_proposal(self, proposal: Proposal, note: str) -> None:
+        """Append ``proposal``'s table to its proposals file under ``note`` (comment
+        lines); never the policy's own file, never through a link (``NoProposal``);
+        ``OSError`` when it cannot be written."""
+        from handoff_gate.gates.stats.proposal import append_proposal
+
+        append_proposal(proposal.path, proposal.rule, note, self.policy)
 
     # -- The configuration, and what the command line asks of it (issue 42) ------------
 

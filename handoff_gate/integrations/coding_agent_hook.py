@@ -20,9 +20,10 @@ from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.findings import Verdict
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
-from handoff_gate.integrations.coding_agents import Answer, Approval, Harness, ToolEvent
+from handoff_gate.integrations.coding_agents import Answer, Harness, ToolEvent
 from handoff_gate.integrations.giving_up import withdraw_undecided
-from handoff_gate.integrations.tool_calls import blocked_reason, denial_reason
+from handoff_gate.integrations.hook_rules import said
+from handoff_gate.integrations.tool_calls import blocked_reason
 
 #: Why the hook withdrew the handoff, as the reviewer reads it.
 HOOK_GAVE_UP = "the coding agent's hook stopped waiting"
@@ -56,19 +57,7 @@ def answer_submitted(
         return harness.deny(event, f"handoff-gate {ref.id}: {blocked_reason(report)}")
     result = decided(gate, run, ref, wait.timeout, wait.stop)
     timeout = wait.told if wait.told is not None else wait.timeout
-    if result.outcome is WaitOutcome.APPROVED and result.payload is not None:
-        decision = result.decision
-        reviewer = decision.reviewer if decision is not None else "a reviewer"
-        return harness.allow(event, Approval(result.payload, result.edited, reviewer, ref.id))
-    why = f"handoff-gate {ref.id}: {denial_reason(result, timeout)}"
-    if result.outcome in (WaitOutcome.TIMEOUT, WaitOutcome.CANCELLED):
-        why = f"{why} It was withdrawn: a later approval runs nothing."
-        if result.outcome is WaitOutcome.TIMEOUT and wait.on_timeout == "ask":
-            return harness.undecided(event, why)
-        return harness.deny(event, f"The call to {event.tool} was not run: {why}")
-    if result.outcome is WaitOutcome.REJECTED:
-        return harness.deny(event, f"A reviewer rejected the call to {event.tool}. Reason: {why}")
-    return harness.deny(event, f"The call to {event.tool} was not run: {why}")
+    return said(harness, event, ref, result, timeout, wait.on_timeout)
 
 
 def decided(

@@ -155,6 +155,15 @@ REVIEW_KEYS: list[BindingType] = [
         tooltip="the look back: outcomes, who decided, reasons, times, a bar a day",
         id="stats",
     ),
+    Binding(
+        "u",
+        "rule_from_decision",
+        "Rule",
+        show=False,
+        tooltip="the tool call just approved (or the cursor's approved one): propose a rule "
+        "approving calls like it, with what it would have done to the history",
+        id="rule-from-decision",
+    ),
     Binding("question_mark", "help", "Help", tooltip="this help", id="help"),
     # Tried when approve and reject are not offered: says why instead of nothing. Each
     # shares its deciding key's id, so a keymap moves both together.

@@ -18,6 +18,7 @@ from handoff_gate.tui.screens.full_value import FullValueScreen
 from handoff_gate.tui.screens.help import HelpScreen
 from handoff_gate.tui.screens.reject import RejectScreen
 from handoff_gate.tui.screens.review import ReviewScreen
+from handoff_gate.tui.screens.rule_proposal import RuleProposalScreen
 from handoff_gate.tui.widgets.field_tree import FieldTree
 from handoff_gate.tui.widgets.handoff_list import HandoffList
 
@@ -34,6 +35,7 @@ BOUND: list[list[BindingType]] = [
     RejectScreen.BINDINGS,
     FullValueScreen.BINDINGS,
     HelpScreen.BINDINGS,
+    RuleProposalScreen.BINDINGS,
 ]
 
 

@@ -29,6 +29,7 @@ from handoff_gate.integrations.coding_agent_deadline import (
 )
 from handoff_gate.integrations.coding_agent_submit import submit_event
 from handoff_gate.integrations.coding_agents import HARNESSES, Answer, Harness, HookInputError
+from handoff_gate.integrations.hook_rules import matching_rule
 
 #: The event around the tool's arguments: its ids, paths and mode, never near this.
 EVENT_SLACK = 64 * 1024
@@ -47,17 +48,23 @@ def _answer(gate: Gate, args: argparse.Namespace, harness: Harness, deadline: De
     deadline.event = event
     setup = gate.setup  # the whole configuration, inside the deadline
     setup.store.create(args.run_dir)
-    ref = submit_event(setup, args.run_dir, harness, event)
-    # The hook's own waiting half loads only now, the call stored.
-    from handoff_gate.integrations.coding_agent_hook import HookWait, answer_submitted
+    answer = None
+    if matching_rule(setup.policy, harness, event) is not None:  # the fast path
+        from handoff_gate.integrations.hook_rules import answer_by_rule
 
-    wait = HookWait(
-        timeout=deadline.wait_seconds(),
-        stop=deadline.stop,
-        on_timeout=args.on_timeout,
-        told=deadline.seconds,
-    )
-    answer = answer_submitted(gate, harness, event, ref, wait)
+        ref, answer = answer_by_rule(setup, args.run_dir, harness, event)
+    else:
+        ref = submit_event(setup, args.run_dir, harness, event)
+    if answer is None:  # a person decides: the hook's own waiting half loads only now
+        from handoff_gate.integrations.coding_agent_hook import HookWait, answer_submitted
+
+        wait = HookWait(
+            timeout=deadline.wait_seconds(),
+            stop=deadline.stop,
+            on_timeout=args.on_timeout,
+            told=deadline.seconds,
+        )
+        answer = answer_submitted(gate, harness, event, ref, wait)
     if deadline.signalled is not None:  # stopped: a deny, and the blocking exit with it
         return Answer(answer.stdout, f"handoff-gate hook {harness.name}: {deadline.why}\n", USAGE)
     return answer

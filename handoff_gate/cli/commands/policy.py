@@ -25,6 +25,8 @@ def run(gate: Gate, args: argparse.Namespace) -> int:
             f"phase {rule.phase}: {rule.required} of {', '.join(rule.approvers)} approve; "
             f"produced by {producers}"
         )
-        print(flat(line))
+        print(flat(line + ("; rules may approve" if rule.auto else "")))
+    for auto in loaded.auto:
+        print(flat(auto.describe()))
     print(f"sha256 {loaded.digest}")
     return OK

@@ -11,6 +11,12 @@ the signed ``principal`` (so who a record names is who signed it), and ``verdict
 ``codes`` are the decider's notes, never used to settle anything: the gate inspects the
 bytes again.
 
+A decision made by a policy's ``[[auto]]`` rule (``gates.rules``) names the rule and
+the digest of the policy that holds it (``rule``, ``policy_sha256``) and is decided by
+``rule NAME``; it is never signed. It counts only while that policy, pinned, still holds
+a rule of that name that decides the handoff's current bytes the same way
+(``audit.rule_record``): a copy or a forgery gains nothing the policy does not give.
+
 The record's size is bounded whatever the handoff held: ``codes`` lists each finding code
 once (the vocabulary is finite), so a payload with 14,000 findings still fits the cap.
 """
@@ -75,6 +81,14 @@ class Decision(BaseModel):
     #: the store keeps beside the decision (``RunStore.edit_bytes``); ``sha256`` stays the
     #: handoff's, so the record names both. The reviewer is who edited.
     edited_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    #: A rule's decision: the ``[[auto]]`` rule's name, and the ``Policy.digest`` of the
+    #: policy it is in. Left out of a person's record.
+    rule: str | None = Field(
+        default=None, min_length=1, max_length=100, exclude_if=lambda v: v is None
+    )
+    policy_sha256: str | None = Field(
+        default=None, pattern=r"^[0-9a-f]{64}$", exclude_if=lambda v: v is None
+    )
 
     @field_validator("reviewer")
     @classmethod
@@ -104,6 +118,26 @@ class Decision(BaseModel):
         if self.edited_sha256 is not None and self.action is not Action.APPROVE:
             raise ValueError("only an approval can carry edited_sha256")
         return self
+
+    @model_validator(mode="after")
+    def _rule_record(self) -> Decision:
+        """A rule's record names its policy, is decided by ``rule NAME`` (what every
+        screen shows) and carries nothing a person's signature would: a rule signs
+        nothing, and approves only the producer's bytes."""
+        if (self.rule is None) != (self.policy_sha256 is None):
+            raise ValueError("a rule's decision names both the rule and its policy_sha256")
+        if self.rule is None:
+            return self
+        if self.reviewer != f"rule {self.rule}":
+            raise ValueError("a rule's decision is decided by 'rule NAME'")
+        if self.signature is not None or self.principal is not None or self.edited:
+            raise ValueError("a rule's decision is neither signed nor an edit")
+        return self
+
+    @property
+    def by_rule(self) -> bool:
+        """Whether a policy's ``[[auto]]`` rule made this decision, not a person."""
+        return self.rule is not None
 
     @property
     def edited(self) -> bool:

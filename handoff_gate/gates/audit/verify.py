@@ -7,7 +7,9 @@ also checked against the records it describes:
 - every handoff and every decision record has its event, and every such event its record;
 - a handoff was submitted once, and its bytes still hash to what was logged then (the
   first event counts: one more, correctly chained, cannot bless a rewrite);
-- a signed decision names the sha256 first logged for its handoff;
+- a signed decision, and a policy rule's, names the sha256 first logged for its handoff;
+- under a policy, a rule's decision names that policy, which still holds the rule and
+  still decides the handoff's bytes so (``audit.rule_record``);
 - a stored contract's bytes hash to its name, and every contract a handoff names is
   stored;
 - no (handoff, principal) slot was decided twice (a decision deleted and made again);
@@ -38,6 +40,7 @@ from handoff_gate.gates.audit.decision_record import (
     parse_stamp,
 )
 from handoff_gate.gates.audit.log import Event, chain_problems, log_lines, parse_line
+from handoff_gate.gates.audit.rule_record import rule_problem
 from handoff_gate.gates.audit.verify_deliveries import delivery_problems
 from handoff_gate.gates.contracts.json_schema import (
     JsonSchemaError,
@@ -49,6 +52,7 @@ from handoff_gate.gates.store.log_chain import GENESIS
 from handoff_gate.gates.trust.ed25519 import verify
 from handoff_gate.gates.trust.sshsig import SignatureError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
+from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
 if TYPE_CHECKING:
@@ -87,6 +91,8 @@ def _logged_fields(decision: Decision) -> dict[str, Any]:
         "category": decision.category.value if decision.category else None,
         "reason": decision.reason or None,
         "edited_sha256": decision.edited_sha256,
+        "rule": decision.rule,
+        "policy_sha256": decision.policy_sha256,
     }
 
 
@@ -245,14 +251,36 @@ class _Check:
                 )
         if decision.edited_sha256 is not None:
             self.edit(slot, decision.edited_sha256)
-        if slot[1] is not None or decision.signature is not None:
-            self.signed(slot, decision, logged[1] if logged is not None else None)
+        if decision.by_rule:
+            self.by_rule(slot, decision)
+        if slot[1] is not None or decision.signature is not None or decision.by_rule:
+            if not decision.by_rule:
+                self.signed(slot, decision, logged[1] if logged is not None else None)
             first = self.first_sha256.get(slot[0])
             if first is not None and decision.sha256 != first:
                 self.problems.append(
                     f"decision {_who(slot)} is for sha256 {decision.sha256}, but the handoff "
                     f"was first submitted as {first} (rewritten after submit?)"
                 )
+
+    def by_rule(self, slot: _Slot, decision: Decision) -> None:
+        """Under a policy, a rule's record is judged again (``audit.rule_record``): the
+        policy in force must be the one it names and still decide the handoff so."""
+        if self.policy is None:
+            return  # nothing to check it against; its event was compared above
+        try:
+            data = self.store.handoff_bytes(self.run, slot[0], MAX_HANDOFF_BYTES)
+        except OSError as exc:
+            self.problems.append(f"decision {_who(slot)}: the handoff cannot be read: {exc}")
+            return
+        try:
+            envelope: Envelope | None = Envelope.model_validate_json(data)
+        except ValueError:
+            envelope = None
+        sha256 = hashlib.sha256(data).hexdigest()
+        problem = rule_problem(decision, self.policy, envelope, sha256)
+        if problem is not None:
+            self.problems.append(f"decision {_who(slot)} by rule {decision.rule!r}: {problem}")
 
     def edit(self, slot: _Slot, digest: str) -> None:
         """An approval of an edit names bytes the store must still hold, unaltered."""

@@ -6,7 +6,10 @@ then a decision like the unsigned one, its signature not checked (there is nothi
 check it against): any reject rejects, else the first approval made decides, so every
 reader, with a policy or without, sees that the handoff was decided.
 
-Under a policy only signed decisions count, each in its principal's own exclusive record.
+Under a policy only signed decisions count, each in its principal's own exclusive record,
+and a policy rule's decision in the unsigned slot while the policy still makes it
+(``audit.rule_record``): a reject rejects, an approval counts as one of ``required``
+where the phase's ``[[rule]]`` says ``auto = true``.
 A record is **refused** (ignored, and reported so wait can print and audit it) when it is
 unsigned, badly signed, signed by a key ``allowed_signers`` does not list for its
 principal or whose validity window excludes the verifier's clock (now, not the
@@ -40,6 +43,7 @@ from handoff_gate.gates.audit.decision_record import (
     DecisionMisplaced,
     parse_decision,
 )
+from handoff_gate.gates.audit.rule_record import rule_problem
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.standing.edits import edit_problem, kept_edit
 from handoff_gate.gates.standing.phase_rule import rule_of
@@ -146,7 +150,15 @@ def settle(
     approvals: list[Decision] = []
     for slot, data in records.items():
         if slot is None:
-            refused.append(f"{handoff_id}: the unsigned decision is ignored under the policy")
+            ruled = _by_rule(data, name, handoff_id, policy, envelope, sha256)
+            if isinstance(ruled, str):
+                refused.append(ruled)
+            elif ruled.action is Action.REJECT:
+                return Settlement(
+                    HandoffState.REJECTED, (ruled,), refused=tuple(refused), producer=producer
+                )
+            else:
+                approvals.append(ruled)
             continue
         if not data:  # the store reads a FIFO, a directory, a link or an oversize file so
             refused.append(f"{handoff_id}: {slot}: empty, or not a readable regular file")
@@ -191,6 +203,28 @@ def settle(
     return Settlement(
         outcome, quorum, report=report, refused=tuple(refused), producer=producer, edit=edit
     )
+
+
+def _by_rule(
+    data: bytes,
+    name: str,
+    handoff_id: str,
+    policy: Policy,
+    envelope: Envelope | None,
+    sha256: str,
+) -> Decision | str:
+    """The unsigned slot under a policy: a rule's decision that the policy still makes
+    (``audit.rule_record``), else why it is ignored (a person's unsigned record always is)."""
+    try:
+        decision = parse_decision(data, name, handoff_id)
+    except DecisionCorrupt:
+        decision = None
+    if decision is None or not decision.by_rule:
+        return f"{handoff_id}: the unsigned decision is ignored under the policy"
+    problem = rule_problem(decision, policy, envelope, sha256)
+    if problem is not None:
+        return f"{handoff_id}: decision by rule {decision.rule!r} ignored: {problem}"
+    return decision
 
 
 def _first_quorum(approvals: list[Decision], required: int) -> tuple[Decision, ...] | None:

@@ -2,5 +2,7 @@
 
 UI-free and read-only: every figure comes from ``standing`` (the one function every
 front end asks for a handoff's state), so ``stats`` never disagrees with ``list``.
-``facts`` is one handoff's part, ``figures`` the sums, ``gather`` the walk over a store.
+``facts`` is one handoff's part, ``figures`` the sums, ``gather`` the walk over a store;
+``replay`` judges a policy's rules over the same history, and ``proposal`` makes a rule from
+one approved call (the one writer here: it appends to a proposals file, never to a run).
 """

@@ -1,7 +1,7 @@
 """What one handoff adds to the look back, read from its ``Standing`` and nothing else.
 
 Who decided is a ``Decider``: a kind and a name, so a person (``person``, the record's
-reviewer) and, once policies decide calls, a rule (its own kind, its name) sit in the
+reviewer) and a policy's rule (``rule``, its name: ``gates.rules``) sit in the
 same table without either being mistaken for the other.
 """
 
@@ -23,7 +23,8 @@ DECIDED = frozenset({HandoffState.APPROVED, HandoffState.REJECTED})
 
 
 class Decider(NamedTuple):
-    """Who made a decision: ``kind`` ``person`` (a reviewer) now, ``rule`` later."""
+    """Who made a decision: ``kind`` ``person`` (a reviewer) or ``rule`` (a policy's
+    ``[[auto]]`` rule, by its name)."""
 
     kind: str
     name: str
@@ -54,11 +55,9 @@ def fact_of(found: Standing) -> Fact:
     submitted = moment(envelope.created) if envelope is not None else None
     tool = envelope.tool.name if envelope is not None and envelope.tool is not None else None
     base = Fact(found.state, found.ref.phase, tool, submitted)
-    if found.state not in DECIDED or found.decision is None:
+    records = _deciding(found)
+    if not records or found.decision is None:
         return base
-    records = found.decisions or (found.decision,)
-    if found.state is HandoffState.REJECTED:
-        records = (found.decision,)
     settled = _settled_at(records)
     waited = (
         (settled - submitted).total_seconds()
@@ -73,10 +72,33 @@ def fact_of(found: Standing) -> Fact:
         tool,
         submitted,
         seconds=waited if waited is not None and waited >= 0 else None,
-        decided_by=tuple((Decider("person", d.reviewer), d.action) for d in records),
+        decided_by=tuple((decider_of(d), d.action) for d in records),
         category=(deciding.category.value if deciding.category else None) if rejected else None,
         reason=deciding.reason if rejected else None,
     )
+
+
+def _deciding(found: Standing) -> tuple[Decision, ...]:
+    """The records that settled the handoff: the reject, or the approvals that count
+    (a quorum's, in the order they were made); none unless approved or rejected."""
+    if found.state not in DECIDED or found.decision is None:
+        return ()
+    if found.state is HandoffState.REJECTED:
+        return (found.decision,)
+    return found.decisions or (found.decision,)
+
+
+def decider_of(record: Decision) -> Decider:
+    """Who made one decision record: a policy's ``[[auto]]`` rule by its name, else the
+    person the record names."""
+    if record.rule is not None:
+        return Decider("rule", record.rule)
+    return Decider("person", record.reviewer)
+
+
+def deciders_of(found: Standing) -> tuple[Decider, ...]:
+    """Who settled the handoff (empty unless it is approved or rejected)."""
+    return tuple(decider_of(d) for d in _deciding(found))
 
 
 def _settled_at(records: tuple[Decision, ...]) -> datetime | None:

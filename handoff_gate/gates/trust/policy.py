@@ -9,6 +9,12 @@ A TOML file, read with the standard library::
     required = 2              # distinct approvals needed (default 1)
     producers = ["planner"]   # optional: handoffs of this phase must be signed by one of these
     expires_in = "2h"         # optional: the deadline a submit of this phase gets by default
+    auto = true               # optional: an [[auto]] approve rule counts as one approval
+    [[auto]]                  # optional: a call or handoff decided without a person
+    name = "read-only git"    # (gates.rules.auto; the rule's phase must say auto = true)
+    decide = "approve"
+    tool = "Bash"
+    argv = ["git", "status"]
     [[contracts]]             # optional: a Python contract module --schemas may load
     module = "contracts/plan.py"          # relative to the policy file
     sha256 = "…"                          # of the module file's bytes
@@ -46,21 +52,19 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
+from handoff_gate.gates.rules.auto import TOOL_CALL_PHASE, AutoRule, parse_auto
 from handoff_gate.gates.trust.signers import AllowedSigners, AllowedSignersError
 from handoff_gate.gates.trust.sshsig import NAMESPACE, fingerprint
 from handoff_gate.gates.vocab.deadline import parse_duration
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN, PRINCIPAL_PATTERN
+from handoff_gate.gates.vocab.policy_error import PolicyError as PolicyError
 
-_TOP_KEYS = frozenset({"allowed_signers", "rule", "contracts"})
-_RULE_KEYS = frozenset({"phase", "approvers", "required", "producers", "expires_in"})
+_TOP_KEYS = frozenset({"allowed_signers", "rule", "contracts", "auto"})
+_RULE_KEYS = frozenset({"phase", "approvers", "required", "producers", "expires_in", "auto"})
 _CONTRACT_KEYS = frozenset({"module", "sha256"})
 _MAX_BYTES = 1024 * 1024
 _DIGEST_PREFIX = b"handoff-gate-policy/1\n"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
-class PolicyError(ValueError):
-    """A policy that cannot be used; the message is one line naming file and field."""
 
 
 def policy_digest(policy_bytes: bytes, signers_bytes: bytes) -> str:
@@ -81,6 +85,9 @@ class Rule:
     producers: tuple[str, ...] | None = None
     #: The default deadline of a handoff of this phase (``submit --expires-in``'s spelling).
     expires_in: str | None = None
+    #: Whether an ``[[auto]]`` approve rule's decision counts as one of ``required``
+    #: approvals of this phase (rejects by rule count wherever a rule matches).
+    auto: bool = False
 
     def matches(self, phase: str) -> bool:
         return self.phase in ("*", phase)
@@ -150,7 +157,10 @@ class _Checker:
                 parse_duration(expires_in)
             except ValueError as exc:
                 raise self.fail(f"{where}.expires_in", str(exc)) from None
-        rule = Rule(phase, approvers, required, producers, expires_in)
+        auto = table.get("auto", False)
+        if type(auto) is not bool:
+            raise self.fail(f"{where}.auto", "must be true or false")
+        rule = Rule(phase, approvers, required, producers, expires_in, auto)
         self.distinct_keys(rule, where)
         return rule
 
@@ -207,6 +217,24 @@ class _Checker:
                     )
 
 
+def _auto_rules(check: _Checker, tables: object, rules: tuple[Rule, ...]) -> tuple[AutoRule, ...]:
+    """The ``[[auto]]`` rules; an approve rule whose phase's ``[[rule]]`` does not say
+    ``auto = true`` is an error here, since its decisions would never count."""
+    try:
+        auto = parse_auto(tables)
+    except PolicyError as error:
+        raise PolicyError(f"{check.path}: {error}") from None
+    for index, rule in enumerate(auto):
+        phase = TOOL_CALL_PHASE if rule.tool is not None else rule.phase or ""
+        covering = next((r for r in rules if r.matches(phase)), None)
+        if rule.decide.value == "approve" and (covering is None or not covering.auto):
+            raise check.fail(
+                f"auto[{index}]",
+                f"approves {phase!r} handoffs, but no [[rule]] for {phase!r} says auto = true",
+            )
+    return auto
+
+
 @dataclass(frozen=True)
 class Policy:
     """A loaded policy with its allowed signers; ``digest`` pins both files' bytes."""
@@ -219,6 +247,8 @@ class Policy:
     #: ``[[contracts]]``: the Python contract modules that may load, by absolute path,
     #: each with the sha256 its bytes must have.
     contract_pins: tuple[tuple[str, str], ...] = ()
+    #: ``[[auto]]``: the rules that decide a call or handoff without a person.
+    auto: tuple[AutoRule, ...] = ()
 
     @classmethod
     def load(cls, path: Path) -> Policy:
@@ -252,8 +282,9 @@ class Policy:
                 raise check.fail(f"rule[{index}].phase", "unreachable: an earlier rule matches")
             seen.add(rule.phase)
         pins = check.contract_pins(document.get("contracts"))
+        auto = _auto_rules(check, document.get("auto"), rules)
         digest = policy_digest(policy_bytes, signers_bytes)
-        return cls(path, signers_path, signers, rules, digest, tuple(pins.items()))
+        return cls(path, signers_path, signers, rules, digest, tuple(pins.items()), auto)
 
     def at_clock(self, clock: Callable[[], datetime]) -> Policy:
         """The same policy, judging its keys' validity windows by ``clock`` (default:

@@ -128,7 +128,16 @@ class ReviewScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = REVIEW_KEYS
     #: What a read-only review does not offer (hidden from the footer, help and palette).
     DECIDING: ClassVar[frozenset[str]] = frozenset(
-        {"approve", "reject", "edit", "mark", "mark_all", "approve_marked", "reject_marked"}
+        {
+            "approve",
+            "reject",
+            "edit",
+            "mark",
+            "mark_all",
+            "approve_marked",
+            "reject_marked",
+            "rule_from_decision",
+        }
     )
     #: Never offered: the stand-in for the deciding keys of a read-only review.
     STAND_IN = READ_ONLY_STAND_IN
@@ -177,6 +186,9 @@ class ReviewScreen(Screen[None]):
         self._new: set[Key] = set()
         #: Handoffs asked to be inspected whose result has not arrived yet (``_hurry``).
         self._asked: set[Key] = set()
+        #: The handoff this reviewer approved last: ``u`` proposes a rule from it once the
+        #: cursor has moved on to the next one that waits.
+        self._approved_last: Key | None = None
         self._topbar = Static("", id="topbar", markup=False)
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
@@ -451,6 +463,8 @@ class ReviewScreen(Screen[None]):
         waits (``cursor.next_after``) and follows the run if that one is in another."""
         run_dir = message.key[0]
         self._tell(decided(message))
+        if message.decision is not None and message.decision.action is Action.APPROVE:
+            self._approved_last = message.key
         if message.decision is not None:
             target = next_after(self.entries, self._list.keys, message.key)
             if target is not None:
@@ -926,6 +940,25 @@ class ReviewScreen(Screen[None]):
     def _from_stats(self, rejected: bool | None) -> None:
         if rejected:
             self._show(Show.REJECTED)
+
+    def action_rule_from_decision(self) -> None:
+        """Propose a rule approving calls like the cursor's approved tool call, or, when
+        the cursor is on one not approved (it moves on after a decision), the one this
+        reviewer approved last. The screen and its replay load only now, so the first
+        paint never waits for them."""
+        from handoff_gate.tui.screens.rule_proposal import RuleProposalScreen
+
+        entry = self.current_entry()
+        last = self.entries.get(self._approved_last) if self._approved_last else None
+        if last is not None and (entry is None or entry.state is not HandoffState.APPROVED):
+            entry = last
+        if entry is None:
+            return
+        if self.core is None:
+            self._tell(STILL_INSPECTING)
+            return
+        screen = RuleProposalScreen(self.core, entry, self._heading.reviewer)
+        self.app.push_screen(screen, lambda told: self._tell(told) if told else None)
 
     def action_help(self) -> None:
         app = self.app
