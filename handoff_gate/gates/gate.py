@@ -306,6 +306,7 @@ class Gate:
         ``FileNotFoundError`` when the handoff does not exist, ``DecisionCorrupt`` for an
         unusable decision file, ``NoRule`` when the policy does not cover the phase."""
         checked("wait", options, WaitOptions)
+        self.decide_by_rules(run, ref_or_id, on_warning=options.get("on_refused", print_refusal))
         pickup = pickup_of(self.setup, run, ref_or_id, options)
         stop_event, on_block = options.get("stop_event"), options.get("on_block")
         return wait_after(
