@@ -21,6 +21,7 @@ that only submits and waits, a coding agent's hook above all, never loads them.
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Mapping
@@ -31,34 +32,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
-from handoff_gate.gates.audit import log as audit
-from handoff_gate.gates.audit.decision_record import (
-    Decision,
-    DecisionCorrupt,
-    describe,
-    read_decision,
-)
-from handoff_gate.gates.audit.log import audit_lines
-from handoff_gate.gates.contracts.json_schema import (
-    JsonSchemaError,
-    contract_from_json_schema,
-    read_json_schema,
-    schema_sha256,
-)
-from handoff_gate.gates.contracts.registry import Registry, RegistryError, strict_json_schema
-from handoff_gate.gates.decide.decisions import (
-    BatchOptions,
-    DecisionOptions,
-    DecisionRefused,
-    DecisionRequest,
-    EditRefused,
-    principal_for,
-)
-from handoff_gate.gates.decide.decisions import decide as decide_in
-from handoff_gate.gates.decide.withdrawal import WithdrawRefused, withdraw
-from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
-from handoff_gate.gates.deliver.waiting import AsyncWaitOptions, WaitOptions, pickup_of, wait_after
-from handoff_gate.gates.inspect.handoff_file import inspect_file
+from handoff_gate.gates.deliver.refusal import print_refusal
 from handoff_gate.gates.setup import (
     Assembly,
     Config,
@@ -69,29 +43,7 @@ from handoff_gate.gates.setup import (
     read_key,
     read_policy,
 )
-from handoff_gate.gates.standing.caller import CALLER_GAVE_UP
-from handoff_gate.gates.standing.ending import Withdrawal
-from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
-from handoff_gate.gates.standing.quorum import no_policy_warning
-from handoff_gate.gates.standing.report_in_run import inspect_in_run
-from handoff_gate.gates.standing.standing import Standing, standing
-from handoff_gate.gates.stats.figures import TOP_REASONS, Stats, duration, stats_json
 from handoff_gate.gates.store.base import RunStore, StoreError
-from handoff_gate.gates.store.durable import read_bounded
-from handoff_gate.gates.store.filesystem import FilesystemStore, is_run
-from handoff_gate.gates.store.lock_bound import lock_deadline
-from handoff_gate.gates.submit.run_contracts import run_contracts
-from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
-from handoff_gate.gates.submit.stored_contracts import stored_schema
-from handoff_gate.gates.submit.submit import Payload, SubmitOptions, SubmitRequest
-from handoff_gate.gates.submit.submit import submit as submit_to
-from handoff_gate.gates.submit.tool_call import (
-    TOOL_PHASE,
-    ToolCallOptions,
-    submit_tool_call,
-    tool_call_of,
-)
-from handoff_gate.gates.trust.sshsig import SigningError
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.environment import ConfigError
 from handoff_gate.gates.vocab.extras import needs_extra
@@ -102,20 +54,53 @@ from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.report import Report
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
     from types import TracebackType
 
+    from handoff_gate.gates.audit.decision_record import Decision as Decision
+    from handoff_gate.gates.audit.decision_record import DecisionCorrupt as DecisionCorrupt
+    from handoff_gate.gates.audit.decision_record import describe as describe
+    from handoff_gate.gates.audit.log import audit_lines as audit_lines
+    from handoff_gate.gates.contracts.json_schema import (
+        JsonSchemaContract,
+    )
+    from handoff_gate.gates.contracts.json_schema import JsonSchemaError as JsonSchemaError
+    from handoff_gate.gates.contracts.registry import Registry as Registry
+    from handoff_gate.gates.contracts.registry import RegistryError as RegistryError
     from handoff_gate.gates.decide.batch import BatchItem
     from handoff_gate.gates.decide.batch import BatchResult as BatchResult
+    from handoff_gate.gates.decide.decisions import (
+        BatchOptions,
+        DecisionOptions,
+    )
+    from handoff_gate.gates.decide.decisions import DecisionRefused as DecisionRefused
+    from handoff_gate.gates.decide.decisions import EditRefused as EditRefused
+    from handoff_gate.gates.decide.withdrawal import WithdrawRefused as WithdrawRefused
+    from handoff_gate.gates.deliver.pickup import Pickup
+    from handoff_gate.gates.deliver.pickup import WaitOutcome as WaitOutcome
+    from handoff_gate.gates.deliver.pickup import WaitResult as WaitResult
+    from handoff_gate.gates.deliver.waiting import (
+        AsyncWaitOptions,
+        WaitOptions,
+    )
     from handoff_gate.gates.notify.announcer import Announcer
     from handoff_gate.gates.notify.source import EventSource
     from handoff_gate.gates.notify.targets import Targets as Targets
     from handoff_gate.gates.rules.auto import AutoRule
+    from handoff_gate.gates.standing.caller import CALLER_GAVE_UP as CALLER_GAVE_UP
+    from handoff_gate.gates.standing.ending import Withdrawal
+    from handoff_gate.gates.standing.standing import Standing as Standing
+    from handoff_gate.gates.stats.figures import Stats as Stats
+    from handoff_gate.gates.stats.figures import duration as duration
+    from handoff_gate.gates.stats.figures import stats_json as stats_json
     from handoff_gate.gates.stats.proposal import Proposal as Proposal
     from handoff_gate.gates.stats.replay import Judged as Judged
     from handoff_gate.gates.stats.replay import Replay as Replay
+    from handoff_gate.gates.submit.submit import Payload, SubmitOptions
+    from handoff_gate.gates.submit.tool_call import TOOL_PHASE as TOOL_PHASE
+    from handoff_gate.gates.submit.tool_call import ToolCallOptions
     from handoff_gate.gates.trust.policy import Policy as Policy
     from handoff_gate.gates.trust.signing_key import SigningKey as SigningKey
-
 
 Reporter = Callable[[str], None]
 JsonObject = Mapping[str, Any]
@@ -176,6 +161,9 @@ class Gate:
         ``expires_in``/``expires_at`` give it a deadline; given neither, the policy rule
         of ``phase`` may (its ``expires_in``).
         """
+        from handoff_gate.gates.submit.submit import SubmitRequest
+        from handoff_gate.gates.submit.submit import submit as submit_to
+
         ref = submit_to(self.setup, run, payload, SubmitRequest.of(self.setup, options))
         self.decide_by_rules(run, ref, on_warning=options.get("on_warning"))
         return ref
@@ -191,6 +179,8 @@ class Gate:
         rule of ``phase`` may give it, as for ``submit``. ``sole_waiter``: this process
         waits on the call now and is the only one that would run it (a hook, a proxy), so
         it may be approved only while a wait on it is live (``standing.caller``)."""
+        from handoff_gate.gates.submit.tool_call import submit_tool_call, tool_call_of
+
         call, args, request = tool_call_of(self.setup, options)
         ref = submit_tool_call(self.setup, run, call, args, request)
         self.decide_by_rules(run, ref, on_warning=options.get("on_warning"))
@@ -205,6 +195,8 @@ class Gate:
         is ``ContractConflict`` (make a new version); a document the gate refuses is
         ``JsonSchemaError`` saying why in one line.
         """
+        from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
+
         return add_contract_to(self.store, run, schema_id, schema)
 
     def decide(
@@ -219,6 +211,9 @@ class Gate:
         were submitted: if the handoff changed since, nothing is written.
         ``edited_payload`` (bytes or a dict) approves the reviewer's edit instead, once it
         inspects as approvable against the same contract (``EditRefused`` if not)."""
+        from handoff_gate.gates.decide.decisions import DecisionRequest
+        from handoff_gate.gates.decide.decisions import decide as decide_in
+
         request = DecisionRequest.of(action, options)
         if request.expected_sha256 is None and isinstance(ref_or_id, HandoffRef):
             request = replace(request, expected_sha256=ref_or_id.sha256 or None)
@@ -239,6 +234,7 @@ class Gate:
         inspected once: ``seen`` holds the reports the caller chose them by (by id), which
         stand while the bytes keep their sha256."""
         from handoff_gate.gates.decide.batch import decide_many
+        from handoff_gate.gates.decide.decisions import BatchOptions, DecisionRequest
 
         checked("decide_many", options, BatchOptions)
         return decide_many(
@@ -256,6 +252,8 @@ class Gate:
         """The pipeline takes back an undecided handoff (``gates.decide.withdrawal``): it
         becomes ``withdrawn``, decisions are refused and waits return ``withdrawn``.
         ``WithdrawRefused`` when it is missing, decided or withdrawn already."""
+        from handoff_gate.gates.decide.withdrawal import withdraw
+
         return withdraw(
             self.store,
             run,
@@ -280,6 +278,8 @@ class Gate:
         decides to block (``handoff-gate wait``). ``redeliver``: deliver a tool call's
         approval again though a wait delivered it already (crash recovery).
         ``expected_sha256``: deliver only these bytes (another file ends it ``changed``)."""
+        from handoff_gate.gates.deliver.pickup import Pickup
+
         self.decide_by_rules(run, ref_or_id, on_warning=on_refused)
         return Pickup(
             self.setup,
@@ -305,6 +305,8 @@ class Gate:
         wait is recorded as a waiter on the handoff (``RunStore.waiting``). Raises
         ``FileNotFoundError`` when the handoff does not exist, ``DecisionCorrupt`` for an
         unusable decision file, ``NoRule`` when the policy does not cover the phase."""
+        from handoff_gate.gates.deliver.waiting import WaitOptions, pickup_of, wait_after
+
         checked("wait", options, WaitOptions)
         self.decide_by_rules(run, ref_or_id, on_warning=options.get("on_refused", print_refusal))
         pickup = pickup_of(self.setup, run, ref_or_id, options)
@@ -320,6 +322,7 @@ class Gate:
         **options: Unpack[AsyncWaitOptions],
     ) -> WaitResult:
         """``wait`` for asyncio (``gates.deliver.waiting_async.wait_async``)."""
+        from handoff_gate.gates.deliver.waiting import AsyncWaitOptions
         from handoff_gate.gates.deliver.waiting_async import wait_async
 
         checked("wait_async", options, AsyncWaitOptions)
@@ -396,6 +399,8 @@ class Gate:
 
     def standing(self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str) -> Standing:
         """Where the handoff stands now: state, verdict, decisions, waiters (never raises)."""
+        from handoff_gate.gates.standing.standing import standing
+
         return standing(
             self.store,
             HandoffRef.of(os.fspath(run), handoff_id_of(ref_or_id)),
@@ -405,6 +410,8 @@ class Gate:
 
     def inspect(self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str) -> Report:
         """The handoff's report in its run (never raises: a failure is a blocked report)."""
+        from handoff_gate.gates.standing.report_in_run import inspect_in_run
+
         return inspect_in_run(
             run, handoff_id_of(ref_or_id), self.contracts, policy=self.policy, store=self.store
         )
@@ -413,18 +420,21 @@ class Gate:
         self, run: str | os.PathLike[str], ref_or_id: HandoffRef | str
     ) -> Decision | None:
         """The unsigned decision record of a handoff, if any (``DecisionCorrupt``: unusable)."""
+        from handoff_gate.gates.audit.decision_record import read_decision
+
         return read_decision(os.fspath(run), handoff_id_of(ref_or_id), self.store)
 
     def stats(
         self,
         *,
         since: datetime | None = None,
-        top: int = TOP_REASONS,
+        top: int | None = None,
         on_problem: Reporter | None = None,
     ) -> Stats:
         """The look back over every run in the store (``handoff-gate stats``): outcomes,
         deciders, phases, tools, reject categories and reasons, time to decision; for the
         handoffs submitted at or after ``since`` (without a zone: UTC), all without it."""
+        from handoff_gate.gates.stats.figures import TOP_REASONS
         from handoff_gate.gates.stats.gather import look_back
 
         return look_back(
@@ -432,7 +442,7 @@ class Gate:
             self.contracts,
             policy=self.policy,
             since=since,
-            top=top,
+            top=TOP_REASONS if top is None else top,
             on_problem=on_problem,
         )
 
@@ -447,6 +457,8 @@ class Gate:
 
     def audit_events(self, run: str | os.PathLike[str]) -> list[dict[str, Any]]:
         """The run's audit events in order."""
+        from handoff_gate.gates.audit import log as audit
+
         return audit.audit_events(run, self.store)
 
     def verify(self, run: str | os.PathLike[str]) -> list[str]:
@@ -574,20 +586,40 @@ class Gate:
     # regular file, never through a link), and a hook's bound on store locks.
     read_policy = staticmethod(read_policy)
     read_key = staticmethod(read_key)
-    json_schema_document = staticmethod(read_json_schema)
-    check_json_schema = staticmethod(contract_from_json_schema)
-    locks_until = staticmethod(lock_deadline)
+
+    @staticmethod
+    def json_schema_document(data: bytes) -> dict[str, Any]:
+        from handoff_gate.gates.contracts.json_schema import read_json_schema
+
+        return read_json_schema(data)
+
+    @staticmethod
+    def check_json_schema(schema: JsonObject | bytes) -> JsonSchemaContract:
+        from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
+
+        return contract_from_json_schema(schema)
+
+    @staticmethod
+    def locks_until(at: float) -> AbstractContextManager[None]:
+        from handoff_gate.gates.store.lock_bound import lock_deadline
+
+        return lock_deadline(at)
+
     #: The contracts ``spec`` names under a policy's pins, for a review app that loads
     #: them after its first paint (``policy`` is required: ``None`` says "no policy").
     contracts_for = staticmethod(load_contracts)
 
     @staticmethod
     def read_file(path: Path) -> bytes:
+        from handoff_gate.gates.store.durable import read_bounded
+
         return read_bounded(path, MAX_HANDOFF_BYTES)
 
     @staticmethod
     def unattended_problem(key: SigningKey) -> str | None:
         """Why ``key`` would prompt for a passphrase (``watch`` and ``serve`` refuse it)."""
+        from handoff_gate.gates.trust.sshsig import SigningError
+
         try:
             return key.unattended_problem()
         except SigningError as exc:
@@ -608,6 +640,14 @@ class Gate:
     ) -> Report:
         """``check``'s report: a run folder's handoff file in its run, any other file alone
         (a bare payload of ``schema_id``, or of ``json_schema`` named by its digest)."""
+        from handoff_gate.gates.contracts.json_schema import (
+            contract_from_json_schema,
+            schema_sha256,
+        )
+        from handoff_gate.gates.inspect.handoff_file import inspect_file
+        from handoff_gate.gates.standing.report_in_run import inspect_in_run
+        from handoff_gate.gates.store.filesystem import FilesystemStore
+
         if json_schema is not None:
             label = schema_id or f"sha256:{schema_sha256(json_schema)}"
             contracts = {label: contract_from_json_schema(json_schema)}
@@ -621,6 +661,8 @@ class Gate:
     @staticmethod
     def is_stored_handoff(path: Path) -> bool:
         """Whether ``path`` is a run folder's handoff file (``RUN/handoffs/ID.json``)."""
+        from handoff_gate.gates.store.filesystem import is_run
+
         in_run = path.parent.name == "handoffs" and is_run(path.parent.parent)
         stem = path.name.removesuffix(".json")
         return in_run and path.suffix == ".json" and ID_PATTERN.match(stem) is not None
@@ -628,6 +670,8 @@ class Gate:
     def producer(self, phase: str) -> str | None:
         """Whom a handoff of ``phase`` is signed as, checked before anything is written
         (``None`` without a key; ``ValueError`` when the policy names no producer for it)."""
+        from handoff_gate.gates.trust.sshsig import SigningError
+
         try:
             signing = self.setup.signing(phase)
         except (OSError, SigningError) as exc:
@@ -646,6 +690,7 @@ class Gate:
         """``decide --pending``: ``action`` on every handoff it may be taken on now, each
         bound to and decided on the look that found it (inspected once)."""
         from handoff_gate.gates.decide.batch import decide_many, open_handoffs
+        from handoff_gate.gates.decide.decisions import BatchOptions, DecisionRequest
 
         checked("decide_pending", options, BatchOptions)
         found = open_handoffs(self.setup, run, action, phase=phase, schema_id=schema_id)
@@ -657,23 +702,33 @@ class Gate:
 
     def no_policy_warning(self) -> str:
         """What a wait without a policy says once: any writer of the run can approve."""
+        from handoff_gate.gates.standing.quorum import no_policy_warning
+
         return no_policy_warning(self.store)
 
     def run_contracts(self, run: str | os.PathLike[str]) -> list[dict[str, Any]]:
         """``contracts list``: the run's stored JSON Schemas and its handoffs' Python ones."""
+        from handoff_gate.gates.submit.run_contracts import run_contracts
+
         return run_contracts(self.store, os.fspath(run), self.contracts)
 
     def stored_contract(self, run: str | os.PathLike[str], sha256: str) -> dict[str, Any]:
         """The JSON Schema the run stores under ``sha256``, checked (``JsonSchemaError``)."""
+        from handoff_gate.gates.submit.stored_contracts import stored_schema
+
         return stored_schema(self.store, os.fspath(run), sha256)
 
     def strict_json_schema(self, schema_id: str) -> dict[str, Any]:
         """A contract as strict JSON Schema (``RegistryError`` if it cannot be one)."""
+        from handoff_gate.gates.contracts.registry import strict_json_schema
+
         return strict_json_schema(self.contracts[schema_id])
 
     def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> tuple[bool, str]:
         """``init``: a run folder the pipeline's account cannot touch the decisions of;
         whether it is new, and its label. A database is separated by its roles instead."""
+        from handoff_gate.gates.store.filesystem import FilesystemStore
+
         if self.config is not None and self.config.store:
             raise ConfigError(
                 "a database run is separated by its roles, not by OS accounts: "
@@ -764,6 +819,9 @@ class Gate:
         """Why this Gate's key may not decide ``handoff_id`` (empty: it may), asked before
         a dialog opens so nobody types a reason ``decide`` would refuse; ``producer`` and
         ``approvals`` are what the handoff's standing says."""
+        from handoff_gate.gates.decide.decisions import DecisionRefused, principal_for
+        from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+
         if self.policy is None:
             return ""
         try:
@@ -834,3 +892,43 @@ __all__ = [
     "duration",
     "stats_json",
 ]
+
+#: What a front end imports from here besides the Gate, from the stage that defines it,
+#: imported on first use (PEP 562): importing the Gate loads no stage a command does not
+#: use (``hook``'s submit never loads the waits, ``policy`` no inspection).
+_FROM_STAGES = {
+    "BatchResult": "handoff_gate.gates.decide.batch",
+    "CALLER_GAVE_UP": "handoff_gate.gates.standing.caller",
+    "Decision": "handoff_gate.gates.audit.decision_record",
+    "DecisionCorrupt": "handoff_gate.gates.audit.decision_record",
+    "DecisionRefused": "handoff_gate.gates.decide.decisions",
+    "EditRefused": "handoff_gate.gates.decide.decisions",
+    "JsonSchemaError": "handoff_gate.gates.contracts.json_schema",
+    "Judged": "handoff_gate.gates.stats.replay",
+    "Policy": "handoff_gate.gates.trust.policy",
+    "Proposal": "handoff_gate.gates.stats.proposal",
+    "Registry": "handoff_gate.gates.contracts.registry",
+    "RegistryError": "handoff_gate.gates.contracts.registry",
+    "Replay": "handoff_gate.gates.stats.replay",
+    "SigningKey": "handoff_gate.gates.trust.signing_key",
+    "Standing": "handoff_gate.gates.standing.standing",
+    "Stats": "handoff_gate.gates.stats.figures",
+    "TOOL_PHASE": "handoff_gate.gates.submit.tool_call",
+    "Targets": "handoff_gate.gates.notify.targets",
+    "WaitOutcome": "handoff_gate.gates.deliver.pickup",
+    "WaitResult": "handoff_gate.gates.deliver.pickup",
+    "WithdrawRefused": "handoff_gate.gates.decide.withdrawal",
+    "audit_lines": "handoff_gate.gates.audit.log",
+    "describe": "handoff_gate.gates.audit.decision_record",
+    "duration": "handoff_gate.gates.stats.figures",
+    "stats_json": "handoff_gate.gates.stats.figures",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _FROM_STAGES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -15,7 +15,8 @@ import asyncio
 import os
 
 from handoff_gate.gates.decide.withdrawal import WithdrawRefused
-from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult, print_refusal
+from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
+from handoff_gate.gates.deliver.refusal import print_refusal
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.audit.decision_record import Decision
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.deliver.refusal import print_refusal
 from handoff_gate.gates.standing.ending import decided_late, ending, stored_deadline
 from handoff_gate.gates.standing.quorum import Settlement, record_refusals, settle
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
@@ -104,11 +104,6 @@ def _filled(report: Report) -> tuple[str, ...]:
     """The paths whose default the delivery filled in: none for a tool call, which
     crosses as approved (the tool applies its own defaults)."""
     return () if _is_tool_call(report) else _paths(report, Code.DEFAULTED_FIELD)
-
-
-def print_refusal(line: str) -> None:
-    """The default for ``on_refused``: an ignored decision record is said on stderr."""
-    print(f"handoff-gate: {line}", file=sys.stderr)
 
 
 class Pickup:

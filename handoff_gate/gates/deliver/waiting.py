@@ -28,7 +28,8 @@ from contextlib import ExitStack
 from typing import TypedDict
 
 from handoff_gate.gates.audit import log as audit
-from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult, print_refusal
+from handoff_gate.gates.deliver.pickup import Pickup, WaitOutcome, WaitResult
+from handoff_gate.gates.deliver.refusal import print_refusal
 from handoff_gate.gates.store.base import RunStore, StoreUnavailable, Subscription, watchable
 from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
