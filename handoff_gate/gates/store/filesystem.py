@@ -57,11 +57,9 @@ from handoff_gate.gates.store.base import (
     WithdrawalExists,
 )
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
-from handoff_gate.gates.store.fs_hints import watch_root
 from handoff_gate.gates.store.fs_listing import DECISIONS as DECISIONS
 from handoff_gate.gates.store.fs_listing import HANDOFFS as HANDOFFS
 from handoff_gate.gates.store.fs_listing import list_run_dir
-from handoff_gate.gates.store.fs_watch import DecisionWatch
 from handoff_gate.gates.store.lock_bound import LockTimeout, lock_timeout
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -550,7 +548,10 @@ class FilesystemStore:
         signed: bool,
         poll: bool = False,
     ) -> Subscription:
-        """One shared watcher per watched folder (``fs_watch``), aimed by ``rearm``."""
+        """One shared watcher per watched folder (``fs_watch``, loaded with watchfiles
+        only by a wait that blocks), aimed by ``rearm``."""
+        from handoff_gate.gates.store.fs_watch import DecisionWatch
+
         run_dir = self._dir(run)
         return DecisionWatch(
             run_dir,
@@ -577,7 +578,11 @@ class FilesystemStore:
         *,
         poll: bool = False,
     ) -> None:
-        """One watchfiles watcher over the root, recursive (``fs_hints``)."""
+        """One watchfiles watcher over the root, recursive (``fs_hints``, loaded with
+        watchfiles only here: a process that writes a record and exits, the hook above
+        all, never watches)."""
+        from handoff_gate.gates.store.fs_hints import watch_root
+
         watch_root((self.root or Path()).absolute(), on_change, stop, poll=poll)
 
     def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:
