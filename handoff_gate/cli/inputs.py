@@ -1,6 +1,5 @@
-"""Turning arguments into what the commands work on: payload bytes, runs and handoffs
-that must exist, and, for the review apps that load them after their first paint, the
-contracts under the policy's pins.
+"""Turning arguments into what the commands work on: payload bytes, and runs and
+handoffs that must exist.
 
 The store, the contracts, the policy and the key are the command's ``Gate``
 (``cli.main.gate_for``). Every failure here is a ``UsageError`` worded by ``errors``, so
@@ -11,28 +10,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, one_line, os_problem
 from handoff_gate.gates.store.base import RunStore, has_handoff
 from handoff_gate.gates.vocab.ids import UnsafePathError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.safe_text import visible
-
-if TYPE_CHECKING:
-    from handoff_gate.gates.gate import Policy, Registry
-
-
-def registry(spec: str, rules: Policy | None) -> Registry:
-    """The built-in contracts plus ``spec``'s under the pins of ``rules``, which has no
-    default: a caller names the policy it runs under, or ``None`` for none. For the
-    review apps, which load them after their first paint (``Gate.contracts_for``)."""
-    from handoff_gate.gates.gate import Gate, RegistryError
-
-    try:
-        return Gate.contracts_for(spec, policy=rules)
-    except RegistryError as exc:
-        raise UsageError(str(exc)) from exc
 
 
 def read_input(name: str) -> bytes:
