@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.tui.messages import DecisionFinished
 from handoff_gate.tui.model import Entry, Key
@@ -88,11 +89,13 @@ def edit_failed(reason: str) -> Notice:
     return Notice(f"{safe(reason, 300)}. Nothing was written.", "Edit", "error")
 
 
-def batch_decided(results: Sequence[DecisionFinished], action: str) -> Notice:
-    """How a batch went: how many were written, and why the first refused one was not."""
-    written = sum(1 for r in results if r.decision is not None)
+def batch_decided(results: Sequence[DecisionFinished]) -> Notice:
+    """How a batch went: how many were written (``Approved`` once one approval was,
+    else ``Decided``), and why the first refused one was not."""
+    written = [r.decision for r in results if r.decision is not None]
     refused = [r for r in results if r.decision is None]
-    done = f"{action} {written} of {len(results)}"
+    approved = any(d.action is Action.APPROVE for d in written)
+    done = f"{'Approved' if approved else 'Decided'} {len(written)} of {len(results)}"
     if not refused:
         return Notice(f"{done}.", "Batch")
     first = refused[0]

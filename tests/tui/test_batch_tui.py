@@ -119,7 +119,7 @@ async def test_R_rejects_the_marked_with_one_reason(root: Path, registry: Regist
         await pilot.press(*"wrong scope")
         await settle(pilot, lambda: reason.value == "wrong scope")
         await pilot.press("enter")
-        await settle(pilot, lambda: "DecisionFinished 2 of 2" in notices(app))
+        await settle(pilot, lambda: "Decided 2 of 2" in notices(app))
     found = states(root, "job", registry)
     assert sorted(found) == sorted([hg.HandoffState.REJECTED] * 2 + [hg.HandoffState.PENDING])
     with hg.Gate(str(root)) as gate:

@@ -754,15 +754,7 @@ class ReviewScreen(Screen[None]):
     def on_batch_decided(self, message: BatchDecided) -> None:
         """Say how the batch went and unmark it. The cursor stays where it is, or, if
         its handoff was decided, goes to the next one that waits (never to the top)."""
-        verb = (
-            "Approved"
-            if any(
-                r.decision is not None and r.decision.action is Action.APPROVE
-                for r in message.results
-            )
-            else "DecisionFinished"
-        )
-        self._tell(batch_decided(message.results, verb))
+        self._tell(batch_decided(message.results))
         self._marks.unmark([r.key for r in message.results])
         current = self._list.current
         if isinstance(current, tuple) and any(r.key == current for r in message.results):
