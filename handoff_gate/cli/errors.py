@@ -8,9 +8,14 @@ the disk goes through ``visible`` so it can never drive the terminal.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from handoff_gate.gates.vocab.safe_text import visible
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.vocab.findings import Finding
 
 OK, FAIL, USAGE, TIMED_OUT, CHANGED = 0, 1, 2, 3, 4
 #: ``wait``: the handoff's deadline passed undecided / the pipeline withdrew it.
@@ -43,6 +48,19 @@ def os_problem(action: str, target: str | Path, exc: OSError) -> UsageError:
     """``cannot ACTION TARGET: permission denied`` rather than a raw ``[Errno 13] …``."""
     why = exc.strerror.lower() if exc.strerror else one_line(exc)
     return UsageError(f"cannot {action} {target}: {why}")
+
+
+def warn(message: str) -> None:
+    """A warning the gate raised while the command goes on (``on_warning``): on stderr,
+    so stdout stays what a script reads."""
+    print(f"warning: {visible(message)}", file=sys.stderr)
+
+
+def finding_line(f: Finding, severity: bool = True) -> str:
+    """A finding as one greppable line, ``[SEVERITY]  CODE  PATH  MESSAGE``, in every
+    command that prints one (here, not in ``report_text``, so ``decide`` loads no view)."""
+    said = f"{f.code.value}  {flat(f.path) or '(payload)'}  {flat(f.message)}"
+    return f"{f.severity.value:5}  {said}" if severity else said
 
 
 def no_handoff(run_dir: str | Path, handoff_id: str) -> UsageError:

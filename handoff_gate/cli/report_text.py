@@ -21,7 +21,7 @@ from typing import Any
 import jiter
 from rich.cells import cell_len
 
-from handoff_gate.cli.errors import flat
+from handoff_gate.cli.errors import finding_line, flat
 from handoff_gate.gates.view.fields import field_rows
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.report import FieldState, Report
@@ -204,8 +204,7 @@ def print_report(
     if report.findings:
         print("findings:")
     for f in report.findings:
-        where = flat(f.path) or "(payload)"
-        out.line(f"{f.severity.value:5}  {f.code.value}  {where}  {flat(f.message)}", "  ")
+        out.line(finding_line(f), "  ")
     budget = [MAX_ROWS]
     print("fields:")
     _print_rows(report, "", 0, budget, out)

@@ -20,17 +20,12 @@ from pathlib import Path
 import jiter
 
 from handoff_gate.cli.commands import decide_batch
-from handoff_gate.cli.errors import FAIL, OK, UsageError, flat, one_line, os_problem
+from handoff_gate.cli.errors import FAIL, OK, UsageError, finding_line, one_line, os_problem, warn
 from handoff_gate.cli.inputs import existing_handoff
 from handoff_gate.gates.gate import DecisionRefused, EditRefused, Gate
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
-from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
-
-
-def _warn(message: str) -> None:
-    print(f"warning: {visible(message)}", file=sys.stderr)
 
 
 def _edit_bytes(path: str | None, action: str) -> bytes | None:
@@ -53,14 +48,6 @@ def _edit_bytes(path: str | None, action: str) -> bytes | None:
     return data
 
 
-def _print_findings(report: Report) -> None:
-    for f in report.findings:
-        where = flat(f.path) or "(payload)"
-        print(
-            f"  {f.severity.value:5}  {f.code.value}  {where}  {flat(f.message)}", file=sys.stderr
-        )
-
-
 def run(gate: Gate, args: argparse.Namespace) -> int:
     if args.pending or args.ids is not None:
         return decide_batch.run(gate, args)
@@ -79,12 +66,13 @@ def run(gate: Gate, args: argparse.Namespace) -> int:
             category=args.category,
             reviewer=args.reviewer,
             expected_sha256=args.sha256.lower() if args.sha256 else None,
-            on_warning=_warn,
+            on_warning=warn,
             edited_payload=edited,
         )
     except EditRefused as exc:
         print(f"refused: {one_line(exc)}", file=sys.stderr)
-        _print_findings(exc.report)
+        for f in exc.report.findings:
+            print(f"  {finding_line(f)}", file=sys.stderr)
         return FAIL
     except DecisionRefused as exc:
         print(f"refused: {one_line(exc)}", file=sys.stderr)

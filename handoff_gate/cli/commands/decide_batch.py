@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem
+from handoff_gate.cli.errors import FAIL, OK, UsageError, one_line, os_problem, warn
 from handoff_gate.cli.inputs import existing_run
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.actions import Action
@@ -21,10 +21,6 @@ from handoff_gate.gates.vocab.safe_text import visible
 #: How many ``ID SHA256`` lines ``--ids -`` reads at most: far more than any review.
 MAX_IDS = 10_000
 _HEX = frozenset("0123456789abcdef")
-
-
-def _warn(message: str) -> None:
-    print(f"warning: {visible(message)}", file=sys.stderr)
 
 
 def read_ids(lines: list[str]) -> list[tuple[str, str]]:
@@ -75,12 +71,12 @@ def run(gate: Gate, args: argparse.Namespace) -> int:
         if items is not None:
             results = gate.decide_many(
                 run, items, action, reason=why, category=args.category, reviewer=who,
-                on_warning=_warn,
+                on_warning=warn,
             )  # fmt: skip
         else:  # each decided on the look that selected it
             results = gate.decide_pending(
                 run, action, phase=args.phase, schema_id=args.schema, reason=why,
-                category=args.category, reviewer=who, on_warning=_warn,
+                category=args.category, reviewer=who, on_warning=warn,
             )  # fmt: skip
     except PermissionError as exc:
         raise os_problem("record a decision in", args.run_dir, exc) from exc

@@ -36,10 +36,12 @@ from handoff_gate.cli.errors import (
     OK,
     ArgumentError,
     UsageError,
+    finding_line,
     flat,
     one_line,
     os_problem,
     unknown_schema,
+    warn,
 )
 from handoff_gate.cli.inputs import created_run, read_input
 from handoff_gate.gates.gate import TOOL_PHASE, Gate, JsonSchemaError
@@ -79,12 +81,7 @@ def _say_verdict(ref: HandoffRef, run: str, gate: Gate, payload_sha256: str) -> 
         return
     print(f"{ref.id}: stored BLOCKED; it cannot be approved:", file=sys.stderr)
     for f in blocking:
-        at = flat(f.path) or "(payload)"
-        print(f"  {f.code.value}  {at}  {flat(f.message)}", file=sys.stderr)
-
-
-def _warn(message: str) -> None:
-    print(f"warning: {visible(message)}", file=sys.stderr)
+        print(f"  {finding_line(f, severity=False)}", file=sys.stderr)
 
 
 def _signer(args: argparse.Namespace, gate: Gate) -> str | None:
@@ -167,7 +164,7 @@ def run(gate: Gate, args: argparse.Namespace) -> int:
             raise UsageError(
                 f"{unknown_schema(args.schema)}; --allow-unknown-schema stores it blocked"
             )
-        print(f"warning: unknown schema {args.schema!r}; it will be blocked", file=sys.stderr)
+        warn(f"unknown schema {args.schema!r}; it will be blocked")
     return _submit(gate, args, document)
 
 
@@ -179,7 +176,7 @@ def _submit(gate: Gate, args: argparse.Namespace, document: dict[str, Any] | Non
     common: dict[str, Any] = {
         "signer": signer,
         "idempotency_key": args.idempotency_key,
-        "on_warning": _warn,
+        "on_warning": warn,
         "expires_in": args.expires_in,
     }
     try:
@@ -213,9 +210,7 @@ def _submit(gate: Gate, args: argparse.Namespace, document: dict[str, Any] | Non
             )
     except PermissionError as exc:
         raise os_problem("submit into", args.run_dir, exc) from exc
-    except ContractConflict as exc:
-        raise UsageError(f"cannot submit: {one_line(exc)}") from exc
-    except (ValueError, OSError, JsonSchemaError) as exc:
+    except (ContractConflict, ValueError, OSError, JsonSchemaError) as exc:
         raise UsageError(f"cannot submit: {one_line(exc)}") from exc
     digest = hashlib.sha256(payload).hexdigest()
     if args.json:
