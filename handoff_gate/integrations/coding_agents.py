@@ -184,12 +184,6 @@ def _permission_request(event: ToolEvent, decision: dict[str, Any]) -> Answer:
     return _json({"hookSpecificOutput": {"hookEventName": event.event, "decision": decision}})
 
 
-def _deny(event: ToolEvent, reason: str) -> Answer:
-    if event.event == "PermissionRequest":
-        return _permission_request(event, {"behavior": "deny", "message": reason})
-    return _pre_tool_use(event, "deny", reason)
-
-
 def _approved_by(approval: Approval) -> str:
     edited = " with an edit" if approval.edited else ""
     return f"approved{edited} by {approval.reviewer} in handoff-gate ({approval.handoff_id})"
@@ -206,13 +200,25 @@ def _unchangeable(event: ToolEvent, approval: Approval, harness: str) -> str | N
     )
 
 
-class ClaudeCode(Harness):
+class _PreToolUseHarness(Harness):
+    """Claude Code and Codex: the same two events, answered the same way
+    (``hookSpecificOutput``), and the same 600 s hook timeout; only what each does
+    with changed arguments differs."""
+
+    events = frozenset({"PreToolUse", "PermissionRequest"})
+    default_timeout = 540.0  # their hook timeout is 600 s
+
+    def deny(self, event: ToolEvent, reason: str) -> Answer:
+        if event.event == "PermissionRequest":
+            return _permission_request(event, {"behavior": "deny", "message": reason})
+        return _pre_tool_use(event, "deny", reason)
+
+
+class ClaudeCode(_PreToolUseHarness):
     """Claude Code: ``PreToolUse`` (and ``PermissionRequest``) command hooks. Its
     ``updatedInput`` replaces the input, so any approved arguments can run."""
 
     name = CLAUDE_CODE
-    events = frozenset({"PreToolUse", "PermissionRequest"})
-    default_timeout = 540.0  # its hook timeout is 600 s
     contracts_file = "claude_code.json"
 
     def allow(self, event: ToolEvent, approval: Approval) -> Answer:
@@ -225,9 +231,6 @@ class ClaudeCode(Harness):
             return _permission_request(event, decision)
         return _pre_tool_use(event, "allow", _approved_by(approval), updated)
 
-    def deny(self, event: ToolEvent, reason: str) -> Answer:
-        return _deny(event, reason)
-
     can_hand_over = True
 
     def undecided(self, event: ToolEvent, reason: str) -> Answer:
@@ -239,14 +242,12 @@ class ClaudeCode(Harness):
         return _pre_tool_use(event, "ask", reason)
 
 
-class Codex(Harness):
+class Codex(_PreToolUseHarness):
     """Codex CLI: ``PreToolUse``, whose ``allow`` with ``updatedInput`` runs the
     approved arguments (0.171 does), and ``PermissionRequest``, which refuses changed
     input: there only the model's own arguments can run."""
 
     name = CODEX
-    events = frozenset({"PreToolUse", "PermissionRequest"})
-    default_timeout = 540.0  # its hook timeout is 600 s
     contracts_file = "codex.json"
 
     def allow(self, event: ToolEvent, approval: Approval) -> Answer:
@@ -259,9 +260,6 @@ class Codex(Harness):
         if changed:
             return _pre_tool_use(event, "allow", _approved_by(approval), approval.args)
         return Answer()  # PreToolUse: no objection; Codex goes on as it would
-
-    def deny(self, event: ToolEvent, reason: str) -> Answer:
-        return _deny(event, reason)
 
 
 class Gemini(Harness):
