@@ -1,27 +1,10 @@
 """LangChain: the gate answers ``HumanInTheLoopMiddleware``'s interrupts.
 
-::
-
-    from handoff_gate.integrations.langchain import review_interrupts
-
-    agent = create_agent(model, tools=[send_refund], checkpointer=saver,
-                         middleware=[HumanInTheLoopMiddleware(interrupt_on={"send_refund": True})])
-    result = agent.invoke(inputs, config, version="v2")
-    while result.interrupts:
-        command = await review_interrupts("runs/job-17", result.interrupts, tools=[send_refund])
-        result = agent.invoke(command, config, version="v2")
-
-Both interrupt modes: a ``batched`` ``HITLRequest`` (every gated call of a turn, answered
-by position) and ``per_call`` ``ToolApprovalRequest``s (answered one by one). Every call
-becomes a tool-call handoff whose contract is the tool's argument schema (what the model
-sees, ``tool_call_schema``); all are waited on together and the ``Command`` resumes each
-interrupt by its id, so several pending ones never need a driver loop of their own.
-Approved as sent → ``approve``; approved with a reviewer's edit → ``edit`` with the
-edited arguments, so only what a person saw runs; rejected,
-blocked, timed out or changed → ``reject`` with the reason, which the middleware frames
-for the model itself. The interrupt's id (stable when a run is resumed from its
-checkpoint) is each handoff's thread, so reviewing the same interrupts again, in any
-process, finds the same handoffs.
+Usage, both interrupt modes and each outcome's answer: docs/integration.md, "LangChain:
+``HumanInTheLoopMiddleware``". A call's contract is the tool's ``tool_call_schema`` (what
+the model sees), and its thread the interrupt's id, stable when a run resumes from its
+checkpoint, so reviewing the same interrupts again, in any process, finds the same
+handoffs; an approved edit is answered ``edit``, so only what a person saw runs.
 """
 
 from __future__ import annotations

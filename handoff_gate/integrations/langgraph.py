@@ -1,37 +1,13 @@
 """LangGraph: a gate node that holds a graph thread until a person decides.
 
-::
-
-    from handoff_gate.integrations.langgraph import gate_node, resume_all
-
-    builder.add_node("gate", gate_node(run, phase="plan", schema_id="plan/v1",
-                                       on_approve="execute", on_reject="write"),
-                     destinations=("execute", "write"))
-    app = builder.compile(checkpointer=saver)
-    state = app.invoke(inputs, config)            # stops at the gate: state["__interrupt__"]
-    ...                                           # the process may exit here
-    while "__interrupt__" in state:
-        state = app.invoke(await resume_all(state["__interrupt__"]), config)
-
-The node submits ``state[payload_key]`` with the idempotency key ``langgraph:THREAD:
-CHECKPOINT_NS:COUNT``. LangGraph's ``checkpoint_ns`` names this execution of the node
-(unique per ``Send`` branch and per step, the same when the node runs again on a resume
-or a replay), and ``COUNT``, the number of handoffs this gate settled on the thread,
-goes up on every approval and reject, so a re-run finds the handoff it submitted while a
-new task on a reused thread, or twenty parallel branches, each get their own. While the
-handoff is undecided the node calls ``interrupt()`` with ``{"type": "handoff_gate",
-"run", "handoff", "sha256", "phase", "schema"}``, so the graph's checkpoint holds the
-wait and no process has to.
-
-The node needs one state key of its own (``key``, default ``"gate"``, a ``GateState``):
-it reads its count there and writes the outcome, the delivered payload (``approved``)
-or the reviewer's reason and findings (``feedback``). Under ``Send`` fan-out each branch
-is a subgraph holding that key, so parallel gates never write one channel.
-
-The resume value is only a hint: on every run the node reads the decision from the run
-itself, under its ``policy``, so a forged or stale ``Command(resume=...)`` approves
-nothing. ``resume_all`` waits until at least one of the pending gates is decided and
-resumes every decided one by interrupt id, which LangGraph requires once two are pending.
+Usage, the state key and ``resume_all``: docs/integration.md, "LangGraph: a gate node".
+The node's idempotency key is ``langgraph:THREAD:CHECKPOINT_NS:COUNT``: LangGraph's
+``checkpoint_ns`` is the same when the node runs again on a resume or a replay and
+unique per ``Send`` branch, and ``COUNT`` goes up on every settled handoff, so a re-run
+finds its handoff while a new task on a reused thread gets its own. Undecided, the node
+calls ``interrupt()``, so the graph's checkpoint holds the wait and no process has to.
+The resume value is only a hint: the node reads the decision from the run, under its
+``policy``, so a forged or stale ``Command(resume=...)`` approves nothing.
 """
 
 from __future__ import annotations

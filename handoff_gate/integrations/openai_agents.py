@@ -1,38 +1,12 @@
 """OpenAI Agents SDK: a person approves each ``needs_approval`` tool call through the gate.
 
-::
-
-    from handoff_gate.integrations.openai_agents import review_interruptions
-
-    result = await Runner.run(agent, "refund c1")
-    while result.interruptions:
-        state = await review_interruptions("runs/job-17", result)
-        result = await Runner.run(agent, state)
-
-Every pending ``ToolApprovalItem`` becomes a tool-call handoff whose contract is the
-tool's ``params_json_schema``, and all are waited on together. The SDK asks before it
-validates arguments and can only run the model's own arguments, so a call is approved
-only when the approved arguments are the model's: a call whose arguments the schema
-refuses is blocked and rejected before anyone is asked (a tool call's delivery never
-drops a key, so an approval without an edit runs the model's own arguments). A
-reviewer's reject, a timeout or a handoff changed after its approval is rejected with
-one message the model can act on.
-
-The SDK has no way to approve a call with other arguments, so an approval of a
-reviewer's edit runs the tool here, during the review, with the edited arguments
-(``openai_agents_edits``), and the SDK is told to reject the model's call with a message
-saying it was edited, with what, and what the tool returned: the model's own
-arguments never run, whichever process resumes the state.
-
-Each handoff's thread is the conversation the run belongs to: the caller's ``thread``,
-else the run's server-side ``conversation_id``, else its trace id (the SDK keeps it in
-the state, so a state read back finds the same handoffs). A run with none of them
-(tracing disabled, no conversation) is refused with ``ValueError`` rather than guessed:
-another conversation whose model reuses the call ids must not find this one's approvals.
-
-``result`` may be a ``RunResult`` or a ``RunState``, so a state kept with
-``to_string()`` and read back with ``RunState.from_string`` in another process is
-reviewed the same way, finding the handoffs the first process made.
+Usage, the thread each handoff gets and what each outcome does: docs/integration.md,
+"OpenAI Agents SDK: ``needs_approval``". The SDK asks before it validates arguments and
+can only run the model's own, so a call is approved only when the approved arguments
+are the model's, and an approved edit runs here, during the review
+(``openai_agents_edits``). A run with no thread of its own is refused rather than
+guessed: another conversation whose model reuses the call ids must not find this one's
+approvals.
 """
 
 from __future__ import annotations

@@ -1,33 +1,10 @@
 """pydantic-ai: hold an agent's output until a person approves it.
 
-::
-
-    from handoff_gate.integrations.pydantic_ai import approval_gate
-
-    agent = Agent(model, output_type=Plan)
-    agent.output_validator(approval_gate("runs/r1", phase="plan", schema_id="plan/v1"))
-    plan = (await agent.run("...")).output     # the approved, contract-validated Plan
-
-The validator submits the model's raw output (the exact tool-call arguments or text it
-produced, with the model name and token counts), waits with ``wait_async``, and then:
-
-- approved: returns the delivered payload (only the contract's fields) as the agent's
-  output type, so whatever the reviewer did not see cannot reach the next phase;
-- rejected: raises ``ModelRetry`` with the reviewer's reason and the findings, so the
-  model is prompted again (each retry is a new handoff);
-- anything else (timeout, a handoff edited after approval) raises ``HandoffNotApproved``.
-
-Partial outputs while streaming are passed through untouched: only the final output
-is submitted.
-
-The validator submits and waits through one ``Gate`` per output, made from its
-``registry``, ``store``, ``policy`` and ``key`` (each ``None``: the environment's, as
-the CLI reads it), so a policy in force here is the one the CLI's ``wait`` honours.
-With an ``idempotency_key`` each attempt's key is ``KEY:RETRY`` (pydantic-ai's retry
-count), so a re-run of the agent after a crash (or after a timeout, with
-``withdraw_on_timeout=False``) finds the handoff it submitted instead of leaving it
-behind unreviewed. By default a wait that times out or is cancelled withdraws its
-handoff, so nobody approves what this agent will not consume.
+Usage and what each outcome returns or raises: docs/integration.md, "pydantic-ai: an
+output validator". The output is the delivered payload (only the contract's fields), so
+what the reviewer did not see cannot reach the next phase; the validator's ``Gate``
+reads what it is not given from the environment as the CLI does, so a policy in force
+here is the one the CLI's ``wait`` honours.
 """
 
 from __future__ import annotations

@@ -1,25 +1,10 @@
 """pydantic-ai: a person approves each deferred tool call through the gate.
 
-::
-
-    from handoff_gate.integrations.pydantic_ai import tool_approvals
-
-    agent = Agent(model, capabilities=[tool_approvals("runs/job-17")])
-
-    @agent.tool_plain(requires_approval=True)
-    def send_refund(customer: str, amount_cents: int) -> str: ...
-
-Every call a turn defers for approval becomes a tool-call handoff whose contract is the
-tool definition's ``parameters_json_schema``; they are waited on together. Approved: the
-call runs with the arguments as approved (``ToolApproved(override_args=...)``: as
-sent, or as the reviewer edited them), so what a person did not see never runs.
-Rejected: ``ToolDenied`` with the reviewer's reason, which the model reads. Blocked
-arguments, a timeout, or a handoff changed after its approval: ``ToolDenied`` saying so.
-
-The out-of-band flow is ``resolve_tool_approvals``: a run that ended with
-``DeferredToolRequests`` is resolved later, in any process, and resumed with
-``message_history`` and ``deferred_tool_results``. Both use only pydantic-ai's public API
-(the run context's tool manager, an agent's ``FunctionToolset``s).
+Usage, inline (``tool_approvals``) and out of band (``resolve_tool_approvals``):
+docs/integration.md, "pydantic-ai: deferred tools". An approved call runs with the
+arguments as approved (``ToolApproved(override_args=...)``), so what a person did not
+see never runs. Only pydantic-ai's public API is used (the run context's tool manager,
+an agent's ``FunctionToolset``s).
 """
 
 from __future__ import annotations
