@@ -39,7 +39,7 @@ def stats_lines(found: Stats) -> list[Text]:
     if found.undated:
         lines.append(Text(f"{found.undated} with no readable submit time", style="dim"))
     lines.append(Text(_counts({"total": 0, **found.by_outcome}) or "nothing submitted yet"))
-    lines.append(Text(_times(found)))
+    lines.append(Text(times_line(found)))
     if found.by_decider:
         lines += [Text(), _heading("Who decided")]
         for c in found.by_decider:
@@ -71,7 +71,8 @@ def stats_lines(found: Stats) -> list[Text]:
     return lines
 
 
-def _times(found: Stats) -> str:
+def times_line(found: Stats) -> str:
+    """How long decisions took, worded once for the screen and ``handoff-gate stats``."""
     if found.median_seconds is None or found.p95_seconds is None:
         return "time from submit to decision: nothing decided yet"
     return (

@@ -19,8 +19,9 @@ from rich.table import Table
 from rich.text import Text
 
 from handoff_gate.cli.errors import OK, ArgumentError, flat
-from handoff_gate.gates.gate import Gate, Stats, duration, stats_json
+from handoff_gate.gates.gate import Gate, Stats, stats_json
 from handoff_gate.gates.vocab.states import HandoffState
+from handoff_gate.tui.stats_lines import times_line
 
 
 def run(gate: Gate, args: argparse.Namespace) -> int:
@@ -49,6 +50,15 @@ def _table(title: str, columns: Iterable[str]) -> Table:
     return table
 
 
+def _counted(title: str, columns: list[str], counts: Iterable[tuple[str, int]]) -> Table:
+    """A name and its count a row, the names that counted nothing left out."""
+    table = _table(title, columns)
+    for name, count in counts:
+        if count:
+            table.add_row(_cell(name), str(count))
+    return table
+
+
 def _grouped(title: str, rows: dict[str, dict[str, int]]) -> Table | None:
     """Rows of outcome counts, with a column for each state some row has."""
     if not rows:
@@ -67,11 +77,7 @@ def tables(found: Stats) -> list[Table | Text]:
     if found.undated:
         head.append(f"; {found.undated} with no readable submit time")
     parts: list[Table | Text] = [head]
-    outcomes = _table("by outcome", ["outcome", "handoffs"])
-    for name, count in found.by_outcome.items():
-        if count:
-            outcomes.add_row(Text(name), str(count))
-    parts.append(outcomes)
+    parts.append(_counted("by outcome", ["outcome", "handoffs"], found.by_outcome.items()))
     if found.by_decider:
         deciders = _table("by who decided", ["decider", "kind", "approved", "rejected"])
         for c in found.by_decider:
@@ -79,30 +85,16 @@ def tables(found: Stats) -> list[Table | Text]:
                 _cell(c.decider.name), Text(c.decider.kind), str(c.approved), str(c.rejected)
             )
         parts.append(deciders)
-    parts.extend(t for t in (_grouped("by phase", found.by_phase),) if t)
-    parts.extend(t for t in (_grouped("by tool", found.by_tool),) if t)
-    if any(found.reject_categories.values()):
-        categories = _table("reject categories", ["category", "rejects"])
-        for name, count in found.reject_categories.items():
-            if count:
-                categories.add_row(Text(name), str(count))
-        parts.append(categories)
+    grouped = (_grouped("by phase", found.by_phase), _grouped("by tool", found.by_tool))
+    parts += [table for table in grouped if table]
+    categories = found.reject_categories.items()
+    if any(count for _, count in categories):
+        parts.append(_counted("reject categories", ["category", "rejects"], categories))
     if found.top_reasons:
-        reasons = _table("most common reject reasons", ["reason", "rejects"])
-        for text, count in found.top_reasons:
-            reasons.add_row(_cell(text), str(count))
-        parts.append(reasons)
-    parts.append(_times(found))
+        columns = ["reason", "rejects"]
+        parts.append(_counted("most common reject reasons", columns, found.top_reasons))
+    parts.append(Text(times_line(found)))
     return parts
-
-
-def _times(found: Stats) -> Text:
-    if found.median_seconds is None or found.p95_seconds is None:
-        return Text("time from submit to decision: nothing decided yet")
-    return Text(
-        f"time from submit to decision ({len(found.decided_in)} decided): "
-        f"median {duration(found.median_seconds)}, p95 {duration(found.p95_seconds)}"
-    )
 
 
 def show(found: Stats, console: Console) -> None:
