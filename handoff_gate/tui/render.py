@@ -244,7 +244,7 @@ def entry_title(entry: Entry) -> Text:
 def header(entry: Entry) -> Text:
     """Run, id and roles; creation, model and stop reason; schema, hash, size and tokens."""
     report = entry.report
-    text = Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
+    text = entry_title(entry)
     if report is None:
         text.append("   inspecting…", style="dim")
         return text

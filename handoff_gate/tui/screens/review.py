@@ -7,7 +7,7 @@ and the detail only ever display entries. Until the app's core arrives (``core``
 by the app's core worker) it shows listings only.
 
 The dialogs before a decision are the ``Asker``'s, whose answers come back as messages;
-the screen's own workers write them in a thread (``write_decision``, ``write_batch``,
+the screen's own workers write them in a thread (``on_asker_one``, ``on_asker_many``,
 posting ``DecisionFinished`` / ``BatchDecided``) and build a raw, diff or delivered body
 (``load_body``, posting ``BodyReady``). The marks are the ``MarksBar``'s, arrival
 notifications ``ArrivalNotices``'; what the toasts say is ``notice``'s; where the cursor
@@ -34,7 +34,7 @@ from textual.worker import get_current_worker
 
 from handoff_gate.gates.view.decidable import decidable_now
 from handoff_gate.gates.view.delivery import delivered_text
-from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.deadline import is_past
 from handoff_gate.gates.vocab.report import FieldRow, Report
 from handoff_gate.gates.vocab.safe_text import visible
@@ -625,9 +625,7 @@ class ReviewScreen(Screen[None]):
 
     def action_approve(self) -> None:
         """Ask to approve the cursor's handoff, unless something refuses it first."""
-        if self._unread():
-            return
-        found = self._decidable()
+        found = None if self._unread() else self._decidable()
         if found is None:
             return
         core, entry, report = found
@@ -653,9 +651,7 @@ class ReviewScreen(Screen[None]):
 
     def action_edit(self) -> None:
         """Edit the cursor's payload, then ask to approve the edit, unless refused first."""
-        if self._unread():
-            return
-        found = self._decidable()
+        found = None if self._unread() else self._decidable()
         if found is None:
             return
         core, entry, report = found
@@ -740,16 +736,10 @@ class ReviewScreen(Screen[None]):
             self._asker.reject_batch(self.core, chosen)
 
     @work(thread=True, group="decide", name="decide-batch")
-    def write_batch(
-        self,
-        core: ReviewCore,
-        chosen: list[tuple[Entry, str]],
-        action: Action,
-        reason: str | None = None,
-        category: Category | None = None,
-    ) -> None:
-        """Write the batch off the UI thread; the answers come back as ``BatchDecided``."""
-        self.post_message(core.decide_many(chosen, action, reason, category))
+    def on_asker_many(self, m: Asker.Many) -> None:
+        """Write the batch the person confirmed off the UI thread; the answers come back
+        as ``BatchDecided``."""
+        self.post_message(m.core.decide_many(m.chosen, m.action, m.reason, m.category))
 
     def on_batch_decided(self, message: BatchDecided) -> None:
         """Say how the batch went and unmark it. The cursor stays where it is, or, if
@@ -767,29 +757,13 @@ class ReviewScreen(Screen[None]):
     def action_refuse_read_only(self) -> None:
         self._tell(READ_ONLY)
 
-    def on_asker_one(self, message: Asker.One) -> None:
-        m = message
-        self.write_decision(m.core, m.entry, m.action, m.sha256, m.reason, m.category, m.edited)
-
-    def on_asker_many(self, message: Asker.Many) -> None:
-        m = message
-        self.write_batch(m.core, m.chosen, m.action, m.reason, m.category)
-
     @work(thread=True, group="decide", name="decide")
-    def write_decision(
-        self,
-        core: ReviewCore,
-        entry: Entry,
-        action: Action,
-        sha256: str,
-        reason: str | None = None,
-        category: Category | None = None,
-        edited: bytes | None = None,
-    ) -> None:
-        """Write the decision off the UI thread (it blocks on the disk or the store); the
-        answer, written or refused, comes back as ``DecisionFinished``. ``edited``: approve the
-        reviewer's edit instead of the producer's bytes."""
-        self.post_message(core.decide(entry, action, sha256, reason, category, edited))
+    def on_asker_one(self, m: Asker.One) -> None:
+        """Write the decision the person confirmed off the UI thread (it blocks on the disk
+        or the store); the answer, written or refused, comes back as ``DecisionFinished``."""
+        self.post_message(
+            m.core.decide(m.entry, m.action, m.sha256, m.reason, m.category, m.edited)
+        )
 
     def _decidable(self) -> tuple[ReviewCore, Entry, Report] | None:
         """The cursor's handoff if a decision on it may be asked for now; else ``None``,
