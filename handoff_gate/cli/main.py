@@ -193,6 +193,13 @@ def _add_handoff(p: argparse.ArgumentParser) -> None:
     p.add_argument("handoff_id", metavar="HANDOFF_ID", help="e.g. 0001-plan")
 
 
+def _add_root(p: argparse.ArgumentParser, metavar: str = "ROOT") -> None:
+    """The ROOT of the commands that look at every run: a run, a folder, or the store."""
+    p.add_argument(
+        "root", metavar=metavar, nargs="?", help="a run, or a folder of runs (none with --store)"
+    )
+
+
 def _add_submit(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dir", metavar="RUN_DIR", help="the run; created if only it is missing")
     p.add_argument(
@@ -433,9 +440,7 @@ def _add_contracts(p: argparse.ArgumentParser) -> None:
 
 
 def _add_list(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "root", metavar="ROOT", nargs="?", help="a run, or a folder of runs (none with --store)"
-    )
+    _add_root(p)
     p.add_argument("--state", choices=LIST_STATES, help="only handoffs in this state")
     p.add_argument("--json", action="store_true", help="print one JSON array")
     p.add_argument(
@@ -447,9 +452,7 @@ def _add_list(p: argparse.ArgumentParser) -> None:
 
 
 def _add_stats(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "root", metavar="ROOT", nargs="?", help="a run, or a folder of runs (none with --store)"
-    )
+    _add_root(p)
     p.add_argument(
         "--since",
         type=since_moment,
@@ -463,9 +466,7 @@ def _add_stats(p: argparse.ArgumentParser) -> None:
 
 
 def _add_replay(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "root", metavar="ROOT", nargs="?", help="a run, or a folder of runs (none with --store)"
-    )
+    _add_root(p)
     p.add_argument("--json", action="store_true", help="print one JSON array")
     _add_policy(p)
 
@@ -513,9 +514,7 @@ def _add_store(p: argparse.ArgumentParser) -> None:
 
 
 def _add_watch(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "root", metavar="ROOT", nargs="?", help="a run, or a folder of runs (none with --store)"
-    )
+    _add_root(p)
     p.add_argument("--reviewer", metavar="NAME", help="who decides (default: OS user@host)")
     p.add_argument(
         "--show",
@@ -534,9 +533,7 @@ def _add_watch(p: argparse.ArgumentParser) -> None:
 
 
 def _add_serve(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "root", metavar="RUNS", nargs="?", help="a run, or a folder of runs (none with --store)"
-    )
+    _add_root(p, "RUNS")
     p.add_argument("--host", default="127.0.0.1", help="the address to listen on")
     p.add_argument("--port", type=_port, default=8150, help="the port (0: any free one)")
     p.add_argument(
