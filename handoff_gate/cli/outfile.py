@@ -64,10 +64,7 @@ class Target:
         except OSError:
             return False
         held = os.fstat(self.folder_fd)
-        return stat.S_ISDIR(now.st_mode) and (now.st_dev, now.st_ino) == (
-            held.st_dev,
-            held.st_ino,
-        )
+        return stat.S_ISDIR(now.st_mode) and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
 
 
 def _open_folder(shown: str, folder: str) -> int:

@@ -71,16 +71,10 @@ def prepare_workspace(workspace: Path | None) -> Path:
 
 def start_simulator(workspace: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, SCHEMAS_ENV: str(workspace / CONTRACTS)}
+    argv = [sys.executable, "-m", "handoff_gate.demo.simulator", str(workspace), "--run", LIVE_RUN]
     with (workspace / LOG).open("ab") as log:
         return subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "handoff_gate.demo.simulator",
-                str(workspace),
-                "--run",
-                LIVE_RUN,
-            ],
+            argv,
             cwd=workspace,
             env=env,
             stdin=subprocess.DEVNULL,

@@ -69,10 +69,7 @@ def plan_revised(reason: str | None) -> dict[str, Any]:
         "The report lists every failed payment of the last 30 days",
         "It says which of them recovered without action",
     ]
-    plan["constraints"] = [
-        "Read-only: no retries and no emails in this phase",
-        _feedback(reason),
-    ]
+    plan["constraints"] = ["Read-only: no retries and no emails in this phase", _feedback(reason)]
     plan["recommended_profile"] = "data_analysis"
     return plan
 
@@ -151,11 +148,7 @@ class Pipeline:
     """Runs the phases against one run directory; ``log`` receives one line per event."""
 
     def __init__(
-        self,
-        run_dir: Path,
-        registry: Registry,
-        stop: threading.Event,
-        log: Callable[[str], None],
+        self, run_dir: Path, registry: Registry, stop: threading.Event, log: Callable[[str], None]
     ) -> None:
         self.run_dir = run_dir
         self.registry = registry

@@ -58,8 +58,7 @@ def _handoffs(where: RunStore) -> Iterator[HandoffRef]:
             ids = where.handoff_ids(run)
         except (OSError, ValueError) as exc:
             print(
-                f"handoff-gate list: cannot read the run {flat(run)}: {_why(exc)}",
-                file=sys.stderr,
+                f"handoff-gate list: cannot read the run {flat(run)}: {_why(exc)}", file=sys.stderr
             )
             continue
         for handoff_id in ids:
