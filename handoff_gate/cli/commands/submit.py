@@ -1,25 +1,14 @@
 """``handoff-gate submit``: store a payload as the run's next handoff and print its id.
 
-A run that does not exist is created, missing parent folders too (as ``mkdir -p``), and
-``new run PATH`` on stderr says so: a typo in the path shows as a run nobody meant,
-instead of failing a first submit into a fresh folder. A contract nobody knows is
-refused unless ``--allow-unknown-schema``, since such a handoff could never be approved.
-The stored handoff is inspected in its run as a reviewer will see it, and the verdict
-goes to stderr (stdout carries only the id, for scripts): ``stored BLOCKED`` with each
-blocking finding on a line of its own when the contract already blocks it, since no
-reviewer can approve that and the producer should hear why now, not after a wait.
-Exit 0 either way: the handoff is stored (docs/protocol.md). ``--json`` prints the run,
-the id and two digests instead: ``sha256``, of the stored handoff file, which a decision
-binds to and ``wait --sha256`` takes (a pipeline then gets back only the bytes it
-submitted), and ``payload_sha256``, of the payload bytes given, which ``check`` of that
-payload prints as its ``sha256``. ``--idempotency-key`` makes a re-run of the same
-step find the handoff it stored before rather than store a second one.
-
-``--tool NAME --call-id ID`` submits a tool call instead (``gates.submit.tool_call``): the
-payload is the arguments, the contract the ``--json-schema`` given or, without one, a
-free-form object that delivers every key as sent (never an empty delivery), and the
-binding and once-only rules of tool calls apply, so a shell hook or another language
-gets the same ``agent → tool(args) [id]`` handoff as a framework adapter.
+What it prints, and its options: docs/protocol.md, "Command line". Why it is shaped so:
+a missing run is made (as ``mkdir -p``) and ``new run PATH`` said on stderr, so a first
+submit into a fresh folder works and a typo shows as a run nobody meant; a contract
+nobody knows is refused unless ``--allow-unknown-schema``, since such a handoff could
+never be approved. stdout carries only the id (or ``--json``) for scripts; the verdict a
+reviewer will see, the handoff inspected in its run, goes to stderr, so a producer whose
+handoff is already blocked hears why now, not after a wait. It exits 0 either way: the
+handoff is stored. ``--tool`` gives a shell hook or another language the same tool-call
+handoff (``gates.submit.tool_call``) a framework adapter makes.
 """
 
 from __future__ import annotations
