@@ -251,8 +251,7 @@ def header(entry: Entry) -> Text:
     envelope = report.envelope
     call = tool_call_line(report)
     if call is not None:
-        text.append("\ntool call ", style="dim")
-        text.append(safe(call, 200), style="bold")
+        _labelled(text, "\ntool call ", safe(call, 200), "bold")
         tool = envelope.tool if envelope is not None else None
         if tool is not None and tool.description:
             text.append("\n")
@@ -261,24 +260,24 @@ def header(entry: Entry) -> Text:
         roles = f"{envelope.from_role or '?'} → {envelope.to_role or '?'}"
         text.append(f"   {safe(roles, 60)}")
     if envelope is not None:
-        text.append("\ncreated ", style="dim")
-        text.append(safe(envelope.created, 40))
+        _labelled(text, "\ncreated ", safe(envelope.created, 40))
         if envelope.producer.model:
-            text.append("   model ", style="dim")
-            text.append(safe(envelope.producer.model, 40))
+            _labelled(text, "   model ", safe(envelope.producer.model, 40))
     stop = envelope.producer.finish_reason if envelope is not None else None
     text.append("   stop reason " if envelope is not None else "\nstop reason ", style="dim")
     text.append(safe(stop, 30) if stop else "-")
     schema = report.schema_id or (envelope.schema_id if envelope else None) or "?"
-    text.append("\nschema ", style="dim")
-    text.append(safe(schema, 40), style="italic")
-    text.append("   sha256 ", style="dim")
-    text.append(report.sha256[:12] or "-")
-    text.append("   size ", style="dim")
-    text.append(_size(report.size))
-    text.append("   ~tokens ", style="dim")
-    text.append(f"{report.approx_tokens:,}")
+    _labelled(text, "\nschema ", safe(schema, 40), "italic")
+    _labelled(text, "   sha256 ", report.sha256[:12] or "-")
+    _labelled(text, "   size ", _size(report.size))
+    _labelled(text, "   ~tokens ", f"{report.approx_tokens:,}")
     return text
+
+
+def _labelled(text: Text, label: str, value: str, style: str = "") -> None:
+    """``label`` dimmed, then ``value``: how the header and the decision name each part."""
+    text.append(label, style="dim")
+    text.append(value, style=style)
 
 
 def _size(size: int) -> str:
@@ -379,7 +378,10 @@ def decision_text(entry: Entry) -> Text:
     return text
 
 
-def _decided_text(entry: Entry) -> Text:
+def no_decision_text(entry: Entry) -> Text | None:
+    """Why a handoff ended without a usable decision (withdrawn, expired, a record that
+    cannot be used), as the detail's summary and the full decision both open; else
+    ``None``."""
     if entry.state in ENDED:
         word = " WITHDRAWN " if entry.state is HandoffState.WITHDRAWN else " EXPIRED "
         return Text.assemble((word, "bold reverse"), "  ", safe(entry.ended, 300))
@@ -387,29 +389,31 @@ def _decided_text(entry: Entry) -> Text:
         return Text.assemble(
             (" DECISION UNUSABLE ", "bold reverse"), "  ", safe(entry.decision_error, 300)
         )
+    return None
+
+
+def _decided_text(entry: Entry) -> Text:
+    ended = no_decision_text(entry)
+    if ended is not None:
+        return ended
     decision = entry.decision
     if decision is None:
         return Text()
     text = Text()
     if entry.state is HandoffState.CHANGED:
         text.append("The file changed after this decision: it no longer applies.\n", "bold red")
-    text.append_text(_decision_word(decision))
+    text.append_text(decision_word(decision))
     text.append("  by ")
     text.append(safe(decision.reviewer, 60), style="bold")
     text.append(f"  at {safe(decision.decided_at, 40)}")
     if decision.category is not None:
-        text.append("\ncategory ", style="dim")
-        text.append(decision.category.value.replace("_", " "))
+        _labelled(text, "\ncategory ", decision.category.value.replace("_", " "))
     if decision.reason:
-        text.append("\nreason ", style="dim")
-        text.append(safe(decision.reason, 1000, multiline=True))
-    text.append("\nreviewed sha256 ", style="dim")
-    text.append(decision.sha256[:12])
+        _labelled(text, "\nreason ", safe(decision.reason, 1000, multiline=True))
+    _labelled(text, "\nreviewed sha256 ", decision.sha256[:12])
     if decision.edited_sha256 is not None:
-        text.append("\nedited by ", style="dim")
-        text.append(safe(decision.reviewer, 60), style="bold")
-        text.append(": delivers the edit, sha256 ", style="dim")
-        text.append(decision.edited_sha256[:12], style="bold green")
+        _labelled(text, "\nedited by ", safe(decision.reviewer, 60), "bold")
+        _labelled(text, ": delivers the edit, sha256 ", decision.edited_sha256[:12], "bold green")
     if entry.delivered and decision.action is Action.APPROVE:
         text.append("\ndelivered ", style="dim")
         text.append(f"to the pipeline at {safe(entry.delivered, 40)}; it runs once")
@@ -478,7 +482,7 @@ def waiter_line(entry: Entry) -> Text:
     )
 
 
-def _decision_word(decision: Decision) -> Text:
+def decision_word(decision: Decision) -> Text:
     if decision.action is Action.APPROVE:
         return Text(" APPROVED ", style="bold black on green")
     return Text(" REJECTED ", style="bold white on magenta")
