@@ -15,7 +15,7 @@ from rich.text import Text
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.states import ENDED, HandoffState
 from handoff_gate.tui.model import Entry
-from handoff_gate.tui.render import safe
+from handoff_gate.tui.render import decision_word, no_decision_text, safe
 
 #: Said where the summary leaves text out: the key that shows it whole.
 IN_FULL = "i: in full"
@@ -49,23 +49,14 @@ def clip(text: Text, width: int, lines: int, console: Console) -> list[Text]:
 
 def decided_lines(entry: Entry, width: int, console: Console) -> list[Text]:
     """At most two lines at ``width`` cells; none for an undecided handoff."""
-    if entry.state in ENDED:
-        word = " WITHDRAWN " if entry.state is HandoffState.WITHDRAWN else " EXPIRED "
-        ended = Text.assemble((word, "bold reverse"), "  ", safe(entry.ended, 300))
+    ended = no_decision_text(entry)
+    if ended is not None:
         return clip(ended, width, 2, console)
-    if entry.state is HandoffState.UNUSABLE or entry.decision_error:
-        error = safe(entry.decision_error, 300)
-        unusable = Text.assemble((" DECISION UNUSABLE ", "bold reverse"), "  ", error)
-        return clip(unusable, width, 2, console)
     decision = entry.decision
     if decision is None:
         return []
     approved = decision.action is Action.APPROVE
-    first = Text()
-    if approved:
-        first.append(" APPROVED ", style="bold black on green")
-    else:
-        first.append(" REJECTED ", style="bold white on magenta")
+    first = Text().append_text(decision_word(decision))  # its style a span, not the line's
     first.append(" by ")
     first.append(safe(decision.reviewer, 60), style="bold")
     first.append(f" {safe(decision.decided_at[:16].replace('T', ' '), 20)}", style="dim")
