@@ -106,12 +106,8 @@ class ReviewApp(App[int]):
         reaches the screen after its core."""
         self.review.core = message.core
         self.ready.set()
-        self.run_worker(
-            partial(self.feed.inspect_loop, message.core),
-            thread=True,
-            group="inspect",
-            name="inspect",
-        )
+        inspecting = partial(self.feed.inspect_loop, message.core)
+        self.run_worker(inspecting, thread=True, group="inspect", name="inspect")
 
     def _recheck_waiters(self) -> None:
         """Re-list runs someone waits in: a waiter killed before it could remove its
