@@ -897,7 +897,6 @@ __all__ = [
 #: imported on first use (PEP 562): importing the Gate loads no stage a command does not
 #: use (``hook``'s submit never loads the waits, ``policy`` no inspection).
 _FROM_STAGES = {
-    "BatchResult": "handoff_gate.gates.decide.batch",
     "CALLER_GAVE_UP": "handoff_gate.gates.standing.caller",
     "Decision": "handoff_gate.gates.audit.decision_record",
     "DecisionCorrupt": "handoff_gate.gates.audit.decision_record",

@@ -29,20 +29,6 @@ from pydantic import BaseModel
 
 from handoff_gate.gates.contracts.registry import RegistryError
 
-__all__ = [
-    "DRAFTS",
-    "KNOWN_FORMATS",
-    "MAX_SCHEMA_BYTES",
-    "Contract",
-    "ContractsById",
-    "JsonSchemaContract",
-    "JsonSchemaError",
-    "canonical_bytes",
-    "contract_from_json_schema",
-    "read_json_schema",
-    "schema_sha256",
-]
-
 #: A contract is a page of text, not a data set: a larger document is refused unread.
 MAX_SCHEMA_BYTES = 1024 * 1024
 #: How deep a document may nest; real schemas stay under 20, and nothing below ever
@@ -124,11 +110,6 @@ class JsonSchemaContract:
     _pointers: dict[str, Any] = field(default_factory=dict, repr=False)
     #: What inspection worked out once about a schema location (``inspect.schema_check``).
     memo: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def title(self) -> str:
-        title = self.document.get("title")
-        return title if isinstance(title, str) and title.strip() else "JsonSchemaContract"
 
     def subschema(self, pointer: str) -> Any:
         """The part of the document at a JSON Pointer (``None`` when there is none),

@@ -47,7 +47,7 @@ from handoff_gate.gates.standing.edits import (
     inspect_edit,
 )
 from handoff_gate.gates.standing.ending import deadline, ending
-from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+from handoff_gate.gates.standing.phase_rule import rule_of
 from handoff_gate.gates.standing.quorum import settle
 from handoff_gate.gates.standing.report_in_run import append_only_fields, inspect_in_run
 from handoff_gate.gates.store.base import DecisionExists, FolderMechanics, RunStore, has_handoff
@@ -576,16 +576,3 @@ def _valid_record(
     except (SignatureError, StatementError, ValueError):
         return None
     return found
-
-
-__all__ = [
-    "BatchOptions",
-    "DecisionOptions",
-    "DecisionRefused",
-    "DecisionRequest",
-    "EditRefused",
-    "NoRule",
-    "decide",
-    "default_reviewer",
-    "principal_for",
-]

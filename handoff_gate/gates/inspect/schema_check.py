@@ -52,8 +52,6 @@ from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import NamedField
 from handoff_gate.gates.vocab.safe_text import elide, preview
 
-__all__ = ["check_json_schema"]
-
 #: A validator's message quotes the value it judged; a reviewer needs the gist.
 MESSAGE_LIMIT = 300
 
@@ -601,7 +599,3 @@ def _value_at(payload: Any, steps: list[Any]) -> tuple[bool, Any]:
         if not found:
             return False, None
     return True, node
-
-
-def _escape(step: str) -> str:
-    return step.replace("~", "~0").replace("/", "~1")

@@ -30,8 +30,6 @@ from typing import Any
 from handoff_gate.gates.contracts.json_schema import JsonSchemaContract
 from handoff_gate.gates.inspect.schema_refs import RefIndex, index_of
 
-__all__ = ["MAX_EVALUATIONS", "MAX_PATHS", "MAX_STEPS", "PER_VALUE", "listing_is_bounded"]
-
 #: Evaluations a listing may make (about 0.3 s of the validator's at 13 levels of
 #: nesting), and how many more for each value of the payload.
 MAX_EVALUATIONS = 50_000

@@ -39,22 +39,6 @@ from handoff_gate.gates.inspect.schema_refs import RefIndex, index_of
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.report import NamedField
 
-__all__ = [
-    "FREE",
-    "MAX_APPLYING",
-    "MAX_PLANS",
-    "MAX_STEPS",
-    "ROOT",
-    "ArrayPlan",
-    "KeyPlan",
-    "NoPlan",
-    "ObjectPlan",
-    "OverBudget",
-    "Planner",
-    "Pointers",
-    "planner_for",
-]
-
 #: How many subschemas one set may gather, how many plans a contract keeps, and how
 #: many steps (a subschema looked at while gathering) it may spend on them in all.
 MAX_APPLYING = 4096

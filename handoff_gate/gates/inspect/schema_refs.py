@@ -23,8 +23,6 @@ from urllib.parse import unquote, urldefrag, urljoin
 
 from handoff_gate.gates.contracts.json_schema import SCHEMA_MAPS, SCHEMA_VALUES
 
-__all__ = ["DEFAULT_BASE", "META_SCHEMAS", "RefIndex", "index_of"]
-
 #: The base URI of a document without a root ``$id``: relative ids resolve against it
 #: as they would against the validator's own default, and it never names a real place.
 DEFAULT_BASE = "https://handoff-gate.invalid/root.json"

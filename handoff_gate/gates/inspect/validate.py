@@ -32,21 +32,6 @@ from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import NamedField
 from handoff_gate.gates.vocab.safe_text import preview
 
-__all__ = [
-    "ABSENT",
-    "CLOSED",
-    "DROPPED",
-    "Outcome",
-    "Walk",
-    "append_only_findings",
-    "check_contract",
-    "contract_checks",
-    "empty_shapes",
-    "is_empty",
-    "walk_contract",
-    "without",
-]
-
 Step = str | int
 
 
