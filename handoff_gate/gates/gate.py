@@ -7,12 +7,8 @@ environment's (``HANDOFF_GATE_STORE``, ``_SCHEMAS``, ``_POLICY``, ``_KEY``) once
 is made, for what was not given; the command line makes its Gate from its options
 (``Gate.configured``), each command a ``run(gate, args)``. A Gate closes the store it
 opened (a store passed in stays its owner's), so ``with Gate(url) as gate:`` leaves no
-connection behind.
+connection behind. The module functions (``gates.api``) make a Gate for one call.
 
-The module functions (``submit``, ``wait``, ``decide``...) are thin wrappers that make a
-Gate for one call, as ``httpx.get`` makes a Client: ``submit("runs/job-17", ...)`` is a
-Gate on the working directory (or the environment's store) submitting to the run
-``runs/job-17``.
 
 The stages only some callers use (the batch, the asyncio waits, the look back, the
 history's verification) are imported inside the methods that run them, so a process

@@ -121,7 +121,6 @@ class StoreRefused(PermissionError):
 
 
 def validate_run_id(run: str) -> str:
-    """Return ``run`` unchanged if it is a run id; ``ValueError`` otherwise."""
     if not isinstance(run, str) or not RUN_ID_PATTERN.match(run):
         raise ValueError(f"not a run id: {run!r} (letters, digits, '.', '_', '-'; max 200)")
     return run
@@ -181,7 +180,6 @@ class PostgresStore:
         self.close()
 
     def close(self) -> None:
-        """Close the connection; the next call opens it again."""
         if self._db is not None:
             db, self._db = self._db, None
             db.close()
@@ -307,8 +305,7 @@ class PostgresStore:
         return bool(self._read("SELECT 1 FROM runs WHERE run = %s", (run,)))
 
     def create(self, run: str) -> bool:
-        """Make ``run`` a run of the database; ``True`` only for the writer that added it
-        (its insert is the one that did not conflict)."""
+        """``True`` only for the writer whose insert did not conflict."""
         validate_run_id(run)
 
         def work(conn: Conn) -> bool:
@@ -320,7 +317,6 @@ class PostgresStore:
         return self._write(run, work)
 
     def runs(self) -> list[str]:
-        """Every run id in the store, sorted."""
         return [row[0] for row in self._read("SELECT run FROM runs ORDER BY run", ())]
 
     def add_handoff(
@@ -466,7 +462,6 @@ class PostgresStore:
         return bytes(rows[0][0]) if rows else None
 
     def decided_ids(self, run: str) -> list[str]:
-        """The handoffs of ``run`` with a decision row, in sequence order."""
         validate_run_id(run)
         rows = self._read(
             "SELECT DISTINCT d.handoff_id, h.seq FROM decisions d JOIN handoffs h "
@@ -506,8 +501,9 @@ class PostgresStore:
         return self._record(_DELIVERY, run, handoff_id)
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
-        """Every record, by principal. A store a wait subscribed through reads
+        """A store a wait subscribed through reads
         ahead in the same round trip once a decision exists (``_DECIDED``): the handoff's
+
         bytes for the next ``handoff_bytes`` of it, and the run's last audit line for the
         next ``append_event``'s first try, which its insert checks. Each is used once."""
         validate_run_id(run)
@@ -630,9 +626,8 @@ class PostgresStore:
         return b"".join(bytes(row[0]) + b"\n" for row in rows)
 
     def log_chunks(self, run: str) -> Iterator[bytes]:
-        """The log as ``log_bytes`` returns it, a page of rows at a time;
-        a row longer than ``_PIECE`` comes over in pieces of that size, so a reader holds
-        a bounded amount whatever a role inserted."""
+        """A page of rows at a time, a row longer than ``_PIECE`` in pieces of that size,
+        so a reader holds a bounded amount whatever a role inserted."""
         validate_run_id(run)
         after = 0
         while True:
