@@ -28,6 +28,7 @@ import jsonschema_rs
 from pydantic import BaseModel
 
 from handoff_gate.gates.contracts.registry import RegistryError
+from handoff_gate.gates.vocab.fieldpaths import pointer_step
 
 #: A contract is a page of text, not a data set: a larger document is refused unread.
 MAX_SCHEMA_BYTES = 1024 * 1024
@@ -251,7 +252,7 @@ def _compile(document: dict[str, Any]) -> Any:
         try:
             jsonschema_rs.meta.validate(document)
         except jsonschema_rs.ValidationError as error:
-            where = _pointer(error.instance_path) or "/"
+            where = "".join(f"/{pointer_step(str(s))}" for s in error.instance_path) or "/"
             raise JsonSchemaError(
                 f"not a valid JSON Schema at {where}: {_first_line(error.message)}"
             ) from error
@@ -297,21 +298,13 @@ def _subschemas(document: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
             continue
         yield pointer, node
         for key, value in node.items():
-            here = f"{pointer}/{_escape(key)}"
+            here = f"{pointer}/{pointer_step(key)}"
             if key in SCHEMA_MAPS and isinstance(value, Mapping):
-                stack.extend((f"{here}/{_escape(k)}", v, depth + 1) for k, v in value.items())
+                stack.extend((f"{here}/{pointer_step(k)}", v, depth + 1) for k, v in value.items())
             elif key in SCHEMA_VALUES and isinstance(value, list):
                 stack.extend((f"{here}/{i}", v, depth + 1) for i, v in enumerate(value))
             elif key in SCHEMA_VALUES:
                 stack.append((here, value, depth + 1))
-
-
-def _escape(step: str) -> str:
-    return step.replace("~", "~0").replace("/", "~1")
-
-
-def _pointer(steps: Any) -> str:
-    return "".join(f"/{_escape(str(s))}" for s in steps)
 
 
 def _first_line(exc: object) -> str:

@@ -358,6 +358,11 @@ def _error_findings(exc: ValidationError, data: Any) -> list[Finding]:
         empty = len(steps) == len(loc) and is_empty(value)
         code = Code.EMPTY_FIELD if empty else Code.INVALID_FIELD
         merged.setdefault((code, path_of(steps)), []).append(str(error.get("msg", kind)))
+    return merged_findings(merged)
+
+
+def merged_findings(merged: dict[tuple[Code, str], list[str]]) -> list[Finding]:
+    """One blocking finding per path and code, its messages joined once each."""
     findings = []
     for (code, path), messages in merged.items():
         text = "; ".join(dict.fromkeys(messages))
