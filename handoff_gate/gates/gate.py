@@ -9,7 +9,6 @@ is made, for what was not given; the command line makes its Gate from its option
 opened (a store passed in stays its owner's), so ``with Gate(url) as gate:`` leaves no
 connection behind. The module functions (``gates.api``) make a Gate for one call.
 
-
 The stages only some callers use (the batch, the asyncio waits, the look back, the
 history's verification) are imported inside the methods that run them, so a process
 that only submits and waits, a coding agent's hook above all, never loads them.

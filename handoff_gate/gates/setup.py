@@ -176,7 +176,6 @@ def _policy_file(path: str | os.PathLike[str]) -> Policy:
 
 def _key_file(path: str | os.PathLike[str]) -> SigningKey:
     """Loaded here for the reason ``_policy_file`` gives."""
-
     from handoff_gate.gates.trust.signing_key import SigningKey
 
     return SigningKey(Path(path))

@@ -68,7 +68,6 @@ def fsync_dir(directory: Path) -> None:
 
 def _write_temp(final: Path, data: bytes) -> Path:
     tmp = final.with_name(f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         view = memoryview(data)

@@ -1,18 +1,10 @@
 """A run directory on disk: where its handoffs, decisions and audit log live.
 
-Layout (documented in docs/protocol.md)::
-
-    RUN_DIR/handoffs/0003-plan.json    one envelope per handoff, never rewritten
-    RUN_DIR/handoffs/.seq/0003         sequence reservations (empty marker files)
-    RUN_DIR/decisions/0003-plan.json   at most one decision per handoff
-    RUN_DIR/edits/0003-plan/SHA256.json a reviewer's edited payload, named by its sha256
-    RUN_DIR/withdrawals/0003-plan      the pipeline's withdrawal, if any (``fs_withdrawals``)
-    RUN_DIR/audit.jsonl                hash-chained event log
-
-A directory is a run when it has a ``handoffs/`` folder. A run is addressed by its path
-relative to the store's root (an absolute path stays absolute; without a root, relative
-to the working directory). Every name read from disk or from an argument is checked
-against the id pattern and must resolve inside the run.
+The layout is documented in docs/protocol.md (*Layout*). A directory is a run when it
+has a ``handoffs/`` folder. A run is addressed by its path relative to the store's root
+(an absolute path stays absolute; without a root, relative to the working directory).
+Every name read from disk or from an argument is checked against the id pattern and
+must resolve inside the run.
 
 Besides the records, a run folder keeps what only a folder needs: a record per live
 waiter (``waiters``), and the change watcher blocked waits share (``fs_watch``).
@@ -491,7 +483,6 @@ class FilesystemStore:
     ) -> dict[str, Any]:
         """Both under the log's ``flock``, so a record and its event appear together and
         of two racing writers exactly one publishes (the other gets ``FileExistsError``)."""
-
         run_dir = self._dir(run)
         path = run_dir / AUDIT_FILE
         lock_timeout()

@@ -501,11 +501,10 @@ class PostgresStore:
         return self._record(_DELIVERY, run, handoff_id)
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
-        """A store a wait subscribed through reads
-        ahead in the same round trip once a decision exists (``_DECIDED``): the handoff's
-
-        bytes for the next ``handoff_bytes`` of it, and the run's last audit line for the
-        next ``append_event``'s first try, which its insert checks. Each is used once."""
+        """A store a wait subscribed through reads ahead in the same round trip once a
+        decision exists (``_DECIDED``): the handoff's bytes for the next ``handoff_bytes``
+        of it, and the run's last audit line for the next ``append_event``'s first try,
+        which its insert checks. Each is used once."""
         validate_run_id(run)
         validate_id(handoff_id)
         self._ahead = None

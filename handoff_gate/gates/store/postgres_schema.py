@@ -339,7 +339,6 @@ _V5: tuple[str, ...] = (
 DELIVERIES = "deliveries"
 _V6 = _one_per_handoff(DELIVERIES)
 
-
 #: Migration steps by version: applying ``MIGRATIONS[v - 1]`` takes the schema to ``v``.
 #: Released steps are never edited; a change is a new version appended at the end.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4, _V5, _V6)

@@ -31,7 +31,6 @@ def registered(run_dir: Path, handoff_id: str, started: str) -> Iterator[WaiterR
     duration of the block."""
     waiter = WaiterRecord(os.getpid(), started)
     path = inside(run_dir, WAITERS, f"{validate_id(handoff_id)}.{waiter.pid}")
-
     path.parent.mkdir(exist_ok=True)
     body = {"pid": waiter.pid, "started": waiter.started}
     atomic_write(path, json.dumps(body, separators=(",", ":")).encode())

@@ -38,7 +38,6 @@ def add_contract(
     store: RunStore, run: str | os.PathLike[str], schema_id: str, schema: Mapping[str, Any]
 ) -> str:
     """``Gate.add_contract``; the document is checked before anything is written."""
-
     contract_from_json_schema(schema)
     digest = schema_sha256(schema)
     store.add_contract(

@@ -8,7 +8,6 @@ the waiter would run, so it loads only if a ``[[contracts]]`` table pins its byt
 (``Policy.contract_pins``; checked by ``gates.contracts.registry`` before any of its code
 runs). The pins are in the policy file, so ``--policy-sha256`` covers them.
 
-
 ``Policy.digest`` pins the policy AND the keys it trusts, so ``--policy-sha256`` cannot be
 satisfied by swapping the allowed_signers file behind an unchanged policy. It is::
 
