@@ -90,11 +90,6 @@ class RefIndex:
             return root + unquote(fragment)
         return self.anchors.get((uri, unquote(fragment)))
 
-    def resource_root(self, at: str) -> str | None:
-        """The pointer of the resource the subschema at ``at`` belongs to."""
-        base = self._base(at)
-        return None if base is None else self.resources.get(base)
-
     def _base(self, at: str) -> str | None:
         """The base URI at ``at``, or at its nearest indexed ancestor (a reference may
         land inside a value no keyword walk reaches)."""
