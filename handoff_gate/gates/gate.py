@@ -7,12 +7,7 @@ environment's (``HANDOFF_GATE_STORE``, ``_SCHEMAS``, ``_POLICY``, ``_KEY``) once
 is made, for what was not given; the command line makes its Gate from its options
 (``Gate.configured``), each command a ``run(gate, args)``. A Gate closes the store it
 opened (a store passed in stays its owner's), so ``with Gate(url) as gate:`` leaves no
-connection behind.
-
-The module functions (``submit``, ``wait``, ``decide``...) are thin wrappers that make a
-Gate for one call, as ``httpx.get`` makes a Client: ``submit("runs/job-17", ...)`` is a
-Gate on the working directory (or the environment's store) submitting to the run
-``runs/job-17``.
+connection behind. The module functions (``gates.api``) make a Gate for one call.
 
 The stages only some callers use (the batch, the asyncio waits, the look back, the
 history's verification) are imported inside the methods that run them, so a process
@@ -897,7 +892,6 @@ __all__ = [
 #: imported on first use (PEP 562): importing the Gate loads no stage a command does not
 #: use (``hook``'s submit never loads the waits, ``policy`` no inspection).
 _FROM_STAGES = {
-    "BatchResult": "handoff_gate.gates.decide.batch",
     "CALLER_GAVE_UP": "handoff_gate.gates.standing.caller",
     "Decision": "handoff_gate.gates.audit.decision_record",
     "DecisionCorrupt": "handoff_gate.gates.audit.decision_record",

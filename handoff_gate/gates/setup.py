@@ -1,15 +1,11 @@
 """``Setup``: a gate's configuration, assembled in one place for every front end.
 
-The store, the contracts, the policy and the signing key travel together: the contracts
-are loaded under the policy's ``[[contracts]]`` pins (an edited pinned module is refused
-before any of its code runs), and a store opened here is closed by whoever holds the
-Setup. Two functions turn places, specs and settings into these objects: ``assemble``
-for a ``Gate`` made in code (what was not given comes from the environment, as
-``gates.vocab.environment`` reads it) and ``configured`` for a front end's ``Config`` (the
-command line's options, which already carry the environment's defaults). Both load
-contracts through ``load_contracts``, which takes the policy as a required argument, so
-no caller can load a contract module without its pins by leaving it out. It imports no
-asyncio and no wait, so a command that needs only the parts starts as fast as before.
+The store, the contracts, the policy and the signing key travel together, and a store
+opened here is closed by whoever holds the Setup. ``assemble`` makes one for a ``Gate``
+made in code (what was not given comes from the environment), ``Assembly`` for a front
+end's ``Config`` (the command line's options, which already carry the environment's
+defaults); both load contracts through ``load_contracts``, under the policy's pins. It
+imports no asyncio and no wait, so a command that needs only the parts starts fast.
 """
 
 from __future__ import annotations
@@ -36,10 +32,8 @@ StoreSpec = str | os.PathLike[str] | RunStore
 
 @dataclass(frozen=True, slots=True)
 class Setup(GateContext):
-    """One gate's configuration: the context every stage takes (``GateContext``: the
-    store, contracts, policy and key, and how a handoff is signed and given a deadline).
-    ``owns_store``: the store was opened by ``assemble`` (from a place), so ``close``
-    closes it; a store object passed in stays its owner's."""
+    """The context every stage takes (``GateContext``). ``owns_store``: ``assemble``
+    opened the store, so ``close`` closes it; a store object passed in stays its owner's."""
 
     owns_store: bool = False
 
@@ -56,14 +50,9 @@ def assemble(
     key: SigningKey | str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
 ) -> Setup:
-    """The configuration given, with the environment's for what was not (``None``).
-
-    ``store``: a folder of runs, a ``postgresql://`` URL or a ``RunStore`` (``None``:
-    ``$HANDOFF_GATE_STORE``, else run folders named by their paths). ``contracts``: a
-    loaded registry or a spec, loaded under the policy's pins. ``policy`` and ``key``:
-    objects or files. ``RegistryError``, ``StoreURLError``, ``PolicyError`` and
-    ``OSError`` say what could not be used.
-    """
+    """The configuration given (as ``Gate`` takes it), with the environment's for what
+    was not (``None``). ``RegistryError``, ``StoreURLError``, ``PolicyError`` and
+    ``OSError`` say what could not be used."""
     given = Environment.read(env)
     if policy is None:
         policy = given.policy
@@ -135,7 +124,6 @@ class Assembly:
         return Setup(store, self.contracts, self.policy, self.key)
 
     def close(self) -> None:
-        """Close the store, if it was opened."""
         if "store" in self.__dict__:
             self.store.close()
 
@@ -187,7 +175,7 @@ def _policy_file(path: str | os.PathLike[str]) -> Policy:
 
 
 def _key_file(path: str | os.PathLike[str]) -> SigningKey:
-    """A signing key named by its file (loaded as ``_policy_file`` says)."""
+    """Loaded here for the reason ``_policy_file`` gives."""
     from handoff_gate.gates.trust.signing_key import SigningKey
 
     return SigningKey(Path(path))

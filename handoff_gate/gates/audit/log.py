@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
@@ -22,6 +22,9 @@ from handoff_gate.gates.store.log_lines import LogLine
 from handoff_gate.gates.store.log_lines import log_lines as store_lines
 from handoff_gate.gates.vocab.limits import MAX_LOG_LINE
 from handoff_gate.gates.vocab.safe_text import visible
+
+if TYPE_CHECKING:
+    from handoff_gate.gates.audit.decision_record import Decision
 
 
 class Event(StrEnum):
@@ -48,6 +51,23 @@ def append(
     """Append one event to the run's log and return it as written."""
     record = {"event": event.value, "at": now_iso(), **fields}
     return store.append_event(os.fspath(run), record)
+
+
+def written_event(decision: Decision, **more: object) -> dict[str, Any]:
+    """A decision's ``decision_written`` event: what ``audit --verify`` compares with its
+    record, and ``more`` (the principal, the rule, the edit)."""
+    return {
+        "event": Event.DECISION_WRITTEN.value,
+        "at": now_iso(),
+        "handoff": decision.handoff,
+        "action": decision.action.value,
+        "category": decision.category.value if decision.category else None,
+        **({"reason": decision.reason} if decision.reason else {}),
+        "reviewer": decision.reviewer,
+        "sha256": decision.sha256,
+        "verdict": decision.verdict.value,
+        **more,
+    }
 
 
 def log_lines(run: str | os.PathLike[str], store: RunStore) -> Iterator[LogLine]:

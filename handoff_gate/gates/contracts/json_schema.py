@@ -28,20 +28,7 @@ import jsonschema_rs
 from pydantic import BaseModel
 
 from handoff_gate.gates.contracts.registry import RegistryError
-
-__all__ = [
-    "DRAFTS",
-    "KNOWN_FORMATS",
-    "MAX_SCHEMA_BYTES",
-    "Contract",
-    "ContractsById",
-    "JsonSchemaContract",
-    "JsonSchemaError",
-    "canonical_bytes",
-    "contract_from_json_schema",
-    "read_json_schema",
-    "schema_sha256",
-]
+from handoff_gate.gates.vocab.fieldpaths import pointer_step
 
 #: A contract is a page of text, not a data set: a larger document is refused unread.
 MAX_SCHEMA_BYTES = 1024 * 1024
@@ -124,11 +111,6 @@ class JsonSchemaContract:
     _pointers: dict[str, Any] = field(default_factory=dict, repr=False)
     #: What inspection worked out once about a schema location (``inspect.schema_check``).
     memo: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @property
-    def title(self) -> str:
-        title = self.document.get("title")
-        return title if isinstance(title, str) and title.strip() else "JsonSchemaContract"
 
     def subschema(self, pointer: str) -> Any:
         """The part of the document at a JSON Pointer (``None`` when there is none),
@@ -270,7 +252,7 @@ def _compile(document: dict[str, Any]) -> Any:
         try:
             jsonschema_rs.meta.validate(document)
         except jsonschema_rs.ValidationError as error:
-            where = _pointer(error.instance_path) or "/"
+            where = "".join(f"/{pointer_step(str(s))}" for s in error.instance_path) or "/"
             raise JsonSchemaError(
                 f"not a valid JSON Schema at {where}: {_first_line(error.message)}"
             ) from error
@@ -316,21 +298,13 @@ def _subschemas(document: Any) -> Iterator[tuple[str, Mapping[str, Any]]]:
             continue
         yield pointer, node
         for key, value in node.items():
-            here = f"{pointer}/{_escape(key)}"
+            here = f"{pointer}/{pointer_step(key)}"
             if key in SCHEMA_MAPS and isinstance(value, Mapping):
-                stack.extend((f"{here}/{_escape(k)}", v, depth + 1) for k, v in value.items())
+                stack.extend((f"{here}/{pointer_step(k)}", v, depth + 1) for k, v in value.items())
             elif key in SCHEMA_VALUES and isinstance(value, list):
                 stack.extend((f"{here}/{i}", v, depth + 1) for i, v in enumerate(value))
             elif key in SCHEMA_VALUES:
                 stack.append((here, value, depth + 1))
-
-
-def _escape(step: str) -> str:
-    return step.replace("~", "~0").replace("/", "~1")
-
-
-def _pointer(steps: Any) -> str:
-    return "".join(f"/{_escape(str(s))}" for s in steps)
 
 
 def _first_line(exc: object) -> str:

@@ -76,7 +76,13 @@ def decide_by_rule(
         json.dumps(decision.model_dump(mode="json"), ensure_ascii=True, indent=2) + "\n"
     ).encode()
     try:
-        store.create_decision(where, handoff_id, None, data, _event(decision))
+        store.create_decision(
+            where,
+            handoff_id,
+            None,
+            data,
+            audit.written_event(decision, rule=decision.rule, policy_sha256=decision.policy_sha256),
+        )
     except DecisionExists:
         return None  # someone decided first: their record stands
     except OSError as exc:
@@ -116,20 +122,3 @@ def _deciding(
     if ending(store, run, handoff_id, expires_at) is not None:
         return None
     return rule
-
-
-def _event(decision: Decision) -> dict[str, object]:
-    """The ``decision_written`` event, repeating what ``audit --verify`` compares."""
-    return {
-        "event": audit.Event.DECISION_WRITTEN.value,
-        "at": audit.now_iso(),
-        "handoff": decision.handoff,
-        "action": decision.action.value,
-        "category": decision.category.value if decision.category else None,
-        **({"reason": decision.reason} if decision.reason else {}),
-        "reviewer": decision.reviewer,
-        "rule": decision.rule,
-        "policy_sha256": decision.policy_sha256,
-        "sha256": decision.sha256,
-        "verdict": decision.verdict.value,
-    }

@@ -47,7 +47,7 @@ from handoff_gate.gates.standing.edits import (
     inspect_edit,
 )
 from handoff_gate.gates.standing.ending import deadline, ending
-from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
+from handoff_gate.gates.standing.phase_rule import rule_of
 from handoff_gate.gates.standing.quorum import settle
 from handoff_gate.gates.standing.report_in_run import append_only_fields, inspect_in_run
 from handoff_gate.gates.store.base import DecisionExists, FolderMechanics, RunStore, has_handoff
@@ -242,7 +242,7 @@ def decide(
         decision = _signed(attempt, decision, principal, key)
     if edited is not None:
         _keep_edit(attempt, edited)
-    _write(attempt, principal, decision, report, request.on_warning)
+    _write(attempt, principal, decision, request.on_warning)
     return decision
 
 
@@ -339,30 +339,21 @@ def _write(
     attempt: _Attempt,
     principal: str | None,
     decision: Decision,
-    report: Report,
     on_warning: Callable[[str], None] | None,
 ) -> None:
     """Store the record with its ``decision_written`` event; a record that stands but
     was not logged is told to ``on_warning`` (``audit --verify`` lists it)."""
     store, where, handoff_id = attempt.store, attempt.run, attempt.handoff_id
     data = _encode(decision)
-    event = {
-        "event": audit.Event.DECISION_WRITTEN.value,
-        "at": audit.now_iso(),
-        "handoff": handoff_id,
-        "action": decision.action.value,
-        "category": decision.category.value if decision.category else None,
-        **({"reason": decision.reason} if decision.reason else {}),
-        "reviewer": attempt.who,
+    event = audit.written_event(
+        decision,
         **({"principal": principal} if principal is not None else {}),
-        "sha256": report.sha256,
-        "verdict": report.verdict.value,
         **(
             {"edited_sha256": decision.edited_sha256, "edited_by": attempt.who}
             if decision.edited_sha256 is not None
             else {}
         ),
-    }
+    )
     try:
         _create(attempt, principal, data, event)
     except OSError as exc:
@@ -576,16 +567,3 @@ def _valid_record(
     except (SignatureError, StatementError, ValueError):
         return None
     return found
-
-
-__all__ = [
-    "BatchOptions",
-    "DecisionOptions",
-    "DecisionRefused",
-    "DecisionRequest",
-    "EditRefused",
-    "NoRule",
-    "decide",
-    "default_reviewer",
-    "principal_for",
-]

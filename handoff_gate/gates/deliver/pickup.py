@@ -185,7 +185,10 @@ class Pickup:
                 "folder or a link put in its place); nothing delivered"
             )
         if not self._looked:
-            expected = not self.expected_sha256 or self._bytes_expected()
+            # Hashed in chunks, once, at the first look; a decided wait compares its report.
+            expected = not self.expected_sha256 or (
+                self.store.handoff_sha256(self.run, self.handoff_id) == self.expected_sha256
+            )
             self._looked = True  # after the look: a store that was unreachable looks again
             if not expected:
                 return self.finish(WaitResult(WaitOutcome.CHANGED, report=self.report()))
@@ -206,11 +209,6 @@ class Pickup:
         if found.outcome is None:
             return None
         return self.finish(self._result(found, found.outcome))
-
-    def _bytes_expected(self) -> bool:
-        """Whether the handoff file hashes to the digest the caller expects (read in
-        chunks, once, at the first look; a decided wait compares its report instead)."""
-        return self.store.handoff_sha256(self.run, self.handoff_id) == self.expected_sha256
 
     def _result(self, found: Settlement, outcome: HandoffState) -> WaitResult:
         decision = found.decisions[0] if found.decisions else None

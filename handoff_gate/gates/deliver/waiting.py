@@ -232,16 +232,3 @@ def wait_after(
                 time.sleep(backoff.after(exc))
     finally:
         waiter.close()
-
-
-__all__ = [
-    "AsyncWaitOptions",
-    "Backoff",
-    "WaitOptions",
-    "WaitOutcome",
-    "WaitResult",
-    "Waiter",
-    "pickup_of",
-    "print_refusal",
-    "wait_after",
-]

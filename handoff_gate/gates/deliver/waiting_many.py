@@ -38,7 +38,9 @@ async def wait_many(
     still running.
     """
     where = os.fspath(run)
-    wanted = [_ref(where, ref) for ref in refs]
+    wanted = [
+        r if isinstance(r, HandoffRef) else HandoffRef.of(where, handoff_id_of(r)) for r in refs
+    ]
 
     async def one(ref: HandoffRef) -> Settled:
         return ref, await wait_async(context, where, ref, **options)
@@ -70,7 +72,3 @@ async def wait_any(
     finally:
         await waits.aclose()
     raise ValueError("wait_any needs at least one handoff to wait for")
-
-
-def _ref(run: str, ref: HandoffRef | str) -> HandoffRef:
-    return ref if isinstance(ref, HandoffRef) else HandoffRef.of(run, handoff_id_of(ref))

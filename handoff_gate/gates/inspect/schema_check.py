@@ -43,16 +43,22 @@ from handoff_gate.gates.inspect.schema_plan import (
     ObjectPlan,
     OverBudget,
     Planner,
+    named_field,
     planner_for,
 )
-from handoff_gate.gates.inspect.validate import CLOSED, DROPPED, Outcome, is_empty, without
+from handoff_gate.gates.inspect.validate import (
+    CLOSED,
+    DROPPED,
+    Outcome,
+    is_empty,
+    merged_findings,
+    without,
+)
 from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.fieldpaths import Trail, child, path_of, split, steps_of
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import NamedField
 from handoff_gate.gates.vocab.safe_text import elide, preview
-
-__all__ = ["check_json_schema"]
 
 #: A validator's message quotes the value it judged; a reviewer needs the gist.
 MESSAGE_LIMIT = 300
@@ -337,18 +343,6 @@ _NO_FIELDS = Finding(
 )
 
 
-def _field(key: str, schema: Any, required: bool) -> NamedField:
-    if not isinstance(schema, Mapping):
-        return NamedField(key, required=required)
-    about = schema.get("description")
-    return NamedField(
-        key,
-        description=about if isinstance(about, str) else "",
-        required=required,
-        default=schema.get("default", ABSENT),
-    )
-
-
 def _at(code: Code, trail: Trail, key: str, message: str) -> Finding:
     return Finding(code, path_of([*steps_of(trail), key]), Severity.WARN, message)
 
@@ -433,13 +427,7 @@ def _error_findings(errors: list[Any], payload: Any) -> list[Finding]:
             code = Code.EMPTY_FIELD if found and steps and is_empty(value) else Code.INVALID_FIELD
             message = elide(str(error.message), MESSAGE_LIMIT)
             merged.setdefault((code, path_of(steps)), []).append(message)
-    findings = []
-    for (code, path), messages in merged.items():
-        text = "; ".join(dict.fromkeys(messages))
-        if code is Code.EMPTY_FIELD:
-            text = f"empty, and the contract rejects that: {text}"
-        findings.append(Finding(code, path, Severity.BLOCK, text))
-    return findings
+    return merged_findings(merged)
 
 
 #: How many payload nodes, and subschemas per node, the display layout of a rejected
@@ -469,7 +457,7 @@ def _layout_for_display(
                 required = required if isinstance(required, list) else []
                 if isinstance(properties, Mapping):
                     for key, sub in properties.items():
-                        fields.setdefault(key, _field(key, sub, key in required))
+                        fields.setdefault(key, named_field(key, sub, key in required))
             out[path_of(steps_of(trail))] = tuple(fields.values())
             for key, value in node.items():
                 below = [_property(schema, key) for schema in here]
@@ -601,7 +589,3 @@ def _value_at(payload: Any, steps: list[Any]) -> tuple[bool, Any]:
         if not found:
             return False, None
     return True, node
-
-
-def _escape(step: str) -> str:
-    return step.replace("~", "~0").replace("/", "~1")

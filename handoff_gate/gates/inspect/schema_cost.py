@@ -29,8 +29,7 @@ from typing import Any
 
 from handoff_gate.gates.contracts.json_schema import JsonSchemaContract
 from handoff_gate.gates.inspect.schema_refs import RefIndex, index_of
-
-__all__ = ["MAX_EVALUATIONS", "MAX_PATHS", "MAX_STEPS", "PER_VALUE", "listing_is_bounded"]
+from handoff_gate.gates.vocab.fieldpaths import pointer_step
 
 #: Evaluations a listing may make (about 0.3 s of the validator's at 13 levels of
 #: nesting), and how many more for each value of the payload.
@@ -149,7 +148,10 @@ class _Counter:
         if isinstance(properties, dict):
             for key in properties if keys is None else keys:
                 if key in properties:
-                    yield f"{at}/properties/{_escape(key)}", _ANY if keys is None else value[key]
+                    yield (
+                        f"{at}/properties/{pointer_step(key)}",
+                        _ANY if keys is None else value[key],
+                    )
         for word in ("patternProperties", "dependentSchemas", "dependencies"):
             named = schema.get(word)
             if not isinstance(named, dict):
@@ -157,7 +159,7 @@ class _Counter:
             for name, sub in named.items():
                 if not isinstance(sub, dict | bool):
                     continue  # a dependency's list of names applies no subschema
-                where = f"{at}/{word}/{_escape(name)}"
+                where = f"{at}/{word}/{pointer_step(name)}"
                 if word != "patternProperties":
                     if keys is None or name in keys:
                         yield where, value
@@ -240,7 +242,3 @@ def _post_order(
             raise _Exceeded(f"over {budget}")
         known[node] = total
     return known[root]
-
-
-def _escape(step: str) -> str:
-    return step.replace("~", "~0").replace("/", "~1")

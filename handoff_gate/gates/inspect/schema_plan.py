@@ -28,7 +28,7 @@ size grows with every branch of every ``anyOf`` (exponential in nesting).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,23 +37,8 @@ import jsonschema_rs
 from handoff_gate.gates.contracts.json_schema import JsonSchemaContract
 from handoff_gate.gates.inspect.schema_refs import RefIndex, index_of
 from handoff_gate.gates.vocab.absent import ABSENT
+from handoff_gate.gates.vocab.fieldpaths import pointer_step
 from handoff_gate.gates.vocab.report import NamedField
-
-__all__ = [
-    "FREE",
-    "MAX_APPLYING",
-    "MAX_PLANS",
-    "MAX_STEPS",
-    "ROOT",
-    "ArrayPlan",
-    "KeyPlan",
-    "NoPlan",
-    "ObjectPlan",
-    "OverBudget",
-    "Planner",
-    "Pointers",
-    "planner_for",
-]
 
 #: How many subschemas one set may gather, how many plans a contract keeps, and how
 #: many steps (a subschema looked at while gathering) it may spend on them in all.
@@ -303,7 +288,7 @@ class Planner:
             value = schema.get(word)
             if isinstance(value, dict):
                 nexts.extend(
-                    (f"{at}/{word}/{_escape(k)}", False)
+                    (f"{at}/{word}/{pointer_step(k)}", False)
                     for k, v in value.items()
                     if isinstance(v, dict | bool)
                 )
@@ -344,10 +329,12 @@ class Planner:
                 for key, sub in properties.items():
                     names[key] = None
                     if must:
-                        fields.setdefault(key, _field(key, sub, key in required, True))
+                        fields.setdefault(key, named_field(key, sub, key in required))
                     else:
-                        branch_fields.setdefault(key, _field(key, sub, False, False))
-                    fmt = unknown.get(f"{at}/properties/{_escape(key)}")
+                        branch_fields.setdefault(
+                            key, named_field(key, sub, False, with_default=False)
+                        )
+                    fmt = unknown.get(f"{at}/properties/{pointer_step(key)}")
                     if fmt is not None:
                         formats[key] = fmt
             for name in _listed_names(schema):
@@ -392,14 +379,14 @@ class Planner:
             properties = schema.get("properties")
             own = isinstance(properties, dict) and key is not None and key in properties
             if own and key is not None:
-                where.append(f"{mark}{at}/properties/{_escape(key)}")
+                where.append(f"{mark}{at}/properties/{pointer_step(key)}")
             matched = False
             patterns = schema.get("patternProperties")
             if isinstance(patterns, dict) and key is not None:
                 for pattern in patterns:
                     if self._matches(pattern, key):
                         matched = True
-                        where.append(f"{mark}{at}/patternProperties/{_escape(pattern)}")
+                        where.append(f"{mark}{at}/patternProperties/{pointer_step(pattern)}")
             if own or matched:
                 continue
             for word in ("additionalProperties", "unevaluatedProperties"):
@@ -553,8 +540,9 @@ def _parts(schema: dict[str, Any], word: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _field(key: str, schema: Any, required: bool, with_default: bool) -> NamedField:
-    if not isinstance(schema, dict):
+def named_field(key: str, schema: Any, required: bool, with_default: bool = True) -> NamedField:
+    """The row a reviewer reads for ``key``, from its subschema's annotations."""
+    if not isinstance(schema, Mapping):
         return NamedField(key, required=required)
     about = schema.get("description")
     return NamedField(
@@ -567,7 +555,3 @@ def _field(key: str, schema: Any, required: bool, with_default: bool) -> NamedFi
 
 def _constrains_nothing(schema: Any) -> bool:
     return schema is True or (type(schema) is dict and schema.keys() <= _ANNOTATIONS)
-
-
-def _escape(step: str) -> str:
-    return step.replace("~", "~0").replace("/", "~1")

@@ -22,8 +22,7 @@ from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from handoff_gate.gates.contracts.json_schema import SCHEMA_MAPS, SCHEMA_VALUES
-
-__all__ = ["DEFAULT_BASE", "META_SCHEMAS", "RefIndex", "index_of"]
+from handoff_gate.gates.vocab.fieldpaths import pointer_step
 
 #: The base URI of a document without a root ``$id``: relative ids resolve against it
 #: as they would against the validator's own default, and it never names a real place.
@@ -90,11 +89,6 @@ class RefIndex:
         if fragment.startswith("/"):
             return root + unquote(fragment)
         return self.anchors.get((uri, unquote(fragment)))
-
-    def resource_root(self, at: str) -> str | None:
-        """The pointer of the resource the subschema at ``at`` belongs to."""
-        base = self._base(at)
-        return None if base is None else self.resources.get(base)
 
     def _base(self, at: str) -> str | None:
         """The base URI at ``at``, or at its nearest indexed ancestor (a reference may
@@ -173,12 +167,12 @@ def index_of(document: Mapping[str, Any]) -> RefIndex:
         if node.get("$recursiveAnchor") is True:
             index.recursive.append(pointer)
         for key, value in node.items():
-            here = f"{pointer}/{_escape(key)}"
+            here = f"{pointer}/{pointer_step(key)}"
             if key in _SCHEMA_MAPS and isinstance(value, Mapping):
-                stack.extend((f"{here}/{_escape(k)}", v, base) for k, v in value.items())
+                stack.extend((f"{here}/{pointer_step(k)}", v, base) for k, v in value.items())
             elif key == "dependencies" and isinstance(value, Mapping):
                 stack.extend(
-                    (f"{here}/{_escape(k)}", v, base)
+                    (f"{here}/{pointer_step(k)}", v, base)
                     for k, v in value.items()
                     if isinstance(v, Mapping)
                 )
@@ -187,7 +181,3 @@ def index_of(document: Mapping[str, Any]) -> RefIndex:
             elif key in _SCHEMA_VALUES:
                 stack.append((here, value, base))
     return index
-
-
-def _escape(step: str) -> str:
-    return step.replace("~", "~0").replace("/", "~1")

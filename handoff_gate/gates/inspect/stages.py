@@ -209,18 +209,12 @@ class CollectorPaused:
     in a process that runs no other thread.
 
     A 5 MB payload allocates about a million containers, none of them in cycles; with
-    the collector running, each allocation burst triggers full traversals of all of
-    them: 583 ms of CPU instead of 342 for the bench's 5 MB payload (issue 18, where
-    removing this put ``inspect.5MB`` past its 2x target); ``inspect`` does not pause
-    it below :data:`PAUSE_FROM` bytes, where there is nothing to gain. The collector is
+    the collector running, each allocation burst traverses all of them: 583 ms of CPU
+    instead of 342 for the bench's 5 MB payload (issue 18). The collector is
     process-wide, so with another thread running (the TUI's screen, a pipeline's own
-    work) it is left alone. It is restored on every exit path, and only re-enabled if
-    it was enabled.
-
-    What it can hold back is bounded: it covers one inspection of at most
-    ``MAX_HANDOFF_BYTES`` (larger bytes are refused ``oversize`` before parsing), so the
-    garbage left uncollected is what one payload of that size builds, collected as
-    soon as the inspection returns.
+    work) it is left alone; it is re-enabled on every exit path, if it was enabled. What
+    it holds back is one inspection's garbage (at most ``MAX_HANDOFF_BYTES`` of payload),
+    collected as soon as the inspection returns.
     """
 
     __slots__ = ("enabled",)

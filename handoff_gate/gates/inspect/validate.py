@@ -32,21 +32,6 @@ from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import NamedField
 from handoff_gate.gates.vocab.safe_text import preview
 
-__all__ = [
-    "ABSENT",
-    "CLOSED",
-    "DROPPED",
-    "Outcome",
-    "Walk",
-    "append_only_findings",
-    "check_contract",
-    "contract_checks",
-    "empty_shapes",
-    "is_empty",
-    "walk_contract",
-    "without",
-]
-
 Step = str | int
 
 
@@ -373,6 +358,11 @@ def _error_findings(exc: ValidationError, data: Any) -> list[Finding]:
         empty = len(steps) == len(loc) and is_empty(value)
         code = Code.EMPTY_FIELD if empty else Code.INVALID_FIELD
         merged.setdefault((code, path_of(steps)), []).append(str(error.get("msg", kind)))
+    return merged_findings(merged)
+
+
+def merged_findings(merged: dict[tuple[Code, str], list[str]]) -> list[Finding]:
+    """One blocking finding per path and code, its messages joined once each."""
     findings = []
     for (code, path), messages in merged.items():
         text = "; ".join(dict.fromkeys(messages))

@@ -1,20 +1,10 @@
 """``[[auto]]`` tables: the calls and handoffs a policy decides without asking anyone.
 
-::
-
-    [[auto]]
-    name = "read-only git"     # shown wherever the decision is shown
-    decide = "approve"         # or "reject"
-    tool = "Bash"              # glob over the tool name (tool calls); or phase = "plan"
-    agent = "claude-code"      # optional glob over the agent (tool calls only)
-    argv = ["git", "status"]   # optional: the `command` argument's shell words start so
-    [auto.args]                # optional: argument name -> glob over its string value
-    file_path = "/work/docs/*"
-
-They live in the policy file, so the digest that pins the policy pins them, and the
-gated agent cannot write them. Checked strictly, as the rest of the file: a typo in a
-rule must not approve more than it says, so every malformed table is one line naming
-the table and the field. What a rule matches is ``gates.rules.judge``'s business.
+Their keys are documented in docs/security.md (*The policy file*, *Policy rules*). They
+live in the policy file, so the digest that pins the policy pins them, and the gated
+agent cannot write them. Checked strictly, as the rest of the file: a typo in a rule
+must not approve more than it says, so every malformed table is one line naming the
+table and the field. What a rule matches is ``gates.rules.judge``'s business.
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ def _literal(node: Node) -> str | None:
         raw = _text(node)
         if any(c in _EXPANDING for c in raw.replace("\\\\", "").replace("\\", "")):
             return None
-        return _unescape(raw)
+        return re.sub(r"\\(.)", r"\1", raw)  # a backslash quotes the next character
     if kind == "raw_string":
         raw = _text(node)
         return raw[1:-1] if len(raw) >= 2 and raw[0] == raw[-1] == "'" else None
@@ -144,11 +144,6 @@ def _literal(node: Node) -> str | None:
         parts = [_literal(child) for child in node.children]
         return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
     return None
-
-
-def _unescape(raw: str) -> str:
-    r"""An unquoted word's backslashes as the shell reads them: ``\x`` is ``x``."""
-    return re.sub(r"\\(.)", r"\1", raw)
 
 
 def too_long_to_read(text: str) -> bool:

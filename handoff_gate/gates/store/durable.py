@@ -57,10 +57,6 @@ def _plain_and_unlinked(root: Path, parts: tuple[str, ...]) -> bool:
     return True
 
 
-def _temp_path(final: Path) -> Path:
-    return final.with_name(f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-
-
 def fsync_dir(directory: Path) -> None:
     """Make a rename or link in ``directory`` durable."""
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
@@ -71,7 +67,7 @@ def fsync_dir(directory: Path) -> None:
 
 
 def _write_temp(final: Path, data: bytes) -> Path:
-    tmp = _temp_path(final)
+    tmp = final.with_name(f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         view = memoryview(data)

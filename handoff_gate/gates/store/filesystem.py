@@ -1,18 +1,10 @@
 """A run directory on disk: where its handoffs, decisions and audit log live.
 
-Layout (documented in docs/protocol.md)::
-
-    RUN_DIR/handoffs/0003-plan.json    one envelope per handoff, never rewritten
-    RUN_DIR/handoffs/.seq/0003         sequence reservations (empty marker files)
-    RUN_DIR/decisions/0003-plan.json   at most one decision per handoff
-    RUN_DIR/edits/0003-plan/SHA256.json a reviewer's edited payload, named by its sha256
-    RUN_DIR/withdrawals/0003-plan      the pipeline's withdrawal, if any (``fs_withdrawals``)
-    RUN_DIR/audit.jsonl                hash-chained event log
-
-A directory is a run when it has a ``handoffs/`` folder. A run is addressed by its path
-relative to the store's root (an absolute path stays absolute; without a root, relative
-to the working directory). Every name read from disk or from an argument is checked
-against the id pattern and must resolve inside the run.
+The layout is documented in docs/protocol.md (*Layout*). A directory is a run when it
+has a ``handoffs/`` folder. A run is addressed by its path relative to the store's root
+(an absolute path stays absolute; without a root, relative to the working directory).
+Every name read from disk or from an argument is checked against the id pattern and
+must resolve inside the run.
 
 Besides the records, a run folder keeps what only a folder needs: a record per live
 waiter (``waiters``), and the change watcher blocked waits share (``fs_watch``).
@@ -147,7 +139,6 @@ def list_handoffs(run_dir: Path) -> list[HandoffRef]:
 
 
 def read_handoff_bytes(run_dir: Path, handoff_id: str, max_bytes: int = MAX_HANDOFF_BYTES) -> bytes:
-    """The exact bytes of a handoff file, refusing symlinks and files over ``max_bytes``."""
     return read_bounded(handoff_path(run_dir, handoff_id), max_bytes)
 
 
@@ -176,7 +167,6 @@ class FilesystemStore:
         self.close()
 
     def _dir(self, run: str) -> Path:
-        """The folder of ``run``: under the root, unless ``run`` is absolute."""
         if not isinstance(run, str) or not run:
             raise ValueError(f"not a run: {run!r}")
         return Path(run) if self.root is None else self.root / run
@@ -209,12 +199,8 @@ class FilesystemStore:
         return is_run(self._dir(run))
 
     def create(self, run: str) -> bool:
-        """Make ``run`` a run directory, with any missing parent folders (``mkdir -p``).
-
-        ``True`` only for the call that made its ``handoffs/`` folder: ``mkdir`` without
-        ``exist_ok`` succeeds for exactly one of several concurrent creators, so the one
-        that says "new run" is never two.
-        """
+        """``mkdir`` of ``handoffs/`` without ``exist_ok`` succeeds for exactly one of
+        several concurrent creators, so the one that says "new run" is never two."""
         run_dir = self._dir(run)
         if run_dir.exists() and not run_dir.is_dir():
             raise NotADirectoryError(f"{run_dir} is not a directory")
@@ -445,7 +431,6 @@ class FilesystemStore:
         return True
 
     def veto_exposure(self, run: str) -> str | None:
-        """Whether this account could remove a decision record (``fs_layout``)."""
         return fs_layout.veto_exposure(self._dir(run))
 
     def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> bool:
@@ -470,23 +455,19 @@ class FilesystemStore:
     def create_withdrawal(
         self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """Publish ``withdrawals/ID`` exclusively (``fs_withdrawals``), then log it, under
-        the log's ``flock`` as a decision is. The folder is the pipeline's, not the
-        reviewers' ``decisions/``: withdrawing is the producer's act."""
+        """In ``withdrawals/``, the pipeline's folder, not the reviewers' ``decisions/``:
+        withdrawing is the producer's act."""
         try:
             return self._publish_logged(run, fs_withdrawals.publish, handoff_id, data, event)
         except FileExistsError as exc:
             raise WithdrawalExists(f"{handoff_id} is already withdrawn") from exc
 
     def withdrawal_record(self, run: str, handoff_id: str) -> bytes | None:
-        """From ``withdrawals/`` or the previous version's place; junk reads as empty."""
         return fs_withdrawals.read(self._dir(run), handoff_id)
 
     def create_delivery(
         self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """Publish ``deliveries/ID`` exclusively (``fs_deliveries``), then log it, under the
-        log's ``flock`` as a withdrawal is: of two racing waits exactly one creates it."""
         try:
             return self._publish_logged(run, fs_deliveries.publish, handoff_id, data, event)
         except FileExistsError as exc:
@@ -500,9 +481,8 @@ class FilesystemStore:
         data: bytes,
         event: Mapping[str, Any],
     ) -> dict[str, Any]:
-        """``publish`` a record exclusively, then log ``event``, both under the log's
-        ``flock``: a record and its event appear together, and of two racing writers
-        exactly one publishes (the other's ``FileExistsError`` comes out of here)."""
+        """Both under the log's ``flock``, so a record and its event appear together and
+        of two racing writers exactly one publishes (the other gets ``FileExistsError``)."""
         run_dir = self._dir(run)
         path = run_dir / AUDIT_FILE
         lock_timeout()
@@ -515,13 +495,9 @@ class FilesystemStore:
             os.close(fd)
 
     def delivery_record(self, run: str, handoff_id: str) -> bytes | None:
-        """From ``deliveries/``; junk in its place reads as empty (delivered)."""
         return fs_deliveries.read(self._dir(run), handoff_id)
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
-        """Append under an exclusive ``flock`` (waited for up to the lock bound); a torn
-        last line (a writer killed mid-append) is closed with a newline first and stays for
-        ``verify`` to report. Only the log's tail is read back (``log_file.last_line``)."""
         path = self._dir(run) / AUDIT_FILE
         fd = log_file.open_log(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:
@@ -531,12 +507,9 @@ class FilesystemStore:
             os.close(fd)
 
     def log_bytes(self, run: str) -> bytes:
-        """The whole log (empty if there is none), refusing anything but a regular file."""
         return b"".join(self.log_chunks(run))
 
     def log_chunks(self, run: str) -> Iterator[bytes]:
-        """The log in bounded pieces, so a reader of a huge or
-        planted log holds one piece at a time; a FIFO or symlink in its place fails."""
         return log_file.chunks(self._dir(run) / AUDIT_FILE)
 
     def subscribe(
@@ -586,7 +559,6 @@ class FilesystemStore:
         watch_root((self.root or Path()).absolute(), on_change, stop, poll=poll)
 
     def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:
-        """A record in ``RUN/waiters/`` while the ``with`` lasts (see ``waiters``)."""
         return waiters.registered(self._dir(run), handoff_id, started)
 
     def waiters(

@@ -1,16 +1,12 @@
 """A run folder's stored contracts: one file per digest, one claim per contract id.
 
-Layout (documented in docs/protocol.md)::
-
-    RUN_DIR/contracts/SHA256.json        the JSON Schema document, never rewritten
-    RUN_DIR/contracts/ids/NAME@vN.json   {"id", "sha256", "kind", "added"}: the id's claim
-
-Both are created exclusively (temp file, then ``link``), as handoffs are, so two writers
-of one id never both win and a document once stored is never replaced. The document is
-written before the claim: a claim never names a digest that is not stored (a writer
-killed between the two leaves a document nobody names, which is harmless: a digest
-names its content). Reading a document back does not trust it; ``stored_contracts``
-above the seam checks it against its digest.
+``contracts/SHA256.json`` holds a document, ``contracts/ids/NAME@vN.json`` the id's claim
+(docs/protocol.md, *Layout*). Both are created exclusively (temp file, then ``link``),
+as handoffs are, so two writers of one id never both win and a document once stored is
+never replaced. The document is written before the claim: a claim never names a digest
+that is not stored (a writer killed between the two leaves a document nobody names,
+which is harmless: a digest names its content). Reading a document back does not trust
+it; ``stored_contracts`` above the seam checks it against its digest.
 """
 
 from __future__ import annotations

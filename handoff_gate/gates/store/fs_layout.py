@@ -2,18 +2,8 @@
 
 In a run folder made by one account, that account (the pipeline, and so the agent the
 gate guards) can delete or replace a reviewer's signed reject: a veto lasts only until
-it is noticed. ``separate`` lays a run out so that it cannot (``handoff-gate init``)::
-
-    RUN/             root:REVIEWERS 2755  nobody but root renames or removes what is in it
-    RUN/decisions/   root:REVIEWERS 3775  reviewers add records; sticky: none removes another's
-    RUN/handoffs/    PIPELINE:REVIEWERS 2755  the pipeline submits
-    RUN/waiters/     PIPELINE:REVIEWERS 2755  the pipeline's waits are seen
-    RUN/withdrawals/ PIPELINE:REVIEWERS 2755  the pipeline withdraws its own handoffs
-    RUN/deliveries/  PIPELINE:REVIEWERS 2755  the pipeline's waits claim tool-call approvals
-    RUN/contracts/   PIPELINE:REVIEWERS 2755  the pipeline stores the JSON Schemas it submits
-                                              against (and ``ids/`` inside, the same)
-    RUN/edits/       root:REVIEWERS 3775  reviewers keep the payloads they edited, as decisions
-    RUN/audit.jsonl  PIPELINE:REVIEWERS 0660  both append (hash-chained, so a rewrite shows)
+it is noticed. ``separate`` lays a run out so that it cannot (``handoff-gate init``; each
+folder's owner and mode are tabled in docs/security.md, *Separated*).
 
 The pipeline's account reads the decisions but can create, replace or delete nothing in
 ``decisions/`` and cannot rename the folder away (its parent is not its to write).

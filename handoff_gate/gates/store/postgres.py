@@ -72,6 +72,9 @@ UNSIGNED = "(unsigned)"
 #: before it reads and inserts under the run's lock throughout (which cannot race).
 _APPEND_TRIES = 3
 _LAST_EVENT = "SELECT n, line FROM events WHERE run = %s ORDER BY n DESC LIMIT 1"
+_WITHDRAWAL = "SELECT data FROM withdrawals WHERE run = %s AND handoff_id = %s"
+_DELIVERY = "SELECT data FROM deliveries WHERE run = %s AND handoff_id = %s"
+
 #: A waiting store's read of a handoff's decisions (part 0, by principal). Once there is
 #: one, the same round trip brings what settling it and recording the wait's end read
 #: next: the handoff's size and bytes (part 1) and the run's last audit line (part 2).
@@ -118,7 +121,6 @@ class StoreRefused(PermissionError):
 
 
 def validate_run_id(run: str) -> str:
-    """Return ``run`` unchanged if it is a run id; ``ValueError`` otherwise."""
     if not isinstance(run, str) or not RUN_ID_PATTERN.match(run):
         raise ValueError(f"not a run id: {run!r} (letters, digits, '.', '_', '-'; max 200)")
     return run
@@ -178,7 +180,6 @@ class PostgresStore:
         self.close()
 
     def close(self) -> None:
-        """Close the connection; the next call opens it again."""
         if self._db is not None:
             db, self._db = self._db, None
             db.close()
@@ -304,8 +305,7 @@ class PostgresStore:
         return bool(self._read("SELECT 1 FROM runs WHERE run = %s", (run,)))
 
     def create(self, run: str) -> bool:
-        """Make ``run`` a run of the database; ``True`` only for the writer that added it
-        (its insert is the one that did not conflict)."""
+        """``True`` only for the writer whose insert did not conflict."""
         validate_run_id(run)
 
         def work(conn: Conn) -> bool:
@@ -317,7 +317,6 @@ class PostgresStore:
         return self._write(run, work)
 
     def runs(self) -> list[str]:
-        """Every run id in the store, sorted."""
         return [row[0] for row in self._read("SELECT run FROM runs ORDER BY run", ())]
 
     def add_handoff(
@@ -422,27 +421,47 @@ class PostgresStore:
         data: bytes,
         event: Mapping[str, Any],
     ) -> dict[str, Any]:
-        """The decision row and its audit event commit together or not at all."""
+        return self._create_logged(
+            run,
+            handoff_id,
+            "INSERT INTO decisions (run, handoff_id, principal, data) VALUES (%s, %s, %s, %s)",
+            (run, handoff_id, _slot(principal), data),
+            event,
+            DecisionExists(f"{handoff_id} is already decided"),
+        )
+
+    def _create_logged(
+        self,
+        run: str,
+        handoff_id: str,
+        insert: str,
+        params: tuple[Any, ...],
+        event: Mapping[str, Any],
+        exists: FileExistsError,
+    ) -> dict[str, Any]:
+        """The record's row and its audit event commit together or not at all; of two
+        racing writers the second's insert fails on the table's key (``exists``)."""
         validate_run_id(run)
         validate_id(handoff_id)
-        slot = _slot(principal)
 
         def work(conn: Conn) -> dict[str, Any]:
-            conn.execute(
-                "INSERT INTO decisions (run, handoff_id, principal, data) VALUES (%s, %s, %s, %s)",
-                (run, handoff_id, slot, data),
-            )
+            conn.execute(insert, params)
             return self._append(conn, run, event)
 
         try:
             return self._write(run, work)
         except errors.UniqueViolation:
-            raise DecisionExists(f"{handoff_id} is already decided") from None
+            raise exists from None
         except errors.ForeignKeyViolation:
             raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
 
+    def _record(self, query: str, run: str, handoff_id: str) -> bytes | None:
+        validate_run_id(run)
+        validate_id(handoff_id)
+        rows = self._read(query, (run, handoff_id))
+        return bytes(rows[0][0]) if rows else None
+
     def decided_ids(self, run: str) -> list[str]:
-        """The handoffs of ``run`` with a decision row, in sequence order."""
         validate_run_id(run)
         rows = self._read(
             "SELECT DISTINCT d.handoff_id, h.seq FROM decisions d JOIN handoffs h "
@@ -454,67 +473,38 @@ class PostgresStore:
     def create_withdrawal(
         self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """The withdrawal row and its audit event commit together or not at all."""
-        validate_run_id(run)
-        validate_id(handoff_id)
-
-        def work(conn: Conn) -> dict[str, Any]:
-            conn.execute(
-                "INSERT INTO withdrawals (run, handoff_id, data) VALUES (%s, %s, %s)",
-                (run, handoff_id, data),
-            )
-            return self._append(conn, run, event)
-
-        try:
-            return self._write(run, work)
-        except errors.UniqueViolation:
-            raise WithdrawalExists(f"{handoff_id} is already withdrawn") from None
-        except errors.ForeignKeyViolation:
-            raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
+        return self._create_logged(
+            run,
+            handoff_id,
+            "INSERT INTO withdrawals (run, handoff_id, data) VALUES (%s, %s, %s)",
+            (run, handoff_id, data),
+            event,
+            WithdrawalExists(f"{handoff_id} is already withdrawn"),
+        )
 
     def withdrawal_record(self, run: str, handoff_id: str) -> bytes | None:
-        validate_run_id(run)
-        validate_id(handoff_id)
-        rows = self._read(
-            "SELECT data FROM withdrawals WHERE run = %s AND handoff_id = %s", (run, handoff_id)
-        )
-        return bytes(rows[0][0]) if rows else None
+        return self._record(_WITHDRAWAL, run, handoff_id)
 
     def create_delivery(
         self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """The delivery row (one per handoff: its primary key) and its audit event commit
-        together or not at all; of two racing waits the second's insert fails."""
-        validate_run_id(run)
-        validate_id(handoff_id)
-
-        def work(conn: Conn) -> dict[str, Any]:
-            conn.execute(
-                "INSERT INTO deliveries (run, handoff_id, data) VALUES (%s, %s, %s)",
-                (run, handoff_id, data),
-            )
-            return self._append(conn, run, event)
-
-        try:
-            return self._write(run, work)
-        except errors.UniqueViolation:
-            raise DeliveryExists(f"{handoff_id} was delivered already") from None
-        except errors.ForeignKeyViolation:
-            raise FileNotFoundError(f"no handoff {handoff_id} in run {run}") from None
+        return self._create_logged(
+            run,
+            handoff_id,
+            "INSERT INTO deliveries (run, handoff_id, data) VALUES (%s, %s, %s)",
+            (run, handoff_id, data),
+            event,
+            DeliveryExists(f"{handoff_id} was delivered already"),
+        )
 
     def delivery_record(self, run: str, handoff_id: str) -> bytes | None:
-        validate_run_id(run)
-        validate_id(handoff_id)
-        rows = self._read(
-            "SELECT data FROM deliveries WHERE run = %s AND handoff_id = %s", (run, handoff_id)
-        )
-        return bytes(rows[0][0]) if rows else None
+        return self._record(_DELIVERY, run, handoff_id)
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
-        """Every record, by principal. A store a wait subscribed through reads
-        ahead in the same round trip once a decision exists (``_DECIDED``): the handoff's
-        bytes for the next ``handoff_bytes`` of it, and the run's last audit line for the
-        next ``append_event``'s first try, which its insert checks. Each is used once."""
+        """A store a wait subscribed through reads ahead in the same round trip once a
+        decision exists (``_DECIDED``): the handoff's bytes for the next ``handoff_bytes``
+        of it, and the run's last audit line for the next ``append_event``'s first try,
+        which its insert checks. Each is used once."""
         validate_run_id(run)
         validate_id(handoff_id)
         self._ahead = None
@@ -635,9 +625,8 @@ class PostgresStore:
         return b"".join(bytes(row[0]) + b"\n" for row in rows)
 
     def log_chunks(self, run: str) -> Iterator[bytes]:
-        """The log as ``log_bytes`` returns it, a page of rows at a time;
-        a row longer than ``_PIECE`` comes over in pieces of that size, so a reader holds
-        a bounded amount whatever a role inserted."""
+        """A page of rows at a time, a row longer than ``_PIECE`` in pieces of that size,
+        so a reader holds a bounded amount whatever a role inserted."""
         validate_run_id(run)
         after = 0
         while True:

@@ -301,13 +301,13 @@ _V4: tuple[str, ...] = (
     *_append_only("edits"),
 )
 
-#: Version 5: the pipeline's withdrawals, one per handoff (issue 21). Append-only like
-#: every record, and announced as a decision is, so waiters and reviewers see it at once.
-WITHDRAWALS = "withdrawals"
-_V5: tuple[str, ...] = (
-    _in_schema(
-        r"""
-        CREATE TABLE %1$I.withdrawals (
+
+def _one_per_handoff(table: str) -> tuple[str, ...]:
+    """An append-only table holding at most one record per handoff, by its primary key."""
+    return (
+        _in_schema(
+            rf"""
+        CREATE TABLE %1$I.{table} (
             run text NOT NULL,
             handoff_id text NOT NULL,
             data bytea NOT NULL,
@@ -316,8 +316,16 @@ _V5: tuple[str, ...] = (
             FOREIGN KEY (run, handoff_id) REFERENCES %1$I.handoffs (run, id)
         )
         """
-    ),
-    *_append_only("withdrawals"),
+        ),
+        *_append_only(table),
+    )
+
+
+#: Version 5: the pipeline's withdrawals, one per handoff (issue 21). Announced as a
+#: decision is, so waiters and reviewers see it at once.
+WITHDRAWALS = "withdrawals"
+_V5: tuple[str, ...] = (
+    *_one_per_handoff(WITHDRAWALS),
     _in_schema(
         """
         CREATE TRIGGER withdrawals_notify AFTER INSERT ON %1$I.withdrawals
@@ -326,24 +334,10 @@ _V5: tuple[str, ...] = (
     ),
 )
 
-#: Version 6: tool-call deliveries (issue 30), one per handoff by its primary key, so of
-#: two waits racing to deliver one approval exactly one inserts. Append-only.
+#: Version 6: tool-call deliveries (issue 30), one per handoff, so of two waits racing to
+#: deliver one approval exactly one inserts.
 DELIVERIES = "deliveries"
-_V6: tuple[str, ...] = (
-    _in_schema(
-        r"""
-        CREATE TABLE %1$I.deliveries (
-            run text NOT NULL,
-            handoff_id text NOT NULL,
-            data bytea NOT NULL,
-            created_at timestamptz NOT NULL DEFAULT now(),
-            PRIMARY KEY (run, handoff_id),
-            FOREIGN KEY (run, handoff_id) REFERENCES %1$I.handoffs (run, id)
-        )
-        """
-    ),
-    *_append_only("deliveries"),
-)
+_V6 = _one_per_handoff(DELIVERIES)
 
 #: Migration steps by version: applying ``MIGRATIONS[v - 1]`` takes the schema to ``v``.
 #: Released steps are never edited; a change is a new version appended at the end.

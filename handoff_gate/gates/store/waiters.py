@@ -25,16 +25,12 @@ WAITERS = "waiters"
 _MAX_RECORD_BYTES = 256
 
 
-def _record_path(run_dir: Path, handoff_id: str, pid: int) -> Path:
-    return inside(run_dir, WAITERS, f"{validate_id(handoff_id)}.{pid}")
-
-
 @contextmanager
 def registered(run_dir: Path, handoff_id: str, started: str) -> Iterator[WaiterRecord]:
     """Record this process as waiting on ``handoff_id`` (since ``started``) for the
     duration of the block."""
     waiter = WaiterRecord(os.getpid(), started)
-    path = _record_path(run_dir, handoff_id, waiter.pid)
+    path = inside(run_dir, WAITERS, f"{validate_id(handoff_id)}.{waiter.pid}")
     path.parent.mkdir(exist_ok=True)
     body = {"pid": waiter.pid, "started": waiter.started}
     atomic_write(path, json.dumps(body, separators=(",", ":")).encode())

@@ -37,14 +37,7 @@ def document_bytes(schema: Mapping[str, Any]) -> bytes:
 def add_contract(
     store: RunStore, run: str | os.PathLike[str], schema_id: str, schema: Mapping[str, Any]
 ) -> str:
-    """Store ``schema`` in the run as ``schema_id`` and return its sha256.
-
-    ``JsonSchemaError`` (one line) for a document that is not a usable schema (invalid
-    for its draft, or naming a resource outside itself), checked before anything is
-    written; ``ContractConflict``
-    when the run holds another document under that id; the same document again is a
-    no-op.
-    """
+    """``Gate.add_contract``; the document is checked before anything is written."""
     contract_from_json_schema(schema)
     digest = schema_sha256(schema)
     store.add_contract(

@@ -20,7 +20,6 @@ import jiter
 from pydantic import BaseModel
 
 from handoff_gate.gates.audit import log as audit
-from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.submit.context import GateContext, Signing
 from handoff_gate.gates.submit.placement import signed_schema
@@ -190,8 +189,11 @@ def submit(
         contract: str | None = add_contract(store, where, schema_id, request.json_schema)
     else:
         contract = _stored_digest(store, where, schema_id)
-    if contract is None:
-        _check_names(schema_id, context.contracts, request.allow_unknown_schema)
+    if contract is None and not request.allow_unknown_schema and schema_id not in context.contracts:
+        raise ValueError(
+            f"unknown schema {schema_id!r}: load its contract with HANDOFF_GATE_SCHEMAS "
+            "or --schemas, or pass allow_unknown_schema=True"
+        )
     base = _envelope_fields(store.run_name(where), data, request, contract)
     if request.tool is not None:
         tool = request.tool.model_dump(mode="json", exclude_none=True)
@@ -243,15 +245,6 @@ def _deadline(expires_in: timedelta | str | None, expires_at: datetime | str | N
     if is_past(text):
         raise ValueError(f"the deadline {text} has already passed")
     return text
-
-
-def _check_names(schema_id: str, registry: Registry, allow_unknown_schema: bool) -> None:
-    """Refuse a contract nobody here knows."""
-    if not allow_unknown_schema and schema_id not in registry:
-        raise ValueError(
-            f"unknown schema {schema_id!r}: load its contract with HANDOFF_GATE_SCHEMAS "
-            "or --schemas, or pass allow_unknown_schema=True"
-        )
 
 
 def _stored_digest(store: RunStore, run: str, schema_id: str) -> str | None:

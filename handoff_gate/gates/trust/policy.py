@@ -1,34 +1,12 @@
 """The trust policy: who may approve each phase, how many must, and who may produce it.
 
-A TOML file, read with the standard library::
-
-    allowed_signers = "allowed_signers"   # relative to the policy file
-    [[rule]]
-    phase = "plan"            # a phase name, or "*"; the first matching rule applies
-    approvers = ["alice", "bob"]
-    required = 2              # distinct approvals needed (default 1)
-    producers = ["planner"]   # optional: handoffs of this phase must be signed by one of these
-    expires_in = "2h"         # optional: the deadline a submit of this phase gets by default
-    auto = true               # optional: an [[auto]] approve rule counts as one approval
-    [[auto]]                  # optional: a call or handoff decided without a person
-    name = "read-only git"    # (gates.rules.auto; the rule's phase must say auto = true)
-    decide = "approve"
-    tool = "Bash"
-    argv = ["git", "status"]
-    [[contracts]]             # optional: a Python contract module --schemas may load
-    module = "contracts/plan.py"          # relative to the policy file
-    sha256 = "…"                          # of the module file's bytes
+A TOML file, its keys and what each refuses in docs/security.md (*The policy file*).
+Validated strictly, because a typo here fails open or locks a gate forever.
 
 Under a policy, a ``--schemas``/``HANDOFF_GATE_SCHEMAS`` module is code the reviewer and
 the waiter would run, so it loads only if a ``[[contracts]]`` table pins its bytes
 (``Policy.contract_pins``; checked by ``gates.contracts.registry`` before any of its code
 runs). The pins are in the policy file, so ``--policy-sha256`` covers them.
-
-Validated strictly because a typo here fails open or locks a gate forever: unknown keys,
-wrong types, ``required`` outside 1..len(approvers), duplicate names, unreachable rules
-(after ``*`` or repeating a phase), principals that no allowed_signers line names, one
-key under two approver names of a rule and a producer's key under an approver's name are
-all one-line errors naming the file and the field.
 
 ``Policy.digest`` pins the policy AND the keys it trusts, so ``--policy-sha256`` cannot be
 satisfied by swapping the allowed_signers file behind an unchanged policy. It is::

@@ -198,12 +198,6 @@ def _entry(line: str, number: int) -> SignerEntry:
     )
 
 
-def _aware(at: datetime) -> datetime:
-    if at.tzinfo is None:
-        raise ValueError("the verification time must carry a time zone")
-    return at
-
-
 def utc_now() -> datetime:
     """The verifier's clock unless told otherwise: the moment of the check."""
     return datetime.now(UTC)
@@ -228,7 +222,10 @@ class AllowedSigners:
         return AllowedSigners(self.source, self.entries, clock)
 
     def _when(self, at: datetime | None) -> datetime:
-        return _aware(at if at is not None else self.clock())
+        at = at if at is not None else self.clock()
+        if at.tzinfo is None:
+            raise ValueError("the verification time must carry a time zone")
+        return at
 
     @classmethod
     def parse(cls, data: bytes, source: str) -> AllowedSigners:

@@ -88,7 +88,8 @@ def field_rows(
     if steps is None:
         return []
     node = report.payload
-    shape = pick(_root_shape(report), node)
+    root = Shape("any") if report.contract is None else Shape("model", model=report.contract)
+    shape = pick(root, node)
     for step in steps:
         found, node = child(node, step)
         if not found:
@@ -100,12 +101,6 @@ def field_rows(
     else:
         rows = _rows(report, parent, node, shape)
     return list(islice(rows, max(start, 0), end))
-
-
-def _root_shape(report: Report) -> Shape:
-    if report.contract is None:
-        return Shape("any")
-    return Shape("model", model=report.contract)
 
 
 def _child_shape(shape: Shape, step: str | int) -> Shape:

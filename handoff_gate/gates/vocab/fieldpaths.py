@@ -86,3 +86,8 @@ def child(node: Any, step: str | int) -> tuple[bool, Any]:
     if isinstance(node, dict) and isinstance(step, str) and step in node:
         return True, node[step]
     return False, None
+
+
+def pointer_step(step: str) -> str:
+    """``step`` as one step of a JSON Pointer (RFC 6901): ``~`` as ``~0``, ``/`` as ``~1``."""
+    return step.replace("~", "~0").replace("/", "~1")
