@@ -18,6 +18,7 @@ from test_cli_hook import AGENTS, BOUND
 from test_rules_hook import RULES, shell_event
 
 from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
+from handoff_gate.gates.inspect import tool_session
 from handoff_gate.gates.inspect.stages import InspectOptions, inspect
 from handoff_gate.integrations import hook_fast
 from handoff_gate.integrations.coding_agents import FREE_FORM, HARNESSES, canonical
@@ -106,6 +107,10 @@ def test_the_console_script_answers_a_rule_approved_call_without_pydantic(
     assert output["permissionDecision"] == "allow"
     assert "rule read-only git" in output["permissionDecisionReason"]
     assert done.stderr == "False\n"
+
+
+def test_the_session_annotation_is_the_one_inspection_reads() -> None:
+    assert hook_fast.SESSION_KEY == tool_session.SESSION_KEY
 
 
 def fall_through(

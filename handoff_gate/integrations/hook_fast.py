@@ -48,7 +48,6 @@ from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.canonical import document_bytes, document_sha256
 from handoff_gate.gates.inspect.content_scan import text_may_hold_unsafe
 from handoff_gate.gates.inspect.secret_patterns import kinds_in
-from handoff_gate.gates.inspect.tool_session import SESSION_KEY, session_findings
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.lock_bound import lock_deadline
 from handoff_gate.gates.submit.tool_keys import (
@@ -93,6 +92,9 @@ DECISION_FORMAT = "handoff-gate-decision/1"
 #: The exit code every harness reads as "do not run the tool" (``cli.errors.USAGE``).
 BLOCK = 2
 
+#: ``gates.inspect.tool_session.SESSION_KEY``, whose module (and its findings vocabulary)
+#: loads only for a contract that carries it (tests/test_hook_fast.py pins the name).
+SESSION_KEY = "x-handoff-gate-session"
 _SCHEMA_KEYS = frozenset({"type", "properties", "required", SESSION_KEY})
 _PROPERTY_KEYS = frozenset({"type", "description", "minLength", "minimum", "maximum", "enum"})
 _TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int,)}
@@ -249,7 +251,11 @@ def plainly_clean(schema: dict[str, Any], args: dict[str, Any], text: bytes) -> 
     decoded = text.decode("utf-8")
     if "\\u" in decoded or kinds_in(decoded) or text_may_hold_unsafe(decoded, text):
         return False
-    return SESSION_KEY not in schema or not session_findings(args, schema)
+    if SESSION_KEY not in schema:
+        return True
+    from handoff_gate.gates.inspect.tool_session import session_findings
+
+    return not session_findings(args, schema)
 
 
 def _store(
