@@ -10,7 +10,6 @@ exclusively (``link`` fails when the target exists, which makes the first writer
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -58,7 +57,9 @@ def _plain_and_unlinked(root: Path, parts: tuple[str, ...]) -> bool:
 
 
 def _temp_path(final: Path) -> Path:
-    return final.with_name(f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    """A dot-named sibling no other writer picks: the pid and 32 random bits
+    (``os.urandom``, which ``secrets`` reads too, without its import)."""
+    return final.with_name(f".{final.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
 
 
 def fsync_dir(directory: Path) -> None:
