@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import io
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from handoff_gate.gates.contracts.json_schema import contract_from_json_schema
 from handoff_gate.gates.inspect import tool_session
 from handoff_gate.gates.inspect.stages import InspectOptions, inspect
 from handoff_gate.integrations import hook_fast
+from handoff_gate.integrations.coding_agent_deadline import STOP_SIGNALS
 from handoff_gate.integrations.coding_agents import FREE_FORM, HARNESSES, canonical
 from handoff_gate.schemas import HARNESS_TOOLS
 
@@ -111,6 +114,10 @@ def test_the_console_script_answers_a_rule_approved_call_without_pydantic(
 
 def test_the_session_annotation_is_the_one_inspection_reads() -> None:
     assert hook_fast.SESSION_KEY == tool_session.SESSION_KEY
+
+
+def test_it_stops_on_the_signals_the_full_hook_stops_on() -> None:
+    assert {*hook_fast.STOP_SIGNALS, signal.SIGINT} == set(STOP_SIGNALS)
 
 
 def fall_through(
@@ -334,3 +341,40 @@ def test_what_the_fast_path_passes_the_full_inspection_passes_too(agent: str) ->
             report = inspect(text, "t/v1", {"t/v1": contract}, InspectOptions(tool_call=True))
             assert report.approvable and not report.findings, (tool, args, report.findings)
     assert passed  # the shell call at least: the path is not a path nobody takes
+
+
+def catches(pid: int, sig: int) -> bool:
+    """Whether process ``pid`` has a handler for ``sig`` (``SigCgt`` in its status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (sig - 1) & 1)
+    return False
+
+
+def test_a_stop_signal_while_it_reads_the_event_blocks_the_call(tmp_path: Path) -> None:
+    """The agent giving up on the hook (SIGTERM) before the event is read: exit 2 (every
+    harness's block) with one line, never a default death the agent reads as "run it"."""
+    policy = rules_policy(tmp_path / "trust", rules=RULES).policy
+    run = tmp_path / "run"
+    argv = ["hook", "claude-code", str(run), "--policy", str(policy)]
+    hook = subprocess.Popen(
+        [sys.executable, "-m", "handoff_gate", *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + BOUND
+        while not catches(hook.pid, signal.SIGTERM):  # its handler is set: it is reading
+            assert hook.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+        hook.send_signal(signal.SIGTERM)
+        out, err = hook.communicate(timeout=BOUND)
+    finally:
+        if hook.poll() is None:
+            hook.kill()
+            hook.communicate(timeout=BOUND)
+    assert hook.returncode == 2
+    assert err == "handoff-gate hook claude-code: stopped by SIGTERM; the call is blocked\n"
+    assert out == "" and not run.exists()

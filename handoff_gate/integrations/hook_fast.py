@@ -89,6 +89,9 @@ MAX_EXACT_INT = 2**53
 #: pinned to the models by tests/test_hook_fast.py.
 ENVELOPE_FORMAT = "handoff-gate/1"
 DECISION_FORMAT = "handoff-gate-decision/1"
+#: The signals that stop the full hook with a block (``coding_agent_deadline.STOP_SIGNALS``,
+#: pinned by tests/test_hook_fast.py); SIGINT arrives as ``KeyboardInterrupt``.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1)
 #: The exit code every harness reads as "do not run the tool" (``cli.errors.USAGE``).
 BLOCK = 2
 
@@ -112,15 +115,19 @@ def answered(words: list[str]) -> int | None:
     if plan is None:
         return None
     harness, run, policy_path = plan
-    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        previous = {sig: signal.signal(sig, _stop) for sig in STOP_SIGNALS}
+    except ValueError:  # not the main thread: the full command's own handling applies
+        return None
     try:
         data = sys.stdin.buffer.read(MAX_HANDOFF_BYTES + HOOK_EVENT_SLACK + 1)
         sys.stdin = io.TextIOWrapper(io.BytesIO(data))  # the full command reads it again
         stdout = _answer(harness, run, policy_path, data)
-    except _Stopped as stop:
-        os.write(2, f"handoff-gate hook {harness.name}: {stop}; the call is blocked\n".encode())
+    except (_Stopped, KeyboardInterrupt) as stop:  # as the full hook: stopped is blocked
+        why = str(stop) or "interrupted"
+        os.write(2, f"handoff-gate hook {harness.name}: {why}; the call is blocked\n".encode())
         return BLOCK
-    except (Exception, KeyboardInterrupt):  # fail closed: the full command decides
+    except Exception:  # fail closed: the full command decides
         return None
     finally:
         for sig, handler in previous.items():
