@@ -378,3 +378,18 @@ def test_a_stop_signal_while_it_reads_the_event_blocks_the_call(tmp_path: Path) 
     assert hook.returncode == 2
     assert err == "handoff-gate hook claude-code: stopped by SIGTERM; the call is blocked\n"
     assert out == "" and not run.exists()
+
+
+def test_the_rules_read_a_command_without_the_grammar_packages_init() -> None:
+    """The grammar comes from its extension module alone: the same words, and none of
+    what the package's ``__init__`` imports (``importlib.resources``, ``tempfile``)."""
+    code = (
+        "import sys; from handoff_gate.gates.rules.shell import simple_command; "
+        "print(simple_command('git status --short'), simple_command('git status; rm x'), "
+        "sorted({'tree_sitter_bash', 'importlib.resources', 'tempfile'} & set(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=BOUND, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "('git', 'status', '--short') None []\n"

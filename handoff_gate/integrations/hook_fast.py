@@ -79,7 +79,8 @@ OPTIONS = frozenset({"--timeout", "--on-timeout", "--policy"})
 #: The environment that would change what the full command does: it falls through.
 OVERRIDES = (STORE_ENV, SCHEMAS_ENV, KEY_ENV)
 #: The longest this path waits for the run's log lock before handing the call to the
-#: full command (which then waits within the hook's own deadline).
+#: full command (which then waits within the hook's own deadline); never more than a
+#: quarter of that deadline (``--timeout``, else the harness's default).
 LOCK_BUDGET_S = 2.0
 #: The largest arguments answered here; a bigger call goes the full way.
 MAX_ARGS_BYTES = 64 * 1024
@@ -114,7 +115,7 @@ def answered(words: list[str]) -> int | None:
     plan = _plan(words)
     if plan is None:
         return None
-    harness, run, policy_path = plan
+    harness, run, policy_path, timeout = plan
     try:
         previous = {sig: signal.signal(sig, _stop) for sig in STOP_SIGNALS}
     except ValueError:  # not the main thread: the full command's own handling applies
@@ -122,7 +123,8 @@ def answered(words: list[str]) -> int | None:
     try:
         data = sys.stdin.buffer.read(MAX_HANDOFF_BYTES + HOOK_EVENT_SLACK + 1)
         sys.stdin = io.TextIOWrapper(io.BytesIO(data))  # the full command reads it again
-        stdout = _answer(harness, run, policy_path, data)
+        budget = min(LOCK_BUDGET_S, timeout / 4)
+        stdout = _answer(harness, run, policy_path, data, budget)
     except (_Stopped, KeyboardInterrupt) as stop:  # as the full hook: stopped is blocked
         why = str(stop) or "interrupted"
         os.write(2, f"handoff-gate hook {harness.name}: {why}; the call is blocked\n".encode())
@@ -143,8 +145,9 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     raise _Stopped(f"stopped by {signal.Signals(signum).name}")
 
 
-def _plan(words: list[str]) -> tuple[Harness, str, str] | None:
-    """The harness, run and policy of plain ``hook AGENT RUN`` words, else ``None``."""
+def _plan(words: list[str]) -> tuple[Harness, str, str, float] | None:
+    """The harness, run, policy and deadline of plain ``hook AGENT RUN`` words, else
+    ``None``."""
     if len(words) < 3 or words[0] != "hook" or words[1] not in HARNESSES:
         return None
     if any(os.environ.get(name) for name in OVERRIDES):
@@ -163,25 +166,28 @@ def _plan(words: list[str]) -> tuple[Harness, str, str] | None:
         else:
             runs.append(word)
     policy, run = given.get("--policy", ""), runs[0] if len(runs) == 1 else ""
-    if not policy or not run or "://" in run or not _usable_timeout(given):
+    harness = HARNESSES[words[1]]
+    timeout = _usable_timeout(given, harness.default_timeout)
+    if not policy or not run or "://" in run or timeout is None:
         return None
-    return HARNESSES[words[1]], run, policy
+    return harness, run, policy, timeout
 
 
-def _usable_timeout(given: dict[str, str]) -> bool:
-    """Whether ``--timeout``/``--on-timeout`` are what the full command accepts here."""
+def _usable_timeout(given: dict[str, str], default: float) -> float | None:
+    """The deadline ``--timeout`` gives (else ``default``), when it and ``--on-timeout``
+    are what the full command accepts here; ``None`` otherwise."""
     if given.get("--on-timeout", "deny") != "deny":
-        return False  # ``ask`` is refused for some harnesses: the full command says so
+        return None  # ``ask`` is refused for some harnesses: the full command says so
     if "--timeout" not in given:
-        return True
+        return default
     try:
         seconds = float(given["--timeout"])
     except ValueError:
-        return False
-    return 1.0 <= seconds <= 86_400.0
+        return None
+    return seconds if 1.0 <= seconds <= 86_400.0 else None
 
 
-def _answer(harness: Harness, run: str, policy_path: str, data: bytes) -> str | None:
+def _answer(harness: Harness, run: str, policy_path: str, data: bytes, budget: float) -> str | None:
     """The harness's answer once the call is stored, decided and claimed, or ``None``."""
     if len(data) > MAX_HANDOFF_BYTES + HOOK_EVENT_SLACK:
         return None
@@ -203,7 +209,7 @@ def _answer(harness: Harness, run: str, policy_path: str, data: bytes) -> str | 
         return None
     if not plainly_clean(schema, event.args, args):
         return None
-    with lock_deadline(time.monotonic() + LOCK_BUDGET_S):
+    with lock_deadline(time.monotonic() + budget):
         stored = _store(FilesystemStore(), run, harness, event, schema, description, args)
         if stored is None:
             return None
