@@ -22,7 +22,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from handoff_gate.gates.vocab.envelope import MAX_TOOL_TEXT
+from handoff_gate.gates.vocab.limits import MAX_TOOL_TEXT
 from handoff_gate.integrations.harness_names import CLAUDE_CODE, CODEX, GEMINI, HARNESS_NAMES
 from handoff_gate.schemas import HARNESS_TOOLS
 

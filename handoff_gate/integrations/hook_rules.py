@@ -8,7 +8,9 @@ already there, never an approval of what inspection blocks), and its result is r
 back the way a wait's first look reads it (``gates.deliver.pickup``): settled by the
 same rules that settle a person's decision, the approval delivered once. The hook's
 waiting half (``integrations.coding_agent_hook``: the wait, withdrawal, giving up) never
-loads: that is the hook's fast path (docs/performance.md). Whenever the rule does not
+loads. This is the full command's way; most calls an approve rule decides are answered
+before it loads, by ``integrations.hook_fast`` (docs/performance.md), which writes the
+same records and hands every call it cannot vouch for to this one. Whenever the rule does not
 settle the call (inspection blocks it, a quorum still needs a person, someone decided
 first), the hook goes on waiting on the stored call as for any other. ``said`` words
 a result as the harness expects, here and for a person's decision

@@ -20,7 +20,7 @@ import sys
 
 from handoff_gate.cli.errors import USAGE, flat, one_line
 from handoff_gate.gates.gate import Gate
-from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
+from handoff_gate.gates.vocab.limits import HOOK_EVENT_SLACK, MAX_HANDOFF_BYTES
 from handoff_gate.integrations.coding_agent_deadline import (
     Deadline,
     flush_streams,
@@ -31,8 +31,8 @@ from handoff_gate.integrations.coding_agent_submit import submit_event
 from handoff_gate.integrations.coding_agents import HARNESSES, Answer, Harness, HookInputError
 from handoff_gate.integrations.hook_rules import matching_rule
 
-#: The event around the tool's arguments: its ids, paths and mode, never near this.
-EVENT_SLACK = 64 * 1024
+#: The event around the tool's arguments (``vocab.limits``, which the fast path reads too).
+EVENT_SLACK = HOOK_EVENT_SLACK
 
 
 def _event_bytes() -> bytes:

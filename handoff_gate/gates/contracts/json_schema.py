@@ -27,6 +27,7 @@ from typing import Any
 import jsonschema_rs
 from pydantic import BaseModel
 
+from handoff_gate.gates.contracts.canonical import canonical_bytes as _canonical_bytes
 from handoff_gate.gates.contracts.registry import RegistryError
 from handoff_gate.gates.vocab.fieldpaths import pointer_step
 
@@ -183,11 +184,14 @@ def read_json_schema(data: bytes) -> dict[str, Any]:
 def canonical_bytes(schema: Mapping[str, Any]) -> bytes:
     """The document's one spelling: sorted keys, no spaces, ASCII escapes."""
     try:
-        return json.dumps(
-            schema, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
-        ).encode()
+        return _canonical_bytes(schema)
     except (TypeError, ValueError, RecursionError) as exc:
-        raise JsonSchemaError(f"the schema is not JSON data: {_first_line(exc)}") from exc
+        raise not_json_data(exc) from exc
+
+
+def not_json_data(exc: Exception) -> JsonSchemaError:
+    """The one line for a document ``contracts.canonical`` could not spell as JSON."""
+    return JsonSchemaError(f"the schema is not JSON data: {_first_line(exc)}")
 
 
 def schema_sha256(schema: Mapping[str, Any] | bytes) -> str:

@@ -68,10 +68,39 @@ _WORD_SPLIT = re.compile(r"[\s;&|()<>`$\"'\\]+")
 @functools.cache
 def _parser() -> Parser:
     """One parser for the process: tree-sitter's bash grammar (loaded on first use)."""
-    import tree_sitter_bash
     from tree_sitter import Language, Parser
 
-    return Parser(Language(tree_sitter_bash.language()))
+    return Parser(Language(_bash_grammar()))
+
+
+def _bash_grammar() -> object:
+    """The compiled bash grammar of ``tree_sitter_bash``, from its extension module alone.
+
+    The package's ``__init__`` imports ``importlib.resources`` (and with it ``tempfile``,
+    ``shutil``, ``random``) for a highlighting query no rule reads: a few milliseconds of
+    every hook that a rule answers (docs/performance.md, issue 43). The same grammar is
+    loaded through the package whenever its extension module cannot be found on its own.
+    """
+    import importlib.machinery
+    import importlib.util
+    from pathlib import Path
+
+    name = "tree_sitter_bash._binding"
+    found = importlib.util.find_spec("tree_sitter_bash")  # finds; runs nothing
+    for folder in (found.submodule_search_locations or []) if found is not None else []:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = Path(folder) / f"_binding{suffix}"
+            if path.is_file():
+                loader = importlib.machinery.ExtensionFileLoader(name, str(path))
+                spec = importlib.util.spec_from_loader(name, loader, origin=str(path))
+                if spec is None:
+                    break
+                binding = importlib.util.module_from_spec(spec)
+                loader.exec_module(binding)
+                return binding.language()
+    import tree_sitter_bash
+
+    return tree_sitter_bash.language()
 
 
 def _parse(text: str) -> Node:

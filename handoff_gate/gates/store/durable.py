@@ -10,7 +10,6 @@ exclusively (``link`` fails when the target exists, which makes the first writer
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -67,7 +66,8 @@ def fsync_dir(directory: Path) -> None:
 
 
 def _write_temp(final: Path, data: bytes) -> Path:
-    tmp = final.with_name(f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    # os.urandom, as secrets reads it, without importing secrets (hmac, random) into the hook
+    tmp = final.with_name(f".{final.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         view = memoryview(data)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import secrets
 import stat
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
@@ -422,9 +421,9 @@ class FilesystemStore:
         folder = self._dir(run) / DECISIONS / validate_id(handoff_id)
         try:
             if not stat.S_ISDIR(folder.lstat().st_mode):  # a link or file as the folder
-                folder.rename(folder.with_name(f".{handoff_id}.{secrets.token_hex(8)}.junk"))
+                folder.rename(folder.with_name(f".{handoff_id}.{os.urandom(8).hex()}.junk"))
                 return True
-            junk = f".{principal}.json.{secrets.token_hex(8)}.junk"
+            junk = f".{principal}.json.{os.urandom(8).hex()}.junk"
             (folder / f"{principal}.json").rename(folder / junk)
         except FileNotFoundError:
             return False
@@ -580,7 +579,7 @@ def _handoff_folder(run_dir: Path, parent: str, handoff_id: str) -> None:
             if stat.S_ISDIR(folder.lstat().st_mode):
                 return
             with contextlib.suppress(FileNotFoundError):
-                folder.rename(folder.with_name(f".{handoff_id}.{secrets.token_hex(8)}.junk"))
+                folder.rename(folder.with_name(f".{handoff_id}.{os.urandom(8).hex()}.junk"))
             continue
         fs_layout.share_mode(folder)
         return

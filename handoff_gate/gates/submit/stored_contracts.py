@@ -11,12 +11,12 @@ digest the handoff names and translate into a contract, or the handoff is blocke
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
 
 from handoff_gate.gates.audit import log as audit
+from handoff_gate.gates.contracts.canonical import document_bytes as document_bytes
 from handoff_gate.gates.contracts.json_schema import (
     JsonSchemaContract,
     JsonSchemaError,
@@ -26,12 +26,6 @@ from handoff_gate.gates.contracts.json_schema import (
 )
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.safe_text import os_reason
-
-
-def document_bytes(schema: Mapping[str, Any]) -> bytes:
-    """The bytes a contract is stored as: compact JSON in the document's own key order
-    (the order of the field rows a reviewer reads); its digest is of the canonical form."""
-    return json.dumps(schema, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()
 
 
 def add_contract(

@@ -16,25 +16,25 @@ schema or other arguments is a new handoff to review, never the old approval.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any, NamedTuple, TypedDict
 
-from handoff_gate.gates.contracts.json_schema import schema_sha256
+from handoff_gate.gates.contracts.json_schema import not_json_data
 from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.submit.submit import Payload, SubmitRequest, payload_bytes, submit
+from handoff_gate.gates.submit.tool_keys import DIGEST_CHARS as DIGEST_CHARS
+from handoff_gate.gates.submit.tool_keys import TOOL_PHASE as TOOL_PHASE
+from handoff_gate.gates.submit.tool_keys import (
+    approved_bytes_digest,
+    call_key,
+)
+from handoff_gate.gates.submit.tool_keys import tool_schema_id as _tool_schema_id
 from handoff_gate.gates.vocab.envelope import ToolCall
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.keywords import checked
-
-#: The phase a tool call is filed under unless the caller names one (policy rules and
-#: handoff ids speak phases; the tool's own name stays free text in ``tool.name``).
-TOOL_PHASE = "tool-call"
-#: How much of the schema's digest names its contract (``tool_<16 hex>/v1``).
-DIGEST_CHARS = 16
 
 
 class ToolCallSpec(NamedTuple):
@@ -52,24 +52,28 @@ class ToolCallSpec(NamedTuple):
 
 
 def tool_schema_id(parameters: Mapping[str, Any]) -> str:
-    """The contract id a tool's argument schema is stored under in a run."""
-    return f"tool_{schema_sha256(parameters)[:DIGEST_CHARS]}/v1"
+    """The contract id a tool's argument schema is stored under in a run
+    (``tool_keys``); ``JsonSchemaError`` for a document that is not JSON data."""
+    try:
+        return _tool_schema_id(parameters)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise not_json_data(exc) from exc
 
 
 def default_key(call: ToolCallSpec, args: Payload) -> str:
     """The idempotency key of a call: its thread and id, bound to what is approved (the
     run scopes every key)."""
-    return f"tool_call:{call.thread or ''}:{call.call_id}:{approved_digest(call, args)}"
+    return call_key(call.thread, call.call_id, approved_digest(call, args))
 
 
 def approved_digest(call: ToolCallSpec, args: Payload) -> str:
     """A digest of what approving the call approves: the tool's name, its argument
     schema's digest and the argument bytes as stored (each length-framed)."""
-    digest = hashlib.sha256()
-    for part in (call.name.encode(), schema_sha256(call.parameters).encode(), payload_bytes(args)):
-        digest.update(len(part).to_bytes(8, "big"))
-        digest.update(part)
-    return digest.hexdigest()
+    data = payload_bytes(args)
+    try:
+        return approved_bytes_digest(call.name, call.parameters, data)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise not_json_data(exc) from exc
 
 
 class _Call(TypedDict):

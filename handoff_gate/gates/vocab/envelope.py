@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from handoff_gate.gates.vocab.deadline import AT_REGEX
 from handoff_gate.gates.vocab.ids import ID_REGEX, PHASE_REGEX, PRINCIPAL_PATTERN
+from handoff_gate.gates.vocab.limits import MAX_TOOL_DESCRIPTION as _MAX_TOOL_DESCRIPTION
+from handoff_gate.gates.vocab.limits import MAX_TOOL_TEXT as _MAX_TOOL_TEXT
 
 #: ``PRINCIPAL_PATTERN`` as a pydantic (Rust) pattern.
 PRINCIPAL_REGEX = PRINCIPAL_PATTERN.pattern.removesuffix(r"\Z") + "$"
@@ -38,9 +40,9 @@ class Producer(BaseModel):
     output_tokens: int | None = Field(default=None, ge=0)
 
 
-#: How long each free-text part of a tool call may be (a name or an id is a line, not a page).
-MAX_TOOL_TEXT = 200
-MAX_TOOL_DESCRIPTION = 2000
+#: How long each free-text part of a tool call may be (``vocab.limits``, one place).
+MAX_TOOL_TEXT = _MAX_TOOL_TEXT
+MAX_TOOL_DESCRIPTION = _MAX_TOOL_DESCRIPTION
 
 
 class ToolCall(BaseModel):

@@ -9,3 +9,11 @@ MAX_DECISION_BYTES = 256 * 1024
 #: event repeats at most a decision's fields); a longer line is not a record, so readers
 #: skip its bytes instead of holding them, and an append never reads back further than this.
 MAX_LOG_LINE = 1024 * 1024
+#: How long each free-text part of a tool call may be (a name or an id is a line, not a
+#: page); here, not beside ``vocab.envelope``'s model, so a hook reading an event checks
+#: it without loading pydantic.
+MAX_TOOL_TEXT = 200
+MAX_TOOL_DESCRIPTION = 2000
+#: A coding agent's hook event around the tool's arguments: its ids, paths and mode, never
+#: near this; the hook reads at most ``MAX_HANDOFF_BYTES`` plus this from stdin.
+HOOK_EVENT_SLACK = 64 * 1024
