@@ -2,6 +2,6 @@
 
 import sys
 
-from handoff_gate.cli import console_main
+from handoff_gate.console import console_main
 
 sys.exit(console_main())

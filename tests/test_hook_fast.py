@@ -93,7 +93,7 @@ def test_the_console_script_answers_a_rule_approved_call_without_pydantic(
     the full command's models (and the answer is the rule's allow)."""
     policy = rules_policy(tmp_path / "trust", rules=RULES).policy
     code = (
-        "import sys; from handoff_gate.cli import console_main; code = console_main(); "
+        "import sys; from handoff_gate.console import console_main; code = console_main(); "
         "print('pydantic' in sys.modules, file=sys.stderr); sys.exit(code)"
     )
     run = tmp_path / "run"
