@@ -59,6 +59,23 @@ def cli(
     )
 
 
+def script_cli(
+    script: Path,
+    *args: str,
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """:func:`cli` with ``sys.argv`` as the console script ``script`` gives its process:
+    ``hook install`` writes the path in ``argv[0]`` into the hook it installs."""
+    argv = sys.argv
+    sys.argv = [str(script), *args]
+    try:
+        return cli(*args, stdin=stdin, env=env, cwd=cwd)
+    finally:
+        sys.argv = argv
+
+
 def owns_process(args: Sequence[str]) -> bool:
     """Whether ``handoff-gate ARGS`` must run as a child process: a command of
     :data:`PROCESS_COMMANDS`, except its setup actions (``hook install``, ``hook doctor``),

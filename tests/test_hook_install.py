@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import cli, python_stdout
+from cli_helpers import python_stdout, script_cli
 
 from handoff_gate.integrations.agent_settings import AGENTS, gated_tools
 from handoff_gate.integrations.harness_names import HARNESS_NAMES
@@ -67,12 +67,7 @@ def gate(cwd: Path, *args: str, exe: Path = GATE, env: dict[str, str] | None = N
             [str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=BOUND,
             env=environment,
         )  # fmt: skip
-    argv = sys.argv
-    sys.argv = [str(exe), *args]
-    try:
-        return cli(*args, cwd=cwd, env=environment)
-    finally:
-        sys.argv = argv
+    return script_cli(exe, *args, cwd=cwd, env=environment)
 
 
 def no_codex_env() -> dict[str, str]:
