@@ -24,7 +24,9 @@ from bench.stats import summarize
 from handoff_gate.gates.api import decide
 from handoff_gate.gates.contracts.registry import Registry, load_registry
 
-# The agent runner and fake model are the real-agent tests' own (tests/coding_agents).
+# The agent runner and fake model are the real-agent tests' own (tests/coding_agents),
+# with the tests' helpers it imports (tests/).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "coding_agents"))
 
 from agent_runs import ClaudeCode, Reviewer, Session, drive, install_hook, registered

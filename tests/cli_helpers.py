@@ -15,7 +15,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,9 @@ GATE = [sys.executable, "-m", "handoff_gate.cli"]
 #: Commands that own their process: the hook's watchdog writes its answer to the file
 #: descriptors and ends the process at its deadline, which in-process would end pytest.
 PROCESS_COMMANDS = frozenset({"hook"})
+#: ``hook`` actions that only read and write settings files: no watchdog, no deadline, so
+#: they run in-process like any other command (:func:`owns_process`).
+SETUP_ACTIONS = frozenset({"install", "doctor"})
 #: The names a contract module file is run under (``gates.contracts.registry``).
 _USER_MODULES = "handoff_gate_user_schemas_"
 
@@ -43,8 +46,8 @@ def cli(
     """``handoff-gate ARGS`` run by ``main`` in this process, with the result a child
     process would give: exit code, and stdout and stderr decoded as ``text=True`` does.
     ``env`` is then the whole environment and ``cwd`` the working folder, as for a child.
-    A command in :data:`PROCESS_COMMANDS` runs as a child process all the same."""
-    if command_named(args) in PROCESS_COMMANDS:
+    A command that owns its process (:func:`owns_process`) runs as a child all the same."""
+    if owns_process(args):
         return cli_process(*args, stdin=stdin, cwd=cwd, env=env)
     with _captured(stdin, env, cwd) as (out, err):
         try:
@@ -54,6 +57,35 @@ def cli(
     return subprocess.CompletedProcess(
         [*GATE, *args], code, _as_text(out.getvalue()), _as_text(err.getvalue())
     )
+
+
+def script_cli(
+    script: Path,
+    *args: str,
+    stdin: bytes | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """:func:`cli` with ``sys.argv`` as the console script ``script`` gives its process:
+    ``hook install`` writes the path in ``argv[0]`` into the hook it installs."""
+    argv = sys.argv
+    sys.argv = [str(script), *args]
+    try:
+        return cli(*args, stdin=stdin, env=env, cwd=cwd)
+    finally:
+        sys.argv = argv
+
+
+def owns_process(args: Sequence[str]) -> bool:
+    """Whether ``handoff-gate ARGS`` must run as a child process: a command of
+    :data:`PROCESS_COMMANDS`, except its setup actions (``hook install``, ``hook doctor``),
+    which end the way every command does, by returning from ``main``."""
+    if command_named(args) not in PROCESS_COMMANDS:
+        return False
+    words = [word for word in args if not word.startswith("-")]
+    if "--store" in args[: args.index(words[0])]:
+        words = words[1:]  # the store's URL came first
+    return len(words) < 2 or words[1] not in SETUP_ACTIONS
 
 
 def cli_process(

@@ -37,7 +37,11 @@ class Endpoint:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # serve_forever looks for shutdown() between polls: at its default 0.5 s, closing
+        # the endpoint cost every test that used one half a second.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
 
     @property

@@ -1,9 +1,10 @@
 """``handoff-gate hook install`` and ``hook doctor`` (issue 40): the settings each agent
 reads, written so that any failure of the gate process blocks the tool, and checked.
 
-Everything runs the real ``handoff-gate`` executable in a project folder of its own;
-the hook commands it writes are run by ``/bin/sh`` as the agents run them, and the gate
-is killed or deleted under them. The Codex trust cases need the Codex CLI (see
+``install`` and ``doctor`` run through ``main`` in a project folder of its own (a copy
+of the executable, where a test deletes it, as a real process); the hook commands they
+write are run by ``/bin/sh`` as the agents run them, and the gate is killed or deleted
+under them. The Codex trust cases need the Codex CLI (see
 ``codex_bin``)."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import python_stdout
+from cli_helpers import python_stdout, script_cli
 
 from handoff_gate.integrations.agent_settings import AGENTS, gated_tools
 from handoff_gate.integrations.harness_names import HARNESS_NAMES
@@ -56,11 +57,17 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def gate(cwd: Path, *args: str, exe: Path = GATE, env: dict[str, str] | None = None) -> Any:
-    """The real executable, as a user runs it in the project ``cwd``."""
-    return subprocess.run(
-        [str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=BOUND,
-        env=env if env is not None else no_codex_env(),
-    )  # fmt: skip
+    """``handoff-gate ARGS`` as a user runs it in the project ``cwd``: through ``main`` in
+    this process, with ``argv[0]`` the executable as its console script has it (``install``
+    writes that path into the hook), or as the real executable ``exe`` when it is another
+    copy. The hooks install writes are run as real processes below."""
+    environment = env if env is not None else no_codex_env()
+    if exe != GATE:
+        return subprocess.run(
+            [str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=BOUND,
+            env=environment,
+        )  # fmt: skip
+    return script_cli(exe, *args, cwd=cwd, env=environment)
 
 
 def no_codex_env() -> dict[str, str]:

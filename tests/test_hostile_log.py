@@ -210,11 +210,12 @@ def test_a_held_log_lock_ends_a_wait_with_exit_2(held_log: tuple[Path, str]) -> 
 
 
 def test_a_held_log_lock_still_records_a_decision_and_says_it_is_unlogged(
-    tmp_path: Path, held_log: tuple[Path, str]
+    tmp_path: Path, held_log: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The decision file is published before the log is locked, so a lock kept by the
     pipeline's account cannot stop a veto from counting; decide says what was not logged."""
     run, _ = held_log
+    monkeypatch.setenv(LOCK_TIMEOUT_ENV, "0.2")  # the submit, too, gives up on the log soon
     hid = submit(run)
     done = _gate("decide", str(run), hid, "reject", "--reason", "no", env={LOCK_TIMEOUT_ENV: "0.2"})
     assert done.returncode == 0

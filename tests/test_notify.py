@@ -10,10 +10,8 @@ line, none of the URL's secrets).
 from __future__ import annotations
 
 import json
-import os
 import queue
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,6 +20,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from cli_helpers import cli
 from notify_endpoint import BOUND, Endpoint, Silent, refused_port
 from signed_policy import signed_policy
 
@@ -299,14 +298,9 @@ def test_a_big_batch_stays_a_glance() -> None:
 
 
 def _watch(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "handoff_gate.cli", "watch", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=os.environ.copy(),
-        stdin=subprocess.DEVNULL,
-    )
+    """``handoff-gate watch ARGS`` through ``main`` in this process: a refused URL must
+    stop it before any screen or thread starts, so nothing outlives the call."""
+    return cli("watch", *args)
 
 
 def test_a_url_apprise_cannot_use_stops_watch_before_it_starts(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import PROCESS_COMMANDS, cli
+from cli_helpers import cli, owns_process
 
 from handoff_gate.cli.main import WRAPPING_COMMANDS, build_parser
 from handoff_gate.gates import setup as gate_setup
@@ -189,7 +189,7 @@ def test_no_command_runs_an_edited_pinned_module(
     assert not (pinned["module"].with_name("ran")).exists(), f"{name} ran the edited module"
     named = Environment.read(_environment(pinned)).schemas
     loaded = any(spec is not None and named in spec for spec, _ in loads)
-    child = words[0] in PROCESS_COMMANDS and words[1] not in ("install", "doctor")
+    child = owns_process(words)
     if loaded or child or _takes(leaf, "--schemas"):
         assert done.returncode != 0, (name, done.stdout, done.stderr)
         assert done.stderr.count("\n") == 1, (name, done.stderr)

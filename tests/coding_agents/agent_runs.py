@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from cli_helpers import cli, script_cli
 from fake_models import AnthropicFake, FakeModel, GeminiFake, ToolCall
 
 PACKAGES = Path(__file__).resolve().parent / "node_modules"
@@ -201,11 +202,14 @@ def install_hook(session: Session, timeout: float, gate: Path = GATE) -> Path:
     which writes the project's own settings file and ends with ``hook doctor``."""
     agent = session.agent
     run = str(session.run.relative_to(session.project))
-    done = subprocess.run(
-        [str(gate), "hook", "install", agent.name, run, "--timeout", f"{timeout:g}"],
-        cwd=session.project, env=user_env(session), capture_output=True, text=True,
-        timeout=BOUND, check=False,
-    )  # fmt: skip
+    words = ["hook", "install", agent.name, run, "--timeout", f"{timeout:g}"]
+    if gate == GATE:  # in-process: the hook it writes runs as a real process all the same
+        done = script_cli(GATE, *words, cwd=session.project, env=user_env(session))
+    else:
+        done = subprocess.run(
+            [str(gate), *words], cwd=session.project, env=user_env(session),
+            capture_output=True, text=True, timeout=BOUND, check=False,
+        )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     settings = agent.settings_file(session)
     assert settings.is_file(), done.stdout
@@ -213,12 +217,11 @@ def install_hook(session: Session, timeout: float, gate: Path = GATE) -> Path:
 
 
 def doctor(session: Session) -> subprocess.CompletedProcess[str]:
-    """``handoff-gate hook doctor AGENT`` in the project, as docs/integration.md runs it."""
-    return subprocess.run(
-        [str(GATE), "hook", "doctor", session.agent.name],
-        cwd=session.project, env=user_env(session), capture_output=True, text=True,
-        timeout=BOUND, check=False,
-    )  # fmt: skip
+    """``handoff-gate hook doctor AGENT`` in the project, as docs/integration.md runs it
+    (through ``main`` in this process: it reads files and starts the gate it checks)."""
+    return script_cli(
+        GATE, "hook", "doctor", session.agent.name, cwd=session.project, env=user_env(session)
+    )
 
 
 def user_env(session: Session) -> dict[str, str]:
@@ -297,10 +300,10 @@ def registered(
 
 
 def gate(*args: str) -> subprocess.CompletedProcess[str]:
-    """The gate's CLI, as a reviewer in another process runs it."""
-    return subprocess.run(
-        [str(GATE), *args], capture_output=True, text=True, timeout=BOUND, check=False
-    )
+    """The gate's CLI as a reviewer runs it, through ``main`` in this process: the agent
+    and its hook are the processes under test, the reviewer's side only reads and writes
+    the run (its own child interpreter cost ~200 ms a step)."""
+    return cli(*args)
 
 
 def decide(*args: str) -> Reviewer:

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from cli_helpers import cli, cli_process, script_cli
+
 HERE = Path(__file__).resolve().parent
 #: The pinned Codex CLI (tests/coding_agents/package.json): its npm launcher.
 CODEX = HERE / "node_modules" / ".bin" / "codex"
@@ -197,8 +199,11 @@ def hook_setup(
     env = project.env()
     if not codex_on_path:
         env["PATH"] = SYSTEM_PATH
+    words = ["hook", action, "codex", *args]
+    if gate == GATE:  # in-process; Codex and the hook it runs are real processes
+        return script_cli(GATE, *words, cwd=project.work, env=env)
     return subprocess.run(
-        [str(gate), "hook", action, "codex", *args], cwd=project.work, env=env,
+        [str(gate), *words], cwd=project.work, env=env,
         capture_output=True, text=True, timeout=BOUND, check=False,
     )  # fmt: skip
 
@@ -296,10 +301,10 @@ def finish_run(project: Project, prompt: str) -> Finished:
 
 
 def gate(*args: str) -> subprocess.CompletedProcess[str]:
-    """The ``handoff-gate`` command in another process, as a reviewer runs it."""
-    return subprocess.run(
-        [str(GATE), *args], capture_output=True, text=True, timeout=BOUND, check=False
-    )
+    """The ``handoff-gate`` command as a reviewer runs it, through ``main`` in this
+    process: Codex and its hook are the processes under test; the reviewer's side only
+    reads and writes the run."""
+    return cli(*args)
 
 
 def decide(run: Path, handoff_id: str, *args: str) -> None:
@@ -320,7 +325,9 @@ def approving_everything(codex: CodexRun) -> Iterator[dict[str, int]]:
             for handoff_id, _ in codex.new_waits():
                 if handoff_id not in tried:
                     run = str(codex.project.run)
-                    done = gate("decide", run, handoff_id, "approve", "--reviewer", "alice")
+                    # A process of its own: main() swaps this process's streams, which
+                    # a thread beside the test must not do.
+                    done = cli_process("decide", run, handoff_id, "approve", "--reviewer", "alice")
                     tried[handoff_id] = done.returncode
             stop.wait(0.05)
 
