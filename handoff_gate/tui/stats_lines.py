@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from handoff_gate.gates.vocab.deadline import duration
 from handoff_gate.tui.render import safe
 
 if TYPE_CHECKING:
@@ -39,7 +38,7 @@ def stats_lines(found: Stats) -> list[Text]:
     if found.undated:
         lines.append(Text(f"{found.undated} with no readable submit time", style="dim"))
     lines.append(Text(_counts({"total": 0, **found.by_outcome}) or "nothing submitted yet"))
-    lines.append(Text(times_line(found)))
+    lines.append(Text(found.times_line()))
     if found.by_decider:
         lines += [Text(), _heading("Who decided")]
         for c in found.by_decider:
@@ -69,16 +68,6 @@ def stats_lines(found: Stats) -> list[Text]:
         lines += [Text(), _heading("Submitted each day (UTC), rejects in red")]
         lines += day_bars(found.by_day)
     return lines
-
-
-def times_line(found: Stats) -> str:
-    """How long decisions took, worded once for the screen and ``handoff-gate stats``."""
-    if found.median_seconds is None or found.p95_seconds is None:
-        return "time from submit to decision: nothing decided yet"
-    return (
-        f"time from submit to decision ({len(found.decided_in)} decided): "
-        f"median {duration(found.median_seconds)}, p95 {duration(found.p95_seconds)}"
-    )
 
 
 def day_bars(by_day: dict[str, dict[str, int]]) -> list[Text]:

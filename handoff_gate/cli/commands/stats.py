@@ -21,7 +21,6 @@ from rich.text import Text
 from handoff_gate.cli.errors import OK, ArgumentError, flat
 from handoff_gate.gates.gate import Gate, Stats, stats_json
 from handoff_gate.gates.vocab.states import HandoffState
-from handoff_gate.tui.stats_lines import times_line
 
 
 def run(gate: Gate, args: argparse.Namespace) -> int:
@@ -93,7 +92,7 @@ def tables(found: Stats) -> list[Table | Text]:
     if found.top_reasons:
         columns = ["reason", "rejects"]
         parts.append(_counted("most common reject reasons", columns, found.top_reasons))
-    parts.append(Text(times_line(found)))
+    parts.append(Text(found.times_line()))
     return parts
 
 

@@ -67,6 +67,16 @@ class Stats:
     def p95_seconds(self) -> float | None:
         return quantile(self.decided_in, 0.95)
 
+    def times_line(self) -> str:
+        """How long decisions took, in the words ``handoff-gate stats`` and the stats
+        screen both print."""
+        if self.median_seconds is None or self.p95_seconds is None:
+            return "time from submit to decision: nothing decided yet"
+        return (
+            f"time from submit to decision ({len(self.decided_in)} decided): "
+            f"median {duration(self.median_seconds)}, p95 {duration(self.p95_seconds)}"
+        )
+
 
 def normal_reason(text: str) -> str:
     """A reason as it is counted: whitespace runs made one space, case folded."""
