@@ -376,18 +376,7 @@ def _decide(
     """Publish the rule's approval with its ``decision_written`` event (``by_rule``)."""
     record = decision_record(store.run_name(run), handoff_id, sha256, rule, reviewer, policy)
     data = (json.dumps(record, ensure_ascii=True, indent=2) + "\n").encode()
-    event = {
-        "event": audit.Event.DECISION_WRITTEN.value,
-        "at": audit.now_iso(),
-        "handoff": handoff_id,
-        "action": "approve",
-        "category": None,
-        "reviewer": reviewer,
-        "rule": rule,
-        "policy_sha256": policy,
-        "sha256": sha256,
-        "verdict": "approvable",
-    }
+    event = audit.written_event(record, rule=rule, policy_sha256=policy)
     store.create_decision(run, handoff_id, None, data, event)
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
@@ -22,9 +22,6 @@ from handoff_gate.gates.store.log_lines import LogLine
 from handoff_gate.gates.store.log_lines import log_lines as store_lines
 from handoff_gate.gates.vocab.limits import MAX_LOG_LINE
 from handoff_gate.gates.vocab.safe_text import visible
-
-if TYPE_CHECKING:
-    from handoff_gate.gates.audit.decision_record import Decision
 
 
 class Event(StrEnum):
@@ -53,19 +50,21 @@ def append(
     return store.append_event(os.fspath(run), record)
 
 
-def written_event(decision: Decision, **more: object) -> dict[str, Any]:
-    """A decision's ``decision_written`` event: what ``audit --verify`` compares with its
-    record, and ``more`` (the principal, the rule, the edit)."""
+def written_event(record: Mapping[str, Any], **more: object) -> dict[str, Any]:
+    """A decision's ``decision_written`` event from its record's JSON fields
+    (``Decision.model_dump(mode="json")``, or the hook's fast path's plain copy): what
+    ``audit --verify`` compares with the record, and ``more`` (the principal, the rule,
+    the edit)."""
     return {
         "event": Event.DECISION_WRITTEN.value,
         "at": now_iso(),
-        "handoff": decision.handoff,
-        "action": decision.action.value,
-        "category": decision.category.value if decision.category else None,
-        **({"reason": decision.reason} if decision.reason else {}),
-        "reviewer": decision.reviewer,
-        "sha256": decision.sha256,
-        "verdict": decision.verdict.value,
+        "handoff": record["handoff"],
+        "action": record["action"],
+        "category": record["category"],
+        **({"reason": record["reason"]} if record["reason"] else {}),
+        "reviewer": record["reviewer"],
+        "sha256": record["sha256"],
+        "verdict": record["verdict"],
         **more,
     }
 

@@ -72,16 +72,15 @@ def decide_by_rule(
         rule=rule.name,
         policy_sha256=policy.digest,
     )
-    data = (
-        json.dumps(decision.model_dump(mode="json"), ensure_ascii=True, indent=2) + "\n"
-    ).encode()
+    record = decision.model_dump(mode="json")
+    data = (json.dumps(record, ensure_ascii=True, indent=2) + "\n").encode()
     try:
         store.create_decision(
             where,
             handoff_id,
             None,
             data,
-            audit.written_event(decision, rule=decision.rule, policy_sha256=decision.policy_sha256),
+            audit.written_event(record, rule=decision.rule, policy_sha256=decision.policy_sha256),
         )
     except DecisionExists:
         return None  # someone decided first: their record stands

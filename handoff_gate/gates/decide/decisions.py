@@ -346,7 +346,7 @@ def _write(
     store, where, handoff_id = attempt.store, attempt.run, attempt.handoff_id
     data = _encode(decision)
     event = audit.written_event(
-        decision,
+        decision.model_dump(mode="json"),
         **({"principal": principal} if principal is not None else {}),
         **(
             {"edited_sha256": decision.edited_sha256, "edited_by": attempt.who}
