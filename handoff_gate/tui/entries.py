@@ -112,12 +112,12 @@ class Entries:
         self._contracts.pop(run_dir, None)
         return merged
 
-    def fold(self, result: Inspection, selected: object) -> Entry | None:
-        """Complete an entry from its inspection; ``None`` if the entry is gone meanwhile.
-        The report object is kept when the bytes are the same (views hold on to it)."""
+    def fold(self, result: Inspection, selected: object) -> None:
+        """Complete an entry from its inspection (unless gone meanwhile); the report object
+        is kept when the bytes are the same (views hold on to it)."""
         entry = self.by_key.get(result.key)
         if entry is None:
-            return None
+            return
         old = entry.report
         # The same bytes with the same findings: the same report (a contract that arrived
         # since changes the findings of the same bytes, and then the new one counts).
@@ -135,7 +135,6 @@ class Entries:
         entry.delivered = result.delivered
         self._uninspected.discard(result.key)
         entry.trust = result.trust
-        return entry
 
     def keep_report(self, entry: Entry, selected: object) -> None:
         """Remember ``entry``'s report; drop the least recently used beyond the limit

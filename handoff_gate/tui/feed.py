@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Collection
-from contextlib import suppress
+from contextlib import closing, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -116,8 +116,7 @@ class Feed:
 
     def relist_loop(self) -> None:
         """List what was marked; a big first look is posted in time-boxed parts."""
-        store = self.store.copy()
-        try:
+        with closing(self.store.copy()) as store:
             initial = True
             while (dirty := self._relist.take()) is not None:
                 try:
@@ -128,8 +127,6 @@ class Feed:
                     self._relist.put_everything()
                     continue
                 initial = False
-        finally:
-            store.close()
 
     def _list_marked(self, store: RunStore, dirty: Dirty, initial: bool) -> None:
         runs: frozenset[Path] | None = None
@@ -155,44 +152,32 @@ class Feed:
 
     def inspect_loop(self, core: ReviewCore) -> None:
         """Inspect queued handoffs with ``core``, posting results in time-boxed batches."""
-        store = self.store.copy()
-        try:
-            self._inspect_queued(core, store)
-        finally:
-            store.close()
-
-    def _inspect_queued(self, core: ReviewCore, store: RunStore) -> None:
         batch: list[Inspection] = []
         started = time.monotonic()
-        while (taken := self._inspect.take(block=not batch)) is not None or batch:
-            urgent = False
-            if taken is not None:
-                ref, urgent = taken
-                if not batch:
-                    started = time.monotonic()
-                batch.append(core.inspect(ref, store))
-            if batch and (taken is None or urgent or time.monotonic() - started > BATCH_S):
-                self._post(Inspected(tuple(batch)))
-                batch = []
-            if self._inspect.closed:
-                return
+        with closing(self.store.copy()) as store:
+            while (taken := self._inspect.take(block=not batch)) is not None or batch:
+                urgent = False
+                if taken is not None:
+                    ref, urgent = taken
+                    if not batch:
+                        started = time.monotonic()
+                    batch.append(core.inspect(ref, store))
+                if batch and (taken is None or urgent or time.monotonic() - started > BATCH_S):
+                    self._post(Inspected(tuple(batch)))
+                    batch = []
+                if self._inspect.closed:
+                    return
 
     def inspect_now(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
         """Inspect one handoff with ``core`` on the calling thread (a worker's, never the
         UI's), with a store object of its own."""
-        store = self.store.copy()
-        try:
+        with closing(self.store.copy()) as store:
             return core.inspect(ref, store)
-        finally:
-            store.close()
 
     def handoff_bytes(self, ref: HandoffRef) -> bytes:
         """The handoff's stored bytes, read on the calling thread (a worker's)."""
-        store = self.store.copy()
-        try:
+        with closing(self.store.copy()) as store:
             return store.handoff_bytes(ref.run, ref.id, MAX_HANDOFF_BYTES)
-        finally:
-            store.close()
 
 
 def listing_of(store: RunStore, run: Path, ids: Collection[str] | None = None) -> RunListing:

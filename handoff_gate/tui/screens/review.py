@@ -292,16 +292,6 @@ class ReviewScreen(Screen[None]):
         """Every handoff known, by (run directory, handoff id); read it, do not edit it."""
         return self._book.by_key
 
-    @property
-    def runs(self) -> dict[Path, set[str]]:
-        """The handoff ids of every run known; the feed's watcher reads it live."""
-        return self._book.runs
-
-    @property
-    def scanned(self) -> bool:
-        """Whether the first look at the whole root is through."""
-        return self._scanned
-
     def listed(self) -> list[Key]:
         """The handoffs in the list, top to bottom, as (run directory, handoff id)."""
         return [key for key in self._list.keys if isinstance(key, tuple)]

@@ -15,9 +15,7 @@ text: made safe (``render.safe``), never markup.
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -61,8 +59,8 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
         """``entry``: the handoff under the cursor (an approved tool call, or the screen
         closes saying why not); ``reviewer``: who the note says proposed it."""
         super().__init__()
-        #: A Gate for one piece of work off the UI thread (``gate_copy``).
-        self._gate: Callable[[], AbstractContextManager[Gate]] = partial(gate_copy, core)
+        #: A Gate over a copy of the app's store for each piece of work off the UI thread.
+        self._gate: Callable[[], Gate] = core.gate.copy
         self._ref = entry.ref
         self._source = f"{entry.run} {entry.ref.id}"
         self._reviewer = core.reviewer or reviewer
@@ -157,13 +155,6 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
             self.action_cancel()
 
 
-def gate_copy(core: ReviewCore) -> Gate:
-    """A Gate on the app's configuration over a copy of its store, closed after use (the
-    app's readers off the UI thread each use their own, as decisions do). The one
-    place this screen reaches into the core."""
-    return core.gate.copy()
-
-
 def beside_runs(gate: Gate, run: str) -> Path | None:
     """The folder ``run`` is in, when the store keeps runs in folders (else ``None``)."""
     where = Path(gate.store.run_label(run))
@@ -184,9 +175,7 @@ def note(source: str, reviewer: str, verdict: Replay, name: str) -> str:
     return "\n".join(lines)
 
 
-def written(
-    gate_for: Callable[[], AbstractContextManager[Gate]], proposal: Proposal, text: str
-) -> Notice:
+def written(gate_for: Callable[[], Gate], proposal: Proposal, text: str) -> Notice:
     """Append the proposal (blocking); what to tell the person either way."""
     where = safe(str(proposal.path), 500)
     try:
