@@ -1,10 +1,5 @@
-"""Telling the reviewer that handoffs arrived: gathered for a moment, then one
-notification per run ("3 new handoffs in web: 0002-plan, 0003-plan, 0004-plan").
-
-A burst of arrivals would otherwise stack a toast per handoff over the list. The screen
-hands each fresh entry that needs a person to ``add``; this class only gathers and words
-them, and ``N`` turns it off (rows still arrive).
-"""
+"""New handoffs gathered for a moment, then told in one notification per run: a burst
+would otherwise stack a toast per handoff over the list."""
 
 from __future__ import annotations
 
@@ -20,22 +15,19 @@ NOTICE_IDS = 5
 
 
 class ArrivalNotices:
-    """Gathers arrivals and tells them with ``tell(text)`` once ``later`` calls back."""
-
     def __init__(
         self,
         tell: Callable[[list[str]], None],
         later: Callable[[float, Callable[[], None]], object],
     ) -> None:
-        """``tell``: shows one text per run; ``later(seconds, callback)``: a timer."""
+        """``later(seconds, callback)``: a timer."""
         self._tell = tell
         self._later = later
         self._arrived: dict[str, list[Entry]] = {}
         self.on = True
 
     def add(self, entry: Entry) -> None:
-        """Gather a fresh handoff that needs a person; the first of a burst starts the
-        gathering. Each entry is told at most once."""
+        """Each entry is told at most once."""
         if not entry.fresh or entry.notified:
             return
         entry.notified = True
@@ -47,7 +39,6 @@ class ArrivalNotices:
             self._later(NOTICE_GATHER_S, self._announce)
 
     def toggle(self) -> bool:
-        """Turn the notices off or on; whether they are on now."""
         self.on = not self.on
         return self.on
 

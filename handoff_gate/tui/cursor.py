@@ -1,12 +1,8 @@
 """Where the list's cursor goes: on start, after a decision, and stepping between handoffs.
 
-Pure functions over the entries and the keys listed, so the rules are read in one place.
-They follow where the work is: a handoff this reviewer can decide now (``Entry.decidable``,
-from ``gates.view.decidable``). On start the cursor goes to the oldest of them, one a
-pipeline is waiting on first; after a decision to the next one of the same run, else
-the next run's; ``n``/``p`` step between them. Blocked and decided handoffs stay listed,
-reachable with the arrow keys, but never chosen for the reader. Row order never changes
-for any of this.
+The rules follow where the work is: a handoff this reviewer can decide now
+(``Entry.decidable``). Blocked and decided handoffs stay listed, reachable with the arrow
+keys, but are never chosen for the reader; row order never changes for any of this.
 """
 
 from __future__ import annotations
@@ -17,10 +13,8 @@ from handoff_gate.tui.model import Entry, Key
 
 
 def start_target(entries: dict[Key, Entry], listed: Sequence[Hashable]) -> Key | None:
-    """Where the cursor starts: the oldest listed handoff this reviewer can decide now
-    that a pipeline is waiting on, else the oldest one that can be decided; ``None``
-    (stay on the first row) when none can. The list is newest first, so the oldest is
-    the last such row."""
+    """The oldest decidable handoff a pipeline is waiting on, else the oldest decidable one;
+    ``None`` (stay on the first row) when none can be decided."""
     decidable = [e for e in _listed_entries(entries, reversed(listed)) if e.decidable]
     waited = [e for e in decidable if e.waiters]
     first = (waited or decidable)[:1]
@@ -28,8 +22,8 @@ def start_target(entries: dict[Key, Entry], listed: Sequence[Hashable]) -> Key |
 
 
 def next_after(entries: dict[Key, Entry], listed: Sequence[Hashable], decided: Key) -> Key | None:
-    """Where the cursor goes after a decision: the next handoff of the same run that
-    can be decided (by sequence, wrapping), else the first one of the next run."""
+    """The next decidable handoff of the same run (by sequence, wrapping), else the first
+    one of the next run."""
     run_dir = decided[0]
     shown = set(listed)
     open_ = [e for e in entries.values() if e.decidable and e.key != decided and e.key in shown]
@@ -46,8 +40,7 @@ def next_after(entries: dict[Key, Entry], listed: Sequence[Hashable], decided: K
 def step_waiting(
     entries: dict[Key, Entry], keys: Sequence[Hashable], cursor: int, direction: int
 ) -> Key | None:
-    """The next (``direction`` 1) or previous (-1) listed handoff this reviewer can decide
-    now, wrapping around; ``None`` when no other one can be."""
+    """``n``/``p``: the next (1) or previous (-1) decidable handoff, wrapping around."""
     for step in range(1, len(keys)):
         key = keys[(cursor + direction * step) % len(keys)]
         entry = entries.get(key) if isinstance(key, tuple) else None

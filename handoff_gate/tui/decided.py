@@ -1,10 +1,7 @@
 """A decided handoff's decision in one or two lines, for the top of the detail.
 
-The whole decision (reason, category, reviewer, time, hashes, delivery) filled the
-detail on a 24-line terminal and pushed the verdict, the blocking findings and the fields
-below the first screen. The detail now opens with this summary, each line fitted to the
-pane; where text is left out the line ends "… i: in full", the key that shows the
-whole decision (``screens/decision.py``).
+The whole decision filled the detail on a 24-line terminal and pushed the verdict and the
+fields below the first screen; where text is left out, the line ends "… i: in full".
 """
 
 from __future__ import annotations
@@ -22,8 +19,7 @@ IN_FULL = "i: in full"
 
 
 def has_decision(entry: Entry) -> bool:
-    """Whether ``entry`` has something to say in the summary: a decision (usable or
-    not), or an end (withdrawn, expired)."""
+    """A decision (usable or not), or an end (withdrawn, expired)."""
     return (
         entry.decision is not None
         or bool(entry.decision_error)
@@ -33,8 +29,7 @@ def has_decision(entry: Entry) -> bool:
 
 
 def clip(text: Text, width: int, lines: int, console: Console) -> list[Text]:
-    """``text`` wrapped to ``width``, at most ``lines`` of it; when more is left out, the
-    last line ends with ``IN_FULL``'s marker, so nothing is cut without a word."""
+    """At most ``lines`` of ``text``; nothing is cut without the ``IN_FULL`` marker."""
     wrapped = list(text.wrap(console, max(width, 1), overflow="fold"))
     if len(wrapped) <= lines:
         return wrapped
@@ -48,7 +43,6 @@ def clip(text: Text, width: int, lines: int, console: Console) -> list[Text]:
 
 
 def decided_lines(entry: Entry, width: int, console: Console) -> list[Text]:
-    """At most two lines at ``width`` cells; none for an undecided handoff."""
     ended = no_decision_text(entry)
     if ended is not None:
         return clip(ended, width, 2, console)

@@ -1,11 +1,8 @@
-"""A reviewer's edit of a payload: the text it starts from, their editor, and the diff.
+"""A reviewer's edit of a payload: their editor, and the diff.
 
-The edit starts from the allow-listed payload as ``wait`` would deliver it (pretty JSON,
-``gates.view.delivery``), never the producer's raw text: a key the contract drops is not
-offered back for editing. ``$VISUAL``, then ``$EDITOR``, opens it in a private temporary
-folder while the app is suspended; what comes back are bytes for ``gates`` to inspect.
-The diff is plain ``Text``, each line made visible (``gates.vocab.safe_text``): the
-payload and the reviewer's typing are both shown, never interpreted.
+The edit starts from the payload as ``wait`` would deliver it, never the producer's raw
+text: a key the contract drops is not offered back for editing. The diff is plain
+``Text``, each line made visible: payload and typing are shown, never interpreted.
 """
 
 from __future__ import annotations
@@ -34,8 +31,8 @@ class EditorFailed(Exception):
 
 
 def editor_command(environ: Mapping[str, str]) -> list[str] | None:
-    """The editor ``$VISUAL`` or ``$EDITOR`` names, as an argument list (``None``: neither
-    is set to something that splits into words; the app then edits in a dialog)."""
+    """``None``: neither is set to something that splits into words (the app then edits
+    in a dialog)."""
     for name in EDITOR_VARIABLES:
         value = environ.get(name, "").strip()
         try:
@@ -48,9 +45,8 @@ def editor_command(environ: Mapping[str, str]) -> list[str] | None:
 
 
 def run_editor(command: list[str], text: str, handoff_id: str) -> bytes:
-    """Open ``text`` in the editor and return the file's bytes once it exits (blocking:
-    call it with the app suspended). The file is the reviewer's alone (a folder of
-    their own, mode 0600) and is removed afterwards."""
+    """Blocking: call it with the app suspended. The file is the reviewer's alone (a
+    folder of their own, mode 0600) and is removed afterwards."""
     folder = Path(tempfile.mkdtemp(prefix="handoff-gate-edit-"))
     path = folder / f"{handoff_id}.json"
     try:
@@ -74,7 +70,6 @@ def run_editor(command: list[str], text: str, handoff_id: str) -> bytes:
 
 
 def edit_diff(before: str, after: str) -> Text:
-    """``before`` → ``after`` as a unified diff, styled by line kind, every line visible."""
     lines = list(
         difflib.unified_diff(
             before.splitlines(),
@@ -104,5 +99,4 @@ def edit_diff(before: str, after: str) -> Text:
 
 
 def edited_text(data: bytes) -> str:
-    """The edited bytes as text for the diff (undecodable bytes shown, not raised)."""
     return data.decode("utf-8", "replace")

@@ -1,9 +1,7 @@
 """The app's book of handoffs: entries folded from listings and inspections.
 
-Listings add, restamp and remove entries; inspections complete them. Only recently
-viewed or inspected entries keep their parsed report (``HOT_REPORTS``): ten thousand
-parsed payloads would make every garbage collection pause the screen. The screen
-decides what to repaint from what these methods return.
+Only recently viewed or inspected entries keep their parsed report (``HOT_REPORTS``): ten
+thousand parsed payloads would make every garbage collection pause the screen.
 """
 
 from __future__ import annotations
@@ -21,8 +19,8 @@ HOT_REPORTS = 64
 
 @dataclass
 class Merged:
-    """What a listing changed: rows to re-render, handoffs to (re)inspect, and whether
-    the selected handoff's waiters changed (its detail shows them)."""
+    """What a listing changed; ``selected_changed``: the selected handoff's waiters,
+    which its detail shows."""
 
     stale: list[Key] = field(default_factory=list)
     inspect: list[HandoffRef] = field(default_factory=list)
@@ -32,8 +30,6 @@ class Merged:
 
 
 class Entries:
-    """Every handoff known, by key, and the handoff ids of every run."""
-
     def __init__(self) -> None:
         self.by_key: dict[Key, Entry] = {}
         self.runs: dict[Path, set[str]] = {}
@@ -48,7 +44,6 @@ class Entries:
 
     @property
     def all_inspected(self) -> bool:
-        """Whether every entry has been inspected at least once."""
         return not self._uninspected
 
     def merge(self, listing: RunListing, initial: bool, selected: object) -> Merged:
@@ -106,7 +101,6 @@ class Entries:
                 merged.inspect.append(ref)
 
     def forget_run(self, run_dir: Path, initial: bool, selected: object) -> Merged:
-        """A run that is gone: its entries go with it."""
         merged = self.merge(RunListing(run_dir, (), {}, {}), initial, selected)
         self.runs.pop(run_dir, None)
         self._contracts.pop(run_dir, None)
@@ -137,8 +131,7 @@ class Entries:
         entry.trust = result.trust
 
     def keep_report(self, entry: Entry, selected: object) -> None:
-        """Remember ``entry``'s report; drop the least recently used beyond the limit
-        (never the selected one's)."""
+        """Drop the least recently used report beyond the limit (never the selected one's)."""
         self._hot.pop(entry.key, None)
         self._hot[entry.key] = None
         while len(self._hot) > HOT_REPORTS:

@@ -1,16 +1,11 @@
 """Where the app's data comes from, over any ``RunStore``: the process's store hints, a
 listing thread and an inspection thread.
 
-The feed subscribes to the process's one watch of the store (``Gate.events``, which
-``watch --notify-url``'s announcer shares); each hint (``Change``) marks a handoff, a run
-or the whole store as dirty. One thread turns marks into listings (in order, so a stale
-listing never wins), comparing stamps so that only what changed is inspected again;
-another inspects handoffs, the one on screen first. Results reach the app as messages
-through ``post``; nothing here touches widgets or asks which store it has.
-
-A run is keyed by ``Path(store.run_label(run))`` (``model.Key``): a run folder's absolute
-path, or a database run id. The label addresses the same run in its store, so refs carry
-it. Each thread uses a store object of its own (``copy``), which it closes when it ends.
+Each hint of the process's one watch (``Gate.events``) marks a handoff, a run or the whole
+store as dirty. One thread turns marks into listings (in order, so a stale listing never
+wins), comparing stamps so that only what changed is inspected again; another inspects,
+the handoff on screen first. Results reach the app as messages through ``post``. Each
+thread uses a store object of its own (``copy``).
 """
 
 from __future__ import annotations
@@ -42,8 +37,7 @@ Hint = Change | WatchLapse
 
 
 class Feed:
-    """The background side of the app; ``post`` delivers messages to it. Listing needs
-    no core; inspecting is given the app's ``ReviewCore`` once it is made."""
+    """Listing needs no core; inspecting is given the app's ``ReviewCore`` once made."""
 
     def __init__(self, store: RunStore, post: Callable[[Message], object]) -> None:
         self.store = store
@@ -60,7 +54,6 @@ class Feed:
 
     @property
     def backlog(self) -> int:
-        """Handoffs still waiting for inspection."""
         return len(self._inspect)
 
     def close(self) -> None:
@@ -75,8 +68,6 @@ class Feed:
         self._inspect.put(ref, urgent=urgent)
 
     def hurry(self, ref: HandoffRef) -> None:
-        """Inspect ``ref`` first if it waits in the queue (one being inspected, or not
-        asked for, is left alone)."""
         self._inspect.hurry(ref)
 
     def relist(self, run_dir: Path) -> None:
@@ -85,12 +76,11 @@ class Feed:
     # ------------------------------------------------------------ the watch
 
     def listen(self, subscribe: Callable[[Callable[[Hint], None]], Callable[[], None]]) -> None:
-        """Turn the hints of the process's watch (``EventSource.subscribe``) into marks
-        until closed. The first hint (``Change()``) brings the first listing."""
+        """The first hint (``Change()``) brings the first listing."""
         self._unsubscribe = subscribe(self.changed)
 
     def changed(self, change: Hint) -> None:
-        """Mark what a hint may affect; a lapse is reported (called on the watch thread)."""
+        """Called on the watch thread."""
         if isinstance(change, WatchLapse):
             self._post(WatchFailed(change.reason))
             return
@@ -115,7 +105,7 @@ class Feed:
     # ------------------------------------------------------------ listings
 
     def relist_loop(self) -> None:
-        """List what was marked; a big first look is posted in time-boxed parts."""
+        """A big first look is posted in time-boxed parts."""
         with closing(self.store.copy()) as store:
             initial = True
             while (dirty := self._relist.take()) is not None:
@@ -151,7 +141,7 @@ class Feed:
     # ------------------------------------------------------------ inspection
 
     def inspect_loop(self, core: ReviewCore) -> None:
-        """Inspect queued handoffs with ``core``, posting results in time-boxed batches."""
+        """Results are posted in time-boxed batches."""
         batch: list[Inspection] = []
         started = time.monotonic()
         with closing(self.store.copy()) as store:
@@ -169,19 +159,17 @@ class Feed:
                     return
 
     def inspect_now(self, core: ReviewCore, ref: HandoffRef) -> Inspection:
-        """Inspect one handoff with ``core`` on the calling thread (a worker's, never the
-        UI's), with a store object of its own."""
+        """On the calling thread (a worker's, never the UI's)."""
         with closing(self.store.copy()) as store:
             return core.inspect(ref, store)
 
     def handoff_bytes(self, ref: HandoffRef) -> bytes:
-        """The handoff's stored bytes, read on the calling thread (a worker's)."""
+        """On the calling thread (a worker's)."""
         with closing(self.store.copy()) as store:
             return store.handoff_bytes(ref.run, ref.id, MAX_HANDOFF_BYTES)
 
 
 def listing_of(store: RunStore, run: Path, ids: Collection[str] | None = None) -> RunListing:
-    """What the screen merges for ``run`` (all of it, or the handoffs of ``ids``)."""
     address = str(run)
     found = store.listing(address, ids)
     live = store.waiters(address, ids)
@@ -200,7 +188,6 @@ def listing_of(store: RunStore, run: Path, ids: Collection[str] | None = None) -
 
 
 def _contracts(store: RunStore, run: str) -> tuple[str, ...] | None:
-    """The run's stored contracts as ``RunListing.contracts`` names them."""
     try:
         return tuple(sorted(f"{c.schema_id}@{c.sha256}" for c in store.contracts(run)))
     except (OSError, ValueError):

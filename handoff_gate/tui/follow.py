@@ -1,9 +1,5 @@
-"""After a decision, the cursor follows the decided run for a moment.
-
-A pipeline writes its next step a moment after the decision it waited for, so the next
-thing to review in that run often arrives after the cursor has moved on. Only within
-``FOLLOW_RUN_S`` and only if the reader left the cursor where the decision put it does a
-handoff arriving in that run take the cursor back; any other arrival never moves it.
+"""After a decision, the cursor follows the decided run for a moment: a pipeline writes
+its next step a moment after the decision it waited for, often after the cursor moved on.
 """
 
 from __future__ import annotations
@@ -20,20 +16,17 @@ FOLLOW_RUN_S = 5.0
 
 
 class RunFollow:
-    """The decided run being followed, where the decision parked the cursor, and until when."""
-
     def __init__(self) -> None:
         self._follow: tuple[Path, Hashable | None, float] | None = None
 
     def start(self, run_dir: Path, parked: Hashable | None) -> None:
-        """Follow ``run_dir`` while the cursor stays on ``parked``, where the decision put it."""
         self._follow = (run_dir, parked, time.monotonic() + FOLLOW_RUN_S)
 
     def target(
         self, arrived: Iterable[Key], entries: dict[Key, Entry], current: Hashable | None
     ) -> Key | None:
-        """The newly ``arrived`` handoff the cursor should go to (``None``: stay); the
-        follow ends once it found one, ran out of time or the cursor moved off ``parked``."""
+        """The arrival the cursor should go to (``None``: stay); the follow ends once it
+        found one, ran out of time or the cursor moved off where the decision put it."""
         follow = self._follow
         if follow is None:
             return None

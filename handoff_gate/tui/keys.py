@@ -1,9 +1,4 @@
-"""The review screen's keys, each with an id so a user can remap it.
-
-Textual's keymap (``App.set_keymap({"approve": "ctrl+a"})``) replaces a binding's keys
-by its id; docs/walkthrough.md lists the ids. A plain table, apart from the screen that
-binds it, so the ids read in one place.
-"""
+"""The review screen's keys, each with an id for Textual's keymap (docs/walkthrough.md)."""
 
 from __future__ import annotations
 

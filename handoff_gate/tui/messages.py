@@ -27,15 +27,14 @@ class Listed(Message):
 
 @dataclass
 class Inspected(Message):
-    """A batch of finished inspections (batched so ten thousand do not flood the queue)."""
+    """Batched so ten thousand do not flood the queue."""
 
     results: tuple[Inspection, ...]
 
 
 @dataclass
 class DecisionFinished(Message):
-    """A decision attempt from this app finished: written (``described`` in a few words,
-    for the toast), or refused with a reason."""
+    """Written (``described`` in a few words), or refused with a reason."""
 
     key: Key
     decision: Decision | None
@@ -45,16 +44,13 @@ class DecisionFinished(Message):
 
 @dataclass
 class BatchDecided(Message):
-    """A batch decision from this app finished: one ``DecisionFinished`` per marked handoff, in
-    the order they were listed, each written or refused on its own."""
+    """One ``DecisionFinished`` per marked handoff, each written or refused on its own."""
 
     results: tuple[DecisionFinished, ...]
 
 
 @dataclass
 class BodyReady(Message):
-    """Lines for the raw or diff body of one handoff, prepared off the UI thread."""
-
     key: Key
     body: str
     title: Text
@@ -63,15 +59,14 @@ class BodyReady(Message):
 
 @dataclass
 class WatchFailed(Message):
-    """Watching or listing the store stopped; the feed re-lists and resumes when it can."""
+    """The feed re-lists and resumes when it can."""
 
     error: str
 
 
 @dataclass
 class Warned(Message):
-    """Something the command runs beside the app went wrong (``watch --notify-url``: a
-    notification that failed); shown as a toast, the app goes on."""
+    """Something run beside the app (``watch --notify-url``) went wrong; the app goes on."""
 
     title: str
     text: str

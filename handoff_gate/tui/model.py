@@ -1,8 +1,7 @@
 """What the app knows about each handoff, and how the list is filtered and ordered.
 
-An entry starts from the file name alone (cheap, so ten thousand rows paint at once)
-and is completed when its inspection arrives from the background. State always comes
-from ``gates.vocab.states.state_of``; this module only decides what to show and in which order.
+An entry starts from the file name alone (cheap, so ten thousand rows paint at once) and
+is completed when its inspection arrives; its state is always ``gates``'.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ Key = tuple[Path, str]
 
 
 def key_of(ref: HandoffRef) -> Key:
-    """How the app keys a handoff: its run (as a ``Path``, so runs sort as folders) and id."""
+    """The run as a ``Path``, so runs sort as folders."""
     return (Path(ref.run), ref.id)
 
 
@@ -56,13 +55,8 @@ class Show(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class ReviewOptions:
-    """How a review runs, built once by its front end (``watch`` from its arguments).
-
-    ``reviewer``: who decisions name (``None``: the key's approver, else ``user@host``).
-    ``show``: the list's first filter. ``poll``: the store's watch must not rely on change
-    events. ``quiet``: no bell. ``read_only``: approve and reject are refused and not
-    offered; nothing is written.
-    """
+    """How a review runs (``watch``'s options). ``reviewer`` ``None``: the key's approver,
+    else ``user@host``; ``poll``: the store's watch must not rely on change events."""
 
     reviewer: str | None = None
     show: Show = Show.OPEN
@@ -78,12 +72,9 @@ UNSIGNED = "none named (unsigned)"
 
 @dataclass(frozen=True, slots=True)
 class Trust:
-    """What a policy makes of a handoff: approvals so far, who signed it, what was ignored.
-
-    ``required`` is 0 without a policy. ``signer`` is the producer as shown (``UNSIGNED``,
-    or the principal with whether its signature verifies); ``producer`` only a verified
-    one (who may therefore not decide it). ``rule_problem`` says why nobody may decide.
-    """
+    """What a policy makes of a handoff. ``required`` is 0 without a policy; ``signer`` is
+    the producer as shown, ``producer`` only a verified one (who may therefore not decide
+    it); ``rule_problem`` says why nobody may decide."""
 
     required: int = 0
     approvals: tuple[str, ...] = ()
@@ -134,12 +125,8 @@ class Label:
 
 @dataclass
 class Entry:
-    """One handoff as the app currently knows it.
-
-    ``report`` is kept only for recently viewed or inspected handoffs: ten thousand
-    parsed payloads would make every garbage collection pause the screen. ``state`` and
-    ``label`` stay once known.
-    """
+    """One handoff as the app knows it; ``report`` is kept only for recent ones
+    (``entries.HOT_REPORTS``), ``state`` and ``label`` once known."""
 
     ref: HandoffRef
     stamp: Stamp | None = None
@@ -172,8 +159,7 @@ class Entry:
 
     @property
     def waiting(self) -> bool:
-        """Whether it needs a person; before inspection, a handoff without a decision file
-        counts as needing one."""
+        """Before inspection, a handoff without a decision file counts as needing a person."""
         if self.state is None:
             return self.decision_stamp is None
         return needs_person(self.state)
@@ -184,7 +170,7 @@ _NOTICE = frozenset({HandoffState.CHANGED, HandoffState.UNUSABLE})
 
 
 def placement(entry: Entry, show: Show) -> tuple[bool, bool]:
-    """What decides an entry's place in the list: (listed under ``show``, waiting)."""
+    """What decides an entry's place in the list."""
     return shown(entry, show), entry.waiting
 
 
@@ -222,7 +208,6 @@ def matches(entry: Entry, text: str) -> bool:
 
 
 def visible_entries(entries: dict[Key, Entry], show: Show, text: str = "") -> list[Entry]:
-    """The entries the list shows under ``show`` and the ``/`` filter's ``text``, in order."""
     listed = (e for e in entries.values() if shown(e, show) and matches(e, text))
     return sorted(listed, key=order, reverse=True)
 

@@ -1,8 +1,4 @@
-"""What the review screen's toasts say: plain lines built from data, never markup.
-
-Pure functions, so the wording of every refusal and confirmation is read (and tested)
-in one place, apart from the screen that raises them.
-"""
+"""What the review screen's toasts say: plain lines built from data, never markup."""
 
 from __future__ import annotations
 
@@ -21,8 +17,6 @@ Severity = Literal["information", "warning", "error"]
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """A toast: its message, title and severity."""
-
     message: str
     title: str = ""
     severity: Severity = "information"
@@ -49,13 +43,12 @@ CANNOT_MARK = Notice(
 
 
 def named(key: Key) -> str:
-    """A handoff as every toast names it: ``run / id`` (ids repeat across runs)."""
+    """``run / id``: ids repeat across runs."""
     run, handoff = key
     return f"{safe(run.name or str(run), 40)} / {handoff}"
 
 
 def blocked(entry: Entry, report: Report) -> Notice:
-    """Why ``a`` on a blocked handoff opens no dialog: its blocking codes."""
     codes = ", ".join(sorted({f.code.value for f in report.blocking}))
     return Notice(
         f"Approval refused: {named(entry.key)} is blocked ({codes}). Nothing was written.",
@@ -65,7 +58,6 @@ def blocked(entry: Entry, report: Report) -> Notice:
 
 
 def decided(message: DecisionFinished) -> Notice:
-    """What was written, or why nothing was."""
     if message.decision is None:
         return Notice(f"{named(message.key)}: {safe(message.refusal, 400)}", "Not written", "error")
     return Notice(f"{named(message.key)}: {safe(message.described, 300)}")
@@ -75,7 +67,6 @@ EDIT_UNCHANGED = Notice("The edit changed nothing; nothing was written.")
 
 
 def edit_refused(entry: Entry, report: Report) -> Notice:
-    """Why an edit opens no confirmation: its blocking findings, each on a line."""
     codes = ", ".join(sorted({f.code.value for f in report.blocking})) or "no payload"
     lines = [f"{named(entry.key)}: the edit is not approvable ({codes}). Nothing was written."]
     for finding in report.blocking[:5]:
@@ -85,13 +76,11 @@ def edit_refused(entry: Entry, report: Report) -> Notice:
 
 
 def edit_failed(reason: str) -> Notice:
-    """The editor could not run or gave nothing back."""
     return Notice(f"{safe(reason, 300)}. Nothing was written.", "Edit", "error")
 
 
 def batch_decided(results: Sequence[DecisionFinished]) -> Notice:
-    """How a batch went: how many were written (``Approved`` once one approval was,
-    else ``Decided``), and why the first refused one was not."""
+    """How many were written, and why the first refused one was not."""
     written = [r.decision for r in results if r.decision is not None]
     refused = [r for r in results if r.decision is None]
     approved = any(d.action is Action.APPROVE for d in written)
@@ -104,7 +93,6 @@ def batch_decided(results: Sequence[DecisionFinished]) -> Notice:
 
 
 def nothing_earlier(entry: Entry) -> Notice:
-    """Why ``d`` shows no diff: the run has no earlier handoff of the phase."""
     return Notice(
         f"No earlier {safe(entry.ref.phase, 40)} handoff in {safe(entry.run, 40)} to compare "
         f"{entry.ref.id} with."
@@ -112,5 +100,4 @@ def nothing_earlier(entry: Entry) -> Notice:
 
 
 def undecided(entry: Entry) -> Notice:
-    """Why ``i`` shows nothing: no decision on the handoff yet."""
     return Notice(f"{named(entry.key)} has no decision yet.")

@@ -1,10 +1,8 @@
-"""Command palette entries: actions (approve, reject, filter, …) and jumps to a run or a
-handoff, found by run, id, state, reviewer, reject category or reason.
+"""Command palette entries: actions and jumps to a run or a handoff.
 
-The providers are the review screen's (``ReviewScreen.COMMANDS``) and ask the screen the
-palette was opened from (``Provider.screen``) for its entries; on any other screen they
-offer none. Prompts are built as ``Text`` (the palette parses plain strings as markup)
-and help strings are fixed English, never payload or file names.
+The providers ask the screen the palette was opened from (``Provider.screen``) for its
+entries. Prompts are built as ``Text`` (the palette parses plain strings as markup) and
+help strings are fixed English, never payload or file names.
 """
 
 from __future__ import annotations
@@ -31,7 +29,6 @@ Target = tuple[str, Callable[[], None], str]
 def jump_targets(
     runs: dict[Path, set[str]], entries: Iterable[Entry], jump: Callable[[Key], None]
 ) -> list[Target]:
-    """Each run (to its newest handoff), then every handoff, by run and sequence."""
     targets: list[Target] = []
     for run_dir, ids in sorted(runs.items()):
         if ids:
@@ -50,7 +47,6 @@ def jump_targets(
 
 
 def _decided(entry: Entry) -> str:
-    """What a reviewer searches decided handoffs by: state, reviewer, category, reason."""
     decision = entry.decision
     state = f" {entry.state.value}" if entry.state is not None else ""
     if decision is None:
@@ -68,7 +64,6 @@ def action_targets(
     run_action: Callable[[str], None],
     show: Callable[[Show], None],
 ) -> list[Target]:
-    """Every key of the main view by its label (tooltip as help), then each filter."""
     actions: list[Target] = []
     for binding in bindings:
         if isinstance(binding, Binding):
@@ -91,8 +86,6 @@ class Actionable(Protocol):
 
 
 class ActionProvider(Provider):
-    """What the keys do, by name: "reject", "show rejected", "full value"."""
-
     def _targets(self) -> list[Target]:
         screen = self.screen
         return screen.palette_actions() if isinstance(screen, Actionable) else []
@@ -110,8 +103,6 @@ class ActionProvider(Provider):
 
 
 class JumpProvider(Provider):
-    """Runs and handoffs by name: ``run-7``, ``run-7 0003-plan``."""
-
     def _targets(self) -> list[Target]:
         screen = self.screen
         return screen.jump_targets() if isinstance(screen, Jumpable) else []

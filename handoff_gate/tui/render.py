@@ -1,8 +1,8 @@
-"""Turn reports, fields and decisions into styled ``Text``: the only way payload reaches paint.
+"""Reports, fields and decisions as styled ``Text``: the only way payload reaches paint.
 
-Every untrusted string goes through ``gates.sanitize`` first and ends up as a plain
-``Text`` span, so brackets stay brackets and escape characters arrive as visible tokens.
-Each state has a colour *and* a word, so a monochrome terminal loses nothing.
+Every untrusted string goes through ``safe`` into a plain ``Text`` span, never markup, so
+brackets stay brackets and escape characters arrive as visible tokens. Each state has a
+colour *and* a word, so a monochrome terminal loses nothing.
 """
 
 from __future__ import annotations
@@ -69,11 +69,8 @@ _MESSAGE_LIMIT = 160
 
 
 def safe(text: str, limit: int, *, multiline: bool = False) -> str:
-    """One untrusted string made displayable: visible tokens for unsafe characters, elided.
-
-    Outside multi-line blocks, line feeds and tabs are spelled out so a value can never
-    push text onto another row.
-    """
+    """Unsafe characters as visible tokens, elided; outside multi-line blocks line feeds
+    and tabs are spelled out, so a value can never push text onto another row."""
     shown = visible(text)
     if not multiline:
         shown = shown.replace("\n", "\\n").replace("\t", "\\t")
@@ -116,10 +113,8 @@ def list_row(
     decision: bool = False,
     marked: bool = False,
 ) -> Text:
-    """One line of the handoff list fitted to ``width`` cells: state, run, id, then roles
-    and contract, or with ``decision`` the reviewer, time, category and reason. A
-    ``marked`` row (for a batch) says so in its badge; a withdrawn or expired one is
-    greyed with why; a pending one with a deadline ends with the time left."""
+    """One line of the handoff list fitted to ``width`` cells; with ``decision`` the
+    decision's columns replace the roles and contract."""
     badge = MARKED_BADGE if marked else state_badge(entry.state)
     row = Text.assemble(badge, " ")
     row.append(column(entry.run, run_width), style="bold")
@@ -149,7 +144,7 @@ def list_row(
 
 
 def time_left(expires_at: str) -> str:
-    """``12m left``, or ``expired`` once the deadline has passed by this clock."""
+    """``12m left``, or ``expired``."""
     try:
         delta = left(expires_at)
     except ValueError:
@@ -158,15 +153,9 @@ def time_left(expires_at: str) -> str:
 
 
 def field_text(row: FieldRow) -> Text:
-    """A field as the field view shows it, for the view to wrap to the pane: state
-    badges, path, the value, the finding's message, the contract's description of it.
-
-    Badges come first so a state is never out of view, and a row holding problems
-    further down says the worst of them and how many (never a plain "ok"). A string is
-    shown whole up to ``FULL_VALUE`` characters, then a line says how much the raw view
-    holds beyond; a list of scalars that fits in ``INLINE_LIST`` characters shows its
-    items, so a plan's short lists read without opening them.
-    """
+    """A field as the field view wraps it. Badges come first so a state is never out of
+    view; a list of scalars that fits in ``INLINE_LIST`` characters shows its items, so a
+    plan's short lists read without opening them."""
     label = Text()
     for text, style in _badges(row):
         label.append(f" {text} ", style=style)
@@ -202,9 +191,6 @@ def _badges(row: FieldRow) -> list[tuple[str, str]]:
 
 
 def _value(row: FieldRow, states: tuple[FieldState, ...], limit: int, *, inline: int = 0) -> Text:
-    """The value: ``(absent)``, a long string cut at ``limit`` with "…", a list of
-    scalars whose rendering fits in ``inline`` characters item by item, or a container's
-    size."""
     if FieldState.MISSING in states:
         return Text("(absent)", style="dim italic")
     value = row.value
@@ -226,8 +212,6 @@ def _value(row: FieldRow, states: tuple[FieldState, ...], limit: int, *, inline:
 
 
 def _inline(value: object, limit: int) -> str | None:
-    """``value`` rendered item by item, when it is a list of scalars that takes at most
-    ``limit`` characters so; else ``None``."""
     if not isinstance(value, list) or limit <= 0:
         return None
     if any(isinstance(item, dict | list) for item in value):
@@ -237,12 +221,11 @@ def _inline(value: object, limit: int) -> str | None:
 
 
 def entry_title(entry: Entry) -> Text:
-    """A handoff as the dialogs over the review screen name it: run / id."""
+    """run / id, as the dialogs name a handoff."""
     return Text.assemble((safe(entry.run, 40), "bold"), " / ", (entry.ref.id, "bold cyan"))
 
 
 def header(entry: Entry) -> Text:
-    """Run, id and roles; creation, model and stop reason; schema, hash, size and tokens."""
     report = entry.report
     text = entry_title(entry)
     if report is None:
@@ -275,7 +258,6 @@ def header(entry: Entry) -> Text:
 
 
 def _labelled(text: Text, label: str, value: str, style: str = "") -> None:
-    """``label`` dimmed, then ``value``: how the header and the decision name each part."""
     text.append(label, style="dim")
     text.append(value, style=style)
 
@@ -293,10 +275,8 @@ def _has(report: Report, code: Code) -> bool:
 
 
 def banners(report: Report) -> list[tuple[Text, str]]:
-    """The verdict banner, plus a dedicated one for truncation and for refusals.
-
-    Returns (text, css class) pairs; the refusal text is shown verbatim, sanitised.
-    """
+    """(text, css class) pairs: the verdict banner, after one each for truncation and
+    for a refusal (its text verbatim, made safe)."""
     out: list[tuple[Text, str]] = []
     if _has(report, Code.TRUNCATED):
         out.append(
@@ -349,7 +329,7 @@ def finding_text(finding: Finding) -> Text:
 
 
 def warnings_text(report: Report) -> Text:
-    """One summary line of warnings by code (each is also shown on its field row)."""
+    """One summary line by code (each is also shown on its field row)."""
     counts: dict[str, int] = {}
     for finding in report.warnings:
         counts[finding.code.value] = counts.get(finding.code.value, 0) + 1
@@ -365,9 +345,7 @@ def warnings_text(report: Report) -> Text:
 
 
 def decision_text(entry: Entry) -> Text:
-    """The reviewer's view: decision, reason, category, reviewer and time; then who
-    signed the handoff, the approvals so far under a policy, and whether a pipeline
-    is waiting on it."""
+    """The decision in full (``i``), then the trust and waiter lines."""
     text = _decided_text(entry)
     lines = trust_lines(entry, waiter_line(entry))
     for line in lines:
@@ -379,9 +357,8 @@ def decision_text(entry: Entry) -> Text:
 
 
 def no_decision_text(entry: Entry) -> Text | None:
-    """Why a handoff ended without a usable decision (withdrawn, expired, a record that
-    cannot be used), as the detail's summary and the full decision both open; else
-    ``None``."""
+    """Why a handoff ended without a usable decision (withdrawn, expired, an unusable
+    record); else ``None``."""
     if entry.state in ENDED:
         word = " WITHDRAWN " if entry.state is HandoffState.WITHDRAWN else " EXPIRED "
         return Text.assemble((word, "bold reverse"), "  ", safe(entry.ended, 300))
@@ -430,9 +407,7 @@ def approvals_text(entry: Entry) -> str:
 
 
 def trust_lines(entry: Entry, waiter: Text) -> list[Text]:
-    """Under a policy who may decide and the approvals so far (first: on 24 lines the
-    summary shows only its top); who signed the handoff, with ``waiter`` on that line;
-    each decision record the policy ignored."""
+    """The approvals come first: on 24 lines the summary shows only its top."""
     trust = entry.trust
     if trust is None:
         return [waiter] if waiter else []
@@ -458,8 +433,8 @@ def trust_lines(entry: Entry, waiter: Text) -> list[Text]:
 
 
 def waiter_line(entry: Entry) -> Text:
-    """Whether a pipeline's ``wait`` is blocked on the handoff now (undecided ones only);
-    for a call only its hook would run, that its hook is gone (``standing.caller``)."""
+    """Whether a pipeline's ``wait`` is blocked on an undecided handoff now; for a call
+    only its hook would run, that its hook is gone (``standing.caller``)."""
     if not entry.waiting:
         return Text()
     envelope = entry.report.envelope if entry.report is not None else None

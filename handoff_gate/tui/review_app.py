@@ -1,16 +1,6 @@
-"""The approval app: its lifecycle and the feed that keeps it current.
-
-Store work never runs on the UI thread: the ``Feed``, over the store of the ``Gate`` the
-app is given, lists and inspects in background workers (the store's hints come from the
-Gate's one watch for the process, ``Gate.events``) and posts its results to the
-``ReviewScreen``, which owns the main view, its keys, its palette commands and its
-state. This module only builds them and starts and stops the workers.
-
-It imports nothing of the core's inspection and decision code: the core worker
-(``load_core``) imports ``review_core`` and makes the app's ``ReviewCore`` over the Gate
-once the first screen is up, and posts ``CoreReady``. The screen is handed the core and
-inspection starts; until then it shows listings only.
-"""
+"""The approval app: it builds the feed and the review screen, and starts and stops the
+workers (docs/architecture.md). It imports none of the core's inspection and decision
+code, so the first screen paints before the core loads (``load_core``)."""
 
 from __future__ import annotations
 
@@ -48,13 +38,9 @@ class ReviewApp(App[int]):
 
     @dataclass
     class CoreReady(Message):
-        """The core worker has made the app's inspection and decisions."""
-
         core: ReviewCore
 
     def __init__(self, gate: Gate, options: ReviewOptions | None = None) -> None:
-        """``gate``: the store reviewed, and the contracts, policy and key the core
-        inspects and decides with. ``options``: how (``ReviewOptions``; defaults)."""
         super().__init__()
         #: Set once the first screen is up and the core handed to it: what runs beside
         #: the app (``watch --notify-url``'s announcer) waits for it, so its own start
@@ -74,8 +60,7 @@ class ReviewApp(App[int]):
         return self.review.feed
 
     def get_default_screen(self) -> ReviewScreen:
-        """The review screen is the app's base screen: dialogs go over it, and queries on
-        the app (``app.query_one(FieldTree)``) find its widgets as before."""
+        """The base screen: queries on the app (``query_one(FieldTree)``) find its widgets."""
         return self.review
 
     def on_mount(self) -> None:
@@ -102,8 +87,7 @@ class ReviewApp(App[int]):
         self.post_message(self.CoreReady(ReviewCore(self.gate, reviewer=self.options.reviewer)))
 
     def on_review_app_core_ready(self, message: CoreReady) -> None:
-        """Hand the screen its core, then start inspecting with it: every inspection
-        reaches the screen after its core."""
+        """The screen gets its core before inspecting starts: no result arrives before it."""
         self.review.core = message.core
         self.ready.set()
         inspecting = partial(self.feed.inspect_loop, message.core)
@@ -122,19 +106,15 @@ class ReviewApp(App[int]):
 
     @property
     def entries(self) -> dict[Key, Entry]:
-        """Every handoff known, by (run directory, handoff id)."""
         return self.review.entries
 
     def listed(self) -> list[Key]:
-        """The handoffs in the list, top to bottom."""
         return self.review.listed()
 
     def current_entry(self) -> Entry | None:
-        """The handoff the list's cursor is on."""
         return self.review.current_entry()
 
     def jump_to(self, key: Key) -> None:
-        """Select a handoff, widening the filter if it hides it."""
         self.review.jump_to(key)
 
     def warn(self, text: str, *, title: str = "Warning") -> None:

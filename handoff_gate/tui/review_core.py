@@ -1,15 +1,9 @@
 """The core as the app uses it: a ``Gate``'s inspection and decisions, for one reviewer.
 
-``ReviewCore`` is what the app's core worker makes (``ReviewApp.load_core``) and posts
-as ``CoreReady``: importing this module imports the field view (the contracts' pydantic
-models), so the first screen (listings only) is painted before it loads. Everything it
-asks of the core it asks of the ``Gate`` the app was given, each blocking call on a copy
-of it (``Gate.copy``: a store object per thread); what it adds is the app's words, and
-a standing as the screen shows it (``inspection``).
-
-Refusals are worked out before a dialog opens (``Gate.refusal``), so nobody types a reason
-for a decision ``decide`` would refuse; ``decide`` checks everything again when it writes.
-Every message is one plain line (payload and file names made safe), never markup.
+Loaded by the app's core worker after the first paint: importing it imports the contracts'
+pydantic models. Each blocking call runs on a ``Gate.copy`` (a store object per thread).
+Refusals are worked out before a dialog opens, so nobody types a reason for a decision
+``decide`` would refuse; ``decide`` checks everything again when it writes.
 """
 
 from __future__ import annotations
@@ -46,7 +40,7 @@ class ReviewCore:
         self.events = gate.events()
 
     def look_back(self) -> Stats:
-        """The stats screen's figures over every run (blocking: off the UI thread)."""
+        """Blocking: off the UI thread."""
         with self.gate.copy() as gate:
             return gate.stats()
 
@@ -58,9 +52,8 @@ class ReviewCore:
     def field_rows(
         self, report: Report, parent: str = "", *, start: int = 0, limit: int | None = None
     ) -> list[FieldRow]:
-        """One level of ``report``'s field view (``gates.view.fields.field_rows``). It is
-        the core's because it walks the contract's pydantic models, which load with the
-        core, after the first screen."""
+        """Here, not in the widget: it walks the contracts' pydantic models, which load
+        with the core, after the first screen."""
         return field_rows(report, parent, start=start, limit=limit)
 
     def refusal(self, entry: Entry) -> Notice | None:
@@ -99,7 +92,7 @@ class ReviewCore:
         return None
 
     def inspect_edit(self, entry: Entry, report: Report, data: bytes) -> tuple[Report, bool]:
-        """``Gate.inspect_edit`` of the reviewer's bytes (blocking: off the UI thread)."""
+        """Blocking: off the UI thread."""
         with self.gate.copy() as gate:
             return gate.inspect_edit(entry.ref.run, entry.ref.id, report, data)
 
@@ -110,8 +103,8 @@ class ReviewCore:
         reason: str | None = None,
         category: Category | None = None,
     ) -> BatchDecided:
-        """Decide every ``(entry, sha256)`` (blocking: off the UI thread), a run at a time
-        through ``Gate.decide_many``; a refusal is that entry's alone."""
+        """Decide every ``(entry, sha256)``, a run at a time (blocking: off the UI thread);
+        a refusal is that entry's alone."""
         by_run: dict[str, list[tuple[Entry, str]]] = {}
         for entry, sha256 in marked:
             by_run.setdefault(entry.ref.run, []).append((entry, sha256))
@@ -145,9 +138,8 @@ class ReviewCore:
         category: Category | None = None,
         edited: bytes | None = None,
     ) -> DecisionFinished:
-        """Write the decision (``Gate.decide``; blocking: off the UI thread); a refusal,
-        or a store driver's own error, comes back as the ``DecisionFinished`` message's
-        reason, never a crash."""
+        """Blocking: off the UI thread. A refusal or a store driver's own error comes back
+        as the message's reason, never a crash."""
         try:
             with self.gate.copy() as gate:
                 decision = gate.decide(
@@ -168,7 +160,6 @@ class ReviewCore:
 
 
 def _finished(entry: Entry, decision: Decision | None, refused: str | None) -> DecisionFinished:
-    """The app's message for one decision: written, with it in a few words, or not."""
     if decision is None:
         return DecisionFinished(entry.key, None, f"Not written: {refused}")
     return DecisionFinished(entry.key, decision, "", describe(decision))
@@ -192,7 +183,6 @@ def inspection(found: Standing, *, policy: bool) -> Inspection:
 
 
 def _trust(found: Standing, policy: bool) -> Trust:
-    """The header's words on who may decide and who approved so far."""
     signer = _signer(found.report, policy, found.producer)
     if not policy:
         return Trust(signer=signer)
@@ -211,8 +201,8 @@ def _trust(found: Standing, policy: bool) -> Trust:
 
 
 def _signer(report: Report, policy: bool, producer: str | None) -> str:
-    """How the header describes the producer's signature; ``producer`` is the signer
-    whose signature verified under the policy (``None``: none did, or no policy)."""
+    """``producer``: the signer whose signature verified under the policy (``None``: none
+    did, or no policy)."""
     envelope = report.envelope
     if envelope is None or envelope.signer is None:
         return UNSIGNED

@@ -24,8 +24,7 @@ MIN_RUN_WIDTH = 4
 
 
 class RowCache:
-    """Rendered list rows by key; ``drop`` one when its entry changes. The cache is
-    emptied by itself when the filter or the column widths change."""
+    """Rendered list rows by key; ``drop`` one when its entry changes."""
 
     def __init__(
         self,
@@ -33,7 +32,6 @@ class RowCache:
         runs: dict[Path, set[str]],
         marked: set[Key] | None = None,
     ) -> None:
-        """``marked``: the screen's batch marks, read live (``drop`` a row it changes)."""
         self._entries = entries
         self._runs = runs
         self._marked = marked if marked is not None else set()
@@ -59,7 +57,6 @@ class RowCache:
         return max(min(natural, room), MIN_RUN_WIDTH), id_width
 
     def row(self, key: object, width: int, show: Show) -> Text:
-        """The row of ``key`` fitted to ``width`` (empty for a key no entry has)."""
         widths = (*self.columns(width, show), width)
         if (show, *widths) != self._rendered_for:
             self._rendered_for = (show, *widths)
@@ -80,8 +77,7 @@ class RowCache:
 
 @dataclass(frozen=True, kw_only=True)
 class Topbar:
-    """The header: what is reviewed and by whom (fixed for the review), the filter and
-    the progress (each paint's)."""
+    """The header: what is reviewed and by whom, the filter and the progress."""
 
     where: str
     reviewer: str
@@ -94,8 +90,6 @@ class Topbar:
     find: str = ""
 
     def render(self, entries: Iterable[Entry], width: int) -> Text:
-        """What this reviewer can decide now (read-only: what is pending; how many have a
-        waiter, where the store can tell, and are new), what is blocked, the filter."""
         every = list(entries)
         decidable = [e for e in every if e.decidable]
         blocked = sum(1 for e in every if e.state is HandoffState.BLOCKED)

@@ -1,10 +1,4 @@
-"""What the feed's threads pass around: listings, inspections and the queues between them.
-
-Everything here is store-agnostic: listings come from ``RunStore.listing`` (cheap: names
-and change stamps, none of the core's inspection modules, so the first screen is painted
-without them); an inspection (``review_core``) parses and validates one handoff. Results
-travel to the app as small immutable values.
-"""
+"""What the feed's threads pass around: listings, inspections and the queues between them."""
 
 from __future__ import annotations
 
@@ -25,14 +19,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class RunListing:
-    """Handoffs of one run with the stamps of their files and decisions.
-
-    A complete listing names every handoff of the run. A partial one covers only some
-    ids (those a hint named): ``removed`` lists the ones that are gone. A ``None``
-    decision stamp means there is no decision record. ``waiters`` gives, per id, the
-    start times of the live ``wait`` processes blocked on it (``None`` when the store
-    cannot tell).
-    """
+    """Handoffs of one run with the stamps of their files and decisions (``None``: no
+    decision record). A partial listing covers the ids a hint named; ``removed`` are the
+    ones gone. ``waiters``: per id, the start times of live ``wait`` processes (``None``:
+    the store cannot tell)."""
 
     run_dir: Path
     refs: tuple[HandoffRef, ...]
@@ -49,17 +39,13 @@ class RunListing:
 
 @dataclass(frozen=True, slots=True)
 class Inspection:
-    """One handoff inspected from its current bytes, with its decision and state."""
-
     key: Key
     report: Report
     decision: Decision | None
     decision_error: str
     state: HandoffState
     trust: Trust = field(default_factory=lambda: NO_TRUST)
-    #: Why a ``withdrawn`` or ``expired`` handoff ended.
     ended: str = ""
-    #: When an approved tool call was first delivered to a wait (``""``: not yet).
     delivered: str = ""
 
 
@@ -96,10 +82,8 @@ class InspectQueue:
                 self.put(ref, urgent=True)
 
     def take(self, *, block: bool) -> tuple[HandoffRef, bool] | None:
-        """The next handoff and whether someone is waiting for it on screen.
-
-        ``None`` when closed, or when empty and not ``block``.
-        """
+        """The next handoff and whether it is urgent; ``None`` when closed, or when empty
+        and not ``block``."""
         with self._cond:
             while block and not self._items and not self._closed:
                 self._cond.wait(timeout=1.0)
@@ -127,8 +111,8 @@ class InspectQueue:
 
 @dataclass
 class Dirty:
-    """What hints marked since the last look: everything (every run listed again), the
-    runs (new ones listed, gone ones dropped), whole runs, or single ids."""
+    """What hints marked since the last look: every run, the set of runs (``root``), whole
+    runs, or single ids."""
 
     everything: bool = False
     root: bool = False
@@ -148,13 +132,12 @@ class RunQueue:
         self._closed = False
 
     def put_everything(self) -> None:
-        """List every run again (watching (re)started: any of it may have changed)."""
+        """Watching (re)started: any of it may have changed."""
         with self._cond:
             self._dirty.everything = True
             self._cond.notify()
 
     def put_root(self) -> None:
-        """Look for new or deleted runs."""
         with self._cond:
             self._dirty.root = True
             self._cond.notify()
@@ -165,13 +148,12 @@ class RunQueue:
             self._cond.notify()
 
     def put_id(self, run_dir: Path, handoff_id: str) -> None:
-        """One handoff (or its decision) changed."""
         with self._cond:
             self._dirty.ids.setdefault(run_dir, set()).add(handoff_id)
             self._cond.notify()
 
     def take(self) -> Dirty | None:
-        """Everything marked so far, waiting for at least one mark; ``None`` once closed."""
+        """Everything marked so far, once there is a mark; ``None`` once closed."""
         with self._cond:
             while not self._dirty and not self._closed:
                 self._cond.wait(timeout=1.0)

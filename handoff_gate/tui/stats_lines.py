@@ -1,9 +1,5 @@
-"""The stats screen's lines: the look back's figures as text, and a bar a day.
-
-The same ``Stats`` ``handoff-gate stats`` prints, laid out for a screen that may be 80
-columns wide. Names, phases, tools and reasons are reviewer or payload text: each goes in
-through ``safe`` (unsafe characters as visible tokens), into ``Text``, never markup.
-"""
+"""The stats screen's lines: ``handoff-gate stats``' figures for an 80-column screen, and
+a bar a day. Names, phases, tools and reasons are untrusted: each goes through ``safe``."""
 
 from __future__ import annotations
 
@@ -32,7 +28,6 @@ def _counts(row: dict[str, int]) -> str:
 
 
 def stats_lines(found: Stats) -> list[Text]:
-    """Every figure, one line each, in the order the command prints them."""
     since = f" submitted since {found.since.isoformat()}" if found.since else ""
     lines = [_heading(f"{found.handoffs} handoffs{since}")]
     if found.undated:
@@ -71,8 +66,7 @@ def stats_lines(found: Stats) -> list[Text]:
 
 
 def day_bars(by_day: dict[str, dict[str, int]]) -> list[Text]:
-    """A bar a day, its length the day's handoffs scaled to the busiest day; the rejected
-    part of it red, so a bad day shows at a glance."""
+    """Scaled to the busiest day; the rejected part red, so a bad day shows at a glance."""
     busiest = max(row["total"] for row in by_day.values())
     lines = []
     for day, row in by_day.items():

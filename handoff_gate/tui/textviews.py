@@ -1,8 +1,5 @@
-"""The raw, diff and delivered bodies as lists of styled lines, built off the UI thread.
-
-Both show untrusted text, so every line is passed through ``gates.view.masking``:
-secrets are masked and escape and bidi characters become tokens.
-"""
+"""The raw, diff and delivered bodies as styled lines; every line goes through
+``gates.view.masking`` (secrets masked, escape and bidi characters as tokens)."""
 
 from __future__ import annotations
 
@@ -24,8 +21,7 @@ _DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 def raw_view(
     ref: HandoffRef, report: Report, read: Callable[[HandoffRef], bytes]
 ) -> tuple[Text, list[Text]]:
-    """The producer's exact text; the whole handoff file (``read`` from its store) when
-    there is none."""
+    """The producer's exact text, else the whole handoff file."""
     if report.raw_text:
         source = report.raw_text
         title = f"raw producer text, {len(source.encode()):,} bytes"
@@ -44,8 +40,7 @@ def raw_view(
 
 
 def delivered_view(report: Report) -> tuple[Text, list[Text]]:
-    """What the next phase would receive if approved now, byte for byte as ``wait --out``
-    writes it (``gates.view.delivery``); for a blocked handoff, that nothing would be."""
+    """Byte for byte as ``wait --out`` would write it if approved now."""
     text = delivered_text(report)
     if text is None:
         heading = Text.assemble(
@@ -61,7 +56,6 @@ def delivered_view(report: Report) -> tuple[Text, list[Text]]:
 
 
 def _comparable(report: Report) -> list[str]:
-    """Pretty JSON of what arrived (keys in arrival order), else the raw text."""
     payload: Any = report.payload
     if payload is not None:
         return display_lines(json.dumps(payload, indent=2, ensure_ascii=False))
@@ -71,7 +65,6 @@ def _comparable(report: Report) -> list[str]:
 def diff_view(
     before: Report, before_id: str, after: Report, after_id: str
 ) -> tuple[Text, list[Text]]:
-    """A unified diff of two handoffs' payloads, coloured by line kind."""
     heading = Text.assemble(
         (f" DIFF  {before_id} → {after_id}", "bold"), ("   payloads as parsed · d: back", "dim")
     )

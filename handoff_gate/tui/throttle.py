@@ -1,10 +1,5 @@
-"""Repaints during bulk updates, at most once per interval.
-
-Background inspection can deliver thousands of results a second; repainting the list
-or the header for each would starve the screen. A ``Throttled`` paint runs at once when
-asked for ``now``, otherwise at most once per interval, later requests folded into one
-timer.
-"""
+"""Repaints during bulk updates, at most once per interval: background inspection can
+deliver thousands of results a second, and a repaint for each would starve the screen."""
 
 from __future__ import annotations
 
@@ -26,7 +21,6 @@ class Throttled:
 
     @property
     def pending(self) -> bool:
-        """Whether a paint is scheduled but has not run yet."""
         return self._pending
 
     def __call__(self, *, now: bool = True) -> None:

@@ -1,8 +1,4 @@
-"""The approval confirmation: the reviewer sees what exactly is being approved.
-
-The safe button (Cancel) holds focus so a stray Enter never approves; ``y`` is the
-deliberate way to confirm.
-"""
+"""The approval confirmation: Cancel holds focus so a stray Enter never approves."""
 
 from __future__ import annotations
 
@@ -23,9 +19,8 @@ SHOWN_WARNINGS = 5
 
 
 class Confirmation(ModalScreen[bool]):
-    """A yes/no dialog that dismisses with ``True`` only on an explicit confirmation: the
-    Approve button or ``action_confirm``. Its subclasses compose a ``#cancel`` and an
-    ``#approve`` button; Cancel takes the focus."""
+    """``True`` only on an explicit confirmation; subclasses compose a ``#cancel`` and an
+    ``#approve`` button."""
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()
@@ -41,8 +36,6 @@ class Confirmation(ModalScreen[bool]):
 
 
 def warnings_text(lead: str, warnings: Sequence[Text]) -> Text:
-    """``lead`` and the warning count, then the first warnings one per line, the rest
-    counted."""
     count = len(warnings)
     noun = "warning" if count == 1 else "warnings"
     listed = Text.assemble((lead, ""), (f"{count} {noun}", "bold yellow" if count else "bold"))
@@ -55,15 +48,12 @@ def warnings_text(lead: str, warnings: Sequence[Text]) -> Text:
 
 
 class ApproveScreen(Confirmation):
-    """The approval of a handoff as sent."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Approve", id="confirm-approve"),
         Binding("n,escape", "cancel", "Cancel", id="cancel-approve"),
     ]
 
     def __init__(self, title: Text, sha256: str, warnings: Sequence[Text]) -> None:
-        """``warnings``: one line per warning finding, already rendered safely."""
         super().__init__()
         self._title = title
         self._sha256 = sha256

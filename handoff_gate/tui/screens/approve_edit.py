@@ -1,8 +1,4 @@
-"""The confirmation of an edit: the diff (delivered now → edited) and both digests.
-
-Shown only once ``gates`` has inspected the edit as approvable. As in the approval
-dialog, Cancel holds focus so a stray Enter never approves; ``y`` confirms.
-"""
+"""The confirmation of an edit ``gates`` found approvable: the diff and both digests."""
 
 from __future__ import annotations
 
@@ -20,8 +16,6 @@ from handoff_gate.tui.widgets.marked_button import MarkedButton
 
 
 class ApproveEditScreen(Confirmation):
-    """The approval of a reviewer's edit."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Approve edit", id="confirm-edit"),
         Binding("n,escape", "cancel", "Cancel", id="cancel-edit-approve"),
@@ -30,7 +24,6 @@ class ApproveEditScreen(Confirmation):
     def __init__(
         self, title: Text, sha256: str, edited_sha256: str, diff: Text, warnings: Sequence[Text]
     ) -> None:
-        """``diff`` and ``warnings`` (the edit's warning findings) are rendered safely."""
         super().__init__()
         self._title = title
         self._digests = Text.assemble(

@@ -1,12 +1,5 @@
-"""Asking the person before a decision is written: the approve, reject, edit and batch
-dialogs, run in this widget's workers.
-
-The review screen routes keys and writes decisions; what happens between a key and a
-decision (a confirmation that repeats the sha256, a reason and a category, an editor
-and the inspected edit's diff) lives here. The answer goes up as a message,
-``Asker.One`` or ``Asker.Many``, and the screen writes it: this widget never touches a
-store. It shows nothing itself.
-"""
+"""Asking the person before a decision is written: the dialogs, run in this hidden
+widget's workers. The answer goes up as a message; this widget never touches a store."""
 
 from __future__ import annotations
 
@@ -48,14 +41,13 @@ Chosen = list[tuple["Entry", str]]
 
 
 class Asker(Widget):
-    """The dialogs that come before a decision; one at a time (the ``ask`` group)."""
+    """One dialog at a time (the ``ask`` group)."""
 
     DEFAULT_CSS = "Asker { display: none; }"
 
     @dataclass
     class One(Message):
-        """The person decided ``entry`` (seen as ``sha256``); ``edited``: approve these
-        bytes instead of the producer's."""
+        """``edited``: approve these bytes instead of the producer's."""
 
         core: ReviewCore
         entry: Entry
@@ -67,8 +59,6 @@ class Asker(Widget):
 
     @dataclass
     class Many(Message):
-        """The person decided every one of ``chosen`` alike."""
-
         core: ReviewCore
         chosen: Chosen
         action: Action
@@ -80,7 +70,6 @@ class Asker(Widget):
 
     @work(exclusive=True, group="ask", name="approve")
     async def approve(self, core: ReviewCore, entry: Entry, report: Report) -> None:
-        """Confirm in the dialog (it repeats the sha256; focus rests on Cancel)."""
         warnings = [finding_text(f) for f in report.warnings]
         dialog = ApproveScreen(entry_title(entry), report.sha256, warnings)
         if await self.app.push_screen_wait(dialog):
@@ -88,7 +77,6 @@ class Asker(Widget):
 
     @work(exclusive=True, group="ask", name="reject")
     async def reject(self, core: ReviewCore, entry: Entry, report: Report) -> None:
-        """Ask for the reason and the category (one is suggested)."""
         dialog = RejectScreen(entry_title(entry), suggest_category(report))
         rejection = await self.app.push_screen_wait(dialog)
         if rejection is not None:
@@ -105,8 +93,7 @@ class Asker(Widget):
 
     @work(exclusive=True, group="ask", name="edit")
     async def edit(self, core: ReviewCore, entry: Entry, report: Report, start: str) -> None:
-        """Edit, have ``gates`` inspect the edit, show the diff and confirm; an edit that is
-        not approvable is told with its findings, and nothing is decided."""
+        """An edit that is not approvable is told with its findings; nothing is decided."""
         data = await self._edited(entry, start)
         if data is None:
             return
@@ -125,8 +112,7 @@ class Asker(Widget):
             self.post_message(self.One(core, entry, Action.APPROVE, report.sha256, edited=data))
 
     async def _edited(self, entry: Entry, start: str) -> bytes | None:
-        """The edited bytes: from ``$VISUAL``/``$EDITOR`` with the app suspended, else from
-        the in-app editor; ``None`` when the reviewer cancelled or the editor failed."""
+        """``None`` when the reviewer cancelled or the editor failed."""
         command = editor_command(os.environ)
         if command is None:
             text = await self.app.push_screen_wait(EditTextScreen(entry_title(entry), start))
@@ -138,8 +124,7 @@ class Asker(Widget):
             return None
 
     def _run_editor(self, command: list[str], start: str, handoff_id: str) -> bytes:
-        """The editor owns the terminal while the app is suspended. A headless app (a
-        script, a test) has no terminal to hand over, so the editor just runs."""
+        """A headless app (a script, a test) has no terminal to hand over: the editor just runs."""
         try:
             with self.app.suspend():
                 return run_editor(command, start, handoff_id)
@@ -153,14 +138,12 @@ class Asker(Widget):
 
     @work(exclusive=True, group="ask", name="approve-batch")
     async def approve_batch(self, core: ReviewCore, chosen: Chosen) -> None:
-        """One confirmation listing every marked handoff."""
         dialog = BatchApproveScreen([batch_line(entry, sha256) for entry, sha256 in chosen])
         if await self.app.push_screen_wait(dialog):
             self.post_message(self.Many(core, chosen, Action.APPROVE))
 
     @work(exclusive=True, group="ask", name="reject-batch")
     async def reject_batch(self, core: ReviewCore, chosen: Chosen) -> None:
-        """The rejection dialog once, for all of them."""
         noun = "handoff" if len(chosen) == 1 else "handoffs"
         title = Text(f"{len(chosen)} marked {noun}", style="bold")
         reports = [entry.report for entry, _ in chosen if entry.report is not None]
@@ -173,7 +156,6 @@ class Asker(Widget):
 
 
 def batch_line(entry: Entry, sha256: str) -> BatchLine:
-    """How the batch confirmation lists one marked handoff."""
     label = entry.label
     return BatchLine(
         run=entry.run,

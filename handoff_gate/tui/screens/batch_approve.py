@@ -1,12 +1,5 @@
-"""The batch approval confirmation: one dialog that lists every marked handoff.
-
-"Approve all, but show every item": the marked handoffs are grouped by run and phase,
-each group headed with its count, and each line names the id, the producer, the
-contract, the verdict, its warning count and the sha256 prefix its decision binds to,
-so a reviewer confirms twenty handoffs knowing what each one is and where it comes
-from. As in the single dialog, Cancel holds focus so a stray Enter never approves; ``y``
-confirms.
-"""
+"""The batch approval confirmation: "approve all, but show every item", grouped by run
+and phase, so a reviewer confirms twenty handoffs knowing what each one is."""
 
 from __future__ import annotations
 
@@ -44,7 +37,6 @@ class BatchLine:
 
 
 def line_text(line: BatchLine) -> Text:
-    """``  run / id  from PRODUCER  contract  verdict  N warnings  sha256 abcdef012345``."""
     noun = "warning" if line.warnings == 1 else "warnings"
     return Text.assemble(
         (f"  {safe(line.run, 30)} / ", "bold"),
@@ -59,8 +51,6 @@ def line_text(line: BatchLine) -> Text:
 
 
 def grouped(lines: Sequence[BatchLine]) -> Text:
-    """The lines under one heading per run and phase, ``run · phase (N)``, in the order
-    the groups first appear."""
     groups: dict[tuple[str, str], list[BatchLine]] = {}
     for line in lines:
         groups.setdefault((line.run, line.phase), []).append(line)
@@ -72,8 +62,6 @@ def grouped(lines: Sequence[BatchLine]) -> Text:
 
 
 class BatchApproveScreen(Confirmation):
-    """Dismisses with ``True`` only on an explicit confirmation of the whole list."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Approve all", id="confirm-batch"),
         Binding("n,escape", "cancel", "Cancel", id="cancel-batch"),

@@ -1,9 +1,5 @@
-"""A handoff's decision in full: what the detail's one- or two-line summary leaves out.
-
-The reason, category, reviewer and time, the hashes reviewed and delivered, the
-producer, the approvals under a policy and the waiter, wrapped to the screen word by
-word (``TextLines``), so a long reason is read whole on a phone too. Escape returns.
-"""
+"""``i``: a handoff's decision in full, wrapped word by word so a long reason is read
+whole on a phone too."""
 
 from __future__ import annotations
 
@@ -21,8 +17,6 @@ from handoff_gate.tui.widgets.lines import TextLines
 
 
 class DecisionScreen(Screen[None]):
-    """The whole decision text of one handoff."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,i", "close", "Back", id="close-decision"),
     ]

@@ -1,9 +1,5 @@
-"""The in-app editor: the payload's text in a ``TextArea``, for a reviewer with neither
-``$VISUAL`` nor ``$EDITOR`` set. Saving hands the text back; nothing is written here.
-
-Text that is not JSON is not handed back: the editor stays open with one line saying
-where the JSON breaks, so a typo costs the reviewer nothing they typed.
-"""
+"""The in-app editor, for a reviewer with neither ``$VISUAL`` nor ``$EDITOR`` set. Text
+that is not JSON is not handed back: a typo costs the reviewer nothing they typed."""
 
 from __future__ import annotations
 
@@ -19,8 +15,6 @@ from textual.widgets import Static, TextArea
 
 
 class EditTextScreen(ModalScreen[str | None]):
-    """Dismisses with the edited text on ``ctrl+s``, with ``None`` on ``Esc``."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save", id="save-edit"),
         Binding("escape", "cancel", "Cancel", id="cancel-edit"),

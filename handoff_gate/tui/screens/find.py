@@ -1,9 +1,4 @@
-"""``/``: the text the list is narrowed to, asked in a one-line dialog.
-
-Enter keeps what was typed (empty: every row again), Esc leaves the filter as it was.
-The matching itself is ``model.matches``: run, id, phase, producer, contract, tool call
-and the payload's text.
-"""
+"""``/``: the text the list is narrowed to (``model.matches``)."""
 
 from __future__ import annotations
 
@@ -21,8 +16,6 @@ MAX_FIND = 200
 
 
 class FindScreen(ModalScreen[str | None]):
-    """Dismisses with the text to narrow the list to, or ``None`` on Esc."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="cancel-find"),
     ]

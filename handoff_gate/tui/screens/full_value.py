@@ -1,9 +1,5 @@
-"""One field's whole value, wrapped to the screen, with the findings about it.
-
-Tree rows cannot wrap, so a long value there is cut with a marker; this screen is where
-it is read in full. Text goes through ``gates.view.masking`` (secrets masked, unsafe
-characters as tokens); Escape returns to the list.
-"""
+"""One field's whole value, with the findings about it; text goes through
+``gates.view.masking`` (secrets masked, unsafe characters as tokens)."""
 
 from __future__ import annotations
 
@@ -23,7 +19,6 @@ from handoff_gate.tui.widgets.lines import TextLines
 
 
 def field_findings(report: Report, path: str) -> list[Text]:
-    """The findings at ``path`` or inside it, one rendered line each."""
     inside = (path + ".", path + "[")
     return [
         finding_text(f)
@@ -33,7 +28,6 @@ def field_findings(report: Report, path: str) -> list[Text]:
 
 
 def value_lines(row: FieldRow) -> list[Text]:
-    """The whole value: text as written (line breaks kept), anything else as JSON."""
     if FieldState.MISSING in row.states:
         return [Text("(absent)", style="dim italic")]
     value = row.value
@@ -42,14 +36,11 @@ def value_lines(row: FieldRow) -> list[Text]:
 
 
 class FullValueScreen(Screen[None]):
-    """The value of one field of one handoff."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "Back", id="close-value"),
     ]
 
     def __init__(self, where: Text, row: FieldRow, findings: list[Text]) -> None:
-        """``where``: the handoff's run and id, already rendered safely."""
         super().__init__()
         self._where = where
         self._row = row

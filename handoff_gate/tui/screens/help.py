@@ -42,8 +42,7 @@ STATES = (
 
 
 def key_rows(app: App[Any], bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
-    """(keys, what they do) for every binding, its tooltip preferred over its label;
-    keys bound to the same action are listed together, as the app's keymap binds them."""
+    """(keys, what they do), with the keys as the app's keymap binds them."""
     declared = list(Binding.make_bindings(bindings))
     live = BindingsMap(declared)
     # Textual keeps the keymap on the App without a public reader; its screens read it so.
@@ -68,15 +67,11 @@ def key_rows(app: App[Any], bindings: Iterable[BindingType]) -> list[tuple[str, 
 
 
 class HelpScreen(ModalScreen[None]):
-    """Keys and states; scrolls when the terminal is too small to show it all."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "close", "Close", id="close-help")
     ]
 
     def __init__(self, sections: Sequence[Section]) -> None:
-        """``sections``: a heading per pane (the whole view, the list, the fields) and
-        its keys."""
         super().__init__()
         self._sections = sections
 

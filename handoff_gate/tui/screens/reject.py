@@ -1,9 +1,5 @@
-"""The rejection dialog: a reason is required, a category helps later triage.
-
-Enter submits from every control (the reason, the category list, the Reject button);
-Escape or the Cancel button closes without writing. The chosen category carries a
-"(•)" marker in its text, so it reads the same on a monochrome terminal.
-"""
+"""The rejection dialog: a reason is required, a category helps later triage. The chosen
+category carries a "(•)" marker, so it reads the same on a monochrome terminal."""
 
 from __future__ import annotations
 
@@ -32,13 +28,12 @@ class Rejection:
 
 
 def category_prompt(category: Category, chosen: bool) -> Text:
-    """One line of the category list: the marker, then the category in words."""
     marker = CHOSEN if chosen else NOT_CHOSEN
     return Text.assemble((marker, "bold" if chosen else ""), " ", category.value.replace("_", " "))
 
 
 class CategoryList(OptionList):
-    """The categories; moving the highlight chooses, so the marker follows the cursor."""
+    """Moving the highlight chooses, so the marker follows the cursor."""
 
     def __init__(self, chosen: Category, *, id: str | None = None) -> None:
         options = [Option(category_prompt(c, c is chosen), id=c.value) for c in Category]
@@ -59,14 +54,11 @@ class CategoryList(OptionList):
 
 
 class RejectScreen(ModalScreen[Rejection | None]):
-    """Dismisses with a ``Rejection`` once a reason is given, ``None`` on cancel."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="cancel-reject")
     ]
 
     def __init__(self, title: Text, suggested: Category = Category.OTHER) -> None:
-        """``suggested``: the category pre-chosen (``gates.view.reject_hint``)."""
         super().__init__()
         self._title = title
         self._suggested = suggested
@@ -92,7 +84,6 @@ class RejectScreen(ModalScreen[Rejection | None]):
 
     @property
     def category(self) -> Category:
-        """The category currently chosen."""
         return self.query_one(CategoryList).chosen
 
     def _submit(self) -> None:

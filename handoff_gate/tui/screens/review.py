@@ -1,17 +1,8 @@
 """The review screen: the live list of handoffs and the selected one, field by field.
 
-It owns the main view's keys and its one reactive, the filter (``show``); the selected
-handoff is the list's cursor and what the body shows (fields, raw, diff, delivered) is
-the detail's, never copied here. It folds the feed's messages into its entries; the list
-and the detail only ever display entries. Until the app's core arrives (``core``, made
-by the app's core worker) it shows listings only.
-
-The dialogs before a decision are the ``Asker``'s, whose answers come back as messages;
-the screen's own workers write them in a thread (``on_asker_one``, ``on_asker_many``,
-posting ``DecisionFinished`` / ``BatchDecided``) and build a raw, diff or delivered body
-(``load_body``, posting ``BodyReady``). The marks are the ``MarksBar``'s, arrival
-notifications ``ArrivalNotices``'; what the toasts say is ``notice``'s; where the cursor
-goes is ``cursor``'s and ``follow``'s.
+It folds the feed's messages into its entries; the list and the detail only display them,
+and the selection is the list's cursor, never a copy here. How the work is split between
+it and its helpers is in docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -124,7 +115,6 @@ SINGLE_BELOW = 70
 class ReviewScreen(Screen[None]):
     """The main view of ``handoff-gate watch``: review and decide handoffs as they arrive."""
 
-    #: Each key has an id for Textual's keymap (``keys``, docs/walkthrough.md).
     BINDINGS: ClassVar[list[BindingType]] = REVIEW_KEYS
     #: What a read-only review does not offer (hidden from the footer, help and palette).
     DECIDING: ClassVar[frozenset[str]] = frozenset(
@@ -141,7 +131,6 @@ class ReviewScreen(Screen[None]):
     )
     #: Never offered: the stand-in for the deciding keys of a read-only review.
     STAND_IN = READ_ONLY_STAND_IN
-    #: The palette's entries for this screen; they reach it as ``Provider.screen``.
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
         ActionProvider,
         JumpProvider,
@@ -153,8 +142,6 @@ class ReviewScreen(Screen[None]):
     find_text: str = ""
 
     def __init__(self, feed: Feed, options: ReviewOptions, *, where: str, reviewer: str) -> None:
-        """``where``: the root or store as the header names it; ``reviewer``: who the
-        header says decides (``Gate.deciding_as``)."""
         super().__init__()
         self.feed = feed
         #: Inspection and decisions: ``None`` until the app's core worker has made them.
@@ -193,7 +180,6 @@ class ReviewScreen(Screen[None]):
         self._list = HandoffList(id="list")
         self._main = Horizontal(id="main")
         self._detail = Detail(self._field_rows, id="detail")
-        #: The dialogs before a decision; their answers come back as ``Asker`` messages.
         self._asker = Asker()
 
     def compose(self) -> ComposeResult:
@@ -208,8 +194,7 @@ class ReviewScreen(Screen[None]):
     def _field_rows(
         self, report: Report, parent: str = "", *, start: int = 0, limit: int | None = None
     ) -> list[FieldRow]:
-        """The detail's field rows, from the core (``ReviewCore.field_rows``). A report
-        exists only once the core has inspected it; before that there are none."""
+        """A report exists only once the core has inspected it; before that there are none."""
         if self.core is None:
             return []
         return self.core.field_rows(report, parent, start=start, limit=limit)
@@ -221,7 +206,7 @@ class ReviewScreen(Screen[None]):
     def _tick_deadlines(self) -> None:
         """Keep the time left on pending rows current, and inspect again a handoff whose
         deadline has just passed, so it turns ``expired`` (and unmarked) without waiting
-        for its files to change. Deciding it is refused by ``gates`` regardless."""
+        for its files to change."""
         timed = [
             entry
             for entry in self.entries.values()
@@ -241,10 +226,8 @@ class ReviewScreen(Screen[None]):
         self._update_topbar()
 
     def on_resize(self) -> None:
-        """The header is fitted to the width with a marker; fit it again. Below
-        ``WIDE_DECISIONS`` columns the rejected list keeps the usual width, below
-        ``COMPACT_BELOW`` the list is a narrow column, below ``SINGLE_BELOW`` one pane
-        is shown at a time (app.tcss)."""
+        """The layout classes for the width (the constants above, app.tcss); the header
+        is fitted again."""
         width = self.app.size.width
         self._main.set_class(width < WIDE_DECISIONS, "narrow")
         compact = width < COMPACT_BELOW
@@ -262,17 +245,15 @@ class ReviewScreen(Screen[None]):
 
     @property
     def single(self) -> bool:
-        """Whether one pane is shown at a time (fewer than ``SINGLE_BELOW`` columns)."""
         return self._main.has_class("single")
 
     @property
     def opened(self) -> bool:
-        """Whether, one pane at a time, the handoff is shown in place of the list."""
+        """One pane at a time, the handoff shown in place of the list."""
         return self.single and self._main.has_class("opened")
 
     def action_open_handoff(self) -> None:
-        """Open the cursor's handoff: its fields take the focus, and one pane at a time
-        the handoff takes the list's place, its verdict banner first."""
+        """Its fields take the focus; one pane at a time it takes the list's place."""
         if self.current_entry() is None:
             return
         self._main.add_class("opened")
@@ -281,7 +262,6 @@ class ReviewScreen(Screen[None]):
         self.call_after_refresh(body.focus)
 
     def action_back_to_list(self) -> None:
-        """Give the list the screen (one pane at a time) and the focus back."""
         self._main.remove_class("opened")
         self._list.focus()
 
@@ -289,11 +269,11 @@ class ReviewScreen(Screen[None]):
 
     @property
     def entries(self) -> dict[Key, Entry]:
-        """Every handoff known, by (run directory, handoff id); read it, do not edit it."""
+        """Read it, do not edit it."""
         return self._book.by_key
 
     def listed(self) -> list[Key]:
-        """The handoffs in the list, top to bottom, as (run directory, handoff id)."""
+        """The handoffs in the list, top to bottom."""
         return [key for key in self._list.keys if isinstance(key, tuple)]
 
     def current_entry(self) -> Entry | None:
@@ -301,7 +281,7 @@ class ReviewScreen(Screen[None]):
         return self.entries.get(key) if isinstance(key, tuple) else None
 
     def waited_runs(self) -> set[Path]:
-        """Run directories with a live waiter on some handoff (worth a fresh look)."""
+        """Runs with a live waiter on some handoff (worth a fresh look)."""
         return {e.key[0] for e in self.entries.values() if e.waiters}
 
     def jump_to(self, key: Key) -> None:
@@ -317,16 +297,14 @@ class ReviewScreen(Screen[None]):
         handoffs.focus()
 
     def jump_targets(self) -> list[Target]:
-        """Palette entries: each run (its newest handoff), then every handoff."""
         return jump_targets(self._book.runs, self.entries.values(), self.jump_to)
 
     def offered(self) -> list[BindingType]:
-        """The main view's keys this review offers: a read-only one has no deciding keys."""
+        """A read-only review has no deciding keys."""
         hidden = self.DECIDING | {self.STAND_IN} if self.read_only else {self.STAND_IN}
         return [b for b in self.BINDINGS if not _bound_to(b, hidden)]
 
     def palette_actions(self) -> list[Target]:
-        """Palette entries that act: every key of the main view offered, and each filter."""
         return action_targets(self.offered(), self.run_action_soon, self._show)
 
     def run_action_soon(self, action: str) -> None:
@@ -334,9 +312,8 @@ class ReviewScreen(Screen[None]):
         self.call_after_refresh(self.run_action, action)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Main-view actions stay inert while a dialog, the full-value view or the palette
-        is over this screen (palette actions run on it once the palette is closed). A
-        read-only review hides approve and reject (``False``: not in the footer either)."""
+        """Inert while anything is over this screen (palette actions run once it closes);
+        ``False`` hides a key from the footer too."""
         if action in self.DECIDING and self.read_only:
             return False
         if action == self.STAND_IN and not self.read_only:
@@ -352,8 +329,8 @@ class ReviewScreen(Screen[None]):
     # --------------------------------------------------------------- selection
 
     def _select(self, key: Key | None) -> None:
-        """Show the handoff the cursor is on; with an empty list, say why it is empty (the
-        list reports its empty cursor whenever it likes, also after the list was painted)."""
+        """With an empty list, say why (the list reports its empty cursor whenever it
+        likes, also after it was painted)."""
         entry = self.entries.get(key) if key is not None else None
         if key in self._new:
             self._new.discard(key)
@@ -403,9 +380,8 @@ class ReviewScreen(Screen[None]):
             self.feed.inspect(ref, urgent=key_of(ref) == current)
 
     def _hurry(self, ref: HandoffRef) -> None:
-        """Have a handoff shown without its report inspected first. One asked for already
-        only jumps the line: asked again while it was being inspected (a second listing
-        of a new arrival, the cursor landing on it), it was inspected twice."""
+        """Have a handoff on screen inspected first. One asked for already only jumps the
+        line: asked again while it was being inspected, it was inspected twice."""
         if key_of(ref) in self._asked:
             self.feed.hurry(ref)
         else:
@@ -449,8 +425,8 @@ class ReviewScreen(Screen[None]):
             self._detail.show(self.current_entry())
 
     def on_decision_finished(self, message: DecisionFinished) -> None:
-        """Say what was decided; after a decision the cursor goes to the next handoff that
-        waits (``cursor.next_after``) and follows the run if that one is in another."""
+        """The cursor goes to the next handoff that waits and follows the decided run if
+        that one is in another (``cursor``, ``follow``)."""
         run_dir = message.key[0]
         self._tell(decided(message))
         if message.decision is not None and message.decision.action is Action.APPROVE:
@@ -495,13 +471,9 @@ class ReviewScreen(Screen[None]):
     # ---------------------------------------------------------------- cursor
 
     def _settle_cursor(self) -> None:
-        """Let the cursor leave the first row once the first look at the root is complete.
-
-        Until every handoff of the first listing is inspected, results arrive in whatever
-        order the threads deliver them and rows appear, move and vanish under the filter;
-        holding the cursor on the first row makes the starting selection the first row of
-        the settled list, every time.
-        """
+        """Let the cursor leave the first row once every handoff of the first listing is
+        inspected: until then rows appear, move and vanish in whatever order results
+        arrive, and the starting selection must not depend on it."""
         handoffs = self._list
         if not handoffs.follow_top or not self._scanned or self._paint_list.pending:
             return
@@ -515,13 +487,10 @@ class ReviewScreen(Screen[None]):
             self._placed = handoffs.current
 
     def _place_cursor(self) -> None:
-        """Apply the cursor's rules for arrivals once the list shows them.
-
-        While the cursor is where the start rule put it, the rule is applied again (a
-        pipeline's handoff arriving later is then found too). Otherwise a decidable arrival
-        takes the cursor only off something that cannot be decided; on a decidable handoff
-        the cursor stays and the header counts the arrivals it did not take.
-        """
+        """The cursor's rules for arrivals, once the list shows them: while the cursor is
+        where the start rule put it, the rule is applied again (a later pipeline handoff
+        is then found too); otherwise a decidable arrival takes the cursor only off
+        something that cannot be decided, and the header counts the ones it did not take."""
         handoffs = self._list
         if handoffs.follow_top or self._paint_list.pending:
             return
@@ -544,8 +513,7 @@ class ReviewScreen(Screen[None]):
             self._update_topbar()
 
     def _follow_run(self) -> None:
-        """Bring the cursor to a handoff just submitted in the run a decision was made in
-        (``follow.RunFollow``); the arrivals are looked at once, followed or not."""
+        """The arrivals are looked at once, followed or not (``follow.RunFollow``)."""
         arrived, self._book.arrived = self._book.arrived, []
         self._arrivals.update(arrived)
         key = self._follow.target(arrived, self.entries, self._list.current)
@@ -559,14 +527,12 @@ class ReviewScreen(Screen[None]):
             self.app.bell()
 
     def action_toggle_notices(self) -> None:
-        """Turn the new-handoff notifications off (rows still arrive) or back on."""
         said = "on" if self._notices.toggle() else "off: new handoffs still appear in the list"
         self.notify(f"New-handoff notifications {said}", timeout=2, markup=False)
 
     # ------------------------------------------------------------------ list
 
     def _repaint_list(self) -> None:
-        """Re-filter and re-sort the list."""
         show = self.show
         listed = visible_entries(self.entries, show, self.find_text)
         self._main.set_class(show is Show.REJECTED, "decisions")
@@ -597,7 +563,6 @@ class ReviewScreen(Screen[None]):
         return Text(f"Nothing {self.show.value} here. Press f to change the filter.", style="dim")
 
     def _repaint_topbar(self) -> None:
-        """The header's counts across all entries."""
         bar = replace(
             self._heading,
             show=self.show,
@@ -614,7 +579,6 @@ class ReviewScreen(Screen[None]):
     # ------------------------------------------------------------- deciding
 
     def action_approve(self) -> None:
-        """Ask to approve the cursor's handoff, unless something refuses it first."""
         found = None if self._unread() else self._decidable()
         if found is None:
             return
@@ -634,13 +598,11 @@ class ReviewScreen(Screen[None]):
         return True
 
     def action_reject(self) -> None:
-        """Ask for a reason and a category to reject the cursor's handoff, unless refused."""
         found = self._decidable()
         if found is not None:
             self._asker.reject(*found)
 
     def action_edit(self) -> None:
-        """Edit the cursor's payload, then ask to approve the edit, unless refused first."""
         found = None if self._unread() else self._decidable()
         if found is None:
             return
@@ -655,12 +617,10 @@ class ReviewScreen(Screen[None]):
 
     @property
     def marked(self) -> list[Key]:
-        """The marked handoffs in list order (those filtered out of view last)."""
         return self._marks.ordered(self.listed())
 
     def action_mark(self) -> None:
-        """Mark or unmark the cursor's handoff; only one this reviewer can decide now
-        can be marked (``gates.view.decidable``), so a blocked one never is."""
+        """Only a handoff this reviewer can decide now can be marked, never a blocked one."""
         entry = self.current_entry()
         if entry is None:
             return
@@ -672,8 +632,8 @@ class ReviewScreen(Screen[None]):
             self._tell(CANNOT_MARK)
 
     def action_mark_all(self) -> None:
-        """Mark every handoff of the cursor's run, in the current view, that this reviewer
-        can decide now: a batch is one run's, never every run under the root."""
+        """Only the cursor's run, in the current view: a batch is one run's, never every
+        run under the root."""
         current = self.current_entry()
         if current is None:
             self._tell(NOTHING_TO_DECIDE)
@@ -696,7 +656,7 @@ class ReviewScreen(Screen[None]):
 
     def _batch(self) -> list[tuple[Entry, str]] | None:
         """The marked handoffs still decidable, each with the sha256 it was seen with;
-        ``None``, said why, when there are none (or the core is not ready)."""
+        ``None``, said why, when there are none."""
         if self.read_only:
             self._tell(READ_ONLY)
             return None
@@ -714,26 +674,22 @@ class ReviewScreen(Screen[None]):
         return chosen
 
     def action_approve_marked(self) -> None:
-        """Approve every marked handoff after one confirmation that lists each of them."""
         chosen = self._batch()
         if chosen is not None and self.core is not None:
             self._asker.approve_batch(self.core, chosen)
 
     def action_reject_marked(self) -> None:
-        """Reject every marked handoff with one reason and one category."""
         chosen = self._batch()
         if chosen is not None and self.core is not None:
             self._asker.reject_batch(self.core, chosen)
 
     @work(thread=True, group="decide", name="decide-batch")
     def on_asker_many(self, m: Asker.Many) -> None:
-        """Write the batch the person confirmed off the UI thread; the answers come back
-        as ``BatchDecided``."""
         self.post_message(m.core.decide_many(m.chosen, m.action, m.reason, m.category))
 
     def on_batch_decided(self, message: BatchDecided) -> None:
-        """Say how the batch went and unmark it. The cursor stays where it is, or, if
-        its handoff was decided, goes to the next one that waits (never to the top)."""
+        """The cursor stays, or, if its handoff was decided, goes to the next one that
+        waits (never to the top)."""
         self._tell(batch_decided(message.results))
         self._marks.unmark([r.key for r in message.results])
         current = self._list.current
@@ -749,15 +705,13 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, group="decide", name="decide")
     def on_asker_one(self, m: Asker.One) -> None:
-        """Write the decision the person confirmed off the UI thread (it blocks on the disk
-        or the store); the answer, written or refused, comes back as ``DecisionFinished``."""
         self.post_message(
             m.core.decide(m.entry, m.action, m.sha256, m.reason, m.category, m.edited)
         )
 
     def _decidable(self) -> tuple[ReviewCore, Entry, Report] | None:
         """The cursor's handoff if a decision on it may be asked for now; else ``None``,
-        said why (read-only, still inspecting, or the deciding rules' refusal)."""
+        said why."""
         if self.read_only:
             self._tell(READ_ONLY)
             return None
@@ -789,7 +743,6 @@ class ReviewScreen(Screen[None]):
         self._toggle_body(Body.DELIVERED)
 
     def _toggle_body(self, body: Body) -> None:
-        """Show ``body`` of the cursor's handoff, or the fields again if it shows it."""
         entry = self.current_entry()
         if entry is not self._detail.entry:
             self._detail.show(entry)
@@ -808,10 +761,9 @@ class ReviewScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="body", name="body")
     def load_body(self, core: ReviewCore, entry: Entry, body: Body, previous: Entry | None) -> None:
-        """Build a raw, diff or delivered body off the UI thread (making a large payload's
-        unsafe characters visible, or inspecting the diff's earlier handoff again, is too
-        slow for it) and post it as ``BodyReady``. Asking for another body cancels this
-        one: a cancelled build posts nothing."""
+        """Off the UI thread: making a large payload's unsafe characters visible, or
+        inspecting the diff's earlier handoff again, is too slow for it. A cancelled
+        build posts nothing."""
         report = entry.report
         if report is None:
             return
@@ -847,7 +799,6 @@ class ReviewScreen(Screen[None]):
         self._show(self.show.next())
 
     def action_find(self) -> None:
-        """Ask for a text and show only the rows containing it (``model.matches``)."""
         self.app.push_screen(FindScreen(self.find_text), self._found)
 
     def _found(self, text: str | None) -> None:
@@ -866,7 +817,7 @@ class ReviewScreen(Screen[None]):
         self.notify(f"Showing {show.value} handoffs", timeout=2, markup=False)
 
     def action_open_value(self) -> None:
-        """Open the highlighted field's whole value (the first field when none is)."""
+        """The first field's when none is highlighted."""
         fields = self._detail.fields
         row = fields.cursor_node_data
         if not isinstance(row, FieldRow):
@@ -877,7 +828,6 @@ class ReviewScreen(Screen[None]):
             self._tell(NO_FIELD)
 
     def action_decision(self) -> None:
-        """The cursor's decision in full (the detail shows one or two lines of it)."""
         entry = self.current_entry()
         if entry is None:
             return
@@ -887,7 +837,6 @@ class ReviewScreen(Screen[None]):
         self.app.push_screen(DecisionScreen(entry))
 
     def action_stats(self) -> None:
-        """The look back, summed; its ``R`` comes back to the rejected list."""
         if self.core is None:
             self._tell(NOT_READY)
             return
@@ -898,10 +847,9 @@ class ReviewScreen(Screen[None]):
             self._show(Show.REJECTED)
 
     def action_rule_from_decision(self) -> None:
-        """Propose a rule approving calls like the cursor's approved tool call, or, when
-        the cursor is on one not approved (it moves on after a decision), the one this
-        reviewer approved last. The screen and its replay load only now, so the first
-        paint never waits for them."""
+        """From the cursor's approved tool call, or, when the cursor is on one not approved
+        (it moves on after a decision), the one this reviewer approved last. Imported
+        only now, so the first paint never waits for the replay code."""
         from handoff_gate.tui.screens.rule_proposal import RuleProposalScreen
 
         entry = self.current_entry()
@@ -927,8 +875,8 @@ class ReviewScreen(Screen[None]):
 
 
 def _judge(core: ReviewCore, entry: Entry) -> None:
-    """Whether this reviewer can decide ``entry`` now; the rule is ``gates``' (only a
-    pending handoff is asked about: the others need no word from the deciding code)."""
+    """Only a pending handoff is asked about: the others need no word from the deciding
+    code."""
     refusal = core.refusal(entry) if entry.state is HandoffState.PENDING else None
     entry.decidable = decidable_now(entry.state, refusal.message if refusal else None)
 

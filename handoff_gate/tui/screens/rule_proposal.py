@@ -1,15 +1,9 @@
 """Approve calls like this by rule: the ``[[auto]]`` table a decision would make, and
 what it would have done to the history, shown before anything is written.
 
-Everything goes through a Gate over a copy of the app's store, in workers: the table is
-the one ``Gate.propose_rule`` makes from the approved call (its tool, agent and shell
-words, no more), shown as the exact text that would be appended; beside it, replay's
-verdict for that rule alone over every recorded call (``Gate.replay``): how many past
-calls it would approve, the ones a person rejected named first, since those are the
-calls a careless rule lets through. ``y`` appends it to the proposals file once the
-verdict is in (``Gate.add_proposal``; never the policy: a person adds it there and
-re-pins); ``n`` or Escape leaves. Every name, run and command is payload or reviewer
-text: made safe (``render.safe``), never markup.
+Replay's verdict names the calls a person rejected first: those are the ones a careless
+rule lets through. ``y`` appends to the proposals file, never the policy: a person adds
+it there and re-pins. Every name, run and command is untrusted: made safe, never markup.
 """
 
 from __future__ import annotations
@@ -46,9 +40,7 @@ _LONGEST = 200
 
 
 class RuleProposalScreen(ModalScreen[Notice | None]):
-    """Dismissed with what to tell the person: the proposal written, or why none can be
-    made or written (``None``: cancelled, nothing written). The call is read, the rule
-    made and the history replayed in workers: nothing blocks the UI thread."""
+    """Dismissed with what to tell the person (``None``: cancelled, nothing written)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Propose", id="confirm-rule-proposal"),
@@ -56,8 +48,6 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
     ]
 
     def __init__(self, core: ReviewCore, entry: Entry, reviewer: str) -> None:
-        """``entry``: the handoff under the cursor (an approved tool call, or the screen
-        closes saying why not); ``reviewer``: who the note says proposed it."""
         super().__init__()
         #: A Gate over a copy of the app's store for each piece of work off the UI thread.
         self._gate: Callable[[], Gate] = core.gate.copy
@@ -91,7 +81,6 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
 
     @work(thread=True, exclusive=True, group="rule-proposal", name="rule-proposal")
     def _prepare(self) -> None:
-        """Make the rule from the call, then replay it alone over the history."""
         ref = self._ref
         try:
             with self._gate() as gate:
@@ -156,13 +145,11 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
 
 
 def beside_runs(gate: Gate, run: str) -> Path | None:
-    """The folder ``run`` is in, when the store keeps runs in folders (else ``None``)."""
     where = Path(gate.store.run_label(run))
     return where.parent if where.is_absolute() else None
 
 
 def note(source: str, reviewer: str, verdict: Replay, name: str) -> str:
-    """The comment above a proposal: from which call, by whom, when, and its verdict."""
     approved = verdict.approved_by(name)
     rejected = [j for j in approved if j.decided is HandoffState.REJECTED and j.by_person]
     at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -176,7 +163,7 @@ def note(source: str, reviewer: str, verdict: Replay, name: str) -> str:
 
 
 def written(gate_for: Callable[[], Gate], proposal: Proposal, text: str) -> Notice:
-    """Append the proposal (blocking); what to tell the person either way."""
+    """Blocking."""
     where = safe(str(proposal.path), 500)
     try:
         with gate_for() as gate:
@@ -193,7 +180,6 @@ def written(gate_for: Callable[[], Gate], proposal: Proposal, text: str) -> Noti
 
 
 def verdict_text(found: Replay, name: str) -> Text:
-    """How many recorded calls the rule would approve, the ones a person rejected first."""
     approved = found.approved_by(name)
     rejected = [j for j in approved if j.decided is HandoffState.REJECTED and j.by_person]
     text = Text("Replayed over the history, it would approve ")

@@ -1,9 +1,5 @@
-"""The stats screen: the reviewer's look back, summed, one key from the review screen.
-
-The figures are ``Gate.stats``'s (through ``ReviewCore.look_back``), computed off the UI
-thread over a copy of the store, then shown as lines with a bar a day. ``R`` closes it
-showing the rejected list (the handoffs behind the reject figures); Escape just closes.
-"""
+"""The stats screen (``S``): ``Gate.stats`` counted off the UI thread; ``R`` closes it
+onto the rejected list, the handoffs behind the reject figures."""
 
 from __future__ import annotations
 
@@ -38,7 +34,6 @@ class StatsScreen(Screen[bool]):
     ]
 
     def __init__(self, look_back: Callable[[], Stats]) -> None:
-        """``look_back``: the figures, computed in a worker thread (it blocks on the store)."""
         super().__init__()
         self._look_back = look_back
         #: The figures once computed (``None`` while counting, or when it failed).

@@ -1,13 +1,7 @@
 """The right-hand pane: decision summary, banners, header, producer, warnings, a body.
 
-The body is the field tree, the raw text or a diff. This widget only displays what the
-app hands it; loading and inspecting happen in the app's workers.
-
-Top to bottom: a decided handoff's decision in one or two lines (``decided``; ``i`` shows
-it whole), the verdict banner with the blocking findings, the header, then who produced
-it, the approvals and the waiter as plain lines. At 80x24 the verdict, the blocking
-findings and the first fields are on the first screen; the summary holds no bordered box,
-so none is ever cut at its edge.
+At 80x24 the verdict, the blocking findings and the first fields are on the first screen;
+the summary holds no bordered box, so none is ever cut at its edge.
 """
 
 from __future__ import annotations
@@ -38,14 +32,9 @@ _BANNER_CLASSES = ("truncated", "refusal", "approvable", "blocked")
 
 
 class Detail(Vertical):
-    """Shows one entry; ``show`` is cheap to call again when the entry is unchanged.
-
-    Its parts are created up front and held as attributes, so the app may call ``show``
-    before they are mounted.
-    """
+    """Its parts are made up front, so ``show`` may be called before they are mounted."""
 
     def __init__(self, rows: FieldRows, *, id: str | None = None) -> None:
-        """``rows``: the field tree's rows (``FieldTree``)."""
         super().__init__(id=id)
         self.entry: Entry | None = None
         self.body = Body.FIELDS
@@ -82,7 +71,7 @@ class Detail(Vertical):
         yield self.lines
 
     def show(self, entry: Entry | None, empty: Text | None = None) -> None:
-        """Display ``entry``, or ``empty`` when nothing is selected; resets the body."""
+        """``empty``: shown when nothing is selected."""
         same = entry is not None and self.entry is not None and entry.key == self.entry.key
         report_changed = entry is None or entry.report is not self.fields.report
         self.entry = entry
@@ -118,7 +107,6 @@ class Detail(Vertical):
             self.set_body(Body.FIELDS)
 
     def _show_decided(self) -> None:
-        """The decision's one or two lines, fitted to the summary's width now."""
         entry = self.entry
         width = self._summary.scrollable_content_region.width
         lines = decided_lines(entry, width or 80, self.app.console) if entry is not None else []
@@ -137,7 +125,6 @@ class Detail(Vertical):
         self.fields.forget()
 
     def set_body(self, body: Body, title: Text | None = None, lines: Sequence[Text] = ()) -> None:
-        """Switch the body; raw and diff bodies come with their title and lines."""
         self.body = body
         fields = body is Body.FIELDS
         self.fields.display = fields

@@ -1,18 +1,11 @@
 """The field-by-field view: every field on as many lines as it needs, children on expand.
 
 A ``Tree`` draws each node on one line, so a plan's problem statement was cut at the edge
-of the pane. This view keeps the tree's shape (a cursor over fields, Enter to expand or
-open) but wraps each field to the pane's width, painting only the lines in view (the line
-API, as ``TextLines`` does).
-
-Only the top level is built when a handoff is shown, and a level with many children is
-added a chunk at a time, so a payload with 100,000 leaves costs what the screen shows.
-
-The rows come from the function the view is given (the review core's, which computes
-them with ``gates.view.fields``), not from an import here: computing them walks the
-contract's pydantic models, and the view is part of the first screen, which is painted
-before the core and pydantic's model machinery load (docs/architecture.md, "Laziness at
-the boundary only").
+of the pane; this view wraps each field and paints only the lines in view. A level is
+built when shown, a chunk at a time, so a payload with 100,000 leaves costs what the
+screen shows. The rows come from the function it is given, not an import: computing them
+walks the contracts' pydantic models, which load after the first paint
+(docs/architecture.md, "Laziness at the boundary only").
 """
 
 from __future__ import annotations
@@ -71,8 +64,7 @@ class _Node:
 
 
 class FieldRows(Protocol):
-    """The rows directly under ``parent`` in ``report``, windowed by ``start``/``limit``
-    (``gates.view.fields.field_rows``'s signature)."""
+    """``gates.view.fields.field_rows``'s signature."""
 
     def __call__(
         self, report: Report, parent: str = "", *, start: int = 0, limit: int | None = None
@@ -80,12 +72,7 @@ class FieldRows(Protocol):
 
 
 class FieldTree(ScrollView, can_focus=True):
-    """Fields of one report, each wrapped in full; the cursor is on one field at a time.
-
-    Enter on a field without children, Space or ``o`` on any field, asks for its whole
-    value (``Open``); Enter on a field with children expands or collapses it, as do the
-    right and left arrows (left on a child goes to its parent).
-    """
+    """Fields of one report, each wrapped in full; the cursor is on one field at a time."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor(-1)", "Up", show=False, tooltip="previous field", id="field-up"),
@@ -144,12 +131,11 @@ class FieldTree(ScrollView, can_focus=True):
 
     @dataclass
     class Open(Message):
-        """The reader asked for ``row``'s whole value."""
+        """Asks for ``row``'s whole value."""
 
         row: FieldRow
 
     def __init__(self, rows: FieldRows, *, id: str | None = None) -> None:
-        """``rows``: computes a level's rows when it is shown or expanded."""
         super().__init__(id=id)
         self._rows = rows
         self._report: Report | None = None
@@ -175,7 +161,6 @@ class FieldTree(ScrollView, can_focus=True):
         return first if isinstance(first, FieldRow) else None
 
     def clear(self) -> None:
-        """Show nothing."""
         self._top, self._cursor = [], None
         self._layout()
 
@@ -184,7 +169,6 @@ class FieldTree(ScrollView, can_focus=True):
         self._report = None
 
     def show_report(self, report: Report) -> None:
-        """Replace the view with the top-level fields of ``report``, no field chosen."""
         self._report = report
         self._top, self._cursor = self._level(None, "", 0, None), None
         if not self._top:
@@ -210,7 +194,6 @@ class FieldTree(ScrollView, can_focus=True):
         return nodes
 
     def _layout(self) -> None:
-        """Flatten the expanded nodes in view order and wrap each to the current width."""
         # Hidden (no width yet), lines are wrapped at MIN_WRAP; shown, a resize wraps
         # them again to the real width, which can be narrower than MIN_WRAP.
         width = self.scrollable_content_region.width or MIN_WRAP
@@ -234,8 +217,6 @@ class FieldTree(ScrollView, can_focus=True):
         self.refresh()
 
     def _wrap(self, node: _Node, width: int) -> list[Text]:
-        """``node``'s lines at ``width``: indent and expand icon on the first, the rest
-        hanging under its text."""
         # Deep fields give up indent before text: a line is never wider than the pane.
         indent = " " * min(INDENT * node.depth, max(width - 2 - MIN_WRAP, 0))
         room = max(width - len(indent) - 2, 1)
@@ -278,13 +259,11 @@ class FieldTree(ScrollView, can_focus=True):
         return strip
 
     def _node_at(self, line: int) -> int | None:
-        """The index in ``_shown`` of the node painted on ``line`` (``None``: no node)."""
         if line < 0 or line >= self.virtual_size.height or not self._shown:
             return None
         return bisect_right(self._starts, line) - 1
 
     def _move(self, node: _Node | None) -> None:
-        """Put the cursor on ``node`` and bring all of it into view."""
         if node is self._cursor:
             return
         self._cursor = node
@@ -308,7 +287,7 @@ class FieldTree(ScrollView, can_focus=True):
             self._move(self._shown[at])
 
     def action_page(self, step: int) -> None:
-        """Move by a screenful of lines, landing on the field that holds that line."""
+        """By a screenful of lines, landing on the field that holds that line."""
         if not self._shown:
             return
         at = max(self._index(), 0)
@@ -356,8 +335,7 @@ class FieldTree(ScrollView, can_focus=True):
         self._layout()
 
     def _more(self, node: _Node, more: More) -> None:
-        """Replace a "more" line by the next chunk of its level; the cursor stays on the
-        first field it adds."""
+        """The cursor goes to the first field the chunk adds."""
         siblings = self._top if node.parent is None else node.parent.children
         if siblings is None:
             return
@@ -369,7 +347,7 @@ class FieldTree(ScrollView, can_focus=True):
         self._move(added[0] if added else None)
 
     def on_click(self, event: events.Click) -> None:
-        """A click chooses the field under it; a click on the chosen one selects it."""
+        """A click on the chosen field selects it."""
         at = self._node_at(event.y + self.scroll_offset.y)
         if at is None:
             return

@@ -1,9 +1,5 @@
-"""The handoff list: one line per handoff, virtual, with a keyboard and mouse cursor.
-
-Rows are keyed so the cursor stays on the same handoff when rows are re-sorted or
-filtered by a live update. A row's text is asked of the renderer only when that line is
-painted, so ten thousand rows cost ten thousand keys, not ten thousand ``Text`` objects.
-"""
+"""The handoff list: one virtual line per handoff. Rows are keyed, so the cursor stays on
+its handoff through a re-sort; a row is rendered only when painted."""
 
 from __future__ import annotations
 
@@ -22,8 +18,6 @@ from textual.strip import Strip
 
 
 class HandoffList(ScrollView, can_focus=True):
-    """A cursor over keyed one-line rows."""
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move(-1)", "Up", show=False, tooltip="previous row of the list", id="up"),
         Binding("down,j", "move(1)", "Down", show=False, tooltip="next row of the list", id="down"),
@@ -67,7 +61,6 @@ class HandoffList(ScrollView, can_focus=True):
 
     @property
     def keys(self) -> Sequence[Hashable]:
-        """The row keys, top to bottom (replaced, never changed in place, by ``set_rows``)."""
         return self._keys
 
     @property
@@ -81,15 +74,9 @@ class HandoffList(ScrollView, can_focus=True):
     def set_rows(
         self, keys: Sequence[Hashable], render_row: Callable[[Hashable, int], Text]
     ) -> None:
-        """Replace all rows without moving the selection or the view under the reader.
-
-        ``render_row(key, width)`` fits a row to the list's current width, so a resize
-        re-flows the rows on the next paint.
-
-        The cursor stays on the same handoff. Scrolled to the top, the view stays there so
-        new arrivals are seen; scrolled elsewhere, it moves with the selected row so the
-        rows on screen do not jump.
-        """
+        """Replace all rows without moving the selection or the view under the reader:
+        scrolled to the top, the view stays there so new arrivals are seen; elsewhere, it
+        moves with the selected row so the rows on screen do not jump."""
         keep, before = self.current, self.cursor
         self._keys = list(keys)
         self._render_row = render_row
@@ -106,7 +93,7 @@ class HandoffList(ScrollView, can_focus=True):
         self.refresh()
 
     def select_key(self, key: Hashable) -> bool:
-        """Move the cursor to ``key``; ``False`` if it is not listed."""
+        """``False`` if it is not listed."""
         if key not in self._keys:
             return False
         self.follow_top = False

@@ -17,8 +17,6 @@ from textual.strip import Strip
 
 
 class TextLines(ScrollView):
-    """Read-only lines; long lines are wrapped by cell width so nothing is cut off."""
-
     #: Lines are wrapped to the width left beside a kept scrollbar gutter, so a scrollbar
     #: appearing never paints over their last letters (as in ``FieldTree``).
     DEFAULT_CSS = """
@@ -37,7 +35,6 @@ class TextLines(ScrollView):
         self._wrapped_at = 0
 
     def set_lines(self, lines: Sequence[Text]) -> None:
-        """Replace the content and scroll back to the top."""
         self._source = list(lines)
         self._wrapped_at = 0
         self._rewrap()

@@ -10,8 +10,6 @@ FOCUS_MARK = "▶ "
 
 
 class MarkedButton(Button):
-    """A ``Button`` that prefixes its label with ``▶`` while it has focus."""
-
     def __init__(
         self, label: str, *, id: str | None = None, variant: ButtonVariant = "default"
     ) -> None:

@@ -1,9 +1,5 @@
-"""The handoffs marked for a batch decision, and the bar above the footer that counts them.
-
-The marks are this widget's state: the screen asks it to mark and unmark, and it says
-what changed with ``MarksBar.Changed`` so the list can repaint those rows. It is shown
-only while something is marked.
-"""
+"""The handoffs marked for a batch decision (this widget's state), and the bar above the
+footer that counts them, shown only while something is marked."""
 
 from __future__ import annotations
 
@@ -18,12 +14,8 @@ from handoff_gate.tui.model import Key
 
 
 class MarksBar(Static):
-    """How many handoffs are marked and the keys that act on them."""
-
     @dataclass
     class Changed(Message):
-        """``keys`` were marked or unmarked."""
-
         keys: list[Key]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -33,7 +25,7 @@ class MarksBar(Static):
         self.display = False
 
     def ordered(self, listed: Iterable[Key]) -> list[Key]:
-        """The marked handoffs in ``listed``'s order, those filtered out of view last."""
+        """Those filtered out of view last."""
         shown = [key for key in listed if key in self.keys]
         return shown + sorted(self.keys - set(shown))
 
