@@ -96,7 +96,3 @@ def edit_diff(before: str, after: str) -> Text:
         shown.append(f"…and {len(lines) - MAX_DIFF_LINES} more lines\n", style="dim")
     shown.rstrip()
     return shown
-
-
-def edited_text(data: bytes) -> str:
-    return data.decode("utf-8", "replace")

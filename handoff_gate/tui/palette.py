@@ -19,10 +19,6 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from handoff_gate.tui.model import Entry, Key, Show
 from handoff_gate.tui.render import safe
 
-#: The palette lists at most this many handoffs before a query narrows them.
-_DISCOVER_LIMIT = 50
-
-
 Target = tuple[str, Callable[[], None], str]
 
 
@@ -86,34 +82,34 @@ class Actionable(Protocol):
 
 
 class ActionProvider(Provider):
+    #: How many entries the palette lists before a query narrows them (``None``: all).
+    discover_limit: int | None = None
+
     def _targets(self) -> list[Target]:
         screen = self.screen
         return screen.palette_actions() if isinstance(screen, Actionable) else []
 
+    def _searched(self, label: str, help_text: str) -> str:
+        return f"{label} {help_text}"
+
     async def discover(self) -> Hits:
-        for label, act, help_text in self._targets():
+        for label, act, help_text in self._targets()[: self.discover_limit]:
             yield DiscoveryHit(Text(label), act, text=label, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for label, act, help_text in self._targets():
-            score = matcher.match(f"{label} {help_text}")
+            score = matcher.match(self._searched(label, help_text))
             if score > 0:
                 yield Hit(score, Text(label), act, text=label, help=help_text)
 
 
-class JumpProvider(Provider):
+class JumpProvider(ActionProvider):
+    discover_limit = 50
+
     def _targets(self) -> list[Target]:
         screen = self.screen
         return screen.jump_targets() if isinstance(screen, Jumpable) else []
 
-    async def discover(self) -> Hits:
-        for label, jump, help_text in self._targets()[:_DISCOVER_LIMIT]:
-            yield DiscoveryHit(Text(label), jump, text=label, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for label, jump, help_text in self._targets():
-            score = matcher.match(label)
-            if score > 0:
-                yield Hit(score, Text(label), jump, text=label, help=help_text)
+    def _searched(self, label: str, help_text: str) -> str:
+        return label

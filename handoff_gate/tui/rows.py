@@ -27,14 +27,12 @@ class RowCache:
     """Rendered list rows by key; ``drop`` one when its entry changes."""
 
     def __init__(
-        self,
-        entries: dict[Key, Entry],
-        runs: dict[Path, set[str]],
-        marked: set[Key] | None = None,
+        self, entries: dict[Key, Entry], runs: dict[Path, set[str]], marked: set[Key]
     ) -> None:
+        """``marked``: the screen's batch marks, read live."""
         self._entries = entries
         self._runs = runs
-        self._marked = marked if marked is not None else set()
+        self._marked = marked
         self._rows: dict[Key, Text] = {}
         #: The filter and widths the cached rows were rendered for.
         self._rendered_for: tuple[Show, int, int, int] | None = None

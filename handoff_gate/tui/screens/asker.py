@@ -19,7 +19,6 @@ from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.tui.editing import (
     EditorFailed,
     edit_diff,
-    edited_text,
     editor_command,
     run_editor,
 )
@@ -104,7 +103,7 @@ class Asker(Widget):
         if not approvable:
             self._tell(edit_refused(entry, checked))
             return
-        diff = edit_diff(start, edited_text(data))
+        diff = edit_diff(start, data.decode("utf-8", "replace"))  # undecodable bytes shown
         warnings = [finding_text(f) for f in checked.warnings]
         title = entry_title(entry)
         dialog = ApproveEditScreen(title, report.sha256, checked.sha256, diff, warnings)

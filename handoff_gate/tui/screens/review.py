@@ -129,8 +129,6 @@ class ReviewScreen(Screen[None]):
             "rule_from_decision",
         }
     )
-    #: Never offered: the stand-in for the deciding keys of a read-only review.
-    STAND_IN = READ_ONLY_STAND_IN
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
         ActionProvider,
         JumpProvider,
@@ -301,8 +299,8 @@ class ReviewScreen(Screen[None]):
 
     def offered(self) -> list[BindingType]:
         """A read-only review has no deciding keys."""
-        hidden = self.DECIDING | {self.STAND_IN} if self.read_only else {self.STAND_IN}
-        return [b for b in self.BINDINGS if not _bound_to(b, hidden)]
+        hidden = self.DECIDING | {READ_ONLY_STAND_IN} if self.read_only else {READ_ONLY_STAND_IN}
+        return [b for b in self.BINDINGS if not (isinstance(b, Binding) and b.action in hidden)]
 
     def palette_actions(self) -> list[Target]:
         return action_targets(self.offered(), self.run_action_soon, self._show)
@@ -316,7 +314,7 @@ class ReviewScreen(Screen[None]):
         ``False`` hides a key from the footer too."""
         if action in self.DECIDING and self.read_only:
             return False
-        if action == self.STAND_IN and not self.read_only:
+        if action == READ_ONLY_STAND_IN and not self.read_only:
             return False
         if action == "reject_marked" and not self._marks.keys:
             return False  # R then lists the rejected handoffs, as it did before marks
@@ -537,15 +535,12 @@ class ReviewScreen(Screen[None]):
         listed = visible_entries(self.entries, show, self.find_text)
         self._main.set_class(show is Show.REJECTED, "decisions")
         keys = [entry.key for entry in listed]
-        self._list.set_rows(keys, self._row_text)
+        self._list.set_rows(keys, lambda key, width: self._rows.row(key, width, self.show))
         if not keys:
             self._detail.show(None, self._empty_hint())
         self._update_topbar()
         self._settle_cursor()
         self._place_cursor()
-
-    def _row_text(self, key: object, width: int) -> Text:
-        return self._rows.row(key, width, self.show)
 
     def _empty_hint(self) -> Text:
         if not self._scanned:
@@ -840,11 +835,10 @@ class ReviewScreen(Screen[None]):
         if self.core is None:
             self._tell(NOT_READY)
             return
-        self.app.push_screen(StatsScreen(self.core.look_back), self._from_stats)
-
-    def _from_stats(self, rejected: bool | None) -> None:
-        if rejected:
-            self._show(Show.REJECTED)
+        self.app.push_screen(
+            StatsScreen(self.core.look_back),
+            lambda rejected: self._show(Show.REJECTED) if rejected else None,
+        )
 
     def action_rule_from_decision(self) -> None:
         """From the cursor's approved tool call, or, when the cursor is on one not approved
@@ -879,7 +873,3 @@ def _judge(core: ReviewCore, entry: Entry) -> None:
     code."""
     refusal = core.refusal(entry) if entry.state is HandoffState.PENDING else None
     entry.decidable = decidable_now(entry.state, refusal.message if refusal else None)
-
-
-def _bound_to(binding: BindingType, actions: set[str] | frozenset[str]) -> bool:
-    return isinstance(binding, Binding) and binding.action in actions
