@@ -10,22 +10,12 @@ from rich.console import Console
 from rich.text import Text
 
 from handoff_gate.gates.vocab.actions import Action
-from handoff_gate.gates.vocab.states import ENDED, HandoffState
+from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.model import Entry
 from handoff_gate.tui.render import decision_word, no_decision_text, safe
 
 #: Said where the summary leaves text out: the key that shows it whole.
 IN_FULL = "i: in full"
-
-
-def has_decision(entry: Entry) -> bool:
-    """A decision (usable or not), or an end (withdrawn, expired)."""
-    return (
-        entry.decision is not None
-        or bool(entry.decision_error)
-        or entry.state is HandoffState.UNUSABLE
-        or entry.state in ENDED
-    )
 
 
 def clip(text: Text, width: int, lines: int, console: Console) -> list[Text]:

@@ -46,10 +46,9 @@ class Feed:
         self._relist = RunQueue()
         self._inspect = InspectQueue()
         self._stop = threading.Event()
-        #: The runs the listing thread has looked at (set before it lists them). Hints
-        #: are sorted by this, not by what the screen has merged yet: a hint in a run
-        #: listed but not yet merged would otherwise ask for a look at the runs, which
-        #: finds no new run, and the handoff it announced would never be listed.
+        #: The runs the listing thread has looked at, not what the screen has merged: a
+        #: hint in a run listed but not yet merged would ask for a look at the runs,
+        #: which finds no new run, and its handoff would never be listed.
         self._known: frozenset[Path] = frozenset()
 
     @property
@@ -71,7 +70,7 @@ class Feed:
         self._inspect.hurry(ref)
 
     def relist(self, run_dir: Path) -> None:
-        self._relist.put_run(run_dir)
+        self._relist.put(run_dir)
 
     # ------------------------------------------------------------ the watch
 
@@ -88,12 +87,8 @@ class Feed:
             self._relist.put_everything()
             return
         run = self._key(self.store, change.run)
-        if run is None or run not in self._known:
-            self._relist.put_root()
-        elif change.handoff_id is None:
-            self._relist.put_run(run)
-        else:
-            self._relist.put_id(run, change.handoff_id)
+        known = run is not None and run in self._known
+        self._relist.put(run if known else None, change.handoff_id)
 
     @staticmethod
     def _key(store: RunStore, run: str) -> Path | None:

@@ -124,8 +124,6 @@ REVIEW_KEYS: list[BindingType] = [
         tooltip="the decision in full: reason, category, reviewer, time, producer, waiter",
         id="decision",
     ),
-    # Enter on the list opens the handoff (below ``SINGLE_BELOW`` columns, full-width in
-    # place of the list); Escape comes back to the list.
     Binding(
         "enter",
         "open_handoff",

@@ -99,8 +99,7 @@ class Label:
     tool_call: str | None = None
     #: The handoff's deadline, if it has one (a pending row shows the time left).
     expires_at: str | None = None
-    #: What a batch confirmation lists for each marked handoff, and the digest its
-    #: decision binds to: kept so a batch needs no report that was dropped.
+    #: Kept so a batch confirmation and decision need no report that was dropped.
     sha256: str = ""
     verdict: str = ""
     warnings: int = 0
@@ -146,8 +145,7 @@ class Entry:
     trust: Trust | None = None
     #: Start times of the live ``wait`` processes on it; ``None``: the store cannot tell.
     waiters: tuple[str, ...] | None = ()
-    #: Whether this reviewer can decide it now (``gates.view.decidable``); set by the
-    #: screen from each inspection, ``False`` until the first.
+    #: Whether this reviewer can decide it now; set by the screen from each inspection.
     decidable: bool = False
     key: Key = field(init=False)
     run: str = field(init=False)

@@ -42,9 +42,8 @@ class ReviewApp(App[int]):
 
     def __init__(self, gate: Gate, options: ReviewOptions | None = None) -> None:
         super().__init__()
-        #: Set once the first screen is up and the core handed to it: what runs beside
-        #: the app (``watch --notify-url``'s announcer) waits for it, so its own start
-        #: never slows the app's.
+        #: Set once the core is handed to the screen: what runs beside the app waits for
+        #: it, so its own start never slows the app's.
         self.ready = threading.Event()
         self.gate = gate
         self.options = options = options or ReviewOptions()

@@ -31,9 +31,8 @@ class RunListing:
     complete: bool = True
     removed: frozenset[str] = frozenset()
     waiters: dict[str, tuple[str, ...]] | None = None
-    #: The contracts the run stores (``id@sha256`` each, sorted) when a complete listing
-    #: looked (``None``: not looked): when they change, the run's handoffs are inspected
-    #: again, since one blocked for want of its contract may now be reviewable.
+    #: ``id@sha256`` of the run's stored contracts (``None``: not looked): when they change,
+    #: a handoff blocked for want of its contract may now be reviewable.
     contracts: tuple[str, ...] | None = None
 
 
@@ -137,19 +136,15 @@ class RunQueue:
             self._dirty.everything = True
             self._cond.notify()
 
-    def put_root(self) -> None:
+    def put(self, run_dir: Path | None, handoff_id: str | None = None) -> None:
+        """One handoff (or its decision), a whole run, or with no ``run_dir`` the set of runs."""
         with self._cond:
-            self._dirty.root = True
-            self._cond.notify()
-
-    def put_run(self, run_dir: Path) -> None:
-        with self._cond:
-            self._dirty.runs.add(run_dir)
-            self._cond.notify()
-
-    def put_id(self, run_dir: Path, handoff_id: str) -> None:
-        with self._cond:
-            self._dirty.ids.setdefault(run_dir, set()).add(handoff_id)
+            if run_dir is None:
+                self._dirty.root = True
+            elif handoff_id is None:
+                self._dirty.runs.add(run_dir)
+            else:
+                self._dirty.ids.setdefault(run_dir, set()).add(handoff_id)
             self._cond.notify()
 
     def take(self) -> Dirty | None:

@@ -32,7 +32,6 @@ from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.gates.vocab.states import HandoffState, needs_person
 from handoff_gate.tui.arrival_notices import ArrivalNotices
 from handoff_gate.tui.cursor import next_after, start_target, step_waiting
-from handoff_gate.tui.decided import has_decision
 from handoff_gate.tui.entries import Entries, Merged
 from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.keys import READ_ONLY_STAND_IN, REVIEW_KEYS
@@ -76,7 +75,7 @@ from handoff_gate.tui.palette import (
     action_targets,
     jump_targets,
 )
-from handoff_gate.tui.render import entry_title, safe
+from handoff_gate.tui.render import entry_title, no_decision_text, safe
 from handoff_gate.tui.rows import RowCache, Topbar
 from handoff_gate.tui.screens.asker import Asker
 from handoff_gate.tui.screens.decision import DecisionScreen
@@ -102,13 +101,10 @@ LIST_REFRESH_S = 0.1
 DEADLINE_TICK_S = 1.0
 #: From this many columns the rejected list widens for its decision columns.
 WIDE_DECISIONS = 120
-#: Below this many columns the list keeps a narrow column, so the detail (its verdict
-#: banner first) has most of the width (app.tcss, ``#main.compact``).
+#: Below this many columns the list keeps a narrow column, the detail most of the width.
 COMPACT_BELOW = 100
-#: Below this many columns (narrow terminals, phones through ``serve``) one pane at a
-#: time: two panes of ~20 columns each made every field a column of single words. The
-#: list fills the screen; Enter opens the handoff in its place, Escape comes back
-#: (app.tcss, ``#main.single`` and ``#main.single.opened``).
+#: Below this many columns (phones through ``serve``) one pane at a time: two panes of
+#: ~20 columns each made every field a column of single words.
 SINGLE_BELOW = 70
 
 
@@ -142,16 +138,14 @@ class ReviewScreen(Screen[None]):
     def __init__(self, feed: Feed, options: ReviewOptions, *, where: str, reviewer: str) -> None:
         super().__init__()
         self.feed = feed
-        #: Inspection and decisions: ``None`` until the app's core worker has made them.
+        #: ``None`` until the app's core worker has made it.
         self.core: ReviewCore | None = None
         self.read_only = options.read_only
         self._heading = Topbar(where=where, reviewer=reviewer, read_only=options.read_only)
         self._quiet = options.quiet
-        #: New handoffs told a run at a time (``N`` turns them off and on).
         self._notices = ArrivalNotices(self._tell_arrivals, self.set_timer)
         self.set_reactive(ReviewScreen.show, options.show)
         self._book = Entries()
-        #: Handoffs marked for a batch decision (``space``, ``*``); only decidable ones.
         self._marks = MarksBar(id="marks")
         self._rows = RowCache(self._book.by_key, self._book.runs, self._marks.keys)
         self._scanned = False
@@ -206,17 +200,13 @@ class ReviewScreen(Screen[None]):
         deadline has just passed, so it turns ``expired`` (and unmarked) without waiting
         for its files to change."""
         timed = [
-            entry
+            (entry, entry.label.expires_at)
             for entry in self.entries.values()
             if entry.state is HandoffState.PENDING and entry.label and entry.label.expires_at
         ]
-        for entry in timed:
+        for entry, expires_at in timed:
             self._rows.drop(entry.key)
-            if (
-                entry.label is not None
-                and entry.label.expires_at
-                and is_past(entry.label.expires_at)
-            ):
+            if is_past(expires_at):
                 self._asked.add(entry.key)
                 self.feed.inspect(entry.ref, urgent=False)
         if timed:
@@ -326,9 +316,10 @@ class ReviewScreen(Screen[None]):
 
     # --------------------------------------------------------------- selection
 
-    def _select(self, key: Key | None) -> None:
+    def on_handoff_list_highlighted(self, message: HandoffList.Highlighted) -> None:
         """With an empty list, say why (the list reports its empty cursor whenever it
         likes, also after it was painted)."""
+        key = message.key if isinstance(message.key, tuple) else None
         entry = self.entries.get(key) if key is not None else None
         if key in self._new:
             self._new.discard(key)
@@ -346,9 +337,6 @@ class ReviewScreen(Screen[None]):
         self._paint_list()
 
     # --------------------------------------------------------------- messages
-
-    def on_handoff_list_highlighted(self, message: HandoffList.Highlighted) -> None:
-        self._select(message.key if isinstance(message.key, tuple) else None)
 
     def on_listed(self, message: Listed) -> None:
         selected = self._list.current
@@ -826,7 +814,7 @@ class ReviewScreen(Screen[None]):
         entry = self.current_entry()
         if entry is None:
             return
-        if not has_decision(entry):
+        if entry.decision is None and no_decision_text(entry) is None:
             self._tell(undecided(entry))
             return
         self.app.push_screen(DecisionScreen(entry))

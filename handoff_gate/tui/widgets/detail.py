@@ -56,10 +56,8 @@ class Detail(Vertical):
             banner.display = False
 
     def compose(self) -> ComposeResult:
-        # The summary scrolls within at most half the pane, so the field rows below
-        # always keep room, on a 24-line terminal too. The verdict banner comes first at
-        # every width (after a decision's one or two lines): it is what the reviewer
-        # must see.
+        # The summary scrolls within at most half the pane, so the fields keep room on 24
+        # lines too; the verdict banner comes first: it is what the reviewer must see.
         with self._summary:
             yield self._decided
             yield from self._banners
@@ -100,7 +98,6 @@ class Detail(Vertical):
         self._warnings.display = bool(warned)
         if report is None:
             self.fields.clear()
-            self.fields.forget()
         elif report_changed:
             self.fields.show_report(report)
         if not same:
@@ -122,7 +119,6 @@ class Detail(Vertical):
         for banner in self._banners:
             banner.display = False
         self.fields.clear()
-        self.fields.forget()
 
     def set_body(self, body: Body, title: Text | None = None, lines: Sequence[Text] = ()) -> None:
         self.body = body

@@ -117,9 +117,8 @@ class FieldTree(ScrollView, can_focus=True):
         ),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"field-tree--cursor"}
-    #: The scrollbar's gutter is always kept (``scrollbar-gutter: stable``): the lines are
-    #: wrapped to the width left beside it, so a scrollbar that appears once the lines
-    #: outgrow the pane never paints over their last letters.
+    #: The gutter is kept (``scrollbar-gutter: stable``) and lines wrapped beside it, so a
+    #: scrollbar appearing never paints over their last letters.
     DEFAULT_CSS = """
     FieldTree { overflow-x: hidden; scrollbar-gutter: stable; }
     FieldTree > .field-tree--cursor { background: $block-cursor-blurred-background; }
@@ -161,12 +160,9 @@ class FieldTree(ScrollView, can_focus=True):
         return first if isinstance(first, FieldRow) else None
 
     def clear(self) -> None:
-        self._top, self._cursor = [], None
+        """Show nothing; showing the same report again rebuilds the view."""
+        self._report, self._top, self._cursor = None, [], None
         self._layout()
-
-    def forget(self) -> None:
-        """Drop the report (after ``clear``), so showing it again rebuilds the view."""
-        self._report = None
 
     def show_report(self, report: Report) -> None:
         self._report = report

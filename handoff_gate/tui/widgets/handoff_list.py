@@ -50,10 +50,8 @@ class HandoffList(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        #: While true the cursor stays on the first row whatever arrives: the app sets it
-        #: false once its first look at the root has settled, and any move by the reader
-        #: ends it at once. The starting row then never depends on which background
-        #: result came first.
+        #: The cursor stays on the first row until the first look has settled or the
+        #: reader moves: the start never depends on which background result came first.
         self.follow_top = True
         self._keys: list[Hashable] = []
         self._render_row: Callable[[Hashable, int], Text] = lambda key, _: Text(str(key))
