@@ -19,6 +19,7 @@ from rich.text import Text
 
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 from handoff_gate.gates.vocab.safe_text import visible
+from handoff_gate.tui.textviews import DIFF_STYLES
 
 #: The variables that name the reviewer's editor, in the order they are asked.
 EDITOR_VARIABLES = ("VISUAL", "EDITOR")
@@ -81,15 +82,8 @@ def edit_diff(before: str, after: str) -> Text:
     )
     shown = Text()
     for line in lines[:MAX_DIFF_LINES]:
-        style = ""
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("@@"):
-            style = "cyan"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
+        headed = line.startswith(("+++", "---"))
+        style = "bold" if headed else DIFF_STYLES.get(line[:1], "")
         shown.append(visible(line).replace("\t", "\\t"), style)
         shown.append("\n")
     if len(lines) > MAX_DIFF_LINES:

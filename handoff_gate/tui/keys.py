@@ -24,10 +24,10 @@ REVIEW_KEYS: list[BindingType] = [
         tooltip="edit the payload in $VISUAL/$EDITOR, then approve the edit (asks first)",
         id="edit",
     ),
-    Binding("n", "next_waiting", "Next", tooltip="next handoff you can decide now", id="next"),
+    Binding("n", "step_waiting(1)", "Next", tooltip="next handoff you can decide now", id="next"),
     Binding(
         "p",
-        "previous_waiting",
+        "step_waiting(-1)",
         "Prev",
         show=False,
         tooltip="previous one to decide",
@@ -35,14 +35,14 @@ REVIEW_KEYS: list[BindingType] = [
     ),
     Binding(
         "w",
-        "delivered",
+        "toggle_body('delivered')",
         "Delivered",
         tooltip="what the next phase receives if approved now, as wait delivers it",
         id="delivered",
     ),
     Binding(
         "v",
-        "raw",
+        "toggle_body('raw')",
         "Raw",
         show=False,
         tooltip="the exact text, unsafe characters made visible",
@@ -50,7 +50,7 @@ REVIEW_KEYS: list[BindingType] = [
     ),
     Binding(
         "d",
-        "diff",
+        "toggle_body('diff')",
         "Diff",
         tooltip="diff with the run's previous handoff of the phase",
         id="diff",

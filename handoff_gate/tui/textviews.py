@@ -15,7 +15,8 @@ from handoff_gate.gates.view.masking import display_lines
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
 
-_DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
+#: A unified diff's line styles by its first character.
+DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 
 
 def raw_view(
@@ -75,4 +76,4 @@ def diff_view(
     )
     if not diff:
         return heading, [Text("No differences between the two payloads.", style="dim")]
-    return heading, [Text(line, style=_DIFF_STYLES.get(line[:1], "")) for line in diff]
+    return heading, [Text(line, style=DIFF_STYLES.get(line[:1], "")) for line in diff]

@@ -716,16 +716,8 @@ class ReviewScreen(Screen[None]):
 
     # ---------------------------------------------------------------- bodies
 
-    def action_raw(self) -> None:
-        self._toggle_body(Body.RAW)
-
-    def action_diff(self) -> None:
-        self._toggle_body(Body.DIFF)
-
-    def action_delivered(self) -> None:
-        self._toggle_body(Body.DELIVERED)
-
-    def _toggle_body(self, body: Body) -> None:
+    def action_toggle_body(self, name: str) -> None:
+        body = Body(name)
         entry = self.current_entry()
         if entry is not self._detail.entry:
             self._detail.show(entry)
@@ -762,7 +754,7 @@ class ReviewScreen(Screen[None]):
 
     # ------------------------------------------------------------ navigation
 
-    def _step_waiting(self, direction: int) -> None:
+    def action_step_waiting(self, direction: int) -> None:
         handoffs = self._list
         if not handoffs.keys:
             return
@@ -771,12 +763,6 @@ class ReviewScreen(Screen[None]):
             self._tell(NOTHING_TO_DECIDE)
         else:
             handoffs.select_key(key)
-
-    def action_next_waiting(self) -> None:
-        self._step_waiting(1)
-
-    def action_previous_waiting(self) -> None:
-        self._step_waiting(-1)
 
     def action_filter(self) -> None:
         self._show(self.show.next())

@@ -49,11 +49,7 @@ class Detail(Vertical):
         self._body_title = Static("", id="body-title", markup=False)
         self.fields = FieldTree(rows, id="fields")
         self.lines = TextLines(id="lines")
-        for hidden in (self._decided, self._decision, self._warnings, self._body_title):
-            hidden.display = False
-        self.lines.display = False
-        for banner in self._banners:
-            banner.display = False
+        self._hide()
 
     def compose(self) -> ComposeResult:
         # The summary scrolls within at most half the pane, so the fields keep room on 24
@@ -75,7 +71,8 @@ class Detail(Vertical):
         self.entry = entry
         if entry is None:
             self._header.update(empty or Text("No handoff selected.", style="dim"))
-            self._clear()
+            self._hide()
+            self.fields.clear()
             return
         self._header.update(header(entry))
         report = entry.report
@@ -113,12 +110,12 @@ class Detail(Vertical):
     def on_resize(self) -> None:
         self._show_decided()
 
-    def _clear(self) -> None:
-        for hidden in (self._decided, self._decision, self._warnings, self._body_title, self.lines):
-            hidden.display = False
-        for banner in self._banners:
-            banner.display = False
-        self.fields.clear()
+    def _hide(self) -> None:
+        """Everything but the header and the fields, until there is something to show."""
+        for part in (self._decided, self._decision, self._warnings, self._body_title):
+            part.display = False
+        for widget in (self.lines, *self._banners):
+            widget.display = False
 
     def set_body(self, body: Body, title: Text | None = None, lines: Sequence[Text] = ()) -> None:
         self.body = body
