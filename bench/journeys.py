@@ -90,9 +90,9 @@ async def run(journey: Journey, runs: dict[str, int], expect: int) -> tuple[int,
             await until(
                 pilot,
                 lambda: (
-                    bool(app.entries)
+                    bool(app.review.entries)
                     and getattr(app.screen, "core", None) is not None
-                    and all(e.report is not None for e in app.entries.values())
+                    and all(e.report is not None for e in app.review.entries.values())
                 ),
             )
             await pilot.pause()

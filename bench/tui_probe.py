@@ -107,12 +107,12 @@ async def detail(run_dir: Path, reps: int, bound: float = 120.0) -> dict[str, li
     out: dict[str, list[float]] = {"small": [], "big": []}
     async with app.run_test(headless=True, size=SIZE):
         while time.perf_counter() < deadline:
-            entries = list(app.entries.values())
+            entries = list(app.review.entries.values())
             if len(entries) >= 2 and all(e.report is not None for e in entries):
                 break
             await asyncio.sleep(0.02)
-        keys = sorted(app.entries, key=lambda k: k[1])
-        small, big = app.entries[keys[0]], app.entries[keys[-1]]
+        keys = sorted(app.review.entries, key=lambda k: k[1])
+        small, big = app.review.entries[keys[0]], app.review.entries[keys[-1]]
         tree = app.query_one(FieldTree)
         shown = time.perf_counter() + 2.0  # the first selection's tree, if there is one
         while tree.report is None and time.perf_counter() < shown:
@@ -126,7 +126,7 @@ async def detail(run_dir: Path, reps: int, bound: float = 120.0) -> dict[str, li
             for label, entry in pair:
                 probe.report, probe.lines = entry.report, {}
                 started = time.perf_counter()
-                app.jump_to(entry.key)
+                app.review.jump_to(entry.key)
                 finished = None
                 while finished is None and time.perf_counter() < deadline:
                     await asyncio.sleep(0.001)

@@ -86,7 +86,7 @@ async def settle(pilot: Pilot[int], condition: Callable[[], bool], what: str) ->
 
 def settled(app: ReviewApp) -> bool:
     """Every handoff inspected and nothing left in the backlog: no picture mid-scan."""
-    entries = app.entries.values()
+    entries = app.review.entries.values()
     return bool(entries) and all(e.state is not None for e in entries) and not app.feed.backlog
 
 
@@ -99,12 +99,12 @@ async def select(
     pilot: Pilot[int], app: ReviewApp, workspace: Path, run: str, handoff: str
 ) -> None:
     key = key_of(workspace, run, handoff)
-    await settle(pilot, lambda: settled(app) and key in app.entries, f"{run}/{handoff}")
-    app.jump_to(key)
+    await settle(pilot, lambda: settled(app) and key in app.review.entries, f"{run}/{handoff}")
+    app.review.jump_to(key)
     await settle(
         pilot,
         lambda: (
-            (entry := app.current_entry()) is not None
+            (entry := app.review.current_entry()) is not None
             and entry.key == key
             and entry.report is not None
         ),
@@ -142,8 +142,10 @@ async def operator(workspace: Path, registry: Registry) -> None:
             shoot(app, "operator-2-confirm")
             await pilot.press("y")
             key = key_of(workspace, LIVE_RUN, plan_id)
-            await settle(pilot, lambda: app.entries[key].decision is not None, "the approval")
-            app.jump_to(key)
+            await settle(
+                pilot, lambda: app.review.entries[key].decision is not None, "the approval"
+            )
+            app.review.jump_to(key)
             await pilot.pause()
             shoot(app, "operator-3-approved")
 

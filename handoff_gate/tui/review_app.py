@@ -16,7 +16,7 @@ from textual.message import Message
 
 from handoff_gate.tui.feed import Feed
 from handoff_gate.tui.messages import Warned
-from handoff_gate.tui.model import Entry, Key, ReviewOptions
+from handoff_gate.tui.model import ReviewOptions
 from handoff_gate.tui.screens.review import ReviewScreen
 
 if TYPE_CHECKING:
@@ -47,16 +47,11 @@ class ReviewApp(App[int]):
         self.ready = threading.Event()
         self.gate = gate
         self.options = options = options or ReviewOptions()
-        where = gate.store.label()
         # The feed posts straight to the review screen (its messages concern the view);
         # posting is thread-safe, and what arrives before the screen runs waits in its queue.
-        feed = Feed(gate.store, lambda message: self.review.post_message(message))
+        self.feed = Feed(gate.store, lambda message: self.review.post_message(message))
         header = gate.deciding_as(options.reviewer)
-        self.review = ReviewScreen(feed, options, where=where, reviewer=header)
-
-    @property
-    def feed(self) -> Feed:
-        return self.review.feed
+        self.review = ReviewScreen(self.feed, options, where=gate.store.label(), reviewer=header)
 
     def get_default_screen(self) -> ReviewScreen:
         """The base screen: queries on the app (``query_one(FieldTree)``) find its widgets."""
@@ -65,9 +60,8 @@ class ReviewApp(App[int]):
     def on_mount(self) -> None:
         """Listing starts with the watch's first hint, so nothing that changes between the
         first listing and watching is missed."""
-        feed = self.feed
-        self.run_worker(feed.relist_loop, thread=True, group="relist", name="relist")
-        feed.listen(self.gate.events(poll=self.options.poll).subscribe)
+        self.run_worker(self.feed.relist_loop, thread=True, group="relist", name="relist")
+        self.feed.listen(self.gate.events(poll=self.options.poll).subscribe)
         self.call_after_refresh(self.load_core)
         self.set_interval(WAITER_RECHECK_S, self._recheck_waiters)
 
@@ -100,21 +94,6 @@ class ReviewApp(App[int]):
 
     def on_unmount(self) -> None:
         self.feed.close()
-
-    # The review screen's view, for scripts and tests that hold the app.
-
-    @property
-    def entries(self) -> dict[Key, Entry]:
-        return self.review.entries
-
-    def listed(self) -> list[Key]:
-        return self.review.listed()
-
-    def current_entry(self) -> Entry | None:
-        return self.review.current_entry()
-
-    def jump_to(self, key: Key) -> None:
-        self.review.jump_to(key)
 
     def warn(self, text: str, *, title: str = "Warning") -> None:
         """Raise a warning toast, from any thread (what runs beside the app, such as

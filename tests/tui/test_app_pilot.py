@@ -48,7 +48,7 @@ async def test_approve_confirms_with_y_and_records_the_reviewed_hash(
         await pilot.press("a")
         await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
         assert app.screen.focused is not None and app.screen.focused.id == "cancel"
-        reviewed = app.entries[(root / "job-1", handoff)].report
+        reviewed = app.review.entries[(root / "job-1", handoff)].report
         assert reviewed is not None and reviewed.sha256[:12] in screen_text(app)
         await pilot.press("y")
         await settle(pilot, lambda: read_decision(root / "job-1", handoff) is not None)
@@ -56,7 +56,7 @@ async def test_approve_confirms_with_y_and_records_the_reviewed_hash(
         assert decision is not None
         assert decision.action is Action.APPROVE and decision.reviewer == "alice"
         assert decision.sha256 == reviewed.sha256
-        await settle(pilot, lambda: app.listed() == [])
+        await settle(pilot, lambda: app.review.listed() == [])
 
 
 async def test_enter_n_and_escape_in_the_approve_dialog_write_nothing(
@@ -135,7 +135,7 @@ async def test_approval_of_a_blocked_handoff_is_refused_with_its_reason(
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        assert app.entries[(root / "job-1", handoff)].state is HandoffState.BLOCKED
+        assert app.review.entries[(root / "job-1", handoff)].state is HandoffState.BLOCKED
         await pilot.press("a")
         await settle(pilot, lambda: "Approval refused" in notices(app))
         assert not isinstance(app.screen, ApproveScreen)
@@ -156,7 +156,7 @@ async def test_filter_switches_between_pending_rejected_approved_and_all(
         await settle(pilot, lambda: all_inspected(app))
         seen = []
         for _ in range(4):
-            seen.append(sorted(handoff for _, handoff in app.listed()))
+            seen.append(sorted(handoff for _, handoff in app.review.listed()))
             await pilot.press("f")
         assert seen == [[waiting], [rejected], [approved], sorted([waiting, approved, rejected])]
 
@@ -192,10 +192,10 @@ async def test_a_handoff_written_while_running_appears_and_is_announced(
         await settle(pilot, lambda: all_inspected(app))
         fresh = submit(root / "job-2", b'{"oops": ', phase="design", schema_id="design/v1")
         key = (root / "job-2", fresh.id)
-        await settle(pilot, lambda: key in app.listed())
-        await settle(pilot, lambda: app.entries[key].state is HandoffState.BLOCKED)
+        await settle(pilot, lambda: key in app.review.listed())
+        await settle(pilot, lambda: app.review.entries[key].state is HandoffState.BLOCKED)
         await settle(pilot, lambda: "New handoff" in notices(app))
-        assert app.listed()[0] == key, "the newest handoff is listed first"
+        assert app.review.listed()[0] == key, "the newest handoff is listed first"
         assert cursor_entry(app).ref.id == selected, "the selection did not move"
 
 
@@ -222,7 +222,7 @@ async def test_a_decision_written_by_the_cli_appears(root: Path, registry: Regis
             timeout=60,
         )
         assert done.returncode == 0, done.stderr
-        entry = app.entries[(root / "job-1", handoff)]
+        entry = app.review.entries[(root / "job-1", handoff)]
         await settle(pilot, lambda: entry.state is HandoffState.REJECTED)
         await settle(pilot, lambda: "off topic" in screen_text(app))
         assert "bob" in screen_text(app)
@@ -236,7 +236,7 @@ async def test_a_file_edited_after_approval_shows_as_changed(
     app = make_app(root, registry, show="all")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        entry = app.entries[(root / "job-1", handoff)]
+        entry = app.review.entries[(root / "job-1", handoff)]
         assert entry.state is HandoffState.APPROVED
         path = root / "job-1" / "handoffs" / f"{handoff}.json"
         edited = path.read_bytes().replace(b"Estimate", b"Guess")
@@ -259,8 +259,8 @@ async def test_a_huge_file_is_blocked_unread(
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        assert app.entries[(root / "job-1", small)].state is HandoffState.PENDING
-        assert app.entries[(root / "job-1", huge)].state is HandoffState.BLOCKED
+        assert app.review.entries[(root / "job-1", small)].state is HandoffState.PENDING
+        assert app.review.entries[(root / "job-1", huge)].state is HandoffState.BLOCKED
         await settle(pilot, lambda: placed(app))
         assert cursor_entry(app).ref.id == small, "the start is the one that can be decided"
         await pilot.press("up")
@@ -279,12 +279,12 @@ async def test_deleted_and_garbage_files_never_crash_the_app(
         (root / "job-1" / "handoffs" / f"{doomed}.json").unlink()
         (root / "job-1" / "handoffs" / "0009-plan.json").write_bytes(b'{"format": "hand')
         (root / "job-1" / "handoffs" / "0010-plan.json").write_bytes(b"\xff\xfe" * 64)
-        await settle(pilot, lambda: (root / "job-1", doomed) not in app.listed())
+        await settle(pilot, lambda: (root / "job-1", doomed) not in app.review.listed())
         garbage = [(root / "job-1", "0009-plan"), (root / "job-1", "0010-plan")]
-        await settle(pilot, lambda: all(k in app.entries for k in garbage))
-        await settle(pilot, lambda: all(app.entries[k].state is not None for k in garbage))
-        assert all(app.entries[k].state is HandoffState.BLOCKED for k in garbage)
-        assert app.entries[(root / "job-1", keep)].state is HandoffState.PENDING
+        await settle(pilot, lambda: all(k in app.review.entries for k in garbage))
+        await settle(pilot, lambda: all(app.review.entries[k].state is not None for k in garbage))
+        assert all(app.review.entries[k].state is HandoffState.BLOCKED for k in garbage)
+        assert app.review.entries[(root / "job-1", keep)].state is HandoffState.PENDING
 
 
 async def test_raw_view_shows_the_exact_text_with_escapes_made_visible(
@@ -310,7 +310,7 @@ async def test_diff_compares_with_the_previous_handoff_of_the_same_phase(
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: placed(app))
-        app.jump_to((root / "job-1", "0003-plan"))
+        app.review.jump_to((root / "job-1", "0003-plan"))
         await pilot.press("d")
         await settle(pilot, lambda: "DIFF" in screen_text(app))
         shown = screen_text(app)
@@ -327,7 +327,7 @@ async def test_watching_a_single_run_directory_and_an_initially_empty_run(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: "No handoffs yet" in screen_text(app))
         handoff = put(root, "job-1", PLAN)
-        await settle(pilot, lambda: (root / "job-1", handoff) in app.listed())
+        await settle(pilot, lambda: (root / "job-1", handoff) in app.review.listed())
         await settle(pilot, lambda: all_inspected(app))
         assert '"Estimate how much of' in screen_text(app)
 
@@ -405,7 +405,7 @@ async def test_an_unreadable_decision_is_shown_and_never_taken_for_approval(
     app = make_app(root, registry, show="all")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        assert app.entries[(root / "job-1", handoff)].state is HandoffState.UNUSABLE
+        assert app.review.entries[(root / "job-1", handoff)].state is HandoffState.UNUSABLE
         await settle(pilot, lambda: "DECISION UNUSABLE" in screen_text(app))
         assert "EOF while parsing" in screen_text(app)
         assert "UNUSABLE" in screen_text(app).splitlines()[1]
@@ -422,11 +422,11 @@ async def test_watching_resumes_when_the_root_folder_comes_back(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
         shutil.rmtree(root)
-        await settle(pilot, lambda: app.listed() == [])
+        await settle(pilot, lambda: app.review.listed() == [])
         await settle(pilot, lambda: "stopped: the folder was removed" in notices(app))
         root.mkdir()
         handoff = put(root, "job-2", PLAN)
-        await settle(pilot, lambda: (root / "job-2", handoff) in app.listed())
+        await settle(pilot, lambda: (root / "job-2", handoff) in app.review.listed())
 
 
 async def test_the_approve_dialog_counts_and_lists_the_warnings(
@@ -543,6 +543,6 @@ async def test_handoffs_arriving_together_are_told_in_one_notification_per_run(
         await pilot.press("N")  # off: rows still arrive, nothing is announced
         await settle(pilot, lambda: "notifications off" in notices(app))
         later = submit(root / "web", plan, phase="plan", schema_id="plan/v1").id
-        await settle(pilot, lambda: (root / "web", later) in app.listed())
+        await settle(pilot, lambda: (root / "web", later) in app.review.listed())
         await pilot.pause(1.5)
         assert later not in notices(app)

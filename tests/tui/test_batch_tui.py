@@ -75,9 +75,11 @@ async def test_only_decidable_handoffs_can_be_marked(root: Path, registry: Regis
         screen = review_screen(app)
         await pilot.press("asterisk")
         await settle(pilot, lambda: len(screen.marked) == 2)
-        assert all(app.entries[key].decidable for key in screen.marked)
+        assert all(app.review.entries[key].decidable for key in screen.marked)
         assert "2 marked" in screen_text(app)
-        blocked = next(e.key for e in app.entries.values() if e.state is hg.HandoffState.BLOCKED)
+        blocked = next(
+            e.key for e in app.review.entries.values() if e.state is hg.HandoffState.BLOCKED
+        )
         screen.jump_to(blocked)
         await pilot.press("space")
         await settle(pilot, lambda: "Only a handoff you can decide now" in notices(app))
@@ -215,7 +217,7 @@ async def test_a_marked_handoff_that_expires_on_screen_turns_expired_and_unmarke
         if datetime.now(UTC) < soon:
             await pilot.press("space")
             await settle(pilot, lambda: screen.marked == [key] or datetime.now(UTC) >= soon)
-        await settle(pilot, lambda: app.entries[key].state is hg.HandoffState.EXPIRED)
+        await settle(pilot, lambda: app.review.entries[key].state is hg.HandoffState.EXPIRED)
         await settle(pilot, lambda: screen.marked == [])
         await pilot.press("A")
         await settle(pilot, lambda: "Nothing is marked" in notices(app))
@@ -230,7 +232,7 @@ async def test_mark_all_marks_the_run_in_view_not_every_run(root: Path, registry
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: placed(app))
         screen = review_screen(app)
-        fan = next(key for key in app.entries if key[0].name == "fan")
+        fan = next(key for key in app.review.entries if key[0].name == "fan")
         screen.jump_to(fan)
         await pilot.press("asterisk")
         await settle(pilot, lambda: len(screen.marked) == 3)

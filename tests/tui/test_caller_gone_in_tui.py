@@ -36,8 +36,10 @@ async def test_a_hooks_call_with_no_hook_waiting_says_its_caller_gave_up(
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        app.jump_to((root / "job-1", hooked))
+        app.review.jump_to((root / "job-1", hooked))
         await settle(pilot, lambda: "waiter gone: its caller gave up;" in screen_text(app))
-        app.jump_to((root / "job-1", scripted))  # a pipeline's own call may be waited on later
+        app.review.jump_to(
+            (root / "job-1", scripted)
+        )  # a pipeline's own call may be waited on later
         await settle(pilot, lambda: "nobody is waiting" in screen_text(app))
         assert "its caller gave up" not in screen_text(app)

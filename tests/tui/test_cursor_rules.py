@@ -46,7 +46,7 @@ async def test_the_cursor_starts_on_the_oldest_decidable_handoff_below_blocked_o
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: placed(app))
-        listed = [handoff for _, handoff in app.listed()]
+        listed = [handoff for _, handoff in app.review.listed()]
         assert listed[:3] == sorted(blocked, reverse=True), "blocked rows are listed first"
         assert listed[3:] == [newer, oldest], "row order stays newest first"
         assert cursor_entry(app).key == (root / "job-a", oldest)
@@ -62,7 +62,7 @@ async def test_with_nothing_to_decide_the_cursor_starts_on_the_first_row(
     app = make_app(root, registry, show="all")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: placed(app))
-        assert cursor_entry(app).key == app.listed()[0]
+        assert cursor_entry(app).key == app.review.listed()[0]
 
 
 async def test_an_arrival_takes_an_idle_cursor_but_not_a_busy_one(
@@ -79,14 +79,14 @@ async def test_an_arrival_takes_an_idle_cursor_but_not_a_busy_one(
         await settle(pilot, lambda: "1 new" in _top(app))
         assert cursor_entry(app).key == (root / "job-a", waiting)
         # Idle: the reader moved to a blocked one; a decidable arrival takes the cursor.
-        app.jump_to((root / "job-b", blocked))
+        app.review.jump_to((root / "job-b", blocked))
         await pilot.pause()
         assert cursor_entry(app).ref.id == blocked
         arrived = put(root, "job-d", PLAN)
         await settle(pilot, lambda: cursor_entry(app).key == (root / "job-d", arrived))
         # Going to the one that arrived while busy clears the count.
         assert "1 new" in _top(app)
-        app.jump_to((root / "job-c", busy))
+        app.review.jump_to((root / "job-c", busy))
         await settle(pilot, lambda: "new" not in _top(app))
 
 
@@ -99,7 +99,7 @@ async def test_an_undecidable_arrival_never_takes_the_cursor(
         await settle(pilot, lambda: placed(app))
         assert cursor_entry(app).ref.id == blocked
         later = put(root, "job-b", BROKEN)
-        await settle(pilot, lambda: (root / "job-b", later) in app.listed())
+        await settle(pilot, lambda: (root / "job-b", later) in app.review.listed())
         await settle(pilot, lambda: "blocked 2" in _top(app))
         assert cursor_entry(app).key == (root / "job-a", blocked)
 
@@ -116,7 +116,7 @@ async def test_n_and_p_skip_blocked_rows(root: Path, registry: Registry) -> None
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: placed(app))
-        runs = [run.name for run, _ in app.listed()]
+        runs = [run.name for run, _ in app.review.listed()]
         assert runs == ["job-d", "job-c", "job-b", "job-a"], "blocked rows between the others"
 
         def current() -> str:

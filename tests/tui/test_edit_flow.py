@@ -217,7 +217,7 @@ async def test_an_edit_approved_in_the_tui_over_postgresql_is_kept_in_the_store(
             await settle(pilot, lambda: isinstance(app.screen, ApproveEditScreen))
             await pilot.press("y")
             key = (Path("alpha"), handoff)
-            await settle(pilot, lambda: app.entries[key].state is HandoffState.APPROVED)
+            await settle(pilot, lambda: app.review.entries[key].state is HandoffState.APPROVED)
         result = wait("alpha", handoff, registry=registry, store=pipeline, timeout=5)
     assert result.outcome is WaitOutcome.APPROVED and result.edited
     assert result.payload is not None and result.payload["recommended_profile"] == "library"

@@ -52,7 +52,7 @@ async def test_approvals_of_different_edits_are_not_counted_together(
     )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        entry = app.entries[(root / "job-1", handoff.id)]
+        entry = app.review.entries[(root / "job-1", handoff.id)]
         assert entry.state is HandoffState.PENDING
         await settle(pilot, lambda: "approvals 1 of 2: alice" in screen_text(app))
         assert "bob approved an edit (sha256" in screen_text(app)

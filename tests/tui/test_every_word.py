@@ -134,9 +134,9 @@ async def _show(pilot: Pilot[Any], app: ReviewApp, *runs: str) -> None:
     """Choose each run's handoff on the list in turn, waiting until the view has it."""
     fields = app.screen.query_one(FieldTree)
     for run in runs:
-        key = next(k for k in app.entries if k[0].name == run)
-        app.jump_to(key)
-        await settle(pilot, _shows(fields, app.entries[key]))
+        key = next(k for k in app.review.entries if k[0].name == run)
+        app.review.jump_to(key)
+        await settle(pilot, _shows(fields, app.review.entries[key]))
         await pilot.pause()
 
 

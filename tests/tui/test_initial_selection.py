@@ -57,8 +57,8 @@ async def _first_selection(root: Path, registry: Registry, show: str) -> tuple[K
         handoffs = app.query_one(HandoffList)
         await settle(pilot, lambda: all_inspected(app) and not handoffs.follow_top)
         await pilot.pause()
-        listed = app.listed()
-        current = app.current_entry()
+        listed = app.review.listed()
+        current = app.review.current_entry()
         assert current is not None
         return current.key, listed
 

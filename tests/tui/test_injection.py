@@ -91,7 +91,7 @@ async def test_markup_in_a_run_name_stays_literal_in_rows_and_notifications(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
         put(root, RUN_NAME, {"title": "ok"}, schema="note/v1", phase="note")
-        await settle(pilot, lambda: len(app.entries) == 2 and all_inspected(app))
+        await settle(pilot, lambda: len(app.review.entries) == 2 and all_inspected(app))
         await settle(pilot, lambda: RUN_NAME in notices(app))
         await settle(pilot, lambda: RUN_NAME in screen_text(app))
         await pilot.click("#list", offset=(14, 0))
@@ -135,7 +135,7 @@ async def test_secrets_are_masked_in_fields_raw_view_and_diff(
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: placed(app))
-        app.jump_to((root / "job-1", "0002-note"))
+        app.review.jump_to((root / "job-1", "0002-note"))
         await settle(pilot, lambda: "SECRET" in screen_text(app))
         assert card not in screen_text(app)
         await pilot.press("v")

@@ -52,7 +52,7 @@ async def test_a_failed_notification_is_a_toast_then_one_line_and_the_app_decide
                 await settle(pilot, lambda: not endpoint.received.empty(), timeout=BOUND)
                 note = endpoint.next()
                 assert f"web / {handoff}: phase plan, from planner (unsigned)" in note["message"]
-                await settle(pilot, lambda: key in app.entries, timeout=BOUND)
+                await settle(pilot, lambda: key in app.review.entries, timeout=BOUND)
                 await settle(
                     pilot,
                     lambda: any(n.title == "Notifications" for n in raised(app)),
@@ -60,11 +60,11 @@ async def test_a_failed_notification_is_a_toast_then_one_line_and_the_app_decide
                 )
                 toast = next(n for n in raised(app) if n.title == "Notifications")
                 assert toast.severity == "warning" and "hunter2" not in toast.message
-                app.jump_to(key)
+                app.review.jump_to(key)
                 await pilot.press("a")
                 await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
                 await pilot.press("y")
-                await settle(pilot, lambda: app.entries[key].state is HandoffState.APPROVED)
+                await settle(pilot, lambda: app.review.entries[key].state is HandoffState.APPROVED)
     finally:
         endpoint.close()
     assert capsys.readouterr().err == ""
@@ -102,13 +102,16 @@ async def test_a_new_handoff_is_inspected_once_for_the_screen_and_the_notificati
                 await settle(pilot, lambda: not endpoint.received.empty(), timeout=BOUND)
                 note = endpoint.next()
                 await settle(
-                    pilot, lambda: key in app.entries and app.entries[key].report is not None
+                    pilot,
+                    lambda: (
+                        key in app.review.entries and app.review.entries[key].report is not None
+                    ),
                 )
                 watching = [t for t in threading.enumerate() if t.name == THREAD_NAME]
     finally:
         endpoint.close()
     assert note["title"] == f"1 new handoff in web: {handoff}"
-    assert app.entries[key].state is HandoffState.PENDING
+    assert app.review.entries[key].state is HandoffState.PENDING
     assert looks.count(handoff) == 1
     assert len(watching) == 1
     assert not [t for t in threading.enumerate() if t.name == THREAD_NAME], "the watch ended"

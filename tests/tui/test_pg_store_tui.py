@@ -33,18 +33,18 @@ async def test_runs_in_the_store_are_listed_new_ones_appear_and_approve_writes_t
         app = review_app(None, registry, reviewer="alice", quiet=True, store=PostgresStore(pg_url))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, lambda: all_inspected(app))
-            assert set(app.entries) == {(Path("alpha"), first)}
+            assert set(app.review.entries) == {(Path("alpha"), first)}
             top = screen_text(app).splitlines()[0]
             assert "postgresql://" in top and "with a waiter" not in top
             second = _put(pipeline, "beta")
             key = (Path("beta"), second)
-            await settle(pilot, lambda: key in app.entries and all_inspected(app))
-            assert app.entries[key].state is HandoffState.PENDING
-            app.jump_to(key)
+            await settle(pilot, lambda: key in app.review.entries and all_inspected(app))
+            assert app.review.entries[key].state is HandoffState.PENDING
+            app.review.jump_to(key)
             await pilot.press("a")
             await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
             await pilot.press("y")
-            await settle(pilot, lambda: app.entries[key].state is HandoffState.APPROVED)
+            await settle(pilot, lambda: app.review.entries[key].state is HandoffState.APPROVED)
         records = pipeline.decision_records("beta", second)
         assert set(records) == {None}
         assert json.loads(records[None])["reviewer"] == "alice"
@@ -69,7 +69,7 @@ async def test_a_lost_connection_is_reported_and_everything_is_read_again(
             await settle(pilot, lambda: any(n.title == "Watcher" for n in raised(app)))
             decide("alpha", handoff, "reject", reason="no", registry=registry, store=pipeline)
             key = (Path("alpha"), handoff)
-            await settle(pilot, lambda: app.entries[key].state is HandoffState.REJECTED)
+            await settle(pilot, lambda: app.review.entries[key].state is HandoffState.REJECTED)
 
 
 async def test_a_hostile_notification_is_only_a_hint(pg_url: str, registry: Registry) -> None:
@@ -88,5 +88,5 @@ async def test_a_hostile_notification_is_only_a_hint(pg_url: str, registry: Regi
                     ('{"run": "alpha", "handoff": "9999-ghost"}',),
                 )
             await pilot.pause(0.5)
-            assert set(app.entries) == {(Path("alpha"), handoff)}
+            assert set(app.review.entries) == {(Path("alpha"), handoff)}
             assert app.is_running and "\x1b" not in screen_text(app)

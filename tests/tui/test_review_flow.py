@@ -93,7 +93,7 @@ async def test_after_a_decision_the_cursor_goes_to_the_same_run_then_the_next(
     app = make_app(root, registry)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        app.jump_to((root / "job-a", first))
+        app.review.jump_to((root / "job-a", first))
 
         async def approve_then_find_the_cursor_on(expected: Key) -> None:
             await pilot.press("a")
@@ -140,7 +140,7 @@ async def test_the_runs_next_step_arriving_just_after_a_decision_takes_the_curso
     app = make_app(root, registry)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        app.jump_to((root / "job-a", plan))
+        app.review.jump_to((root / "job-a", plan))
         await pilot.press("a")
         await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
         await pilot.press("y")
@@ -160,7 +160,7 @@ async def test_a_new_arrival_never_moves_the_cursor_on_its_own(
         await pilot.press("down")
         chosen = cursor_entry(app).key
         late = put(root, "job-c", PLAN)
-        await settle(pilot, lambda: (root / "job-c", late) in app.listed())
+        await settle(pilot, lambda: (root / "job-c", late) in app.review.listed())
         await settle(pilot, lambda: all_inspected(app))
         await pilot.pause(0.2)
         assert cursor_entry(app).key == chosen

@@ -69,7 +69,7 @@ async def test_new_handoff_toast_rows_palette_and_dialog_title(
         ]
         assert any("pwned" in label for label in labels)
         assert all(_clean(label) for label in labels)
-        app.jump_to((root / EVIL, handoff))
+        app.review.jump_to((root / EVIL, handoff))
         await pilot.press("a")
         await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
         assert "pwned" in screen_text(app)
@@ -83,7 +83,7 @@ async def test_decision_refused_and_written_toasts(root: Path, registry: Registr
     app = make_app(root, registry, show="all")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        app.jump_to((root / EVIL, handoff))
+        app.review.jump_to((root / EVIL, handoff))
         await pilot.press("a")
         await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
         (root / EVIL / "handoffs" / f"{handoff}.json").unlink()  # gone under the dialog
@@ -91,7 +91,7 @@ async def test_decision_refused_and_written_toasts(root: Path, registry: Registr
         await settle(pilot, lambda: "Not written" in _titles(app))
         assert any("evil" in n.message for n in raised(app))  # the run path, made safe
         _assert_clean(app)
-        app.jump_to((root / EVIL, other))
+        app.review.jump_to((root / EVIL, other))
         await pilot.press("a")
         await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
         await pilot.press("y")

@@ -150,7 +150,7 @@ async def test_approvals_so_far_and_the_signer_are_shown_and_the_tui_signs(
         await settle(pilot, lambda: isinstance(app.screen, ApproveScreen))
         await pilot.press("y")
         key = (root / "job-1", handoff)
-        await settle(pilot, lambda: app.entries[key].state is HandoffState.APPROVED)
+        await settle(pilot, lambda: app.review.entries[key].state is HandoffState.APPROVED)
     records = FilesystemStore().decision_records(str(root / "job-1"), handoff)
     assert set(records) == {"alice", "bob"}
     assert b'"signature"' in records["alice"]

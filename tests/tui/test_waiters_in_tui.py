@@ -39,7 +39,7 @@ async def test_a_blocked_wait_is_shown_and_its_end_too(
     app = make_app(root, registry)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: all_inspected(app))
-        app.jump_to((root / "job-1", handoff))
+        app.review.jump_to((root / "job-1", handoff))
         await settle(pilot, lambda: "nobody is waiting" in screen_text(app))
         await settle(pilot, lambda: "to decide 2 · blocked 0  " in _top(app))
         waiter = _wait(root, handoff)

@@ -126,13 +126,15 @@ async def settle(pilot: Pilot[Any], condition: Callable[[], bool], timeout: floa
 
 def cursor_entry(app: ReviewApp) -> Entry:
     """The handoff under the list's cursor; the test fails if the cursor is on none."""
-    entry = app.current_entry()
+    entry = app.review.current_entry()
     assert entry is not None, "the cursor is on no handoff"
     return entry
 
 
 def all_inspected(app: ReviewApp) -> bool:
-    return bool(app.entries) and all(e.state is not None for e in app.entries.values())
+    return bool(app.review.entries) and all(
+        e.state is not None for e in app.review.entries.values()
+    )
 
 
 def placed(app: ReviewApp) -> bool:
