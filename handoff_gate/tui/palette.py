@@ -72,12 +72,11 @@ def action_targets(
 
 
 @runtime_checkable
-class Jumpable(Protocol):
+class PaletteScreen(Protocol):
+    """The review screen, as the providers ask it; any other screen offers nothing."""
+
     def jump_targets(self) -> list[Target]: ...
 
-
-@runtime_checkable
-class Actionable(Protocol):
     def palette_actions(self) -> list[Target]: ...
 
 
@@ -87,7 +86,7 @@ class ActionProvider(Provider):
 
     def _targets(self) -> list[Target]:
         screen = self.screen
-        return screen.palette_actions() if isinstance(screen, Actionable) else []
+        return screen.palette_actions() if isinstance(screen, PaletteScreen) else []
 
     def _searched(self, label: str, help_text: str) -> str:
         return f"{label} {help_text}"
@@ -109,7 +108,7 @@ class JumpProvider(ActionProvider):
 
     def _targets(self) -> list[Target]:
         screen = self.screen
-        return screen.jump_targets() if isinstance(screen, Jumpable) else []
+        return screen.jump_targets() if isinstance(screen, PaletteScreen) else []
 
     def _searched(self, label: str, help_text: str) -> str:
         return label
