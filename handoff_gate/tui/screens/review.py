@@ -440,12 +440,7 @@ class ReviewScreen(Screen[None]):
         )
 
     def on_warned(self, message: Warned) -> None:
-        self.notify(
-            safe(message.text, 300),
-            title=safe(message.title, 40),
-            severity="warning",
-            markup=False,
-        )
+        self._tell(Notice(safe(message.text, 300), safe(message.title, 40), "warning"))
 
     def on_field_tree_open(self, message: FieldTree.Open) -> None:
         entry = self._detail.entry
