@@ -46,7 +46,6 @@ from typing import Any
 
 from handoff_gate.gates.audit import log as audit
 from handoff_gate.gates.contracts.canonical import document_bytes, document_sha256
-from handoff_gate.gates.inspect.content_scan import text_may_hold_unsafe
 from handoff_gate.gates.inspect.secret_patterns import kinds_in
 from handoff_gate.gates.store.filesystem import FilesystemStore
 from handoff_gate.gates.store.lock_bound import lock_deadline
@@ -64,6 +63,7 @@ from handoff_gate.gates.vocab.limits import (
     MAX_HANDOFF_BYTES,
     MAX_TOOL_DESCRIPTION,
 )
+from handoff_gate.gates.vocab.safe_text import text_may_hold_unsafe
 from handoff_gate.integrations.coding_agents import (
     FREE_FORM,
     HARNESSES,

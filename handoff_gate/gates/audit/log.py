@@ -14,14 +14,15 @@ import os
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
-from handoff_gate.gates.store.log_lines import LogLine
-from handoff_gate.gates.store.log_lines import log_lines as store_lines
 from handoff_gate.gates.vocab.limits import MAX_LOG_LINE
 from handoff_gate.gates.vocab.safe_text import visible
+
+if TYPE_CHECKING:  # the writers (the hook's fast path among them) never read the log
+    from handoff_gate.gates.store.base import RunStore
+    from handoff_gate.gates.store.log_lines import LogLine
 
 
 class Event(StrEnum):
@@ -71,6 +72,8 @@ def written_event(record: Mapping[str, Any], **more: object) -> dict[str, Any]:
 
 def log_lines(run: str | os.PathLike[str], store: RunStore) -> Iterator[LogLine]:
     """The run's log line by line, in bounded memory (``store.log_lines``)."""
+    from handoff_gate.gates.store.log_lines import log_lines as store_lines
+
     return store_lines(store, os.fspath(run))
 
 

@@ -18,8 +18,8 @@ from typing import Any
 from handoff_gate.gates.inspect.secret_patterns import mask_secrets, may_hold, secrets_in
 from handoff_gate.gates.vocab.fieldpaths import Trail, steps_of
 from handoff_gate.gates.vocab.safe_text import mask, token, unsafe_chars
+from handoff_gate.gates.vocab.safe_text import text_may_hold_unsafe as text_may_hold_unsafe
 
-_CONTROL_ESCAPE = re.compile(r"\\[bfr]")
 _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 #: A number below this has fewer digits than any card number.
 _SHORTEST_CARD = 10**12
@@ -32,21 +32,6 @@ class Hit:
     trail: Trail
     key: bool
     message: str
-
-
-def text_may_hold_unsafe(text: str, data: bytes) -> bool:
-    """Whether a decoded string of the raw JSON text can contain an unsafe character.
-
-    Raw controls are invalid inside JSON strings, and raw tabs, line feeds and carriage
-    returns outside them are layout, so once the text has parsed only DEL, non-ASCII
-    characters and escapes can produce an unsafe character (for ``\\u`` escapes, see
-    :func:`decode_u_escapes`).
-    """
-    if b"\\" in data and _CONTROL_ESCAPE.search(text):
-        return True
-    if data.isascii():
-        return "\x7f" in text
-    return not text.replace("\n", "").replace("\r", "").replace("\t", "").isprintable()
 
 
 def decode_u_escapes(text: str) -> tuple[str, bool]:

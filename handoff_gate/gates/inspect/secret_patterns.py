@@ -8,6 +8,7 @@ valid Luhn checksum, so order numbers and ids rarely look like one.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from handoff_gate.gates.vocab.safe_text import mask
@@ -29,22 +30,18 @@ _MARKED = (
     ("Stripe live key", "k_live_", "v", r"\b[rs]k_live_[A-Za-z0-9]{16,}"),
     ("JWT", "eyJ", "J", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
 )
-_KINDS = tuple(
-    (kind, re.compile(marker), re.compile(pattern)) for kind, marker, _, pattern in _MARKED
-)
 _GATED = tuple((kind, char, re.compile(marker).search) for kind, marker, char, _ in _MARKED)
-ALL_KINDS = frozenset({kind for kind, _, _ in _KINDS} | {CARD})
+ALL_KINDS = frozenset({kind for kind, *_ in _MARKED} | {CARD})
 _ONLY_CARDS = frozenset({CARD})
 _NO_KINDS: frozenset[str] = frozenset()
 
-_CARD = re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])")
 _DIGITS = bytes.maketrans(b"0123456789", b"0000000000")
 #: The shortest card number's digits, in the digit view.
 _CARD_RUN = b"0" * 13
 #: Texts longer than this look for a 13-digit run before running the card pattern.
 _GATE_CARDS_FROM = 256
 #: What else to blank after a private key header: the key body and its footer.
-_PEM_BODY = re.compile(r"[A-Za-z0-9+/=\s\\]*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?")
+_PEM_BODY = r"[A-Za-z0-9+/=\s\\]*(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?"
 
 #: Issuer prefixes (IIN ranges) of the card networks, by prefix length.
 _ISSUERS: dict[int, frozenset[str]] = {
@@ -55,6 +52,20 @@ _ISSUERS: dict[int, frozenset[str]] = {
 }
 #: Each digit doubled, with the digits of the result summed (Luhn's step).
 _DOUBLED = str.maketrans("0123456789", "0246813579")
+
+
+@functools.cache
+def _kinds() -> tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...]:
+    """Each kind's marker and full pattern, compiled on first use: ``kinds_in`` (all the
+    hook's fast path asks) needs only the markers, and compiling the rest cost every
+    hook call ~2 ms."""
+    return tuple((kind, re.compile(marker), re.compile(full)) for kind, marker, _, full in _MARKED)
+
+
+@functools.cache
+def _card() -> re.Pattern[str]:
+    """A card number's shape (compiled on first use, as ``_kinds``)."""
+    return re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])")
 
 
 def luhn_ok(digits: str) -> bool:
@@ -101,15 +112,17 @@ def spans(text: str, kinds: frozenset[str] = ALL_KINDS) -> list[tuple[int, int, 
     """``(start, end, kind)`` of every secret of the given kinds in ``text``, in order."""
     found: list[tuple[int, int, str]] = []
     if kinds != _ONLY_CARDS:
-        for kind, marker, pattern in _KINDS:
+        for kind, marker, pattern in _kinds():
             if kind in kinds and marker.search(text):
                 found.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
     if (
         CARD in kinds
         and (len(text) < _GATE_CARDS_FROM or _digit_run(text))
-        and _CARD.search(text) is not None
+        and _card().search(text) is not None
     ):
-        found.extend((m.start(), m.end(), CARD) for m in _CARD.finditer(text) if is_card(m.group()))
+        found.extend(
+            (m.start(), m.end(), CARD) for m in _card().finditer(text) if is_card(m.group())
+        )
     if len(found) > 1:
         found.sort()
     return found
@@ -117,10 +130,10 @@ def spans(text: str, kinds: frozenset[str] = ALL_KINDS) -> list[tuple[int, int, 
 
 def may_hold(text: str, kinds: frozenset[str]) -> bool:
     """A quick first look at a short text: can it hold a secret of these kinds at all?"""
-    if CARD in kinds and _CARD.search(text) is not None:
+    if CARD in kinds and _card().search(text) is not None:
         return True
     return kinds != _ONLY_CARDS and any(
-        kind in kinds and marker.search(text) for kind, marker, _ in _KINDS
+        kind in kinds and marker.search(text) for kind, marker, _ in _kinds()
     )
 
 
@@ -138,7 +151,7 @@ def mask_secrets(text: str) -> str:
             continue
         stop = end
         if kind == "private key":
-            body = _PEM_BODY.match(text, end)
+            body = re.compile(_PEM_BODY).match(text, end)  # compiled once, then re's cache
             stop = body.end() if body else end
         out.append(text[pos:start])
         out.append(mask(text[start:end]))

@@ -40,6 +40,8 @@ _NAMES = {
 
 #: Characters that are printable but still rendered as tokens in a one-line preview.
 _ALLOWED = "\t\n"
+#: A JSON escape that decodes to a control character (``\\u`` escapes aside).
+_CONTROL_ESCAPE = re.compile(r"\\[bfr]")
 
 
 @lru_cache(maxsize=4096)
@@ -63,6 +65,21 @@ def unsafe_chars(text: str) -> list[str]:
     if _printable(text):
         return []
     return [c for c in dict.fromkeys(text) if is_unsafe_char(c)]
+
+
+def text_may_hold_unsafe(text: str, data: bytes) -> bool:
+    """Whether a decoded string of the raw JSON text can contain an unsafe character.
+
+    Raw controls are invalid inside JSON strings, and raw tabs, line feeds and carriage
+    returns outside them are layout, so once the text has parsed only DEL, non-ASCII
+    characters and escapes can produce an unsafe character (for ``\\u`` escapes, see
+    :func:`inspect.content_scan.decode_u_escapes`).
+    """
+    if b"\\" in data and _CONTROL_ESCAPE.search(text):
+        return True
+    if data.isascii():
+        return "\x7f" in text
+    return not text.replace("\n", "").replace("\r", "").replace("\t", "").isprintable()
 
 
 def token(char: str) -> str:
