@@ -137,7 +137,7 @@ def list_row(
         row.append(f"  {safe(label.schema_id or '?', 32)}", style="italic")
     if entry.state in ENDED:
         row.append(f"  {safe(entry.ended.removeprefix(entry.ref.id + ' '), 200)}")
-        row.stylize("grey50", len(badge[0]) + 1)
+        row.stylize("grey50", BADGE_WIDTH)
     elif label is not None and label.expires_at and entry.state is HandoffState.PENDING:
         row.append(f"  ⌛ {time_left(label.expires_at)}", style="yellow")
     return fit(row, width)
