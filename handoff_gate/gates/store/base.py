@@ -124,11 +124,9 @@ class Subscription(Protocol):
     def rearm(self) -> bool:
         """Watch where the next decision will appear; ``True`` when that changed (the
         first call always), so the caller looks again before it sleeps."""
-        ...
 
     def close(self) -> None:
         """Stop the wake-ups; closing twice is harmless."""
-        ...
 
 
 class RunStore(Protocol):
@@ -139,35 +137,28 @@ class RunStore(Protocol):
 
     def label(self) -> str:
         """The store as a person reads it (a folder, a database host): never a password."""
-        ...
 
     def run_name(self, run: str) -> str:
         """The name ``run``'s records carry: a run folder's own name, or the run id."""
-        ...
 
     def run_label(self, run: str) -> str:
         """A folder's absolute path, or the run id; it addresses the same run, so a front
         end may key runs by it."""
-        ...
 
     def runs(self) -> list[str]:
         """Every run in the store, sorted, each as the store addresses it."""
-        ...
 
     def listing(self, run: str, handoff_ids: Collection[str] | None = None) -> list[ListedHandoff]:
         """Every handoff of ``run`` (or of ``handoff_ids``) in sequence order, with stamps,
         reading nothing else. A run gone (even mid-listing) lists what was seen: never an
         error for a watcher to report."""
-        ...
 
     def exists(self, run: str) -> bool:
         """Whether ``run`` holds any records."""
-        ...
 
     def create(self, run: str) -> bool:
         """Make ``run`` exist (a directory with its missing parents, as ``mkdir -p``; a
         database row); ``True`` only for the one caller that made it."""
-        ...
 
     def add_handoff(
         self,
@@ -179,21 +170,17 @@ class RunStore(Protocol):
     ) -> StoredHandoff:
         """Publish the next handoff: ``envelope(seq, id)`` gives its bytes. A used
         ``idempotency_key`` writes nothing and returns its handoff, ``created=False``."""
-        ...
 
     def handoff_ids(self, run: str) -> list[str]:
         """Every handoff id of ``run``, in sequence order."""
-        ...
 
     def handoff_bytes(self, run: str, handoff_id: str, max_bytes: int) -> bytes:
         """The exact stored bytes; ``FileNotFoundError`` if absent, ``OversizeError`` if
         larger than ``max_bytes``."""
-        ...
 
     def handoff_sha256(self, run: str, handoff_id: str) -> str:
         """The sha256 of a handoff however big (one too big to inspect can still be
         rejected by its bytes); empty when it cannot be read."""
-        ...
 
     def add_contract(
         self, run: str, schema_id: str, sha256: str, document: bytes, *, added: str
@@ -201,16 +188,13 @@ class RunStore(Protocol):
         """Store a JSON Schema exclusively under ``schema_id``; ``True`` when new, ``False``
         for the same digest again, ``ContractConflict`` for another. Unjudged: readers
         check it against the digest (``gates.submit.stored_contracts``)."""
-        ...
 
     def contracts(self, run: str) -> list[StoredContract]:
         """Every contract ``run`` holds, by id; a record that cannot be read is left out
         (a reader of its digest then finds nothing, and blocks)."""
-        ...
 
     def contract_document(self, run: str, sha256: str) -> bytes | None:
         """The document stored under ``sha256`` in ``run`` (``None``: none), unchecked."""
-        ...
 
     def create_decision(
         self,
@@ -223,83 +207,64 @@ class RunStore(Protocol):
         """Record a decision exclusively, with its audit ``event``; returns the event as
         logged. ``DecisionExists`` if this principal (``None``: the one unsigned slot)
         already decided."""
-        ...
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
         """Every decision record of a handoff, by principal (``None``: unsigned)."""
-        ...
 
     def decided_ids(self, run: str) -> list[str]:
         """The ids of handoffs with any decision record, in sequence order (where an
         append-only baseline can be), found from the records, never a pipeline's index."""
-        ...
 
     def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:
         """Keep a reviewer's edited payload before the approval naming it; returns its
         sha256, its name. Never replaced: the same bytes again are the same edit, other
         bytes under a taken name an ``OSError``."""
-        ...
 
     def edit_bytes(self, run: str, handoff_id: str, sha256: str, max_bytes: int) -> bytes:
         """The edited payload named ``sha256``, checked to hash to it (``OSError`` if not);
         ``FileNotFoundError`` if absent, ``OversizeError`` if larger than ``max_bytes``."""
-        ...
 
     def create_withdrawal(
         self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
     ) -> dict[str, Any]:
         """Record the pipeline's withdrawal of a handoff exclusively, with its audit
         ``event``; returns the event as logged. ``WithdrawalExists`` if already withdrawn."""
-        ...
 
     def withdrawal_record(self, run: str, handoff_id: str) -> bytes | None:
         """The handoff's withdrawal record, if the pipeline withdrew it."""
-        ...
 
     def create_delivery(
         self, run: str, handoff_id: str, data: bytes, event: Mapping[str, Any]
     ) -> dict[str, Any]:
         """Record that the handoff's approval was delivered, exclusively, with its audit
         ``event``; returns the event as logged. ``DeliveryExists`` if delivered already."""
-        ...
 
     def delivery_record(self, run: str, handoff_id: str) -> bytes | None:
         """The record of the handoff's first delivery, if its approval was delivered."""
-        ...
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
         """Append one audit event, chained to the one before; returns it as logged."""
-        ...
-
-    def log_bytes(self, run: str) -> bytes:
-        """The whole audit log, one JSON object a line."""
-        ...
 
     def log_chunks(self, run: str) -> Iterator[bytes]:
-        """The log as ``log_bytes`` returns it, in bounded pieces, so a reader of a huge or
-        planted log never holds it whole (``log_lines`` cuts them into lines)."""
-        ...
+        """The audit log, one JSON object a line, in bounded pieces, so a reader of a huge
+        or planted log never holds it whole (``log_lines`` cuts them into lines)."""
 
     def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:
         """Record, for as long as the ``with`` lasts, that this process waits on the
         handoff since ``started`` (where the store can: ``waiters`` then finds it)."""
-        ...
 
     def waiters(
         self, run: str, handoff_ids: Collection[str] | None = None
     ) -> dict[str, tuple[WaiterRecord, ...]] | None:
         """The live waiters of each handoff (of ``handoff_ids``, or all) that has any,
         oldest first; ``None`` when the store cannot tell."""
-        ...
 
     def copy(self) -> RunStore:
         """A store object on the same runs for another thread (itself when it can be
         shared); the caller closes it."""
-        ...
 
     def close(self) -> None:
         """Release connections; the next call opens what it needs again."""
-        ...
 
 
 @runtime_checkable
@@ -318,7 +283,6 @@ class Watchable(Protocol):
         """Call ``on_change`` (quick, on the watching thread) with hints until ``stop``;
         blocks. ``Change()`` comes first and after each ``WatchLapse``: list after it and
         nothing is missed. ``poll``: a network filesystem delivers no change events."""
-        ...
 
     def subscribe(
         self,
@@ -331,7 +295,6 @@ class Watchable(Protocol):
     ) -> Subscription:
         """Wake-ups for a wait on one handoff, watched from ``rearm`` on; ``wake`` must be
         quick and thread-safe. ``signed``: the wait counts signed records."""
-        ...
 
 
 @runtime_checkable
@@ -342,16 +305,13 @@ class FolderMechanics(Protocol):
     def run_identity(self, run: str) -> str:
         """What makes ``run`` this folder and not another put at its address
         (``RunReplaced`` for a symlink); a wait stops without delivering if it changes."""
-        ...
 
     def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
         """Move an invalid record out of ``principal``'s slot; ``True`` when one moved."""
-        ...
 
     def veto_exposure(self, run: str) -> str | None:
         """Why this account could remove a reviewer's decision record of ``run``, or
         ``None`` when it cannot (``FilesystemStore.separate``)."""
-        ...
 
 
 def watchable(store: RunStore) -> Watchable:

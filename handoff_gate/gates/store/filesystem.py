@@ -40,6 +40,7 @@ from handoff_gate.gates.store.base import (
     WithdrawalExists,
 )
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
+from handoff_gate.gates.store.fs_listing import AUDIT_FILE as AUDIT_FILE
 from handoff_gate.gates.store.fs_listing import DECISIONS as DECISIONS
 from handoff_gate.gates.store.fs_listing import HANDOFFS as HANDOFFS
 from handoff_gate.gates.store.fs_listing import handoff_ids_in, list_run_dir
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 
 SEQ = ".seq"
 KEYS = ".keys"
-AUDIT_FILE = "audit.jsonl"
+
 #: How long a submit with a known idempotency key waits for the first submitter to
 #: finish publishing the handoff that key names.
 _KEY_SETTLE_S = 5.0
@@ -445,9 +446,6 @@ class FilesystemStore:
             return _append_locked(fd, event)
         finally:
             os.close(fd)
-
-    def log_bytes(self, run: str) -> bytes:
-        return b"".join(self.log_chunks(run))
 
     def log_chunks(self, run: str) -> Iterator[bytes]:
         return log_file.chunks(self._dir(run) / AUDIT_FILE)

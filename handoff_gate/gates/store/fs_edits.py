@@ -22,14 +22,10 @@ class EditMismatch(OSError):
     """An edit file whose bytes do not hash to its name: altered after it was written."""
 
 
-def _checked_digest(sha256: str) -> str:
+def edit_path(run_dir: Path, handoff_id: str, sha256: str) -> Path:
     if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
         raise ValueError(f"not a sha256: {sha256!r}")
-    return sha256
-
-
-def edit_path(run_dir: Path, handoff_id: str, sha256: str) -> Path:
-    return inside(run_dir, EDITS, validate_id(handoff_id), f"{_checked_digest(sha256)}.json")
+    return inside(run_dir, EDITS, validate_id(handoff_id), f"{sha256}.json")
 
 
 def create_edit(run_dir: Path, handoff_id: str, data: bytes) -> str:

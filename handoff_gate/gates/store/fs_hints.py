@@ -14,7 +14,7 @@ from pathlib import Path
 from watchfiles import watch
 
 from handoff_gate.gates.store.base import Change, WatchLapse
-from handoff_gate.gates.store.fs_listing import DECISIONS, HANDOFFS, WITHDRAWALS
+from handoff_gate.gates.store.fs_listing import AUDIT_FILE, DECISIONS, HANDOFFS, WITHDRAWALS
 from handoff_gate.gates.store.waiters import WAITERS
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 
@@ -60,7 +60,7 @@ def hint_for(root: Path, path: Path, *, root_is_run: bool) -> Change | None:
             stem = inner[1].rpartition(".")[0]
             return Change(run, stem) if ID_PATTERN.match(stem) else None
         return Change(run)  # the folder itself: records made with it may have sent no event
-    if inner == ("audit.jsonl",):
+    if inner == (AUDIT_FILE,):
         return None
     return Change(run)
 

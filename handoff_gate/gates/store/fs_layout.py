@@ -15,10 +15,9 @@ from pathlib import Path
 from handoff_gate.gates.store.fs_contracts import CONTRACTS, IDS
 from handoff_gate.gates.store.fs_deliveries import DELIVERIES
 from handoff_gate.gates.store.fs_edits import EDITS
-from handoff_gate.gates.store.fs_listing import DECISIONS, HANDOFFS, WITHDRAWALS
+from handoff_gate.gates.store.fs_listing import AUDIT_FILE, DECISIONS, HANDOFFS, WITHDRAWALS
+from handoff_gate.gates.store.waiters import WAITERS
 
-WAITERS = "waiters"
-AUDIT_FILE = "audit.jsonl"
 #: Modes of the separated layout (see the module docstring).
 RUN_MODE = 0o2755
 DECISIONS_MODE = 0o3775

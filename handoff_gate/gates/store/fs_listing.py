@@ -17,21 +17,19 @@ from handoff_gate.gates.vocab.ids import ID_PATTERN
 
 HANDOFFS = "handoffs"
 DECISIONS = "decisions"
+AUDIT_FILE = "audit.jsonl"
 #: The pipeline's withdrawals (``fs_withdrawals``): a record there moves the handoff's
 #: decision stamp, so a front end reads the handoff again and sees it withdrawn.
 WITHDRAWALS = "withdrawals"
 
 
-def stamp_of(stat: os.stat_result) -> Stamp:
-    """(mtime_ns, size, inode): a rewrite, a replacement or a new record moves one of them."""
-    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-
-
 def stamp_at(path: Path) -> Stamp | None:
+    """(mtime_ns, size, inode): a rewrite, a replacement or a new record moves one of them."""
     try:
-        return stamp_of(path.stat())
+        found = path.stat()
     except (OSError, ValueError):
         return None
+    return (found.st_mtime_ns, found.st_size, found.st_ino)
 
 
 def handoff_ids_in(run_dir: Path) -> list[str]:

@@ -109,7 +109,7 @@ def _refused(directory: Path, exc: BaseException) -> None:
 
 
 class WatchSubscription:
-    """A registered wake-up callback; ``close()`` (or leaving a ``with``) unregisters it."""
+    """A registered wake-up callback; ``close()`` unregisters it."""
 
     __slots__ = ("_closed", "_token", "_watcher")
 
@@ -135,12 +135,6 @@ class WatchSubscription:
             key = (watcher.directory, watcher.force_polling)
             if _watchers.get(key) is watcher:
                 del _watchers[key]
-
-    def __enter__(self) -> WatchSubscription:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def subscribe(

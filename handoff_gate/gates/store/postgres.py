@@ -135,7 +135,6 @@ class _ReadAhead:
 def _next_line(
     last: tuple[Any, ...] | None, event: Mapping[str, Any]
 ) -> tuple[int, bytes, dict[str, Any]]:
-
     number, previous = (0, None) if last is None else (int(last[0]), bytes(last[1]))
     line, record = chained_line(previous, event)
     return number + 1, line, record
@@ -510,7 +509,6 @@ class PostgresStore:
         return records
 
     def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:
-
         validate_run_id(run)
         validate_id(handoff_id)
 
@@ -588,11 +586,6 @@ class PostgresStore:
         number, line, record = _next_line(conn.execute(_LAST_EVENT, (run,)).fetchone(), event)
         conn.execute("INSERT INTO events (run, n, line) VALUES (%s, %s, %s)", (run, number, line))
         return record
-
-    def log_bytes(self, run: str) -> bytes:
-        validate_run_id(run)
-        rows = self._read("SELECT line FROM events WHERE run = %s ORDER BY n", (run,))
-        return b"".join(bytes(row[0]) + b"\n" for row in rows)
 
     def log_chunks(self, run: str) -> Iterator[bytes]:
         """Paged, a long row in pieces: a reader holds a bounded amount whatever a role
