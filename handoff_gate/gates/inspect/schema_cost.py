@@ -88,6 +88,8 @@ class _Counter:
         return _post_order("", lambda at: (p for p, _ in self._edges(at, _ANY)), known, MAX_PATHS)
 
     def evaluations(self, payload: Any, budget: int) -> int:
+        """(subschema, value) evaluations a full listing could make; :class:`_Exceeded`
+        past ``budget``."""
         values: dict[int, Any] = {}
 
         def below(node: str) -> Iterator[str]:

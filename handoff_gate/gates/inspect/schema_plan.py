@@ -120,6 +120,8 @@ class _Gathered:
 
 
 class Planner:
+    """Plans for one contract, by the set of subschemas that apply, made on first need."""
+
     def __init__(self, contract: JsonSchemaContract) -> None:
         self._contract = contract
         self._index: RefIndex = index_of(contract.document)
@@ -211,6 +213,7 @@ class Planner:
     # -- gathering what applies -------------------------------------------------------
 
     def _gather(self, pointers: Pointers, kind: str) -> _Gathered:
+        """What can apply to a valid value of ``kind`` under ``pointers``, and whether it must."""
         out = _Gathered()
         todo = [(p[1:], False) if p.startswith(_MAY) else (p, True) for p in sorted(pointers)]
         todo.reverse()
@@ -240,6 +243,7 @@ class Planner:
         return out
 
     def _next(self, at: str, schema: dict[str, Any], kind: str, must: bool) -> list[Any]:
+        """What applies beside ``schema`` to the same value, in the document's order."""
         nexts: list[tuple[str, bool]] = []
         for word in ("$ref", "$dynamicRef", "$recursiveRef"):
             ref = schema.get(word)

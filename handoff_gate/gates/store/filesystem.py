@@ -213,6 +213,7 @@ class FilesystemStore:
             return StoredHandoff(handoff_id, seq, True)
 
     def _keyed(self, key_mark: Path) -> StoredHandoff | None:
+        """The handoff an idempotency key already names, once it is published."""
         deadline = time.monotonic() + _KEY_SETTLE_S
         try:
             handoff_id = read_bounded(key_mark, 64).decode("ascii")

@@ -24,6 +24,7 @@ STEP_MS = 5
 DEBOUNCE_MS = 50
 #: How often the watcher thread looks up from the kernel to see whether it should stop.
 RUST_TIMEOUT_MS = 250
+#: How often subscribers are woken without events (fallback, or ``force_polling``).
 POLL_MS = 100
 #: So a test or an operator can count watcher threads.
 THREAD_PREFIX = "handoff-gate-watch"
@@ -95,6 +96,7 @@ _warned = False
 
 
 def _refused(directory: Path, exc: BaseException) -> None:
+    """Say once per process that watching failed and polling took over."""
     global _warned
     with _lock:
         first, _warned = not _warned, True

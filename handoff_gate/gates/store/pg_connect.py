@@ -34,6 +34,8 @@ _MAX_MESSAGE = 500
 
 @dataclass(frozen=True, slots=True)
 class Notification:
+    """Only a hint that something changed: re-read to know what."""
+
     channel: str
     payload: str
     pid: int
