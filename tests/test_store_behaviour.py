@@ -273,7 +273,7 @@ def test_different_principals_and_the_unsigned_slot_are_all_recorded(
 def test_concurrent_appends_keep_one_linear_chain(target: Target, pool: tuple[Pool, Any]) -> None:
     _first_handoff(target)
     race(pool, target, "events", 4)
-    log = target.store.log_bytes(target.run)
+    log = b"".join(target.store.log_chunks(target.run))
     assert len(log.splitlines()) == 20
     assert log.endswith(b"\n")
     assert audit.verify_chain(target.run, target.store) == []

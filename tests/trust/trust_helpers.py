@@ -75,7 +75,7 @@ def forge_decision(
     principal), signed by ssh-keygen and filed and logged as decide would: what an
     agent holding ``key`` can write without the gate's own code."""
     report = inspect_in_run(run, hid, load_registry(""), store=STORE)
-    log_head = line_hash(STORE.log_bytes(str(run)).splitlines()[-1])
+    log_head = line_hash(b"".join(STORE.log_chunks(str(run))).splitlines()[-1])
     unsigned = Decision(
         handoff=hid,
         run=run.name,

@@ -1,8 +1,6 @@
-"""A JSON Schema document's one spelling and the digest that names it.
-
-Plain ``json`` and ``hashlib``, apart from ``contracts.json_schema`` (which compiles
-documents and loads pydantic), so that naming a stored contract costs a hook that
-only stores a tool call nothing more than hashing it.
+"""A JSON Schema document's one spelling and the digest that names it: plain ``json``,
+apart from ``json_schema`` (which loads pydantic), so a hook that only stores a tool
+call pays for hashing alone.
 """
 
 from __future__ import annotations
@@ -22,12 +20,10 @@ def canonical_bytes(schema: Mapping[str, Any]) -> bytes:
 
 
 def document_sha256(schema: Mapping[str, Any]) -> str:
-    """The sha256 (hex) of the document's canonical bytes: the digest that names it."""
     return hashlib.sha256(canonical_bytes(schema)).hexdigest()
 
 
 def document_bytes(schema: Mapping[str, Any]) -> bytes:
-    """The bytes a contract is stored as in a run: compact JSON in the document's own key
-    order (the order of the field rows a reviewer reads); its digest is of the canonical
-    form."""
+    """As stored in a run: in the document's own key order (the order of the rows a
+    reviewer reads); its digest is of the canonical form."""
     return json.dumps(schema, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode()

@@ -1,16 +1,9 @@
 """JSON Schema documents as contracts: read one, name it by digest, compile it once.
 
 A pipeline in any language describes its handoff as JSON Schema; the reviewer's side
-never imports pipeline code for it. Validity is decided by ``jsonschema-rs``, a validator
-that passes the official JSON-Schema-Test-Suite (every keyword of Draft 2020-12 and of
-the older drafts a document names with ``$schema``); the gate's own findings (missing,
-empty, defaulted fields, keys the contract does not admit) are layered on top of what it
-reports (``inspect.schema_check``). A compiled contract is cached by the sha256 of the
-document's canonical bytes: the same schema, however its keys are ordered or spaced, is
-compiled once per process and is the same contract.
-
-Nothing is ever fetched: a ``$ref`` (or ``$schema``) naming a resource outside the
-document is refused when the contract is built, with one line naming it.
+never imports pipeline code for it. Validity is decided by ``jsonschema-rs``, which
+passes the official JSON-Schema-Test-Suite. Nothing is ever fetched: a ``$ref`` (or
+``$schema``) naming a resource outside the document is refused, in one line.
 """
 
 from __future__ import annotations
@@ -33,10 +26,10 @@ from handoff_gate.gates.vocab.fieldpaths import pointer_step
 
 #: A contract is a page of text, not a data set: a larger document is refused unread.
 MAX_SCHEMA_BYTES = 1024 * 1024
-#: How deep a document may nest; real schemas stay under 20, and nothing below ever
-#: recurses over the document, so this only bounds what is stored and shown.
+#: Real schemas stay under 20; nothing recurses over the document, so this only bounds
+#: what is stored and shown.
 MAX_SCHEMA_DEPTH = 256
-#: How many compiled contracts a process keeps (a reviewer's TUI meets a handful).
+#: Compiled contracts a process keeps (a reviewer's TUI meets a handful).
 CACHE_SIZE = 256
 
 #: The formats ``jsonschema-rs`` asserts. Any other is accepted with a warning on the
@@ -65,10 +58,8 @@ KNOWN_FORMATS = frozenset(
     }
 )
 
-#: Keywords whose value is a map of names to subschemas, and those holding one
-#: subschema or a list of them: the walk for ``format`` follows only these, so a
-#: property *named* ``format`` is never taken for the keyword (``inspect.schema_refs``
-#: walks the same keywords, and ``contentSchema``, to index a document's subschemas).
+#: Keywords holding a map of subschemas, or one or a list: the walk follows only these,
+#: so a property *named* ``format`` is never taken for the keyword.
 SCHEMA_MAPS = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 )
@@ -99,11 +90,7 @@ class JsonSchemaError(RegistryError):
 
 @dataclass(frozen=True, eq=False)
 class JsonSchemaContract:
-    """A compiled JSON Schema contract: the document, its digest and its validator.
-
-    ``unknown_formats`` maps the JSON Pointer of each subschema whose ``format`` the
-    validator does not assert to that format, for the warning inspection gives.
-    """
+    """``unknown_formats``: the ``format`` the validator does not assert, by pointer."""
 
     document: Mapping[str, Any]
     sha256: str
@@ -114,8 +101,8 @@ class JsonSchemaContract:
     memo: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def subschema(self, pointer: str) -> Any:
-        """The part of the document at a JSON Pointer (``None`` when there is none),
-        remembered: inspection asks for the same few pointers for every payload."""
+        """``None`` when there is none; remembered, as inspection asks for the same few
+        pointers for every payload."""
         try:
             return self._pointers[pointer]
         except KeyError:
@@ -135,14 +122,9 @@ class JsonSchemaContract:
         return node
 
 
-#: How many looked-up pointers a contract remembers (a document has at most this many
-#: subschemas worth remembering; beyond, lookups are simply not kept).
 MAX_POINTERS = 65_536
 
-#: What a payload is inspected against: a pydantic class (built-ins, a user's module) or
-#: a JSON Schema document a run stores.
 Contract = type[BaseModel] | JsonSchemaContract
-#: What inspection looks contracts up in: a ``Registry`` of classes, or a run's stored one.
 ContractsById = Mapping[str, Contract]
 
 _cache: OrderedDict[str, JsonSchemaContract] = OrderedDict()
@@ -163,8 +145,8 @@ def _no_constant(name: str) -> Any:
 
 
 def read_json_schema(data: bytes) -> dict[str, Any]:
-    """A schema document from its bytes: strict JSON, one object, no repeated keys
-    (which of two ``"type"`` keys would count is a guess the gate does not make)."""
+    """Strict JSON, one object, no repeated keys (which of two ``"type"`` keys would
+    count is a guess the gate does not make)."""
     if len(data) > MAX_SCHEMA_BYTES:
         raise JsonSchemaError(f"the schema is over the {MAX_SCHEMA_BYTES}-byte limit")
     try:
@@ -182,7 +164,6 @@ def read_json_schema(data: bytes) -> dict[str, Any]:
 
 
 def canonical_bytes(schema: Mapping[str, Any]) -> bytes:
-    """The document's one spelling: sorted keys, no spaces, ASCII escapes."""
     try:
         return _canonical_bytes(schema)
     except (TypeError, ValueError, RecursionError) as exc:
@@ -190,23 +171,16 @@ def canonical_bytes(schema: Mapping[str, Any]) -> bytes:
 
 
 def not_json_data(exc: Exception) -> JsonSchemaError:
-    """The one line for a document ``contracts.canonical`` could not spell as JSON."""
     return JsonSchemaError(f"the schema is not JSON data: {_first_line(exc)}")
 
 
 def schema_sha256(schema: Mapping[str, Any] | bytes) -> str:
-    """The sha256 (hex) that names the contract: of its canonical bytes."""
     document = read_json_schema(bytes(schema)) if isinstance(schema, bytes) else schema
     return hashlib.sha256(canonical_bytes(document)).hexdigest()
 
 
 def contract_from_json_schema(schema: Mapping[str, Any] | bytes) -> JsonSchemaContract:
-    """The compiled contract for a JSON Schema document, once per digest.
-
-    Raises ``JsonSchemaError`` (one line) for a document that is not a valid schema of
-    its draft, nests deeper than :data:`MAX_SCHEMA_DEPTH`, or names a resource outside
-    itself.
-    """
+    """Compiled once per digest of its canonical bytes, however its keys are ordered."""
     document = read_json_schema(bytes(schema)) if isinstance(schema, bytes) else schema
     canonical = canonical_bytes(document)
     digest = hashlib.sha256(canonical).hexdigest()
@@ -227,10 +201,10 @@ def contract_from_json_schema(schema: Mapping[str, Any] | bytes) -> JsonSchemaCo
     return contract
 
 
-#: The drafts a document may name with ``$schema`` (any other is refused: the library
-#: would try to fetch an unknown metaschema). Without ``$schema``, Draft 2020-12.
-DRAFTS = frozenset(
-    f"{scheme}://json-schema.org/{draft}{hash_}"
+#: The metaschemas the validator knows without fetching: a reference to one names "a
+#: JSON Schema", which any JSON object may be written to satisfy.
+META_SCHEMAS = frozenset(
+    f"{scheme}://json-schema.org/{draft}"
     for scheme in ("http", "https")
     for draft in (
         "draft/2020-12/schema",
@@ -239,8 +213,10 @@ DRAFTS = frozenset(
         "draft-06/schema",
         "draft-04/schema",
     )
-    for hash_ in ("", "#")
 )
+#: What ``$schema`` may name (any other is refused: the library would try to fetch an
+#: unknown metaschema). Without ``$schema``, Draft 2020-12.
+DRAFTS = META_SCHEMAS | {f"{uri}#" for uri in META_SCHEMAS}
 _REMOTE = re.compile(r"Resource '([^']*)' is not present")
 
 
@@ -274,16 +250,12 @@ def _compile(document: dict[str, Any]) -> Any:
 
 
 def _refuse(uri: str) -> Any:
-    """The retriever: nothing outside the document is ever fetched."""
     raise JsonSchemaError(f"{uri} is outside the document")
 
 
 def _unknown_formats(document: Any) -> dict[str, str]:
-    """Each subschema's ``format`` the validator does not assert, by JSON Pointer.
-
-    Iterative and bounded by :data:`MAX_SCHEMA_DEPTH`, so a hostile nesting is a
-    one-line refusal, not a ``RecursionError``.
-    """
+    """Iterative and bounded: a hostile nesting is a one-line refusal, not a
+    ``RecursionError``."""
     found: dict[str, str] = {}
     for pointer, node in _subschemas(document):
         fmt = node.get("format")

@@ -1,12 +1,9 @@
-"""Which contracts exist: the built-ins plus any the user loads with ``--schemas``.
+"""Which contracts exist: the built-ins plus any the user loads with ``--schemas SPEC``
+or ``$HANDOFF_GATE_SCHEMAS`` (``.py`` paths or module names exposing ``SCHEMAS``, joined
+with ``os.pathsep``). Anything wrong with a spec is a one-line ``RegistryError``.
 
-Specs are named as ``gates.contracts.spec`` reads them. Anything wrong with a spec is a
-``RegistryError`` with a one-line message, so the CLI can report it and exit 2.
-
-A built-in is imported the first time its id is looked up (``Contracts``): the built-ins
-are named by where they live, so their ids are known without importing them, and a
-command that handles one handoff loads one contract module. A user's module has to be
-imported to learn its ids, so it loads with the registry.
+A built-in is imported the first time its id is looked up, so a command that handles one
+handoff loads one contract module; a user's module must be imported to learn its ids.
 """
 
 from __future__ import annotations
@@ -15,7 +12,6 @@ import hashlib
 import importlib
 import importlib.util
 import os
-import re
 import stat
 import sys
 from collections.abc import Iterator, Mapping
@@ -25,13 +21,12 @@ from typing import Any
 
 from pydantic import BaseModel, PydanticUserError
 
-from handoff_gate.gates.contracts.spec import named_specs
+from handoff_gate.gates.vocab.environment import Environment
+from handoff_gate.gates.vocab.ids import SCHEMA_ID_PATTERN
 from handoff_gate.schemas import BUILT_IN
 
-#: What inspection takes: any mapping of id -> contract class (``Contracts``, or a dict).
+#: Any mapping of id -> contract class (``Contracts``, or a dict).
 Registry = Mapping[str, type[BaseModel]]
-
-SCHEMA_ID = re.compile(r"[a-z][a-z0-9_]*/v[0-9]+")
 
 
 class RegistryError(Exception):
@@ -39,11 +34,8 @@ class RegistryError(Exception):
 
 
 class Contracts(Mapping[str, type[BaseModel]]):
-    """Contracts by id: the built-ins, imported on first lookup, then the user's classes.
-
-    ``in`` and iterating the ids import nothing; looking an id up (``[]``, ``get``,
-    ``values``) imports that built-in's module once.
-    """
+    """``in`` and iterating the ids import nothing; looking an id up imports that
+    built-in's module once."""
 
     __slots__ = ("_built_in", "_classes", "_ids")
 
@@ -54,8 +46,9 @@ class Contracts(Mapping[str, type[BaseModel]]):
 
     def __getitem__(self, schema_id: str) -> type[BaseModel]:
         found = self._classes.get(schema_id)
-        if found is None:
-            found = self._classes[schema_id] = _built_in_class(self._built_in[schema_id])
+        if found is None:  # ``module:Class``; a missing one is a broken install
+            module, _, name = self._built_in[schema_id].partition(":")
+            found = self._classes[schema_id] = getattr(importlib.import_module(module), name)
         return found
 
     def __contains__(self, schema_id: object) -> bool:
@@ -68,25 +61,17 @@ class Contracts(Mapping[str, type[BaseModel]]):
         return len(self._ids)
 
 
-def _built_in_class(where: str) -> type[BaseModel]:
-    """The class a built-in's ``module:Class`` names (a missing one is a broken install)."""
-    module, _, name = where.partition(":")
-    found: type[BaseModel] = getattr(importlib.import_module(module), name)
-    return found
-
-
 def load_registry(spec: str | None = None, *, pins: Mapping[str, str] | None = None) -> Contracts:
     """Built-in contracts plus those from ``spec`` (default: ``$HANDOFF_GATE_SCHEMAS``).
 
     ``pins`` (a policy's ``[[contracts]]``: absolute path -> sha256): under a policy a
-    module is code an agent may have edited, so each spec must be a ``.py`` file listed
-    there whose bytes have that digest. They are read once, hashed, and those exact
-    bytes run: nothing of a file that is not pinned, or was edited, ever executes.
-
-    Fails as a whole: on any error, no module imported for this call stays in
+    module is code an agent may have edited, so only a pinned ``.py`` file whose bytes
+    have that digest runs. Fails as a whole: no module imported for this call stays in
     ``sys.modules``, so a corrected file loads afresh on the next try.
     """
-    parts = named_specs(spec)
+    if spec is None:
+        spec = Environment.read().schemas
+    parts = [p.strip() for p in spec.split(os.pathsep) if p.strip()]
     if pins is not None:
         for part in parts:
             if not _is_path(part):
@@ -118,7 +103,7 @@ def _is_path(spec: str) -> bool:
 
 
 def _module_name(spec: str) -> str:
-    """The module a spec imports: a private, stable name per file, so two never collide."""
+    """A private, stable name per file, so two never collide."""
     if not _is_path(spec):
         return spec.partition(".")[0]
     digest = hashlib.sha256(str(Path(spec).expanduser().resolve()).encode()).hexdigest()[:12]
@@ -140,7 +125,7 @@ def _checked(spec: str, found: object, origin: Mapping[str, str]) -> dict[str, t
         raise RegistryError(f"{spec}: no SCHEMAS dict (id -> pydantic model) at module level")
     checked: dict[str, type[BaseModel]] = {}
     for schema_id, model in found.items():
-        if not isinstance(schema_id, str) or not SCHEMA_ID.fullmatch(schema_id):
+        if not isinstance(schema_id, str) or not SCHEMA_ID_PATTERN.match(schema_id):
             raise RegistryError(f"{spec}: schema id {schema_id!r} is not of the form 'name/v1'")
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise RegistryError(f"{spec}: SCHEMAS[{schema_id!r}] is not a pydantic model class")
@@ -180,14 +165,12 @@ def _import_file(spec: str, name: str) -> ModuleType:
     return module
 
 
-#: A contract module is a page of code; a bigger file is refused unread.
 _MAX_MODULE_BYTES = 1024 * 1024
 
 
 def _run_pinned(spec: str, name: str, pins: Mapping[str, str]) -> ModuleType:
-    """Run a module file only if its bytes are the ones the policy pins, reading it once:
-    the bytes hashed are the bytes executed, so a file swapped after the check changes
-    nothing (no second read, no import system looking the path up again)."""
+    """Read once: the bytes hashed are the bytes executed, so a file swapped after the
+    check changes nothing."""
     path = Path(spec).expanduser().resolve()
     expected = pins.get(str(path))
     if expected is None:
@@ -227,15 +210,9 @@ _NAMED = frozenset({"properties", "$defs", "patternProperties"})
 
 
 def strict_json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON Schema in the shape a provider's strict structured-output mode takes.
-
-    Every object lists all its properties in ``required`` and forbids others, defaults
-    are removed (a strict provider sends every key, ``null`` where a field is optional),
-    and a ``$ref`` with sibling keywords is inlined because strict modes reject
-    keywords beside ``$ref``. A free-form mapping (``dict[str, ...]``) cannot be made
-    strict, so it is a ``RegistryError`` naming the field rather than a silently
-    narrower schema.
-    """
+    """The model's JSON Schema as a provider's strict structured-output mode takes it:
+    every property required, no others, no defaults, no keywords beside ``$ref``. A
+    free-form mapping cannot be made strict: a ``RegistryError``, not a narrower schema."""
     try:
         schema = model.model_json_schema()
     except PydanticUserError as exc:

@@ -1,9 +1,5 @@
-"""What a contract looks like from the payload's side: its fields, keys and nesting.
-
-Pydantic models describe fields by type annotation; inspection needs to know, for a
-JSON object, which keys a model accepts, which fields are required, and where nested
-models can hide (inside lists, dicts, unions, ``Optional`` and ``Annotated``). This is
-computed once per model class and cached.
+"""What a class contract looks like from the payload's side: which keys a model
+accepts, which fields are required, and where nested models can hide; once per class.
 """
 
 from __future__ import annotations
@@ -39,12 +35,8 @@ _ANY = Shape("any")
 
 @dataclass(frozen=True, slots=True)
 class FieldPlan:
-    """One field: the JSON keys that fill it (alias first), and its shape.
-
-    ``optional``: neither required nor defaulted (pydantic's ``MISSING`` default, as a
-    JSON Schema property outside ``required`` without a ``default``): absent, it is
-    absent from the delivery, and nothing was defaulted.
-    """
+    """``keys``: alias first. ``optional``: neither required nor defaulted (pydantic's
+    ``MISSING``): absent, it is absent from the delivery too."""
 
     name: str
     keys: tuple[str, ...]
@@ -56,13 +48,8 @@ class FieldPlan:
 
 @dataclass(frozen=True, slots=True)
 class ModelPlan:
-    """A model's fields in contract order, every key it accepts, and the nested ones.
-
-    ``open``: the model keeps keys it does not name (``extra="allow"``): they pass
-    through, each with a warning, instead of being dropped; ``extra`` is the shape of
-    their values. ``closed``: the model forbids them (``extra="forbid"``), so one that
-    arrives blocks the handoff instead of being dropped.
-    """
+    """``open`` (``extra="allow"``): unnamed keys pass through with a warning, ``extra``
+    their values' shape; ``closed`` (``extra="forbid"``): one blocks the handoff."""
 
     fields: tuple[FieldPlan, ...]
     keys: frozenset[str]
@@ -74,7 +61,7 @@ class ModelPlan:
 
 
 def shape_of(annotation: Any) -> Shape:
-    """The :class:`Shape` of a type annotation (models are referenced, not expanded)."""
+    """Models are referenced, not expanded."""
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is typing.Annotated:
@@ -125,7 +112,6 @@ def _input_keys(name: str, info: FieldInfo, model: type[BaseModel]) -> tuple[str
 
 @cache
 def plan_of(model: type[BaseModel]) -> ModelPlan:
-    """The contract's fields in order, with the JSON keys each one accepts."""
     fields = tuple(
         FieldPlan(
             name=name,
@@ -152,11 +138,8 @@ def plan_of(model: type[BaseModel]) -> ModelPlan:
 
 
 def _extra_shape(model: type[BaseModel]) -> Shape:
-    """The shape of an open model's unnamed values (``__pydantic_extra__: dict[str, X]``).
-
-    A declaration spelled as a string is resolved once; one that cannot be resolved is
-    ``any`` (its values are then validated by pydantic, but not walked for nested keys).
-    """
+    """From ``__pydantic_extra__: dict[str, X]``; one that cannot be resolved is ``any``
+    (validated by pydantic, but not walked)."""
     for cls in model.__mro__:
         declared = vars(cls).get("__annotations__", {}).get("__pydantic_extra__")
         if declared is None:
@@ -191,8 +174,8 @@ def pick(shape: Shape, value: Any) -> Shape:
 
 
 def default_of(info: FieldInfo) -> Any:
-    """The default a field takes when absent, as JSON data (a model default as the object
-    it delivers, not its class name), or ``ABSENT`` if it needs other fields."""
+    """As JSON data (a model default as the object it delivers), or ``ABSENT`` if it
+    needs other fields."""
     try:
         default = info.get_default(call_default_factory=True, validated_data={})
     except Exception:  # a factory that needs other fields: say so instead of guessing
@@ -204,11 +187,8 @@ def default_of(info: FieldInfo) -> Any:
 
 @cache
 def is_closed(model: type[BaseModel]) -> bool:
-    """Whether pydantic alone would report every unknown key and no default can apply.
-
-    True when every model reachable from ``model`` forbids extra keys and has only
-    required fields; then a payload that validates has nothing to drop or default.
-    """
+    """Every model reachable forbids extra keys and has only required fields: a payload
+    that validates has nothing to drop or default."""
     seen: set[type[BaseModel]] = set()
     todo = [model]
     while todo:

@@ -1,11 +1,6 @@
-"""Find secrets and unsafe characters anywhere in a payload, keys included.
-
-Most payloads hold neither, so the raw text is checked first with a few C-level
-operations, and the parsed tree is walked (to name exact paths) only when that check
-trips. A JSON ``\\u`` escape can spell any character without it appearing in the raw
-text, so those escapes are decoded once and the checks repeated on the result;
-``\\b``/``\\f``/``\\r`` escapes decode to control characters, so their presence
-sends the scan to the decoded strings.
+"""Find secrets and unsafe characters anywhere in a payload, keys included. A JSON
+``\\u`` escape can spell any character without it appearing in the raw text, so those
+escapes are decoded once and the checks repeated on the result.
 """
 
 from __future__ import annotations
@@ -35,13 +30,8 @@ class Hit:
 
 
 def decode_u_escapes(text: str) -> tuple[str, bool]:
-    """``text`` with its ``\\uXXXX`` escapes decoded, and whether one spells an unsafe char.
-
-    Other escapes are left as they are: none of them can complete a secret, so the
-    result can be searched for secrets like the raw text. A surrogate (half of an
-    escaped astral character, such as a tag character) counts as unsafe, so the
-    decoded strings are looked at.
-    """
+    """``text`` with its ``\\uXXXX`` escapes decoded, and whether one spells an unsafe
+    char (a surrogate counts). Other escapes cannot complete a secret: left as they are."""
     unsafe = False
 
     def decode(m: re.Match[str]) -> str:
@@ -56,13 +46,7 @@ def decode_u_escapes(text: str) -> tuple[str, bool]:
 
 
 def scan(value: Any, kinds: frozenset[str], *, unsafe: bool) -> tuple[list[Hit], list[Hit]]:
-    """Walk the parsed value; ``(secret hits, unsafe hits)`` for every string, key and int.
-
-    Depth first in document order, so the findings read in the payload's order.
-
-    ``kinds`` are the secret kinds to look for (empty: none); ``unsafe`` whether to
-    look for unsafe characters.
-    """
+    """``(secret hits, unsafe hits)`` in document order for every string, key and int."""
     secret_hits: list[Hit] = []
     unsafe_hits: list[Hit] = []
 
@@ -95,11 +79,8 @@ def scan(value: Any, kinds: frozenset[str], *, unsafe: bool) -> tuple[list[Hit],
 
 
 def mask_at(value: Any, hits: Sequence[Hit]) -> Any:
-    """A copy of ``value`` with the secret at each hit masked; other branches are shared.
-
-    Deeper hits go first, and a value before its own key, so every path still leads
-    somewhere when it is followed.
-    """
+    """Other branches are shared. Deeper hits go first, and a value before its own key,
+    so every path still leads somewhere when it is followed."""
     box = [value]
     copied: set[int] = set()
     for hit in sorted(hits, key=lambda h: (-len(steps_of(h.trail)), h.key)):

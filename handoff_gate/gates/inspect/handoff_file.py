@@ -1,10 +1,5 @@
 """Inspect a stored handoff file: the envelope around the producer's output, then the
 output itself through ``stages.inspect``.
-
-The envelope is read first (a file that is not one is ``bad_envelope``), the subject is
-the producer's exact text (``raw``/``raw_base64``) or else the parsed ``payload``
-upstream handed over, and the report carries the whole file's hash and size, since
-that is what a decision binds to. A secret in the payload masks the envelope's copy too.
 """
 
 from __future__ import annotations
@@ -14,7 +9,7 @@ import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import jiter
 import pydantic_core
@@ -48,17 +43,12 @@ def inspect_handoff(
     max_bytes: int = DEFAULT_MAX_BYTES,
     stored_contract: StoredContract | None = None,
 ) -> Report:
-    """Inspect a handoff file (an envelope around the producer's output). Never raises.
+    """Never raises. ``sha256``/``size`` are the whole file's: what a decision binds to.
 
     An envelope naming ``schema_sha256`` is inspected against the contract
-    ``stored_contract`` resolves for it (the run's stored one), never the registry's of
-    that id; none to resolve it with, or none resolved, blocks it (``unknown_schema``).
-
-    The subject is ``raw`` (or ``raw_base64``) when present, else ``payload``
-    re-serialized. ``sha256``/``size`` in the report are those of the whole file.
-    ``previous_for``, when given, is asked for ``previous`` with the envelope's schema
-    id once the envelope is read (``ABSENT``: none), so a caller that looks it up in the
-    run need not parse the file first to learn the contract.
+    ``stored_contract`` resolves (the run's), never the registry's of that id: none
+    resolved blocks it. ``previous_for`` is asked for ``previous`` once the envelope's
+    schema id is known, so a caller need not parse the file first.
     """
     try:
         with CollectorPaused():
@@ -77,20 +67,18 @@ def _inspect_handoff(
     max_bytes: int,
     stored_contract: StoredContract | None = None,
 ) -> Report:
-    whole = _Whole(hashlib.sha256(file_bytes).hexdigest(), len(file_bytes))
-    if len(file_bytes) > max_bytes:
-        return _bad(
-            whole, Code.OVERSIZE, f"{len(file_bytes)} bytes, over the {max_bytes}-byte limit"
-        )
+    digest, size = hashlib.sha256(file_bytes).hexdigest(), len(file_bytes)
+    if size > max_bytes:
+        return _bad(digest, size, Code.OVERSIZE, f"{size} bytes, over the {max_bytes}-byte limit")
     envelope, problem = _envelope(file_bytes)
     if envelope is None:
-        return _bad(whole, Code.BAD_ENVELOPE, problem)
+        return _bad(digest, size, Code.BAD_ENVELOPE, problem)
     producer = envelope.producer
     upstream: object = envelope.payload if envelope.has_payload else ABSENT
     try:
         produced = envelope.producer_bytes()
     except ValueError as exc:
-        return _bad(whole, Code.BAD_ENVELOPE, str(exc), envelope)
+        return _bad(digest, size, Code.BAD_ENVELOPE, str(exc), envelope)
     if produced is not None:
         subject = produced
     elif envelope.has_payload:
@@ -118,24 +106,18 @@ def _inspect_handoff(
         tool_call=envelope.tool is not None,
     )
     report = inspect(subject, envelope.schema_id, contracts, options)
-    if unresolved:
-        report = _unresolved(report, unresolved)
+    if unresolved:  # why, not "load a module": none would count
+        findings = report.findings
+        missing = (
+            replace(f, message=unresolved) if f.code is Code.UNKNOWN_SCHEMA else f for f in findings
+        )
+        report = replace(report, findings=tuple(missing))
     if any(f.code is Code.SECRET for f in report.findings):
         envelope = _masked_envelope(envelope)
-    return replace(report, envelope=envelope, sha256=whole.sha256, size=whole.size)
-
-
-def _unresolved(report: Report, why: str) -> Report:
-    """The report with its ``unknown_schema`` finding saying why the stored contract
-    the envelope names could not be used (not "load a module": none would count)."""
-    findings = tuple(
-        replace(f, message=why) if f.code is Code.UNKNOWN_SCHEMA else f for f in report.findings
-    )
-    return replace(report, findings=findings)
+    return replace(report, envelope=envelope, sha256=digest, size=size)
 
 
 def _masked_envelope(envelope: Envelope) -> Envelope:
-    """The envelope without the producer's output in full: it holds a secret."""
     update: dict[str, Any] = {"raw_base64": None}
     if envelope.raw is not None:
         update["raw"] = mask_secrets(envelope.raw)
@@ -146,7 +128,6 @@ def _masked_envelope(envelope: Envelope) -> Envelope:
 
 
 def _envelope(file_bytes: bytes) -> tuple[Envelope | None, str]:
-    """The envelope, or ``None`` and why the file is not one (half-written, edited...)."""
     if not file_bytes.strip():
         return None, "the handoff file is empty (still being written?)"
     try:
@@ -167,16 +148,13 @@ def _envelope(file_bytes: bytes) -> tuple[Envelope | None, str]:
     return envelope, ""
 
 
-class _Whole(NamedTuple):
-    sha256: str
-    size: int
-
-
-def _bad(whole: _Whole, code: Code, message: str, envelope: Envelope | None = None) -> Report:
+def _bad(
+    digest: str, size: int, code: Code, message: str, envelope: Envelope | None = None
+) -> Report:
     schema = envelope.schema_id if envelope is not None else None
     return Report(
-        sha256=whole.sha256,
-        size=whole.size,
+        sha256=digest,
+        size=size,
         findings=(Finding(code, "", Severity.BLOCK, message),),
         schema_id=schema,
         envelope=envelope,
@@ -191,11 +169,8 @@ def inspect_file(
     previous: object = ABSENT,
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> Report:
-    """Inspect a file: a bare payload when ``schema_id`` is given, else a handoff file.
-
-    The size cap is checked before the content is read, and at most ``max_bytes + 1``
-    bytes are ever held in memory. An unreadable file is a blocked report.
-    """
+    """A bare payload when ``schema_id`` is given, else a handoff file; at most
+    ``max_bytes + 1`` bytes are ever held."""
     try:
         with Path(path).open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -216,6 +191,6 @@ def inspect_file(
 
 
 def _unread(code: Code, message: str, schema_id: str | None, size: int = 0) -> Report:
-    """A file that was not (fully) read: no hash of bytes nobody looked at."""
+    """No hash of bytes nobody looked at."""
     finding = Finding(code, "", Severity.BLOCK, message)
     return Report(sha256="", size=size, findings=(finding,), schema_id=schema_id)

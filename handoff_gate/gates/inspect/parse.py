@@ -1,10 +1,6 @@
-"""Bytes to a parsed JSON value, strictly, with a diagnosis when that fails.
-
-The payload is parsed exactly once, by jiter, with duplicate keys and NaN/Infinity
-rejected. When the strict parse fails at the end of the input and a partial parse
-succeeds, the text was cut off: that partial value is kept for display only. The other
-checks on the raw bytes (nesting depth, numbers too large for a float) are C-level
-passes over the bytes, so they cost little next to the parse.
+"""Bytes to a parsed JSON value, strictly (once, by jiter), with a diagnosis when that
+fails; a cut-off text's partial value is kept for display only. The other checks on the
+raw bytes are C-level passes, cheap next to the parse.
 """
 
 from __future__ import annotations
@@ -28,13 +24,8 @@ _DUPLICATE = re.compile(r'Detected duplicate key "(.*)" at line')
 
 
 class Parsed(NamedTuple):
-    """Outcome of the strict parse: ``value`` when ``ok``, else why not.
-
-    ``error`` is jiter's message. ``partial`` holds the value a partial parse recovered
-    when the strict one failed at end of input (``truncated`` is then true). A named
-    tuple: as immutable as a frozen dataclass, and built in a third of the time, which
-    shows on every small payload.
-    """
+    """``value`` when ``ok``, else why not; ``partial`` when ``truncated``. A named tuple:
+    built in a third of a frozen dataclass's time, which shows on every small payload."""
 
     ok: bool
     value: Any = None
@@ -46,7 +37,6 @@ class Parsed(NamedTuple):
 
 
 def parse(data: bytes) -> Parsed:
-    """Strict parse of UTF-8 ``data``; never raises for malformed input."""
     try:
         # Only keys go through jiter's string cache: payload values are mostly unique,
         # and caching them measured slower at both 2 KB and 5 MB.
@@ -74,33 +64,21 @@ def _diagnose(data: bytes, error: str) -> Parsed:
 
 
 def skeleton(data: bytes) -> bytes:
-    """The structure of valid JSON ``data``: its brackets and string quotes, in order.
-
-    Escaped backslashes and then escaped quotes go first (left to right, as JSON pairs
-    them), so an escaped quote is not a quote; then every other byte. All are C-level
-    passes. Its length also tells how many nodes the text holds.
-    """
+    """The brackets and string quotes of valid JSON ``data``, in order (escaped ones
+    removed first); its length also tells how many nodes the text holds."""
     if b"\\" in data:
         data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
     return data.translate(None, _NOT_STRUCTURE)
 
 
 def too_short_to_nest(data: bytes, limit: int = MAX_DEPTH) -> bool:
-    """Whether ``data`` is too short to nest deeper than ``limit``: that takes more
-    than ``limit`` opening brackets and as many closing ones. Spares most small
-    payloads (a tool call's arguments) the :func:`skeleton` and the depth check."""
+    """Spares most small payloads (a tool call's arguments) the depth check."""
     return len(data) <= 2 * limit + 1
 
 
 def depth_exceeds(structure: bytes, limit: int = MAX_DEPTH) -> bool:
-    """Whether arrays/objects nest deeper than ``limit``, given the :func:`skeleton`.
-
-    No recursion and no Python-level loop over the text: the quoted parts (string
-    content) are dropped and the remaining brackets are peeled one level per round,
-    innermost pairs first. Anything left after ``limit`` rounds is too deep. Strings
-    rarely hold brackets, so they are usually just ``""`` here, and removing those
-    pairs leaves no quote; only otherwise are the quotes paired one by one.
-    """
+    """No Python-level loop over the text: string content is dropped and the brackets
+    are peeled one level per round, innermost pairs first."""
     if len(structure) - structure.count(b'"') <= limit:
         return False
     brackets = structure.replace(b'""', b"")
@@ -114,20 +92,13 @@ def depth_exceeds(structure: bytes, limit: int = MAX_DEPTH) -> bool:
 
 
 def digit_view(data: bytes) -> bytes:
-    """``data`` with every digit as ``0``, ``E`` as ``e`` and spaces and dashes removed.
-
-    One C-level pass that turns "is there a long number or a big exponent" into plain
-    substring searches (spaces and dashes go so card numbers written in groups count).
-    """
+    """Every digit as ``0``, ``E`` as ``e``, spaces and dashes removed (so grouped card
+    numbers count): long numbers and big exponents become substring searches."""
     return data.translate(_DIGITS, b" -")
 
 
 def may_overflow(digits: bytes) -> bool:
-    """Whether a number might be too large for a float (jiter parses it as inf).
-
-    Only a mantissa of 300+ digits or an exponent of three digits can overflow; takes
-    the :func:`digit_view` of the text.
-    """
+    """Whether a number might be too large for a float (jiter parses it as inf)."""
     return _LONG_MANTISSA in digits or _BIG_EXPONENT.search(digits) is not None
 
 
@@ -147,11 +118,7 @@ def overflowed_paths(value: Any) -> list[str]:
 
 
 def same_json(a: Any, b: Any) -> bool:
-    """Equal as JSON values: like ``==``, but ``true`` is not ``1`` (nor ``false`` ``0``).
-
-    Python's ``==`` does the bulk in C; the walk that tells booleans from numbers runs
-    only when it said equal.
-    """
+    """Like ``==``, but ``true`` is not ``1``; the walk runs only when ``==`` said equal."""
     if a != b:
         return False
     stack = [(a, b)]

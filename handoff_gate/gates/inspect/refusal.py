@@ -1,9 +1,7 @@
 """Does a non-JSON reply decline the task or ask a question back?
 
-The heuristics are deliberately narrow and explicit: a false "refusal" only changes
-which block finding the reviewer sees (``refusal`` instead of ``not_json``), but the
-refusal banner should mean what it says. Anything not clearly a refusal or a
-clarifying question stays ``not_json``.
+Deliberately narrow: a false "refusal" only changes which block finding the reviewer
+sees, but the refusal banner should mean what it says.
 """
 
 from __future__ import annotations
@@ -38,11 +36,6 @@ _HEAD = 600
 
 
 def reads_as_refusal(text: str) -> bool:
-    """Whether prose (or a bare JSON string) declines the task or asks a question back.
-
-    True for an explicit refusal at the start, a "can't help/provide" phrase or a
-    request for clarification near the start, or a short reply that is a question.
-    """
     head = text.strip()[:_HEAD].translate(_APOSTROPHES)
     if not head:
         return False

@@ -1,28 +1,9 @@
 """Check a parsed payload against a JSON Schema contract, and say what crosses.
 
-Validity is the validator's answer (``jsonschema-rs``, every keyword of the schema's
-draft); this module turns it into the gate's findings at exact JSON paths and decides
-what crosses. Which keys a contract admits at each place of a valid payload is read
-from the schema (``schema_plan``: every subschema that can apply there, references
-resolved as URIs), so:
-
-- a key under a closed object (``additionalProperties: false`` and the like) is an error
-  of the validator's, and blocks (``unknown_key``);
-- a key the contract admits without naming it (a map, ``patternProperties``) is
-  delivered and shown (``open_key``);
-- a key the schema names anywhere on its path is never dropped;
-- a phase handoff's key nothing admits, where the contract says nothing, is shown and
-  dropped from the delivery (``unknown_key``, a warning), at any depth; a tool call's is
-  shown on its field and, if approved, crosses as sent: a tool call crosses exactly as
-  approved, never with a key quietly left out.
-
-A value admitted by a schema that constrains nothing (``true``, ``{}``) is taken whole:
-the contract explicitly leaves it free-form. If dropping a key would make the delivery
-invalid (the contract requires it, or pins the object with ``enum``), the key was
-constrained after all and stays. The delivery is validated before it is offered; where
-the gate cannot tell what to drop (a bound reached, a reference it cannot place) or the
-delivery would not be valid, the handoff is blocked (``over_budget``,
-``undeliverable``) rather than delivered less than it was.
+Validity is the validator's answer (``jsonschema-rs``); this module turns it into the
+gate's findings at exact JSON paths and decides, from the schema's plans
+(``schema_plan``), which keys cross: the rules are docs/protocol.md's. A tool call's
+unnamed key is shown and, if approved, crosses as sent: never quietly left out.
 """
 
 from __future__ import annotations
@@ -49,7 +30,11 @@ from handoff_gate.gates.inspect.schema_plan import (
 from handoff_gate.gates.inspect.validate import (
     CLOSED,
     DROPPED,
+    EMPTY_ACCEPTED,
+    EMPTY_REJECTED,
+    NO_FIELDS,
     Outcome,
+    enclosing,
     is_empty,
     merged_findings,
     without,
@@ -73,12 +58,9 @@ def check_json_schema(
 ) -> Outcome:
     """Every finding for ``payload`` under ``contract``, and what may cross if valid.
 
-    ``tool_call``: the payload is a tool's arguments, where a schema that requires
-    nothing is satisfied by ``{}``, and which cross as sent (no key dropped, no default
-    filled in); a phase's output naming none of the contract's fields is blocked
-    (``no_fields``). ``empties``: whether the payload's text can hold an empty value at
-    all (``validate.empty_shapes``); ``False`` lets a contract closed all the way down
-    skip the walk.
+    ``tool_call``: arguments cross as sent (no key dropped, no default filled in), and
+    ``{}`` may satisfy a schema requiring nothing. ``empties=False`` (the text holds no
+    empty value) lets a contract closed all the way down skip the walk.
     """
     validator = contract.validator
     if not validator.is_valid(payload):  # most are valid: nothing to collect then
@@ -89,7 +71,7 @@ def check_json_schema(
         return Outcome([_cannot_tell(exc)], layout=_layout_for_display(payload, contract))
     findings, drops, layout, unmet, defaults = walked
     if not tool_call and unmet:
-        findings.insert(0, _NO_FIELDS)
+        findings.insert(0, NO_FIELDS)
     if tool_call:
         return Outcome(findings, delivered=payload, layout=layout)
     delivered, dropped = _delivery(payload, drops, validator)
@@ -109,10 +91,8 @@ def check_json_schema(
 
 
 def _rejected(payload: dict[str, Any], contract: JsonSchemaContract, tool_call: bool) -> Outcome:
-    """The findings for a payload the validator rejects: its errors at their paths,
-    then what the rows show (empty and defaulted fields, no field supplied). Where
-    listing the errors could take more than the budget (``schema_cost``), the payload
-    is blocked ``over_budget`` without the list."""
+    """Its errors at their paths, then what the rows show; ``over_budget`` without the
+    list where listing could take more than the budget (``schema_cost``)."""
     shown = _layout_for_display(payload, contract)
     if not listing_is_bounded(contract, payload):
         return Outcome([_UNLISTED], layout=shown)
@@ -124,7 +104,7 @@ def _rejected(payload: dict[str, Any], contract: JsonSchemaContract, tool_call: 
     findings.extend(_defaulted(payload, shown))
     named = {f.key for f in shown.get("", ())}
     if not tool_call and named and not named.intersection(payload):
-        findings.insert(0, _NO_FIELDS)
+        findings.insert(0, NO_FIELDS)
     return Outcome(findings, layout=shown)
 
 
@@ -146,7 +126,6 @@ _UNDELIVERABLE = Finding(
 
 
 def _cannot_tell(exc: NoPlan) -> Finding:
-    """The block for a payload whose delivery the gate cannot work out."""
     code = Code.OVER_BUDGET if isinstance(exc, OverBudget) else Code.UNDELIVERABLE
     reason = elide(str(exc), MESSAGE_LIMIT)
     return Finding(
@@ -171,11 +150,9 @@ def _planned(
     empties: bool = True,
     tool_call: bool = False,
 ) -> _Walked:
-    """Which keys cross, from the contract's plans (``schema_plan``), in one pass over
-    the containers of the payload. Under a contract closed all the way down
-    (:meth:`Planner.sealed`), a payload with no empty value has nothing to find: only
-    the layout remains, walked if it is ever read. Raises :class:`NoPlan` where the
-    gate cannot tell."""
+    """Which keys cross, in one pass over the payload's containers (:class:`NoPlan`
+    where the gate cannot tell). Under a sealed contract a payload with no empty value
+    has nothing to find: only the layout remains, walked if it is ever read."""
     planner = planner_for(contract)
     if not empties and planner.sealed():
         root = planner.object_plan(ROOT)
@@ -193,7 +170,6 @@ def _planned(
 def _layout_later(
     payload: dict[str, Any], planner: Planner, contract: JsonSchemaContract
 ) -> Mapping[str, tuple[NamedField, ...]]:
-    """The layout the skipped walk would have given, when a view first reads it."""
     try:
         return _walk_planned(payload, planner, contract)[2]
     except NoPlan:  # not expected once sealed: the rows only label the payload
@@ -236,9 +212,9 @@ def _walk_planned(
             kind = type(value)
             if kind is str:
                 if not value or value.isspace():
-                    findings.append(_at(Code.EMPTY_FIELD, trail, key, _EMPTY))
+                    findings.append(_at(Code.EMPTY_FIELD, trail, key, EMPTY_ACCEPTED))
             elif value is None or ((kind is dict or kind is list) and not value):
-                findings.append(_at(Code.EMPTY_FIELD, trail, key, _EMPTY))
+                findings.append(_at(Code.EMPTY_FIELD, trail, key, EMPTY_ACCEPTED))
             if formats and kp.named and key in formats:
                 findings.append(_format_finding(path_of([*steps_of(trail), key]), formats[key]))
             if kp.free:
@@ -272,8 +248,8 @@ _AS_SENT = "not named by the contract; if approved, the call runs with it as sen
 def _push_items(
     items: list[Any], plan: ArrayPlan, trail: Trail, planner: Planner, stack: list[Any]
 ) -> None:
-    """The containers of an array onto the walk's stack, last first so the first is
-    walked first; the items past a tuple's prefix share one plan, looked up once."""
+    """Last first, so the first is walked first; items past a tuple's prefix share one
+    plan, looked up once."""
     shared: dict[type, ObjectPlan | ArrayPlan] = {}
     for i in range(len(items) - 1, -1, -1):
         value = items[i]
@@ -294,8 +270,7 @@ def _push_items(
 
 
 def _loose_formats(contract: JsonSchemaContract) -> list[str]:
-    """Unchecked formats not on a named property: they cannot be tied to one field.
-    Worked out once per contract."""
+    """Unchecked formats not on a named property, which cannot be tied to one field."""
     found: list[str] | None = contract.memo.get("#loose")
     if found is None:
         found = contract.memo["#loose"] = [
@@ -338,24 +313,11 @@ class _Layout(Mapping[str, tuple[NamedField, ...]]):
         return len(self._paths())
 
 
-_NO_FIELDS = Finding(
-    Code.NO_FIELDS, "", Severity.BLOCK, "not one field of the contract was supplied"
-)
-
-
 def _at(code: Code, trail: Trail, key: str, message: str) -> Finding:
     return Finding(code, path_of([*steps_of(trail), key]), Severity.WARN, message)
 
 
-def _empty(value: Any) -> bool:
-    """:func:`is_empty` without a call for the common case of a non-empty scalar."""
-    if type(value) is str:
-        return not value or value.isspace()
-    return value is None or ((type(value) is dict or type(value) is list) and not value)
-
-
 _OPEN = "not named by the contract, which admits any key here: delivered as sent"
-_EMPTY = "present but empty; the contract accepts it"
 
 
 def _format_finding(path: str, fmt: str) -> Finding:
@@ -366,10 +328,8 @@ def _format_finding(path: str, fmt: str) -> Finding:
 def _delivery(
     payload: dict[str, Any], drops: list[tuple[Trail, str]], validator: Any
 ) -> tuple[dict[str, Any], list[tuple[Trail, str]]]:
-    """The payload minus the dropped keys, and the drops that stand: a key whose
-    dropping makes the delivery invalid (the contract requires it, or pins the object
-    with ``enum``) was constrained after all, so it stays."""
-    kept: list[tuple[Trail, str]] = []
+    """The payload minus the drops that stand: a key whose dropping makes the delivery
+    invalid (required, or the object pinned by ``enum``) was constrained after all."""
     while drops:
         delivered = without(payload, drops)
         errors = list(validator.iter_errors(delivered))
@@ -377,7 +337,6 @@ def _delivery(
             return delivered, drops
         at = {tuple(e.instance_path) for e in errors}
         back = [d for d in drops if any(_under(steps_of(d[0]), p) for p in at)] or drops
-        kept.extend(back)
         drops = [d for d in drops if d not in back]
     return payload, []
 
@@ -385,9 +344,8 @@ def _delivery(
 def _with_defaults(
     delivered: dict[str, Any], layout: Mapping[str, tuple[NamedField, ...]], validator: Any
 ) -> dict[str, Any]:
-    """The delivery with each absent field's default filled in, as a class contract
-    delivers it: the next phase reads what the contract says the value is. Defaults are
-    not checked by JSON Schema, so if one would make the delivery invalid, none is."""
+    """Absent fields' defaults filled in, as a class contract delivers them; JSON Schema
+    does not check defaults, so if one would make the delivery invalid, none is."""
     wanted = [
         (path, f) for path, fields in layout.items() for f in fields if f.default is not ABSENT
     ]
@@ -404,12 +362,10 @@ def _with_defaults(
 
 
 def _under(location: list[str | int], error_at: tuple[Any, ...]) -> bool:
-    """Whether the object a key was dropped from is where an error is, or above it."""
     return tuple(location) == error_at[: len(location)]
 
 
 def _error_findings(errors: list[Any], payload: Any) -> list[Finding]:
-    """The validator's errors as findings, one per path and code, messages merged."""
     merged: dict[tuple[Code, str], list[str]] = {}
     for error in errors:
         steps = list(error.instance_path)
@@ -439,9 +395,8 @@ DISPLAY_SCHEMAS = 64
 def _layout_for_display(
     payload: Any, contract: JsonSchemaContract
 ) -> dict[str, tuple[NamedField, ...]]:
-    """The fields a schema names at each object of a payload it rejected, for the rows
-    a reviewer reads (missing ones included): ``properties`` followed through local
-    ``$ref`` and ``allOf``. No verdict depends on it; validity is the validator's."""
+    """The fields named at each object of a rejected payload, for the rows a reviewer
+    reads: ``properties`` through local ``$ref`` and ``allOf``. No verdict depends on it."""
     out: dict[str, tuple[NamedField, ...]] = {}
     stack: list[tuple[Any, list[Any], Trail]] = [(payload, [contract.document], None)]
     seen = 0
@@ -521,8 +476,7 @@ def _defaulted_finding(path: str, default: Any, tool_call: bool = False) -> Find
 
 
 def _reading_order(payload: Any) -> Any:
-    """A sort key putting findings in the order a reviewer reads the payload; a path
-    the payload lacks (a missing field) goes after everything its parent holds."""
+    """A missing field's finding goes after everything its parent holds."""
     first: dict[str, int] = {}
     last: dict[str, int] = {}
     stack: list[tuple[Any, Trail, bool]] = [(payload, None, False)]
@@ -557,14 +511,9 @@ def _reading_order(payload: Any) -> Any:
 def _empty_named(
     payload: Any, layout: Mapping[str, tuple[NamedField, ...]], errors: list[Finding]
 ) -> Iterator[Finding]:
-    """Empty values of the fields the schema names, in a payload it rejected: one the
-    validator rejected something inside (``{}`` where fields are required) blocks."""
+    """One the validator rejected something inside (``{}`` where fields are required) blocks."""
     reported = {f.path for f in errors}
-    above = {
-        path_of((split(f.path) or [])[:n])
-        for f in errors
-        for n in range(1, len(split(f.path) or []))
-    }
+    above = enclosing(errors)
     for path, fields in layout.items():
         found, node = _value_at(payload, split(path) or [])
         if not found or not isinstance(node, dict):
@@ -574,12 +523,9 @@ def _empty_named(
             if f.key not in node or not is_empty(node[f.key]) or at in reported:
                 continue
             if at in above:
-                yield Finding(Code.EMPTY_FIELD, at, Severity.BLOCK, _EMPTY_REJECTED)
+                yield Finding(Code.EMPTY_FIELD, at, Severity.BLOCK, EMPTY_REJECTED)
             else:
-                yield Finding(Code.EMPTY_FIELD, at, Severity.WARN, _EMPTY)
-
-
-_EMPTY_REJECTED = "empty, and the contract rejects that: required fields inside are missing"
+                yield Finding(Code.EMPTY_FIELD, at, Severity.WARN, EMPTY_ACCEPTED)
 
 
 def _value_at(payload: Any, steps: list[Any]) -> tuple[bool, Any]:

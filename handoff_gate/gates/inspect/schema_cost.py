@@ -1,25 +1,14 @@
 """How many evaluations listing a rejected payload's errors could take, counted first.
 
-``iter_errors`` evaluates every branch of an ``anyOf``/``oneOf`` that fails, and every
-branch below those, building an error for each. Against a schema whose branches nest
-(levels of ``anyOf`` over ``$ref``), a payload of a few bytes that fails them all asks
-for exponentially many evaluations: 18 levels and 26 bytes took 28 s, 20 levels 133 s,
-where ``is_valid`` had said "invalid" in 8 and 41 ms; each evaluation also costs more
-the deeper its errors nest (4 µs each at 10 levels, 18 at 16). So before a rejected payload's
-errors are listed, the evaluations the listing could make are counted without making
-them: every subschema that can apply to every value, each counted once per path that
-reaches it. A (subschema, value) pair's count is worked out once, so counting takes
-polynomial time, and it stops at :data:`MAX_STEPS`. Past :data:`MAX_EVALUATIONS`, and
-:data:`PER_VALUE` more for each value the payload holds, the payload, rejected either
-way, is blocked ``over_budget`` instead of listed.
+``iter_errors`` evaluates every failing branch of an ``anyOf``/``oneOf`` and every
+branch below: against nested branches a payload of a few bytes asks for exponentially
+many evaluations (20 levels of ``anyOf`` over ``$ref``: 133 s, where ``is_valid`` took
+41 ms). So the evaluations are counted first, each (subschema, value) pair once, in
+polynomial time; past the budget the payload, rejected either way, is blocked
+``over_budget`` instead of listed. Counts are upper bounds.
 
-Most contracts need no count: when no subschema leads back to itself (recursion) and the schema
-has at most :data:`MAX_PATHS` paths from its root, no value is evaluated more than that
-many times, so the listing grows with the payload, not with the nesting. That is
-worked out once per contract.
-
-Every count is an upper bound (a pattern is counted as if it matched every key), which
-only matters past the budget, where the payload is blocked anyway.
+Most contracts need no count: with no recursion and at most :data:`MAX_PATHS` paths from
+the root, the listing grows with the payload, not with the nesting.
 """
 
 from __future__ import annotations
@@ -53,11 +42,10 @@ _ANY = object()
 
 
 class _Exceeded(Exception):
-    """The count went past its budget, or cannot be made."""
+    """Past the budget, or the count cannot be made."""
 
 
 def listing_is_bounded(contract: JsonSchemaContract, payload: Any) -> bool:
-    """Whether listing ``payload``'s errors under ``contract`` stays within budget."""
     counter: _Counter | None = contract.memo.get("#cost")
     if counter is None:
         counter = contract.memo["#cost"] = _Counter(contract)
@@ -72,7 +60,7 @@ def listing_is_bounded(contract: JsonSchemaContract, payload: Any) -> bool:
 
 
 def _values(payload: Any) -> int:
-    """How many values (containers and scalars) ``payload`` holds, itself included."""
+    """Containers and scalars, ``payload`` itself included."""
     count = 0
     stack = [payload]
     while stack:
@@ -86,8 +74,6 @@ def _values(payload: Any) -> int:
 
 
 class _Counter:
-    """The contract's reference index and whether its listings need a count."""
-
     def __init__(self, contract: JsonSchemaContract) -> None:
         self._subschema = contract.subschema
         self._index: RefIndex = index_of(contract.document)
@@ -97,14 +83,13 @@ class _Counter:
             self.linear = False
 
     def _paths(self) -> int:
-        """Paths from the root through every subschema keyword; :class:`_Exceeded` for
-        a loop, or past :data:`MAX_PATHS`."""
+        """:class:`_Exceeded` for a loop, or past :data:`MAX_PATHS`."""
         known: dict[str, int] = {}
         return _post_order("", lambda at: (p for p, _ in self._edges(at, _ANY)), known, MAX_PATHS)
 
     def evaluations(self, payload: Any, budget: int) -> int:
-        """How many (subschema, value) evaluations a full listing could make;
-        :class:`_Exceeded` past ``budget``."""
+        """(subschema, value) evaluations a full listing could make; :class:`_Exceeded`
+        past ``budget``."""
         values: dict[int, Any] = {}
 
         def below(node: str) -> Iterator[str]:
@@ -118,8 +103,8 @@ class _Counter:
         return _post_order(f"@{id(payload)}", below, {}, budget, loops=True)
 
     def _edges(self, at: str, value: Any) -> Iterator[tuple[str, Any]]:
-        """The subschemas that apply under the one at ``at``, with the value each is
-        applied to; for :data:`_ANY` (no payload, the static count), every one."""
+        """The subschemas that apply under the one at ``at``, each with its value; for
+        :data:`_ANY` (the static count), every one."""
         schema = self._subschema(at)
         if type(schema) is not dict:
             return
@@ -195,7 +180,7 @@ class _Counter:
                 yield from ((f"{at}/{word}", item) for item in value)
 
     def _targets(self, at: str, word: str, ref: str) -> list[str]:
-        """Where a reference lands: for a dynamic one, every anchor it may reach."""
+        """For a dynamic reference, every anchor it may reach."""
         target = self._index.resolve(at, ref)
         if target is None:
             raise _Exceeded(f"{word} {ref[:100]!r} does not land in the document")
@@ -212,12 +197,9 @@ class _Counter:
 def _post_order(
     root: str, below: Any, known: dict[str, int], budget: int, *, loops: bool = False
 ) -> int:
-    """1 + the counts of everything below ``root``, each node's count worked out once
-    (``known``); :class:`_Exceeded` past ``budget`` or past :data:`MAX_STEPS` nodes.
-    A node that leads back to itself raises too, unless ``loops``: then the way back
-    counts one (the validator stops a ``$ref`` loop at one value there: two ``$ref``
-    naming each other constrain nothing). Iterative: a chain of 600 ``$ref`` hops is
-    no recursion."""
+    """1 + the counts of everything below ``root``, each worked out once (``known``),
+    iteratively. A node that leads back to itself raises unless ``loops``: then the way
+    back counts one (two ``$ref`` naming each other constrain nothing)."""
     stack: list[tuple[str, list[str] | None]] = [(root, None)]
     open_: set[str] = set()
     while stack:

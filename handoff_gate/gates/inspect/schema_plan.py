@@ -1,29 +1,17 @@
 """Which keys a JSON Schema admits where, read from the schema once per contract.
 
-A phase's handoff crosses as an allow-list projection: a key the contract does not
-admit at its place is dropped from the delivery. Which keys are admitted is read from
-the schema, never from which branch happened to pass: every subschema that can apply
-to a value along its path (through ``$ref`` resolved as a URI, ``$dynamicRef``,
-``$recursiveRef``, ``allOf``, every branch of ``anyOf``/``oneOf``, ``if``/``then``/
-``else``, ``not``, ``dependentSchemas``, ``properties``, ``patternProperties``,
-``additionalProperties``, ``unevaluated*``, ``items``, ``prefixItems``, ``contains``)
-is gathered into one set, and a key that any of them names (``properties``,
-``required``, ``dependentRequired``) is kept; a key no name covers is admitted if a
-pattern matching it (matched by the validator itself, so with its regex dialect) or an
-``additionalProperties``/``unevaluatedProperties`` schema takes it. So a key the schema
-names anywhere on the path is never dropped, whichever branch passed.
+Which keys are admitted is read from the schema, never from which branch happened to
+pass: every subschema that can apply to a value along its path is gathered into one set
+(the keywords followed are listed in docs/protocol.md), so a key the schema names
+anywhere on the path is never dropped. What *must* apply (``$ref``, ``allOf``, the one
+branch that could take the value's kind) is kept apart from what *may* (a pointer
+prefixed ``?``): only what must apply gives the rows, the defaults and the "closed all
+the way down" shortcut.
 
-Sets are tracked with what *must* apply (reached through ``$ref``, ``allOf`` and the
-one branch of an ``anyOf``/``oneOf`` that could take the value's kind) apart from what
-*may* apply (a pointer prefixed ``?``): only what must apply gives the rows a reviewer
-reads, the defaults filled in, and the "closed all the way down" shortcut.
-
-Work is bounded: a set holds at most :data:`MAX_APPLYING` subschemas, a contract keeps
-at most :data:`MAX_PLANS` plans and spends at most :data:`MAX_STEPS` steps making them.
-Past a bound, or where a reference does not land in the document, there is no plan
-(:class:`NoPlan`, with its reason) and inspection blocks the handoff rather than guess
-which keys to drop. Nothing here asks the validator for its evaluation output, whose
-size grows with every branch of every ``anyOf`` (exponential in nesting).
+Work is bounded (:data:`MAX_APPLYING`, :data:`MAX_PLANS`, :data:`MAX_STEPS`); past a
+bound, or where a reference does not land in the document, there is no plan
+(:class:`NoPlan`) and inspection blocks rather than guess. The validator's evaluation
+output, exponential in nested ``anyOf``, is never asked for.
 """
 
 from __future__ import annotations
@@ -40,15 +28,13 @@ from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.fieldpaths import pointer_step
 from handoff_gate.gates.vocab.report import NamedField
 
-#: How many subschemas one set may gather, how many plans a contract keeps, and how
-#: many steps (a subschema looked at while gathering) it may spend on them in all.
+#: Subschemas per set, plans per contract, steps per contract.
 MAX_APPLYING = 4096
 MAX_PLANS = 8192
 MAX_STEPS = 400_000
 #: How deep the question "could this branch be an object?" is followed before
 #: answering "maybe".
 MAX_BRANCH_DEPTH = 12
-#: How many keys outside every name a plan remembers the answer for.
 MAX_KEYS_REMEMBERED = 4096
 _ANNOTATIONS = frozenset(
     {"title", "description", "default", "examples", "$comment", "deprecated", "readOnly"}
@@ -57,7 +43,6 @@ _MAY = "?"
 
 #: A set of subschemas by JSON Pointer; one prefixed ``?`` may apply, the rest must.
 Pointers = frozenset[str]
-#: The set of one subschema, the document itself: what applies to the payload.
 ROOT: Pointers = frozenset({""})
 #: The pointer :meth:`RefIndex.resolve` gives for a known metaschema.
 _META = "#meta"
@@ -76,8 +61,7 @@ class OverBudget(NoPlan):
 
 @dataclass(frozen=True, slots=True)
 class KeyPlan:
-    """A key at an object: whether the schema names it, whether its value is free-form
-    (taken whole, not walked), and the subschemas that apply to its value."""
+    """``free``: the value is taken whole, not walked."""
 
     named: bool
     free: bool
@@ -86,10 +70,8 @@ class KeyPlan:
 
 @dataclass(slots=True)
 class ObjectPlan:
-    """An object under a set of subschemas: its named fields (the rows a reviewer reads:
-    those that must apply, then those of branches, shown when present), a plan per named
-    key, the plan for any other key (``None``: nothing admits it), and the unchecked
-    ``format`` of a named key."""
+    """``fields``: the rows a reviewer reads; ``other``: the plan for any other key
+    (``None``: nothing admits it); ``formats``: a named key's unchecked ``format``."""
 
     fields: tuple[NamedField, ...]
     keys: dict[str, KeyPlan]
@@ -111,8 +93,7 @@ class ObjectPlan:
 
 @dataclass(frozen=True, slots=True)
 class ArrayPlan:
-    """An array under a set of subschemas: what applies to each leading item (tuples),
-    and to every item after them."""
+    """What applies to each leading item (tuples), and to every item after them."""
 
     prefix: tuple[Pointers, ...]
     rest: Pointers
@@ -122,7 +103,6 @@ class ArrayPlan:
 
 
 def planner_for(contract: JsonSchemaContract) -> Planner:
-    """The contract's planner, made once."""
     memo = contract.memo
     found: Planner | None = memo.get("#plan")
     if found is None:
@@ -132,8 +112,8 @@ def planner_for(contract: JsonSchemaContract) -> Planner:
 
 @dataclass(slots=True)
 class _Gathered:
-    """What applies to one value: subschemas in the order met, each with whether it
-    must apply, and whether some applying schema admits any value at all (``#meta``)."""
+    """Subschemas in the order met, each with whether it must apply; ``anything``: a
+    metaschema applies."""
 
     schemas: dict[str, bool] = field(default_factory=dict)
     anything: bool = False
@@ -154,9 +134,8 @@ class Planner:
         self._steps = 0
 
     def sealed(self) -> bool:
-        """Whether every object a valid payload can hold is closed, with no default and
-        no unchecked format: then a valid payload without empty values gives no
-        finding and drops nothing, and needs no walk. Worked out once."""
+        """Every object a valid payload can hold is closed, with no default or unchecked
+        format: a valid payload without empty values then needs no walk."""
         if self._sealed is None:
             try:
                 self._sealed = not self._contract.unknown_formats and self._all_closed()
@@ -208,8 +187,7 @@ class Planner:
         return found
 
     def unnamed(self, plan: ObjectPlan, key: str) -> KeyPlan | None:
-        """The plan of a key no subschema names, at an object where what admits it
-        depends on the key (a pattern)."""
+        """A key no subschema names, where what admits it depends on the key (a pattern)."""
         if not plan.by_key:
             return plan.other
         try:
@@ -222,8 +200,7 @@ class Planner:
         return found
 
     def _remember(self, memo: dict[Pointers, Any], pointers: Pointers, make: Any) -> Any:
-        """A plan, or the reason there is none: either is kept, so a part of a schema
-        outside the plans costs its look once, not per payload."""
+        """The reason there is no plan is kept too: it costs its look once, not per payload."""
         if len(memo) >= MAX_PLANS:
             raise OverBudget(f"the contract has more than {MAX_PLANS} shapes of value")
         try:
@@ -236,8 +213,7 @@ class Planner:
     # -- gathering what applies -------------------------------------------------------
 
     def _gather(self, pointers: Pointers, kind: str) -> _Gathered:
-        """Every subschema that can apply to a valid value of ``kind`` ("object" or
-        "array") under ``pointers``, with whether it must."""
+        """What can apply to a valid value of ``kind`` under ``pointers``, and whether it must."""
         out = _Gathered()
         todo = [(p[1:], False) if p.startswith(_MAY) else (p, True) for p in sorted(pointers)]
         todo.reverse()
@@ -267,8 +243,7 @@ class Planner:
         return out
 
     def _next(self, at: str, schema: dict[str, Any], kind: str, must: bool) -> list[Any]:
-        """The subschemas applying beside ``schema`` to the same value, in the
-        document's order: references, ``allOf``, the branches."""
+        """What applies beside ``schema`` to the same value, in the document's order."""
         nexts: list[tuple[str, bool]] = []
         for word in ("$ref", "$dynamicRef", "$recursiveRef"):
             ref = schema.get(word)
@@ -368,11 +343,8 @@ class Planner:
         return plan
 
     def _key_for(self, plan: ObjectPlan, key: str | None, *, named: bool) -> KeyPlan | None:
-        """What applies to the value of ``key`` (``None``: any key named nowhere, when no
-        pattern tells keys apart): ``properties`` of each schema naming it, patterns
-        matching it, and ``additionalProperties``/``unevaluatedProperties`` of each
-        schema that neither names nor matches it. A key none of them takes, named
-        nowhere, is not admitted (``None``)."""
+        """``key=None``: any key named nowhere, when no pattern tells keys apart. A key
+        nothing takes, named nowhere, is not admitted (``None``)."""
         where: list[str] = []
         for at, schema, must in plan.applying:
             mark = "" if must else _MAY
@@ -400,7 +372,7 @@ class Planner:
         return KeyPlan(named=named, free=free, pointers=frozenset(where))
 
     def _matches(self, pattern: str, key: str) -> bool:
-        """Whether ``pattern`` matches ``key`` as the validator reads it (ECMA 262)."""
+        """As the validator reads it (ECMA 262)."""
         check = self._patterns.get(pattern)
         if check is None:
             try:
@@ -450,8 +422,8 @@ class Planner:
         return ArrayPlan(tuple(self._sealed_set(p) for p in prefix), self._sealed_set(rest))
 
     def _sealed_set(self, pointers: set[str]) -> Pointers:
-        """An item's set, or :data:`FREE` when every schema in it constrains nothing
-        (an empty set is not free: nothing there admits a key)."""
+        """:data:`FREE` when every schema in it constrains nothing (an empty set is not:
+        nothing there admits a key)."""
         subschema = self._contract.subschema
         if pointers and all(
             p.removeprefix(_MAY) == _META or _constrains_nothing(subschema(p.removeprefix(_MAY)))
@@ -463,10 +435,8 @@ class Planner:
     # -- could a branch take this kind of value? -----------------------------------------
 
     def _may_be(self, at: str, kind: str, depth: int = 0) -> bool:
-        """Whether a valid value of ``kind`` could pass the subschema at ``at``: ``False``
-        only when its ``type``, ``const`` or ``enum`` (followed through ``$ref``,
-        ``allOf``, ``anyOf``, ``oneOf``) rule it out. Remembered, and "maybe" past
-        :data:`MAX_BRANCH_DEPTH`."""
+        """``False`` only when ``type``, ``const`` or ``enum`` (through ``$ref``, ``allOf``,
+        ``anyOf``, ``oneOf``) rule a valid value of ``kind`` out."""
         if depth > MAX_BRANCH_DEPTH:
             return True
         known = self._may.get((at, kind))
@@ -513,9 +483,7 @@ class Planner:
 
 
 def _listed_names(schema: dict[str, Any]) -> Iterator[str]:
-    """Keys a schema names without a subschema: ``required``, ``dependentRequired``,
-    the lists of Draft 7's ``dependencies``, and the keys of an object ``const`` or
-    ``enum`` spells out whole."""
+    """Keys a schema names without a subschema (``required``, an object ``const``...)."""
     required = schema.get("required")
     if isinstance(required, list):
         yield from (k for k in required if isinstance(k, str))
@@ -541,7 +509,6 @@ def _parts(schema: dict[str, Any], word: str) -> list[Any]:
 
 
 def named_field(key: str, schema: Any, required: bool, with_default: bool = True) -> NamedField:
-    """The row a reviewer reads for ``key``, from its subschema's annotations."""
     if not isinstance(schema, Mapping):
         return NamedField(key, required=required)
     about = schema.get("description")

@@ -1,17 +1,10 @@
 """Where a ``$ref`` of a JSON Schema document lands, as a JSON Pointer into the document.
 
-A reference is a URI resolved against the base URI in force where it sits: the
-document's root ``$id`` (``id`` in Draft 4), an embedded resource's ``$id``, or none.
-``#/$defs/X`` under ``"$id": "https://example.com/tool.json"`` names
-``https://example.com/tool.json#/$defs/X``; reading it as a bare pointer works only by
-luck, and once an embedded ``$id`` or an ``$anchor`` is involved it does not work at all.
-So the document is indexed once per contract: the base URI of every subschema, each
-resource's pointer by its URI, each ``$anchor`` (and Draft 6/7 ``"$id": "#name"``,
-Draft 4 ``"id": "#name"``), each ``$dynamicAnchor`` and each ``$recursiveAnchor``.
-
-The index only ever answers from the document: a reference it cannot place (which the
-validator would have fetched, and the contract refused) resolves to ``None``, and the
-caller decides what that costs (``schema_plan`` blocks rather than guess).
+A reference is a URI resolved against the base URI in force where it sits (a root or
+embedded ``$id``): reading it as a bare pointer works only by luck, and not at all once
+an embedded ``$id`` or an ``$anchor`` is involved. So the document is indexed once per
+contract. The index only answers from the document: a reference it cannot place
+resolves to ``None``, and the caller decides what that costs.
 """
 
 from __future__ import annotations
@@ -21,38 +14,21 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
-from handoff_gate.gates.contracts.json_schema import SCHEMA_MAPS, SCHEMA_VALUES
+from handoff_gate.gates.contracts.json_schema import META_SCHEMAS, SCHEMA_MAPS, SCHEMA_VALUES
 from handoff_gate.gates.vocab.fieldpaths import pointer_step
 
 #: The base URI of a document without a root ``$id``: relative ids resolve against it
 #: as they would against the validator's own default, and it never names a real place.
 DEFAULT_BASE = "https://handoff-gate.invalid/root.json"
-#: The keywords holding subschemas, as the contract's own walk reads them, and
-#: ``contentSchema``, which names a subschema too (one an ``$id`` or anchor may sit in).
-_SCHEMA_MAPS = SCHEMA_MAPS
+#: ``contentSchema`` names a subschema too, one an ``$id`` or anchor may sit in.
 _SCHEMA_VALUES = SCHEMA_VALUES | {"contentSchema"}
-#: The metaschemas the validator knows without fetching: a reference to one names "a
-#: JSON Schema", which any JSON object may be written to satisfy.
-META_SCHEMAS = frozenset(
-    f"{scheme}://json-schema.org/{draft}"
-    for scheme in ("http", "https")
-    for draft in (
-        "draft/2020-12/schema",
-        "draft/2019-09/schema",
-        "draft-07/schema",
-        "draft-06/schema",
-        "draft-04/schema",
-    )
-)
-#: How many subschemas the index records; a document is at most 1 MB, so this is
-#: only reached by a document that is nothing but nesting.
+
+#: Only reached by a document (at most 1 MB) that is nothing but nesting.
 MAX_SUBSCHEMAS = 200_000
 
 
 @dataclass
 class RefIndex:
-    """The document's resources, anchors and the base URI of every subschema."""
-
     draft: str
     base_of: dict[str, str] = field(default_factory=dict)
     resources: dict[str, str] = field(default_factory=dict)
@@ -68,15 +44,14 @@ class RefIndex:
         return self.draft in ("7", "6", "4")
 
     def resolve(self, at: str, ref: str) -> str | None:
-        """The pointer a reference written at ``at`` names; ``"#meta"`` for a known
-        metaschema; ``None`` when the document does not hold it."""
+        """``"#meta"`` for a known metaschema; ``None`` when the document does not hold it."""
         if not self.whole:
             return None
         base = self._base(at)
         if base is None:
             return None
         try:
-            uri, fragment = _split(_join(base, ref))
+            uri, fragment = urldefrag(_join(base, ref))
         except ValueError:  # a URI Python cannot read: the gate cannot tell where it lands
             return None
         if uri in META_SCHEMAS and uri not in self.resources:
@@ -91,8 +66,7 @@ class RefIndex:
         return self.anchors.get((uri, unquote(fragment)))
 
     def _base(self, at: str) -> str | None:
-        """The base URI at ``at``, or at its nearest indexed ancestor (a reference may
-        land inside a value no keyword walk reaches)."""
+        """Or at its nearest indexed ancestor: a reference may land where no walk reaches."""
         pointer = at
         while True:
             found = self.base_of.get(pointer)
@@ -102,16 +76,11 @@ class RefIndex:
 
 
 def _join(base: str, ref: str) -> str:
-    """``ref`` resolved against ``base``; a fragment-only reference keeps the base
-    whatever its scheme (``urljoin`` does not resolve against ``urn:`` and the like)."""
+    """A fragment-only reference keeps the base whatever its scheme (``urljoin`` does
+    not resolve against ``urn:`` and the like)."""
     if ref.startswith("#"):
         return urldefrag(base)[0] + ref
     return urljoin(base, ref)
-
-
-def _split(uri: str) -> tuple[str, str]:
-    found = urldefrag(uri)
-    return found[0], found[1]
 
 
 def _draft(document: Mapping[str, Any]) -> str:
@@ -129,7 +98,6 @@ def _draft(document: Mapping[str, Any]) -> str:
 
 
 def index_of(document: Mapping[str, Any]) -> RefIndex:
-    """The document's :class:`RefIndex`, walked once without recursion."""
     draft = _draft(document)
     index = RefIndex(draft)
     id_word = "id" if draft == "4" else "$id"
@@ -145,7 +113,7 @@ def index_of(document: Mapping[str, Any]) -> RefIndex:
         ident = node.get(id_word)
         if isinstance(ident, str) and not (index.old and "$ref" in node):
             try:
-                uri, fragment = _split(_join(base, ident))
+                uri, fragment = urldefrag(_join(base, ident))
             except ValueError:  # an id Python cannot read: no reference can be placed
                 index.whole = False
                 return index
@@ -168,7 +136,7 @@ def index_of(document: Mapping[str, Any]) -> RefIndex:
             index.recursive.append(pointer)
         for key, value in node.items():
             here = f"{pointer}/{pointer_step(key)}"
-            if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            if key in SCHEMA_MAPS and isinstance(value, Mapping):
                 stack.extend((f"{here}/{pointer_step(k)}", v, base) for k, v in value.items())
             elif key == "dependencies" and isinstance(value, Mapping):
                 stack.extend(

@@ -1,9 +1,8 @@
 """Recognise secrets in text: payment card numbers and common credential shapes.
 
-Each token kind has a literal marker that every match contains, so a long text is
-searched for markers first (a search that starts with a literal is fast) and the full
-pattern runs only where a marker is. Card numbers need a known issuer prefix and a
-valid Luhn checksum, so order numbers and ids rarely look like one.
+A long text is searched for each kind's literal marker first, the full pattern only
+where one is. Card numbers need a known issuer prefix and a valid Luhn checksum, so
+order numbers and ids rarely look like one.
 """
 
 from __future__ import annotations
@@ -68,13 +67,6 @@ def _card() -> re.Pattern[str]:
     return re.compile(r"(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])")
 
 
-def luhn_ok(digits: str) -> bool:
-    """The Luhn checksum every payment card number satisfies (and 90% of others fail)."""
-    odd = sum(map(int, digits[-1::-2]))
-    even = sum(map(int, digits[-2::-2].translate(_DOUBLED)))
-    return (odd + even) % 10 == 0
-
-
 def is_card(candidate: str) -> bool:
     """13–19 digits, at most one kind of separator, a known issuer prefix, valid Luhn."""
     if " " in candidate and "-" in candidate:
@@ -84,14 +76,13 @@ def is_card(candidate: str) -> bool:
         return False
     if not any(digits[:n] in prefixes for n, prefixes in _ISSUERS.items()):
         return False
-    return luhn_ok(digits)
+    odd = sum(map(int, digits[-1::-2]))
+    even = sum(map(int, digits[-2::-2].translate(_DOUBLED)))
+    return (odd + even) % 10 == 0
 
 
 def kinds_in(text: str, digits: bytes | None = None) -> frozenset[str]:
-    """The secret kinds whose marker occurs in ``text``: a cheap superset of what is there.
-
-    ``digits`` may carry :func:`gates.parsing.digit_view` of the text, already computed.
-    """
+    """A cheap superset of the kinds in ``text``; ``digits``: its ``parse.digit_view``."""
     found: list[str] = []
     for kind, char, search in _GATED:  # a loop, not a comprehension: no frame per call
         if char in text and search(text):
@@ -102,14 +93,12 @@ def kinds_in(text: str, digits: bytes | None = None) -> frozenset[str]:
 
 
 def _digit_run(text: str, digits: bytes | None = None) -> bool:
-    """Whether ``text`` has 13 digits in a row once spaces and dashes are removed."""
     if digits is None:
         digits = text.encode("utf-8", "surrogatepass").translate(_DIGITS, b" -")
     return _CARD_RUN in digits
 
 
 def spans(text: str, kinds: frozenset[str] = ALL_KINDS) -> list[tuple[int, int, str]]:
-    """``(start, end, kind)`` of every secret of the given kinds in ``text``, in order."""
     found: list[tuple[int, int, str]] = []
     if kinds != _ONLY_CARDS:
         for kind, marker, pattern in _kinds():
@@ -138,7 +127,6 @@ def may_hold(text: str, kinds: frozenset[str]) -> bool:
 
 
 def secrets_in(text: str, kinds: frozenset[str] = ALL_KINDS) -> list[tuple[str, str]]:
-    """``(kind, matched text)`` for every secret in ``text``."""
     return [(kind, text[start:end]) for start, end, kind in spans(text, kinds)]
 
 

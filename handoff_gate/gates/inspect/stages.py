@@ -1,17 +1,9 @@
-"""Inspect a handoff from its exact bytes and report, field by field, what arrived.
-
-The stages run in order, each once, and each returns what its name says: the bytes
-become text (:func:`_readable_text`), the text a parsed value (:func:`_parsed`, with
-:mod:`.parse`), the value is checked against its contract (:func:`_validated`, with
-:mod:`.validate`), its content scanned for secrets and unsafe text (:func:`_scanned`,
-with :mod:`.content_scan`, :mod:`.secret_patterns`), and the findings become the report.
-
-A stored handoff file (the envelope around such bytes) is read by ``handoff_file``,
-which then calls ``inspect`` here.
+"""Inspect a handoff from its exact bytes and report, field by field, what arrived:
+bytes -> text -> parsed -> validated -> scanned, each stage once.
 
 Fail closed: every step that cannot vouch for the payload adds a ``block`` finding,
 and anything unexpected (a bug here, a contract hook that raises) becomes an
-``internal_error`` finding rather than an exception. ``inspect`` never raises.
+``internal_error`` finding rather than an exception.
 """
 
 from __future__ import annotations
@@ -49,7 +41,7 @@ from handoff_gate.gates.vocab.safe_text import elide, mask
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 
-#: What ``inspect`` takes (a tuple: a ``|`` union would be built again on every call).
+#: A tuple: a ``|`` union would be built again on every call.
 _BYTES = (bytes, bytearray, memoryview)
 
 #: Longest refusal text quoted in a finding message (the reviewer sees it verbatim).
@@ -58,8 +50,6 @@ REFUSAL_QUOTE_LIMIT = 4000
 
 @dataclass(slots=True)
 class _Draft:
-    """A report under construction."""
-
     sha256: str
     size: int
     schema_id: str | None
@@ -78,14 +68,9 @@ class _Draft:
         self.findings.append(Finding(code, path, Severity.BLOCK, message))
 
     def report(self) -> Report:
-        """The finished report, every field of :class:`Report` given.
-
-        Built without the frozen dataclass's ``__init__``, which sets each of the twelve
-        fields through ``object.__setattr__``: about 2 µs, a sixth of a small tool
-        call's whole inspection (``bench/mcp_inspect.py``). The instance is as frozen as
-        any other (its ``__setattr__`` refuses); ``tests/test_inspect_types.py`` holds
-        this to the class's fields and to a class without ``__post_init__``.
-        """
+        """Built without the frozen dataclass's ``__init__`` (about 2 µs, a sixth of a
+        small tool call's inspection); ``tests/test_inspect_types.py`` holds this to the
+        class's fields."""
         if self.secret:
             self._mask()
         report = object.__new__(Report)
@@ -118,11 +103,8 @@ class _Draft:
 
 
 def _masked_text(text: str) -> str:
-    """``text`` with its secrets masked, also those spelled with ``\\u`` escapes.
-
-    In that rare case the escapes are shown decoded: a masked copy for display beats
-    an exact one a reader could decode by eye.
-    """
+    """Secrets spelled with ``\\u`` escapes are masked too, shown decoded: a masked copy
+    beats an exact one a reader could decode by eye."""
     masked = mask_secrets(text)
     if "\\u" in masked:
         decoded, _ = content_scan.decode_u_escapes(masked)
@@ -145,15 +127,10 @@ def _mask_path(path: str) -> str:
 class InspectOptions:
     """What a caller knows about a payload beyond its bytes and its contract.
 
-    One object rather than six keywords passed down through every layer that inspects
-    (``handoff_file``, ``standing.edits``, the bench).
-
-    ``previous`` is the previous payload of the same contract in the same run (for
-    append-only fields); ``finish_reason`` and ``refusal`` are what the producer said of
-    its own output; ``upstream_payload`` is a parsed object that upstream code handed
-    over with the raw text, which must equal what the text strictly parses to.
-    ``tool_call``: the payload is a tool's arguments, which a JSON Schema that requires
-    nothing accepts as ``{}`` (a phase's output naming no field is ``no_fields``).
+    ``previous``: the previous payload of the contract in the run (append-only fields);
+    ``upstream_payload``: a parsed object handed over with the text, which must equal
+    what the text strictly parses to. ``tool_call``: a tool's arguments, which a schema
+    requiring nothing accepts as ``{}`` (a phase's output naming no field is ``no_fields``).
     """
 
     previous: object = ABSENT
@@ -174,11 +151,8 @@ def inspect(
     registry: ContractsById,
     options: InspectOptions = PLAIN,
 ) -> Report:
-    """Inspect bare payload bytes exactly as a producer emitted them.
-
-    Never raises for bad content. Raises ``TypeError`` for anything but bytes: the hash
-    is over the exact bytes, and a ``str`` has no single encoding to hash.
-    """
+    """Never raises for bad content; ``TypeError`` for anything but bytes: the hash is
+    over the exact bytes, and a ``str`` has no single encoding to hash."""
     if not isinstance(data, _BYTES):
         raise TypeError(f"inspect() needs the payload's bytes, not {type(data).__name__}")
     try:
@@ -205,16 +179,11 @@ PAUSE_FROM = 64 * 1024
 
 
 class CollectorPaused:
-    """Pause the cyclic garbage collector while a large payload is parsed and validated,
-    in a process that runs no other thread.
+    """Pause the cyclic garbage collector while a large payload is inspected, in a
+    process that runs no other thread (the collector is process-wide).
 
-    A 5 MB payload allocates about a million containers, none of them in cycles; with
-    the collector running, each allocation burst traverses all of them: 583 ms of CPU
-    instead of 342 for the bench's 5 MB payload (issue 18). The collector is
-    process-wide, so with another thread running (the TUI's screen, a pipeline's own
-    work) it is left alone; it is re-enabled on every exit path, if it was enabled. What
-    it holds back is one inspection's garbage (at most ``MAX_HANDOFF_BYTES`` of payload),
-    collected as soon as the inspection returns.
+    A 5 MB payload allocates about a million containers, none in cycles, and each
+    allocation burst traversed all of them: 583 ms of CPU instead of 342 (issue 18).
     """
 
     __slots__ = ("enabled",)
@@ -230,7 +199,6 @@ class CollectorPaused:
 
 
 def failed_report(data: bytes, schema_id: str | None, exc: Exception) -> Report:
-    """A blocked ``internal_error`` report: inspection itself failed on these bytes."""
     try:
         digest, size = hashlib.sha256(data).hexdigest(), len(data)
     except Exception:
@@ -241,12 +209,8 @@ def failed_report(data: bytes, schema_id: str | None, exc: Exception) -> Report:
 
 
 def _inspect(d: _Draft, data: bytes, registry: ContractsById, options: InspectOptions) -> None:
-    """Run the stages in order, each once: bytes -> text -> parsed -> validated -> scanned.
-
-    Each stage returns its findings instead of adding them, so the report lists them in
-    one fixed order: what the bytes and the text are, what the content holds, what the
-    contract says.
-    """
+    """Each stage returns its findings, so the report lists them in one fixed order: the
+    bytes and the text, then the content, then the contract."""
     contract = _contract(d, registry)
     text = _readable_text(d, data, options)
     if text is None:
@@ -266,7 +230,6 @@ def _inspect(d: _Draft, data: bytes, registry: ContractsById, options: InspectOp
 
 
 def _contract(d: _Draft, registry: ContractsById) -> Contract | None:
-    """The payload's contract from the registry; a finding (not an error) when none."""
     if d.schema_id is None:
         d.block(Code.UNKNOWN_SCHEMA, "no contract given for this payload")
         return None
@@ -285,8 +248,7 @@ def _contract(d: _Draft, registry: ContractsById) -> Contract | None:
 
 
 def _readable_text(d: _Draft, data: bytes, options: InspectOptions) -> str | None:
-    """The payload as text, or ``None`` when there is nothing to read (oversize, empty,
-    not UTF-8). Also notes what the producer said about its own output."""
+    """``None`` when there is nothing to read (oversize, empty, not UTF-8)."""
     max_bytes, finish_reason, refusal = options.max_bytes, options.finish_reason, options.refusal
     if d.size > max_bytes:
         d.block(Code.OVERSIZE, f"{d.size} bytes, over the {max_bytes}-byte limit; not read")
@@ -310,14 +272,9 @@ def _readable_text(d: _Draft, data: bytes, options: InspectOptions) -> str | Non
 
 
 class _Parse(NamedTuple):
-    """What the parse stage returns.
-
-    ``value`` is the parsed value, the partial value of a cut-off text, or ``None``;
-    ``tree`` says whether the content scans may walk it. ``complete`` is true only for a
-    complete parse within the depth limit: the one value the contract check may look
-    at. ``digits`` is the bytes' digit view, for the scans; ``structure`` the text's
-    skeleton when the depth check needed it (see :func:`_structure`).
-    """
+    """``value``: parsed, the partial value of a cut-off text, or ``None``; ``tree``:
+    the scans may walk it; ``complete``: within the depth limit, the one value the
+    contract check may look at; ``structure``: the skeleton, if the depth check made it."""
 
     findings: list[Finding]
     value: Any
@@ -329,7 +286,6 @@ class _Parse(NamedTuple):
 
 
 def _parsed(data: bytes, text: str, upstream: object) -> _Parse:
-    """Strictly parse the bytes; findings for what keeps them from being a sound value."""
     digits = parse.digit_view(data)
     result = parse.parse(data)
     if not result.ok:
@@ -359,8 +315,7 @@ def _parsed(data: bytes, text: str, upstream: object) -> _Parse:
 
 
 def _structure(parsed: _Parse, data: bytes) -> bytes:
-    """The skeleton of a complete parse: made by the depth check for a long text, and
-    only now, when a check asks for it, for a short one."""
+    """Made by the depth check for a long text, only when asked for a short one."""
     return parsed.structure if parsed.structure is not None else parse.skeleton(data)
 
 
@@ -373,7 +328,6 @@ def _blocked(code: Code, message: str, path: str = "") -> Finding:
 
 
 def _unparsed(text: str, parsed: parse.Parsed) -> Finding:
-    """The one finding that says why the text did not parse."""
     if parsed.too_deep:
         return _blocked(Code.TOO_DEEP, "nested too deep to parse")
     if parsed.duplicate_key is not None:
@@ -395,7 +349,6 @@ def _validated(
     previous: object,
     tool_call: bool = False,
 ) -> Outcome:
-    """The contract's findings and validated model, for a complete object only."""
     if not parsed.complete:
         return Outcome([])
     value = parsed.value
@@ -416,18 +369,12 @@ def _validated(
 
 
 class _Duplicate:
-    """Where the standard parser met a key for the second time in one object."""
-
     def __init__(self, key: str) -> None:
         self.key = key
 
 
 def _duplicate_path(text: str) -> str:
-    """The field path of the first duplicated key ("" when it cannot be found).
-
-    Only on this error path: the standard parser marks the object holding the duplicate,
-    and a walk from the root names where that object sits.
-    """
+    """The field path of the first duplicated key (""), found on this error path only."""
 
     def pairs(items: list[tuple[str, Any]]) -> Any:
         seen: set[str] = set()
@@ -481,8 +428,7 @@ def _not_object(value: Any) -> Finding:
 
 
 class _Scan(NamedTuple):
-    """What the content scans return: their findings, whether the payload holds a
-    secret (it is then masked in the report), and where in the tree the secrets are."""
+    """``secret``: the report is then masked; ``hits``: where in the tree they are."""
 
     findings: tuple[Finding, ...]
     secret: bool
@@ -494,12 +440,8 @@ _CLEAN = _Scan((), False, ())
 
 
 def _scanned(parsed: _Parse, data: bytes, text: str) -> _Scan:
-    """Locate secrets and unsafe text, in the tree when there is one, else in the text.
-
-    The raw text is checked first (C-level, cheap); ``\\u`` escapes can spell what the
-    raw text does not show, so when there are any the checks are repeated on the text
-    with those escapes decoded. The tree is walked only when a check trips.
-    """
+    """The raw text is checked first (cheap), again with ``\\u`` escapes decoded when it
+    has any; the tree is walked only when a check trips."""
     found = kinds_in(text, parsed.digits)
     if found:  # markers are a superset: keep the kinds actually present
         found = frozenset(kind for _, _, kind in spans(text, found))

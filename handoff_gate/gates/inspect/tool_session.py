@@ -1,19 +1,14 @@
 """A tool call that opens an interactive session: approving it approves input nobody sees.
 
-Codex CLI's ``exec_command`` keeps a command's stdin open when it runs with a terminal
-(``tty: true``), and the model then types into it with ``write_stdin``, which no hook
-is asked about. Approving ``bash`` there approves every command typed into that shell
-afterwards, unreviewed (issue 40). So a tool whose contract says it has such a channel
-(the annotation :data:`SESSION_KEY`, carried by the contract stored in the run, so
-every reviewer's process reads the same) gets a blocking finding when its call opens
-an interactive session: it asks for a terminal (``tty: true``, when the call carries
-that key), or its command starts a shell, a REPL, a remote or container session, an
-editor or pager, or a program reading the terminal with nothing else to read.
+Codex CLI's ``exec_command`` keeps a command's stdin open when it runs with a terminal,
+and the model then types into it with ``write_stdin``, which no hook is asked about:
+approving ``bash`` there approves every command typed into it afterwards (issue 40). So
+a tool whose stored contract carries :data:`SESSION_KEY` gets a blocking finding when
+its call asks for a terminal or its command starts a shell, a REPL, a remote or
+container session, an editor or pager, or reads the terminal.
 
-The command is read as a shell reads words (``shlex``), segment by segment; a word list
-it cannot split (an unbalanced quote, which a heredoc can hold) is read on whitespace
-instead. This is a list of known programs, not a proof: the reviewer is told, in the
-docs and in Codex's contract, that a command's later input is never reviewed.
+This is a list of known programs, not a proof: the reviewer is told, in the docs and in
+Codex's contract, that a command's later input is never reviewed.
 """
 
 from __future__ import annotations
@@ -70,8 +65,6 @@ _RUNS_GIVEN = frozenset({"-c", "-e", "-m", "-E", "--command", "--eval", "-r", "-
 
 
 def session_findings(args: object, schema: Mapping[str, Any]) -> list[Finding]:
-    """The blocking finding for a call that opens an interactive session, when its
-    contract says the tool has a channel for later input (else none)."""
     spec = schema.get(SESSION_KEY)
     if spec is None:  # most tools: answered before the slower checks of ABC types
         return []
@@ -98,8 +91,8 @@ def session_findings(args: object, schema: Mapping[str, Any]) -> list[Finding]:
 
 
 def opens_session(command: object) -> str | None:
-    """Why ``command`` (a shell command line, or a program and its arguments) opens an
-    interactive session, or ``None`` when none of its programs does."""
+    """Why ``command`` (a command line, or a program and its arguments) opens an
+    interactive session, or ``None``."""
     if isinstance(command, list) and all(isinstance(word, str) for word in command):
         return _simple(list(command), piped=False)
     if not isinstance(command, str):
@@ -112,7 +105,8 @@ def opens_session(command: object) -> str | None:
 
 
 def _segments(command: str) -> list[tuple[list[str], bool]]:
-    """Each simple command of a command line, and whether its stdin is a pipe or a file."""
+    """Each simple command, and whether its stdin is a pipe or a file; a line ``shlex``
+    cannot split (an unbalanced quote, which a heredoc can hold) is split on whitespace."""
     try:
         lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>")
         lexer.whitespace_split = True
@@ -175,12 +169,12 @@ def _simple(words: list[str], piped: bool) -> str | None:
         if program == "redis-cli" and operands:  # a command given on the line
             return None
         return f"{shown} without a statement to run opens a client session"
-    if _is_shell(program) or _is_repl(program):
+    if program in _SHELLS or _is_repl(program):
         if {"-i", "--interactive"} & flags:
             return f"{shown} -i stays interactive"
         if flags & _RUNS_GIVEN or operands:
             return None
-        kind = "a shell" if _is_shell(program) else "a REPL"
+        kind = "a shell" if program in _SHELLS else "a REPL"
         return f"{shown} with no script starts {kind}"
     if program == "cat" and not operands:
         return f"{shown} with no file reads what is typed at the terminal"
@@ -192,8 +186,7 @@ def _simple(words: list[str], piped: bool) -> str | None:
 
 
 def _program_and_args(words: list[str]) -> list[str]:
-    """The words from the program on: assignments and wrappers (``sudo``, ``env``,
-    ``timeout 5``) skipped, with the flags they take."""
+    """Assignments and wrappers (``sudo``, ``env``, ``timeout 5``) and their flags skipped."""
     i = 0
     while i < len(words):
         word = words[i]
@@ -211,10 +204,6 @@ def _program_and_args(words: list[str]) -> list[str]:
         else:
             return words[i:]
     return []
-
-
-def _is_shell(program: str) -> bool:
-    return program in _SHELLS
 
 
 def _is_repl(program: str) -> bool:

@@ -1,11 +1,9 @@
-"""Check a parsed payload against its contract, field by field.
+"""Check a parsed payload against its class contract, field by field.
 
 Pydantic alone would answer "valid or not" and silently ignore unknown keys or fill
 defaults. The gate must also say *how* each field arrived, so before validating it
-walks the payload along the contract's shape (nested models inside lists, dicts,
-unions and ``Annotated``), drops the keys the contract does not name, and notes the
-fields that were absent or empty. The walk only descends where a model can be
-found, so plain leaves cost nothing.
+walks the payload along the contract's shape, drops the keys the contract does not
+name, and notes the fields that were absent or empty.
 """
 
 from __future__ import annotations
@@ -48,12 +46,10 @@ _BLANK_ASCII = re.compile(r'" +"')
 def empty_shapes(text: str, data: bytes, structure: bytes) -> tuple[bool, bool]:
     """Which empty values the JSON text can hold: ``(any empty value, blank strings)``.
 
-    The pre-check that spares the contract walk on most payloads. A false "yes" only
-    costs a closer look; a false "no" would hide an empty field. A sparse text (see
-    :data:`SPARSE_TEXT`) is answered "yes" unsearched. Without escapes or non-ASCII
-    text, a blank string can only be spaces. ``structure`` is :func:`parse.skeleton`
-    of the (valid) text: an empty array or object is ``[]`` or ``{}`` there, whatever
-    whitespace it held, so the text needs no search for those.
+    The pre-check that spares the contract walk on most payloads: a false "yes" only
+    costs a closer look; a false "no" would hide an empty field. In ``structure``
+    (:func:`parse.skeleton`) an empty array or object is ``[]`` or ``{}`` whatever
+    whitespace it held.
     """
     if len(structure) * SPARSE_TEXT < len(data):
         return True, True
@@ -71,7 +67,6 @@ def empty_shapes(text: str, data: bytes, structure: bytes) -> tuple[bool, bool]:
 
 
 def is_empty(value: Any) -> bool:
-    """Present but carrying nothing: null, blank text, an empty list or object."""
     if value is None:
         return True
     if isinstance(value, str):
@@ -81,8 +76,6 @@ def is_empty(value: Any) -> bool:
 
 @dataclass
 class Walk:
-    """What the walk noticed, before any validation."""
-
     drops: list[tuple[Trail, str]] = field(default_factory=list)
     #: Of the drops, those a closed model (``extra="forbid"``) refuses: they block.
     refused: set[tuple[Trail, str]] = field(default_factory=set)
@@ -92,27 +85,13 @@ class Walk:
     supplied: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class _Look:
-    """Which empty values the walk must look for (the raw text rules some out)."""
-
-    empties: bool
-    blanks: bool
-
-
 def walk_contract(
     payload: dict[str, Any], model: type[BaseModel], *, empties: bool = True, blanks: bool = True
 ) -> Walk:
-    """Walk ``payload`` along ``model``: unknown keys, absent and empty fields.
-
-    Depth first in document order, so findings come out in the order a reviewer reads
-    the payload. Items of a list of flat models (the bulk of a large payload) that
-    carry exactly the contract's keys and nothing empty are passed over inline. ``empties=False``
-    skips the search for empty values, ``blanks=False`` the one for whitespace-only
-    strings; the caller knows from the raw text when there are none.
-    """
+    """Unknown keys, absent and empty fields, depth first in the order a reviewer reads.
+    Items of a list of flat models (the bulk of a large payload) that carry exactly the
+    contract's keys and nothing empty are passed over inline."""
     out = Walk()
-    look = _Look(empties, blanks)
     out.supplied = len(plan_of(model).keys.intersection(payload))
     stack: list[tuple[Any, Shape, Trail]] = [(payload, Shape("model", model), None)]
     while stack:
@@ -121,7 +100,7 @@ def walk_contract(
             shape = pick(shape, value)
         if shape.kind == "model" and shape.model is not None:
             if isinstance(value, dict):
-                _visit_model(value, plan_of(shape.model), trail, out, stack, look)
+                _visit_model(value, plan_of(shape.model), trail, out, stack, empties, blanks)
             continue
         item = shape.item
         if item is None:
@@ -134,7 +113,7 @@ def walk_contract(
             continue
         if item.kind == "model" and item.model is not None and not plan_of(item.model).nested:
             plan = plan_of(item.model)
-            keys, empties, blanks = plan.keys, look.empties, look.blanks
+            keys = plan.keys
             for step, child in pairs:
                 if not isinstance(child, dict):
                     continue
@@ -146,7 +125,7 @@ def walk_contract(
                         None in values or "" in values or [] in values or {} in values
                     ):
                         continue
-                _visit_model(child, plan, (trail, step), out, stack, look)
+                _visit_model(child, plan, (trail, step), out, stack, empties, blanks)
         else:
             stack.extend(reversed([(child, item, (trail, step)) for step, child in pairs]))
     return out
@@ -158,14 +137,17 @@ def _visit_model(
     trail: Trail,
     out: Walk,
     stack: list[tuple[Any, Shape, Trail]],
-    look: _Look,
+    empties: bool,
+    blanks: bool,
 ) -> None:
-    if not data and look.empties and trail is not None:
+    if not data and empties and trail is not None:
         out.empty.append((path_of(steps_of(trail)), data))
     if data.keys() != plan.keys:
         unnamed = [k for k in data if k not in plan.keys]
-        if plan.open:
-            _pass_through(data, unnamed, plan, trail, out, stack)
+        if plan.open:  # kept, their values walked if they can hold models
+            out.passed.extend((trail, k) for k in unnamed)
+            if plan.extra.kind not in ("leaf", "any"):
+                stack.extend((data[k], plan.extra, (trail, k)) for k in reversed(unnamed))
         else:
             out.drops.extend((trail, k) for k in unnamed)
             if plan.closed:
@@ -174,9 +156,9 @@ def _visit_model(
             if not (f.required or f.optional) and not any(k in data for k in f.keys):
                 path = path_of([*steps_of(trail), f.keys[0]])
                 out.defaulted.append((path, default_of(f.info)))
-    if look.empties:
+    if empties:
         values = data.values()
-        if look.blanks or None in values or "" in values or [] in values or {} in values:
+        if blanks or None in values or "" in values or [] in values or {} in values:
             for key, value in data.items():
                 if key in plan.keys and is_empty(value):
                     out.empty.append((path_of([*steps_of(trail), key]), value))
@@ -186,23 +168,8 @@ def _visit_model(
                 stack.append((data[key], f.shape, (trail, key)))
 
 
-def _pass_through(
-    data: dict[str, Any],
-    unnamed: list[str],
-    plan: ModelPlan,
-    trail: Trail,
-    out: Walk,
-    stack: list[tuple[Any, Shape, Trail]],
-) -> None:
-    """An open model's unnamed keys: kept (and noted), their values walked if they can
-    hold models."""
-    out.passed.extend((trail, k) for k in unnamed)
-    if plan.extra.kind not in ("leaf", "any"):
-        stack.extend((data[k], plan.extra, (trail, k)) for k in reversed(unnamed))
-
-
 def without(payload: dict[str, Any], drops: list[tuple[Trail, str]]) -> dict[str, Any]:
-    """A copy of ``payload`` minus the dropped keys; untouched branches are shared."""
+    """Untouched branches are shared with ``payload``."""
     root: dict[str, Any] = dict(payload)
     copied = {id(root)}
     for trail, key in drops:
@@ -220,8 +187,6 @@ def without(payload: dict[str, Any], drops: list[tuple[Trail, str]]) -> dict[str
 
 @dataclass
 class Outcome:
-    """What checking against the contract found, and the validated model if it passed."""
-
     findings: list[Finding]
     model: BaseModel | None = None
     delivered: dict[str, Any] | None = None
@@ -237,13 +202,9 @@ def check_contract(
     empties: bool = True,
     blanks: bool = True,
 ) -> Outcome:
-    """All contract findings for a parsed JSON object, and the validated model if any.
-
-    ``raw`` is the exact JSON text of ``payload``: when no key had to be dropped it is
-    validated as is, which is what pydantic does fastest. ``empties``/``blanks`` are
-    passed to :func:`walk_contract`. A closed contract (see :func:`is_closed`) with no
-    empty value to look for needs no walk, unless pydantic reports an unknown key.
-    """
+    """``raw``, the exact JSON text of ``payload``, is validated as is when no key was
+    dropped: what pydantic does fastest. A closed contract with no empty value to look
+    for needs no walk, unless pydantic reports an unknown key."""
     model: BaseModel | None = None
     error: ValidationError | None = None
     if not empties and is_closed(contract):
@@ -283,11 +244,7 @@ def _outcome(
         for t, k in walk.passed
     )
     if walk.supplied == 0 and plan_of(contract).fields:
-        findings.append(
-            Finding(
-                Code.NO_FIELDS, "", Severity.BLOCK, "not one field of the contract was supplied"
-            )
-        )
+        findings.append(NO_FIELDS)
     errors = _error_findings(error, cleaned) if error is not None else []
     findings.extend(errors)
     if walk.empty:
@@ -308,32 +265,36 @@ def _outcome(
 _OPEN = "not named by the contract, which is open (additionalProperties): passed through"
 DROPPED = "not in the contract; dropped"
 CLOSED = "not allowed: the contract closes this object, and the producer sent it anyway"
+NO_FIELDS = Finding(
+    Code.NO_FIELDS, "", Severity.BLOCK, "not one field of the contract was supplied"
+)
+EMPTY_ACCEPTED = "present but empty; the contract accepts it"
+EMPTY_REJECTED = "empty, and the contract rejects that: required fields inside are missing"
 
 
 def _empty_findings(empty: list[tuple[str, Any]], errors: list[Finding]) -> list[Finding]:
-    """Empty values the walk saw: warn if the contract took them, block if not.
-
-    An error at the path itself was already reported as ``empty_field``; an error
-    below it (``{}`` where fields are required) means the contract rejected it too.
-    """
+    """An error at the path itself was reported already; one below it (``{}`` where
+    fields are required) means the contract rejected the empty value."""
     at = {f.path for f in errors}
-    above = {a for f in errors for a in _ancestors(f.path)}
+    above = enclosing(errors)
     findings = []
     for path in dict.fromkeys(path for path, _ in empty):
         if path in at:
             continue
         if path in above:
-            message = "empty, and the contract rejects that: required fields inside are missing"
-            findings.append(Finding(Code.EMPTY_FIELD, path, Severity.BLOCK, message))
+            findings.append(Finding(Code.EMPTY_FIELD, path, Severity.BLOCK, EMPTY_REJECTED))
         else:
-            message = "present but empty; the contract accepts it"
-            findings.append(Finding(Code.EMPTY_FIELD, path, Severity.WARN, message))
+            findings.append(Finding(Code.EMPTY_FIELD, path, Severity.WARN, EMPTY_ACCEPTED))
     return findings
 
 
-def _ancestors(path: str) -> list[str]:
-    steps = split(path) or []
-    return [path_of(steps[:n]) for n in range(1, len(steps))]
+def enclosing(findings: list[Finding]) -> set[str]:
+    """The paths of the objects and arrays that hold a finding's path."""
+    out: set[str] = set()
+    for f in findings:
+        steps = split(f.path) or []
+        out.update(path_of(steps[:n]) for n in range(1, len(steps)))
+    return out
 
 
 def _defaulted_message(value: Any) -> str:
@@ -343,7 +304,6 @@ def _defaulted_message(value: Any) -> str:
 
 
 def _error_findings(exc: ValidationError, data: Any) -> list[Finding]:
-    """Pydantic errors as findings, one per path and code, messages merged."""
     merged: dict[tuple[Code, str], list[str]] = {}
     for error in exc.errors(include_url=False, include_input=False):
         loc = error.get("loc", ())
@@ -387,7 +347,6 @@ def _resolve(data: Any, loc: Sequence[Any]) -> tuple[list[Step], Any]:
 def contract_checks(
     contract: type[BaseModel], data: dict[str, Any], previous: Any
 ) -> list[Finding]:
-    """The contract's own hooks: cross-field relations and append-only lists."""
     findings: list[Finding] = []
     hook = getattr(contract, "cross_field_checks", None)
     if callable(hook):
@@ -404,17 +363,13 @@ def contract_checks(
                 )
             )
         for issue in issues:
-            path, message = _issue_parts(issue)
+            path = getattr(issue, "path", "")
+            message = str(getattr(issue, "message", issue))
+            path = path if isinstance(path, str) else str(path)
             findings.append(Finding(Code.CROSS_FIELD, path, Severity.BLOCK, message))
     if previous is not ABSENT:
         findings.extend(append_only_findings(contract, data, previous))
     return findings
-
-
-def _issue_parts(issue: Any) -> tuple[str, str]:
-    path = getattr(issue, "path", "")
-    message = getattr(issue, "message", issue)
-    return (path if isinstance(path, str) else str(path)), str(message)
 
 
 def append_only_findings(contract: type[BaseModel], data: Any, previous: Any) -> list[Finding]:

@@ -1,10 +1,9 @@
 """Crash-safe file writes and path safety for the run directory.
 
-Readers must never see a torn file, and two writers of a decision must never both
-win. Every write therefore goes to a dot-named temp file in the same directory (so
-listings skip it and the final step stays on one filesystem), is fsynced, and is
-then published in one atomic step: ``os.replace`` to overwrite, ``os.link`` to create
-exclusively (``link`` fails when the target exists, which makes the first writer win).
+Readers must never see a torn file, and two writers of a decision must never both win:
+every write goes to a fsynced dot-named temp file beside its target (listings skip it),
+then is published atomically, by ``os.replace`` or by ``os.link``, which fails when the
+target exists, so the first writer wins.
 """
 
 from __future__ import annotations
@@ -17,10 +16,8 @@ from handoff_gate.gates.vocab.ids import UnsafePathError
 
 
 def inside(root: Path, *parts: str) -> Path:
-    """``root/parts`` after checking that it resolves (symlinks followed) inside ``root``.
-
-    The returned path is the unresolved one, so messages name what the user knows.
-    """
+    """``root/parts`` after checking that it resolves (symlinks followed) inside ``root``;
+    unresolved, so messages name what the user knows."""
     candidate = root.joinpath(*parts)
     if _plain_and_unlinked(root, parts):
         return candidate
@@ -32,13 +29,9 @@ def inside(root: Path, *parts: str) -> Path:
 
 
 def _plain_and_unlinked(root: Path, parts: tuple[str, ...]) -> bool:
-    """Whether ``root/parts`` stays inside ``root`` without resolving anything: every part
-    is one plain name and none of them is a symlink on disk (``lstat``, one call each).
-
-    Resolving costs a ``realpath`` of the whole path, twice, and runs for every handoff a
-    listing or a watcher touches; this answers the common case for a few system calls.
-    Anything else (a symlink, an odd name, an error) is left to the full resolve check.
-    """
+    """Whether every part is a plain name and no symlink (``lstat`` each): the common case
+    for a few system calls, where resolving costs two ``realpath``s for every handoff a
+    listing touches. Anything else is left to the full resolve check."""
     for part in parts:
         if part in ("", ".", "..") or "/" in part or "\0" in part:
             return False
@@ -95,11 +88,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 
 def exclusive_create(path: Path, data: bytes) -> None:
-    """Create ``path`` holding ``data``; raise ``FileExistsError`` if it already exists.
-
-    The file appears complete or not at all, even if the process is killed midway
-    (a stray dot-named temp file may remain; listings ignore it).
-    """
+    """Create ``path`` complete or not at all; ``FileExistsError`` if it exists."""
     tmp = _write_temp(path, data)
     try:
         os.link(tmp, path)
@@ -119,13 +108,9 @@ def reserve(path: Path) -> bool:
 
 
 def read_bounded(path: Path, max_bytes: int) -> bytes:
-    """Read at most ``max_bytes`` from a regular file; raise ``OversizeError`` beyond.
-
-    The size is checked before reading, and the read is capped, so a file that grows
-    meanwhile cannot make us load more than the cap. Reads ask for the size ``fstat``
-    reported (plus one byte, to see growth) rather than the cap: a buffered read of
-    ``max_bytes`` allocates the whole cap first, which tripled the cost of a small file.
-    """
+    """Read at most ``max_bytes`` from a regular file; ``OversizeError`` beyond, even for
+    a file that grows meanwhile. Reads ask for the size ``fstat`` reported plus one, not
+    the cap: a read of ``max_bytes`` allocates the whole cap first."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     try:
         st = os.fstat(fd)

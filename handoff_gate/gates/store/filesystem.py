@@ -1,15 +1,7 @@
-"""A run directory on disk: where its handoffs, decisions and audit log live.
-
-The layout is documented in docs/protocol.md (*Layout*). A directory is a run when it
-has a ``handoffs/`` folder. A run is addressed by its path relative to the store's root
-(an absolute path stays absolute; without a root, relative to the working directory).
-Every name read from disk or from an argument is checked against the id pattern and
-must resolve inside the run.
-
-Besides the records, a run folder keeps what only a folder needs: a record per live
-waiter (``waiters``), and the change watcher blocked waits share (``fs_watch``).
-A front end that shows every run lists them with stamps (``fs_listing``) and watches the
-whole root through one watcher (``fs_hints``).
+"""A run directory on disk (layout: docs/protocol.md, *Layout*): a directory with a
+``handoffs/`` folder, addressed by its path relative to the store's root. Every name read
+from disk or from an argument is checked against the id pattern and must resolve inside
+the run.
 """
 
 from __future__ import annotations
@@ -48,9 +40,10 @@ from handoff_gate.gates.store.base import (
     WithdrawalExists,
 )
 from handoff_gate.gates.store.durable import exclusive_create, inside, read_bounded, reserve
+from handoff_gate.gates.store.fs_listing import AUDIT_FILE as AUDIT_FILE
 from handoff_gate.gates.store.fs_listing import DECISIONS as DECISIONS
 from handoff_gate.gates.store.fs_listing import HANDOFFS as HANDOFFS
-from handoff_gate.gates.store.fs_listing import list_run_dir
+from handoff_gate.gates.store.fs_listing import handoff_ids_in, list_run_dir
 from handoff_gate.gates.store.lock_bound import LockTimeout, lock_timeout
 from handoff_gate.gates.store.log_chain import chained_line
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -62,7 +55,7 @@ if TYPE_CHECKING:
 
 SEQ = ".seq"
 KEYS = ".keys"
-AUDIT_FILE = "audit.jsonl"
+
 #: How long a submit with a known idempotency key waits for the first submitter to
 #: finish publishing the handoff that key names.
 _KEY_SETTLE_S = 5.0
@@ -74,11 +67,8 @@ def _resolved_name(run: str) -> str:
 
 
 def run_dir_name(run_dir: str | Path) -> str:
-    """The name a run directory's records carry: its own name, symlinks resolved.
-
-    Cached per path: resolving costs tens of microseconds, and every inspection in a run
-    asks (the TUI inspects ten thousand handoffs on start).
-    """
+    """The run directory's own name, symlinks resolved; cached, as every inspection asks
+    (the TUI inspects ten thousand handoffs on start)."""
     return _resolved_name(str(Path(run_dir).absolute()))
 
 
@@ -87,11 +77,8 @@ def is_run(path: Path) -> bool:
 
 
 def find_runs(root: Path) -> list[Path]:
-    """``root`` itself if it is a run, else its child runs sorted by name.
-
-    A child folder this account may not look into is listed too, so reading it fails
-    where its caller can say so for that run alone, rather than here for every run.
-    """
+    """``root`` itself if it is a run, else its child runs by name; a child this account
+    may not look into is listed too, so its caller can say so for that run alone."""
     if is_run(root):
         return [root]
     if not root.is_dir():
@@ -115,48 +102,22 @@ def decision_path(run_dir: Path, handoff_id: str) -> Path:
 
 
 def list_handoffs(run_dir: Path) -> list[HandoffRef]:
-    """Handoffs ordered by sequence number; temp files, symlinks and junk names skipped.
-
-    One ``scandir`` and the folder's own path check: an entry that is a regular file
-    (not a symlink) with a valid id for a name cannot lead out of the run, so it needs
-    no check of its own (a run is re-listed on every change, at 10,000 handoffs too).
-    """
-    folder = run_dir / HANDOFFS
-    if not folder.is_dir():
+    if not (run_dir / HANDOFFS).is_dir():
         return []
-    refs: list[HandoffRef] = []
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            stem = entry.name.removesuffix(".json")
-            if stem == entry.name or not ID_PATTERN.match(stem):
-                continue
-            if entry.is_file(follow_symlinks=False):
-                if not refs:
-                    inside(run_dir, HANDOFFS)
-                refs.append(HandoffRef(str(run_dir), stem))
-    return sorted(refs, key=lambda r: (r.seq, r.id))
+    return [HandoffRef(str(run_dir), handoff_id) for handoff_id in handoff_ids_in(run_dir)]
 
 
 def read_handoff_bytes(run_dir: Path, handoff_id: str, max_bytes: int = MAX_HANDOFF_BYTES) -> bytes:
     return read_bounded(handoff_path(run_dir, handoff_id), max_bytes)
 
 
-def decision_dir(run_dir: Path, handoff_id: str) -> Path:
-    """Where the signed decisions of one handoff go, one file per principal."""
-    return inside(run_dir, DECISIONS, validate_id(handoff_id))
-
-
 class FilesystemStore:
-    """Runs as directories (see the module docstring); safe for many processes at once.
-
-    Exclusivity comes from ``os.link`` (first writer wins), sequence numbers from
-    exclusive marker files, the audit chain from ``flock`` on the log.
-    """
+    """Safe for many processes at once: exclusivity from ``os.link`` (first writer wins),
+    sequence numbers from exclusive marker files, the audit chain from ``flock``."""
 
     run_noun = "run directory"
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
-        """``root``: the folder runs are named under (``None``: the working directory)."""
         self.root = None if root is None else Path(root)
 
     def __enter__(self) -> FilesystemStore:
@@ -181,7 +142,6 @@ class FilesystemStore:
         return str(self._dir(run).absolute())
 
     def runs(self) -> list[str]:
-        """The root itself (``"."``) if it is a run, else the runs in it, by name."""
         root = self.root or Path()
         if is_run(root):
             return ["."]
@@ -271,11 +231,8 @@ class FilesystemStore:
 
     @staticmethod
     def _allocate_seq(run_dir: Path) -> int:
-        """The next free sequence number, claimed with an exclusive marker file.
-
-        Two submitters that pick the same number race on the marker; the loser moves on
-        to the next number, so ids stay unique across phases without a lock.
-        """
+        """Claimed with an exclusive marker file: of two submitters picking one number
+        the loser moves on, so ids stay unique across phases without a lock."""
         marks = run_dir / HANDOFFS / SEQ
         marks.mkdir(parents=True, exist_ok=True)
         taken = {ref.seq for ref in list_handoffs(run_dir)}
@@ -324,15 +281,11 @@ class FilesystemStore:
         data: bytes,
         event: Mapping[str, Any],
     ) -> dict[str, Any]:
-        """Publish the decision file, then log it, under the log's ``flock``.
-
-        Holding the lock from before the file appears keeps the log causal: a waiter that
-        sees the file logs ``wait_returned`` only after this ``decision_written``. A crash
-        in between leaves a decision without its event, which ``audit --verify`` reports;
-        never an event for a decision that does not exist. When the log cannot be opened,
-        or another process holds its lock past the bound, the decision is still published
-        (neither must stop a veto from being recorded) and the error says it was not logged.
-        """
+        """Publish the decision file, then log it, under the log's ``flock``: a waiter
+        that sees the file logs ``wait_returned`` only after this ``decision_written``. A
+        crash in between leaves a decision without its event (``audit --verify`` reports
+        it), never the reverse. A log that cannot be opened or locked in time must not
+        stop a veto: the decision is published and the error says it was not logged."""
         run_dir = self._dir(run)
         (run_dir / DECISIONS).mkdir(exist_ok=True)
         target = self._decision_path(run_dir, handoff_id, principal)
@@ -364,16 +317,14 @@ class FilesystemStore:
         return inside(run_dir, DECISIONS, handoff_id, f"{principal}.json")
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
-        """The unsigned record (an unreadable one raises: it stands for the handoff's one
-        decision) and each principal's. A principal's entry that cannot be read as a
-        regular file inside the run (a FIFO, a directory, a symlink, oversize) reads as
-        empty bytes: invalid like any junk record, it counts for nobody and stops no
-        other record from being read."""
+        """An unreadable unsigned record raises (it is the handoff's one decision); a
+        principal's entry that is no regular file inside the run (a FIFO, a symlink,
+        oversize) reads as empty bytes: junk that counts for nobody and blocks no other."""
         run_dir = self._dir(run)
         records: dict[str | None, bytes] = {}
         with contextlib.suppress(FileNotFoundError):
             records[None] = read_bounded(decision_path(run_dir, handoff_id), MAX_DECISION_BYTES)
-        folder = decision_dir(run_dir, handoff_id)
+        folder = inside(run_dir, DECISIONS, validate_id(handoff_id))
         if folder.is_dir():
             for entry in sorted(folder.iterdir()):
                 name = entry.name.removesuffix(".json")
@@ -395,8 +346,7 @@ class FilesystemStore:
         return f"{info.st_dev}:{info.st_ino}"
 
     def decided_ids(self, run: str) -> list[str]:
-        """One ``scandir`` of ``decisions/``: each ``ID.json`` and ``ID/`` named by a
-        valid id (dot-names, temp files and junk skipped)."""
+        """Each ``ID.json`` and ``ID/`` of ``decisions/`` named by a valid id."""
         folder = self._dir(run) / DECISIONS
         found: set[str] = set()
         with (
@@ -410,12 +360,8 @@ class FilesystemStore:
         return sorted(found, key=lambda hid: (int(hid.split("-", 1)[0]), hid))
 
     def set_aside_decision(self, run: str, handoff_id: str, principal: str) -> bool:
-        """Rename what holds ``principal``'s slot to a dot-name no reader lists
-        (``.PRINCIPAL.json.RANDOM.junk``), so the principal's own record can be written.
-
-        Asked by ``decide`` only for an entry that is not a valid record of that
-        principal: an agent that can write the folder can plant one, and it must not
-        keep a reviewer's veto out. ``True`` when something was moved."""
+        """Renamed to a dot-name no reader lists: a record an agent planted must not keep
+        a reviewer's veto out."""
         if not PRINCIPAL_PATTERN.match(principal):
             raise ValueError(f"not a principal name: {principal!r}")
         folder = self._dir(run) / DECISIONS / validate_id(handoff_id)
@@ -433,16 +379,14 @@ class FilesystemStore:
         return fs_layout.veto_exposure(self._dir(run))
 
     def separate(self, run: str, pipeline_uid: int, reviewers_gid: int) -> bool:
-        """Make ``run`` a run whose decisions the pipeline's account can read but not
-        create, replace or delete (``handoff-gate init``, ``fs_layout``); ``False`` when it
-        was such a run already and only what it lacked was added. Run folders only: a
-        database separates by its roles, so this is no ``RunStore`` method."""
+        """Make the run's decisions readable but not writable by the pipeline's account
+        (``handoff-gate init``, ``fs_layout``); ``False`` when it was separated already.
+        No ``RunStore`` method: a database separates by its roles."""
         return fs_layout.separate(self._dir(run), pipeline_uid, reviewers_gid)
 
     def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:
-        """``edits/{handoff}/{sha256}.json``, created exclusively (``fs_edits``); the
-        handoff's folder is made as a decisions folder is (``_handoff_folder``: junk in
-        its place set aside, ``edits/`` mode, so another reviewer may add an edit too)."""
+        """The handoff's folder is made as a decisions folder is (``_handoff_folder``), so
+        another reviewer may add an edit too."""
         run_dir = self._dir(run)
         if (run_dir / fs_edits.EDITS).is_dir():
             _handoff_folder(run_dir, fs_edits.EDITS, handoff_id)
@@ -480,8 +424,7 @@ class FilesystemStore:
         data: bytes,
         event: Mapping[str, Any],
     ) -> dict[str, Any]:
-        """Both under the log's ``flock``, so a record and its event appear together and
-        of two racing writers exactly one publishes (the other gets ``FileExistsError``)."""
+        """Under the log's ``flock``, so a record and its event appear together."""
         run_dir = self._dir(run)
         path = run_dir / AUDIT_FILE
         lock_timeout()
@@ -505,9 +448,6 @@ class FilesystemStore:
         finally:
             os.close(fd)
 
-    def log_bytes(self, run: str) -> bytes:
-        return b"".join(self.log_chunks(run))
-
     def log_chunks(self, run: str) -> Iterator[bytes]:
         return log_file.chunks(self._dir(run) / AUDIT_FILE)
 
@@ -520,8 +460,7 @@ class FilesystemStore:
         signed: bool,
         poll: bool = False,
     ) -> Subscription:
-        """One shared watcher per watched folder (``fs_watch``, loaded with watchfiles
-        only by a wait that blocks), aimed by ``rearm``."""
+        """Imported here: only a wait that blocks loads watchfiles."""
         from handoff_gate.gates.store.fs_watch import DecisionWatch
 
         run_dir = self._dir(run)
@@ -535,8 +474,6 @@ class FilesystemStore:
         )
 
     def listing(self, run: str, handoff_ids: Collection[str] | None = None) -> list[ListedHandoff]:
-        """One ``scandir`` of the run's handoffs and one of its decisions, a ``stat`` each
-        (``fs_listing``); a few ids stat only their own files."""
         try:
             run_dir = self._dir(run)
         except ValueError:
@@ -550,9 +487,8 @@ class FilesystemStore:
         *,
         poll: bool = False,
     ) -> None:
-        """One watchfiles watcher over the root, recursive (``fs_hints``, loaded with
-        watchfiles only here: a process that writes a record and exits, the hook above
-        all, never watches)."""
+        """One recursive watcher over the root; watchfiles is loaded only here, so a
+        process that writes a record and exits (the hook) never loads it."""
         from handoff_gate.gates.store.fs_hints import watch_root
 
         watch_root((self.root or Path()).absolute(), on_change, stop, poll=poll)
@@ -567,10 +503,8 @@ class FilesystemStore:
 
 
 def _handoff_folder(run_dir: Path, parent: str, handoff_id: str) -> None:
-    """Make sure ``decisions/ID/`` (or ``edits/ID/``) is a folder of this run. Something
-    else planted under that name (a file, a FIFO, a symlink) can hold no record, so it is
-    renamed to a dot-name no reader lists rather than let it keep every signed decision
-    (or every reviewer's edit) out; a folder made here takes its parent's shared mode."""
+    """Make sure ``decisions/ID/`` (or ``edits/ID/``) is a folder: anything else planted
+    there is renamed to a dot-name rather than let it keep every signed record out."""
     folder = run_dir / parent / validate_id(handoff_id)
     for _ in range(3):
         try:
@@ -606,9 +540,8 @@ def _publish(target: Path, handoff_id: str, data: bytes) -> None:
 
 
 def _append_locked(fd: int, event: Mapping[str, Any]) -> dict[str, Any]:
-    """Append one chained line to the log open (and ``flock``ed) on ``fd``; a torn last
-    line (a writer killed mid-append) is closed with a newline first and stays for
-    ``verify`` to report. Only the log's tail is read back (``log_file.last_line``)."""
+    """Append one chained line to the ``flock``ed log; a torn last line (a writer killed
+    mid-append) is closed with a newline first and stays for ``verify`` to report."""
     end = os.lseek(fd, 0, os.SEEK_END)
     last = log_file.last_line(fd, end)
     torn = end > 0 and os.pread(fd, 1, end - 1) != b"\n"

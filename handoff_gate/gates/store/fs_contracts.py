@@ -1,12 +1,9 @@
 """A run folder's stored contracts: one file per digest, one claim per contract id.
 
 ``contracts/SHA256.json`` holds a document, ``contracts/ids/NAME@vN.json`` the id's claim
-(docs/protocol.md, *Layout*). Both are created exclusively (temp file, then ``link``),
-as handoffs are, so two writers of one id never both win and a document once stored is
-never replaced. The document is written before the claim: a claim never names a digest
-that is not stored (a writer killed between the two leaves a document nobody names,
-which is harmless: a digest names its content). Reading a document back does not trust
-it; ``stored_contracts`` above the seam checks it against its digest.
+(docs/protocol.md, *Layout*), both created exclusively as handoffs are. The document is
+written first, so a claim never names a digest that is not stored. Documents read back
+are not trusted: ``stored_contracts`` above the seam checks them against their digest.
 """
 
 from __future__ import annotations
@@ -30,7 +27,8 @@ _MAX_CLAIM_BYTES = 4096
 _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 
 
-def _checked(schema_id: str, sha256: str) -> None:
+def checked(schema_id: str, sha256: str) -> None:
+    """Refuse, before any write, what the database's checks would refuse less clearly."""
     if not SCHEMA_ID_PATTERN.match(schema_id):
         raise ValueError(f"contract id {schema_id!r} is not of the form 'name/v1'")
     if not _SHA256.match(sha256):
@@ -42,8 +40,7 @@ def _claim_name(schema_id: str) -> str:
 
 
 def add_contract(run_dir: Path, schema_id: str, sha256: str, document: bytes, added: str) -> bool:
-    """Store the document and claim the id for its digest (see the module docstring)."""
-    _checked(schema_id, sha256)
+    checked(schema_id, sha256)
     if len(document) > MAX_DOCUMENT_BYTES:
         raise ValueError(f"the contract is over the {MAX_DOCUMENT_BYTES}-byte limit")
     claim = inside(run_dir, CONTRACTS, IDS, _claim_name(schema_id))

@@ -1,14 +1,8 @@
 """The pipeline's deliveries in a run directory: ``deliveries/{handoff}``.
 
-An approved tool call runs once: the wait that hands it to the pipeline first creates
-this record, exclusively (``O_EXCL``, never a replace), so of two waits racing on one
-approval exactly one gets it and the other is told it was delivered already. It lives
-where the pipeline's account writes (``init`` makes ``deliveries/`` the pipeline's, like
-``withdrawals/``); the folder is made on demand in a run ``init`` did not make.
-
-Whatever sits in a record's place and cannot be read as one (a FIFO, a link, a folder, a
-file over the cap) reads as an empty record: the approval counts as delivered, so
-nothing runs on it again without the caller asking to deliver again.
+An approved tool call runs once: of two waits racing to deliver one approval exactly one
+creates this record. Whatever sits in its place and cannot be read as one reads as an
+empty record: delivered, so nothing runs on it again unless asked.
 """
 
 from __future__ import annotations
@@ -24,17 +18,13 @@ DELIVERIES = "deliveries"
 
 
 def delivery_path(run_dir: Path, handoff_id: str) -> Path:
-    """Where the record of a handoff's delivery is written."""
     return inside(run_dir, DELIVERIES, validate_id(handoff_id))
 
 
 def publish(run_dir: Path, handoff_id: str, data: bytes) -> None:
-    """Create the record exclusively (``FileExistsError`` when anything holds its place,
-    a link included), then write it. Unlike a decision it is created in place, not
-    linked from a temporary file: it sits on every tool call's delivery, and one killed
-    between the create and the write leaves an empty record, which reads as delivered
-    (fail closed). Only the folder is synced, so the claim outlives a crash as its
-    logged event does; its few bytes, if a crash loses them, read the same way."""
+    """Created in place (``O_EXCL``), not linked from a temp file: it sits on every tool
+    call's delivery, and one killed before the write leaves an empty record, which reads
+    as delivered (fail closed). Only the folder is synced, for the same reason."""
     validate_id(handoff_id)
     try:
         target = delivery_path(run_dir, handoff_id)
@@ -50,8 +40,6 @@ def publish(run_dir: Path, handoff_id: str, data: bytes) -> None:
 
 
 def read(run_dir: Path, handoff_id: str) -> bytes | None:
-    """The delivery record; ``None`` when there is none, empty bytes when something in
-    its place is not a record."""
     try:
         return read_bounded(delivery_path(run_dir, handoff_id), MAX_DECISION_BYTES)
     except (FileNotFoundError, NotADirectoryError):

@@ -1,11 +1,9 @@
 """A reviewer's edited payloads in a run directory: ``edits/{handoff}/{sha256}.json``.
 
-An approval of an edit names the edited bytes by their sha256, so the file is named by
-it too: created exclusively before the approval that names it, never replaced, and
-checked against its name whenever it is read, so a file swapped afterwards is an error,
-never a delivery. Two approvers of the same edit share one file. The folder sits beside
-``decisions/`` rather than in it, so the decision listings, stamps and watches read only
-decision records, exactly as before edits existed.
+An approval names the edited bytes by their sha256, so the file is named by it too,
+never replaced and checked against its name whenever read: a file swapped afterwards is
+an error, never a delivery. It sits beside ``decisions/`` so that decision listings,
+stamps and watches read only decision records.
 """
 
 from __future__ import annotations
@@ -24,20 +22,14 @@ class EditMismatch(OSError):
     """An edit file whose bytes do not hash to its name: altered after it was written."""
 
 
-def _checked_digest(sha256: str) -> str:
+def edit_path(run_dir: Path, handoff_id: str, sha256: str) -> Path:
     if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
         raise ValueError(f"not a sha256: {sha256!r}")
-    return sha256
-
-
-def edit_path(run_dir: Path, handoff_id: str, sha256: str) -> Path:
-    """Where the edit named ``sha256`` of one handoff lives, checked to stay in the run."""
-    return inside(run_dir, EDITS, validate_id(handoff_id), f"{_checked_digest(sha256)}.json")
+    return inside(run_dir, EDITS, validate_id(handoff_id), f"{sha256}.json")
 
 
 def create_edit(run_dir: Path, handoff_id: str, data: bytes) -> str:
-    """Keep ``data`` under its sha256; the same bytes kept already are that edit.
-    ``FileNotFoundError`` when the run has no such handoff (as the database's key)."""
+    """``FileNotFoundError`` when the run has no such handoff, as the database's key."""
     if not inside(run_dir, HANDOFFS, f"{validate_id(handoff_id)}.json").is_file():
         raise FileNotFoundError(f"no handoff {handoff_id} in {run_dir}")
     digest = hashlib.sha256(data).hexdigest()
@@ -51,7 +43,6 @@ def create_edit(run_dir: Path, handoff_id: str, data: bytes) -> str:
 
 
 def read_edit(run_dir: Path, handoff_id: str, sha256: str, max_bytes: int) -> bytes:
-    """The edit's bytes, refusing a symlink, a file over ``max_bytes`` or other bytes."""
     data = read_bounded(edit_path(run_dir, handoff_id, sha256), max_bytes)
     if hashlib.sha256(data).hexdigest() != sha256:
         raise EditMismatch(f"the edit {sha256[:12]} of {handoff_id} was altered after it was kept")

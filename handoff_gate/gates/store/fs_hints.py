@@ -1,14 +1,8 @@
 """``FilesystemStore.watch``: one watchfiles watch over the store's root, turned into hints.
 
-A front end that shows every run (the TUI) needs one subscription for the whole store,
-not one per handoff as a blocked wait has (``fs_watch``). Each changed path becomes a
-``Change`` naming what it may affect: one handoff (its file, its decision records, its
-waiter records), one run, or everything. Hints are never trusted: the receiver lists
-what they name again. Loaded, with watchfiles, only when something watches the store.
-
-A thread with the blocking watcher, not ``awatch``: the async one loads anyio's
-event-loop backend (about 25 ms, before the TUI's first paint), and hints reach the
-receiver's own thread without a hop through an event loop.
+Each changed path becomes a ``Change`` naming what it may affect: one handoff, one run,
+or everything. A thread with the blocking watcher, not ``awatch``: the async one loads
+anyio's event-loop backend (about 25 ms, before the TUI's first paint).
 """
 
 from __future__ import annotations
@@ -20,7 +14,7 @@ from pathlib import Path
 from watchfiles import watch
 
 from handoff_gate.gates.store.base import Change, WatchLapse
-from handoff_gate.gates.store.fs_listing import DECISIONS, HANDOFFS, WITHDRAWALS
+from handoff_gate.gates.store.fs_listing import AUDIT_FILE, DECISIONS, HANDOFFS, WITHDRAWALS
 from handoff_gate.gates.store.waiters import WAITERS
 from handoff_gate.gates.vocab.ids import ID_PATTERN
 
@@ -66,17 +60,13 @@ def hint_for(root: Path, path: Path, *, root_is_run: bool) -> Change | None:
             stem = inner[1].rpartition(".")[0]
             return Change(run, stem) if ID_PATTERN.match(stem) else None
         return Change(run)  # the folder itself: records made with it may have sent no event
-    if inner == ("audit.jsonl",):
+    if inner == (AUDIT_FILE,):
         return None
     return Change(run)
 
 
 def watch_root(root: Path, on_change: OnChange, stop: threading.Event, *, poll: bool) -> None:
-    """Send hints for changes under ``root`` until ``stop`` is set (see ``RunStore.watch``).
-
-    If the watcher fails or the root folder disappears, a ``WatchLapse`` says so; watching
-    resumes (by polling after a failure) once the root is back, with a ``Change()``.
-    """
+    """``RunStore.watch`` over ``root``; after a failure it resumes by polling."""
     polling = poll
     while not stop.is_set():
         if root.is_dir():
@@ -94,7 +84,6 @@ def watch_root(root: Path, on_change: OnChange, stop: threading.Event, *, poll: 
 
 
 def _watch(root: Path, on_change: OnChange, stop: threading.Event, *, polling: bool) -> None:
-    """Watch until stopped or until the root folder is gone."""
     for changes in watch(
         root,
         step=WATCH_STEP_MS,

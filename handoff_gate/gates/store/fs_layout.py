@@ -4,13 +4,6 @@ In a run folder made by one account, that account (the pipeline, and so the agen
 gate guards) can delete or replace a reviewer's signed reject: a veto lasts only until
 it is noticed. ``separate`` lays a run out so that it cannot (``handoff-gate init``; each
 folder's owner and mode are tabled in docs/security.md, *Separated*).
-
-The pipeline's account reads the decisions but can create, replace or delete nothing in
-``decisions/`` and cannot rename the folder away (its parent is not its to write).
-Per-handoff folders a reviewer makes inside ``decisions/`` or ``edits/`` take the same
-mode (``share_mode``), so a second reviewer may add a record there and none may remove
-another's. ``veto_exposure`` says, for the account asking, whether it could remove a
-decision record of the run, which ``wait --policy`` warns about.
 """
 
 from __future__ import annotations
@@ -22,10 +15,9 @@ from pathlib import Path
 from handoff_gate.gates.store.fs_contracts import CONTRACTS, IDS
 from handoff_gate.gates.store.fs_deliveries import DELIVERIES
 from handoff_gate.gates.store.fs_edits import EDITS
-from handoff_gate.gates.store.fs_listing import DECISIONS, HANDOFFS, WITHDRAWALS
+from handoff_gate.gates.store.fs_listing import AUDIT_FILE, DECISIONS, HANDOFFS, WITHDRAWALS
+from handoff_gate.gates.store.waiters import WAITERS
 
-WAITERS = "waiters"
-AUDIT_FILE = "audit.jsonl"
 #: Modes of the separated layout (see the module docstring).
 RUN_MODE = 0o2755
 DECISIONS_MODE = 0o3775
@@ -34,11 +26,8 @@ LOG_MODE = 0o660
 
 
 def separate(run_dir: Path, pipeline_uid: int, reviewers_gid: int) -> bool:
-    """Make ``run_dir`` a new run in the separated layout; only an account allowed to
-    ``chown`` (root) can. A run this made before (its folder root's, ``decisions/`` in
-    this layout's mode) gets what it lacks, as a newer version lays out more (``False``
-    then); any other existing run is ``FileExistsError``: its decisions may have been
-    touched by the pipeline, so it is never adopted."""
+    """Only root can. A run this made before gets what it lacks (``False``); any other
+    existing run is ``FileExistsError``: the pipeline may have touched its decisions."""
     new = not ((run_dir / HANDOFFS).exists() or (run_dir / DECISIONS).exists())
     if not new and not _separated(run_dir):
         raise FileExistsError(f"{run_dir} is a run already; init makes a new run")
@@ -69,8 +58,6 @@ def separate(run_dir: Path, pipeline_uid: int, reviewers_gid: int) -> bool:
 
 
 def _separated(run_dir: Path) -> bool:
-    """Whether ``run_dir`` is laid out by :func:`separate`: the run folder and its
-    ``decisions/`` root's, in this layout's modes."""
     try:
         top, decisions = run_dir.lstat(), (run_dir / DECISIONS).lstat()
     except OSError:
@@ -85,24 +72,21 @@ def _separated(run_dir: Path) -> bool:
 
 
 def _own(path: Path, uid: int, gid: int, mode: int) -> None:
-    """chown, then chmod (chown clears the setgid bit): in this order, and not following
-    links (the paths were just made by this process)."""
+    """chown, then chmod: chown clears the setgid bit."""
     os.chown(path, uid, gid, follow_symlinks=False)
     path.chmod(mode, follow_symlinks=False)
 
 
 def share_mode(folder: Path) -> None:
-    """Give a per-handoff folder a reviewer just made the mode of ``decisions/`` when that
-    is the separated layout's (setgid), so other reviewers may add their records to it."""
+    """A per-handoff folder takes a separated parent's mode, so other reviewers may add
+    their records to it (and none may remove another's)."""
     parent = folder.parent.stat()
     if parent.st_mode & stat.S_ISGID:
         folder.chmod(stat.S_IMODE(parent.st_mode), follow_symlinks=False)
 
 
 def veto_exposure(run_dir: Path) -> str | None:
-    """Why this account could remove a reviewer's decision record of ``run_dir``, or
-    ``None`` when it cannot: it may write the run folder (rename ``decisions/`` away) or
-    ``decisions/`` itself, or owns either (and so may make itself able to)."""
+    """It may write or owns the run folder (rename ``decisions/`` away) or ``decisions/``."""
     uid = os.geteuid()
     for folder in (run_dir, run_dir / DECISIONS):
         try:

@@ -1,7 +1,6 @@
 """A run folder's listing with change stamps: what ``FilesystemStore.listing`` returns.
 
-A listing costs one directory read and a ``stat`` per handoff and per decision record,
-and reads no file: a front end compares stamps with the last listing and re-reads only
+One directory read and a ``stat`` per record, no file read: a front end re-reads only
 the handoffs whose stamps moved (the TUI lists a run again on every change, at ten
 thousand handoffs too). Files that vanish mid-scan are left out, never an error.
 """
@@ -18,25 +17,24 @@ from handoff_gate.gates.vocab.ids import ID_PATTERN
 
 HANDOFFS = "handoffs"
 DECISIONS = "decisions"
+AUDIT_FILE = "audit.jsonl"
 #: The pipeline's withdrawals (``fs_withdrawals``): a record there moves the handoff's
 #: decision stamp, so a front end reads the handoff again and sees it withdrawn.
 WITHDRAWALS = "withdrawals"
 
 
-def stamp_of(stat: os.stat_result) -> Stamp:
-    """(mtime_ns, size, inode): a rewrite, a replacement or a new record moves one of them."""
-    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
-
-
 def stamp_at(path: Path) -> Stamp | None:
+    """(mtime_ns, size, inode): a rewrite, a replacement or a new record moves one of them."""
     try:
-        return stamp_of(path.stat())
+        found = path.stat()
     except (OSError, ValueError):
         return None
+    return (found.st_mtime_ns, found.st_size, found.st_ino)
 
 
-def _ids_in(run_dir: Path) -> list[str]:
-    """Handoff ids of the run in sequence order: regular files with valid names only."""
+def handoff_ids_in(run_dir: Path) -> list[str]:
+    """Handoff ids in sequence order: regular files (not symlinks) with valid names only,
+    which cannot lead out of the run, so only the folder is checked."""
     folder = run_dir / HANDOFFS
     found: list[str] = []
     with os.scandir(folder) as entries:
@@ -83,13 +81,10 @@ def _decision_stamps(run_dir: Path) -> dict[str, Stamp | None]:
 
 
 def list_run_dir(run_dir: Path, handoff_ids: Collection[str] | None = None) -> list[ListedHandoff]:
-    """Every handoff of ``run_dir`` (or those of ``handoff_ids`` still there) with stamps.
-
-    A whole run reads ``decisions/`` once; a few ids stat their own records only.
-    """
+    """A whole run reads ``decisions/`` once; a few ids stat their own records only."""
     try:
         if handoff_ids is None:
-            ids = _ids_in(run_dir)
+            ids = handoff_ids_in(run_dir)
             decisions = _decision_stamps(run_dir)
         else:
             wanted = sorted(i for i in handoff_ids if isinstance(i, str) and ID_PATTERN.match(i))

@@ -1,16 +1,10 @@
 """One change watcher per directory per process, shared by every waiter on it.
 
-An inotify instance is a file descriptor and the per-user default allows 128 of them,
-so a watcher per waiter ran out at about a hundred concurrent waits. Here the first
-subscriber to a directory starts one background thread that runs ``watchfiles.watch``
-on it and wakes every subscriber on each batch of changes; the last one to leave stops
-it. When the system refuses a watcher (too many open files, no inotify watches left)
-the thread falls back to a periodic timer that wakes subscribers instead, and says so
-once per process.
-
-A wake-up is only a hint that something changed: subscribers re-read the real state
-after every wake-up and on their own periodic re-check, so a missed, late or spurious
-event never decides anything.
+The per-user default allows 128 inotify instances, so a watcher per waiter ran out at
+about a hundred concurrent waits. The first subscriber to a directory starts a thread
+that wakes every subscriber on each batch of changes; the last to leave stops it. When
+the system refuses a watcher, the thread wakes subscribers on a timer instead, and says
+so once per process. A wake-up is only a hint: subscribers re-read the real state.
 """
 
 from __future__ import annotations
@@ -30,9 +24,9 @@ STEP_MS = 5
 DEBOUNCE_MS = 50
 #: How often the watcher thread looks up from the kernel to see whether it should stop.
 RUST_TIMEOUT_MS = 250
-#: Fallback (or ``force_polling``): how often subscribers are woken without events.
+#: How often subscribers are woken without events (fallback, or ``force_polling``).
 POLL_MS = 100
-#: Name prefix of watcher threads, so a test or an operator can count them.
+#: So a test or an operator can count watcher threads.
 THREAD_PREFIX = "handoff-gate-watch"
 
 _log = logging.getLogger("handoff_gate.watch")
@@ -42,8 +36,6 @@ Wake = Callable[[], None]
 
 @dataclass(eq=False)
 class _Watcher:
-    """The thread watching one directory and the callbacks it wakes."""
-
     directory: Path
     force_polling: bool
     subscribers: dict[int, tuple[str | None, Wake]] = field(default_factory=dict)
@@ -52,7 +44,6 @@ class _Watcher:
     polling: bool = False
 
     def wake_all(self, names: set[str] | None = None) -> None:
-        """Wake the subscribers interested in any of ``names`` (``None``: everyone)."""
         with _lock:
             wakes = [
                 wake
@@ -120,7 +111,7 @@ def _refused(directory: Path, exc: BaseException) -> None:
 
 
 class WatchSubscription:
-    """A registered wake-up callback; ``close()`` (or leaving a ``with``) unregisters it."""
+    """A registered wake-up callback; ``close()`` unregisters it."""
 
     __slots__ = ("_closed", "_token", "_watcher")
 
@@ -131,11 +122,9 @@ class WatchSubscription:
 
     @property
     def polling(self) -> bool:
-        """True when this directory is polled because no watcher was available."""
         return self._watcher.polling
 
     def close(self) -> None:
-        """Unregister; the last subscriber to leave stops the watcher thread."""
         with _lock:
             if self._closed:
                 return
@@ -149,24 +138,13 @@ class WatchSubscription:
             if _watchers.get(key) is watcher:
                 del _watchers[key]
 
-    def __enter__(self) -> WatchSubscription:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 def subscribe(
     directory: Path, wake: Wake, *, name: str | None = None, force_polling: bool = False
 ) -> WatchSubscription:
-    """Call ``wake()`` (from the watcher thread) whenever ``directory`` changes.
-
-    With ``name``, only changes to that entry of the directory wake this subscriber, so
-    a decision wakes its own waiter and not the hundreds of others on the same run; a
-    polling watcher wakes everyone. ``wake`` must be quick and thread-safe
-    (``threading.Event.set``, or ``loop.call_soon_threadsafe``). ``force_polling`` skips
-    the kernel watcher, for network filesystems that deliver no change events.
-    """
+    """Call ``wake()`` (quick and thread-safe) from the watcher thread whenever
+    ``directory`` changes. With ``name``, only changes to that entry wake it, so a
+    decision wakes its own waiter and not the hundreds of others on the same run."""
     global _next_token
     key = (directory.absolute(), force_polling)
     with _lock:
@@ -189,18 +167,16 @@ def subscribe(
 
 
 def watcher_threads() -> list[threading.Thread]:
-    """The live watcher threads of this process (stopped ones exit within a re-check)."""
+    """Stopped ones exit within a re-check."""
     return [t for t in threading.enumerate() if t.name.startswith(THREAD_PREFIX)]
 
 
 def watched_directories() -> list[Path]:
-    """Directories with at least one subscriber right now."""
     with _lock:
         return sorted(path for path, _ in _watchers)
 
 
 def subscriber_count(directory: Path) -> int:
-    """How many subscribers share the watcher of ``directory`` (events or polling)."""
     with _lock:
         return sum(
             len(w.subscribers) for (path, _), w in _watchers.items() if path == directory.absolute()
@@ -208,16 +184,11 @@ def subscriber_count(directory: Path) -> int:
 
 
 class DecisionWatch:
-    """A wait's wake-ups in a run folder: aimed at where its decision will appear next.
-
-    Without signed records that is the handoff's own file in ``decisions/``. With them,
-    each principal's record is a file in ``decisions/{id}/``: that folder is watched once
-    it exists, and ``decisions/`` for its creation until then (a change inside a
-    subfolder is not a change of ``decisions/`` itself). Before any decision, the run.
-    The pipeline's withdrawal is a file in ``withdrawals/`` (``fs_withdrawals``), watched
-    by name when that folder exists (``init`` makes it); the withdrawal that makes the
-    folder is seen by the wait's periodic re-check, without a second watcher per run.
-    """
+    """A wait's wake-ups in a run folder, aimed at where its decision will appear next:
+    ``decisions/{id}/`` once it exists for signed records (a change inside a subfolder
+    is no change of ``decisions/``), else ``decisions/``, else the run. ``withdrawals/``
+    is watched by name when it exists; a withdrawal that makes the folder is seen by the
+    wait's periodic re-check, without a second watcher per run."""
 
     def __init__(
         self,

@@ -1,17 +1,10 @@
 """How long a writer waits for a lock another process holds, and the error when it gives up.
 
-Both stores serialise audit appends with a lock any local process (a ``flock`` on
-``audit.jsonl``) or any database role (the run's advisory lock) can also take and keep.
-A wait without a bound would let such a holder hang every ``decide`` and ``wait``, so
-each wait gives up after :func:`lock_timeout` seconds with :class:`LockTimeout`, one
-line naming the lock. Legitimate holders keep a lock for milliseconds (one append and
-its fsync), so the default leaves plenty of room.
-
-A caller with a deadline of its own (a coding agent's hook, which the agent kills at its
-hook timeout) sets it with :func:`lock_deadline`: every lock wait started inside the
-block is then bounded by the time left as well, so a held lock cannot stretch the caller
-past its deadline. It is a context variable, so it bounds only the thread (or task) that
-set it, never another caller sharing the process.
+Any local process (``flock``) or database role (advisory lock) can take and keep the
+audit lock, so an unbounded wait would let it hang every ``decide`` and ``wait``.
+Legitimate holders keep it for milliseconds. A caller with a deadline of its own (a
+hook the agent kills at its timeout) sets it with :func:`lock_deadline`, a context
+variable, so it bounds only that thread or task.
 """
 
 from __future__ import annotations
@@ -26,23 +19,17 @@ from handoff_gate.gates.store.base import StoreError
 from handoff_gate.gates.vocab.environment import LOCK_TIMEOUT_ENV as LOCK_TIMEOUT_ENV
 from handoff_gate.gates.vocab.environment import Environment
 
-#: The bound when the variable is unset or empty.
 DEFAULT_LOCK_TIMEOUT = 10.0
 #: The largest bound accepted: PostgreSQL's ``lock_timeout`` counts milliseconds in 31 bits.
 MAX_LOCK_TIMEOUT = 86_400.0
 #: The shortest wait past a deadline: one try, never a block.
 MIN_LOCK_WAIT = 0.001
 
-#: The ``time.monotonic()`` by which every lock wait must have given up (``lock_deadline``).
 _DEADLINE: ContextVar[float | None] = ContextVar("handoff_gate_lock_deadline", default=None)
 
 
 class LockTimeout(StoreError, OSError):
-    """Another process or session held the lock for longer than the bound.
-
-    An ``OSError`` too, so callers that report a storage failure of a write (the TUI, a
-    decision that stands but could not be logged) report this one the same way.
-    """
+    """An ``OSError`` too, so callers report it as any storage failure of a write."""
 
 
 class LockSettingError(StoreError, ValueError):
@@ -62,7 +49,6 @@ def lock_deadline(at: float) -> Iterator[None]:
 
 
 def deadline_left() -> float | None:
-    """Seconds left before the deadline :func:`lock_deadline` set (``None``: none set)."""
     deadline = _DEADLINE.get()
     return None if deadline is None else deadline - time.monotonic()
 
@@ -93,7 +79,6 @@ def _setting() -> float:
 
 
 def gave_up(what: str, seconds: float) -> LockTimeout:
-    """The error for a lock wait that reached its bound: ``what`` names the lock."""
     left = deadline_left()
     if left is not None and left < seconds:
         return LockTimeout(f"{what}; gave up at the caller's deadline")

@@ -1,8 +1,5 @@
-"""The audit log's chain: each line names the sha256 of the line before it.
-
-Both stores write lines with ``chained_line`` and both are verified by the same reader,
-so a deleted, reordered or edited line breaks the chain at the same place in either.
-"""
+"""The audit log's chain: each line names the sha256 of the line before it. Both stores
+write lines with ``chained_line``, so one reader verifies either."""
 
 from __future__ import annotations
 
@@ -16,7 +13,7 @@ GENESIS = "0" * 64
 
 
 def line_hash(line: bytes) -> str:
-    """The sha256 a following line names as its ``prev`` (the line without its newline)."""
+    """The ``prev`` a following line names (``line`` without its newline)."""
     return hashlib.sha256(line).hexdigest()
 
 

@@ -1,12 +1,9 @@
 """The run directory's ``audit.jsonl`` as a file the pipeline's account may have planted.
 
-Anyone who can write the run can put anything in the log's place. Every open therefore
-refuses to follow a symlink and refuses to block (``O_NOFOLLOW | O_NONBLOCK``: opening a
-FIFO for reading would otherwise wait for a writer forever) and then insists on a regular
-file (``fstat``), so a FIFO, a device, a directory or a link fails at once with one line.
-The append lock is taken without blocking, retried up to :func:`lock_timeout`, so a
-process that keeps the ``flock`` cannot hang a writer. An append reads back at most
-:data:`MAX_LOG_LINE` bytes to find the last line, however long the file's last line is.
+Every open refuses to follow a symlink or to block (a FIFO would wait for a writer
+forever) and insists on a regular file, so anything planted fails at once with one line.
+The lock is retried up to :func:`lock_timeout`, so a process that keeps the ``flock``
+cannot hang a writer.
 """
 
 from __future__ import annotations
@@ -24,7 +21,6 @@ from handoff_gate.gates.store.base import StoreError
 from handoff_gate.gates.store.lock_bound import gave_up, lock_timeout
 from handoff_gate.gates.vocab.limits import MAX_LOG_LINE
 
-#: Bytes per read when streaming the log.
 CHUNK = 64 * 1024
 #: The first read back from the log's end: a line the gate writes fits in it many times;
 #: each further read doubles, up to the line cap.
@@ -51,8 +47,7 @@ def _kind(mode: int) -> str:
 
 
 def open_log(path: Path, flags: int, mode: int = 0o644) -> int:
-    """A descriptor on the regular file at ``path``, opened without following a link or
-    blocking; ``AuditLogUnusable`` for anything else. ``FileNotFoundError`` as ``open``."""
+    """``AuditLogUnusable`` for anything but a regular file."""
     try:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, mode)
     except OSError as exc:
@@ -85,7 +80,6 @@ def _holder(fd: int) -> str:
 
 
 def lock(fd: int, path: Path) -> None:
-    """Take the exclusive ``flock`` on ``fd``, trying without blocking until the bound."""
     bound = lock_timeout()
     deadline = time.monotonic() + bound
     pause = 0.0005
@@ -103,12 +97,9 @@ def lock(fd: int, path: Path) -> None:
 
 
 def last_line(fd: int, end: int) -> bytes | None:
-    """The last line of the first ``end`` bytes (without its newline), read backwards.
-
-    ``None`` for an empty file, and for a last line over :data:`MAX_LOG_LINE` bytes: no
-    line the gate writes is that long, so it is not a record to chain to, and reading
-    more of it would let one planted line make every append as slow as the line is long.
-    """
+    """The last line of the first ``end`` bytes, read backwards; ``None`` for an empty
+    file or a line over :data:`MAX_LOG_LINE` (no record to chain to), so one planted line
+    cannot make every append as slow as it is long."""
     if end == 0:
         return None
     pos, parts, size = end, [], 0
@@ -136,7 +127,6 @@ def _joined(parts: list[bytes]) -> bytes | None:
 
 
 def chunks(path: Path) -> Iterator[bytes]:
-    """The file's bytes in pieces of :data:`CHUNK`; nothing if there is no file."""
     try:
         fd = open_log(path, os.O_RDONLY)
     except FileNotFoundError:

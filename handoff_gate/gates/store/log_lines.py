@@ -1,15 +1,9 @@
 """The audit log as a stream of lines, read in bounded memory whatever its size.
 
-A run's log is written by the gate, but anyone who can write the run can also write the
-log: a single line of hundreds of megabytes (a sparse file, say) must not make a reader
-hold it. So readers never take the log whole: the store hands out its bytes in pieces
-(``RunStore.log_chunks``), and :func:`split_lines` cuts them at ``\\n`` into
-:class:`LogLine` values, keeping the bytes of a line only up to :data:`MAX_LOG_LINE`.
-A longer line is still hashed (the chain after it is checked as ever) but its bytes are
-dropped: it is reported as over the limit, never parsed.
-
-Lines end at ``\\n`` only, as the appender reads them back: the gate never writes a bare
-``\\r`` (its JSON escapes it), so a log whose lines split differently was edited.
+Anyone who can write the run can write the log: a planted line of hundreds of megabytes
+must not make a reader hold it. A line over :data:`MAX_LOG_LINE` is still hashed (the
+chain after it is checked as ever) but its bytes are dropped, never parsed. Lines end at
+``\\n`` only: the gate never writes a bare ``\\r``, so a log split differently was edited.
 """
 
 from __future__ import annotations
@@ -25,11 +19,7 @@ from handoff_gate.gates.vocab.limits import MAX_LOG_LINE
 
 @dataclass(frozen=True, slots=True)
 class LogLine:
-    """One line of the log (1-based ``number``), without its newline.
-
-    ``raw`` is ``None`` for a line over the cap: only its ``size`` and ``digest`` (the
-    sha256 the next line's ``prev`` names) are known.
-    """
+    """One line (1-based ``number``) without its newline; ``raw`` is ``None`` over the cap."""
 
     number: int
     raw: bytes | None
@@ -67,8 +57,7 @@ class _Pending:
 
 
 def split_lines(chunks: Iterable[bytes], cap: int = MAX_LOG_LINE) -> Iterator[LogLine]:
-    """The lines of the bytes ``chunks`` yield, cut at ``\\n``; a final line without its
-    newline (a torn append) is a line too, an empty tail is none."""
+    """A final line without its newline (a torn append) is a line too."""
     pending = _Pending(cap)
     number = 0
     for chunk in chunks:
@@ -88,22 +77,17 @@ def split_lines(chunks: Iterable[bytes], cap: int = MAX_LOG_LINE) -> Iterator[Lo
 
 
 def log_lines(store: RunStore, run: str, cap: int = MAX_LOG_LINE) -> Iterator[LogLine]:
-    """The lines of ``run``'s log, streamed from the store's pieces."""
     return split_lines(store.log_chunks(run), cap)
 
 
 def last_line(store: RunStore, run: str) -> LogLine | None:
-    """The log's last line, read in bounded memory; ``None`` for an empty log.
-
-    The same line :func:`split_lines` ends with, but only that line is assembled and
-    hashed: a signed decision asks for the log's head each time, and hashing every line
-    of a run's log per decision made a batch of 100 quadratic in the log's length.
-    """
+    """``None`` for an empty log. Only that line is hashed: a signed decision asks for the
+    log's head each time, and hashing every line made a batch quadratic in the log."""
     return tail_line(store.log_chunks(run))
 
 
 def tail_line(chunks: Iterable[bytes], cap: int = MAX_LOG_LINE) -> LogLine | None:
-    """The last line of the bytes ``chunks`` yield, as :func:`split_lines` would cut it."""
+    """The last line :func:`split_lines` would cut."""
     pending, complete = _Pending(cap), _Pending(cap)
     number = 0
     for chunk in chunks:

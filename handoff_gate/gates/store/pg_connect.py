@@ -1,10 +1,6 @@
-"""Connections to the PostgreSQL run store that fail in one line, and a LISTEN loop that
-outlives a server restart.
-
-Connection settings follow libpq: a URL or ``key=value`` string, completed by the ``PG*``
-environment variables and ``~/.pgpass``; it is handed to psycopg unchanged. Every failure
-to reach or log in to the server becomes :class:`StoreUnavailable` with a one-line
-message, so the CLI prints a sentence, never a traceback.
+"""Connections to the PostgreSQL run store that fail in one line (:class:`StoreUnavailable`,
+so the CLI prints a sentence, never a traceback), and a LISTEN loop that outlives a
+server restart. Settings follow libpq (``PG*`` variables, ``~/.pgpass``).
 """
 
 from __future__ import annotations
@@ -38,7 +34,7 @@ _MAX_MESSAGE = 500
 
 @dataclass(frozen=True, slots=True)
 class Notification:
-    """One notification. Only a hint that something changed: re-read to know what."""
+    """Only a hint that something changed: re-read to know what."""
 
     channel: str
     payload: str
@@ -74,12 +70,8 @@ def one_line(exc: BaseException) -> str:
 def connect(
     url: str, *, timeout: float = 5.0, autocommit: bool = True
 ) -> psycopg.Connection[tuple[Any, ...]]:
-    """Open a connection or raise :class:`StoreUnavailable`.
-
-    ``timeout`` bounds the connection attempt (libpq counts whole seconds, at least 2).
-    Autocommit is the default so that each statement stands alone and work that must be
-    atomic says so with ``conn.transaction()``; LISTEN also needs it to receive anything.
-    """
+    """``timeout``: libpq counts whole seconds, at least 2. Autocommit by default, so work
+    that must be atomic says so with ``conn.transaction()``; LISTEN needs it too."""
     try:
         params = {**_DEFAULTS, **conninfo_to_dict(url)}
     except psycopg.Error as exc:
@@ -124,18 +116,10 @@ def listen(
     max_backoff: float = 5.0,
     announce: bool = False,
 ) -> Generator[ListenEvent, None, None]:
-    """Yield notifications on ``channel`` for as long as the caller keeps iterating.
-
-    Yields a :class:`Notification` per notification, ``None`` after ``timeout`` seconds without
-    one (so the caller can check its own deadline), and after a lost connection a
-    :class:`Lost` per failed attempt followed by :data:`RECONNECTED` once listening again,
-    pausing ``backoff`` seconds before the first retry and doubling up to ``max_backoff``.
-    The first connection is not retried: a wrong URL or login raises
-    :class:`StoreUnavailable` at once. With ``announce`` the first LISTEN is reported too,
-    with :data:`RECONNECTED`, for a caller that must re-query once it is subscribed
-    (anything that changed before then sent no notice it could have heard). Closing the
-    generator closes the connection.
-    """
+    """Yield notifications on ``channel``, ``None`` after ``timeout`` quiet seconds, and
+    after a lost connection a :class:`Lost` per failed attempt, then :data:`RECONNECTED`.
+    The first connection is not retried: a wrong URL or login raises at once.
+    ``announce`` reports the first LISTEN too, for a caller that must re-query then."""
     conn = _listening(url, channel, timeout)
     try:
         if announce:

@@ -1,13 +1,9 @@
 """``PostgresStore.watch`` and ``subscribe``: LISTEN on a connection of its own, as hints.
 
-The insert triggers notify on ``CHANNEL`` with the run and handoff they touched
-(``postgres_schema``); each notice becomes a ``Change`` for that handoff. The payload is
-server text, so it is checked, never trusted: anything that does not name a valid run
-and handoff becomes ``Change()`` (look at everything). Every (re)connection sends
-``Change()`` too: a change made while nobody listened sent no notice that could still
-arrive. A lost connection is a ``WatchLapse``, said once per loss, and is retried.
-A blocked wait's wake-ups (``RunWakes``) are the same hints, those that may concern
-its run; a lapse wakes it too, and its own read then fails and is retried by the wait.
+The insert triggers notify on ``CHANNEL`` with the run and handoff they touched. The
+payload is server text, so it is checked: anything that does not name a valid run and
+handoff becomes ``Change()`` (look at everything), as does every (re)connection: a
+change made while nobody listened sent no notice that could still arrive.
 """
 
 from __future__ import annotations
@@ -27,14 +23,13 @@ LISTEN_TICK_S = 0.2
 MAX_BACKOFF_S = 1.0
 #: How long to wait before trying again after the server could not be reached at all.
 RETRY_S = 2.0
-#: Name prefix of a wait's listener threads, so a test or an operator can count them.
+#: So a test or an operator can count a wait's listener threads.
 THREAD_PREFIX = "handoff-gate-listen"
 
 OnChange = Callable[[Change | WatchLapse], None]
 
 
 def hint_for(payload: str) -> Change:
-    """The handoff a notification names, or ``Change()`` when it names none we accept."""
     try:
         value = json.loads(payload)
     except ValueError:
@@ -50,7 +45,6 @@ def hint_for(payload: str) -> Change:
 
 
 def watch_store(url: str, on_change: OnChange, stop: threading.Event) -> None:
-    """Send hints for the database ``url`` until ``stop`` is set (see ``RunStore.watch``)."""
     while not stop.is_set():
         try:
             _listen(url, on_change, stop)
@@ -82,8 +76,8 @@ def _listen(url: str, on_change: OnChange, stop: threading.Event) -> None:
 
 
 class RunWakes:
-    """``Subscription`` for a database run: ``watch_store`` on a thread of its own, started
-    by the first ``rearm``, calling ``wake`` for each hint that may be about ``run``."""
+    """``watch_store`` on a thread of its own from the first ``rearm``, waking for each
+    hint that may be about ``run``; a lapse wakes too, and the wait's own read retries."""
 
     def __init__(self, url: str, run: str, wake: Callable[[], None]) -> None:
         self._url = url

@@ -1,20 +1,11 @@
 """Runs in a PostgreSQL database: the store for pipelines and reviewers on different hosts.
 
-Same guarantees as the filesystem store, enforced by the database (see
-``postgres_schema``): handoffs are numbered under a per-run advisory lock and kept with
-their sha256; a decision is a row under a UNIQUE (run, handoff, principal) constraint and
-is inserted in the same transaction as its audit event; events are chained with
-``log_chain`` under the same lock, so ``audit.verify_chain`` reads both stores alike.
-
-A run is a run id (``RUN_ID_PATTERN``), not a path. Each store object holds one lazily
-opened connection for reads and writes; a store object is for one thread (``watch`` and
-a blocked wait's wake-ups LISTEN on connections of their own, ``pg_hints``). A
-connection found dead is
-reopened for the next call: reads are retried once at once, writes only when they failed
-before anything was sent inside their transaction (otherwise their outcome is unknown
-and the caller is told so). A store that a wait subscribed through reads a decided
-handoff's bytes and the run's last audit line along with its decisions: what a waiter
-reads after its wake-up, in one round trip, not three.
+The filesystem store's guarantees, enforced by the database (``postgres_schema``): a
+per-run advisory lock numbers handoffs and chains events; a UNIQUE (run, handoff,
+principal) constraint makes a decision exclusive, inserted with its audit event. A run
+is a run id, not a path. A connection found dead is reopened: reads are retried once,
+writes only when they failed before anything was sent (otherwise the caller is told the
+outcome is unknown).
 """
 
 from __future__ import annotations
@@ -30,7 +21,7 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import errors
 
-from handoff_gate.gates.store import pg_contracts
+from handoff_gate.gates.store import fs_contracts, pg_contracts
 from handoff_gate.gates.store.base import (
     Change,
     DecisionExists,
@@ -64,20 +55,17 @@ from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 if TYPE_CHECKING:
     import threading
 
-#: The principal column value of the one unsigned decision slot. The column is NOT NULL so
-#: that the UNIQUE constraint covers it (NULLs never collide); no principal name can be
-#: this, since principals start with a letter or digit.
+#: The unsigned slot's principal: the column is NOT NULL so the UNIQUE constraint covers
+#: it (NULLs never collide), and no principal name starts with "(".
 UNSIGNED = "(unsigned)"
-#: How often ``append_event`` chains its line again after another writer appended first,
-#: before it reads and inserts under the run's lock throughout (which cannot race).
+#: Races ``append_event`` retries before it reads and inserts under the run's lock.
 _APPEND_TRIES = 3
 _LAST_EVENT = "SELECT n, line FROM events WHERE run = %s ORDER BY n DESC LIMIT 1"
 _WITHDRAWAL = "SELECT data FROM withdrawals WHERE run = %s AND handoff_id = %s"
 _DELIVERY = "SELECT data FROM deliveries WHERE run = %s AND handoff_id = %s"
 
-#: A waiting store's read of a handoff's decisions (part 0, by principal). Once there is
-#: one, the same round trip brings what settling it and recording the wait's end read
-#: next: the handoff's size and bytes (part 1) and the run's last audit line (part 2).
+#: A waiting store's read of a handoff's decisions (part 0); once there is one, the same
+#: round trip brings what the wait reads next: the handoff (part 1), the last audit line (2).
 _DECIDED = """
 SELECT 0 AS part, principal, data FROM decisions WHERE run = %(run)s AND handoff_id = %(id)s
 UNION ALL
@@ -99,9 +87,8 @@ SELECT n, octet_length(line), CASE WHEN octet_length(line) <= %(piece)s THEN lin
 FROM events WHERE run = %(run)s AND n > %(after)s ORDER BY n LIMIT %(rows)s
 """
 _LOG_PIECE = "SELECT substring(line FROM %s FOR %s) FROM events WHERE run = %s AND n = %s"
-#: Each handoff of a run (or of some ids) with its stamps: (created, size, seq) for its
-#: row, (last created, count) for its decision rows. Rows are append-only, so these move
-#: exactly when something is added. Times in microseconds, which ``Stamp`` turns to ns.
+#: Each handoff with its stamps: (created, size, seq), and (last created, count) of its
+#: decisions; rows are append-only, so these move exactly when something is added.
 _LISTING = """
 SELECT h.id, h.seq, octet_length(h.data),
        (extract(epoch FROM h.created_at) * 1000000)::bigint,
@@ -136,7 +123,7 @@ def _slot(principal: str | None) -> str:
 
 @dataclass(slots=True)
 class _ReadAhead:
-    """Rows a waiting store read with a handoff's decisions, each for one later use."""
+    """What a waiting store read with a handoff's decisions (``_DECIDED``), each used once."""
 
     run: str
     handoff_id: str
@@ -148,10 +135,16 @@ class _ReadAhead:
 def _next_line(
     last: tuple[Any, ...] | None, event: Mapping[str, Any]
 ) -> tuple[int, bytes, dict[str, Any]]:
-    """The number, bytes and record of the line after ``last`` (a row of ``_LAST_EVENT``)."""
     number, previous = (0, None) if last is None else (int(last[0]), bytes(last[1]))
     line, record = chained_line(previous, event)
     return number + 1, line, record
+
+
+def _lost(exc: psycopg.OperationalError) -> StoreUnavailable:
+    return StoreUnavailable(
+        f"store connection lost during a write, which may or may not have been saved: "
+        f"{one_line(exc)}"
+    )
 
 
 def _millis(seconds: float) -> str:
@@ -160,7 +153,8 @@ def _millis(seconds: float) -> str:
 
 
 class PostgresStore:
-    """Runs as rows of one PostgreSQL database (see the module docstring)."""
+    """One lazily opened connection per store object; ``watch`` and wake-ups LISTEN on
+    connections of their own (``pg_hints``)."""
 
     run_noun = "database run"
 
@@ -169,8 +163,7 @@ class PostgresStore:
         self._timeout = connect_timeout
         self._db: Conn | None = None
         self._ahead: _ReadAhead | None = None
-        #: Whether a wait subscribed through this store: its reads of decisions then
-        #: bring what the wait reads next (``_DECIDED``).
+        #: A wait subscribed through this store: read decisions with ``_DECIDED``.
         self._waited = False
 
     def __enter__(self) -> PostgresStore:
@@ -185,11 +178,10 @@ class PostgresStore:
             db.close()
 
     def copy(self) -> PostgresStore:
-        """A store object of the same database, with connections of its own."""
         return PostgresStore(self.url, connect_timeout=self._timeout)
 
     def label(self) -> str:
-        """Scheme, host and database: never the user or password the URL may carry."""
+        """Never the user or password the URL may carry."""
         try:
             parts = urlsplit(self.url)
             port = f":{parts.port}" if parts.port else ""
@@ -206,7 +198,6 @@ class PostgresStore:
         return validate_run_id(run)
 
     def _connection(self) -> Conn:
-        """The open connection, opened (and the schema checked) if there is none."""
         if self._db is not None and not (self._db.closed or self._db.broken):
             return self._db
         if self._db is not None:
@@ -236,9 +227,8 @@ class PostgresStore:
         *,
         prepare: bool | None = None,
     ) -> list[tuple[Any, ...]]:
-        """Rows of one query, retried once on a fresh connection if the old one died.
-        ``prepare=True`` plans it once per connection (psycopg's default: from the fifth
-        run on), for a query whose planning costs more than running it."""
+        """Retried once on a fresh connection if the old one died. ``prepare=True``: a
+        query whose planning costs more than running it is planned once per connection."""
         for attempt in (1, 2):
             conn = self._connection()
             try:
@@ -251,12 +241,9 @@ class PostgresStore:
         raise AssertionError("unreachable")
 
     def _write(self, run: str, work: Callable[[Conn], T]) -> T:
-        """Run ``work`` in one transaction holding the run's lock.
-
-        A connection that died while idle fails at the lock, before anything is written,
-        so that one attempt is repeated on a fresh connection; a failure after it leaves
-        the outcome unknown (the commit may have happened) and is reported as such.
-        """
+        """Run ``work`` in one transaction holding the run's lock. A connection that died
+        while idle fails at the lock, before anything is written, so only then is it
+        tried again; a failure after it leaves the outcome unknown."""
         for attempt in (1, 2):
             conn = self._connection()
             locked = False
@@ -274,10 +261,7 @@ class PostgresStore:
                 raise self._held(conn, run) from None
             except psycopg.OperationalError as exc:
                 if locked:
-                    raise StoreUnavailable(
-                        f"store connection lost during a write, which may or may not have "
-                        f"been saved: {one_line(exc)}"
-                    ) from None
+                    raise _lost(exc) from None
                 if attempt == 2 or not conn.broken:
                     raise StoreUnavailable(f"store unavailable: {one_line(exc)}") from None
             except (errors.UniqueViolation, errors.ForeignKeyViolation):
@@ -288,8 +272,7 @@ class PostgresStore:
 
     @staticmethod
     def _held(conn: Conn, run: str) -> LockTimeout:
-        """The error of a write that waited for a lock past ``lock_timeout``: nothing of
-        it was kept (its transaction, or its one statement, was rolled back)."""
+        """A write that waited past ``lock_timeout`` was rolled back whole."""
         holder = None
         with contextlib.suppress(psycopg.Error):
             holder = run_lock_holder(conn, run)
@@ -305,7 +288,6 @@ class PostgresStore:
         return bool(self._read("SELECT 1 FROM runs WHERE run = %s", (run,)))
 
     def create(self, run: str) -> bool:
-        """``True`` only for the writer whose insert did not conflict."""
         validate_run_id(run)
 
         def work(conn: Conn) -> bool:
@@ -360,8 +342,7 @@ class PostgresStore:
         return [row[0] for row in rows]
 
     def handoff_bytes(self, run: str, handoff_id: str, max_bytes: int) -> bytes:
-        """The stored bytes; the size is checked in the database, so an oversize
-        handoff is refused without being transferred."""
+        """The size is checked in the database: an oversize handoff is never transferred."""
         validate_run_id(run)
         validate_id(handoff_id)
         ahead = self._ahead
@@ -382,7 +363,7 @@ class PostgresStore:
         return bytes(data)
 
     def handoff_sha256(self, run: str, handoff_id: str) -> str:
-        """Computed by the server from the bytes it holds, which are never transferred."""
+        """Computed by the server: the bytes are never transferred."""
         validate_run_id(run)
         validate_id(handoff_id)
         try:
@@ -397,9 +378,8 @@ class PostgresStore:
     def add_contract(
         self, run: str, schema_id: str, sha256: str, document: bytes, *, added: str
     ) -> bool:
-        """A row of the run's contracts (``pg_contracts``), the run added if new."""
         validate_run_id(run)
-        pg_contracts.checked(schema_id, sha256)
+        fs_contracts.checked(schema_id, sha256)
         return self._write(
             run, lambda conn: pg_contracts.insert(conn, run, schema_id, sha256, document, added)
         )
@@ -501,10 +481,9 @@ class PostgresStore:
         return self._record(_DELIVERY, run, handoff_id)
 
     def decision_records(self, run: str, handoff_id: str) -> dict[str | None, bytes]:
-        """A store a wait subscribed through reads ahead in the same round trip once a
-        decision exists (``_DECIDED``): the handoff's bytes for the next ``handoff_bytes``
-        of it, and the run's last audit line for the next ``append_event``'s first try,
-        which its insert checks. Each is used once."""
+        """A store a wait subscribed through reads ahead (``_DECIDED``): the handoff for
+        the next ``handoff_bytes``, the last audit line for the next ``append_event``'s
+        first try, which its insert checks."""
         validate_run_id(run)
         validate_id(handoff_id)
         self._ahead = None
@@ -530,8 +509,6 @@ class PostgresStore:
         return records
 
     def create_edit(self, run: str, handoff_id: str, data: bytes) -> str:
-        """One row named by the digest the database computes and checks; inserting the
-        same bytes again adds nothing."""
         validate_run_id(run)
         validate_id(handoff_id)
 
@@ -549,7 +526,6 @@ class PostgresStore:
         return hashlib.sha256(data).hexdigest()
 
     def edit_bytes(self, run: str, handoff_id: str, sha256: str, max_bytes: int) -> bytes:
-        """The row's bytes, the size checked in the database and the digest again here."""
         validate_run_id(run)
         validate_id(handoff_id)
         rows = self._read(
@@ -567,11 +543,9 @@ class PostgresStore:
         return bytes(data)
 
     def append_event(self, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
-        """Two round trips when no other writer of the run gets in between: read the last
-        line, then insert the next in one statement that takes the run's lock and commits
-        alone (``postgres_schema.insert_event``). A writer that got in between makes that
-        insert fail, writing nothing, and the line is chained again; after
-        ``_APPEND_TRIES`` such races, the read and the insert run under the lock."""
+        """Two round trips without a race: read the last line, then insert the next in one
+        statement that takes the run's lock (``insert_event``); a writer in between makes
+        it fail and the line is chained again, until ``_APPEND_TRIES``."""
         validate_run_id(run)
         ahead, self._ahead = self._ahead, None
         try:
@@ -589,11 +563,8 @@ class PostgresStore:
             raise RunMissing(f"no run {run!r} in the store") from None
 
     def _insert_event(self, run: str, number: int, line: bytes) -> bool:
-        """Insert one line on its own; ``False`` when another writer took its number.
-
-        It follows a read on the same connection, so a connection that died while idle
-        has been replaced already: a failure here leaves the outcome unknown.
-        """
+        """``False`` when another writer took its number. It follows a read on the same
+        connection, so a failure here leaves the outcome unknown."""
         conn = self._connection()
         try:
             insert_event(conn, run, number, line)
@@ -604,29 +575,21 @@ class PostgresStore:
         except errors.LockNotAvailable:
             raise self._held(conn, run) from None
         except psycopg.OperationalError as exc:
-            raise StoreUnavailable(
-                f"store connection lost during a write, which may or may not have "
-                f"been saved: {one_line(exc)}"
-            ) from None
+            raise _lost(exc) from None
         except psycopg.Error as exc:
             raise StoreRefused(f"the database refused the write: {one_line(exc)}") from None
         return True
 
     @staticmethod
     def _append(conn: Conn, run: str, event: Mapping[str, Any]) -> dict[str, Any]:
-        """Chain ``event`` to the run's last line; the caller holds the run's lock."""
+        """The caller holds the run's lock."""
         number, line, record = _next_line(conn.execute(_LAST_EVENT, (run,)).fetchone(), event)
         conn.execute("INSERT INTO events (run, n, line) VALUES (%s, %s, %s)", (run, number, line))
         return record
 
-    def log_bytes(self, run: str) -> bytes:
-        validate_run_id(run)
-        rows = self._read("SELECT line FROM events WHERE run = %s ORDER BY n", (run,))
-        return b"".join(bytes(row[0]) + b"\n" for row in rows)
-
     def log_chunks(self, run: str) -> Iterator[bytes]:
-        """A page of rows at a time, a row longer than ``_PIECE`` in pieces of that size,
-        so a reader holds a bounded amount whatever a role inserted."""
+        """Paged, a long row in pieces: a reader holds a bounded amount whatever a role
+        inserted."""
         validate_run_id(run)
         after = 0
         while True:
@@ -654,15 +617,13 @@ class PostgresStore:
         signed: bool,
         poll: bool = False,
     ) -> Subscription:
-        """The LISTEN ``watch`` uses, on a thread of its own (``pg_hints.RunWakes``);
-        ``signed`` and ``poll`` change nothing here: every notice about the run wakes."""
+        """``signed`` and ``poll`` change nothing: every notice about the run wakes."""
         validate_run_id(run)
         validate_id(handoff_id)
         self._waited = True
         return RunWakes(self.url, run, wake)
 
     def listing(self, run: str, handoff_ids: Collection[str] | None = None) -> list[ListedHandoff]:
-        """One query, reading no handoff's bytes (``_LISTING``)."""
         if not isinstance(run, str) or not RUN_ID_PATTERN.match(run):
             return []
         ids = None
@@ -687,15 +648,13 @@ class PostgresStore:
         *,
         poll: bool = False,
     ) -> None:
-        """LISTEN on a connection of its own (``pg_hints``); ``poll`` changes nothing:
-        notifications need no change events."""
+        """``poll`` changes nothing: notifications need no change events."""
         watch_store(self.url, on_change, stop)
 
     def waiting(self, run: str, handoff_id: str, started: str) -> AbstractContextManager[object]:
-        """This session holds the handoff's waiter lock while the ``with`` lasts
-        (``hold_waiter``): the server drops it with the session, so a killed waiter
-        reads as gone at once. A connection lost meanwhile loses it too: the wait then
-        reads as gone, which refuses approvals rather than allowing one nobody takes."""
+        """This session holds the handoff's waiter lock (``hold_waiter``), which the
+        server drops with the session: a killed waiter, or one whose connection is lost,
+        reads as gone at once, which refuses approvals rather than allow one nobody takes."""
         validate_run_id(run)
         validate_id(handoff_id)
         return self._waiting(run, handoff_id)
@@ -717,9 +676,8 @@ class PostgresStore:
     def waiters(
         self, run: str, handoff_ids: Collection[str] | None = None
     ) -> dict[str, tuple[WaiterRecord, ...]] | None:
-        """The sessions holding each handoff's waiter lock (``LIVE_WAITERS``), each as
-        its server process id and when it began (``unknown`` where the role may not
-        see that)."""
+        """The sessions holding each waiter lock (``started`` is ``unknown`` where the
+        role may not see it)."""
         if not isinstance(run, str) or not RUN_ID_PATTERN.match(run):
             return {}
         ids = None

@@ -13,9 +13,6 @@ that a bug or a hostile client holding a connection cannot bend the rules:
   application writes stays linear (writers take :func:`lock_run` first);
 * inserting a handoff or a decision sends a ``NOTIFY`` on :data:`CHANNEL`, a hint for
   waiters to re-read, never a substitute for the read.
-
-:func:`init_schema` applies the missing migrations in one transaction under an advisory
-lock, so it is safe to run twice or from two hosts at once.
 """
 
 from __future__ import annotations
@@ -221,8 +218,7 @@ _V2: tuple[str, ...] = (
 
 
 def _append_only(table: str) -> tuple[str, str]:
-    """The two triggers that make ``table`` append-only: no UPDATE or DELETE of a row,
-    no TRUNCATE."""
+    """The two triggers that refuse UPDATE, DELETE and TRUNCATE of ``table``."""
     return (
         _in_schema(
             f"""
@@ -379,6 +375,10 @@ def require_schema(conn: Connection[Any]) -> int:
             f"database has {found}, this handoff-gate needs version {LATEST}: "
             "run `handoff-gate store init`"
         )
+    return _not_too_new(version)
+
+
+def _not_too_new(version: int) -> int:
     if version > LATEST:
         raise SchemaTooNew(
             f"database schema version {version} is newer than this handoff-gate "
@@ -388,23 +388,14 @@ def require_schema(conn: Connection[Any]) -> int:
 
 
 def init_schema(conn: Connection[Any], *, roles: bool) -> int:
-    """Bring the schema to :data:`LATEST` and return that version.
-
-    Runs in one transaction under an advisory lock: a second caller, on this host or
-    another, waits and then finds nothing left to do. With ``roles`` the two LOGIN roles are
-    created if absent (no password: pick authentication in ``pg_hba.conf``) and granted
-    their privileges; that needs a connection allowed to create roles. Call it on a
-    connection with no transaction open, so the work is committed when it returns.
-    """
+    """Bring the schema to :data:`LATEST` in one transaction under an advisory lock: a
+    second caller, on any host, waits and then finds nothing left to do. ``roles``
+    creates the two LOGIN roles if absent (no password: see ``pg_hba.conf``) and grants
+    their privileges. Call it with no transaction open, so the work is committed."""
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s::bigint)", (_SCHEMA_LOCK,))
         conn.execute(_META)
-        version = schema_version(conn) or 0
-        if version > LATEST:
-            raise SchemaTooNew(
-                f"database schema version {version} is newer than this handoff-gate "
-                f"(version {LATEST}): upgrade handoff-gate"
-            )
+        version = _not_too_new(schema_version(conn) or 0)
         for step in (s for steps in MIGRATIONS[version:] for s in steps):
             conn.execute(step)
         conn.execute(
@@ -418,11 +409,8 @@ def init_schema(conn: Connection[Any], *, roles: bool) -> int:
 
 
 def _grant_roles(conn: Connection[Any]) -> None:
-    """Create both roles if absent and grant exactly what each may do; safe to repeat.
-
-    Roles are cluster-wide while the schema lock is per database, so two databases set up
-    at once can race on ``CREATE ROLE``: the loser's duplicate error is swallowed.
-    """
+    """Safe to repeat. Roles are cluster-wide while the schema lock is per database, so
+    two databases set up at once can race on ``CREATE ROLE``: the loser's error is swallowed."""
     row = conn.execute(
         "SELECT pg_catalog.current_schema(), pg_catalog.current_database(), "
         "pg_catalog.to_regnamespace('public') IS NOT NULL"
@@ -469,8 +457,7 @@ def _revoke_from_public(conn: Connection[Any], database: str, schema: str, *, pu
 
 
 def run_lock_holder(conn: Connection[Any], run: str) -> str | None:
-    """Who holds the run's lock, as ``pid N, role R``, or ``None`` if no one is seen to;
-    for the message of a writer that gave up waiting for it (see ``lock_bound``)."""
+    """``pid N, role R``, for the message of a writer that gave up waiting for the lock."""
     row = conn.execute(
         "SELECT l.pid, a.usename FROM pg_catalog.pg_locks AS l "
         "LEFT JOIN pg_catalog.pg_stat_activity AS a ON a.pid = l.pid "
@@ -486,12 +473,9 @@ def run_lock_holder(conn: Connection[Any], run: str) -> str | None:
 
 
 def lock_run(conn: Connection[Any], run: str) -> None:
-    """Serialise audit appends for ``run`` until the current transaction ends.
-
-    Call inside a transaction before reading the run's last event: the next writer waits
-    here, then sees the row just committed, so the hash chain never forks. The database's
-    own numbering check turns a writer that skipped the lock into an error, not a fork.
-    """
+    """Serialise audit appends for ``run`` until the transaction ends; take it before
+    reading the last event, so the chain never forks (a writer that skips it fails the
+    numbering check instead)."""
     conn.execute(
         "SELECT pg_catalog.pg_advisory_xact_lock(%s::integer, pg_catalog.hashtext(%s))",
         (_RUN_LOCK_CLASS, run),
@@ -499,15 +483,10 @@ def lock_run(conn: Connection[Any], run: str) -> None:
 
 
 def insert_event(conn: Connection[Any], run: str, number: int, line: bytes) -> None:
-    """Insert event ``number`` of ``run`` in one statement that takes the run's lock first.
-
-    For a writer outside a transaction (autocommit): the lock is held until that one
-    statement commits, so a writer using :func:`lock_run` waits for it and then reads
-    the new line, and this insert never makes such a writer fail. Read the last line
-    before it without the lock: if another writer appended meanwhile, the insert fails
-    (the numbering trigger's ``check_violation``, or the primary key's
-    ``unique_violation``) and writes nothing, and the caller chains its line again.
-    """
+    """Insert event ``number`` in one autocommit statement that takes the run's lock
+    first, so a :func:`lock_run` writer waits for it. If another writer appended since
+    the caller read the last line, it fails (``check_violation`` or
+    ``unique_violation``), writing nothing."""
     conn.execute(
         "INSERT INTO events (run, n, line) SELECT %s, %s, %s "
         "WHERE pg_catalog.pg_advisory_xact_lock(%s::integer, pg_catalog.hashtext(%s)) IS NOT NULL",
@@ -524,16 +503,14 @@ _WAITER_KEY = (
 
 
 def hold_waiter(conn: Connection[Any], run: str, handoff_id: str) -> None:
-    """Mark this session as waiting on the handoff: a shared advisory lock of the
-    session, which the server drops the moment the session ends, however it ends (a
-    killed waiter leaves nothing behind that reads as alive)."""
+    """A shared session lock, which the server drops however the session ends: a killed
+    waiter leaves nothing behind that reads as alive."""
     conn.execute(
         "SELECT pg_catalog.pg_advisory_lock_shared(" + _WAITER_KEY + ")", (run, handoff_id)
     )
 
 
 def release_waiter(conn: Connection[Any], run: str, handoff_id: str) -> None:
-    """This session no longer waits on the handoff."""
     conn.execute(
         "SELECT pg_catalog.pg_advisory_unlock_shared(" + _WAITER_KEY + ")", (run, handoff_id)
     )

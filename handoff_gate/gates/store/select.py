@@ -1,10 +1,5 @@
-"""Which store a command or a pipeline talks to: a URL, or the filesystem by default.
-
-``HANDOFF_GATE_STORE`` (or the CLI's ``--store``) names a store by a URL whose scheme is
-in ``STORES``, the one table of stores by URL; unset, runs are directories. A store's
-code (and its driver) is imported only when a URL of its scheme is opened, so filesystem
-users never pay for it. Nothing here reads the environment: a ``Gate`` (or the CLI's
-parser) does, once.
+"""Which store a command or a pipeline talks to: a URL whose scheme is in ``STORES``, or
+run directories. A store's driver is imported only when a URL of its scheme is opened.
 """
 
 from __future__ import annotations
@@ -34,22 +29,18 @@ def _postgres(url: str) -> RunStore:
     return PostgresStore(url)
 
 
-#: The schemes naming a PostgreSQL database (libpq accepts both).
+#: libpq accepts both.
 POSTGRES = ("postgresql", "postgres")
-#: URL scheme -> what opens the store a URL of that scheme names.
 STORES: dict[str, Callable[[str], RunStore]] = dict.fromkeys(POSTGRES, _postgres)
 
 
 def scheme_of(spec: str) -> str | None:
-    """The scheme of a ``scheme://`` URL, as written (libpq's are lower-case only);
-    ``None`` for anything else."""
+    """As written (libpq's are lower-case only)."""
     found = _SCHEME.match(spec)
     return None if found is None else found.group(1)
 
 
 def store_for(url: str) -> RunStore:
-    """The store ``url`` names (``--store``, ``HANDOFF_GATE_STORE``); empty: run folders
-    named by their paths. A URL of no scheme in ``STORES`` is one line naming those."""
     if not url:
         return FilesystemStore()
     opener = STORES.get(scheme_of(url) or "")
@@ -60,8 +51,7 @@ def store_for(url: str) -> RunStore:
 
 
 def listed_store(url: str, root: str | None, command: str) -> RunStore:
-    """The store a command that shows every run looks at (``list``, ``watch``): the
-    database ``url`` names (no ROOT then), else the run folder or folder of runs ROOT."""
+    """For a command that shows every run (``list``, ``watch``)."""
     if url:
         if root:
             raise StoreURLError(
@@ -76,14 +66,12 @@ def listed_store(url: str, root: str | None, command: str) -> RunStore:
 
 
 def store_at(where: str | os.PathLike[str]) -> RunStore:
-    """The store a ``Gate`` is given: a store URL, or a folder of runs."""
     spec = os.fspath(where)
     return FilesystemStore(spec) if scheme_of(spec) is None else store_for(spec)
 
 
 def _shown(spec: str) -> str:
-    """A refused store spec as an error may name it: a URL or a libpq ``key=value`` string
-    can carry a password, so only a well-formed scheme is ever repeated."""
+    """Only a well-formed scheme is repeated: a URL or ``key=value`` can hold a password."""
     scheme = scheme_of(spec)
     if scheme is None:
         return "this value (not shown: it may hold a password)"

@@ -1,11 +1,6 @@
-"""Who is blocked on a handoff in a run folder: one small record per live ``wait``, so a
-reviewer can tell a waiting pipeline from one that gave up (``FilesystemStore.waiting``
-and ``waiters``).
-
-``RUN_DIR/waiters/{handoff}.{pid}`` holds the waiter's pid and start time. It is written
-when a wait starts blocking and removed when it ends, however it ends. A record whose
-process is gone (the waiter was killed before it could clean up) counts as no waiter;
-readers never delete it, so looking stays read-only.
+"""Who is blocked on a handoff in a run folder, so a reviewer can tell a waiting pipeline
+from one that gave up: ``waiters/{handoff}.{pid}`` per live ``wait``. A record whose
+process is gone counts as no waiter; readers never delete it, so looking stays read-only.
 """
 
 from __future__ import annotations
@@ -27,8 +22,6 @@ _MAX_RECORD_BYTES = 256
 
 @contextmanager
 def registered(run_dir: Path, handoff_id: str, started: str) -> Iterator[WaiterRecord]:
-    """Record this process as waiting on ``handoff_id`` (since ``started``) for the
-    duration of the block."""
     waiter = WaiterRecord(os.getpid(), started)
     path = inside(run_dir, WAITERS, f"{validate_id(handoff_id)}.{waiter.pid}")
     path.parent.mkdir(exist_ok=True)
@@ -41,9 +34,8 @@ def registered(run_dir: Path, handoff_id: str, started: str) -> Iterator[WaiterR
 
 
 def _alive(pid: int) -> bool:
-    """Whether a process with this pid exists (one we may not signal still exists) and
-    is not a zombie: a killed waiter whose parent has not reaped it yet (or never will,
-    under a container's init that reaps nothing) is gone all the same."""
+    """Not a zombie either: a killed waiter whose parent has not reaped it (or never
+    will, under a container's init) is gone all the same."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -74,11 +66,7 @@ def _read(path: Path) -> WaiterRecord | None:
 
 
 def live_waiters(run_dir: Path, handoff_id: str) -> list[WaiterRecord]:
-    """The processes currently waiting on ``handoff_id``, oldest first; stale records skipped.
-
-    A pid can be reused after its waiter died without cleaning up; that rare case reads
-    as a live waiter until the record is removed by hand.
-    """
+    """Oldest first. A pid reused after its waiter died reads as live (rare)."""
     folder = inside(run_dir, WAITERS)
     prefix = f"{validate_id(handoff_id)}."
     if not folder.is_dir():
@@ -98,11 +86,7 @@ def live_waiters(run_dir: Path, handoff_id: str) -> list[WaiterRecord]:
 def waiters_in(
     run_dir: Path, ids: Collection[str] | None = None
 ) -> dict[str, tuple[WaiterRecord, ...]]:
-    """The live waiters of each handoff (of ``ids``, or all) in the run that has any.
-
-    One directory read; a record's process is checked only for ids that have one, so a
-    run nobody waits on costs a failed ``scandir``.
-    """
+    """A run nobody waits on costs one failed ``scandir``."""
     try:
         with os.scandir(run_dir / WAITERS) as found:
             names = [item.name for item in found]

@@ -1,12 +1,6 @@
-"""The field-by-field view of a report, one level at a time.
-
-A payload can hold a hundred thousand fields; a reviewer looks at a screenful. So
-rows are computed only for the level asked for, and the report's findings are indexed
-by path once per report (kept while the report lives). Contract fields come first,
-in contract order, including the ones that never arrived (missing, defaulted with the
-default shown, or optional and so not delivered), each with what the contract says it
-is for; keys the contract does not name follow as dropped rows (or, in an open
-contract, as rows that pass through).
+"""The field-by-field view of a report, one level at a time: a payload can hold a
+hundred thousand fields, a reviewer looks at a screenful. Contract fields come first,
+including those that never arrived; keys the contract does not name follow.
 """
 
 from __future__ import annotations
@@ -79,11 +73,8 @@ def _index(report: Report) -> _Index:
 def field_rows(
     report: Report, parent: str = "", *, start: int = 0, limit: int | None = None
 ) -> list[FieldRow]:
-    """The rows directly under ``parent`` (``""`` = the payload itself).
-
-    ``start``/``limit`` window a very long level (a list of 100,000 items) so a view
-    can page through it; by default every row of the level is returned.
-    """
+    """The rows directly under ``parent`` (``""``: the payload); ``start``/``limit``
+    window a very long level so a view can page through it."""
     steps = split(parent)
     if steps is None:
         return []
@@ -116,7 +107,7 @@ def _child_shape(shape: Shape, step: str | int) -> Shape:
 
 
 def _rows(report: Report, parent: str, node: Any, shape: Shape) -> Iterator[FieldRow]:
-    """Rows one by one, so a window over a long level builds only what it shows."""
+    """A generator, so a window over a long level builds only what it shows."""
     index = _index(report)
     if isinstance(node, list):
         item = _child_shape(shape, 0)
@@ -141,8 +132,8 @@ def _rows(report: Report, parent: str, node: Any, shape: Shape) -> Iterator[Fiel
 def _schema_rows(
     report: Report, layout: Mapping[str, tuple[NamedField, ...]], parent: str, node: Any
 ) -> Iterator[FieldRow]:
-    """Rows under a JSON Schema contract: the fields it names here first (as the
-    validator evaluated it), then the other keys, then required keys that never came."""
+    """The fields the schema names here first, then the other keys, then required keys
+    that never came."""
     index = _index(report)
     if isinstance(node, list):
         for i, v in enumerate(node):
@@ -185,7 +176,6 @@ def _schema_count(layout: Mapping[str, tuple[NamedField, ...]], path: str, value
     return len(value.keys() | {f.key for f in layout.get(path, ())})
 
 
-#: What an absent optional field's row says: nothing was invented for it.
 OPTIONAL_ABSENT = "absent; optional, so nothing is delivered for it"
 
 
@@ -238,8 +228,9 @@ def _finish(
     if note:
         messages.insert(0, note)
     blocking, warnings = index.below.get(path) or (0, 0)
-    if blocking or warnings:
-        messages.append(_below_message(blocking, warnings))
+    if blocking or warnings:  # points a reviewer at a collapsed row with problems below
+        counts = ((blocking, "blocking"), (warnings, "warning"))
+        messages.append("inside: " + ", ".join(f"{n} {what}" for n, what in counts if n))
     message = "; ".join(messages)
     return FieldRow(
         path,
@@ -254,14 +245,8 @@ def _finish(
     )
 
 
-def _below_message(blocking: int, warnings: int) -> str:
-    """Points a reviewer at a collapsed row that has problems further down."""
-    parts = [f"{n} {what}" for n, what in ((blocking, "blocking"), (warnings, "warning")) if n]
-    return "inside: " + ", ".join(parts)
-
-
 def _child_count(value: Any, shape: Shape) -> int:
-    """How many rows expanding this value shows (absent contract fields included)."""
+    """Absent contract fields included."""
     if isinstance(value, list):
         return len(value)
     if not isinstance(value, dict):

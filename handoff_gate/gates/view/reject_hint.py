@@ -1,8 +1,5 @@
-"""Which reject category a report's findings point to, offered to a reviewer as the default.
-
-The mapping is policy (what a truncated reply or a leaked secret counts as), so it lives
-in the core, where any front end that rejects can offer the same one (today the TUI's
-reject dialog).
+"""Which reject category a report's findings point to, offered as the default: policy,
+so it lives in the core, where every front end that rejects offers the same one.
 """
 
 from __future__ import annotations
@@ -21,11 +18,8 @@ _WRONG = frozenset({Code.INVALID_FIELD, Code.CROSS_FIELD, Code.APPEND_ONLY, Code
 
 
 def suggest_category(report: Report | None) -> Category:
-    """The category the findings point to, most specific first; ``other`` when none does.
-
-    Truncation wins over everything (a cut reply explains its missing fields), then
-    anything unsafe, then gaps, then wrong content.
-    """
+    """Truncation wins (a cut reply explains its missing fields), then anything unsafe,
+    then gaps, then wrong content; ``other`` when none."""
     codes = {f.code for f in report.findings} if report is not None else set()
     if Code.TRUNCATED in codes:
         return Category.TRUNCATED

@@ -1,9 +1,6 @@
-"""A tool-call handoff as the one line a person reads: ``agent → name(args)  [call id]``.
-
-The list, ``show`` and the TUI name a tool call by what it would do rather than by its
-phase and contract id (a digest). Every part is the producer's text, so each is made
-visible (unsafe characters as tokens, layout escaped) and bounded, and the arguments
-are previewed with secrets masked, as every other view of a payload masks them.
+"""A tool-call handoff as the one line a person reads: ``agent → name(args)  [call id]``,
+by what it would do rather than its contract's digest. Every part is producer text:
+made visible, bounded, and masked.
 """
 
 from __future__ import annotations
@@ -22,7 +19,6 @@ ARGS_CHARS = 160
 
 
 def plain(text: str, limit: int) -> str:
-    """Producer text on one visible line of at most about ``limit`` characters."""
     return elide(visible(text).replace("\n", "\\n").replace("\t", "\\t"), limit)
 
 
@@ -38,7 +34,7 @@ def args_text(args: Any) -> str:
 
 
 def tool_call_line(report: Report) -> str | None:
-    """``agent → name(args)  [call id]`` for a tool-call handoff, ``None`` for an output."""
+    """``None`` for an output."""
     envelope = report.envelope
     tool = envelope.tool if envelope is not None else None
     if tool is None:
