@@ -1,14 +1,10 @@
 """A coding agent's tool call through the gate: submit, wait, answer in the harness's words.
 
-The call becomes a tool-call handoff (``Gate.submit_tool_call``) with the harness's own
-contract for the tool, or the free-form object; arguments that contract refuses are
-denied at once, without asking anyone. Otherwise the hook blocks until a reviewer
-decides or ``timeout`` passes; then the handoff is withdrawn, so an approval arriving
-after the harness stopped listening can never run anything. Nobody deciding is a deny,
-for every harness, unless the hook was told to hand the call to Claude Code's own
-prompt (``on_timeout="ask"``); a stop (a signal) is always a deny. The same event sent again
-(the same session and call id, tool and arguments) finds the same handoff and its
-decision; an approval a previous hook run delivered is not delivered twice.
+Arguments the tool's contract refuses are denied without asking anyone. When the wait
+ends undecided the handoff is withdrawn, so an approval arriving after the harness
+stopped listening can never run anything; nobody deciding is a deny unless the hook was
+told to hand the call to Claude Code's own prompt (``on_timeout="ask"``), and a stop (a
+signal) is always a deny.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """What an adapter does when its own wait ends without a decision: withdraw.
 
-A pipeline that stops waiting (its ``timeout`` passed, or the coroutine waiting was
-cancelled) will not consume the handoff it submitted, so a reviewer must not be able to
-approve it later (issue 21). Unless told not to (``withdraw_on_timeout=False``, for a
-pipeline that resolves the same handoff again later), the adapter withdraws it. A
-decision that landed first stands: the withdrawal is refused (``WithdrawRefused``), and
-a timed-out wait looks once more so that decision is reported as usual. A cancel is
-re-raised after the withdrawal, so cancelling still cancels.
+A pipeline that stops waiting will not consume its handoff, so a reviewer must not be
+able to approve it later (issue 21). A decision that landed first stands: the withdrawal
+is refused and a timed-out wait looks once more, so that decision is reported as usual.
+A cancel is re-raised after the withdrawal, so cancelling still cancels.
 """
 
 from __future__ import annotations

@@ -76,19 +76,12 @@ def gate_node(
     signing_key: KeySpec = None,
     **options: Unpack[HandoffOptions],
 ) -> GateNode:
-    """A node that gates ``state[payload_key]`` and routes to ``on_approve``/``on_reject``.
-
-    The payload may be bytes, str, a dict or a pydantic model (as ``submit`` takes it).
-    ``options`` are ``HandoffOptions`` (``phase`` and ``schema_id`` required). ``timeout``:
-    how long the node itself waits for a decision before it interrupts (0, the default:
-    interrupt at once). ``registry``, ``policy``, ``store`` and ``signing_key`` default to
-    the environment's, as the CLI's. Raises ``HandoffNotApproved`` if the handoff changed
-    after it was submitted or approved.
+    """A node that gates ``state[payload_key]`` and routes to ``on_approve``/``on_reject``;
+    its keywords: docs/integration.md, "LangGraph: a gate node".
 
     Unlike the other adapters the node never withdraws on its ``timeout``: its end is
     ``interrupt()``, the graph pausing on purpose with the wait in its checkpoint, not
-    giving up. A graph that may be abandoned there gives ``expires_in`` (``"7d"``, a
-    ``timedelta``): after it the handoff is ``expired`` and no one can approve it.
+    giving up; a graph that may be abandoned there gives ``expires_in``.
     """
     checked("gate_node", options, HandoffOptions)
     where = os.fspath(run)
@@ -176,11 +169,9 @@ async def resume_all(
     """Wait until at least one pending gate is decided; the ``Command`` resuming every
     decided one by interrupt id (``{id: {"handoff", "outcome"}}``).
 
-    ``interrupts`` is ``state["__interrupt__"]``; interrupts no gate node raised are left
-    alone (``ValueError`` if there is no gate's among them). Give the gates' ``policy``
-    and ``store`` (default: the environment's), so a decision the gates would ignore
-    does not wake this. ``TimeoutError`` when none is decided within ``timeout``; the
-    handoffs stay pending (this submitted none of them, so it withdraws none).
+    Interrupts no gate node raised are left alone (``ValueError`` if there is no gate's
+    among them). ``TimeoutError`` when none is decided within ``timeout``; the handoffs
+    stay pending (this submitted none of them, so it withdraws none).
     """
     gates = _gate_interrupts(interrupts)
     if not gates:

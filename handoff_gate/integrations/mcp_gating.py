@@ -1,14 +1,10 @@
 """What ``mcp-proxy`` decides about one ``tools/call``: pass it, or review it first.
 
-A call whose tool name matches a ``--gate`` glob becomes a tool-call handoff through the
-same ``review`` every adapter uses (``integrations.tool_calls``): the contract is the
-tool's ``inputSchema`` as the server listed it, the agent the host's
-``clientInfo.name``, the conversation the proxy's session, and the call id the JSON-RPC
-request id (unique in a session, so a host's retry under a new id is a new call). Only
-an approval lets the request reach the server, with the arguments the gate delivers (a
-reviewer's edit, keys the contract does not name left out); anything else, including an
-error of the gate itself, becomes a ``CallToolResult`` with ``isError`` whose text says
-why, so the model reads the reviewer's reason and nothing unapproved runs.
+A gated call goes through the same ``review`` every adapter uses
+(``integrations.tool_calls``); its call id is the JSON-RPC request id, so a host's retry
+under a new id is a new call. Only an approval reaches the server, with the arguments
+the gate delivers; anything else, an error of the gate included, becomes an ``isError``
+result saying why, so the model reads the reviewer's reason and nothing unapproved runs.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """``mcp-proxy``: an MCP server over stdio that puts another one's tool calls through the gate.
 
-The proxy routes JSON-RPC envelopes between the host (``integrations.mcp_host``: its
-stdin and stdout) and the server it runs (``integrations.mcp_server``), each line
-validated into the official ``mcp`` SDK's ``JSONRPCMessage`` and written back as the SDK's
-stdio transports write it. It never builds a session of its own, so every message it
-does not gate (initialize, lists, notifications, progress, cancellation, elicitation and
-sampling both ways, pings) is passed on as it came, whatever protocol version the two
-sides agree on. Only a ``tools/call`` of a gated tool is held (``integrations.mcp_gating``)
-until the gate answers, and a ``tools/call`` without a valid request id, which the SDK
-reads as a notification, is answered with an error and never forwarded; a host's
-``notifications/cancelled`` for a held call withdraws its
-handoff and goes no further (the server never saw the call; a cancelled request gets no
-response).
-
-The proxy ends when either side closes: the host's stdin at EOF, the server's stdout
-closed, or SIGTERM/SIGINT. Held calls are then withdrawn, and the server is ended
-(``mcp_server.server_process``: stdin closed, then SIGTERM, then SIGKILL to its group).
+The proxy routes JSON-RPC envelopes between the host (``mcp_host``) and the server it
+runs (``mcp_server``), validated as the ``mcp`` SDK's ``JSONRPCMessage``. It builds no
+session of its own, so every message it does not gate is passed on as it came, whatever
+protocol version the two sides agree on. Only a ``tools/call`` of a gated tool is held
+(``mcp_gating``); one without a valid request id, which the SDK reads as a notification,
+is answered with an error and never forwarded, and a host's cancellation of a held call
+withdraws its handoff (the server never saw the call).
 """
 
 from __future__ import annotations

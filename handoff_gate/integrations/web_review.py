@@ -1,20 +1,12 @@
 """``handoff-gate serve``'s server: the ``watch`` app in a browser, one process a tab.
 
-``textual-serve`` does the serving: its page, script and fonts ship in its wheel, and
-each websocket runs the app's command as a subprocess whose screen it relays. It has no
-lock and no bounds, so this module extends it where it would otherwise let anything
-through: ``web_access.Access`` guards every route and every answer carries its safe
-headers, errors too (``web_access.secure_headers``); at most ``Limits.sessions`` app
-processes run at once (the next tab gets a refusal, never a queue); a session nobody
-types in for ``Limits.idle_s`` is ended; and every way a session ends (the tab closed,
-idle, the app quit, the server stopped) ends its process group, killed if it does not
-quit within ``Limits.grace_s``.
-
-The app runs as ``handoff-gate watch`` with the server's reviewer, key and policy, so
-the browser shows the same screen, keys and rules, and decides as that reviewer only.
-Extending textual-serve means overriding methods it keeps private (``_make_app``,
-``_open_app_process``, ``_build_environment``) and relying on what its ``run`` reads, so
-pyproject.toml bounds it to the minor version these tests pass with.
+``textual-serve`` does the serving but has no lock and no bounds, so this extends it:
+``web_access.Access`` guards every route and every answer carries the safe headers; at
+most ``Limits.sessions`` app processes run at once (the next tab is refused, never
+queued); an idle session is ended; and every way a session ends ends its process group.
+Extending it means overriding methods it keeps private (``_make_app``,
+``_open_app_process``, ``_build_environment``), so pyproject.toml bounds it to the minor
+version these tests pass with.
 """
 
 from __future__ import annotations
