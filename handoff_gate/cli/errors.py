@@ -1,9 +1,7 @@
 """Exit codes, the usage error, and the one wording each mistake gets in every command.
 
-Exit codes are a contract (docs/protocol.md): 0 success/approvable/approved, 1
-blocked/refused/rejected, 2 usage or I/O error, 3 timed out, 4 changed after the
-decision, 5 expired, 6 withdrawn, 130 interrupted. Text from a payload, a decision or
-the disk goes through ``visible`` so it can never drive the terminal.
+Exit codes are a contract (docs/protocol.md). Text from a payload, a decision or the
+disk goes through ``visible`` so it can never drive the terminal.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """Turning arguments into what the commands work on: payload bytes, and runs and
-handoffs that must exist.
-
-The store, the contracts, the policy and the key are the command's ``Gate``
-(``cli.main.gate_for``). Every failure here is a ``UsageError`` worded by ``errors``, so
-the same mistake reads the same in every command.
+handoffs that must exist; every failure a ``UsageError`` worded by ``errors``, so the
+same mistake reads the same in every command.
 """
 
 from __future__ import annotations

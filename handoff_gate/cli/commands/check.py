@@ -2,15 +2,9 @@
 or ``--json-schema``.
 
 A handoff inside a run is inspected in its run (so append-only checks see the previous
-handoff); any other file is inspected on its own. With ``--json-schema FILE`` the
-contract is the JSON Schema document itself, named in the report by its digest
-(``sha256:…``) unless ``--schema`` names it.
-
-Two digests can describe one handoff, and a script must not mistake one for the other:
-the payload's bytes (what a producer emitted, what ``check`` of a bare payload hashes)
-and the handoff file ``submit`` stored around them (what a decision binds to). So the
-report says which ``sha256`` is (``sha256_of``) and gives the payload's as well
-(``payload_sha256``).
+handoff). Two digests can describe one handoff, the payload's bytes and the handoff file
+a decision binds to, so the report says which ``sha256`` is (``sha256_of``) and gives
+the payload's as well.
 """
 
 from __future__ import annotations

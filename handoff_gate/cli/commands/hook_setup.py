@@ -1,12 +1,8 @@
 """``handoff-gate hook install|doctor AGENT``: write the agent's hook, and check it.
 
-``install`` merges the gate's hook into the settings file the agent reads
-(``integrations.agent_settings``) in the form that fails closed at the process
-boundary (``integrations.hook_command``): this very executable by absolute path, the
-run by absolute path, ``/bin/sh`` turning any failure of the gate into exit 2, and the
-agent's own timeout above the gate's deadline. For Codex it then records the trust
-Codex requires, through ``codex app-server``. It ends by running ``doctor``, whose
-exit code it returns: 0 when the hook will run and block, 1 with one line per problem.
+``install`` merges the hook in the form that fails closed at the process boundary
+(``integrations.hook_command``), records the trust Codex requires, and ends by running
+``doctor``, whose exit code it returns.
 """
 
 from __future__ import annotations

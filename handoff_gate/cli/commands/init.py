@@ -1,10 +1,8 @@
 """``handoff-gate init RUN --pipeline USER --reviewers GROUP``: a run whose vetoes last.
 
-Made by an account allowed to ``chown`` (root), the run's decisions folder belongs to
-root and the reviewers' group, so the pipeline's account (the agent's) may submit, wait
-and append to the log but cannot create, replace or delete a decision record
-(``gates.store.fs_layout``). On a run it laid out before, it adds what a newer version
-lays out (``contracts/``, ``edits/``...). USER and GROUP are names or numeric ids.
+Run as root, it gives the decisions folder to root and the reviewers' group, so the
+pipeline's account may submit, wait and log but never create, replace or delete a
+decision record (``gates.store.fs_layout``). On an older run it adds what is missing.
 """
 
 from __future__ import annotations
