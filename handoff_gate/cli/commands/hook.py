@@ -24,12 +24,9 @@ from handoff_gate.integrations.coding_agent_submit import submit_event
 from handoff_gate.integrations.coding_agents import HARNESSES, Answer, Harness, HookInputError
 from handoff_gate.integrations.hook_rules import matching_rule
 
-#: The event around the tool's arguments (``vocab.limits``, which the fast path reads too).
-EVENT_SLACK = HOOK_EVENT_SLACK
-
 
 def _event_bytes() -> bytes:
-    limit = MAX_HANDOFF_BYTES + EVENT_SLACK
+    limit = MAX_HANDOFF_BYTES + HOOK_EVENT_SLACK  # the event around the tool's arguments
     data = sys.stdin.buffer.read(limit + 1)
     if len(data) > limit:
         raise HookInputError(f"the event on stdin is over {limit} bytes")
@@ -49,15 +46,18 @@ def _answer(gate: Gate, args: argparse.Namespace, harness: Harness, deadline: De
     else:
         ref = submit_event(setup, args.run_dir, harness, event)
     if answer is None:  # a person decides: the hook's own waiting half loads only now
-        from handoff_gate.integrations.coding_agent_hook import HookWait, answer_submitted
+        from handoff_gate.integrations.coding_agent_hook import answer_submitted
 
-        wait = HookWait(
+        answer = answer_submitted(
+            gate,
+            harness,
+            event,
+            ref,
             timeout=deadline.wait_seconds(),
             stop=deadline.stop,
             on_timeout=args.on_timeout,
             told=deadline.seconds,
         )
-        answer = answer_submitted(gate, harness, event, ref, wait)
     if deadline.signalled is not None:  # stopped: a deny, and the blocking exit with it
         return Answer(answer.stdout, f"handoff-gate hook {harness.name}: {deadline.why}\n", USAGE)
     return answer
