@@ -68,9 +68,9 @@ def _notifier(
     phase = handoff_id.split("-", 1)[1]
 
     def announce(report: Report) -> None:
-        from handoff_gate.cli.notify import Notifier, notify_env  # only a wait that blocks
+        from handoff_gate.cli.notify import notify as run_notify  # only a wait that blocks
 
-        Notifier(notify, notify_env(run_label, handoff_id, phase, report.verdict.value))
+        run_notify(notify, run_label, handoff_id, phase, report.verdict.value)
 
     return announce
 
