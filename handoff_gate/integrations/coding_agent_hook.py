@@ -16,16 +16,12 @@ from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.findings import Verdict
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.integrations.coding_agents import Answer, Harness, ToolEvent
-from handoff_gate.integrations.giving_up import withdraw_undecided
+from handoff_gate.integrations.giving_up import say_nothing, withdraw_undecided
 from handoff_gate.integrations.hook_rules import said
 from handoff_gate.integrations.tool_calls import blocked_reason
 
 #: Why the hook withdrew the handoff, as the reviewer reads it.
 HOOK_GAVE_UP = "the coding agent's hook stopped waiting"
-
-
-def _quiet(line: str) -> None:
-    """A refused record is the reviewer's business; the hook's stderr is the model's."""
 
 
 def answer_submitted(
@@ -48,8 +44,8 @@ def answer_submitted(
     report = gate.inspect(run, ref)
     if report.verdict is Verdict.BLOCKED:
         return harness.deny(event, f"handoff-gate {ref.id}: {blocked_reason(report)}")
-    result = gate.wait(run, ref, timeout=timeout, stop_event=stop, on_refused=_quiet)
+    result = gate.wait(run, ref, timeout=timeout, stop_event=stop, on_refused=say_nothing)
     undecided = result.outcome in (WaitOutcome.TIMEOUT, WaitOutcome.CANCELLED)
     if undecided and not withdraw_undecided(gate, run, ref, HOOK_GAVE_UP):
-        result = gate.wait(run, ref, timeout=0, on_refused=_quiet)
+        result = gate.wait(run, ref, timeout=0, on_refused=say_nothing)
     return said(harness, event, ref, result, told, on_timeout)
