@@ -81,7 +81,7 @@ def approval_gate(
     """An ``Agent.output_validator`` that submits each final output and waits for a person.
 
     The keywords and what each outcome returns or raises: docs/integration.md,
-    "pydantic-ai: an output validator"; ``idempotency_key``: the module docstring.
+    "pydantic-ai: an output validator".
     """
     checked("approval_gate", options, HandoffOptions)
     where = os.fspath(run)
