@@ -676,25 +676,22 @@ def _add_hook_command(p: argparse.ArgumentParser) -> None:
         metavar="AGENT|ACTION",
         help="run as that agent's hook, or install or check one in its settings",
     )
-    for agent in HOOK_AGENTS:
-        text = f"{agent}'s hook: its event on stdin, the call reviewed, its answer on stdout"
-        sub = actions.add_parser(
-            agent, prog=f"handoff-gate hook {agent}", help=text, description=text,
-            formatter_class=_Formatter,
-        )  # fmt: skip
-        sub.set_defaults(harness=agent)
-        _add_hook(sub)
-    setups = {
+    hook = "'s hook: its event on stdin, the call reviewed, its answer on stdout"
+    texts = {agent: agent + hook for agent in HOOK_AGENTS} | {
         "install": "write or merge the gate's fail-closed hook into the agent's settings",
         "doctor": "exit 0 when the agent's configured hook will run and block, else 1 "
         "with one line per problem",
     }
-    for name, text in setups.items():
+    for name, text in texts.items():
         sub = actions.add_parser(
             name, prog=f"handoff-gate hook {name}", help=text, description=text,
             formatter_class=_Formatter,
         )  # fmt: skip
-        _add_hook_setup(sub, install=name == "install")
+        if name in HOOK_AGENTS:
+            sub.set_defaults(harness=name)
+            _add_hook(sub)
+        else:
+            _add_hook_setup(sub, install=name == "install")
 
 
 def _add_mcp_proxy(p: argparse.ArgumentParser) -> None:
