@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -58,28 +58,17 @@ class Gating:
         return verdict
 
 
-@dataclass
-class ToolSchemas:
-    """Each tool's ``inputSchema`` from the ``tools/list`` results that passed through
-    (or that the proxy asked for); forgotten when the server says its tools changed."""
-
-    schemas: dict[str, Mapping[str, Any]] = field(default_factory=dict)
-
-    def record(self, result: Mapping[str, Any]) -> None:
-        tools = result.get("tools")
-        if not isinstance(tools, list):
-            return
-        for tool in tools:
-            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                schema = tool.get("inputSchema")
-                if isinstance(schema, dict):
-                    self.schemas[tool["name"]] = schema
-
-    def forget(self) -> None:
-        self.schemas.clear()
-
-    def get(self, tool: str) -> Mapping[str, Any] | None:
-        return self.schemas.get(tool)
+def record_schemas(schemas: dict[str, Mapping[str, Any]], result: Mapping[str, Any]) -> None:
+    """Each tool's ``inputSchema`` in a ``tools/list`` result (one that passed through,
+    or the proxy's own), into ``schemas``."""
+    tools = result.get("tools")
+    if not isinstance(tools, list):
+        return
+    for tool in tools:
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+            schema = tool.get("inputSchema")
+            if isinstance(schema, dict):
+                schemas[tool["name"]] = schema
 
 
 def call_id(request_id: str | int) -> str:

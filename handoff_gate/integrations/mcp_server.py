@@ -114,10 +114,9 @@ async def _group_gone(group: int, within: float) -> bool:
     return not _signal_group(group, 0)
 
 
-async def _exited(process: asyncio.subprocess.Process, within: float) -> bool:
-    """Whether it exited within ``within`` seconds (its exit status, not its pipes: a
+async def _exited(process: asyncio.subprocess.Process, within: float) -> None:
+    """Wait up to ``within`` seconds for it to exit (its exit status, not its pipes: a
     grandchild holding them open must not make it look alive)."""
     with anyio.move_on_after(within):
         while process.returncode is None:
             await anyio.sleep(_POLL)
-    return process.returncode is not None
