@@ -19,12 +19,16 @@ from handoff_gate.gates.vocab.ids import SCHEMA_ID_PATTERN
 from handoff_gate.gates.vocab.safe_text import visible
 
 
-def schema_file(name: str) -> dict[str, Any]:
-    """A JSON Schema file (or ``-``) as a document; exit 2 when it is not one."""
+def schema_file(name: str, *, check: bool = False) -> dict[str, Any]:
+    """A JSON Schema file (or ``-``) as a document, with ``check`` one the gate takes as a
+    contract; exit 2 saying why when it is not, before anything is written."""
     try:
-        return Gate.json_schema_document(read_input(name))
+        document = Gate.json_schema_document(read_input(name))
+        if check:
+            Gate.check_json_schema(document)
     except JsonSchemaError as exc:
         raise UsageError(f"{flat(name)}: {exc}") from exc
+    return document
 
 
 def checked_id(schema_id: str) -> str:

@@ -21,7 +21,6 @@ from handoff_gate.cli.errors import (
     ArgumentError,
     UsageError,
     finding_line,
-    flat,
     one_line,
     os_problem,
     unknown_schema,
@@ -85,11 +84,7 @@ def _json_schema(args: argparse.Namespace) -> dict[str, Any] | None:
     """``--json-schema FILE`` as a document checked to be a contract, before any write."""
     if args.json_schema is None:
         return None
-    document = schema_file(args.json_schema)
-    try:
-        Gate.check_json_schema(document)
-    except JsonSchemaError as exc:
-        raise UsageError(f"{flat(args.json_schema)}: {exc}") from exc
+    document = schema_file(args.json_schema, check=True)
     checked_id(args.schema)
     return document
 
