@@ -61,13 +61,5 @@ def finding_line(f: Finding, severity: bool = True) -> str:
     return f"{f.severity.value:5}  {said}" if severity else said
 
 
-def no_handoff(run_dir: str | Path, handoff_id: str) -> UsageError:
-    return UsageError(f"no handoff {handoff_id} in {run_dir}")
-
-
-def not_a_run(run_dir: str | Path) -> UsageError:
-    return UsageError(f"not a run (nothing was ever submitted to it): {run_dir}")
-
-
 def unknown_schema(schema_id: str) -> UsageError:
     return UsageError(f"unknown schema {schema_id!r}; see: handoff-gate schemas")
