@@ -120,23 +120,15 @@ def gate_node(
                 }
             )
             result = look(ref)
-        if settled(result, ref.id):
-            approved: GateState = {
-                "count": count + 1,
-                "handoff": ref.id,
-                "outcome": "approved",
-                "approved": result.payload,
-                "feedback": None,
-            }
-            return Command(goto=on_approve, update={key: approved})
-        rejected: GateState = {
+        approved = settled(result, ref.id)
+        settled_now: GateState = {
             "count": count + 1,
             "handoff": ref.id,
-            "outcome": "rejected",
-            "approved": None,
-            "feedback": rejection_text(result),
+            "outcome": "approved" if approved else "rejected",
+            "approved": result.payload if approved else None,
+            "feedback": None if approved else rejection_text(result),
         }
-        return Command(goto=on_reject, update={key: rejected})
+        return Command(goto=on_approve if approved else on_reject, update={key: settled_now})
 
     return node
 

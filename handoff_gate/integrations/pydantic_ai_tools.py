@@ -25,7 +25,7 @@ from pydantic_ai.tools import (
 
 from handoff_gate.gates.vocab.keywords import checked
 from handoff_gate.integrations.adapter_options import ReviewOptions, Run
-from handoff_gate.integrations.tool_calls import Request, Verdict, review_through
+from handoff_gate.integrations.tool_calls import Request, review_through
 
 
 def tool_approvals(run: Run, **options: Unpack[ReviewOptions]) -> HandleDeferredToolCalls[Any]:
@@ -127,15 +127,12 @@ async def _resolve(
     verdicts = {v.call_id: v for v in found}
     approvals: dict[str, ToolApproved | ToolDenied] = {}
     for call, asked in zip(requests.approvals, calls, strict=True):
-        if asked is None:
+        verdict = verdicts[call.tool_call_id] if asked is not None else None
+        if verdict is None:
             message = f"The call to {call.tool_name} was not run: the gate has no schema for it."
             approvals[call.tool_call_id] = ToolDenied(message)
+        elif verdict.approved:
+            approvals[call.tool_call_id] = ToolApproved(override_args=dict(verdict.args or {}))
         else:
-            approvals[call.tool_call_id] = _answer(verdicts[call.tool_call_id])
+            approvals[call.tool_call_id] = ToolDenied(verdict.message)
     return requests.build_results(approvals=approvals)
-
-
-def _answer(verdict: Verdict) -> ToolApproved | ToolDenied:
-    if verdict.approved:
-        return ToolApproved(override_args=dict(verdict.args or {}))
-    return ToolDenied(verdict.message)
