@@ -1,13 +1,12 @@
 """LangGraph: a gate node that holds a graph thread until a person decides.
 
 Usage, the state key and ``resume_all``: docs/integration.md, "LangGraph: a gate node".
-The node's idempotency key is ``langgraph:THREAD:CHECKPOINT_NS:COUNT``: LangGraph's
-``checkpoint_ns`` is the same when the node runs again on a resume or a replay and
-unique per ``Send`` branch, and ``COUNT`` goes up on every settled handoff, so a re-run
-finds its handoff while a new task on a reused thread gets its own. Undecided, the node
-calls ``interrupt()``, so the graph's checkpoint holds the wait and no process has to.
-The resume value is only a hint: the node reads the decision from the run, under its
-``policy``, so a forged or stale ``Command(resume=...)`` approves nothing.
+The node's idempotency key is ``langgraph:THREAD:CHECKPOINT_NS:COUNT``: ``checkpoint_ns``
+is the same when the node runs again on a resume or a replay and unique per ``Send``
+branch, and ``COUNT`` goes up on every settled handoff, so a re-run finds its handoff
+while a new task on a reused thread gets its own. The resume value is only a hint: the
+node reads the decision from the run, under its ``policy``, so a forged or stale
+``Command(resume=...)`` approves nothing.
 """
 
 from __future__ import annotations
