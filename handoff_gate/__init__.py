@@ -27,125 +27,86 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.api import (
-        add_contract,
-        decide,
-        inspect_in_run,
-        read_decision,
-        submit,
-        wait,
-        wait_async,
-    )
-    from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
-    from handoff_gate.gates.contracts.json_schema import JsonSchemaError
-    from handoff_gate.gates.contracts.registry import RegistryError, load_registry
-    from handoff_gate.gates.decide.decisions import DecisionRefused, EditRefused
-    from handoff_gate.gates.decide.withdrawal import WithdrawRefused
-    from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
-    from handoff_gate.gates.gate import Gate
-    from handoff_gate.gates.inspect.handoff_file import inspect_file, inspect_handoff
-    from handoff_gate.gates.inspect.stages import InspectOptions, inspect
-    from handoff_gate.gates.standing.standing import Standing
-    from handoff_gate.gates.store.base import ContractConflict, RunStore
-    from handoff_gate.gates.store.filesystem import FilesystemStore, find_runs, list_handoffs
-    from handoff_gate.gates.trust.policy import Policy
-    from handoff_gate.gates.trust.signing_key import SigningKey
-    from handoff_gate.gates.vocab.actions import Action, Category
-    from handoff_gate.gates.vocab.findings import Code, Finding, Severity, Verdict
-    from handoff_gate.gates.vocab.handoff_ref import HandoffRef
-    from handoff_gate.gates.vocab.report import FieldRow, FieldState, Report
-    from handoff_gate.gates.vocab.states import HandoffState, state_of
+    from handoff_gate.gates.api import add_contract as add_contract
+    from handoff_gate.gates.api import decide as decide
+    from handoff_gate.gates.api import inspect_in_run as inspect_in_run
+    from handoff_gate.gates.api import read_decision as read_decision
+    from handoff_gate.gates.api import submit as submit
+    from handoff_gate.gates.api import wait as wait
+    from handoff_gate.gates.api import wait_async as wait_async
+    from handoff_gate.gates.audit.decision_record import Decision as Decision
+    from handoff_gate.gates.audit.decision_record import DecisionCorrupt as DecisionCorrupt
+    from handoff_gate.gates.contracts.json_schema import JsonSchemaError as JsonSchemaError
+    from handoff_gate.gates.contracts.registry import RegistryError as RegistryError
+    from handoff_gate.gates.contracts.registry import load_registry as load_registry
+    from handoff_gate.gates.decide.decisions import DecisionRefused as DecisionRefused
+    from handoff_gate.gates.decide.decisions import EditRefused as EditRefused
+    from handoff_gate.gates.decide.withdrawal import WithdrawRefused as WithdrawRefused
+    from handoff_gate.gates.deliver.pickup import WaitOutcome as WaitOutcome
+    from handoff_gate.gates.deliver.pickup import WaitResult as WaitResult
+    from handoff_gate.gates.gate import Gate as Gate
+    from handoff_gate.gates.inspect.handoff_file import inspect_file as inspect_file
+    from handoff_gate.gates.inspect.handoff_file import inspect_handoff as inspect_handoff
+    from handoff_gate.gates.inspect.stages import InspectOptions as InspectOptions
+    from handoff_gate.gates.inspect.stages import inspect as inspect
+    from handoff_gate.gates.standing.standing import Standing as Standing
+    from handoff_gate.gates.store.base import ContractConflict as ContractConflict
+    from handoff_gate.gates.store.base import RunStore as RunStore
+    from handoff_gate.gates.store.filesystem import FilesystemStore as FilesystemStore
+    from handoff_gate.gates.store.filesystem import find_runs as find_runs
+    from handoff_gate.gates.store.filesystem import list_handoffs as list_handoffs
+    from handoff_gate.gates.trust.policy import Policy as Policy
+    from handoff_gate.gates.trust.signing_key import SigningKey as SigningKey
+    from handoff_gate.gates.vocab.actions import Action as Action
+    from handoff_gate.gates.vocab.actions import Category as Category
+    from handoff_gate.gates.vocab.findings import Code as Code
+    from handoff_gate.gates.vocab.findings import Finding as Finding
+    from handoff_gate.gates.vocab.findings import Severity as Severity
+    from handoff_gate.gates.vocab.findings import Verdict as Verdict
+    from handoff_gate.gates.vocab.handoff_ref import HandoffRef as HandoffRef
+    from handoff_gate.gates.vocab.report import FieldRow as FieldRow
+    from handoff_gate.gates.vocab.report import FieldState as FieldState
+    from handoff_gate.gates.vocab.report import Report as Report
+    from handoff_gate.gates.vocab.states import HandoffState as HandoffState
+    from handoff_gate.gates.vocab.states import state_of as state_of
 
 _CORE = "handoff_gate.gates."
+#: Each public name by the module of ``gates`` it lives in, imported on first use.
 _HOMES: dict[str, str] = {
-    "JsonSchemaError": "contracts.json_schema",
-    "RegistryError": "contracts.registry",
-    "load_registry": "contracts.registry",
-    "inspect": "inspect.stages",
-    "InspectOptions": "inspect.stages",
-    "inspect_file": "inspect.handoff_file",
-    "inspect_handoff": "inspect.handoff_file",
-    "Gate": "gate",
-    "add_contract": "api",
-    "decide": "api",
-    "inspect_in_run": "api",
-    "read_decision": "api",
-    "submit": "api",
-    "wait": "api",
-    "wait_async": "api",
-    "Decision": "audit.decision_record",
-    "DecisionCorrupt": "audit.decision_record",
-    "DecisionRefused": "decide.decisions",
-    "EditRefused": "decide.decisions",
-    "WithdrawRefused": "decide.withdrawal",
-    "WaitOutcome": "deliver.pickup",
-    "WaitResult": "deliver.pickup",
-    "Standing": "standing.standing",
-    "ContractConflict": "store.base",
-    "RunStore": "store.base",
-    "FilesystemStore": "store.filesystem",
-    "HandoffRef": "vocab.handoff_ref",
-    "find_runs": "store.filesystem",
-    "list_handoffs": "store.filesystem",
-    "Policy": "trust.policy",
-    "SigningKey": "trust.signing_key",
-    "Action": "vocab.actions",
-    "Category": "vocab.actions",
-    "Code": "vocab.findings",
-    "Finding": "vocab.findings",
-    "Severity": "vocab.findings",
-    "Verdict": "vocab.findings",
-    "FieldRow": "vocab.report",
-    "FieldState": "vocab.report",
-    "Report": "vocab.report",
-    "HandoffState": "vocab.states",
-    "state_of": "vocab.states",
+    name: home
+    for home, names in {
+        "contracts.json_schema": ("JsonSchemaError",),
+        "contracts.registry": ("RegistryError", "load_registry"),
+        "inspect.stages": ("inspect", "InspectOptions"),
+        "inspect.handoff_file": ("inspect_file", "inspect_handoff"),
+        "gate": ("Gate",),
+        "api": (
+            "add_contract",
+            "decide",
+            "inspect_in_run",
+            "read_decision",
+            "submit",
+            "wait",
+            "wait_async",
+        ),
+        "audit.decision_record": ("Decision", "DecisionCorrupt"),
+        "decide.decisions": ("DecisionRefused", "EditRefused"),
+        "decide.withdrawal": ("WithdrawRefused",),
+        "deliver.pickup": ("WaitOutcome", "WaitResult"),
+        "standing.standing": ("Standing",),
+        "store.base": ("ContractConflict", "RunStore"),
+        "store.filesystem": ("FilesystemStore", "find_runs", "list_handoffs"),
+        "vocab.handoff_ref": ("HandoffRef",),
+        "trust.policy": ("Policy",),
+        "trust.signing_key": ("SigningKey",),
+        "vocab.actions": ("Action", "Category"),
+        "vocab.findings": ("Code", "Finding", "Severity", "Verdict"),
+        "vocab.report": ("FieldRow", "FieldState", "Report"),
+        "vocab.states": ("HandoffState", "state_of"),
+    }.items()
+    for name in names
 }
-
-__all__ = [
-    "Action",
-    "Category",
-    "Code",
-    "ContractConflict",
-    "Decision",
-    "DecisionCorrupt",
-    "DecisionRefused",
-    "EditRefused",
-    "FieldRow",
-    "FieldState",
-    "FilesystemStore",
-    "Finding",
-    "Gate",
-    "HandoffRef",
-    "HandoffState",
-    "InspectOptions",
-    "JsonSchemaError",
-    "Policy",
-    "RegistryError",
-    "Report",
-    "RunStore",
-    "Severity",
-    "SigningKey",
-    "Standing",
-    "Verdict",
-    "WaitOutcome",
-    "WaitResult",
-    "WithdrawRefused",
-    "add_contract",
-    "decide",
-    "find_runs",
-    "inspect",
-    "inspect_file",
-    "inspect_handoff",
-    "inspect_in_run",
-    "list_handoffs",
-    "load_registry",
-    "read_decision",
-    "state_of",
-    "submit",
-    "wait",
-    "wait_async",
-]
+__all__ = sorted(_HOMES)
 
 
 def __getattr__(name: str) -> Any:

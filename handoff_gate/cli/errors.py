@@ -1,9 +1,7 @@
 """Exit codes, the usage error, and the one wording each mistake gets in every command.
 
-Exit codes are a contract (docs/protocol.md): 0 success/approvable/approved, 1
-blocked/refused/rejected, 2 usage or I/O error, 3 timed out, 4 changed after the
-decision, 5 expired, 6 withdrawn, 130 interrupted. Text from a payload, a decision or
-the disk goes through ``visible`` so it can never drive the terminal.
+Exit codes are a contract (docs/protocol.md). Text from a payload, a decision or the
+disk goes through ``visible`` so it can never drive the terminal.
 """
 
 from __future__ import annotations
@@ -61,14 +59,6 @@ def finding_line(f: Finding, severity: bool = True) -> str:
     command that prints one (here, not in ``report_text``, so ``decide`` loads no view)."""
     said = f"{f.code.value}  {flat(f.path) or '(payload)'}  {flat(f.message)}"
     return f"{f.severity.value:5}  {said}" if severity else said
-
-
-def no_handoff(run_dir: str | Path, handoff_id: str) -> UsageError:
-    return UsageError(f"no handoff {handoff_id} in {run_dir}")
-
-
-def not_a_run(run_dir: str | Path) -> UsageError:
-    return UsageError(f"not a run (nothing was ever submitted to it): {run_dir}")
 
 
 def unknown_schema(schema_id: str) -> UsageError:

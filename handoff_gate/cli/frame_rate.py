@@ -1,12 +1,9 @@
 """The frame rate of the terminal UI, asked for by the commands that open it.
 
-Textual paints a changed screen on a fixed timer of 1/``TEXTUAL_FPS``, read once when it
-is imported; at its default of 60 a new handoff's row waits up to 16.7 ms for the next
-frame. 120 halves that wait (bench, quick runs: visible.isolated p95 13-14 ms instead of
-14-23 ms, a detail's first screen 4 ms instead of 12 ms) for a few per cent more CPU
-while 10,000 handoffs load. ``cli.main`` calls ``prefer_tui_frame_rate`` before it imports
-the ``watch`` or ``demo`` command, and with it the app, so importing ``handoff_gate.tui``
-changes nothing in a process; a user's own setting wins.
+Textual paints a changed screen every 1/``TEXTUAL_FPS`` s, read when it is imported; 120
+instead of its 60 halves a new row's wait for the next frame (bench: visible.isolated p95
+13-14 ms instead of 14-23 ms) for a few per cent more CPU. Asked for only before the
+``watch`` or ``demo`` command is imported; a user's own setting wins.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """Turning arguments into what the commands work on: payload bytes, and runs and
-handoffs that must exist.
-
-The store, the contracts, the policy and the key are the command's ``Gate``
-(``cli.main.gate_for``). Every failure here is a ``UsageError`` worded by ``errors``, so
-the same mistake reads the same in every command.
+handoffs that must exist; each failure a ``UsageError`` worded once (here, or in
+``errors``), so the same mistake reads the same in every command.
 """
 
 from __future__ import annotations
@@ -11,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from handoff_gate.cli.errors import UsageError, no_handoff, not_a_run, one_line, os_problem
+from handoff_gate.cli.errors import UsageError, one_line, os_problem
 from handoff_gate.gates.store.base import RunStore, has_handoff
 from handoff_gate.gates.vocab.ids import UnsafePathError
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
@@ -59,7 +56,7 @@ def existing_run(run: str, where: RunStore) -> str:
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
     if not found:
-        raise not_a_run(run)
+        raise UsageError(f"not a run (nothing was ever submitted to it): {run}")
     return run
 
 
@@ -71,5 +68,5 @@ def existing_handoff(run: str, handoff_id: str, where: RunStore) -> str:
     except (UnsafePathError, ValueError) as exc:
         raise UsageError(str(exc)) from exc
     if not found:
-        raise no_handoff(run, handoff_id)
+        raise UsageError(f"no handoff {handoff_id} in {run}")
     return run

@@ -1,17 +1,11 @@
 """The composition root of ``handoff-gate``: the argument parser, one Gate, a dispatch table.
 
-Every command is ``run(gate, args) -> int``: ``main`` reads the environment once
-(``gates.vocab.environment``), parses, makes the one ``Gate`` the arguments describe
-(``gate_for``: the store, the contracts under the policy's pins, the policy and the key)
-and closes it after. The Gate assembles each part when a command first asks for it, so a
-command that needs no store (``hook install``, ``policy``, ``init``) opens none, and a
-mistake in a setting is said where the command first needs it. Parsing needs only the
-vocabulary, and ``main`` then imports just the module of the command being run
-(``commands.watch`` is the only one that loads Textual), so every command starts as
-fast as what it actually uses allows. This is one of the places where loading is
-deferred, all listed once in docs/architecture.md. It is also the one place that sets process-wide
-settings: pydantic's plugins (``main``), the app's frame rate (``load_command``) and,
-only in a process that is the command (``console_main``), the garbage collector.
+Every command is ``run(gate, args) -> int``. ``main`` parses, makes the one ``Gate`` the
+arguments describe (``gate_for``) and imports only the module of the command being run,
+so every command starts as fast as what it uses allows (the deferred loads are listed in
+docs/architecture.md). It is also the one place that sets process-wide settings:
+pydantic's plugins, the app's frame rate and, in a process that is the command
+(``console_main``), the garbage collector.
 """
 
 from __future__ import annotations
@@ -25,14 +19,14 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from datetime import timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from handoff_gate.cli.errors import FAIL, INTERRUPTED, USAGE, ArgumentError, UsageError, flat
 from handoff_gate.cli.frame_rate import prefer_tui_frame_rate
 from handoff_gate.cli.notify_urls import add_notify_url
-from handoff_gate.cli.since import since_moment
 from handoff_gate.gates.store.base import StoreError
 from handoff_gate.gates.vocab.actions import Action, Category
 from handoff_gate.gates.vocab.deadline import parse_duration
@@ -48,7 +42,7 @@ from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.integrations.harness_names import HARNESS_NAMES as HOOK_AGENTS
 
 if TYPE_CHECKING:
-    from handoff_gate.gates.gate import Gate
+    from handoff_gate.gates.gate import Gate, SigningKey
 
 VERSION_MODULE = "handoff_gate.cli.commands.version"
 LIST_STATES = [s.value for s in HandoffState]
@@ -118,6 +112,20 @@ def duration(text: str) -> timedelta:
         return parse_duration(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def since_moment(text: str) -> datetime:
+    """``--since``: the aware UTC moment ``2026-03-02`` (its midnight) or
+    ``2026-03-02T09:30Z`` names (UTC unless it names a zone); anything else is an
+    argument error, never a silent "since the beginning"."""
+    try:
+        found = datetime.fromisoformat(text.strip())
+    except ValueError:
+        shown = text[:80]
+        raise argparse.ArgumentTypeError(
+            f"not an ISO date or datetime: {shown!r} (e.g. 2026-03-02 or 2026-03-02T09:30Z)"
+        ) from None
+    return found.replace(tzinfo=UTC) if found.tzinfo is None else found.astimezone(UTC)
 
 
 def sha256_hex(text: str) -> str:
@@ -432,11 +440,7 @@ def _add_contracts(p: argparse.ArgumentParser) -> None:
             action.add_argument("file", metavar="FILE.json", help="the JSON Schema; - for stdin")
         if name == "list":
             action.add_argument("--json", action="store_true", help="print one JSON array")
-            action.add_argument(
-                "--schemas",
-                metavar="SPEC",
-                help="extra contracts: a .py file or module (default: $HANDOFF_GATE_SCHEMAS)",
-            )
+            _add_schemas_option(action)
 
 
 def _add_list(p: argparse.ArgumentParser) -> None:
@@ -672,25 +676,22 @@ def _add_hook_command(p: argparse.ArgumentParser) -> None:
         metavar="AGENT|ACTION",
         help="run as that agent's hook, or install or check one in its settings",
     )
-    for agent in HOOK_AGENTS:
-        text = f"{agent}'s hook: its event on stdin, the call reviewed, its answer on stdout"
-        sub = actions.add_parser(
-            agent, prog=f"handoff-gate hook {agent}", help=text, description=text,
-            formatter_class=_Formatter,
-        )  # fmt: skip
-        sub.set_defaults(harness=agent)
-        _add_hook(sub)
-    setups = {
+    hook = "'s hook: its event on stdin, the call reviewed, its answer on stdout"
+    texts = {agent: agent + hook for agent in HOOK_AGENTS} | {
         "install": "write or merge the gate's fail-closed hook into the agent's settings",
         "doctor": "exit 0 when the agent's configured hook will run and block, else 1 "
         "with one line per problem",
     }
-    for name, text in setups.items():
+    for name, text in texts.items():
         sub = actions.add_parser(
             name, prog=f"handoff-gate hook {name}", help=text, description=text,
             formatter_class=_Formatter,
         )  # fmt: skip
-        _add_hook_setup(sub, install=name == "install")
+        if name in HOOK_AGENTS:
+            sub.set_defaults(harness=name)
+            _add_hook(sub)
+        else:
+            _add_hook_setup(sub, install=name == "install")
 
 
 def _add_mcp_proxy(p: argparse.ArgumentParser) -> None:
@@ -874,21 +875,14 @@ def _add_schemas_option(p: argparse.ArgumentParser) -> None:
 
 
 def console_main() -> int:
-    """The ``handoff-gate`` console script and ``python -m``: ``main`` for this process,
-    with the command's module loaded under a paused, then frozen, collector.
+    """The ``handoff-gate`` console script and ``python -m``: ``main``, with the command's
+    module loaded under a paused, then frozen, collector.
 
-    Loading a command builds its contracts' validators, the report's classes and
-    compiled patterns: tens of thousands of objects that live until the process ends.
-    Left to itself, the collector scans them while they are made and again, all of
-    them, at exit; that was about 15% of a ``check``'s, ``decide``'s or ``wait``'s
-    start-up (docs/performance.md, issue 18). Frozen, they are never scanned again, which
-    also spares a long ``wait`` or ``watch`` its full collections over them. Objects made
-    afterwards are collected as usual.
-
-    This belongs to a process that *is* the command, not to ``main``: a caller or a test
-    running ``main`` many times in one interpreter would have everything it holds at that
-    moment frozen, for good, at each call. A module that fails to load is left to
-    ``main``, which imports it again and says why in its one line.
+    Loading a command makes tens of thousands of objects that live until the process
+    ends; the collector scanning them as they are made and again at exit was about 15%
+    of a ``check``'s, ``decide``'s or ``wait``'s start-up (docs/performance.md, issue 18).
+    Not in ``main``: a caller running ``main`` many times would have all it holds frozen
+    for good. A module that fails to load is left to ``main`` to report.
     """
     words = sys.argv[1:]
     command = command_named(words)
@@ -971,22 +965,37 @@ def gate_for(args: argparse.Namespace, env: Environment) -> Gate:
     command without it takes the environment's: no command loads contracts outside the
     policy's pins), ``--policy-sha256``, ``--key`` and ROOT, the environment's for what
     is not given. Nothing is opened or loaded until the command asks."""
-    from handoff_gate.cli.review_signing import unattended_signing
     from handoff_gate.gates.gate import Config, Gate
 
     store: str | None = args.store
     schemas: str | None = getattr(args, "schemas", None)
-    given_key = getattr(args, "key", None)
+    key: SigningKey | None = getattr(args, "key", None)
+    if key is not None and args.command in REVIEW_APPS:
+        key = _unattended(key, args)
     config = Config(
         store=env.store if store is None else store,
         schemas=env.schemas if schemas is None else schemas,
         policy=args.policy if hasattr(args, "policy") else env.policy,
-        key=unattended_signing(args)[0] if args.command in REVIEW_APPS else given_key,
+        key=key,
         policy_sha256=getattr(args, "policy_sha256", None),
         root=getattr(args, "root", None),
         listing=args.command if hasattr(args, "root") else None,
     )
     return Gate.configured(config)
+
+
+def _unattended(key: SigningKey, args: argparse.Namespace) -> SigningKey:
+    """A review app's key (``REVIEW_APPS``): it never prompts for a passphrase, so one
+    that would have to is refused before the first screen, naming ``ssh-add``."""
+    from handoff_gate.gates.gate import Gate
+
+    if getattr(args, "policy", None) is None:
+        raise UsageError("--key needs --policy")
+    key = replace(key, prompt=False)
+    problem = Gate.unattended_problem(key)
+    if problem is not None:
+        raise UsageError(problem)
+    return key
 
 
 def load_command(command: str) -> ModuleType:

@@ -18,41 +18,34 @@ from handoff_gate.cli.errors import one_line
 SHELL = "/bin/sh"
 
 
-class Notifier:
-    """One run of the notify command, watched by a daemon thread that reports failure."""
-
-    def __init__(self, command: str, env: dict[str, str]) -> None:
-        self._thread = threading.Thread(
-            target=self._run, args=(command, env), name="notify", daemon=True
-        )
-        self._thread.start()
-
-    def _run(self, command: str, env: dict[str, str]) -> None:
-        try:
-            code = subprocess.run(
-                [SHELL, "-c", command],
-                env={**os.environ, **env},
-                stdin=subprocess.DEVNULL,
-                stdout=sys.stderr.fileno(),
-                check=False,
-            ).returncode
-        except OSError as exc:
-            print(f"handoff-gate wait: --notify could not run: {one_line(exc)}", file=sys.stderr)
-            return
-        if code != 0:
-            print(
-                f"handoff-gate wait: --notify command exited {code}; still waiting",
-                file=sys.stderr,
-                flush=True,
-            )
-
-
-def notify_env(run_label: str, handoff_id: str, phase: str, verdict: str) -> dict[str, str]:
-    """What the notify command is told, all of it bookkeeping (no payload text): the run
-    as its store names it (``RunStore.run_label``: a folder's absolute path, a run id)."""
-    return {
+def notify(command: str, run_label: str, handoff_id: str, phase: str, verdict: str) -> None:
+    """Run ``command`` once in a daemon thread that reports its failure. Its environment
+    says which handoff, all of it bookkeeping (no payload text): the run as its store
+    names it (``RunStore.run_label``: a folder's absolute path, a run id)."""
+    env = {
         "HANDOFF_GATE_RUN": run_label,
         "HANDOFF_GATE_ID": handoff_id,
         "HANDOFF_GATE_PHASE": phase,
         "HANDOFF_GATE_VERDICT": verdict,
     }
+    threading.Thread(target=_run, args=(command, env), name="notify", daemon=True).start()
+
+
+def _run(command: str, env: dict[str, str]) -> None:
+    try:
+        code = subprocess.run(
+            [SHELL, "-c", command],
+            env={**os.environ, **env},
+            stdin=subprocess.DEVNULL,
+            stdout=sys.stderr.fileno(),
+            check=False,
+        ).returncode
+    except OSError as exc:
+        print(f"handoff-gate wait: --notify could not run: {one_line(exc)}", file=sys.stderr)
+        return
+    if code != 0:
+        print(
+            f"handoff-gate wait: --notify command exited {code}; still waiting",
+            file=sys.stderr,
+            flush=True,
+        )

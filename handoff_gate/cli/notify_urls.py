@@ -1,9 +1,6 @@
-"""``--notify-url URL`` (repeatable): the Apprise URLs a command announces waiting
-handoffs to, checked before the command starts, so a URL Apprise cannot use is a
-one-line usage error (exit 2) rather than a warning when the first handoff waits.
-
-Nothing of Apprise or the announcer loads unless a URL is given: ``watch``'s start-up
-is benchmarked, and most runs notify nobody.
+"""``--notify-url URL`` (repeatable): the Apprise URLs, checked before the command starts,
+so a URL Apprise cannot use is a usage error rather than a warning when the first
+handoff waits. Nothing of Apprise loads unless a URL is given: most runs notify nobody.
 """
 
 from __future__ import annotations

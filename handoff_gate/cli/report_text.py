@@ -1,12 +1,9 @@
 """A report and a decision as plain, escape-free text for a terminal or a log.
 
-Shared by ``check`` and ``show`` so a handoff reads the same wherever it is printed.
-There are two forms. The brief one (``check``, ``show --brief``) gives each field one line,
-its value cut at about 80 characters with a visible ``…(+N chars)``, and at most
-``MAX_ROWS`` rows: a first look. The full one (``show``) is what a reviewer decides on, so
-it hides nothing: every value and every field, each whole, wrapped to the width
-(``wrap``) instead of cut. Both make unsafe characters visible (``⟨ESC⟩``, ``⟨U+202E⟩``);
-a wrapped line keeps every character of the text it was made from.
+Shared by ``check`` and ``show`` so a handoff reads the same wherever it is printed. The
+brief form (``check``, ``show --brief``) is a first look: one line a field, long values
+cut visibly. The full form (``show``) is what a reviewer decides on, so it hides nothing:
+every value whole, wrapped (``wrap``) instead of cut, keeping every character.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""One handoff's standing as ``list`` and ``show`` print it.
-
-The standing itself is ``gates.standing.standing``'s (the TUI and ``Gate.standing`` ask the
-same function); this is only its ``list --json`` shape. An unusable decision record is a
-state of its own, with the exact problem spelled out, since "changed" or "N problem(s)"
-tells a reviewer nothing they can act on.
+"""One handoff's standing as ``list`` and ``show`` print it (the standing itself is
+``gates.standing.standing``'s). An unusable decision record is a state of its own, with
+the exact problem spelled out, since "changed" tells a reviewer nothing they can act on.
 """
 
 from __future__ import annotations
@@ -24,17 +21,7 @@ def signature(found: Standing, policy_in_force: bool) -> str | None:
 
 
 def to_json(found: Standing, policy_in_force: bool = False) -> dict[str, Any]:
-    """The ``list --json`` object (documented in docs/protocol.md).
-
-    ``sha256`` is the handoff file's, as ``decide --sha256`` and ``wait --sha256`` take
-    it (``null`` when the file cannot be read); ``kind`` is what the envelope says it
-    carries (``"output"`` or ``"tool_call"``; ``null`` when the envelope cannot be read)
-    and ``tool`` the call a ``"tool_call"`` handoff names, ``{name, call_id,
-    description?, agent?, thread?}`` (``null`` otherwise); ``delivered`` when an approved
-    tool call was first delivered to a wait (``null``: not yet, or not a tool call);
-    ``signature`` whether the decision's signature was checked (``signature``);
-    ``caller_gave_up`` whether it is undecided and the one process that would run it (a
-    coding agent's hook) no longer waits on it, so approving it is refused."""
+    """The ``list --json`` object; its keys are a contract (docs/protocol.md)."""
     d = found.named
     envelope = found.report.envelope
     return {

@@ -1,12 +1,9 @@
 """``handoff-gate demo``: the sample runs plus a live, blocked pipeline, in a scratch workspace.
 
-The sample runs are copied out of the repository first, so a demo can approve, reject
-and edit freely without touching committed files. The simulated pipeline runs in a child
-process so that it blocks on the gate exactly like a real one, and its output goes to a
-log file because the terminal belongs to the TUI; the app raises each of its lines as a
-notification (``demo.progress``), "pipeline finished" included. Without the TUI, the
-demo prints each handoff the pipeline blocks on with the ``decide`` commands to type. A temporary
-workspace is removed on exit unless ``--keep``; one named with ``--workspace`` is kept.
+The sample runs are copied out first, so a demo can decide freely without touching
+committed files. The simulated pipeline runs in a child process so that it blocks on
+the gate exactly like a real one, its output in a log file because the terminal belongs
+to the TUI (``demo.progress`` raises each line as a notification).
 """
 
 from __future__ import annotations

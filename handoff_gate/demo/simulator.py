@@ -1,13 +1,10 @@
 """A simulated plan → design → verify pipeline that blocks on the gate at every handoff.
 
-It is what ``handoff-gate demo`` runs in a child process: each phase submits its draft
-into a live run, waits through the real ``handoff_gate.wait``, moves on with only the
-approved fields, and answers a rejection with a revised draft that takes the reviewer's
-reason into account, so the TUI's diff view has a re-plan to show. SIGTERM or SIGINT
-cancels the wait and ends the process cleanly. Its exit code says how it ended, for the
-demo to report: 0 every phase approved, 1 it could not go on, ``STOPPED`` stopped early.
-
-``python -m gates.simulator WORKSPACE [--run NAME]``
+``handoff-gate demo`` runs it in a child process: each phase submits its draft, waits
+through the real ``handoff_gate.wait``, moves on with only the approved fields, and
+answers a rejection with a revised draft that quotes the reviewer's reason, so the TUI's
+diff view has a re-plan to show. Its exit code says how it ended: 0 every phase
+approved, 1 it could not go on, ``STOPPED`` stopped early.
 """
 
 from __future__ import annotations

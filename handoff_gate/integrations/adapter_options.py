@@ -1,10 +1,6 @@
-"""The keywords the framework adapters share, written once.
-
-Every adapter names where its gate is (a store, a policy, a signing key: each ``None``
-for the environment's, as the CLI reads them) and how a wait for a person ends. Spelt
-out in each adapter, those keywords were echoed through six signatures; here they are
-two ``TypedDict``s the adapters take as ``**options``, checked at call time as a plain
-signature would be (``gates.vocab.keywords``), so a misspelt one is a ``TypeError``.
+"""The keywords the framework adapters share, written once: two ``TypedDict``s the adapters
+take as ``**options``, checked at call time as a plain signature would be
+(``gates.vocab.keywords``), so a misspelt one is a ``TypeError``.
 """
 
 from __future__ import annotations
@@ -35,9 +31,7 @@ class _Named(TypedDict):
 
 class HandoffOptions(_Named, total=False):
     """How an output adapter (``pydantic_ai.approval_gate``, ``langgraph.gate_node``)
-    submits and waits: the ``phase`` and contract (``schema_id``) of what it submits,
-    how long it waits (``timeout``), the contracts (``registry``), the ``policy``, the
-    ``store``, and the deadline the handoff carries (``expires_in``)."""
+    submits and waits."""
 
     timeout: float | None
     registry: Registry | None
@@ -47,11 +41,8 @@ class HandoffOptions(_Named, total=False):
 
 
 class ReviewOptions(TypedDict, total=False):
-    """How a tool-approval adapter reviews a turn's calls (``tool_calls.review``): the
-    gate's ``policy``, ``store`` and ``key``; how long it waits (``timeout``); whether
-    giving up withdraws (``withdraw_on_timeout``, default true); the deadline each
-    handoff carries (``expires_in``); and whether an approval delivered already is
-    delivered again (``redeliver``: crash recovery)."""
+    """How a tool-approval adapter reviews a turn's calls (``tool_calls.review``, whose
+    keywords these are)."""
 
     timeout: float | None
     policy: PolicySpec

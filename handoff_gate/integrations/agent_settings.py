@@ -1,15 +1,10 @@
 """Each coding agent's own settings file, and the gate's hook entry in it.
 
-``hook install`` merges one hook group into the file the agent reads (Claude Code's
-and Gemini's JSON, Codex's TOML) and ``hook doctor`` reads it back: the two share this
-module so what one writes is what the other checks. The group's matcher is derived
-from the tool contracts that ship (``schemas/harness/*.json``): every tool not marked
-``reads_only`` there, and MCP tools, so a contract added later is gated without a
-second list to keep in step.
-
-Merging keeps every other key, hook and comment (TOML through ``tomlkit``); the gate's
-own earlier entries for the same agent are replaced, so installing twice writes the
-same bytes.
+``hook install`` writes it and ``hook doctor`` reads it back through this one module, so
+what one writes is what the other checks. The matcher is derived from the shipped tool
+contracts (every tool not ``reads_only``, and MCP tools), so a contract added later is
+gated without a second list. Merging keeps every other key, hook and comment and
+replaces the gate's own earlier entries, so installing twice writes the same bytes.
 """
 
 from __future__ import annotations

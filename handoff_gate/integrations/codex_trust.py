@@ -170,14 +170,13 @@ def loaded_hooks(codex: str, cwd: Path) -> CodexView:
         session.close()
 
 
-def trust(codex: str, cwd: Path, hooks: list[CodexHook]) -> list[CodexHook]:
+def trust(codex: str, cwd: Path, hooks: list[CodexHook]) -> None:
     """Record Codex's trust in ``hooks`` at their current hash, as its ``/hooks`` screen
-    does, and return the hooks as Codex then lists them."""
+    does."""
     session = _Session(codex, cwd)
     try:
         value = {hook.key: {"trusted_hash": hook.current_hash} for hook in hooks}
         edit = {"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": value}
         session.request("config/batchWrite", {"edits": [edit]})
-        return _hooks(session, cwd)
     finally:
         session.close()

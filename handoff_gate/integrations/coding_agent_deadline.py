@@ -1,15 +1,12 @@
 """The hook's one deadline, kept whatever holds the hook up.
 
-A coding agent kills its hook at its own hook timeout and then runs the tool (Claude
-Code, Codex and Gemini alike), so a hook that answers late has answered "allow". Every
-step of the hook (reading the event, opening the store, submit's and the withdrawal's
-lock waits, the wait itself) therefore comes out of one deadline counted from the
-hook's start, and a watchdog thread answers for a hook still busy shortly before it:
-the harness's deny on stdout, one line on stderr, and exit 2, the one exit every one of
-these agents reads as "block", whatever is still locked or still reading. A signal
-(SIGTERM, SIGINT, SIGHUP, SIGUSR1: the agent or the user stopping the hook) stops the
-wait and brings the watchdog's answer forward to :data:`GRACE` seconds from then, so
-the hook withdraws its handoff and denies in that time or the watchdog denies for it.
+A coding agent kills its hook at its own hook timeout and then runs the tool, so a hook
+that answers late has answered "allow". Every step of the hook therefore comes out of
+one deadline counted from the hook's start, and a watchdog thread answers for a hook
+still busy shortly before it: the harness's deny, one line on stderr, and exit 2,
+whatever is still locked or still reading. A stop signal brings the watchdog's answer
+forward to :data:`GRACE` seconds from then, so the hook withdraws its handoff and
+denies in that time or the watchdog denies for it.
 """
 
 from __future__ import annotations

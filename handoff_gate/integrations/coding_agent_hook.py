@@ -1,27 +1,22 @@
 """A coding agent's tool call through the gate: submit, wait, answer in the harness's words.
 
-The call becomes a tool-call handoff (``Gate.submit_tool_call``) with the harness's own
-contract for the tool, or the free-form object; arguments that contract refuses are
-denied at once, without asking anyone. Otherwise the hook blocks until a reviewer
-decides or ``timeout`` passes; then the handoff is withdrawn, so an approval arriving
-after the harness stopped listening can never run anything. Nobody deciding is a deny,
-for every harness, unless the hook was told to hand the call to Claude Code's own
-prompt (``on_timeout="ask"``); a stop (a signal) is always a deny. The same event sent again
-(the same session and call id, tool and arguments) finds the same handoff and its
-decision; an approval a previous hook run delivered is not delivered twice.
+Arguments the tool's contract refuses are denied without asking anyone. When the wait
+ends undecided the handoff is withdrawn, so an approval arriving after the harness
+stopped listening can never run anything; nobody deciding is a deny unless the hook was
+told to hand the call to Claude Code's own prompt (``on_timeout="ask"``), and a stop (a
+signal) is always a deny.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 
-from handoff_gate.gates.deliver.pickup import WaitOutcome, WaitResult
+from handoff_gate.gates.deliver.pickup import WaitOutcome
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.findings import Verdict
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.integrations.coding_agents import Answer, Harness, ToolEvent
-from handoff_gate.integrations.giving_up import withdraw_undecided
+from handoff_gate.integrations.giving_up import say_nothing, withdraw_undecided
 from handoff_gate.integrations.hook_rules import said
 from handoff_gate.integrations.tool_calls import blocked_reason
 
@@ -29,45 +24,28 @@ from handoff_gate.integrations.tool_calls import blocked_reason
 HOOK_GAVE_UP = "the coding agent's hook stopped waiting"
 
 
-def _quiet(line: str) -> None:
-    """A refused record is the reviewer's business; the hook's stderr is the model's."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HookWait:
-    """How the hook waits: ``timeout`` seconds for a decision, ``stop`` set by a signal,
-    what nobody deciding means (``on_timeout``: ``"deny"``, or ``"ask"`` Claude Code's
-    own prompt), and the seconds the model is told it waited (``told``: the hook's whole
-    deadline; ``None``: ``timeout``)."""
-
-    timeout: float
-    stop: threading.Event | None = None
-    on_timeout: str = "deny"
-    told: float | None = None
-
-
 def answer_submitted(
-    gate: Gate, harness: Harness, event: ToolEvent, ref: HandoffRef, wait: HookWait
+    gate: Gate,
+    harness: Harness,
+    event: ToolEvent,
+    ref: HandoffRef,
+    *,
+    timeout: float,
+    stop: threading.Event,
+    on_timeout: str,
+    told: float,
 ) -> Answer:
-    """The answer for a call already stored as ``ref`` (in its run): denied at once when
-    its arguments are blocked, else once a reviewer decided or the wait ended."""
+    """The answer for a call already stored as ``ref``: denied at once when its arguments
+    are blocked, else once a reviewer decided or ``timeout`` passed (``told``: the seconds
+    the model is told it waited, the hook's whole deadline). A wait that ends undecided
+    withdraws the handoff first, unless a decision landed before the withdrawal could,
+    which is then the result."""
     run = ref.run
     report = gate.inspect(run, ref)
     if report.verdict is Verdict.BLOCKED:
         return harness.deny(event, f"handoff-gate {ref.id}: {blocked_reason(report)}")
-    result = decided(gate, run, ref, wait.timeout, wait.stop)
-    timeout = wait.told if wait.told is not None else wait.timeout
-    return said(harness, event, ref, result, timeout, wait.on_timeout)
-
-
-def decided(
-    gate: Gate, run: str, ref: HandoffRef, timeout: float, stop: threading.Event | None
-) -> WaitResult:
-    """The wait's result; one that ends undecided withdraws the handoff first, unless a
-    decision landed before the withdrawal could, which is then the result."""
-    result = gate.wait(run, ref, timeout=timeout, stop_event=stop, on_refused=_quiet)
-    if result.outcome not in (WaitOutcome.TIMEOUT, WaitOutcome.CANCELLED):
-        return result
-    if withdraw_undecided(gate, run, ref, HOOK_GAVE_UP):
-        return result
-    return gate.wait(run, ref, timeout=0, on_refused=_quiet)
+    result = gate.wait(run, ref, timeout=timeout, stop_event=stop, on_refused=say_nothing)
+    undecided = result.outcome in (WaitOutcome.TIMEOUT, WaitOutcome.CANCELLED)
+    if undecided and not withdraw_undecided(gate, run, ref, HOOK_GAVE_UP):
+        result = gate.wait(run, ref, timeout=0, on_refused=say_nothing)
+    return said(harness, event, ref, result, told, on_timeout)

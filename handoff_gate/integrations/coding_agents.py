@@ -1,17 +1,14 @@
 """What each coding agent's command hook sends on stdin, and the answer it acts on.
 
-Claude Code, Codex CLI and Gemini CLI run a command before a tool call and read its
-stdout and exit code. Each speaks its own dialect: the event's fields, whether it can
-take changed arguments, and, above all, what it does with an answer it does not expect.
-Claude Code and Gemini run the tool when a hook exits with any code but 2 or times out,
-so every harness here answers with one of three documented forms (allow, deny, or "no
+Each agent speaks its own dialect, and Claude Code and Gemini run the tool on any exit
+but 2, so every harness answers with one of three documented forms (allow, deny, or "no
 one decided") and anything else the hook meets is exit 2 (``cli.commands.hook``).
 
 An approval is only answered as "allow" when the harness will run exactly the arguments
 the gate delivers: Claude Code and Codex's ``PreToolUse`` replace the input
 (``updatedInput``), Gemini merges keys into it (so it cannot remove one), and Codex's
-``PermissionRequest`` cannot change it at all. Where the delivery
-differs in a way the harness cannot carry out, the answer is a deny that says why.
+``PermissionRequest`` cannot change it at all. Where the delivery differs in a way the
+harness cannot carry out, the answer is a deny that says why.
 """
 
 from __future__ import annotations

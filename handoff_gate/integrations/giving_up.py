@@ -1,12 +1,9 @@
 """What an adapter does when its own wait ends without a decision: withdraw.
 
-A pipeline that stops waiting (its ``timeout`` passed, or the coroutine waiting was
-cancelled) will not consume the handoff it submitted, so a reviewer must not be able to
-approve it later (issue 21). Unless told not to (``withdraw_on_timeout=False``, for a
-pipeline that resolves the same handoff again later), the adapter withdraws it. A
-decision that landed first stands: the withdrawal is refused (``WithdrawRefused``), and
-a timed-out wait looks once more so that decision is reported as usual. A cancel is
-re-raised after the withdrawal, so cancelling still cancels.
+A pipeline that stops waiting will not consume its handoff, so a reviewer must not be
+able to approve it later (issue 21). A decision that landed first stands: the withdrawal
+is refused and a timed-out wait looks once more, so that decision is reported as usual.
+A cancel is re-raised after the withdrawal, so cancelling still cancels.
 """
 
 from __future__ import annotations
@@ -25,9 +22,10 @@ TIMED_OUT = "the pipeline's wait timed out"
 CANCELLED = "the pipeline's wait was cancelled"
 
 
-def _quiet(line: str) -> None:
+def say_nothing(line: str) -> None:
     """A refused decision record is the reviewer's business (``list`` shows it), not the
-    model's: an adapter's process says nothing on stderr for it."""
+    model's: an adapter's process (or a hook, whose stderr the model reads) says nothing
+    on stderr for it."""
 
 
 def withdraw_undecided(gate: Gate, run: str | os.PathLike[str], ref: HandoffRef, why: str) -> bool:
@@ -54,7 +52,7 @@ async def wait_or_withdraw(
     handoff withdrawn. The result is the wait's own: a timeout stays a timeout, unless a
     decision landed before the withdrawal could, which is then returned. ``redeliver``
     delivers a tool call's approval a wait delivered already (``Pickup``)."""
-    refused = _quiet if quiet else print_refusal
+    refused = say_nothing if quiet else print_refusal
     try:
         result = await gate.wait_async(
             run, ref, timeout=timeout, on_refused=refused, redeliver=redeliver

@@ -1,17 +1,14 @@
 """The hook command ``hook install`` writes into an agent's settings, and reading one back.
 
-Claude Code and Codex run the tool when a hook command exits with anything but 2 (a
-gate killed by a signal, crashed, or not found: exit 127), and Gemini does on every
-code but 2 and 127. So the gate is never named bare (the agent's ``PATH`` would decide
-whether it is found) and never run directly: ``/bin/sh`` runs it and turns every
-failure into exit 2, the one code all three read as "block"::
+The agents run the tool when a hook command exits with anything but 2 (a gate killed,
+crashed or not found included), so the gate is named by absolute path and run through
+``/bin/sh``, which turns every failure into exit 2::
 
     /bin/sh -c '"$0" "$@" || exit 2' /abs/bin/handoff-gate hook AGENT /abs/RUN --timeout S
 
-The gate and its arguments are ``sh``'s own ``$0`` and ``$@``, never text inside the
-script, so no path needs escaping in shell code and words appended to the command reach
-the gate as arguments. The agents run the command through a shell; ``/bin/sh`` by
-absolute path keeps their ``PATH`` out of it too.
+The gate and its arguments are ``sh``'s own ``$0`` and ``$@``, never shell code, so no
+path needs escaping and words appended reach the gate as arguments; ``/bin/sh`` by
+absolute path keeps the agent's ``PATH`` out of it (docs/integration.md, "The wrapper").
 """
 
 from __future__ import annotations

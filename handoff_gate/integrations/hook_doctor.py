@@ -1,23 +1,19 @@
 """Whether a coding agent's configured gate hook will run and block: ``hook doctor``.
 
 Each way a hook was seen to let a tool run unapproved with the real agents is one
-check (issue 40): the gate not where the command says, a bare name the agent's
-``PATH`` decides, no fail-closed wrapper, the agent's own timeout not above the gate's
-deadline, a run the gate cannot write, a matcher that misses a shipped tool, and an
-agent that skips the hook altogether (Codex not trusting it or its project, Gemini CLI
-not trusting the folder, Claude Code's ``disableAllHooks``). What cannot be checked is a
-problem too.
+check (issue 40). What cannot be checked is a problem too.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from handoff_gate.integrations import agent_trust, codex_trust
+from handoff_gate.integrations import codex_trust
 from handoff_gate.integrations.agent_settings import (
     AgentSettings,
     GateHook,
@@ -179,16 +175,70 @@ def _codex_problems(settings: Path, hooks: list[GateHook], cwd: Path) -> list[st
     return problems
 
 
+#: Where Gemini CLI reads its trusted folders, unless this variable names the file.
+GEMINI_TRUST_ENV = "GEMINI_CLI_TRUSTED_FOLDERS_PATH"
+_TRUSTING = {"TRUST_FOLDER", "TRUST_PARENT"}
+
+
+def _json_object(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _gemini_folder_trusted(project: Path, home: Path) -> bool:
+    """Whether Gemini CLI loads ``project``'s own settings (its hooks included): folder
+    trust is off in the user's settings, or the most specific rule covering it trusts it
+    (a distrust rule as specific wins: a folder is trusted only explicitly)."""
+    user = _json_object(home / ".gemini" / "settings.json") or {}
+    trust = (user.get("security") or {}) if isinstance(user.get("security"), dict) else {}
+    folder_trust = trust.get("folderTrust")
+    if isinstance(folder_trust, dict) and folder_trust.get("enabled") is False:
+        return True
+    rules_file = Path(os.environ.get(GEMINI_TRUST_ENV) or home / ".gemini" / "trustedFolders.json")
+    rules = _json_object(rules_file) or {}
+    best: tuple[int, bool] | None = None
+    for key, level in rules.items():
+        root = Path(key).parent if level == "TRUST_PARENT" else Path(key)
+        if not root.is_absolute() or not _within(project, root):
+            continue
+        depth, trusted = len(root.parts), level in _TRUSTING
+        if best is None or depth > best[0] or (depth == best[0] and not trusted):
+            best = (depth, trusted)
+    return best is not None and best[1]
+
+
+def _claude_hooks_disabled(settings: Path, project: Path, home: Path) -> list[Path]:
+    """The Claude Code settings files in play that set ``disableAllHooks``."""
+    files = [
+        settings,
+        project / ".claude" / "settings.local.json",
+        home / ".claude" / "settings.json",
+    ]
+    found = []
+    for path in dict.fromkeys(files):
+        data = _json_object(path)
+        if data is not None and data.get("disableAllHooks") is True:
+            found.append(path)
+    return found
+
+
 def _skipped_problems(spec: AgentSettings, settings: Path, project: Path) -> list[str]:
     """Claude Code with every hook turned off; Gemini in a folder it does not trust."""
     home = Path.home()
     if spec.agent == "claude-code":
         return [
             f"{path} sets disableAllHooks: Claude Code runs no hook at all"
-            for path in agent_trust.claude_hooks_disabled(settings, project, home)
+            for path in _claude_hooks_disabled(settings, project, home)
         ]
     own = settings.parent.name == ".gemini" and settings.parent.parent != home
-    if spec.agent == "gemini" and own and not agent_trust.gemini_folder_trusted(project, home):
+    if spec.agent == "gemini" and own and not _gemini_folder_trusted(project, home):
         return [
             f"Gemini CLI ignores {settings} (its hooks included) in a folder it does not "
             f"trust: trust {project} (its /permissions command, or TRUST_FOLDER in "

@@ -16,8 +16,9 @@ from langchain_core.tools import BaseTool
 from langgraph.types import Command, Interrupt
 from pydantic import BaseModel
 
+from handoff_gate.gates.vocab.keywords import checked
 from handoff_gate.integrations.adapter_options import ReviewOptions, Run
-from handoff_gate.integrations.tool_calls import Request, Verdict, checked_review, review_through
+from handoff_gate.integrations.tool_calls import Request, Verdict, review_through
 
 
 async def review_interrupts(
@@ -29,17 +30,11 @@ async def review_interrupts(
 ) -> Command[Any]:
     """The ``Command`` that resumes every one of ``interrupts`` with the gate's decisions.
 
-    ``tools`` are the agent's tools (their schemas are the contracts); ``options`` are
-    ``ReviewOptions``: ``policy``, ``store`` and ``key`` default to the environment's, as
-    the CLI reads them. A wait
-    that times out or is cancelled withdraws its handoffs unless
-    ``withdraw_on_timeout=False`` (needed to review the same interrupts again later);
-    ``expires_in`` gives each handoff a deadline. An approval is delivered once: the same
-    interrupts reviewed again (a replayed resume) are answered rejected, unless
-    ``redeliver`` (crash recovery). ``ValueError`` for an interrupt that is not the
-    middleware's.
+    ``tools`` are the agent's tools (their schemas are the contracts); ``options`` and
+    what each outcome answers: docs/integration.md, "LangChain". ``ValueError`` for an
+    interrupt that is not the middleware's.
     """
-    checked_review("review_interrupts", options)
+    checked("review_interrupts", options, ReviewOptions)
     by_name = {tool.name: tool for tool in tools}
     asked = [_requests(interrupt, by_name) for interrupt in interrupts]
     known = [r for requests in asked for r in requests if r is not None]

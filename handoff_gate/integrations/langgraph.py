@@ -1,13 +1,12 @@
 """LangGraph: a gate node that holds a graph thread until a person decides.
 
 Usage, the state key and ``resume_all``: docs/integration.md, "LangGraph: a gate node".
-The node's idempotency key is ``langgraph:THREAD:CHECKPOINT_NS:COUNT``: LangGraph's
-``checkpoint_ns`` is the same when the node runs again on a resume or a replay and
-unique per ``Send`` branch, and ``COUNT`` goes up on every settled handoff, so a re-run
-finds its handoff while a new task on a reused thread gets its own. Undecided, the node
-calls ``interrupt()``, so the graph's checkpoint holds the wait and no process has to.
-The resume value is only a hint: the node reads the decision from the run, under its
-``policy``, so a forged or stale ``Command(resume=...)`` approves nothing.
+The node's idempotency key is ``langgraph:THREAD:CHECKPOINT_NS:COUNT``: ``checkpoint_ns``
+is the same when the node runs again on a resume or a replay and unique per ``Send``
+branch, and ``COUNT`` goes up on every settled handoff, so a re-run finds its handoff
+while a new task on a reused thread gets its own. The resume value is only a hint: the
+node reads the decision from the run, under its ``policy``, so a forged or stale
+``Command(resume=...)`` approves nothing.
 """
 
 from __future__ import annotations
@@ -76,19 +75,12 @@ def gate_node(
     signing_key: KeySpec = None,
     **options: Unpack[HandoffOptions],
 ) -> GateNode:
-    """A node that gates ``state[payload_key]`` and routes to ``on_approve``/``on_reject``.
-
-    The payload may be bytes, str, a dict or a pydantic model (as ``submit`` takes it).
-    ``options`` are ``HandoffOptions`` (``phase`` and ``schema_id`` required). ``timeout``:
-    how long the node itself waits for a decision before it interrupts (0, the default:
-    interrupt at once). ``registry``, ``policy``, ``store`` and ``signing_key`` default to
-    the environment's, as the CLI's. Raises ``HandoffNotApproved`` if the handoff changed
-    after it was submitted or approved.
+    """A node that gates ``state[payload_key]`` and routes to ``on_approve``/``on_reject``;
+    its keywords: docs/integration.md, "LangGraph: a gate node".
 
     Unlike the other adapters the node never withdraws on its ``timeout``: its end is
     ``interrupt()``, the graph pausing on purpose with the wait in its checkpoint, not
-    giving up. A graph that may be abandoned there gives ``expires_in`` (``"7d"``, a
-    ``timedelta``): after it the handoff is ``expired`` and no one can approve it.
+    giving up; a graph that may be abandoned there gives ``expires_in``.
     """
     checked("gate_node", options, HandoffOptions)
     where = os.fspath(run)
@@ -127,23 +119,15 @@ def gate_node(
                 }
             )
             result = look(ref)
-        if settled(result, ref.id):
-            approved: GateState = {
-                "count": count + 1,
-                "handoff": ref.id,
-                "outcome": "approved",
-                "approved": result.payload,
-                "feedback": None,
-            }
-            return Command(goto=on_approve, update={key: approved})
-        rejected: GateState = {
+        approved = settled(result, ref.id)
+        settled_now: GateState = {
             "count": count + 1,
             "handoff": ref.id,
-            "outcome": "rejected",
-            "approved": None,
-            "feedback": rejection_text(result),
+            "outcome": "approved" if approved else "rejected",
+            "approved": result.payload if approved else None,
+            "feedback": None if approved else rejection_text(result),
         }
-        return Command(goto=on_reject, update={key: rejected})
+        return Command(goto=on_approve if approved else on_reject, update={key: settled_now})
 
     return node
 
@@ -176,11 +160,9 @@ async def resume_all(
     """Wait until at least one pending gate is decided; the ``Command`` resuming every
     decided one by interrupt id (``{id: {"handoff", "outcome"}}``).
 
-    ``interrupts`` is ``state["__interrupt__"]``; interrupts no gate node raised are left
-    alone (``ValueError`` if there is no gate's among them). Give the gates' ``policy``
-    and ``store`` (default: the environment's), so a decision the gates would ignore
-    does not wake this. ``TimeoutError`` when none is decided within ``timeout``; the
-    handoffs stay pending (this submitted none of them, so it withdraws none).
+    Interrupts no gate node raised are left alone (``ValueError`` if there is no gate's
+    among them). ``TimeoutError`` when none is decided within ``timeout``; the handoffs
+    stay pending (this submitted none of them, so it withdraws none).
     """
     gates = _gate_interrupts(interrupts)
     if not gates:

@@ -1,21 +1,17 @@
 """What ``mcp-proxy`` decides about one ``tools/call``: pass it, or review it first.
 
-A call whose tool name matches a ``--gate`` glob becomes a tool-call handoff through the
-same ``review`` every adapter uses (``integrations.tool_calls``): the contract is the
-tool's ``inputSchema`` as the server listed it, the agent the host's
-``clientInfo.name``, the conversation the proxy's session, and the call id the JSON-RPC
-request id (unique in a session, so a host's retry under a new id is a new call). Only
-an approval lets the request reach the server, with the arguments the gate delivers (a
-reviewer's edit, keys the contract does not name left out); anything else, including an
-error of the gate itself, becomes a ``CallToolResult`` with ``isError`` whose text says
-why, so the model reads the reviewer's reason and nothing unapproved runs.
+A gated call goes through the same ``review`` every adapter uses
+(``integrations.tool_calls``); its call id is the JSON-RPC request id, so a host's retry
+under a new id is a new call. Only an approval reaches the server, with the arguments
+the gate delivers; anything else, an error of the gate included, becomes an ``isError``
+result saying why, so the model reads the reviewer's reason and nothing unapproved runs.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -62,28 +58,17 @@ class Gating:
         return verdict
 
 
-@dataclass
-class ToolSchemas:
-    """Each tool's ``inputSchema`` from the ``tools/list`` results that passed through
-    (or that the proxy asked for); forgotten when the server says its tools changed."""
-
-    schemas: dict[str, Mapping[str, Any]] = field(default_factory=dict)
-
-    def record(self, result: Mapping[str, Any]) -> None:
-        tools = result.get("tools")
-        if not isinstance(tools, list):
-            return
-        for tool in tools:
-            if isinstance(tool, dict) and isinstance(tool.get("name"), str):
-                schema = tool.get("inputSchema")
-                if isinstance(schema, dict):
-                    self.schemas[tool["name"]] = schema
-
-    def forget(self) -> None:
-        self.schemas.clear()
-
-    def get(self, tool: str) -> Mapping[str, Any] | None:
-        return self.schemas.get(tool)
+def record_schemas(schemas: dict[str, Mapping[str, Any]], result: Mapping[str, Any]) -> None:
+    """Each tool's ``inputSchema`` in a ``tools/list`` result (one that passed through,
+    or the proxy's own), into ``schemas``."""
+    tools = result.get("tools")
+    if not isinstance(tools, list):
+        return
+    for tool in tools:
+        if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+            schema = tool.get("inputSchema")
+            if isinstance(schema, dict):
+                schemas[tool["name"]] = schema
 
 
 def call_id(request_id: str | int) -> str:

@@ -1,15 +1,13 @@
 """The host's side of ``mcp-proxy``: its stdin as lines, and its stdout as one line per message.
 
-The SDK's ``stdio_server`` reads stdin and writes stdout through anyio's file wrappers:
-a worker thread per line read and two per message written, which alone made an ungated
-call through the proxy 1.9× a direct one (bench/mcp_proxy.py; the issue allows 1.3×);
-and a thread blocked reading stdin cannot be cancelled, so a proxy whose server exited
-first would hang until the host closed its end. Here both are event-loop pipes (a host
-always connects pipes), and ``close`` ends the lines at once. Anything else on stdin (a
-terminal, a file, ``/dev/null``) is read by a daemon thread with ``os.read`` (no buffered
-object whose lock it could hold at exit); anything else on stdout is written directly.
-Messages are written as the SDK's stdio transports write them (``wire_line``). While
-serving, fd 1 points at stderr, so a stray ``print`` can never corrupt the wire.
+The SDK's ``stdio_server`` spends a worker thread per line read and two per message
+written, which alone made an ungated call through the proxy 1.9× a direct one
+(bench/mcp_proxy.py; the issue allows 1.3×), and a thread blocked reading stdin cannot
+be cancelled when the server exits first. Here both are event-loop pipes, and
+``close`` ends the lines at once; anything else on stdin (a terminal, a file) is read
+by a daemon thread with ``os.read`` (no buffered object whose lock it could hold at
+exit). While serving, fd 1 points at stderr, so a stray ``print`` can never corrupt
+the wire.
 """
 
 from __future__ import annotations

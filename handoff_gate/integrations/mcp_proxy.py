@@ -1,21 +1,12 @@
 """``mcp-proxy``: an MCP server over stdio that puts another one's tool calls through the gate.
 
-The proxy routes JSON-RPC envelopes between the host (``integrations.mcp_host``: its
-stdin and stdout) and the server it runs (``integrations.mcp_server``), each line
-validated into the official ``mcp`` SDK's ``JSONRPCMessage`` and written back as the SDK's
-stdio transports write it. It never builds a session of its own, so every message it
-does not gate (initialize, lists, notifications, progress, cancellation, elicitation and
-sampling both ways, pings) is passed on as it came, whatever protocol version the two
-sides agree on. Only a ``tools/call`` of a gated tool is held (``integrations.mcp_gating``)
-until the gate answers, and a ``tools/call`` without a valid request id, which the SDK
-reads as a notification, is answered with an error and never forwarded; a host's
-``notifications/cancelled`` for a held call withdraws its
-handoff and goes no further (the server never saw the call; a cancelled request gets no
-response).
-
-The proxy ends when either side closes: the host's stdin at EOF, the server's stdout
-closed, or SIGTERM/SIGINT. Held calls are then withdrawn, and the server is ended
-(``mcp_server.server_process``: stdin closed, then SIGTERM, then SIGKILL to its group).
+The proxy routes JSON-RPC envelopes between the host (``mcp_host``) and the server it
+runs (``mcp_server``), validated as the ``mcp`` SDK's ``JSONRPCMessage``. It builds no
+session of its own, so every message it does not gate is passed on as it came, whatever
+protocol version the two sides agree on. Only a ``tools/call`` of a gated tool is held
+(``mcp_gating``); one without a valid request id, which the SDK reads as a notification,
+is answered with an error and never forwarded, and a host's cancellation of a held call
+withdraws its handoff (the server never saw the call).
 """
 
 from __future__ import annotations
@@ -23,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterable, Awaitable, Callable
+from collections.abc import AsyncIterable, Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -44,7 +35,7 @@ from mcp_types import (
 )
 
 from handoff_gate.gates.vocab.environment import KEY_ENV, POLICY_ENV, STORE_ENV
-from handoff_gate.integrations.mcp_gating import Gating, ToolSchemas, error_result, failure_text
+from handoff_gate.integrations.mcp_gating import Gating, error_result, failure_text, record_schemas
 from handoff_gate.integrations.mcp_host import host_stdio
 from handoff_gate.integrations.mcp_server import server_process
 
@@ -104,7 +95,8 @@ class _Proxy:
         self.to_host = to_host
         self.to_server = to_server
         self.tasks: TaskGroup | None = None
-        self.schemas = ToolSchemas()
+        #: Each tool's ``inputSchema`` as last listed; forgotten when the tools change.
+        self.schemas: dict[str, Mapping[str, Any]] = {}
         self.server_closed = False
         #: Held calls by request id: cancelling one's scope withdraws its handoff.
         self._held: dict[RequestId, anyio.CancelScope] = {}
@@ -170,9 +162,9 @@ class _Proxy:
             if message.id in self._listing:
                 self._listing.discard(message.id)
                 if isinstance(message, JSONRPCResponse):
-                    self.schemas.record(message.result)
+                    record_schemas(self.schemas, message.result)
         elif isinstance(message, JSONRPCNotification) and message.method == TOOLS_CHANGED:
-            self.schemas.forget()
+            self.schemas.clear()
         return False
 
     async def _tool_call(self, message: JSONRPCRequest, params: dict[str, Any]) -> bool:
@@ -199,18 +191,15 @@ class _Proxy:
         cancel either stops it before the server sees it or follows it there."""
         try:
             with scope:
-                await self._review_and_answer(message, tool)
+                try:
+                    result = await self._forwarded_or_refused(message, tool)
+                except Exception as exc:  # fail closed: the gate's error never runs the call
+                    result = error_result(failure_text(tool, exc))
+                if result is not None:
+                    response = JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
+                    await self.to_host(response)
         finally:
             self._held.pop(message.id, None)
-
-    async def _review_and_answer(self, message: JSONRPCRequest, tool: str) -> None:
-        try:
-            result = await self._forwarded_or_refused(message, tool)
-        except Exception as exc:  # fail closed: the gate's error never runs the call
-            result = error_result(failure_text(tool, exc))
-        if result is not None:
-            response = JSONRPCResponse(jsonrpc="2.0", id=message.id, result=result)
-            await self.to_host(response)
 
     async def _forwarded_or_refused(
         self, message: JSONRPCRequest, tool: str
@@ -242,7 +231,7 @@ class _Proxy:
         with anyio.fail_after(LIST_TIMEOUT):
             while True:
                 result = await self._list_page(cursor)
-                self.schemas.record(result)
+                record_schemas(self.schemas, result)
                 known = self.schemas.get(tool)
                 cursor = result.get("nextCursor")
                 if known is not None or not isinstance(cursor, str):

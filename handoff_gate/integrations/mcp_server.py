@@ -1,13 +1,9 @@
 """The server's side of ``mcp-proxy``: the command it runs, its lines, and its end.
 
 The SDK's ``stdio_client`` hands each message through two more tasks and two memory
-streams; behind a proxy whose host side is one more pipe hop, that made an ungated call
-cost 1.4× a direct one (bench/mcp_proxy.py; the issue allows 1.3×). So the proxy runs the
-command itself, as ``stdio_client`` does (its own session, so its whole process group can
-be ended; the proxy's environment; stderr shared), reads its stdout by lines and
-validates each with the SDK's own ``jsonrpc_message_adapter``, and ends it as the MCP
-lifecycle says: stdin closed, a grace period, SIGTERM to the group, SIGKILL to what is
-left.
+streams, which made an ungated call cost 1.4× a direct one (bench/mcp_proxy.py; the
+issue allows 1.3×). So the proxy runs the command itself, in its own session so its
+whole process group can be ended as the MCP lifecycle says (``_stop``).
 """
 
 from __future__ import annotations
@@ -114,10 +110,9 @@ async def _group_gone(group: int, within: float) -> bool:
     return not _signal_group(group, 0)
 
 
-async def _exited(process: asyncio.subprocess.Process, within: float) -> bool:
-    """Whether it exited within ``within`` seconds (its exit status, not its pipes: a
+async def _exited(process: asyncio.subprocess.Process, within: float) -> None:
+    """Wait up to ``within`` seconds for it to exit (its exit status, not its pipes: a
     grandchild holding them open must not make it look alive)."""
     with anyio.move_on_after(within):
         while process.returncode is None:
             await anyio.sleep(_POLL)
-    return process.returncode is not None

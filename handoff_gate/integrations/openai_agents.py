@@ -4,7 +4,7 @@ Usage, the thread each handoff gets and what each outcome does: docs/integration
 "OpenAI Agents SDK: ``needs_approval``". The SDK asks before it validates arguments and
 can only run the model's own, so a call is approved only when the approved arguments
 are the model's, and an approved edit runs here, during the review
-(``openai_agents_edits``). A run with no thread of its own is refused rather than
+(``_run_edited``). A run with no thread of its own is refused rather than
 guessed: another conversation whose model reuses the call ids must not find this one's
 approvals.
 """
@@ -17,10 +17,12 @@ from typing import Any, Unpack
 from agents import Agent, FunctionTool, RunState
 from agents.items import ToolApprovalItem
 from agents.result import RunResult, RunResultStreaming
+from agents.tool_context import ToolContext
+from openai.types.responses import ResponseFunctionToolCall
 
+from handoff_gate.gates.vocab.keywords import checked
 from handoff_gate.integrations.adapter_options import ReviewOptions, Run
-from handoff_gate.integrations.openai_agents_edits import run_edited
-from handoff_gate.integrations.tool_calls import Request, Verdict, checked_review, review_through
+from handoff_gate.integrations.tool_calls import Request, Verdict, review_through
 
 
 async def review_interruptions(
@@ -30,15 +32,10 @@ async def review_interruptions(
     thread: str | None = None,
     **options: Unpack[ReviewOptions],
 ) -> RunState[Any, Any]:
-    """Decide every pending approval of ``result`` through the gate; the state to resume with
-    (``Runner.run(agent, state)``). ``options`` are ``ReviewOptions``: ``policy``, ``store``
-    and ``key`` default to the environment's, as the CLI reads them. A wait that times out
-    or is cancelled withdraws its handoffs unless ``withdraw_on_timeout=False`` (needed to
-    review the same state again later); ``expires_in`` gives each handoff a deadline.
-    ``thread`` names the conversation (see the module's docstring; ``ValueError`` when none
-    can be known). An approval is delivered once: the same state reviewed again has its
-    calls rejected, unless ``redeliver`` (crash recovery)."""
-    checked_review("review_interruptions", options)
+    """Decide every pending approval of ``result`` through the gate; the state to resume
+    with (``Runner.run(agent, state)``). ``thread``: the module docstring; ``options``:
+    docs/integration.md, "OpenAI Agents SDK"."""
+    checked("review_interruptions", options, ReviewOptions)
     state = result if isinstance(result, RunState) else result.to_state()
     conversation = thread or conversation_of(state)
     items = state.get_interruptions()
@@ -53,7 +50,7 @@ async def review_interruptions(
         verdict = verdicts[request.call_id]
         tool = _function_tool(item.agent, item.name)
         if verdict.approved and verdict.edited and tool is not None:
-            why = await run_edited(state, item, tool, verdict.args or {})
+            why = await _run_edited(state, item, tool, verdict.args or {})
             state.reject(item, rejection_message=why)
             continue
         message = _refusal(request, verdict)
@@ -121,3 +118,38 @@ def _refusal(request: Request, verdict: Verdict) -> str | None:
             "the gate validated them, which differ from the ones sent. Call it again."
         )
     return None
+
+
+async def _run_edited(
+    state: RunState[Any, Any], item: ToolApprovalItem, tool: FunctionTool, args: dict[str, Any]
+) -> str:
+    """Run ``tool`` with the reviewer's ``args``; the message the model gets instead.
+
+    The SDK can approve a call only as the model sent it (``RunState.approve`` takes no
+    arguments), so an edit runs here, through the tool's own ``on_invoke_tool`` and a
+    ``ToolContext`` as the SDK would build it, and the model's call is then rejected.
+    Nothing is left for a resume to run, so a state saved after the review cannot run
+    the model's original arguments elsewhere.
+    """
+    edited = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+    if state._context is None:  # a state not yet run: no context to run the tool in
+        return f"The call to {tool.name} was not run: the run has no context to run it in."
+    raw = item.raw_item
+    call = (
+        raw.model_copy(update={"arguments": edited})
+        if isinstance(raw, ResponseFunctionToolCall)
+        else None
+    )
+    context = ToolContext.from_agent_context(
+        state._context,
+        str(item.call_id),
+        tool_call=call,
+        agent=item.agent,
+        tool_name=tool.name,
+        tool_arguments=edited,
+    )
+    output = await tool.on_invoke_tool(context, edited)
+    return (
+        f"A reviewer edited the arguments of this call to {tool.name} before it ran; it "
+        f"ran with {edited} instead of the arguments you sent, and returned: {output}"
+    )

@@ -80,16 +80,8 @@ def approval_gate(
 ) -> Validator[Any]:
     """An ``Agent.output_validator`` that submits each final output and waits for a person.
 
-    ``options`` are ``HandoffOptions`` (``phase`` and ``schema_id`` required; ``timeout``
-    ``None``: wait until decided). ``registry=None`` uses the built-in contracts plus
-    ``$HANDOFF_GATE_SCHEMAS``; ``policy``, ``store`` and ``key`` default to
-    ``$HANDOFF_GATE_POLICY``, ``_STORE`` and ``_KEY``. Under a policy only its approvers'
-    signed decisions count, and with a key the handoff is signed as the phase's producer.
-    ``idempotency_key``: see the module docstring. A wait that times out or is cancelled
-    withdraws the handoff (``giving_up``) unless ``withdraw_on_timeout=False``, which a
-    re-run that should find it still pending needs; ``expires_in`` (``"30m"``, a
-    ``timedelta``) gives it a deadline, after which it is ``expired`` and can no longer be
-    approved.
+    The keywords and what each outcome returns or raises: docs/integration.md,
+    "pydantic-ai: an output validator".
     """
     checked("approval_gate", options, HandoffOptions)
     where = os.fspath(run)

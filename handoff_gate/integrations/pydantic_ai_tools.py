@@ -23,22 +23,19 @@ from pydantic_ai.tools import (
     ToolDenied,
 )
 
+from handoff_gate.gates.vocab.keywords import checked
 from handoff_gate.integrations.adapter_options import ReviewOptions, Run
-from handoff_gate.integrations.tool_calls import Request, Verdict, checked_review, review_through
+from handoff_gate.integrations.tool_calls import Request, review_through
 
 
 def tool_approvals(run: Run, **options: Unpack[ReviewOptions]) -> HandleDeferredToolCalls[Any]:
     """A capability that sends every call needing approval through the gate, in the run.
 
-    ``options`` are ``ReviewOptions``: ``policy``, ``store`` and ``key`` default to the
-    environment's, as the CLI reads them. The thread of each handoff is the run
-    context's ``conversation_id``, so a run
-    resumed from its message history finds the handoffs it made. A wait that times out
-    or is cancelled withdraws its handoffs unless ``withdraw_on_timeout=False``;
-    ``expires_in`` gives each handoff a deadline. An approval is delivered to one run:
-    asked again, the call is denied, unless ``redeliver`` (crash recovery).
+    Each handoff's thread is the run context's ``conversation_id``, so a run resumed from
+    its message history finds the handoffs it made; ``options``: docs/integration.md,
+    "pydantic-ai: deferred tools".
     """
-    checked_review("tool_approvals", options)
+    checked("tool_approvals", options, ReviewOptions)
 
     async def handle(
         ctx: RunContext[Any], requests: DeferredToolRequests
@@ -69,16 +66,11 @@ async def resolve_tool_approvals(
     """The results for a run that ended with ``requests``, decided through the gate.
 
     ``agent`` is the agent the run was made with: each call's contract is its tool's
-    schema from the agent's function toolsets (a tool the agent does not have is
-    denied). ``thread`` is the run's ``conversation_id`` (``ValueError`` without one: the
-    gate does not guess which conversation an approval belongs to), so resolving again (after a
-    timeout, in another process) finds the same handoffs; pass the same one each time,
-    and ``withdraw_on_timeout=False``, or a timeout withdraws them (as a cancelled wait
-    does). ``expires_in`` gives each handoff a deadline. An approval is delivered to
-    one resolution: resolving again denies the call, unless ``redeliver`` (crash
-    recovery: the run given the approval died before the tool ran).
+    schema from the agent's function toolsets. ``thread`` is the run's
+    ``conversation_id`` (``ValueError`` without one: the gate does not guess which
+    conversation an approval belongs to); ``options``: docs/integration.md.
     """
-    checked_review("resolve_tool_approvals", options)
+    checked("resolve_tool_approvals", options, ReviewOptions)
     conversation = _conversation(thread)
     definitions = _definitions(agent.toolsets)
     name = getattr(agent, "name", None)
@@ -135,15 +127,12 @@ async def _resolve(
     verdicts = {v.call_id: v for v in found}
     approvals: dict[str, ToolApproved | ToolDenied] = {}
     for call, asked in zip(requests.approvals, calls, strict=True):
-        if asked is None:
+        verdict = verdicts[call.tool_call_id] if asked is not None else None
+        if verdict is None:
             message = f"The call to {call.tool_name} was not run: the gate has no schema for it."
             approvals[call.tool_call_id] = ToolDenied(message)
+        elif verdict.approved:
+            approvals[call.tool_call_id] = ToolApproved(override_args=dict(verdict.args or {}))
         else:
-            approvals[call.tool_call_id] = _answer(verdicts[call.tool_call_id])
+            approvals[call.tool_call_id] = ToolDenied(verdict.message)
     return requests.build_results(approvals=approvals)
-
-
-def _answer(verdict: Verdict) -> ToolApproved | ToolDenied:
-    if verdict.approved:
-        return ToolApproved(override_args=dict(verdict.args or {}))
-    return ToolDenied(verdict.message)

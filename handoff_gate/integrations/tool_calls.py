@@ -1,14 +1,9 @@
 """The part every tool-approval adapter shares: submit a turn's calls, wait for them
 together, and answer each one in words a model can act on.
 
-A framework that pauses before running a tool hands over the tool's name, the call's id,
-the model's arguments and the tool's argument schema; each becomes a tool-call handoff
-(``Gate.submit_tool_call``). Arguments the schema refuses are blocked by inspection, so
-the call is denied at once and no person is asked to approve what cannot run; the rest
-are waited on together, so a turn of parallel calls costs one wait, not one per call.
-Every answer is a ``Verdict``: approved with the arguments as approved (as sent, or as
-the reviewer edited them: a tool call crosses exactly as approved, a key its schema does
-not name flagged to the reviewer and never dropped), or denied with one message.
+Arguments the schema refuses are blocked by inspection, so the call is denied at once
+and no person is asked to approve what cannot run; the rest are waited on together, so
+a turn of parallel calls costs one wait, not one per call.
 """
 
 from __future__ import annotations
@@ -24,7 +19,6 @@ from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.findings import Code, Severity
 from handoff_gate.gates.vocab.findings import Verdict as InspectionVerdict
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
-from handoff_gate.gates.vocab.keywords import checked
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.integrations.adapter_options import ExpiresIn, ReviewOptions
 from handoff_gate.integrations.feedback import MAX_FINDINGS
@@ -69,12 +63,6 @@ class Verdict:
     edited: bool = False
 
 
-def checked_review(call: str, options: ReviewOptions) -> ReviewOptions:
-    """``options`` once each is known (``TypeError`` naming ``call`` otherwise)."""
-    checked(call, options, ReviewOptions)
-    return options
-
-
 async def review_through(
     run: str | os.PathLike[str], requests: Sequence[Request], options: ReviewOptions
 ) -> list[Verdict]:
@@ -105,14 +93,9 @@ async def review(
 ) -> list[Verdict]:
     """Submit every request as a tool-call handoff and answer each, in order.
 
-    A call whose arguments are blocked is denied without waiting; the others are waited
-    on together. A resumed run asking again for the same call ids finds the same
-    handoffs (the idempotency key is the thread and the call id), and their decisions.
-    A wait that times out or is cancelled withdraws its handoff unless
-    ``withdraw_on_timeout`` is false (``giving_up``); ``expires_in`` is each handoff's
-    deadline. An approval an earlier review delivered is denied (``already_delivered``):
-    an approved call runs once, unless ``redeliver`` (crash recovery: the run given the
-    approval died before its tool ran), which delivers it again, logged as such.
+    A resumed run asking again for the same call ids finds the same handoffs (the
+    idempotency key is the thread and the call id). The keywords: docs/integration.md,
+    "Tool calls" (``giving_up`` for a wait that ends undecided).
     """
     refs = [_submit(gate, run, request, expires_in) for request in requests]
     reports = [gate.inspect(run, ref) for ref in refs]

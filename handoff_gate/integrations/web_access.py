@@ -1,22 +1,11 @@
 """Who may reach ``handoff-gate serve``: the holder of one secret token, nobody else.
 
 The served page decides handoffs as the server's reviewer, so reaching it is the same as
-holding that reviewer's authority. Every request (the page, its static files, the
-websocket that starts an app process) passes ``Access.middleware`` first, which refuses
-one without the token before any handler runs: a refused request never starts a process.
-
-The token arrives once in the URL's query (``?token=``), is compared in constant time,
-and is then swapped for an ``HttpOnly; SameSite=Strict`` cookie by a redirect to the same
-address without it, so it leaves the address bar, the history and any ``Referer``. That
-redirect is always a path of the server's own (``./NAME``, the name percent-encoded): a
-request for ``/%2F%2Fevil.example?token=…`` must not send the browser to another host.
-A websocket upgrade must also come from the page's own origin, so another site cannot
-open one with the browser's cookie even where ``SameSite`` is not honoured.
-
-Every answer the application makes carries ``SAFE_HEADERS`` (``secure_headers``, on the
-app's ``on_response_prepare``): the page, static files, redirects, refusals and the
-errors aiohttp makes itself (404, 405, 503, 500) alike, so no answer can be framed,
-sniffed, cached or leak a referrer.
+holding that reviewer's authority. Every request passes ``Access.middleware`` before any
+handler runs, so a refused request never starts an app process; every answer, errors
+aiohttp makes included, carries ``SAFE_HEADERS``. The token, the cookie it is swapped
+for, the origin check and the headers, rule by rule: docs/security.md, "Reviewing from
+a browser".
 """
 
 from __future__ import annotations
@@ -130,13 +119,9 @@ def _same(given: str | None, token: str) -> bool:
 
 @dataclass(frozen=True)
 class Access:
-    """The token, the cookie that stands for it, and the origin pages are served from.
-
-    ``cookie``: its name, unique per server (cookies ignore ports, and two servers on
-    one host, one per reviewer, must not overwrite each other's). ``secure``: the public
-    address is https, so the cookie is only ever sent over TLS. ``origin``: the public
-    origin (``--public-url``), or ``None`` for the address the browser used.
-    """
+    """The token, the cookie that stands for it, and the origin pages are served from
+    (``None``: the address the browser used). The cookie's name is unique per server:
+    cookies ignore ports, and two servers on one host must not overwrite each other's."""
 
     token: str
     cookie: str

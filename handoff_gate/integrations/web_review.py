@@ -1,20 +1,12 @@
 """``handoff-gate serve``'s server: the ``watch`` app in a browser, one process a tab.
 
-``textual-serve`` does the serving: its page, script and fonts ship in its wheel, and
-each websocket runs the app's command as a subprocess whose screen it relays. It has no
-lock and no bounds, so this module extends it where it would otherwise let anything
-through: ``web_access.Access`` guards every route and every answer carries its safe
-headers, errors too (``web_access.secure_headers``); at most ``Limits.sessions`` app
-processes run at once (the next tab gets a refusal, never a queue); a session nobody
-types in for ``Limits.idle_s`` is ended; and every way a session ends (the tab closed,
-idle, the app quit, the server stopped) ends its process group, killed if it does not
-quit within ``Limits.grace_s``.
-
-The app runs as ``handoff-gate watch`` with the server's reviewer, key and policy, so
-the browser shows the same screen, keys and rules, and decides as that reviewer only.
-Extending textual-serve means overriding methods it keeps private (``_make_app``,
-``_open_app_process``, ``_build_environment``) and relying on what its ``run`` reads, so
-pyproject.toml bounds it to the minor version these tests pass with.
+``textual-serve`` does the serving but has no lock and no bounds, so this extends it:
+``web_access.Access`` guards every route and every answer carries the safe headers; at
+most ``Limits.sessions`` app processes run at once (the next tab is refused, never
+queued); an idle session is ended; and every way a session ends ends its process group.
+Extending it means overriding methods it keeps private (``_make_app``,
+``_open_app_process``, ``_build_environment``), so pyproject.toml bounds it to the minor
+version these tests pass with.
 """
 
 from __future__ import annotations
@@ -215,19 +207,17 @@ class ReviewServer(Server):
             *(s.app.stop() for s in sessions if s.app is not None),
         )  # fmt: skip
 
-    def _full(self) -> bool:
-        return len(self.sessions) >= self.limits.sessions
-
-    def _full_text(self) -> str:
-        return (
-            f"handoff-gate serve: all {self.limits.sessions} sessions are open; close a tab "
-            f"showing this page, or wait for one idle for {self.limits.idle_s:g} s to end\n"
-        )
+    def _refuse_when_full(self) -> None:
+        if len(self.sessions) >= self.limits.sessions:
+            raise web.HTTPServiceUnavailable(
+                text=f"handoff-gate serve: all {self.limits.sessions} sessions are open; close "
+                f"a tab showing this page, or wait for one idle for {self.limits.idle_s:g} s "
+                "to end\n"
+            )
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         """The page naming the reviewer, or the refusal when every session is taken."""
-        if self._full():
-            raise web.HTTPServiceUnavailable(text=self._full_text())
+        self._refuse_when_full()
         base = (self.page_url or f"{request.scheme}://{request.host}").rstrip("/")
         scheme, rest = base.split(":", 1)
         context = {
@@ -243,8 +233,7 @@ class ReviewServer(Server):
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """One app process for this tab, while the limit allows, until the tab goes."""
-        if self._full():
-            raise web.HTTPServiceUnavailable(text=self._full_text())
+        self._refuse_when_full()
         session = Session(web.WebSocketResponse(heartbeat=15, timeout=self.limits.grace_s))
         self.sessions.add(session)  # counted before the first await: no race past the limit
         websocket = session.websocket
@@ -278,17 +267,18 @@ class ReviewServer(Server):
         its app exits (a crash must free the slot, not hold it until idle); returns why
         it ended. The app's output goes the other way in ``AppService.run``."""
         exited = asyncio.ensure_future(app.exited())
+        idle = self.limits.idle_s
         try:
             while True:
                 receive = asyncio.ensure_future(websocket.receive())
                 done, _ = await asyncio.wait(
                     {receive, exited},
-                    timeout=self.limits.idle_s,
+                    timeout=idle,
                     return_when=asyncio.FIRST_COMPLETED,
                 )
                 if receive not in done:
                     receive.cancel()
-                    return "the app exited" if exited in done else self._idle()
+                    return "the app exited" if exited in done else f"idle for {idle:g} s"
                 message = receive.result()
                 if message.type in (WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED):
                     return "closed"
@@ -300,9 +290,6 @@ class ReviewServer(Server):
                     return "a malformed message"
         finally:
             exited.cancel()
-
-    def _idle(self) -> str:
-        return f"idle for {self.limits.idle_s:g} s"
 
     async def _forward(self, websocket: web.WebSocketResponse, app: AppProcess, sent: Any) -> None:
         """One envelope from textual-serve's script: ``[kind, data]``."""
@@ -348,7 +335,7 @@ async def serve_until_stopped(
     try:
         site = web.TCPSite(runner, host, port)
         await site.start()
-        ready(_bound_port(runner.addresses))
+        ready(int(runner.addresses[0][1]))  # socket names: (host, port, ...)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -356,8 +343,3 @@ async def serve_until_stopped(
         await stop.wait()
     finally:
         await runner.cleanup()
-
-
-def _bound_port(addresses: list[Any]) -> int:
-    """The port the site listens on (``addresses``: socket names, ``(host, port, ...)``)."""
-    return int(addresses[0][1])

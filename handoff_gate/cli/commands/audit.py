@@ -1,11 +1,7 @@
 """``handoff-gate audit RUN [--verify] [--json]``: the run's history, or a check of it.
 
-Printing shows each event in order (when, what, which handoff, who, why), every value
-sanitised since anyone who can write the run could have edited the log. ``--verify``
-compares the log with the run's records: a broken or re-chained chain, a missing or
-emptied log, records without their events and events without their records, a handoff
-decided twice, a signature that does not verify. Exit 0 when intact, 1 listing every
-problem.
+Every value printed is sanitised: anyone who can write the run could have edited the
+log. What ``--verify`` compares is ``Gate.verify``'s (docs/security.md).
 """
 
 from __future__ import annotations

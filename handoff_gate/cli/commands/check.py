@@ -2,15 +2,9 @@
 or ``--json-schema``.
 
 A handoff inside a run is inspected in its run (so append-only checks see the previous
-handoff); any other file is inspected on its own. With ``--json-schema FILE`` the
-contract is the JSON Schema document itself, named in the report by its digest
-(``sha256:…``) unless ``--schema`` names it.
-
-Two digests can describe one handoff, and a script must not mistake one for the other:
-the payload's bytes (what a producer emitted, what ``check`` of a bare payload hashes)
-and the handoff file ``submit`` stored around them (what a decision binds to). So the
-report says which ``sha256`` is (``sha256_of``) and gives the payload's as well
-(``payload_sha256``).
+handoff). Two digests can describe one handoff, the payload's bytes and the handoff file
+a decision binds to, so the report says which ``sha256`` is (``sha256_of``) and gives
+the payload's as well.
 """
 
 from __future__ import annotations
@@ -19,12 +13,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
+from handoff_gate.cli.commands.contracts import schema_file
 from handoff_gate.cli.errors import FAIL, OK, UsageError, flat
-from handoff_gate.cli.inputs import read_input
 from handoff_gate.cli.report_text import payload_sha256, print_report
-from handoff_gate.gates.gate import Gate, JsonSchemaError
+from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.report import Report
 
 
@@ -56,17 +49,6 @@ def _hint(path: Path, gate: Gate) -> None:
         )
 
 
-def _json_schema(name: str) -> dict[str, Any]:
-    """A JSON Schema file's document; one that is not a usable schema is a one-line
-    usage error saying why."""
-    try:
-        document = Gate.json_schema_document(read_input(name))
-        Gate.check_json_schema(document)
-        return document
-    except JsonSchemaError as exc:
-        raise UsageError(f"{flat(name)}: {exc}") from exc
-
-
 def _payload_digest(path: Path, report: Report, in_envelope: bool) -> str | None:
     """The payload's sha256: a bare payload's is the report's own; a handoff file's is
     that of the producer's bytes inside it, read again and trusted only if the file
@@ -83,7 +65,7 @@ def run(gate: Gate, args: argparse.Namespace) -> int:
     in_envelope = args.json_schema is None and args.schema is None
     path = Path(args.path)
     if args.json_schema is not None:
-        document = _json_schema(args.json_schema)
+        document = schema_file(args.json_schema, check=True)
         _checked_path(path)
         report = gate.check_file(path, schema_id=args.schema, json_schema=document)
     else:

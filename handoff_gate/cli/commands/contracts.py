@@ -1,13 +1,8 @@
 """``handoff-gate contracts add|list|show``: the JSON Schema contracts a run stores.
 
-``add RUN SCHEMA_ID FILE.json`` stores a document once and prints ``sha256 DIGEST``; the
-same document again prints the same line, another document under a stored id exits 2
-naming both digests, and a document the gate refuses (invalid for its draft, a ``$ref``
-outside itself) exits 2 with one line saying why. ``list RUN [--json]`` names every
-contract the run's handoffs can be reviewed against: the stored ones (``json-schema``)
-and the Python contracts its handoffs name (``python``: built-ins and ``--schemas``
-modules, digested as their JSON Schema export).
-``show RUN SCHEMA_ID`` prints a stored document, checked against its digest.
+What each action prints and refuses: docs/protocol.md. ``list`` names the Python
+contracts too (``python``), digested as their JSON Schema export, since a run's handoffs
+may be reviewed against either.
 """
 
 from __future__ import annotations
@@ -24,12 +19,16 @@ from handoff_gate.gates.vocab.ids import SCHEMA_ID_PATTERN
 from handoff_gate.gates.vocab.safe_text import visible
 
 
-def schema_file(name: str) -> dict[str, Any]:
-    """A JSON Schema file (or ``-``) as a document; exit 2 when it is not one."""
+def schema_file(name: str, *, check: bool = False) -> dict[str, Any]:
+    """A JSON Schema file (or ``-``) as a document, with ``check`` one the gate takes as a
+    contract; exit 2 saying why when it is not, before anything is written."""
     try:
-        return Gate.json_schema_document(read_input(name))
+        document = Gate.json_schema_document(read_input(name))
+        if check:
+            Gate.check_json_schema(document)
     except JsonSchemaError as exc:
         raise UsageError(f"{flat(name)}: {exc}") from exc
+    return document
 
 
 def checked_id(schema_id: str) -> str:

@@ -1,14 +1,9 @@
 """``handoff-gate decide``: approve or reject a handoff, bound to the bytes it has now.
 
-With ``--sha256`` the decision binds to the bytes the person looked at (``check`` prints
-that sha256): if the handoff changed since, nothing is written. With ``--key`` and
-``--policy`` the decision is signed, and refused up front unless the key's principal may
-decide the handoff's phase. ``--pending`` and ``--ids -`` decide many at once
-(``decide_batch``).
-
-With ``approve --edit FILE`` the reviewer approves their edit of the payload instead:
-FILE's exact bytes, inspected against the handoff's contract (exit 1 with the findings
-when they are not approvable, exit 2 when FILE cannot be read or is not JSON).
+``--sha256`` binds the decision to the bytes the person looked at, and a signed one is
+refused up front unless the key's principal may decide the phase; ``--pending`` and
+``--ids -`` are ``decide_batch``. ``approve --edit FILE`` approves FILE's exact bytes,
+inspected against the handoff's contract first.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """``handoff-gate decide RUN --pending|--ids - ACTION``: many decisions, one line per id.
 
 Every item is decided as ``decide RUN ID ACTION --sha256 HEX`` would decide it alone
-(``gates.decide.batch``): its own record bound to its own sha256, signed and logged on its
-own, a refusal that item's only. ``--ids -`` reads every line before anything is
-written, so a malformed line (exit 2) leaves the run as it was.
+(``gates.decide.batch``). ``--ids -`` reads every line before anything is written, so a
+malformed line (exit 2) leaves the run as it was.
 """
 
 from __future__ import annotations

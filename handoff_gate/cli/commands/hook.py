@@ -1,16 +1,9 @@
 """``handoff-gate hook claude-code|codex|gemini RUN``: a coding agent's command hook.
 
-The harness runs this before a tool call with its event on stdin; the call becomes a
-tool-call handoff in RUN, and the hook blocks until a reviewer decides, then prints the
-harness's own answer (``integrations.coding_agents``). Whatever goes wrong (an event the
-harness would not send, a store that cannot be reached, a policy that does not load, a
-signal) ends in a deny or exit 2 with one line on stderr: the one exit code every one of
-these harnesses treats as "do not run the tool". Any other exit, or a hook killed by the
-harness's own timeout, would let Claude Code and Gemini run it; so everything the hook
-does comes out of one deadline (``--timeout``, from its start), which a watchdog keeps
-whatever is still locked (``integrations.coding_agent_deadline``). The command's Gate is
-assembled inside that deadline too (it opens nothing until asked), so a store that
-cannot be reached or a contract module its policy does not pin ends in the same deny.
+Claude Code and Gemini run the tool on any exit but 2, or when the hook is killed by
+their own timeout; so whatever goes wrong ends in a deny or exit 2, and everything the
+hook does, the Gate's assembly included, comes out of one deadline (``--timeout``, from
+its start) that a watchdog keeps (``integrations.coding_agent_deadline``).
 """
 
 from __future__ import annotations
@@ -31,12 +24,9 @@ from handoff_gate.integrations.coding_agent_submit import submit_event
 from handoff_gate.integrations.coding_agents import HARNESSES, Answer, Harness, HookInputError
 from handoff_gate.integrations.hook_rules import matching_rule
 
-#: The event around the tool's arguments (``vocab.limits``, which the fast path reads too).
-EVENT_SLACK = HOOK_EVENT_SLACK
-
 
 def _event_bytes() -> bytes:
-    limit = MAX_HANDOFF_BYTES + EVENT_SLACK
+    limit = MAX_HANDOFF_BYTES + HOOK_EVENT_SLACK  # the event around the tool's arguments
     data = sys.stdin.buffer.read(limit + 1)
     if len(data) > limit:
         raise HookInputError(f"the event on stdin is over {limit} bytes")
@@ -56,15 +46,18 @@ def _answer(gate: Gate, args: argparse.Namespace, harness: Harness, deadline: De
     else:
         ref = submit_event(setup, args.run_dir, harness, event)
     if answer is None:  # a person decides: the hook's own waiting half loads only now
-        from handoff_gate.integrations.coding_agent_hook import HookWait, answer_submitted
+        from handoff_gate.integrations.coding_agent_hook import answer_submitted
 
-        wait = HookWait(
+        answer = answer_submitted(
+            gate,
+            harness,
+            event,
+            ref,
             timeout=deadline.wait_seconds(),
             stop=deadline.stop,
             on_timeout=args.on_timeout,
             told=deadline.seconds,
         )
-        answer = answer_submitted(gate, harness, event, ref, wait)
     if deadline.signalled is not None:  # stopped: a deny, and the blocking exit with it
         return Answer(answer.stdout, f"handoff-gate hook {harness.name}: {deadline.why}\n", USAGE)
     return answer

@@ -1,12 +1,8 @@
 """``handoff-gate hook install|doctor AGENT``: write the agent's hook, and check it.
 
-``install`` merges the gate's hook into the settings file the agent reads
-(``integrations.agent_settings``) in the form that fails closed at the process
-boundary (``integrations.hook_command``): this very executable by absolute path, the
-run by absolute path, ``/bin/sh`` turning any failure of the gate into exit 2, and the
-agent's own timeout above the gate's deadline. For Codex it then records the trust
-Codex requires, through ``codex app-server``. It ends by running ``doctor``, whose
-exit code it returns: 0 when the hook will run and block, 1 with one line per problem.
+``install`` merges the hook in the form that fails closed at the process boundary
+(``integrations.hook_command``), records the trust Codex requires, and ends by running
+``doctor``, whose exit code it returns.
 """
 
 from __future__ import annotations
@@ -53,7 +49,7 @@ def _settings_path(spec: AgentSettings, given: str | None) -> Path:
     return Path(given if given is not None else spec.default_file).resolve()
 
 
-def _project(spec: AgentSettings, settings: Path) -> Path:
+def _project(settings: Path) -> Path:
     """The folder the agent runs in for this file: the parent of ``.codex`` and the
     like, else the current directory (a user-level file applies everywhere)."""
     if settings.parent.name.startswith("."):
@@ -93,7 +89,7 @@ def _write(path: Path, text: str) -> bool:
 def _trust_codex(spec: AgentSettings, settings: Path) -> None:
     """Have Codex trust the gate hooks in ``settings``, or say what the user must do."""
     codex = codex_trust.find_codex()
-    project = _project(spec, settings)
+    project = _project(settings)
     if codex is None:
         print(
             f"codex is not on PATH: Codex runs this hook only once trusted; run codex in "
@@ -115,7 +111,7 @@ def _trust_codex(spec: AgentSettings, settings: Path) -> None:
 
 def _doctor(spec: AgentSettings, settings: Path) -> int:
     try:
-        found = hook_doctor.problems(spec, settings, _project(spec, settings))
+        found = hook_doctor.problems(spec, settings, _project(settings))
     except SettingsError as exc:
         found = [str(exc)]
     for line in found:

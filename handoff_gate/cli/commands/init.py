@@ -1,10 +1,8 @@
 """``handoff-gate init RUN --pipeline USER --reviewers GROUP``: a run whose vetoes last.
 
-Made by an account allowed to ``chown`` (root), the run's decisions folder belongs to
-root and the reviewers' group, so the pipeline's account (the agent's) may submit, wait
-and append to the log but cannot create, replace or delete a decision record
-(``gates.store.fs_layout``). On a run it laid out before, it adds what a newer version
-lays out (``contracts/``, ``edits/``...). USER and GROUP are names or numeric ids.
+Run as root, it gives the decisions folder to root and the reviewers' group, so the
+pipeline's account may submit, wait and log but never create, replace or delete a
+decision record (``gates.store.fs_layout``). On an older run it adds what is missing.
 """
 
 from __future__ import annotations
@@ -12,31 +10,29 @@ from __future__ import annotations
 import argparse
 import grp
 import pwd
+from collections.abc import Callable
 
 from handoff_gate.cli.errors import OK, UsageError, flat, os_problem
 from handoff_gate.gates.gate import Gate
 
 
-def _uid(text: str) -> int:
+def _account_id(text: str, by_name: Callable[[str], int], unknown: str) -> int:
+    """A numeric id as given, else the id of the user or group so named."""
     if text.isdigit():
         return int(text)
     try:
-        return pwd.getpwnam(text).pw_uid
+        return by_name(text)
     except KeyError:
-        raise UsageError(f"--pipeline: no such user: {flat(text)}") from None
-
-
-def _gid(text: str) -> int:
-    if text.isdigit():
-        return int(text)
-    try:
-        return grp.getgrnam(text).gr_gid
-    except KeyError:
-        raise UsageError(f"--reviewers: no such group: {flat(text)}") from None
+        raise UsageError(f"{unknown}: {flat(text)}") from None
 
 
 def run(gate: Gate, args: argparse.Namespace) -> int:
-    pipeline, reviewers = _uid(args.pipeline), _gid(args.reviewers)
+    pipeline = _account_id(
+        args.pipeline, lambda name: pwd.getpwnam(name).pw_uid, "--pipeline: no such user"
+    )
+    reviewers = _account_id(
+        args.reviewers, lambda name: grp.getgrnam(name).gr_gid, "--reviewers: no such group"
+    )
     if pipeline == 0:
         raise UsageError("--pipeline must not be root: root can remove any decision")
     try:  # OS accounts and folder owners: run folders only (a database store: exit 2)

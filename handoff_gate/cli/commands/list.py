@@ -1,9 +1,8 @@
 """``handoff-gate list``: every handoff under ROOT, one line (or JSON object) each.
 
-The shell view for reviewers: grep it by run, reviewer, category or reason; filter it
-by state. Text from decisions is flattened to one escape-free line per handoff. A header
-line names the columns first (``HEADER``), so a newcomer can read the line under it;
-``--no-header`` leaves only the handoffs' lines, for scripts that count or cut them.
+The shell view for reviewers, to grep and filter: decision text is flattened to one
+escape-free line per handoff, under a header naming the columns (``--no-header`` for
+scripts that count or cut lines).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """``handoff-gate mcp-proxy``: put an MCP server's tool calls through the gate.
 
-Everything that can be wrong before the host connects (no server command, a run that
-cannot be made, a key without the policy that names its signer) is one line and exit 2,
-so a host shows it as the server's failure to start. The run is created if missing, as
-``submit`` does. Once serving, the proxy exits 0 when the host closes its end (or
-stops it with SIGTERM) and 1 when the server exits first; a server command that cannot
-be started is exit 2. ``integrations.mcp_proxy`` holds the routing, and
+Everything that can be wrong before the host connects is one line and exit 2, so a host
+shows it as the server's failure to start. ``integrations.mcp_proxy`` holds the routing,
 ``integrations.mcp_gating`` what happens to a gated call.
 """
 

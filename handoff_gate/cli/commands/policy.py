@@ -1,10 +1,8 @@
 """``handoff-gate policy PATH``: check a policy and print what it allows and its digest.
 
-The digest pins the policy file together with the allowed_signers file it names; a
-pipeline passes it to ``wait --policy-sha256`` so that whoever can write next to the
-policy cannot widen it. Every line goes through ``flat``: whoever wrote the files may
-have put terminal controls in them, and this is the command people run to look. It
-reads PATH through the Gate (``Gate.read_policy``) and asks nothing else of it.
+The digest pins the policy with its allowed_signers file (``wait --policy-sha256``).
+Every line goes through ``flat``: whoever wrote the files may have put terminal controls
+in them, and this is the command people run to look.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """``handoff-gate replay``: what a policy's rules would have done to every recorded handoff.
 
-The judging is the core's (``Gate.replay``, ``gates.stats.replay``); this module prints
-where the outcome would differ, most dangerous first: one JSON list (``--json``, keys in
-docs/protocol.md), or a table for people. It writes nothing, anywhere. The Gate's
-policy is the one replayed (``--policy FILE``, which also pins ``--schemas``); what
-happened is read as the records say, as ``list`` without a policy reads them. Run
-names, tools, reviewers, rule names and findings are payload or reviewer text: every
-cell is made visible and one line (``flat``); the table is plain text, never markup.
+The judging is the core's (``Gate.replay``); this prints where the outcome would differ,
+most dangerous first, and writes nothing. Run names, tools, reviewers, rule names and
+findings are payload or reviewer text: every cell is made visible and one line
+(``flat``), in plain text, never markup.
 """
 
 from __future__ import annotations

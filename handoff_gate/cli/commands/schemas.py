@@ -1,8 +1,7 @@
 """``handoff-gate schemas``: list the known contracts, or print one as strict JSON Schema.
 
-With ``--run RUN`` the contracts that run stores (``contracts add``) are listed too, and
-``--json-schema ID`` prints a stored one as it is stored (checked against its digest):
-a stored document is already the JSON Schema, so it is not re-made strict.
+A contract a run stores (``--run``) is printed as stored: it is already the JSON Schema,
+so it is not re-made strict.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """``handoff-gate serve``: the ``watch`` review app in a browser, behind a token.
 
-Everything that can be wrong is checked before the port opens, each a one-line usage
-error (exit 2): the store, ``--key`` (one needing a passphrase is refused, as ``watch``
-refuses it), ``--policy``, ``--token-file``, ``--public-url``, and a ``--host`` that is
-not loopback without ``--allow-remote``. Then the server prints the address to open,
-with its token, on stdout, and serves until SIGINT or SIGTERM, which end every tab's
-app process before it exits 0.
-
-Each tab runs ``handoff-gate watch`` with the options the server resolved (the
-reviewer, key, policy and contracts it checked), spelt by ``watch``'s own parser; the
-store's URL goes to it in its environment, never on a command line another account
-could read. The tabs' errors go to stderr (``web_review.AppProcess``): stdout holds the
-address only.
+Everything that can be wrong is a one-line usage error before the port opens. Each tab
+runs ``handoff-gate watch`` with the options the server checked, spelt by ``watch``'s
+own parser; the store's URL goes to it in its environment, never on a command line
+another account could read. stdout holds the address alone (``web_review.AppProcess``).
 """
 
 from __future__ import annotations

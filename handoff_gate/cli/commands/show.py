@@ -1,11 +1,8 @@
-"""``handoff-gate show``: one handoff's field-by-field report, then its state, why it
-ended (withdrawn, expired), its decision (or why the decision record is unusable) and
-its waiter.
+"""``handoff-gate show``: one handoff's report, state, decision and waiter.
 
-A reviewer may read ``show`` and then type ``decide``, so ``show`` prints every value of
-the payload, every field and the tool call's every part in full, wrapped to the terminal
-(100 columns into a pipe), never cut: what is approved is what was seen. ``--brief`` is
-``check``'s first look instead, one line per field with long values cut (and said so).
+A reviewer may read ``show`` and then type ``decide``, so every value is printed in full,
+wrapped, never cut: what is approved is what was seen. ``--brief`` is ``check``'s first
+look instead.
 """
 
 from __future__ import annotations

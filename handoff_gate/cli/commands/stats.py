@@ -1,10 +1,8 @@
 """``handoff-gate stats``: the reviewer's look back over every run under ROOT.
 
-The figures are the core's (``Gate.stats``, over ``standing``); this module only prints
-them: one JSON object (``--json``, keys in docs/protocol.md), or tables for people.
-Reasons, names, phases and tools are payload or reviewer text: every cell is a rich
-``Text`` made visible and one line (``flat``), never a markup string, so ``[bold]`` or
-an escape in a reason prints as the characters it is.
+The figures are the core's (``Gate.stats``); this only prints them. Reasons, names,
+phases and tools are payload or reviewer text: every cell is a rich ``Text`` made
+visible and one line (``flat``), never a markup string.
 """
 
 from __future__ import annotations

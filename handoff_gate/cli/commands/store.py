@@ -1,10 +1,7 @@
 """``handoff-gate store init [--roles]``: create or migrate the PostgreSQL schema.
 
-The store is the URL of ``--store`` (this command's own or a global one) or of
-``HANDOFF_GATE_STORE``: the Gate's configured store, which ``Gate.init_store`` migrates
-without opening it as a run store. Safe to run twice or from two hosts at once
-(``init_schema`` holds an advisory lock). Every failure is one line and exit 2; without
-the ``postgres`` extra, the line names it.
+``Gate.init_store`` migrates the configured store without opening it as a run store;
+``init_schema``'s advisory lock makes two runs at once safe.
 """
 
 from __future__ import annotations

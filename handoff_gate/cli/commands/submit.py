@@ -1,14 +1,9 @@
 """``handoff-gate submit``: store a payload as the run's next handoff and print its id.
 
-What it prints, and its options: docs/protocol.md, "Command line". Why it is shaped so:
-a missing run is made (as ``mkdir -p``) and ``new run PATH`` said on stderr, so a first
-submit into a fresh folder works and a typo shows as a run nobody meant; a contract
-nobody knows is refused unless ``--allow-unknown-schema``, since such a handoff could
-never be approved. stdout carries only the id (or ``--json``) for scripts; the verdict a
-reviewer will see, the handoff inspected in its run, goes to stderr, so a producer whose
-handoff is already blocked hears why now, not after a wait. It exits 0 either way: the
-handoff is stored. ``--tool`` gives a shell hook or another language the same tool-call
-handoff (``gates.submit.tool_call``) a framework adapter makes.
+What it prints, and its options: docs/protocol.md, "Command line". A missing run is made
+and said on stderr, so a first submit works and a typo shows as a run nobody meant. The
+verdict goes to stderr at once (stdout is the id alone, for scripts), so a producer
+whose handoff is already blocked hears why now, not after a wait.
 """
 
 from __future__ import annotations
@@ -26,7 +21,6 @@ from handoff_gate.cli.errors import (
     ArgumentError,
     UsageError,
     finding_line,
-    flat,
     one_line,
     os_problem,
     unknown_schema,
@@ -90,11 +84,7 @@ def _json_schema(args: argparse.Namespace) -> dict[str, Any] | None:
     """``--json-schema FILE`` as a document checked to be a contract, before any write."""
     if args.json_schema is None:
         return None
-    document = schema_file(args.json_schema)
-    try:
-        Gate.check_json_schema(document)
-    except JsonSchemaError as exc:
-        raise UsageError(f"{flat(args.json_schema)}: {exc}") from exc
+    document = schema_file(args.json_schema, check=True)
     checked_id(args.schema)
     return document
 

@@ -2,17 +2,6 @@
 
 Everything that can be wrong with the arguments (the run, the handoff, ``--out``) is
 found before blocking, so a pipeline never learns of a typo after a person approved.
-While blocked, the wait is registered as a waiter on the handoff (reviewers see that a
-pipeline is listening) and ``--notify`` runs once. Ctrl-C or SIGTERM records
-``cancelled`` in the audit log and exits 130.
-
-``--sha256`` (the digest ``submit --json`` printed) delivers only those bytes: any other
-handoff file, approved or not, ends the wait ``changed`` (exit 4). A tool call's approval
-is delivered to one wait; another ends ``already_delivered`` (exit 7) unless
-``--redeliver``. ``--json`` prints how
-the wait ended as one object (``cli.wait_json``) for scripts that must not parse prose;
-the payload written is ``gates.view.delivery.delivered_text``, the TUI's delivered view.
-
 A decided handoff (every resumed pipeline) is answered by the wait's first look, with no
 subscription, no waiter record and no ``--notify``; the notifier's module is imported
 only when the wait blocks. This module and ``cli.main`` are where the CLI defers loading.
@@ -22,9 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any
 
 from handoff_gate.cli.errors import (
     ALREADY_DELIVERED,
@@ -39,9 +32,7 @@ from handoff_gate.cli.errors import (
     one_line,
 )
 from handoff_gate.cli.inputs import existing_handoff
-from handoff_gate.cli.interrupt import stop_on_interrupt
 from handoff_gate.cli.outfile import STDOUT, checked_target, write_payload
-from handoff_gate.cli.wait_json import result_json
 from handoff_gate.gates.gate import DecisionCorrupt, Gate, WaitOutcome, WaitResult
 from handoff_gate.gates.store.base import FolderMechanics, RunStore
 from handoff_gate.gates.view.delivery import delivered_text, payload_text
@@ -77,25 +68,55 @@ def _notifier(
     phase = handoff_id.split("-", 1)[1]
 
     def announce(report: Report) -> None:
-        from handoff_gate.cli.notify import Notifier, notify_env  # only a wait that blocks
+        from handoff_gate.cli.notify import notify as run_notify  # only a wait that blocks
 
-        Notifier(notify, notify_env(run_label, handoff_id, phase, report.verdict.value))
+        run_notify(notify, run_label, handoff_id, phase, report.verdict.value)
 
     return announce
 
 
-def _waited(gate: Gate, run: str, args: argparse.Namespace, stop: threading.Event) -> WaitResult:
-    """Wait: the first look answers a decided handoff; only an undecided one blocks."""
-    return gate.wait(
-        run,
-        args.handoff_id,
-        expected_sha256=args.sha256 or "",
-        timeout=args.timeout,
-        poll=args.poll,
-        stop_event=stop,
-        on_block=_notifier(gate.store.run_label(run), args.handoff_id, args.notify),
-        redeliver=args.redeliver,
-    )
+@contextmanager
+def stop_on_interrupt() -> Iterator[threading.Event]:
+    """Ctrl-C (and SIGTERM) end the wait through its stop event: it then returns
+    ``cancelled`` by the same path as any other outcome, logged once, with its waiter
+    record removed, instead of an exception landing wherever the main thread happens to be.
+
+    The caller's handlers are put back afterwards (``main`` may run inside a caller's
+    process). Off the main thread no handler can be set; signals are its owner's then.
+    """
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            if handler is not None:  # None: set outside Python, cannot be put back
+                signal.signal(sig, handler)
+
+
+def result_json(result: WaitResult) -> dict[str, Any]:
+    """``wait --json``: how the wait ended for scripts that must not parse prose; its keys
+    are a contract (docs/protocol.md). ``payload`` only for an approval."""
+    approved = result.outcome is WaitOutcome.APPROVED
+    return {
+        "outcome": result.outcome.value,
+        "payload": result.payload if approved else None,
+        "decision": result.decision.model_dump(mode="json") if result.decision else None,
+        "report": result.report.to_json() if result.report is not None else None,
+        "dropped_keys": list(result.dropped_keys),
+        "defaulted": list(result.defaulted),
+        "edited": result.edited,
+        "edited_sha256": result.edited_sha256,
+        "original_sha256": result.original_sha256 if approved else None,
+        "ended": result.ended or None,
+    }
 
 
 def run(gate: Gate, args: argparse.Namespace) -> int:
@@ -110,7 +131,16 @@ def run(gate: Gate, args: argparse.Namespace) -> int:
     with checked_target(args.out) as target:
         try:
             with stop_on_interrupt() as stop:
-                result = _waited(gate, run, args, stop)
+                result = gate.wait(
+                    run,
+                    args.handoff_id,
+                    expected_sha256=args.sha256 or "",
+                    timeout=args.timeout,
+                    poll=args.poll,
+                    stop_event=stop,
+                    on_block=_notifier(gate.store.run_label(run), args.handoff_id, args.notify),
+                    redeliver=args.redeliver,
+                )
         except (DecisionCorrupt, ValueError, OSError) as exc:
             raise UsageError(one_line(exc)) from exc
         if result.outcome is WaitOutcome.APPROVED:
@@ -137,19 +167,14 @@ def _veto_check(where: RunStore, run: str, *, strict: bool) -> None:
     exposed = where.veto_exposure(run) if isinstance(where, FolderMechanics) else None
     if exposed is None:
         return
-    message = veto_warning(exposed)
+    message = (
+        f"a same-account agent can remove a reviewer's veto ({visible(exposed)}); make the "
+        "run with `handoff-gate init RUN --pipeline USER --reviewers GROUP`, or keep runs in "
+        "PostgreSQL (--store)"
+    )
     if strict:
         raise UsageError(f"--strict: {message}")
     print(f"handoff-gate: {message}", file=sys.stderr)
-
-
-def veto_warning(why: str) -> str:
-    """What a wait under a policy says when its account could remove a veto."""
-    return (
-        f"a same-account agent can remove a reviewer's veto ({visible(why)}); make the run "
-        "with `handoff-gate init RUN --pipeline USER --reviewers GROUP`, or keep runs in "
-        "PostgreSQL (--store)"
-    )
 
 
 def _edited_message(handoff_id: str, result: WaitResult) -> str:

@@ -1,17 +1,9 @@
 """``handoff-gate watch``: review the handoffs under ROOT in the terminal UI.
 
-The review runs over the command's one ``Gate`` (``cli.main.gate_for``: the store, or the
-folder ROOT, the contracts under the policy's pins, a key that never prompts), so its
-mistakes are the same one-line usage errors as everywhere, before the app starts. The app's core
-(``tui.review_core``, with the field view's models) loads after the first paint, in the
-app's core worker.
-
-``--notify-url``: the URLs are checked before the app starts (``cli.notify_urls``); the
-announcer (``gates.notify``) runs beside the app over the same Gate, subscribed to the
-same watch of the store (``Gate.events``), so each new handoff is inspected once for
-both, and loads only when a URL is given. The app owns the screen, so a notification
-that failed is a toast while it runs and, once it has quit, one line on stderr counting
-them.
+The review runs over the command's one ``Gate``, so its mistakes are the same one-line
+usage errors as everywhere, before the app starts. With ``--notify-url`` the announcer
+(``gates.notify``) shares the app's watch of the store; the app owns the screen, so a
+failed notification is a toast, then one line on stderr once it has quit.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """``handoff-gate withdraw``: the pipeline takes back a handoff it will not consume.
 
-The handoff becomes ``withdrawn``: decide refuses it, a wait on it exits 6. A decided
-handoff cannot be withdrawn (exit 1): its decision already stands. An id the run does
-not hold is a usage error (exit 2, ``no handoff ID in RUN``), worded and coded as in
-every other command that names a handoff: a script's typo is not a refusal.
+An id the run does not hold is a usage error (exit 2), as in every command that names a
+handoff: a script's typo is not a refusal.
 """
 
 from __future__ import annotations
