@@ -83,6 +83,7 @@ def test_decision_unblocks_the_pipeline_and_sigint_stops_it(tmp_path: Path) -> N
     assert "simulator stopped (exit 130)" in out
     log = (workspace / "simulator.log").read_text()
     assert "0002-design: cancelled" in log
+    assert "Warning" not in log and "Traceback" not in log, log
     assert tree_digest(SAMPLES) == before
     assert not (REPO / LIVE_RUN).exists()
 

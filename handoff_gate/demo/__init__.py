@@ -66,9 +66,14 @@ def prepare_workspace(workspace: Path | None) -> Path:
     return target
 
 
+_SIMULATOR_MAIN = "import sys; from handoff_gate.demo.simulator import main; sys.exit(main())"
+
+
 def start_simulator(workspace: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, SCHEMAS_ENV: str(workspace / CONTRACTS)}
-    argv = [sys.executable, "-m", "handoff_gate.demo.simulator", str(workspace), "--run", LIVE_RUN]
+    # Not ``-m handoff_gate.demo.simulator``: this package imports that module, so runpy
+    # would load it twice and open the log with a RuntimeWarning.
+    argv = [sys.executable, "-c", _SIMULATOR_MAIN, str(workspace), "--run", LIVE_RUN]
     with (workspace / LOG).open("ab") as log:
         return subprocess.Popen(
             argv,
