@@ -197,7 +197,9 @@ class Pipeline:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m handoff_gate.demo.simulator", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m handoff_gate.demo.simulator", description=__doc__
+    )
     parser.add_argument("workspace", type=Path)
     parser.add_argument("--run", default=LIVE_RUN, help="name of the live run directory")
     args = parser.parse_args(argv)
