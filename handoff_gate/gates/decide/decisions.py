@@ -1,24 +1,12 @@
 """Durable approve/reject decisions, made through the run's store.
 
-A decision pins the sha256 of the exact handoff bytes the reviewer saw, so a file edited
-afterwards can be told apart from the one that was approved. Each principal has one
+A decision pins the sha256 of the exact bytes the reviewer saw. Each principal has one
 exclusive record per handoff (the unsigned decision one shared slot), so racing writers
-cannot both succeed and a crash leaves either no record or a complete one.
-
-With a key (and the policy naming its principal) the record is signed: an SSHSIG over
-``decision_statement`` that also binds the audit log's head, so history rewritten before
-it is detected. A key whose principal may not decide the phase, or that produced the
-handoff, is refused before anything is written, naming who may.
-
-An approval may carry the reviewer's edit (``edited_payload``): the edited bytes are
-inspected against the handoff's contract (``standing.edits``) and refused, with nothing
-written, unless they are approvable; then they are kept in the store by their sha256
-before the record naming both digests is written, so a record never names bytes that
-are not there.
-
-The record is published before its audit event. If logging fails afterwards the decision
-still stands, so ``decide`` returns it and reports the failed log through ``on_warning``;
-``audit --verify`` lists the decision without its event.
+cannot both succeed and a crash leaves either no record or a complete one. A signed
+record's SSHSIG also binds the audit log's head, so history rewritten before it is
+detected. An approved edit's bytes are kept before the record naming them, so a record
+never names bytes that are not there. The record is published before its audit event:
+if logging fails the decision still stands (``on_warning``; ``audit --verify`` lists it).
 """
 
 from __future__ import annotations
@@ -174,8 +162,7 @@ def _signer(
     key: SigningKey | None, policy: Policy | None, rule: Rule | None, reviewer: str | None
 ) -> tuple[str | None, str | None]:
     """(the principal the decision is signed as, why it must be refused): under a policy
-    an unsigned decision would be ignored, so it is refused up front, saying a key is
-    needed; a key that may not decide is refused too. Both are logged by the caller."""
+    an unsigned decision would be ignored, so it is refused up front."""
     if policy is None or rule is None:
         return None, None
     if key is None:
@@ -198,25 +185,12 @@ def decide(
     *,
     seen: Report | None = None,
 ) -> Decision:
-    """Record a decision after re-inspecting the handoff's current bytes.
+    """Record a decision after re-inspecting the handoff's current bytes (``seen``: a
+    batch's report of it, which stands while the bytes keep its sha256).
 
-    ``seen``: the report the caller already made of this handoff under the same
-    context (a batch's selection). When the stored bytes still have its
-    sha256 it stands for the re-inspection (the bytes are hashed, not inspected again);
-    otherwise the handoff is inspected as usual.
-
-    ``edited_payload``: approve the reviewer's edit of the payload instead of the
-    producer's bytes (``EditRefused``, audited, nothing written, when the edit is not
-    approvable; ``ValueError`` with any action but approve).
-
-    Refused (``DecisionRefused``, audited, nothing written) when: rejecting without a
-    reason, this slot already decided, the handoff missing, withdrawn or expired (by this
-    machine's clock), changed since
-    ``expected_sha256`` was reviewed, blocked and the action is approve; under a policy:
-    without a key, or the key's principal may not decide the phase or produced the
-    handoff. ``ValueError`` for a
-    malformed id or argument, a key without a policy, or a phase the policy has no rule
-    for (``NoRule``).
+    Every refusal is ``DecisionRefused`` (``EditRefused`` for an edit), audited, with
+    nothing written; ``ValueError`` for a malformed argument, a key without a policy or
+    a phase the policy has no rule for (``NoRule``).
     """
     handoff_id = validate_id(handoff_id_of(ref_or_id))
     action = Action(request.action)
@@ -473,12 +447,10 @@ def _existing(
 ) -> str | None:
     """A one-line description of this slot's decision already stored, if any.
 
-    A signed slot (``principal`` under a ``policy``) holds a decision only if the record
-    there is that principal's, signed by a key the policy lists for it now. Anything else
-    an agent may have planted there (junk bytes, a FIFO, a directory, a symlink, another
-    principal's record) is set aside in a run folder (``FolderMechanics``; a database's
-    slots only reviewers write), so it never keeps a reviewer's decision, a veto above
-    all, from being recorded.
+    A signed slot holds a decision only if the record there is that principal's, signed
+    by a key the policy lists for it now. Anything else an agent may have planted there
+    is set aside in a run folder (a database's slots only reviewers write), so it never
+    keeps a reviewer's decision, a veto above all, from being recorded.
     """
     try:
         data = store.decision_records(run, handoff_id).get(principal)
@@ -507,13 +479,8 @@ def _existing(
 
 def _counted(attempt: _Attempt) -> str | None:
     """The decision that already counts, when one more record of ``action`` could change
-    nothing, so none is added.
-
-    Without a policy any recorded decision counts, a principal's signed one included
-    (``quorum``). Under a policy its rule says: once the handoff is rejected (a veto)
-    nothing more is recorded; once its approvals reach the quorum a further approval is
-    not, while a veto still is, since a veto is the rule's way to stop an approved
-    handoff before it is delivered."""
+    nothing. Under a policy a veto is still recorded after the quorum approved: it is
+    the rule's way to stop an approved handoff before it is delivered."""
     context, action = attempt.context, attempt.action
     policy = context.policy
     try:

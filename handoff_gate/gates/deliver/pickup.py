@@ -1,11 +1,8 @@
 """Picking up a handoff: is it decided, and what does a wait return for it now.
 
-Most waits find the decision already there (a resumed pipeline, a reviewer who was
-quicker than the producer), so answering that takes no watching machinery: a
-``Pickup`` reads the decision records, settles them (``standing.quorum``), inspects the
-handoff again on approval and writes the ``wait_returned`` event. ``deliver.waiting`` builds
-the blocking wait on top of it, and is the only module that loads the change watcher;
-``handoff-gate wait`` imports that module only when its first look finds no decision.
+Most waits find the decision already there, so answering that takes no watching
+machinery: ``deliver.waiting`` builds the blocking wait on top of a ``Pickup`` and is the
+only module that loads the change watcher.
 """
 
 from __future__ import annotations

@@ -1,25 +1,10 @@
 """The announcer: tells ``Targets`` which handoffs of a store wait for a decision.
 
-It learns of new handoffs as the review app does, from an ``EventSource``'s hints (the
-store's ``watch``) and the store's ``listing`` (names and stamps, no bytes), so it works
-the same on every store; under ``watch --notify-url`` the source is the app's, so the
-store is watched once and each new handoff inspected once. A handoff it has not seen
-before is judged by its standing (the state, producer and verdict ``list`` and the app
-show); one that needs a person (pending, or blocked and so to be rejected) is announced
-once: the first one starts a gathering of ``gather`` seconds, and everything found
-meanwhile goes in the same notification, whatever run it is in; one that somebody
-decided during the gathering is left out.
-
-At start it does not announce each handoff already there: the first look sends one
-summary of those still undecided ("2 handoffs wait for a decision in web: …"), or
-nothing when none are, so a restart costs one message and a handoff that arrived while
-nobody announced is not lost. Handoffs gathered when it stops are not sent; the next
-start's summary names them.
-
-Two threads of its own, none of them the caller's: one lists and judges (with a store
-object of its own), one sends; the source's thread watches. A notification that fails
-(the endpoint down, a timeout) is a warning through ``warn``, and the sending thread is
-the only one it delays: the gate, the app and the next look go on.
+It learns of new handoffs as the review app does, from an ``EventSource`` (under
+``watch --notify-url`` the app's own, so the store is watched once and each handoff
+inspected once). What it announces, when, and what a failure does: docs/integration.md,
+"What a notification says". Two threads of its own: one lists and judges (with a store
+object of its own), one sends, so a failing endpoint delays only the sending thread.
 """
 
 from __future__ import annotations
