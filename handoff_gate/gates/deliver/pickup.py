@@ -56,22 +56,11 @@ class WaitOutcome(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class WaitResult:
-    """How a wait ended.
+    """How a wait ended; its fields are described in docs/integration.md.
 
-    ``report`` is always the handoff's current inspection report (for a reject too, so
-    its findings can go back to the producer). ``payload`` (the validated, allow-listed
-    fields) and ``model`` (the contract's model instance) are set only for ``approved``.
-    ``decision`` is the deciding record (the reject, or the first approval);
-    ``decisions`` every record that counted (all approvals of a quorum).
-    ``dropped_keys`` and ``defaulted`` (approved only) are the field paths the delivery
-    left out (keys the contract does not name) and filled in (the contract's default for
-    an absent field), so "approved exactly as sent" is both empty.
-
-    An approval of a reviewer's edit delivers the edit: ``edited`` is ``True``,
-    ``payload`` and ``model`` are the edit's (validated against the same contract),
-    ``edited_sha256`` names its bytes, and the producer's stays reachable:
-    ``original_sha256`` (the handoff file's, which ``report`` describes) and
-    ``original_payload`` (what approving it unedited would have delivered).
+    ``report`` is always the handoff's current report (for a reject too, so its findings
+    can go back to the producer); ``payload`` and ``model`` are set only for
+    ``approved``, and are the edit's when a reviewer's edit was approved.
     """
 
     outcome: WaitOutcome
@@ -106,21 +95,12 @@ def _filled(report: Report) -> tuple[str, ...]:
 class Pickup:
     """One wait's look at a handoff, and how the wait's end is recorded.
 
-    The deadline is set when the pickup is made, so a wait that turns to blocking after
-    its first look keeps the timeout its caller asked for; each refused decision record
-    is reported once over every look (``refusals_seen``).
-
-    ``expected_sha256`` (or the ``sha256`` of a ``HandoffRef`` from ``submit``) is the
-    digest of the handoff file the caller wrote: a handoff whose bytes are not those is
-    never delivered, and the wait ends ``changed`` (at the first look, or once decided),
-    so a pipeline gets back only what it submitted even if someone rewrote the file and
-    had that approved.
-
-    A tool call's approval is delivered once: the wait that returns it first records
-    the delivery exclusively (``RunStore.create_delivery``), and any later wait on it
-    ends ``already_delivered`` with no payload, unless ``redeliver`` (crash recovery:
-    the caller knows the first delivery never ran), which delivers it again and logs
-    that. Other handoffs are delivered to every wait, as before.
+    The deadline is set when the pickup is made, so a wait that turns to blocking keeps
+    its caller's timeout. ``expected_sha256`` (or a ``HandoffRef``'s) is the digest of
+    the file the caller wrote: other bytes are never delivered (``changed``), even if
+    someone rewrote the file and had that approved. A tool call's approval is delivered
+    once (``RunStore.create_delivery``); a later wait ends ``already_delivered`` unless
+    ``redeliver`` (crash recovery: the caller knows the first delivery never ran).
     """
 
     def __init__(

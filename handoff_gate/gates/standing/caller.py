@@ -1,15 +1,10 @@
 """Whether the one process that would run a tool call is still there to run it.
 
-A coding agent's hook (and the MCP proxy, alike) submits the call it was asked about,
-waits on it, and is the only one that would ever run it: when it is killed, crashes or
-gives up without being able to withdraw (the log's lock held, the store down), the
-agent has moved on and an approval would run nothing, or, worse, look to the reviewer
-as if it had. Such a call is marked in its envelope (``ToolCall.sole_waiter``) and may
-be approved only while a wait on it is live (``RunStore.waiters``); otherwise every
-reader says its caller gave up and ``decide`` refuses to approve it (a rejection is
-still recorded: it runs nothing). A store that cannot tell who waits counts as nobody
-waiting: what cannot be verified never counts. Every other handoff is unaffected: a
-script may ``submit`` now and ``wait`` later, so no waiter yet means nothing there.
+A hook (or the MCP proxy) is the only one that would ever run the call it waits on:
+once it is gone without withdrawing, an approval would run nothing, or worse look to the
+reviewer as if it had. Such a call (``ToolCall.sole_waiter``) may be approved only while
+a wait on it is live; a store that cannot tell who waits counts as nobody waiting. Other
+handoffs are unaffected: a script may ``submit`` now and ``wait`` later.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """The two ends a handoff reaches without a decision: withdrawn, or expired.
 
-Both are terminal and fail closed: ``decide`` refuses after either, ``wait`` returns
-``withdrawn`` or ``expired`` instead of a payload, and ``standing`` shows them. A
-withdrawal is a record the pipeline writes (``withdrawal.withdraw``); expiry is the
-envelope's ``expires_at`` judged by the clock of whoever asks, the deciding or the
-waiting side, so nobody downstream has to trust the submitter's clock afterwards. A
-withdrawal outranks everything, an approval included: the pipeline said it will not
-consume the handoff, so it is never delivered.
+Both are terminal and fail closed. Expiry is judged by the clock of whoever asks, so
+nobody downstream has to trust the submitter's clock. A withdrawal outranks an approval:
+the pipeline said it will not consume the handoff, so it is never delivered.
 """
 
 from __future__ import annotations
@@ -101,9 +97,8 @@ PAST = "0001-01-01T00:00:00.000Z"
 def deadline(expires_at: str | None, created: object, rule: Rule | None) -> str | None:
     """When the handoff expires as judged under the policy ``rule`` of its phase (``None``:
     no policy, or none covers it): the envelope's ``expires_at``, or the rule's
-    ``expires_in`` counted from the handoff's ``created``, whichever comes first. The
-    rule's is a limit on every handoff of the phase, whether or not its submitter named
-    the policy (a handoff submitted without one has no ``expires_at``)."""
+    ``expires_in`` counted from ``created``, whichever comes first: the rule's limits
+    every handoff of the phase, whether or not its submitter named the policy."""
     limit = _rule_limit(created, rule)
     if limit is None:
         return expires_at

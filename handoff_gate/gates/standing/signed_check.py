@@ -26,11 +26,8 @@ def check_signed(
     sha256: str | None,
     producer: str | None,
 ) -> str | None:
-    """Why a signed decision must be ignored, or ``None`` when it counts.
-
-    ``sha256=None`` checks everything but the bytes it names: a veto's question, since a
-    signed reject binds the handoff id whatever bytes are there now (``quorum.settle``).
-    """
+    """Why a signed decision must be ignored, or ``None`` when it counts. ``sha256=None``
+    checks all but the bytes it names: a veto's question (``quorum._veto``)."""
     if decision.signature is None or decision.log_head is None:
         return "unsigned"
     if decision.principal != slot:

@@ -32,12 +32,9 @@ class Decider(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """One handoff's share: its state, phase, tool, when it was submitted and settled,
-    the records that settled it (decider and action), and a reject's category and reason.
-
-    ``submitted`` is ``None`` when the envelope cannot be read; ``seconds`` is ``None``
-    unless the handoff was approved or rejected at or after its submit time (a decision
-    dated before its handoff is not a time anyone waited)."""
+    """One handoff's share of the look back. ``seconds`` is ``None`` unless it was
+    decided at or after its submit time (a decision dated before its handoff is not a
+    time anyone waited)."""
 
     state: HandoffState
     phase: str
