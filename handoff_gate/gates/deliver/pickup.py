@@ -86,12 +86,6 @@ def _paths(report: Report, code: Code) -> tuple[str, ...]:
     return tuple(f.path for f in report.findings if f.code is code)
 
 
-def _filled(report: Report) -> tuple[str, ...]:
-    """The paths whose default the delivery filled in: none for a tool call, which
-    crosses as approved (the tool applies its own defaults)."""
-    return () if _is_tool_call(report) else _paths(report, Code.DEFAULTED_FIELD)
-
-
 class Pickup:
     """One wait's look at a handoff, and how the wait's end is recorded.
 
@@ -194,32 +188,21 @@ class Pickup:
             return WaitResult(
                 WaitOutcome.CHANGED, decision=decision, report=report, decisions=found.decisions
             )
-        if outcome is HandoffState.APPROVED and found.edit is not None:
-            edit = found.edit
-            return WaitResult(
-                WaitOutcome.APPROVED,
-                decision=decision,
-                payload=edit.delivered,
-                report=report,
-                model=edit.model,
-                decisions=found.decisions,
-                dropped_keys=_paths(edit, Code.UNKNOWN_KEY),
-                defaulted=() if _is_tool_call(report) else _filled(edit),
-                edited=True,
-                edited_sha256=edit.sha256,
-                original_sha256=report.sha256,
-                original_payload=report.delivered,
-            )
         if outcome is HandoffState.APPROVED:
+            edit = found.edit
+            delivered = report if edit is None else edit
             return WaitResult(
                 WaitOutcome.APPROVED,
                 decision=decision,
-                payload=report.delivered,
+                payload=delivered.delivered,
                 report=report,
-                model=report.model,
+                model=delivered.model,
                 decisions=found.decisions,
-                dropped_keys=_paths(report, Code.UNKNOWN_KEY),
-                defaulted=_filled(report),
+                dropped_keys=_paths(delivered, Code.UNKNOWN_KEY),
+                # none for a tool call, which crosses as approved (the tool applies its own)
+                defaulted=() if _is_tool_call(report) else _paths(delivered, Code.DEFAULTED_FIELD),
+                edited=edit is not None,
+                edited_sha256=None if edit is None else edit.sha256,
                 original_sha256=report.sha256,
                 original_payload=report.delivered,
             )
@@ -264,22 +247,16 @@ class Pickup:
             )
         except DeliveryExists:
             if not self.redeliver:
-                ended = WaitResult(
-                    WaitOutcome.ALREADY_DELIVERED,
-                    decision=result.decision,
-                    report=result.report,
-                    decisions=result.decisions,
-                    ended=f"{self.handoff_id}'s approval was delivered already; "
-                    "nothing is delivered twice",
+                return self.finish(
+                    WaitResult(
+                        WaitOutcome.ALREADY_DELIVERED,
+                        decision=result.decision,
+                        report=result.report,
+                        decisions=result.decisions,
+                        ended=f"{self.handoff_id}'s approval was delivered already; "
+                        "nothing is delivered twice",
+                    )
                 )
-                audit.append(
-                    self.run,
-                    audit.Event.WAIT_RETURNED,
-                    store=self.store,
-                    handoff=self.handoff_id,
-                    outcome=ended.outcome.value,
-                )
-                return ended
             self.store.append_event(self.run, {**event, "redelivered": True})
         return result
 
