@@ -56,18 +56,10 @@ def to_stderr(text: str) -> None:
 class Announcer:
     """Announces the handoffs of a store that wait for a decision to ``targets``.
 
-    ``events``: the store's hints and standings, with the contracts and the policy they
-    are made under (``Gate.events``, shared with the review screen under ``watch``).
-    ``link``: the address a notification sends the reader to (``serve
-    --public-url``; never a token). ``warn`` is called with one line for each problem (a
-    notification that failed, a store that cannot be read), from the announcer's
-    threads; it must be quick and thread-safe. ``begin``:
-    the threads do nothing until it is set (``watch`` passes ``ReviewApp.ready``, set once
-    the first screen and the core are up: the first look inspects every undecided
-    handoff, which would otherwise compete with the app's start).
-
-    ``start`` and ``stop`` (or ``with``): stopping ends the threads and sends nothing
-    more; it waits for a send in progress at most ``SEND_JOIN_S``.
+    ``link``: ``serve --public-url`` (never a token). ``warn`` is called from the
+    announcer's threads, so it must be quick and thread-safe. ``begin``: the threads
+    wait for it (``watch`` passes ``ReviewApp.ready``), since the first look inspects
+    every undecided handoff and would otherwise compete with the app's start.
     """
 
     def __init__(

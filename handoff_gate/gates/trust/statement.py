@@ -7,15 +7,11 @@ sorted keys and ASCII escapes, so the same fields always give the same bytes::
 
     handoff-gate-decision/1\\n{"action":"approve",...}
 
-An approval of a reviewer's edit adds one key, ``edited_sha256`` (the sha256 of the
-edited payload bytes, stored beside the decision), to the same object; a decision
-without an edit has no such key, so every statement signed before edits existed is
-still exactly the bytes it was. A verifier that does not know the key computes other
-bytes, and the signature fails: an edit can never pass as the original's approval.
-
-The prefix keeps a decision signature from ever being replayed as a handoff signature (or a
-future version's). Values are type-checked, not coerced: a wrong type is a ``StatementError``,
-never a differently-signed string.
+An approval of an edit adds ``edited_sha256``; without an edit there is no such key, so
+statements signed before edits existed keep their bytes, and an edit can never pass as
+the original's approval. The prefix keeps a decision signature from ever being replayed
+as a handoff signature (or a future version's). Values are type-checked, not coerced: a
+wrong type is a ``StatementError``, never a differently-signed string.
 """
 
 from __future__ import annotations
@@ -127,13 +123,8 @@ class HandoffFields(_Handoff, total=False):
 
 
 def decision_statement(**given: Unpack[DecisionFields]) -> bytes:
-    """What a decider signs: this verdict, on these bytes, after this much of the audit log.
-
-    ``log_head`` is the sha256 of the audit log's last line the decider saw (``NO_LOG_HEAD``
-    for an empty log), so a signed decision cannot be replayed into another history.
-    ``edited_sha256``: an approval of the reviewer's edit names both digests, the
-    handoff's (``sha256``) and the edited payload's; only an approval can carry one.
-    """
+    """What a decider signs: this verdict, on these bytes, after this much of the audit
+    log (``log_head``), so a signed decision cannot be replayed into another history."""
     checked("decision_statement", given, DecisionFields)
     action, edited_sha256 = given["action"], given.get("edited_sha256")
     if action not in ACTIONS:
