@@ -63,16 +63,6 @@ def withdrawal_of(store: RunStore, run: str, handoff_id: str) -> Withdrawal | No
         )
 
 
-def withdrawn_line(handoff_id: str, found: Withdrawal) -> str:
-    """``0003-plan was withdrawn by ci@build at …: reason``, escape-free."""
-    reason = f": {visible(found.reason)}" if found.reason else ""
-    return f"{handoff_id} was withdrawn by {visible(found.by)} at {found.withdrawn_at}{reason}"
-
-
-def expired_line(handoff_id: str, expires_at: str) -> str:
-    return f"{handoff_id} expired at {expires_at}"
-
-
 def ending(
     store: RunStore,
     run: str,
@@ -84,9 +74,11 @@ def ending(
     """Withdrawn (the record), else expired (the deadline past by ``now``), else ``None``."""
     found = withdrawal_of(store, run, handoff_id)
     if found is not None:
-        return Ending(HandoffState.WITHDRAWN, withdrawn_line(handoff_id, found))
+        reason = f": {visible(found.reason)}" if found.reason else ""
+        by = f"{visible(found.by)} at {found.withdrawn_at}"
+        return Ending(HandoffState.WITHDRAWN, f"{handoff_id} was withdrawn by {by}{reason}")
     if expires_at is not None and is_past(expires_at, now):
-        return Ending(HandoffState.EXPIRED, expired_line(handoff_id, expires_at))
+        return Ending(HandoffState.EXPIRED, f"{handoff_id} expired at {expires_at}")
     return None
 
 

@@ -106,12 +106,14 @@ class Judged:
 
 
 def change_of(decided: HandoffState, by_person: bool, would: Would) -> Change | None:
-    """The difference between what happened and ``would`` (see the module docstring)."""
+    """The difference between what happened and ``would``, as ``CHANGE_ORDER`` ranks it."""
     if decided is HandoffState.APPROVED:
         if would is Would.BLOCKED:
             return Change.BLOCKS_AN_APPROVAL
         if by_person:
-            return None if would is Would.ASK else _person_approved(would)
+            if would is Would.ASK:
+                return None
+            return Change.NO_PERSON if would is Would.APPROVE else Change.OTHER
         return None if would is Would.APPROVE else Change.OTHER
     if decided is HandoffState.REJECTED:
         if would is Would.APPROVE:
@@ -130,10 +132,6 @@ def change_of(decided: HandoffState, by_person: bool, would: Would) -> Change | 
     if would is Would.BLOCKED and decided is HandoffState.PENDING:
         return Change.OTHER
     return None
-
-
-def _person_approved(would: Would) -> Change:
-    return Change.NO_PERSON if would is Would.APPROVE else Change.OTHER
 
 
 @dataclass(frozen=True, slots=True)
