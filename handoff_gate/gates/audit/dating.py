@@ -1,12 +1,8 @@
 """``audit --verify``'s look at when a signed decision says it was made.
 
-A signer chooses its record's ``decided_at``, so a waiter never judges a key by it
-(``standing.quorum`` checks the key's validity window at the verifier's clock). Looking back,
-the log holds times the signer did not choose alone: the ``at`` of the decision's
-``decision_written`` event, and that of the log line its signature names (``log_head``),
-which existed before the decision was made. A signed decision is reported when its key's
-window excludes a recorded time, when it is dated before the line it signed after
-(backdated), or after the verifier's clock (forward-dated).
+A signer chooses its record's ``decided_at``, so a waiter never judges a key by it.
+Looking back, the log holds times the signer did not choose alone: its event's ``at``
+and that of the line its ``log_head`` names, which existed before the decision.
 """
 
 from __future__ import annotations
@@ -47,11 +43,8 @@ def dating_problems(
     event: dict[str, Any] | None,
     head: dict[str, Any] | None,
 ) -> list[str]:
-    """What is wrong with the times of a signed decision whose signature verifies.
-
-    ``event`` is its ``decision_written`` event, ``head`` the log line its ``log_head``
-    names (either ``None`` when the log has none; that is reported elsewhere).
-    """
+    """What is wrong with the times of a signed decision whose signature verifies
+    (``event`` or ``head`` ``None`` when the log has none: reported elsewhere)."""
     decided = parse_stamp(decision.decided_at)
     problems: list[str] = []
     logged_at = event.get("at") if event is not None else None

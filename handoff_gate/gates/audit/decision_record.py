@@ -44,7 +44,7 @@ def parse_stamp(text: str) -> datetime:
 
 
 class Decision(BaseModel):
-    """One decision record; its fields are docs/protocol.md's "Decision records"."""
+    """One decision record; its fields are docs/protocol.md's "Decision"."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -130,11 +130,8 @@ class Decision(BaseModel):
         return self.signature is not None
 
     def statement(self, principal: str, log_head: str) -> bytes:
-        """The bytes ``principal`` signs for this decision after seeing ``log_head``.
-
-        One builder for signing and for every verifier, so the fields a signature binds
-        can never drift between the two. ``StatementError`` for a field that cannot go in.
-        """
+        """The bytes ``principal`` signs for this decision after seeing ``log_head``: one
+        builder for signing and verifying, so the two can never drift apart."""
         return decision_statement(
             run=self.run,
             handoff=self.handoff,

@@ -2,26 +2,9 @@
 
 The chain alone proves only that no line was changed *without re-chaining*; a writer of
 the run directory can re-chain an edited log, cut its tail, or delete it. So the log is
-also checked against the records it describes:
-
-- every handoff and every decision record has its event, and every such event its record;
-- a handoff was submitted once, and its bytes still hash to what was logged then (the
-  first event counts: one more, correctly chained, cannot bless a rewrite);
-- a signed decision, and a policy rule's, names the sha256 first logged for its handoff;
-- under a policy, a rule's decision names that policy, which still holds the rule and
-  still decides the handoff's bytes so (``audit.rule_record``);
-- a stored contract's bytes hash to its name, and every contract a handoff names is
-  stored;
-- no (handoff, principal) slot was decided twice (a decision deleted and made again);
-- each tool call's delivery has its record and its event, once (``verify_deliveries``);
-- a signed decision's ``log_head`` names a line that precedes its own event, so a history
-  rewritten before a signed decision no longer contains the head it signed;
-- every signature verifies (under the policy's allowed_signers when one is given), and
-  under a policy its key was valid at the times the record and the log give it
-  (``audit.dating``).
-
-What remains undetectable without signed decisions after it (deleting a decision *and*
-its event at the very end of the log) is spelled out in docs/security.md.
+also checked against the records it describes (the list is docs/protocol.md's; what
+remains undetectable, docs/security.md's). Of a handoff's events the first counts: one
+more, correctly chained, cannot bless a rewrite.
 """
 
 from __future__ import annotations

@@ -59,10 +59,8 @@ def signed_schema(schema_id: str, schema_sha256: str | None) -> str:
 
 
 def producer_principal(key: SigningKey, policy: Policy, phase: str) -> str:
-    """The producer of ``phase`` the key may sign as (for ``submit --key``).
-
-    ``ValueError`` naming the phase's producers when the key signs for none of them.
-    """
+    """The producer of ``phase`` the key may sign as (for ``submit --key``);
+    ``ValueError`` naming the phase's producers when it signs for none."""
     rule = policy.rule_for(phase)
     if rule is None or rule.producers is None:
         raise ValueError(f"{policy.path}: phase {phase!r} names no producers to sign as")

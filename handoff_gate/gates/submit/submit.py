@@ -66,11 +66,8 @@ def _encode_raw(payload: bytes) -> dict[str, str]:
 
 
 class About(TypedDict, total=False):
-    """What a producer may say about its output, each recorded in the envelope as given.
-
-    ``upstream_payload`` is the payload the producer worked from (any JSON value), kept
-    beside the raw output; the rest go in ``from``/``to`` and ``producer``.
-    """
+    """What a producer may say about its output, each recorded in the envelope as given
+    (``upstream_payload``: the payload it worked from, any JSON value)."""
 
     from_role: str | None
     to_role: str | None
