@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TypedDict, Unpack
 
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
@@ -35,13 +35,6 @@ _AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{
 
 class StatementError(ValueError):
     """A field that cannot go into a statement; the message is one line naming it."""
-
-
-def utc_stamp(moment: datetime) -> str:
-    """``2026-11-30T20:39:32.123Z``: the one spelling of ``at`` a statement accepts."""
-    if moment.tzinfo is None:
-        raise StatementError("at: the time must carry a time zone")
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _text(name: str, value: object) -> str:
