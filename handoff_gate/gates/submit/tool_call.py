@@ -53,12 +53,6 @@ def tool_schema_id(parameters: Mapping[str, Any]) -> str:
         raise not_json_data(exc) from exc
 
 
-def default_key(call: ToolCallSpec, args: Payload) -> str:
-    """The idempotency key of a call: its thread and id, bound to what is approved (the
-    run scopes every key)."""
-    return call_key(call.thread, call.call_id, approved_digest(call, args))
-
-
 def approved_digest(call: ToolCallSpec, args: Payload) -> str:
     """A digest of what approving the call approves: the tool's name, its argument
     schema's digest and the argument bytes as stored (each length-framed)."""
@@ -149,8 +143,8 @@ def submit_tool_call(
 
 
 def _bound(key: str | None, call: ToolCallSpec, args: Payload) -> str:
-    """The key a call is stored under: the caller's, or the thread and call id, with
-    the digest of what is approved."""
+    """The key a call is stored under (the run scopes every key): the caller's, or the
+    thread and call id, with the digest of what is approved."""
     if key is None:
-        return default_key(call, args)
+        return call_key(call.thread, call.call_id, approved_digest(call, args))
     return f"{key}:{approved_digest(call, args)}"
