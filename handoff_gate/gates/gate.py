@@ -73,7 +73,6 @@ if TYPE_CHECKING:
     from handoff_gate.gates.notify.source import EventSource
     from handoff_gate.gates.notify.targets import Targets as Targets
     from handoff_gate.gates.rules.auto import AutoRule
-    from handoff_gate.gates.standing.caller import CALLER_GAVE_UP as CALLER_GAVE_UP
     from handoff_gate.gates.standing.ending import Withdrawal
     from handoff_gate.gates.standing.standing import Standing as Standing
     from handoff_gate.gates.stats.figures import Stats as Stats
@@ -87,6 +86,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.submit.tool_call import ToolCallOptions
     from handoff_gate.gates.trust.policy import Policy as Policy
     from handoff_gate.gates.trust.signing_key import SigningKey as SigningKey
+    from handoff_gate.gates.vocab.caller import CALLER_GAVE_UP as CALLER_GAVE_UP
 
 Reporter = Callable[[str], None]
 JsonObject = Mapping[str, Any]
@@ -820,7 +820,7 @@ __all__ = [
 #: imported on first use (PEP 562): importing the Gate loads no stage a command does not
 #: use (``hook``'s submit never loads the waits, ``policy`` no inspection).
 _FROM_STAGES = {
-    "CALLER_GAVE_UP": "handoff_gate.gates.standing.caller",
+    "CALLER_GAVE_UP": "handoff_gate.gates.vocab.caller",
     "Decision": "handoff_gate.gates.audit.decision_record",
     "DecisionCorrupt": "handoff_gate.gates.audit.decision_record",
     "DecisionRefused": "handoff_gate.gates.decide.decisions",

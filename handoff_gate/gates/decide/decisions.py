@@ -27,7 +27,6 @@ from handoff_gate.gates.audit.decision_record import (
     parse_decision,
 )
 from handoff_gate.gates.decide.reviewer import default_reviewer
-from handoff_gate.gates.standing.caller import CALLER_GAVE_UP, caller_gone, live_waiters
 from handoff_gate.gates.standing.edits import (
     EditedPayload,
     edit_bytes_of,
@@ -38,13 +37,20 @@ from handoff_gate.gates.standing.ending import deadline, ending
 from handoff_gate.gates.standing.phase_rule import rule_of
 from handoff_gate.gates.standing.quorum import settle
 from handoff_gate.gates.standing.report_in_run import append_only_fields, inspect_in_run
-from handoff_gate.gates.store.base import DecisionExists, FolderMechanics, RunStore, has_handoff
+from handoff_gate.gates.store.base import (
+    DecisionExists,
+    FolderMechanics,
+    RunStore,
+    WaiterRecord,
+    has_handoff,
+)
 from handoff_gate.gates.store.log_lines import last_line
 from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.submit.placement import producer_bytes_sha256, verified_producer
 from handoff_gate.gates.trust.sshsig import SignatureError, SigningError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.caller import CALLER_GAVE_UP, caller_gone
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.ids import validate_id
@@ -287,7 +293,7 @@ def _checked(
     if end is not None:
         attempt.refuse(f"{end.why}; it can no longer be decided")
     if attempt.action is Action.APPROVE and caller_gone(
-        envelope, live_waiters(store, where, handoff_id)
+        envelope, _live_waiters(store, where, handoff_id)
     ):
         attempt.refuse(f"{handoff_id}: {CALLER_GAVE_UP}")
     _check_report(attempt, report, expected_sha256)
@@ -296,6 +302,15 @@ def _checked(
         if producer == principal:
             attempt.refuse(f"{principal!r} produced {handoff_id} and may not decide it")
     return report
+
+
+def _live_waiters(store: RunStore, run: str, handoff_id: str) -> tuple[WaiterRecord, ...] | None:
+    """The handoff's live waiters (``None`` when the store cannot tell, or failed to)."""
+    try:
+        found = store.waiters(run, [handoff_id])
+    except (OSError, ValueError):
+        return None
+    return None if found is None else found.get(handoff_id, ())
 
 
 def _still(seen: Report | None, attempt: _Attempt) -> TypeGuard[Report]:

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.standing.caller import caller_gone
 from handoff_gate.gates.standing.decision_problem import standing_of, unusable_reason
 from handoff_gate.gates.standing.ending import deadline, decided_late, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.standing.quorum import Settlement, approved_bytes, leading_approvals, settle
 from handoff_gate.gates.standing.report_in_run import blocked_report, inspect_in_run
 from handoff_gate.gates.store.base import RunStore, WaiterRecord
+from handoff_gate.gates.vocab.caller import caller_gone
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
@@ -55,7 +55,7 @@ class Standing:
     refused: tuple[str, ...] = ()
     delivered: str = ""
     #: Undecided, and the one process that would run it (a coding agent's hook) no
-    #: longer waits on it: approving it is refused (``standing.caller``).
+    #: longer waits on it: approving it is refused (``vocab.caller``).
     caller_gone: bool = False
 
     @property

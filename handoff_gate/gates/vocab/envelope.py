@@ -58,7 +58,7 @@ class ToolCall(BaseModel):
     description: str | None = Field(default=None, max_length=MAX_TOOL_DESCRIPTION)
     agent: str | None = Field(default=None, max_length=MAX_TOOL_TEXT)
     thread: str | None = Field(default=None, max_length=MAX_TOOL_TEXT)
-    #: Approvable only while a wait on it is live (``gates.standing.caller``).
+    #: Approvable only while a wait on it is live (``gates.vocab.caller``).
     sole_waiter: Literal[True] | None = None
 
 
