@@ -80,12 +80,9 @@ def _logged_fields(decision: Decision) -> dict[str, Any]:
 
 
 class _Check:
-    """The problems found so far, and what the log says about each record.
-
-    The log is read once, line by line (``audit.log_lines``): what is kept of it is the
-    chain's problems, each line's hash, and the two kinds of event compared with records,
-    never the log's bytes, so a huge or planted log costs time, not memory.
-    """
+    """The problems found so far, and what the log says about each record. The log is
+    read once, line by line, and its bytes are not kept, so a huge or planted log costs
+    time, not memory."""
 
     def __init__(self, store: RunStore, run: str, policy: Policy | None) -> None:
         self.store, self.run, self.policy = store, run, policy

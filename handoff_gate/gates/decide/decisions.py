@@ -114,8 +114,7 @@ class DecisionRequest:
 
 
 class _Attempt:
-    """One call of ``decide``: its context, where it writes, the policy's rule for the
-    handoff (worked out once, for the signer, the deadline and the quorum), and how a
+    """One call of ``decide``: what it works on (the rule worked out once) and how a
     refusal is logged and raised."""
 
     def __init__(
@@ -145,11 +144,8 @@ class _Attempt:
 
 
 def principal_for(key: SigningKey, policy: Policy, rule: Rule, reviewer: str | None) -> str:
-    """The approver of ``rule`` the key may sign as (``reviewer`` picks among several).
-
-    ``DecisionRefused`` naming who may decide when the key signs for none of them;
-    ``ValueError`` when the file is not a key at all (a usage error, not a refusal).
-    """
+    """The approver of ``rule`` the key may sign as (``reviewer`` picks among several);
+    ``ValueError`` when the file is not a key at all (a usage error, not a refusal)."""
     try:
         public_key = key.public_key()
     except SigningError as exc:

@@ -39,10 +39,8 @@ if TYPE_CHECKING:
 
 
 class WaitOutcome(StrEnum):
-    """How a wait ended: a settled state (``HandoffState``'s approved, rejected,
-    changed, expired and withdrawn, spelled the same), or one of the ends only a wait
-    has (``timeout``, ``cancelled``, and ``already_delivered``: a tool call's approval
-    that an earlier wait delivered, which is not delivered again unless asked to)."""
+    """How a wait ended: a settled state (spelled as ``HandoffState`` spells it), or one
+    of the ends only a wait has."""
 
     APPROVED = "approved"
     REJECTED = "rejected"
@@ -144,12 +142,8 @@ class Pickup:
 
     def settled(self) -> WaitResult | None:
         """The result the decision records allow now, refusals said once; ``None``: go on.
-        ``RunReplaced`` when the run's address names another run than at the start.
-
-        A withdrawal ends the wait whatever the records say but a reject, which stands
-        with its reason; the deadline (judged by this clock) ends it while undecided, or
-        when an approval is dated after it.
-        """
+        ``RunReplaced`` when the run's address names another run than at the start. A
+        reject stands with its reason even beside a withdrawal."""
         if self.folder is not None and self.folder.run_identity(self.run) != self.identity:
             raise RunReplaced(
                 f"{self.run} is no longer the run this wait started on (moved, or another "

@@ -63,10 +63,8 @@ def waiting(found: Standing, *, policy_in_force: bool) -> Waiting:
 def announcement(
     handoffs: Sequence[Waiting], *, at_start: bool = False, link: str | None = None
 ) -> tuple[str, str]:
-    """The title and body of one notification naming ``handoffs`` (at least one).
-
-    ``at_start``: they were waiting already when the announcer started (its one
-    summary), not new. ``link``: where to review them (``serve --public-url``)."""
+    """The title and body of one notification naming ``handoffs`` (at least one);
+    ``at_start``: the announcer's one summary of those waiting already."""
     runs = list(dict.fromkeys(h.run for h in handoffs))
     count = len(handoffs)
     noun = "handoff" if count == 1 else "handoffs"

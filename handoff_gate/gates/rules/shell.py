@@ -57,13 +57,10 @@ def _parser() -> Parser:
 
 
 def _bash_grammar() -> object:
-    """The compiled bash grammar of ``tree_sitter_bash``, from its extension module alone.
-
-    The package's ``__init__`` imports ``importlib.resources`` (and with it ``tempfile``,
-    ``shutil``, ``random``) for a highlighting query no rule reads: a few milliseconds of
-    every hook that a rule answers (docs/performance.md, issue 43). The same grammar is
-    loaded through the package whenever its extension module cannot be found on its own.
-    """
+    """The compiled bash grammar of ``tree_sitter_bash``, from its extension module alone
+    (else through the package): the package's ``__init__`` imports ``importlib.resources``
+    for a highlighting query no rule reads, a few milliseconds of every hook a rule
+    answers (docs/performance.md)."""
     import importlib.machinery
     import importlib.util
     from pathlib import Path

@@ -1,9 +1,7 @@
 """What is wrong with a handoff's decision, in words a reviewer can act on.
 
-``unusable`` is a state of its own: a decision record that cannot be read or validated
-is never an approval, and "changed" or "N problem(s)" tells nobody what to fix. The same
-wording is used by ``list``/``show`` and the TUI, so one mistake reads the same
-everywhere.
+``unusable`` is a state of its own: "changed" or "N problem(s)" tells nobody what to
+fix. ``list``/``show`` and the TUI use the same wording.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Whether one signed decision record counts under a policy, and if not, why.
 
-Shared by the quorum that settles a wait (``standing.quorum``) and the append-only baseline
-(``standing.baseline``), which must agree on what an approval is; a module of its own so
-that neither imports the other.
+Shared by ``standing.quorum`` and ``standing.baseline``, which must agree on what an
+approval is.
 """
 
 from __future__ import annotations

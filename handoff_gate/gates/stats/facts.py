@@ -1,8 +1,7 @@
 """What one handoff adds to the look back, read from its ``Standing`` and nothing else.
 
-Who decided is a ``Decider``: a kind and a name, so a person (``person``, the record's
-reviewer) and a policy's rule (``rule``, its name: ``gates.rules``) sit in the
-same table without either being mistaken for the other.
+Who decided is a ``Decider`` (a kind and a name), so a person and a rule of the same
+name are never mistaken for each other.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The look back over a whole store: every run, every handoff, each through ``standing``.
 
-Read-only and through the ``RunStore`` seam alone, so a run folder and a database give
-the same figures. A run whose handoffs cannot be listed is told to ``on_problem`` and
-counted; the other runs are still summed (one bad run must not hide the rest).
+Through the ``RunStore`` seam alone, so a run folder and a database give the same
+figures; one bad run is told and counted, and must not hide the rest.
 """
 
 from __future__ import annotations

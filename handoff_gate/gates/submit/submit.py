@@ -1,8 +1,7 @@
 """Submitting: a producer's exact bytes become the run's next handoff.
 
 The payload is not judged here (a broken handoff is still recorded, so a person sees it
-blocked); only the bookkeeping around it must be right. Numbering is the store's
-(``RunStore.add_handoff``): concurrent submitters get distinct ids.
+blocked); only the bookkeeping around it must be right.
 """
 
 from __future__ import annotations
