@@ -15,12 +15,11 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.audit.dating import dating_problems
+from handoff_gate.gates.audit.dating import dating_problems, signature_problem
 from handoff_gate.gates.audit.decision_record import (
     Decision,
     DecisionCorrupt,
     parse_decision,
-    parse_stamp,
 )
 from handoff_gate.gates.audit.log import Event, chain_problems, log_lines, parse_line
 from handoff_gate.gates.audit.rule_record import rule_problem
@@ -32,9 +31,7 @@ from handoff_gate.gates.contracts.json_schema import (
 )
 from handoff_gate.gates.store.base import FolderMechanics, RunReplaced, RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
-from handoff_gate.gates.trust.ed25519 import verify
-from handoff_gate.gates.trust.sshsig import SignatureError
-from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
+from handoff_gate.gates.trust.statement import NO_LOG_HEAD
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
@@ -47,21 +44,6 @@ _Slot = tuple[str, str | None]
 def _who(slot: _Slot) -> str:
     handoff, principal = slot
     return f"{handoff} (unsigned)" if principal is None else f"{handoff} by {principal!r}"
-
-
-def _signature_problem(decision: Decision, policy: Policy | None) -> str | None:
-    if decision.signature is None or decision.log_head is None or decision.principal is None:
-        return "a signed field is missing"
-    try:
-        statement = decision.statement(decision.principal, decision.log_head)
-        if policy is None:
-            verify(statement, decision.signature)
-        else:
-            at = parse_stamp(decision.decided_at)
-            policy.signers.verify(statement, decision.signature, decision.principal, at=at)
-    except (SignatureError, StatementError, ValueError) as exc:
-        return str(exc)
-    return None
 
 
 def _logged_fields(decision: Decision) -> dict[str, Any]:
@@ -273,7 +255,7 @@ class _Check:
         """A signed slot's principal, signature and, under a policy, its key's times."""
         if decision.principal != slot[1]:
             self.problems.append(f"decision {_who(slot)} names {decision.principal!r}")
-        problem = _signature_problem(decision, self.policy)
+        problem = signature_problem(decision, self.policy)
         if problem is not None:
             self.problems.append(f"decision {_who(slot)}: signature: {problem}")
         elif self.policy is not None:
