@@ -132,40 +132,33 @@ def settle(
             ruled = _by_rule(data, name, handoff_id, policy, envelope, sha256)
             if isinstance(ruled, str):
                 refused.append(ruled)
-            elif ruled.action is Action.REJECT:
-                return Settlement(
-                    HandoffState.REJECTED, (ruled,), refused=tuple(refused), producer=producer
-                )
-            else:
-                approvals.append(ruled)
-            continue
-        if not data:  # the store reads a FIFO, a directory, a link or an oversize file so
-            refused.append(f"{handoff_id}: {slot}: empty, or not a readable regular file")
-            continue
-        try:
-            decision = parse_decision(data, name, handoff_id)
-        except DecisionCorrupt as exc:
-            refused.append(f"{handoff_id}: {slot}: {exc}")
-            continue
-        problem = check_signed(
-            decision, slot, policy=policy, rule=rule, sha256=sha256, producer=producer
-        )
-        if problem is not None and _veto(decision, slot, policy, rule, producer):
+                continue
+            decision, rewritten = ruled, False
+        else:
+            if not data:  # the store reads a FIFO, a directory, a link or an oversize file so
+                refused.append(f"{handoff_id}: {slot}: empty, or not a readable regular file")
+                continue
+            try:
+                decision = parse_decision(data, name, handoff_id)
+            except DecisionCorrupt as exc:
+                refused.append(f"{handoff_id}: {slot}: {exc}")
+                continue
+            problem = check_signed(
+                decision, slot, policy=policy, rule=rule, sha256=sha256, producer=producer
+            )
+            rewritten = problem is not None and _veto(decision, slot, policy, rule, producer)
+            if problem is not None and not rewritten:
+                refused.append(f"{handoff_id}: decision by {slot!r} ignored: {problem}")
+                continue
+        if decision.action is Action.REJECT:
             return Settlement(
                 HandoffState.REJECTED,
                 (decision,),
                 refused=tuple(refused),
                 producer=producer,
-                rewritten=True,
+                rewritten=rewritten,
             )
-        if problem is not None:
-            refused.append(f"{handoff_id}: decision by {slot!r} ignored: {problem}")
-        elif decision.action is Action.REJECT:
-            return Settlement(
-                HandoffState.REJECTED, (decision,), refused=tuple(refused), producer=producer
-            )
-        else:
-            approvals.append(decision)
+        approvals.append(decision)
     approvals.sort(key=_made)
     quorum = _first_quorum(approvals, rule.required)
     if quorum is None:
