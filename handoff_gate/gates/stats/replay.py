@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.rules.judge import rule_for, subject_of
-from handoff_gate.gates.standing.standing import Standing, standing
+from handoff_gate.gates.standing.standing import Standing
 from handoff_gate.gates.stats.facts import Decider, deciders_of
+from handoff_gate.gates.stats.gather import standings
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.submit.placement import producer_finding
 from handoff_gate.gates.vocab.actions import Action
@@ -172,24 +173,14 @@ def replay(
     """Judge every handoff in ``store`` by ``rules`` under ``policy``, beside what
     happened as ``decided_under`` reads the records (``None``: as written). A run that
     cannot be listed is told to ``on_problem`` and counted; the others are still judged."""
-    unreadable = 0
+    unreadable: list[str] = []
     judged: list[Judged] = []
-    for run in store.runs():
+    for found in standings(store, registry, decided_under, unreadable, on_problem):
         try:
-            ids = store.handoff_ids(run)
-        except (OSError, ValueError) as exc:
-            unreadable += 1
-            if on_problem is not None:
-                on_problem(f"cannot read the run {run}: {os_reason(exc)}")
-            continue
-        for handoff_id in ids:
-            ref = HandoffRef(run, handoff_id)
-            found = standing(store, ref, registry, policy=decided_under)
-            try:
-                judged.append(judge(found, _under(found, policy, decided_under), policy, rules))
-            except Exception as exc:  # fail closed: what cannot be judged is never approved
-                judged.append(_unjudged(found, f"it cannot be judged: {os_reason(exc)}"))
-    return Replay(tuple(judged), unreadable)
+            judged.append(judge(found, _under(found, policy, decided_under), policy, rules))
+        except Exception as exc:  # fail closed: what cannot be judged is never approved
+            judged.append(_unjudged(found, f"it cannot be judged: {os_reason(exc)}"))
+    return Replay(tuple(judged), len(unreadable))
 
 
 def _unjudged(found: Standing, why: str) -> Judged:
