@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.notify.announcement import Waiting, announcement, waiting
 from handoff_gate.gates.notify.source import EventSource, Hint
-from handoff_gate.gates.store.base import RunStore, WatchLapse
+from handoff_gate.gates.store.base import Change, RunStore, WatchLapse
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.safe_text import os_reason
 from handoff_gate.gates.vocab.states import NEEDS_PERSON
@@ -117,8 +117,6 @@ class Announcer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    # ------------------------------------------------------------ watching
-
     def _begun(self) -> bool:
         """Wait for ``begin``; ``False`` when stopped first."""
         while self._begin is not None and not self._begin.wait(TICK_S):
@@ -137,8 +135,6 @@ class Announcer:
             else:
                 self._runs.add(change.run)
         self._woken.set()
-
-    # ------------------------------------------------------------ looking
 
     def _look_loop(self) -> None:
         """Subscribed from ``begin`` on: the first hint, ``Change()``, is the first look."""
@@ -175,7 +171,7 @@ class Announcer:
                 if not failing:
                     self._warned(f"notifications: cannot read the store: {os_reason(exc)}")
                 failing = True
-                self._marked_everything()
+                self._hinted(Change())  # look at everything again
                 self._stop.wait(RETRY_S)
                 continue
             failing = False
@@ -193,11 +189,6 @@ class Announcer:
                 if still:
                     self._post(*announcement(still, link=self.link))
                 gathered, due = [], None
-
-    def _marked_everything(self) -> None:
-        with self._lock:
-            self._everything = True
-        self._woken.set()
 
     def _look(
         self,
@@ -230,8 +221,6 @@ class Announcer:
                     found.append((ref, shown))
                 seen.add(handoff_id)
             seen.update(fresh)
-
-    # ------------------------------------------------------------ sending
 
     def _post(self, title: str, body: str) -> None:
         try:
