@@ -94,13 +94,7 @@ JsonObject = Mapping[str, Any]
 
 class Gate:
     """A gate over one store: submit, decide, wait and look, with one configuration.
-
-    ``store``: a folder of runs, a ``postgresql://`` URL, or a ``RunStore`` (``None``:
-    ``$HANDOFF_GATE_STORE``, else run folders named by their paths from the working
-    directory). ``contracts``: a loaded registry or a spec (``None``:
-    ``$HANDOFF_GATE_SCHEMAS``). ``policy`` and ``key``: objects or file paths (``None``:
-    ``$HANDOFF_GATE_POLICY`` and ``$HANDOFF_GATE_KEY``; unset, none).
-    """
+    Its arguments, and the environment's defaults for them: docs/integration.md."""
 
     def __init__(
         self,
@@ -113,8 +107,7 @@ class Gate:
     ) -> None:
         if setup is None:
             setup = assemble(store, contracts=contracts, policy=policy, key=key)
-        #: The configuration, as ``gates.setup`` made it (``setup``), or made part by part
-        #: on first use (``configured``).
+        #: Made part by part on first use for a ``configured`` Gate.
         self._setup: Setup | Assembly = setup
         #: The settings a ``configured`` Gate was made from.
         self.config: Config | None = None
