@@ -94,10 +94,8 @@ def kept_edit(
     original: Report,
     registry: Registry,
 ) -> Report:
-    """The report of the edit ``decision`` approves, read back from the store and checked
-    to hash to the digest the decision names (``OSError`` when it is missing or
-    altered, ``ValueError`` for a decision without an edit; the caller then delivers
-    nothing)."""
+    """The report of the edit ``decision`` approves, read back and checked against its
+    digest (``OSError`` when missing or altered: the caller then delivers nothing)."""
     if decision.edited_sha256 is None:
         raise ValueError(f"the decision on {decision.handoff} approves no edit")
     data = store.edit_bytes(

@@ -116,9 +116,8 @@ def _rule_limit(created: object, rule: Rule | None) -> str | None:
 def stored_deadline(
     store: RunStore, run: str, handoff_id: str, policy: Policy | None = None
 ) -> str | None:
-    """The stored envelope's :func:`deadline`, read once without a full inspection (for
-    a wait, which looks again and again). A deadline in a form no envelope may have
-    makes the handoff unapprovable anyway; it is read as already past."""
+    """The stored envelope's :func:`deadline`, read without a full inspection (for a wait,
+    which looks again and again); a malformed one is read as already past."""
     try:
         value = jiter.from_json(store.handoff_bytes(run, handoff_id, MAX_HANDOFF_BYTES))
     except (OSError, ValueError):

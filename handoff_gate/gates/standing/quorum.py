@@ -54,10 +54,8 @@ def no_policy_warning(store: RunStore) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
-    """``outcome`` is ``None`` while the wait must go on, else the state the records
-    settle the handoff in (approved, rejected or changed); ``decisions`` are the ones
-    that count (valid approvals so far, in the order they were made, or the reject);
-    ``refused`` one line per ignored record."""
+    """``outcome`` is ``None`` while the wait must go on; ``decisions`` are the ones that
+    count so far (the approvals in the order they were made, or the reject)."""
 
     outcome: HandoffState | None
     decisions: tuple[Decision, ...] = ()

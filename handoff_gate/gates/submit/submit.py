@@ -37,12 +37,9 @@ Payload = bytes | str | dict[str, Any] | BaseModel
 
 
 def payload_bytes(payload: Payload) -> bytes:
-    """The bytes a payload is stored as: ``bytes`` exactly as given; ``str`` as UTF-8;
-    a ``dict`` as compact JSON (UTF-8, no NaN); a pydantic model as ``model_dump_json()``.
-
-    Pass the producer's own bytes whenever you have them: serialising a parsed object
-    again hides truncation and duplicate keys that the raw reply would show.
-    """
+    """The bytes a payload is stored as. Pass the producer's own bytes whenever you have
+    them: serialising a parsed object again hides truncation and duplicate keys that the
+    raw reply would show."""
     if isinstance(payload, bytes):
         return payload
     if isinstance(payload, str):
