@@ -17,7 +17,6 @@ from handoff_gate.gates.vocab.actions import Category
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.states import (
-    ACTIONABLE,
     NEEDS_PERSON,
     HandoffState,
     needs_person,
@@ -89,25 +88,22 @@ def test_a_cut_reply_suggests_truncated() -> None:
 #: What a reviewer's count and queue rely on, state by state, spelled out here rather than
 #: derived from the constants under test.
 WAITS_FOR_A_PERSON = {
-    HandoffState.PENDING: (True, True),
-    HandoffState.BLOCKED: (True, False),
-    HandoffState.APPROVED: (False, False),
-    HandoffState.REJECTED: (False, False),
-    HandoffState.CHANGED: (False, False),
-    HandoffState.UNUSABLE: (False, False),
-    HandoffState.WITHDRAWN: (False, False),
-    HandoffState.EXPIRED: (False, False),
+    HandoffState.PENDING: True,
+    HandoffState.BLOCKED: True,
+    HandoffState.APPROVED: False,
+    HandoffState.REJECTED: False,
+    HandoffState.CHANGED: False,
+    HandoffState.UNUSABLE: False,
+    HandoffState.WITHDRAWN: False,
+    HandoffState.EXPIRED: False,
 }
 
 
 @pytest.mark.parametrize("state", list(HandoffState))
-def test_only_undecided_states_need_a_person_and_only_pending_is_actionable(
-    state: HandoffState,
-) -> None:
-    needs, actionable = WAITS_FOR_A_PERSON[state]
+def test_only_undecided_states_need_a_person(state: HandoffState) -> None:
+    needs = WAITS_FOR_A_PERSON[state]
     assert needs_person(state) is needs
     assert (state in NEEDS_PERSON) is needs
-    assert (state in ACTIONABLE) is actionable
 
 
 def test_an_unknown_state_needs_no_person() -> None:

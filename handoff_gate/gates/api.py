@@ -1,10 +1,7 @@
 """The module functions of ``handoff_gate``: each makes a ``Gate`` for one call.
 
-As ``httpx.get`` wraps a ``Client``, ``submit``, ``wait``, ``decide``... wrap a ``Gate``
-built from their ``store``, ``registry``, ``policy`` and ``key`` arguments (each ``None``:
-the environment's, as ``Gate`` reads it) and closed when the call returns, so a database
-connection never outlives the call. A run is as the Gate's store addresses it: without a
-store, a path such as ``"runs/job-17"``.
+As ``httpx.get`` wraps a ``Client``; the Gate is closed when the call returns, so a
+database connection never outlives the call.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
-"""``Gate``: the one object that owns a gate's configuration, in the style of an httpx Client.
+"""``Gate``: the one object that owns a gate's configuration (store, contracts, policy,
+key: a ``gates.setup.Setup``) and hands it to every stage, so nothing below it reads the
+environment or opens a store of its own.
 
-A Gate holds where runs live (a ``RunStore``), which contracts exist, the policy and the
-signing key (a ``gates.setup.Setup``), and hands them to every stage; nothing below it
-reads the environment or opens a store of its own. ``gates.setup.assemble`` takes the
-environment's (``HANDOFF_GATE_STORE``, ``_SCHEMAS``, ``_POLICY``, ``_KEY``) once, when a Gate
-is made, for what was not given; the command line makes its Gate from its options
-(``Gate.configured``), each command a ``run(gate, args)``. A Gate closes the store it
-opened (a store passed in stays its owner's), so ``with Gate(url) as gate:`` leaves no
-connection behind. The module functions (``gates.api``) make a Gate for one call.
-
-The stages only some callers use (the batch, the asyncio waits, the look back, the
-history's verification) are imported inside the methods that run them, so a process
+Stages only some callers use are imported inside the methods that run them, so a process
 that only submits and waits, a coding agent's hook above all, never loads them.
 """
 
@@ -34,7 +26,6 @@ from handoff_gate.gates.setup import (
     Setup,
     StoreSpec,
     assemble,
-    load_contracts,
     read_key,
     read_policy,
 )
@@ -82,7 +73,6 @@ if TYPE_CHECKING:
     from handoff_gate.gates.notify.source import EventSource
     from handoff_gate.gates.notify.targets import Targets as Targets
     from handoff_gate.gates.rules.auto import AutoRule
-    from handoff_gate.gates.standing.caller import CALLER_GAVE_UP as CALLER_GAVE_UP
     from handoff_gate.gates.standing.ending import Withdrawal
     from handoff_gate.gates.standing.standing import Standing as Standing
     from handoff_gate.gates.stats.figures import Stats as Stats
@@ -96,6 +86,7 @@ if TYPE_CHECKING:
     from handoff_gate.gates.submit.tool_call import ToolCallOptions
     from handoff_gate.gates.trust.policy import Policy as Policy
     from handoff_gate.gates.trust.signing_key import SigningKey as SigningKey
+    from handoff_gate.gates.vocab.caller import CALLER_GAVE_UP as CALLER_GAVE_UP
 
 Reporter = Callable[[str], None]
 JsonObject = Mapping[str, Any]
@@ -103,13 +94,7 @@ JsonObject = Mapping[str, Any]
 
 class Gate:
     """A gate over one store: submit, decide, wait and look, with one configuration.
-
-    ``store``: a folder of runs, a ``postgresql://`` URL, or a ``RunStore`` (``None``:
-    ``$HANDOFF_GATE_STORE``, else run folders named by their paths from the working
-    directory). ``contracts``: a loaded registry or a spec (``None``:
-    ``$HANDOFF_GATE_SCHEMAS``). ``policy`` and ``key``: objects or file paths (``None``:
-    ``$HANDOFF_GATE_POLICY`` and ``$HANDOFF_GATE_KEY``; unset, none).
-    """
+    Its arguments, and the environment's defaults for them: docs/integration.md."""
 
     def __init__(
         self,
@@ -122,8 +107,7 @@ class Gate:
     ) -> None:
         if setup is None:
             setup = assemble(store, contracts=contracts, policy=policy, key=key)
-        #: The configuration, as ``gates.setup`` made it (``setup``), or made part by part
-        #: on first use (``configured``).
+        #: Made part by part on first use for a ``configured`` Gate.
         self._setup: Setup | Assembly = setup
         #: The settings a ``configured`` Gate was made from.
         self.config: Config | None = None
@@ -146,16 +130,8 @@ class Gate:
     def submit(
         self, run: str | os.PathLike[str], payload: Payload, **options: Unpack[SubmitOptions]
     ) -> HandoffRef:
-        """Store ``payload`` as the run's next handoff (``gates.submit.submit.submit``).
-
-        It is signed as ``signer`` with the Gate's key, or, with a key and a policy and
-        no ``signer``, as the producer of ``phase`` the policy lets the key sign as
-        (``ValueError`` if none): what ``handoff-gate submit --key --policy`` does.
-        With ``json_schema`` the contract is added to the run (or found there) first
-        and the handoff names its digest, as ``add_contract`` does.
-        ``expires_in``/``expires_at`` give it a deadline; given neither, the policy rule
-        of ``phase`` may (its ``expires_in``).
-        """
+        """Store ``payload`` as the run's next handoff (``gates.submit.submit``, which says
+        how it is signed, contracted and given a deadline), then let the rules decide it."""
         from handoff_gate.gates.submit.submit import SubmitRequest
         from handoff_gate.gates.submit.submit import submit as submit_to
 
@@ -167,13 +143,7 @@ class Gate:
         self, run: str | os.PathLike[str], **options: Unpack[ToolCallOptions]
     ) -> HandoffRef:
         """Store a tool call's arguments as a ``kind: "tool_call"`` handoff
-        (``gates.submit.tool_call``): the contract is ``json_schema``, the tool's own argument
-        schema, and the idempotency key defaults to the thread and call id, so a run that
-        resumes and asks again finds the handoff it made (with its first deadline:
-        ``expires_in`` counts from the submit that wrote it); without one, the policy
-        rule of ``phase`` may give it, as for ``submit``. ``sole_waiter``: this process
-        waits on the call now and is the only one that would run it (a hook, a proxy), so
-        it may be approved only while a wait on it is live (``standing.caller``)."""
+        (``gates.submit.tool_call``), then let the rules decide it."""
         from handoff_gate.gates.submit.tool_call import submit_tool_call, tool_call_of
 
         call, args, request = tool_call_of(self.setup, options)
@@ -184,12 +154,8 @@ class Gate:
     def add_contract(
         self, run: str | os.PathLike[str], schema_id: str, schema: Mapping[str, Any]
     ) -> str:
-        """Store a JSON Schema contract in the run as ``schema_id``; returns its sha256.
-
-        Stored once: the same document again is a no-op; another document under that id
-        is ``ContractConflict`` (make a new version); a document the gate refuses is
-        ``JsonSchemaError`` saying why in one line.
-        """
+        """Store a JSON Schema contract in the run as ``schema_id``; returns its sha256
+        (``gates.submit.stored_contracts``)."""
         from handoff_gate.gates.submit.stored_contracts import add_contract as add_contract_to
 
         return add_contract_to(self.store, run, schema_id, schema)
@@ -201,11 +167,9 @@ class Gate:
         action: Action | str,
         **options: Unpack[DecisionOptions],
     ) -> Decision:
-        """Record a decision (``gates.decide.decisions.decide``), signed with the Gate's key
-        under its policy. A ``HandoffRef`` from ``submit`` binds it to the bytes that
-        were submitted: if the handoff changed since, nothing is written.
-        ``edited_payload`` (bytes or a dict) approves the reviewer's edit instead, once it
-        inspects as approvable against the same contract (``EditRefused`` if not)."""
+        """Record a decision (``gates.decide.decisions.decide``). A ``HandoffRef`` from
+        ``submit`` binds it to the bytes that were submitted: if they changed, nothing is
+        written."""
         from handoff_gate.gates.decide.decisions import DecisionRequest
         from handoff_gate.gates.decide.decisions import decide as decide_in
 
@@ -223,11 +187,8 @@ class Gate:
         seen: Mapping[str, Report] | None = None,
         **options: Unpack[BatchOptions],
     ) -> list[BatchResult]:
-        """Decide many handoffs, each ``(ref_or_id, sha256)`` on its own record, bound to
-        its own bytes, signed and logged on its own (``gates.decide.batch.decide_many``):
-        one ``BatchResult`` per item, a refused one never stopping the others. Each is
-        inspected once: ``seen`` holds the reports the caller chose them by (by id), which
-        stand while the bytes keep their sha256."""
+        """Decide each ``(ref_or_id, sha256)`` on its own record (``gates.decide.batch``):
+        one ``BatchResult`` per item, a refused one never stopping the others."""
         from handoff_gate.gates.decide.batch import decide_many
         from handoff_gate.gates.decide.decisions import BatchOptions, DecisionRequest
 
@@ -244,9 +205,7 @@ class Gate:
         reason: str | None = None,
         by: str | None = None,
     ) -> Withdrawal:
-        """The pipeline takes back an undecided handoff (``gates.decide.withdrawal``): it
-        becomes ``withdrawn``, decisions are refused and waits return ``withdrawn``.
-        ``WithdrawRefused`` when it is missing, decided or withdrawn already."""
+        """The pipeline takes back an undecided handoff (``gates.decide.withdrawal``)."""
         from handoff_gate.gates.decide.withdrawal import withdraw
 
         return withdraw(
@@ -270,9 +229,7 @@ class Gate:
         expected_sha256: str = "",
     ) -> Pickup:
         """A wait's first look (``gates.deliver.pickup``), for a caller that looks before it
-        decides to block (``handoff-gate wait``). ``redeliver``: deliver a tool call's
-        approval again though a wait delivered it already (crash recovery).
-        ``expected_sha256``: deliver only these bytes (another file ends it ``changed``)."""
+        decides to block (``handoff-gate wait``)."""
         from handoff_gate.gates.deliver.pickup import Pickup
 
         self.decide_by_rules(run, ref_or_id, on_warning=on_refused)
@@ -293,13 +250,9 @@ class Gate:
         **options: Unpack[WaitOptions],
     ) -> WaitResult:
         """Block until the handoff is decided, ``timeout`` seconds pass or ``stop_event``
-        is set (``WaitOptions``). Returns at once if the decision already exists; a tool
-        call's approval is delivered once unless ``redeliver`` (``Pickup``). Under a policy
-        only signed decisions of its approvers count (``standing.quorum``); ignored
-        records are logged and passed to ``on_refused`` once each. While blocked, the
-        wait is recorded as a waiter on the handoff (``RunStore.waiting``). Raises
-        ``FileNotFoundError`` when the handoff does not exist, ``DecisionCorrupt`` for an
-        unusable decision file, ``NoRule`` when the policy does not cover the phase."""
+        is set (``gates.deliver.waiting``). Raises ``FileNotFoundError`` when the handoff
+        does not exist, ``DecisionCorrupt`` for an unusable decision file, ``NoRule`` when
+        the policy does not cover the phase."""
         from handoff_gate.gates.deliver.waiting import WaitOptions, pickup_of, wait_after
 
         checked("wait", options, WaitOptions)
@@ -361,8 +314,6 @@ class Gate:
             self.setup, run, refs, timeout=timeout, poll=poll, on_refused=on_refused
         )
 
-    # -- policy rules (issue 43) --------------------------------------------------------
-
     def decide_by_rules(
         self,
         run: str | os.PathLike[str],
@@ -370,10 +321,8 @@ class Gate:
         *,
         on_warning: Reporter | None = None,
     ) -> Decision | None:
-        """Let the policy's ``[[auto]]`` rules decide the handoff before a person is asked
-        (``gates.decide.by_rule``): the rule's decision, recorded, or ``None`` when no rule
-        decides it now. Submit and every wait call it; a store error here leaves the
-        handoff to a person (said to ``on_warning``), never fails the submit or the wait."""
+        """Let the policy's ``[[auto]]`` rules decide the handoff (``gates.decide.by_rule``).
+        A store error here leaves it to a person, never fails the submit or the wait."""
         if self.policy is None or not self.policy.auto:
             return None
         from handoff_gate.gates.decide.by_rule import decide_by_rule
@@ -426,9 +375,8 @@ class Gate:
         top: int | None = None,
         on_problem: Reporter | None = None,
     ) -> Stats:
-        """The look back over every run in the store (``handoff-gate stats``): outcomes,
-        deciders, phases, tools, reject categories and reasons, time to decision; for the
-        handoffs submitted at or after ``since`` (without a zone: UTC), all without it."""
+        """The look back over every run in the store (``handoff-gate stats``), for the
+        handoffs submitted at or after ``since`` (without a zone: UTC)."""
         from handoff_gate.gates.stats.figures import TOP_REASONS
         from handoff_gate.gates.stats.gather import look_back
 
@@ -462,8 +410,6 @@ class Gate:
 
         return verify_run(run, self.store, self.policy)
 
-    # ------------------------------------------------------------------ replay
-
     def replay(
         self,
         policy: Policy | str | os.PathLike[str] | None = None,
@@ -472,18 +418,9 @@ class Gate:
         as_written: bool = False,
         on_problem: Reporter | None = None,
     ) -> Replay:
-        """What ``policy`` (a loaded policy or its file; ``None``: the Gate's) would do
-        to every recorded handoff in the store (``handoff-gate replay``), read-only.
-
-        Each handoff's report (the Gate's contracts and those its run stores) is judged
-        under ``policy`` by ``rules`` (default: the policy's ``[[auto]]`` tables), as
-        ``gates.stats.replay`` says. What happened is read under the Gate's own policy,
-        or with ``as_written`` as the records say, signatures unchecked (as ``list``
-        reads them without a policy). The result's ``differences`` are where the outcome
-        would differ, most dangerous first. ``PolicyError`` for a policy file that
-        cannot be used."""
-        from pathlib import Path
-
+        """What ``policy`` (loaded, or its file; ``None``: the Gate's) would do to every
+        recorded handoff in the store (``gates.stats.replay``), read-only. What happened
+        is read under the Gate's own policy, or with ``as_written`` as the records say."""
         from handoff_gate.gates.stats.replay import replay
         from handoff_gate.gates.trust.policy import Policy as Loaded
 
@@ -509,13 +446,8 @@ class Gate:
         *,
         beside: str | os.PathLike[str] | None = None,
     ) -> Proposal:
-        """The ``[[auto]]`` rule that would approve calls like this approved tool call,
-        and where it would be proposed (``gates.stats.proposal``): beside the Gate's
-        policy file, else in the folder ``beside``. ``ValueError`` (``NoProposal``)
-        saying why when none can be made: not an approved tool call, no shell command,
-        or a command that is not one simple command."""
-        from pathlib import Path
-
+        """The ``[[auto]]`` rule that would approve calls like this approved tool call, and
+        where it would be proposed (``gates.stats.proposal``); ``NoProposal`` says why not."""
         from handoff_gate.gates.stats.proposal import (
             NoProposal,
             Proposal,
@@ -537,20 +469,15 @@ class Gate:
         return Proposal(rule, path, policy, also)
 
     def add_proposal(self, proposal: Proposal, note: str) -> None:
-        """Append ``proposal``'s table to its proposals file under ``note`` (comment
-        lines); never the policy's own file, never through a link (``NoProposal``);
-        ``OSError`` when it cannot be written."""
+        """Append ``proposal``'s table to its proposals file under ``note``."""
         from handoff_gate.gates.stats.proposal import append_proposal
 
         append_proposal(proposal.path, proposal.rule, note, self.policy)
 
-    # -- The configuration, and what the command line asks of it (issue 42) ------------
-
     @classmethod
     def configured(cls, config: Config) -> Gate:
         """A Gate over the command line's settings, each part opened on first use
-        (``gates.setup.Assembly``): ``hook install`` opens nothing, the hook says a bad
-        setting inside its deadline. ``ConfigError`` says what cannot be used."""
+        (``gates.setup.Assembly``)."""
         gate = cls(setup=Assembly(config))
         gate.config = config
         return gate
@@ -599,10 +526,6 @@ class Gate:
         from handoff_gate.gates.store.lock_bound import lock_deadline
 
         return lock_deadline(at)
-
-    #: The contracts ``spec`` names under a policy's pins, for a review app that loads
-    #: them after its first paint (``policy`` is required: ``None`` says "no policy").
-    contracts_for = staticmethod(load_contracts)
 
     @staticmethod
     def read_file(path: Path) -> bytes:
@@ -756,8 +679,6 @@ class Gate:
             raise ConfigError(f"the database refused: {one_line(exc)}") from None
         return version, (schema.PIPELINE_ROLE, schema.REVIEWER_ROLE) if roles else None
 
-    # ---- For a front end holding one Gate across threads (``tui.review_core``) ----
-
     def copy(self) -> Gate:
         """This configuration over a store object of its own, for another thread."""
         return Gate(setup=replace(self.setup, store=self.store.copy(), owns_store=True))
@@ -892,7 +813,7 @@ __all__ = [
 #: imported on first use (PEP 562): importing the Gate loads no stage a command does not
 #: use (``hook``'s submit never loads the waits, ``policy`` no inspection).
 _FROM_STAGES = {
-    "CALLER_GAVE_UP": "handoff_gate.gates.standing.caller",
+    "CALLER_GAVE_UP": "handoff_gate.gates.vocab.caller",
     "Decision": "handoff_gate.gates.audit.decision_record",
     "DecisionCorrupt": "handoff_gate.gates.audit.decision_record",
     "DecisionRefused": "handoff_gate.gates.decide.decisions",

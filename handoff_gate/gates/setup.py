@@ -1,11 +1,9 @@
 """``Setup``: a gate's configuration, assembled in one place for every front end.
 
-The store, the contracts, the policy and the signing key travel together, and a store
-opened here is closed by whoever holds the Setup. ``assemble`` makes one for a ``Gate``
-made in code (what was not given comes from the environment), ``Assembly`` for a front
-end's ``Config`` (the command line's options, which already carry the environment's
-defaults); both load contracts through ``load_contracts``, under the policy's pins. It
-imports no asyncio and no wait, so a command that needs only the parts starts fast.
+``assemble`` makes one for a ``Gate`` made in code (what was not given comes from the
+environment), ``Assembly`` for a front end's ``Config``; both load contracts through
+``load_contracts``, under the policy's pins. It imports no asyncio and no wait, so a
+command that needs only the parts starts fast.
 """
 
 from __future__ import annotations
@@ -84,10 +82,8 @@ class Config:
 
 
 class Assembly:
-    """The Setup a ``Config`` describes, each part made when first asked for (a command
-    that only lists contracts opens no store; the hook's mistakes come inside its
-    deadline), the contracts only under the policy checked against its pin.
-    ``ConfigError`` says what cannot be used. One thread (the command's) builds it."""
+    """The Setup a ``Config`` describes, each part made when first asked for (the hook's
+    mistakes come inside its deadline). One thread (the command's) builds it."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -182,12 +178,10 @@ def _key_file(path: str | os.PathLike[str]) -> SigningKey:
 
 
 def load_contracts(spec: str | None, *, policy: Policy | None) -> Registry:
-    """The built-in contracts plus ``spec``'s (``None``: the environment's), under
-    ``policy`` only the modules its ``[[contracts]]`` pin (``RegistryError`` names the
-    module and the pin otherwise, before any of its code runs). Every registry a front
-    end reviews with is loaded here, and ``policy`` has no default: a caller says "no
-    policy" as ``policy=None``, never by forgetting it (issue 42: a pin-less default let
-    ``schemas`` run an edited module)."""
+    """The built-in contracts plus ``spec``'s, under ``policy`` only the modules its
+    ``[[contracts]]`` pin. ``policy`` has no default: a caller says "no policy" as
+    ``policy=None``, never by forgetting it (a pin-less default let ``schemas`` run an
+    edited module)."""
     return load_registry(spec, pins=contract_pins(policy))
 
 

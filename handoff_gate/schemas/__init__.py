@@ -1,14 +1,9 @@
 """Built-in handoff contracts, by versioned id.
 
 Each built-in is named by where its class lives (``module:Class``) rather than imported
-here: ``gates.contracts.registry`` imports a contract's module the first time its id is
-looked up, so a command that handles one plan loads the plan's module, not all ten. The
-classes themselves are imported from their modules (``handoff_gate.schemas.planning``).
-
-A user module passed with ``--schemas`` exposes a ``SCHEMAS`` mapping of id -> model
-class instead. ``EXAMPLES`` holds one realistic, valid payload per built-in
-(``<name>_v1.json``) for tests, the benchmark and sample runs. ``HARNESS_TOOLS`` holds
-the argument contracts of the coding agents' own tools, as data (JSON Schema).
+here, so a command that handles one plan loads the plan's module, not all ten.
+``EXAMPLES`` holds one valid payload per built-in; ``HARNESS_TOOLS`` the argument
+contracts of the coding agents' own tools, as JSON Schema.
 """
 
 from __future__ import annotations

@@ -4,10 +4,7 @@ Each agent reads the baton before its step and returns a ``baton_patch/v1`` with
 the fields it changes. ``current_state`` is replaced by every patch; ``decision_log`` is
 append-only so a later agent cannot quietly undo an earlier decision.
 
-``append_only = ("decision_log",)`` means: compared with the previous baton (or patch)
-in the same run, the new ``decision_log`` must begin with every earlier entry,
-unchanged and in order; entries may only be added at the end. Inspection makes the
-comparison, because it needs the previous handoff.
+Inspection makes the ``append_only`` comparison, because it needs the previous handoff.
 """
 
 from __future__ import annotations

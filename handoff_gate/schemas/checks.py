@@ -85,11 +85,8 @@ def unsafe_path(path: str) -> str | None:
 
 def unsafe_paths(paths: Sequence[str]) -> list[tuple[int, str]]:
     """``(position, why)`` for each path :func:`unsafe_path` objects to, in order.
-
-    Every unsafe path holds a backslash, a ``:`` (drive) or an empty (absolute), ``.``
-    or ``..`` segment, and still does once all paths are joined by ``/``; three quick
-    searches over that join clear the usual case, where none is unsafe. Only a suspect
-    sends each path to :func:`unsafe_path` on its own.
+    Three quick searches over the paths joined by ``/`` clear the usual case, where
+    none is unsafe; only a suspect sends each path to :func:`unsafe_path`.
     """
     joined = "/".join(paths)
     if "\\" not in joined and ":" not in joined and not _ODD_SEGMENT.search(f"/{joined}/"):

@@ -434,7 +434,7 @@ def trust_lines(entry: Entry, waiter: Text) -> list[Text]:
 
 def waiter_line(entry: Entry) -> Text:
     """Whether a pipeline's ``wait`` is blocked on an undecided handoff now; for a call
-    only its hook would run, that its hook is gone (``standing.caller``)."""
+    only its hook would run, that its hook is gone (``vocab.caller``)."""
     if not entry.waiting:
         return Text()
     envelope = entry.report.envelope if entry.report is not None else None

@@ -17,8 +17,8 @@ from handoff_gate.gates.trust.statement import (
     StatementError,
     decision_statement,
     handoff_statement,
-    utc_stamp,
 )
+from handoff_gate.gates.vocab.deadline import stamp
 
 DECISION: dict[str, Any] = {
     "run": "run-1",
@@ -72,7 +72,7 @@ texts = st.text(min_size=1, max_size=30)
 phases = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,39}", fullmatch=True)
 stamps = st.datetimes(
     min_value=datetime(1970, 1, 1), max_value=datetime(9999, 1, 1), timezones=st.just(UTC)
-).map(utc_stamp)
+).map(stamp)
 DECISION_FIELDS = {
     "run": texts,
     "handoff": texts,
@@ -152,8 +152,9 @@ def test_handoff_fields_of_the_wrong_type_are_refused(field: str, value: Any) ->
         handoff_statement(**{**HANDOFF, field: value})
 
 
-def test_utc_stamp() -> None:
+def test_stamp_is_the_spelling_a_statement_takes() -> None:
     moment = datetime(2026, 11, 30, 21, 39, 32, 123456, tzinfo=timezone(timedelta(hours=1)))
-    assert utc_stamp(moment) == "2026-11-30T20:39:32.123Z"
-    with pytest.raises(StatementError, match="time zone"):
-        utc_stamp(datetime(2026, 11, 30))
+    assert stamp(moment) == "2026-11-30T20:39:32.123Z"
+    decision_statement(**{**DECISION, "at": stamp(moment)})
+    with pytest.raises(ValueError, match="time zone"):
+        stamp(datetime(2026, 11, 30))

@@ -1,12 +1,8 @@
-"""``audit --verify``'s look at when a signed decision says it was made.
+"""``audit --verify``'s look at a signed decision's signature, and at when it says it was made.
 
-A signer chooses its record's ``decided_at``, so a waiter never judges a key by it
-(``standing.quorum`` checks the key's validity window at the verifier's clock). Looking back,
-the log holds times the signer did not choose alone: the ``at`` of the decision's
-``decision_written`` event, and that of the log line its signature names (``log_head``),
-which existed before the decision was made. A signed decision is reported when its key's
-window excludes a recorded time, when it is dated before the line it signed after
-(backdated), or after the verifier's clock (forward-dated).
+A signer chooses its record's ``decided_at``, so a waiter never judges a key by it.
+Looking back, the log holds times the signer did not choose alone: its event's ``at``
+and that of the line its ``log_head`` names, which existed before the decision.
 """
 
 from __future__ import annotations
@@ -15,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.audit.decision_record import Decision, parse_stamp
+from handoff_gate.gates.trust.ed25519 import verify
 from handoff_gate.gates.trust.sshsig import SignatureError
 from handoff_gate.gates.trust.statement import StatementError
 
@@ -29,13 +26,20 @@ def _stamp(value: object) -> datetime | None:
         return None
 
 
-def _key_problem(decision: Decision, policy: Policy, at: datetime) -> str | None:
-    """Why the decision's key may not sign as its principal at ``at``, if it may not."""
+def signature_problem(
+    decision: Decision, policy: Policy | None, at: datetime | None = None
+) -> str | None:
+    """Why the decision's signature does not verify, if it does not: under ``policy``,
+    by a key listed for its principal at ``at`` (by default its ``decided_at``)."""
     if decision.signature is None or decision.log_head is None or decision.principal is None:
         return "a signed field is missing"
     try:
         statement = decision.statement(decision.principal, decision.log_head)
-        policy.signers.verify(statement, decision.signature, decision.principal, at=at)
+        if policy is None:
+            verify(statement, decision.signature)
+        else:
+            when = parse_stamp(decision.decided_at) if at is None else at
+            policy.signers.verify(statement, decision.signature, decision.principal, at=when)
     except (SignatureError, StatementError, ValueError) as exc:
         return str(exc)
     return None
@@ -47,17 +51,14 @@ def dating_problems(
     event: dict[str, Any] | None,
     head: dict[str, Any] | None,
 ) -> list[str]:
-    """What is wrong with the times of a signed decision whose signature verifies.
-
-    ``event`` is its ``decision_written`` event, ``head`` the log line its ``log_head``
-    names (either ``None`` when the log has none; that is reported elsewhere).
-    """
+    """What is wrong with the times of a signed decision whose signature verifies
+    (``event`` or ``head`` ``None`` when the log has none: reported elsewhere)."""
     decided = parse_stamp(decision.decided_at)
     problems: list[str] = []
     logged_at = event.get("at") if event is not None else None
     logged = _stamp(logged_at)
     if logged is not None:
-        why = _key_problem(decision, policy, logged)
+        why = signature_problem(decision, policy, logged)
         if why is not None:
             problems.append(f"at its logged time {logged_at}: {why}")
     head_at = head.get("at") if head is not None else None

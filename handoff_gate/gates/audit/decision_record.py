@@ -1,24 +1,12 @@
 """A decision as recorded: its model, and reading one back without trusting it.
 
-A decision names the sha256 of the exact handoff bytes that were reviewed, and the run
-and handoff it was made for: a record copied into another run or filed under another id
-is refused, with or without a policy. A signed decision adds the principal, the log head
-its decider saw and an SSHSIG over ``trust.statement.decision_statement``. A record that
-cannot be read or validated is ``DecisionCorrupt``: never an approval.
-
-A signature covers what ``decision_statement`` lists; of the rest, ``reviewer`` must equal
-the signed ``principal`` (so who a record names is who signed it), and ``verdict`` and
-``codes`` are the decider's notes, never used to settle anything: the gate inspects the
-bytes again.
-
-A decision made by a policy's ``[[auto]]`` rule (``gates.rules``) names the rule and
-the digest of the policy that holds it (``rule``, ``policy_sha256``) and is decided by
-``rule NAME``; it is never signed. It counts only while that policy, pinned, still holds
-a rule of that name that decides the handoff's current bytes the same way
-(``audit.rule_record``): a copy or a forgery gains nothing the policy does not give.
-
-The record's size is bounded whatever the handoff held: ``codes`` lists each finding code
-once (the vocabulary is finite), so a payload with 14,000 findings still fits the cap.
+A record names the run and handoff it was made for, so a copy filed elsewhere is
+refused, with or without a policy; one that cannot be read or validated is
+``DecisionCorrupt``: never an approval. A signature covers what ``decision_statement``
+lists; of the rest ``verdict`` and ``codes`` are the decider's notes, never used to
+settle anything (the gate inspects the bytes again). A rule's record is never signed and
+counts only as ``audit.rule_record`` allows. ``codes`` lists each finding code once, so
+a payload with 14,000 findings still fits the record's size cap.
 """
 
 from __future__ import annotations
@@ -56,9 +44,7 @@ def parse_stamp(text: str) -> datetime:
 
 
 class Decision(BaseModel):
-    """One decision record: ``decisions/{handoff}.json`` (unsigned) or
-    ``decisions/{handoff}/{principal}.json`` (signed).
-    """
+    """One decision record; its fields are docs/protocol.md's "Decision"."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -72,17 +58,12 @@ class Decision(BaseModel):
     decided_at: str
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     verdict: Verdict
-    #: Written as each code once (``codes_of``); records from before listed every finding.
     codes: tuple[str, ...] = ()
     principal: str | None = Field(default=None, pattern=PRINCIPAL_REGEX)
     log_head: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     signature: str | None = Field(default=None, max_length=4096)
-    #: An approval of the reviewer's edit: the sha256 of the edited payload bytes, which
-    #: the store keeps beside the decision (``RunStore.edit_bytes``); ``sha256`` stays the
-    #: handoff's, so the record names both. The reviewer is who edited.
     edited_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
-    #: A rule's decision: the ``[[auto]]`` rule's name, and the ``Policy.digest`` of the
-    #: policy it is in. Left out of a person's record.
+    #: Left out of a person's record.
     rule: str | None = Field(
         default=None, min_length=1, max_length=100, exclude_if=lambda v: v is None
     )
@@ -149,11 +130,8 @@ class Decision(BaseModel):
         return self.signature is not None
 
     def statement(self, principal: str, log_head: str) -> bytes:
-        """The bytes ``principal`` signs for this decision after seeing ``log_head``.
-
-        One builder for signing and for every verifier, so the fields a signature binds
-        can never drift between the two. ``StatementError`` for a field that cannot go in.
-        """
+        """The bytes ``principal`` signs for this decision after seeing ``log_head``: one
+        builder for signing and verifying, so the two can never drift apart."""
         return decision_statement(
             run=self.run,
             handoff=self.handoff,
@@ -169,10 +147,8 @@ class Decision(BaseModel):
 
 
 class DecisionCorrupt(ValueError):
-    """A decision record exists but is not a valid decision (tampering or disk damage).
-
-    Callers treat it as "decided, but unusable": never as an approval.
-    """
+    """A decision record exists but is not a valid decision (tampering or disk damage):
+    "decided, but unusable", never an approval."""
 
 
 class DecisionMisplaced(DecisionCorrupt):
@@ -187,11 +163,7 @@ def codes_of(codes: object) -> tuple[str, ...]:
 
 def parse_decision(data: bytes, run_name: str, handoff_id: str) -> Decision:
     """Validate record bytes for the handoff ``handoff_id`` of the run named ``run_name``.
-
-    Duplicate keys are refused before validation (a second ``action`` must not hide behind
-    the first), and a record naming another run or handoff is refused: a copy is not a
-    decision here.
-    """
+    Duplicate keys are refused first: a second ``action`` must not hide behind the first."""
     try:
         value = jiter.from_json(data, catch_duplicate_keys=True, allow_inf_nan=False)
         decision = Decision.model_validate(value)

@@ -1,13 +1,9 @@
 """Whether a rule's decision record stands: the policy that holds the rule decides so.
 
-A rule's record is unsigned: anyone who can write the run can write one. So it is never
-believed on its word. It counts only when the policy in force is the one it names (its
-``Policy.digest``), that policy still holds a rule of that name, and judging the
-handoff's current bytes under that policy's rules (``gates.rules.judge``) picks that
-rule with that action; an approval also needs the phase's ``[[rule]]`` to say
-``auto = true``. A forged record thus gains nothing the policy does not give, and an
-edited one (another rule, another action, other bytes) is a problem, named in one line
-by ``settle`` and ``audit --verify`` alike.
+A rule's record is unsigned, so it is never believed on its word: it counts only while
+the policy in force is the one it names and judging the handoff's current bytes under it
+picks that rule with that action (docs/security.md). A forged record thus gains nothing
+the policy does not give.
 """
 
 from __future__ import annotations

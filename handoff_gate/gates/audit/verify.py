@@ -2,26 +2,9 @@
 
 The chain alone proves only that no line was changed *without re-chaining*; a writer of
 the run directory can re-chain an edited log, cut its tail, or delete it. So the log is
-also checked against the records it describes:
-
-- every handoff and every decision record has its event, and every such event its record;
-- a handoff was submitted once, and its bytes still hash to what was logged then (the
-  first event counts: one more, correctly chained, cannot bless a rewrite);
-- a signed decision, and a policy rule's, names the sha256 first logged for its handoff;
-- under a policy, a rule's decision names that policy, which still holds the rule and
-  still decides the handoff's bytes so (``audit.rule_record``);
-- a stored contract's bytes hash to its name, and every contract a handoff names is
-  stored;
-- no (handoff, principal) slot was decided twice (a decision deleted and made again);
-- each tool call's delivery has its record and its event, once (``verify_deliveries``);
-- a signed decision's ``log_head`` names a line that precedes its own event, so a history
-  rewritten before a signed decision no longer contains the head it signed;
-- every signature verifies (under the policy's allowed_signers when one is given), and
-  under a policy its key was valid at the times the record and the log give it
-  (``audit.dating``).
-
-What remains undetectable without signed decisions after it (deleting a decision *and*
-its event at the very end of the log) is spelled out in docs/security.md.
+also checked against the records it describes (the list is docs/protocol.md's; what
+remains undetectable, docs/security.md's). Of a handoff's events the first counts: one
+more, correctly chained, cannot bless a rewrite.
 """
 
 from __future__ import annotations
@@ -32,12 +15,11 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.audit.dating import dating_problems
+from handoff_gate.gates.audit.dating import dating_problems, signature_problem
 from handoff_gate.gates.audit.decision_record import (
     Decision,
     DecisionCorrupt,
     parse_decision,
-    parse_stamp,
 )
 from handoff_gate.gates.audit.log import Event, chain_problems, log_lines, parse_line
 from handoff_gate.gates.audit.rule_record import rule_problem
@@ -49,9 +31,7 @@ from handoff_gate.gates.contracts.json_schema import (
 )
 from handoff_gate.gates.store.base import FolderMechanics, RunReplaced, RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
-from handoff_gate.gates.trust.ed25519 import verify
-from handoff_gate.gates.trust.sshsig import SignatureError
-from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
+from handoff_gate.gates.trust.statement import NO_LOG_HEAD
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
@@ -64,21 +44,6 @@ _Slot = tuple[str, str | None]
 def _who(slot: _Slot) -> str:
     handoff, principal = slot
     return f"{handoff} (unsigned)" if principal is None else f"{handoff} by {principal!r}"
-
-
-def _signature_problem(decision: Decision, policy: Policy | None) -> str | None:
-    if decision.signature is None or decision.log_head is None or decision.principal is None:
-        return "a signed field is missing"
-    try:
-        statement = decision.statement(decision.principal, decision.log_head)
-        if policy is None:
-            verify(statement, decision.signature)
-        else:
-            at = parse_stamp(decision.decided_at)
-            policy.signers.verify(statement, decision.signature, decision.principal, at=at)
-    except (SignatureError, StatementError, ValueError) as exc:
-        return str(exc)
-    return None
 
 
 def _logged_fields(decision: Decision) -> dict[str, Any]:
@@ -97,12 +62,9 @@ def _logged_fields(decision: Decision) -> dict[str, Any]:
 
 
 class _Check:
-    """The problems found so far, and what the log says about each record.
-
-    The log is read once, line by line (``audit.log_lines``): what is kept of it is the
-    chain's problems, each line's hash, and the two kinds of event compared with records,
-    never the log's bytes, so a huge or planted log costs time, not memory.
-    """
+    """The problems found so far, and what the log says about each record. The log is
+    read once, line by line, and its bytes are not kept, so a huge or planted log costs
+    time, not memory."""
 
     def __init__(self, store: RunStore, run: str, policy: Policy | None) -> None:
         self.store, self.run, self.policy = store, run, policy
@@ -293,7 +255,7 @@ class _Check:
         """A signed slot's principal, signature and, under a policy, its key's times."""
         if decision.principal != slot[1]:
             self.problems.append(f"decision {_who(slot)} names {decision.principal!r}")
-        problem = _signature_problem(decision, self.policy)
+        problem = signature_problem(decision, self.policy)
         if problem is not None:
             self.problems.append(f"decision {_who(slot)}: signature: {problem}")
         elif self.policy is not None:

@@ -1,12 +1,8 @@
 """``audit --verify`` on tool-call deliveries: each approval delivered once, as logged.
 
-A tool call's approval is delivered to one wait, which records the delivery
-(``RunStore.create_delivery``) together with its ``wait_returned`` event
-(``delivered: true``); a wait asked to deliver it again logs ``redelivered: true``. So
-the log and the records must agree: a record without its event, or an event without its
-record (a record removed, so the approval could be delivered again unseen), a second
-first delivery, a redelivery before any delivery, or a record whose time is not its
-event's, is a problem.
+A delivery record is written with its ``wait_returned`` event (``delivered: true``), so
+the two must agree: an event without its record means a record removed, and the
+approval could be delivered again unseen.
 """
 
 from __future__ import annotations

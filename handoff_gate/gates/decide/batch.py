@@ -1,10 +1,8 @@
 """Batch decisions: many handoffs decided in one call, each exactly as if decided alone.
 
-A reviewer fanning out twenty branches wants one gesture, but nothing about the batch may
-weaken a single decision: every item goes through ``decisions.decide`` on its own, bound
-to its own sha256, signed with the key when there is one and logged on its own. A
-blocked, changed, expired or otherwise undecidable item is refused by itself (and its
-refusal logged), and the others are written regardless of where it stood in the list.
+Nothing about the batch may weaken a single decision: every item goes through
+``decisions.decide`` on its own, bound to its own sha256; an undecidable item is refused
+by itself, and the others are written regardless of where it stood in the list.
 """
 
 from __future__ import annotations
@@ -50,16 +48,11 @@ def decide_many(
     *,
     seen: Mapping[str, Report] | None = None,
 ) -> list[BatchResult]:
-    """Decide every item, in order, as ``request`` says (each item with its own sha256);
-    one ``BatchResult`` per item. Each handoff is inspected once: by ``decide`` itself,
-    or, for an item in ``seen`` (reports the caller made while choosing the items, such
-    as ``open_handoffs``'s or a review screen's, by handoff id) whose bytes still have
-    that report's sha256, not at all.
-
-    A refusal (``DecisionRefused``) or a malformed item (``ValueError``: a bad id, a
-    phase the policy has no rule for) is that item's alone. What no item could survive
-    (an unknown action or category, a key without a policy, an edit) raises before
-    anything is written.
+    """Decide every item, in order; one ``BatchResult`` per item. ``seen``: the reports
+    the caller chose the items by (by id), which stand while the bytes keep their sha256.
+    A refusal or a malformed item is that item's alone; what no item could survive (an
+    unknown action or category, a key without a policy, an edit) raises before anything
+    is written.
     """
     request = replace(request, action=Action(request.action))
     if request.category is not None:
@@ -91,9 +84,7 @@ def open_handoffs(
     schema_id: str | None = None,
 ) -> list[Standing]:
     """The standings of the run's handoffs that ``action`` may be taken on now, each
-    ``ref`` carrying the sha256 it was seen with, so the decision binds to those bytes:
-    pending ones to approve, pending and blocked ones to reject. ``phase`` and
-    ``schema_id`` narrow the selection. Their reports are ``decide_many``'s ``seen``."""
+    ``ref`` carrying the sha256 it was seen with, so the decision binds to those bytes."""
     where, store = os.fspath(run), context.store
     wanted = {HandoffState.PENDING}
     if Action(action) is Action.REJECT:

@@ -1,15 +1,9 @@
 """A policy's ``[[auto]]`` rule deciding a handoff: recorded like a person's decision.
 
-Applied before anyone is asked (at submit through the Gate, at the start of a wait, by
-the hook and the MCP proxy). The record names the rule and the policy's digest, is
-decided by ``rule NAME`` and is published in the handoff's unsigned slot with its
-``decision_written`` event, through the same store call a person's decision uses.
-
-A rule never overrides anyone: a handoff that already has any decision record, or has
-ended (withdrawn, expired), or whose bytes changed since the caller's ref, is left
-alone. A rule never approves what inspection blocks: such a handoff goes to a person.
-Whether the record then counts is ``standing.quorum``'s judgement, by
-``audit.rule_record``, like every reader's.
+Applied before anyone is asked. A rule never overrides anyone: a handoff that already
+has any decision record, has ended, or whose bytes changed since the caller's ref is
+left alone, and what inspection blocks goes to a person. Whether the record then counts
+is ``audit.rule_record``'s judgement, like every reader's.
 """
 
 from __future__ import annotations

@@ -1,24 +1,12 @@
 """Durable approve/reject decisions, made through the run's store.
 
-A decision pins the sha256 of the exact handoff bytes the reviewer saw, so a file edited
-afterwards can be told apart from the one that was approved. Each principal has one
+A decision pins the sha256 of the exact bytes the reviewer saw. Each principal has one
 exclusive record per handoff (the unsigned decision one shared slot), so racing writers
-cannot both succeed and a crash leaves either no record or a complete one.
-
-With a key (and the policy naming its principal) the record is signed: an SSHSIG over
-``decision_statement`` that also binds the audit log's head, so history rewritten before
-it is detected. A key whose principal may not decide the phase, or that produced the
-handoff, is refused before anything is written, naming who may.
-
-An approval may carry the reviewer's edit (``edited_payload``): the edited bytes are
-inspected against the handoff's contract (``standing.edits``) and refused, with nothing
-written, unless they are approvable; then they are kept in the store by their sha256
-before the record naming both digests is written, so a record never names bytes that
-are not there.
-
-The record is published before its audit event. If logging fails afterwards the decision
-still stands, so ``decide`` returns it and reports the failed log through ``on_warning``;
-``audit --verify`` lists the decision without its event.
+cannot both succeed and a crash leaves either no record or a complete one. A signed
+record's SSHSIG also binds the audit log's head, so history rewritten before it is
+detected. An approved edit's bytes are kept before the record naming them, so a record
+never names bytes that are not there. The record is published before its audit event:
+if logging fails the decision still stands (``on_warning``; ``audit --verify`` lists it).
 """
 
 from __future__ import annotations
@@ -39,7 +27,6 @@ from handoff_gate.gates.audit.decision_record import (
     parse_decision,
 )
 from handoff_gate.gates.decide.reviewer import default_reviewer
-from handoff_gate.gates.standing.caller import CALLER_GAVE_UP, caller_gone, live_waiters
 from handoff_gate.gates.standing.edits import (
     EditedPayload,
     edit_bytes_of,
@@ -50,13 +37,20 @@ from handoff_gate.gates.standing.ending import deadline, ending
 from handoff_gate.gates.standing.phase_rule import rule_of
 from handoff_gate.gates.standing.quorum import settle
 from handoff_gate.gates.standing.report_in_run import append_only_fields, inspect_in_run
-from handoff_gate.gates.store.base import DecisionExists, FolderMechanics, RunStore, has_handoff
+from handoff_gate.gates.store.base import (
+    DecisionExists,
+    FolderMechanics,
+    RunStore,
+    WaiterRecord,
+    has_handoff,
+)
 from handoff_gate.gates.store.log_lines import last_line
 from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.submit.placement import producer_bytes_sha256, verified_producer
 from handoff_gate.gates.trust.sshsig import SignatureError, SigningError
 from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
 from handoff_gate.gates.vocab.actions import Action, Category
+from handoff_gate.gates.vocab.caller import CALLER_GAVE_UP, caller_gone
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef, handoff_id_of
 from handoff_gate.gates.vocab.ids import validate_id
@@ -120,8 +114,7 @@ class DecisionRequest:
 
 
 class _Attempt:
-    """One call of ``decide``: its context, where it writes, the policy's rule for the
-    handoff (worked out once, for the signer, the deadline and the quorum), and how a
+    """One call of ``decide``: what it works on (the rule worked out once) and how a
     refusal is logged and raised."""
 
     def __init__(
@@ -151,11 +144,8 @@ class _Attempt:
 
 
 def principal_for(key: SigningKey, policy: Policy, rule: Rule, reviewer: str | None) -> str:
-    """The approver of ``rule`` the key may sign as (``reviewer`` picks among several).
-
-    ``DecisionRefused`` naming who may decide when the key signs for none of them;
-    ``ValueError`` when the file is not a key at all (a usage error, not a refusal).
-    """
+    """The approver of ``rule`` the key may sign as (``reviewer`` picks among several);
+    ``ValueError`` when the file is not a key at all (a usage error, not a refusal)."""
     try:
         public_key = key.public_key()
     except SigningError as exc:
@@ -174,8 +164,7 @@ def _signer(
     key: SigningKey | None, policy: Policy | None, rule: Rule | None, reviewer: str | None
 ) -> tuple[str | None, str | None]:
     """(the principal the decision is signed as, why it must be refused): under a policy
-    an unsigned decision would be ignored, so it is refused up front, saying a key is
-    needed; a key that may not decide is refused too. Both are logged by the caller."""
+    an unsigned decision would be ignored, so it is refused up front."""
     if policy is None or rule is None:
         return None, None
     if key is None:
@@ -198,25 +187,12 @@ def decide(
     *,
     seen: Report | None = None,
 ) -> Decision:
-    """Record a decision after re-inspecting the handoff's current bytes.
+    """Record a decision after re-inspecting the handoff's current bytes (``seen``: a
+    batch's report of it, which stands while the bytes keep its sha256).
 
-    ``seen``: the report the caller already made of this handoff under the same
-    context (a batch's selection). When the stored bytes still have its
-    sha256 it stands for the re-inspection (the bytes are hashed, not inspected again);
-    otherwise the handoff is inspected as usual.
-
-    ``edited_payload``: approve the reviewer's edit of the payload instead of the
-    producer's bytes (``EditRefused``, audited, nothing written, when the edit is not
-    approvable; ``ValueError`` with any action but approve).
-
-    Refused (``DecisionRefused``, audited, nothing written) when: rejecting without a
-    reason, this slot already decided, the handoff missing, withdrawn or expired (by this
-    machine's clock), changed since
-    ``expected_sha256`` was reviewed, blocked and the action is approve; under a policy:
-    without a key, or the key's principal may not decide the phase or produced the
-    handoff. ``ValueError`` for a
-    malformed id or argument, a key without a policy, or a phase the policy has no rule
-    for (``NoRule``).
+    Every refusal is ``DecisionRefused`` (``EditRefused`` for an edit), audited, with
+    nothing written; ``ValueError`` for a malformed argument, a key without a policy or
+    a phase the policy has no rule for (``NoRule``).
     """
     handoff_id = validate_id(handoff_id_of(ref_or_id))
     action = Action(request.action)
@@ -313,7 +289,7 @@ def _checked(
     if end is not None:
         attempt.refuse(f"{end.why}; it can no longer be decided")
     if attempt.action is Action.APPROVE and caller_gone(
-        envelope, live_waiters(store, where, handoff_id)
+        envelope, _live_waiters(store, where, handoff_id)
     ):
         attempt.refuse(f"{handoff_id}: {CALLER_GAVE_UP}")
     _check_report(attempt, report, expected_sha256)
@@ -322,6 +298,15 @@ def _checked(
         if producer == principal:
             attempt.refuse(f"{principal!r} produced {handoff_id} and may not decide it")
     return report
+
+
+def _live_waiters(store: RunStore, run: str, handoff_id: str) -> tuple[WaiterRecord, ...] | None:
+    """The handoff's live waiters (``None`` when the store cannot tell, or failed to)."""
+    try:
+        found = store.waiters(run, [handoff_id])
+    except (OSError, ValueError):
+        return None
+    return None if found is None else found.get(handoff_id, ())
 
 
 def _still(seen: Report | None, attempt: _Attempt) -> TypeGuard[Report]:
@@ -473,12 +458,10 @@ def _existing(
 ) -> str | None:
     """A one-line description of this slot's decision already stored, if any.
 
-    A signed slot (``principal`` under a ``policy``) holds a decision only if the record
-    there is that principal's, signed by a key the policy lists for it now. Anything else
-    an agent may have planted there (junk bytes, a FIFO, a directory, a symlink, another
-    principal's record) is set aside in a run folder (``FolderMechanics``; a database's
-    slots only reviewers write), so it never keeps a reviewer's decision, a veto above
-    all, from being recorded.
+    A signed slot holds a decision only if the record there is that principal's, signed
+    by a key the policy lists for it now. Anything else an agent may have planted there
+    is set aside in a run folder (a database's slots only reviewers write), so it never
+    keeps a reviewer's decision, a veto above all, from being recorded.
     """
     try:
         data = store.decision_records(run, handoff_id).get(principal)
@@ -507,13 +490,8 @@ def _existing(
 
 def _counted(attempt: _Attempt) -> str | None:
     """The decision that already counts, when one more record of ``action`` could change
-    nothing, so none is added.
-
-    Without a policy any recorded decision counts, a principal's signed one included
-    (``quorum``). Under a policy its rule says: once the handoff is rejected (a veto)
-    nothing more is recorded; once its approvals reach the quorum a further approval is
-    not, while a veto still is, since a veto is the rule's way to stop an approved
-    handoff before it is delivered."""
+    nothing. Under a policy a veto is still recorded after the quorum approved: it is
+    the rule's way to stop an approved handoff before it is delivered."""
     context, action = attempt.context, attempt.action
     policy = context.policy
     try:

@@ -1,11 +1,8 @@
 """``withdraw``: the pipeline takes back a handoff it will no longer consume.
 
-A pipeline that gave up (its wait timed out, the job was cancelled) must not leave a
-handoff a reviewer may still approve. Withdrawing writes one record through the store
-(exclusive: a handoff is withdrawn once) and logs ``handoff_withdrawn`` with it; from then
-on the handoff is ``withdrawn``: decisions are refused and waiters return ``withdrawn``
-(``standing.ending``). It is the producer side's act: on PostgreSQL only the pipeline role may
-insert a withdrawal. A decided handoff cannot be withdrawn: its decision already stands.
+A pipeline that gave up must not leave a handoff a reviewer may still approve. One
+exclusive record, logged with it; on PostgreSQL only the pipeline role may insert it. A
+decided handoff cannot be withdrawn: its decision already stands.
 """
 
 from __future__ import annotations
@@ -46,10 +43,8 @@ def withdraw(
     policy: Policy | None = None,
 ) -> Withdrawal:
     """Withdraw an undecided handoff; ``WithdrawRefused`` (nothing written) when it is
-    missing, already withdrawn, or decided (without a policy, any signed record counts as
-    a decision: only a policy can say whether it settles the handoff). ``by`` names the
-    producer side (default: the OS account as ``user@host``); ``ValueError`` for a
-    malformed id, name or reason."""
+    missing, already withdrawn, or decided (without a policy any signed record counts).
+    ``by`` defaults to ``user@host``; ``ValueError`` for a malformed id, name or reason."""
     where = os.fspath(run)
     handoff_id = validate_id(handoff_id_of(ref_or_id))
     who = (by if by is not None else default_reviewer()).strip()

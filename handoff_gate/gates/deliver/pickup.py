@@ -1,11 +1,8 @@
 """Picking up a handoff: is it decided, and what does a wait return for it now.
 
-Most waits find the decision already there (a resumed pipeline, a reviewer who was
-quicker than the producer), so answering that takes no watching machinery: a
-``Pickup`` reads the decision records, settles them (``standing.quorum``), inspects the
-handoff again on approval and writes the ``wait_returned`` event. ``deliver.waiting`` builds
-the blocking wait on top of it, and is the only module that loads the change watcher;
-``handoff-gate wait`` imports that module only when its first look finds no decision.
+Most waits find the decision already there, so answering that takes no watching
+machinery: ``deliver.waiting`` builds the blocking wait on top of a ``Pickup`` and is the
+only module that loads the change watcher.
 """
 
 from __future__ import annotations
@@ -42,10 +39,8 @@ if TYPE_CHECKING:
 
 
 class WaitOutcome(StrEnum):
-    """How a wait ended: a settled state (``HandoffState``'s approved, rejected,
-    changed, expired and withdrawn, spelled the same), or one of the ends only a wait
-    has (``timeout``, ``cancelled``, and ``already_delivered``: a tool call's approval
-    that an earlier wait delivered, which is not delivered again unless asked to)."""
+    """How a wait ended: a settled state (spelled as ``HandoffState`` spells it), or one
+    of the ends only a wait has."""
 
     APPROVED = "approved"
     REJECTED = "rejected"
@@ -59,22 +54,11 @@ class WaitOutcome(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class WaitResult:
-    """How a wait ended.
+    """How a wait ended; its fields are described in docs/integration.md.
 
-    ``report`` is always the handoff's current inspection report (for a reject too, so
-    its findings can go back to the producer). ``payload`` (the validated, allow-listed
-    fields) and ``model`` (the contract's model instance) are set only for ``approved``.
-    ``decision`` is the deciding record (the reject, or the first approval);
-    ``decisions`` every record that counted (all approvals of a quorum).
-    ``dropped_keys`` and ``defaulted`` (approved only) are the field paths the delivery
-    left out (keys the contract does not name) and filled in (the contract's default for
-    an absent field), so "approved exactly as sent" is both empty.
-
-    An approval of a reviewer's edit delivers the edit: ``edited`` is ``True``,
-    ``payload`` and ``model`` are the edit's (validated against the same contract),
-    ``edited_sha256`` names its bytes, and the producer's stays reachable:
-    ``original_sha256`` (the handoff file's, which ``report`` describes) and
-    ``original_payload`` (what approving it unedited would have delivered).
+    ``report`` is always the handoff's current report (for a reject too, so its findings
+    can go back to the producer); ``payload`` and ``model`` are set only for
+    ``approved``, and are the edit's when a reviewer's edit was approved.
     """
 
     outcome: WaitOutcome
@@ -100,30 +84,15 @@ def _paths(report: Report, code: Code) -> tuple[str, ...]:
     return tuple(f.path for f in report.findings if f.code is code)
 
 
-def _filled(report: Report) -> tuple[str, ...]:
-    """The paths whose default the delivery filled in: none for a tool call, which
-    crosses as approved (the tool applies its own defaults)."""
-    return () if _is_tool_call(report) else _paths(report, Code.DEFAULTED_FIELD)
-
-
 class Pickup:
     """One wait's look at a handoff, and how the wait's end is recorded.
 
-    The deadline is set when the pickup is made, so a wait that turns to blocking after
-    its first look keeps the timeout its caller asked for; each refused decision record
-    is reported once over every look (``refusals_seen``).
-
-    ``expected_sha256`` (or the ``sha256`` of a ``HandoffRef`` from ``submit``) is the
-    digest of the handoff file the caller wrote: a handoff whose bytes are not those is
-    never delivered, and the wait ends ``changed`` (at the first look, or once decided),
-    so a pipeline gets back only what it submitted even if someone rewrote the file and
-    had that approved.
-
-    A tool call's approval is delivered once: the wait that returns it first records
-    the delivery exclusively (``RunStore.create_delivery``), and any later wait on it
-    ends ``already_delivered`` with no payload, unless ``redeliver`` (crash recovery:
-    the caller knows the first delivery never ran), which delivers it again and logs
-    that. Other handoffs are delivered to every wait, as before.
+    The deadline is set when the pickup is made, so a wait that turns to blocking keeps
+    its caller's timeout. ``expected_sha256`` (or a ``HandoffRef``'s) is the digest of
+    the file the caller wrote: other bytes are never delivered (``changed``), even if
+    someone rewrote the file and had that approved. A tool call's approval is delivered
+    once (``RunStore.create_delivery``); a later wait ends ``already_delivered`` unless
+    ``redeliver`` (crash recovery: the caller knows the first delivery never ran).
     """
 
     def __init__(
@@ -173,12 +142,8 @@ class Pickup:
 
     def settled(self) -> WaitResult | None:
         """The result the decision records allow now, refusals said once; ``None``: go on.
-        ``RunReplaced`` when the run's address names another run than at the start.
-
-        A withdrawal ends the wait whatever the records say but a reject, which stands
-        with its reason; the deadline (judged by this clock) ends it while undecided, or
-        when an approval is dated after it.
-        """
+        ``RunReplaced`` when the run's address names another run than at the start. A
+        reject stands with its reason even beside a withdrawal."""
         if self.folder is not None and self.folder.run_identity(self.run) != self.identity:
             raise RunReplaced(
                 f"{self.run} is no longer the run this wait started on (moved, or another "
@@ -217,32 +182,21 @@ class Pickup:
             return WaitResult(
                 WaitOutcome.CHANGED, decision=decision, report=report, decisions=found.decisions
             )
-        if outcome is HandoffState.APPROVED and found.edit is not None:
-            edit = found.edit
-            return WaitResult(
-                WaitOutcome.APPROVED,
-                decision=decision,
-                payload=edit.delivered,
-                report=report,
-                model=edit.model,
-                decisions=found.decisions,
-                dropped_keys=_paths(edit, Code.UNKNOWN_KEY),
-                defaulted=() if _is_tool_call(report) else _filled(edit),
-                edited=True,
-                edited_sha256=edit.sha256,
-                original_sha256=report.sha256,
-                original_payload=report.delivered,
-            )
         if outcome is HandoffState.APPROVED:
+            edit = found.edit
+            delivered = report if edit is None else edit
             return WaitResult(
                 WaitOutcome.APPROVED,
                 decision=decision,
-                payload=report.delivered,
+                payload=delivered.delivered,
                 report=report,
-                model=report.model,
+                model=delivered.model,
                 decisions=found.decisions,
-                dropped_keys=_paths(report, Code.UNKNOWN_KEY),
-                defaulted=_filled(report),
+                dropped_keys=_paths(delivered, Code.UNKNOWN_KEY),
+                # none for a tool call, which crosses as approved (the tool applies its own)
+                defaulted=() if _is_tool_call(report) else _paths(delivered, Code.DEFAULTED_FIELD),
+                edited=edit is not None,
+                edited_sha256=None if edit is None else edit.sha256,
                 original_sha256=report.sha256,
                 original_payload=report.delivered,
             )
@@ -287,22 +241,16 @@ class Pickup:
             )
         except DeliveryExists:
             if not self.redeliver:
-                ended = WaitResult(
-                    WaitOutcome.ALREADY_DELIVERED,
-                    decision=result.decision,
-                    report=result.report,
-                    decisions=result.decisions,
-                    ended=f"{self.handoff_id}'s approval was delivered already; "
-                    "nothing is delivered twice",
+                return self.finish(
+                    WaitResult(
+                        WaitOutcome.ALREADY_DELIVERED,
+                        decision=result.decision,
+                        report=result.report,
+                        decisions=result.decisions,
+                        ended=f"{self.handoff_id}'s approval was delivered already; "
+                        "nothing is delivered twice",
+                    )
                 )
-                audit.append(
-                    self.run,
-                    audit.Event.WAIT_RETURNED,
-                    store=self.store,
-                    handoff=self.handoff_id,
-                    outcome=ended.outcome.value,
-                )
-                return ended
             self.store.append_event(self.run, {**event, "redelivered": True})
         return result
 

@@ -1,21 +1,9 @@
 """Block a pipeline until a person decides, then hand over only what was approved.
 
-Waiting is event-driven with a periodic re-check as a backstop, which also closes the
-gap between "no decision yet" and "watching". The wake-ups are the store's
-(``RunStore.subscribe``): on the filesystem every waiter on a run shares one watcher of
-its decisions folder, so hundreds of concurrent waits cost one inotify instance; on a
-database they come from ``LISTEN/NOTIFY``. Either way a wake-up is only a hint: the
-decision records are always re-read and settled (``standing.quorum``), under the policy when
-there is one.
-
-On approval the handoff is inspected again: its bytes must still hash to what the
-reviewers approved, and only the contract-validated ``report.delivered`` is returned. A
-timeout or a cancel never approves.
-
-``wait_after`` blocks its thread; ``deliver.waiting_async.wait_async`` steps the same ``Waiter``
-from a coroutine. Whether the handoff is decided, and what a wait then returns, is
-``deliver.pickup``'s: this module adds the blocking, so a wait that finds its decision
-already there (``handoff-gate wait`` on a decided handoff) never subscribes.
+Waiting is event-driven (``RunStore.subscribe``) with a periodic re-check as a
+backstop, which also closes the gap between "no decision yet" and "watching". A wake-up
+is only a hint: the records are always re-read and settled by ``deliver.pickup``, which
+this module only adds the blocking to. A timeout or a cancel never approves.
 """
 
 from __future__ import annotations
@@ -44,12 +32,8 @@ _RETRY_S, _MAX_RETRY_S = 0.1, 5.0
 
 
 class Waiter:
-    """The state ``wait`` and ``waiting_async.wait_async`` step through, minus the blocking.
-
-    ``step()`` returns a result once decided; otherwise it makes sure the waiter will be
-    woken (the store's subscription, aimed at where a decision will appear) and returns
-    how long to sleep before the next look. The looking itself is its ``pickup``'s.
-    """
+    """The state ``wait`` and ``waiting_async.wait_async`` step through, minus the
+    blocking: ``step()`` returns a result once decided, else how long to sleep."""
 
     def __init__(
         self,
@@ -106,13 +90,9 @@ class Waiter:
         return self.subscription
 
     def _announce(self) -> None:
-        """The wait is about to block: say so where reviewers look (the store's waiter
-        record) and to whoever asked to be told (``on_block``, with the report).
-
-        The handoff is inspected now, while nobody waits on the answer: its contract's
-        validator is built on first use, and a wait's first inspection otherwise fell
-        between the decision and its delivery (``pickup.wait_api`` in bench/).
-        """
+        """The wait is about to block: say so in the store's waiter record and to
+        ``on_block``. The handoff is inspected now, while nobody waits on the answer, so
+        building its validator does not fall between the decision and its delivery."""
         self.announced = True
         self.registration.enter_context(
             self.store.waiting(self.pickup.run, self.pickup.handoff_id, audit.now_iso())
@@ -159,16 +139,10 @@ class Backoff:
 
 
 class AsyncWaitOptions(TypedDict, total=False):
-    """The keywords of a wait (``handoff_gate.wait_async``, ``Gate.wait_async`` and the
-    stages under them), written once.
-
-    ``timeout``: seconds until the wait gives up (``None``: never). ``poll``: poll
-    instead of the store's change events (for network filesystems that deliver none).
-    ``on_block``: called once, with the handoff's current report, when the wait blocks.
-    ``on_refused``: told each ignored decision record once (they are logged too).
-    ``redeliver``: deliver a tool call's approval again though a wait delivered it
-    already (crash recovery: the caller knows the first delivery never ran).
-    ``expected_sha256``: deliver only these bytes (another file ends it ``changed``)."""
+    """The keywords of a wait, written once. ``poll``: poll instead of the store's
+    change events (for network filesystems that deliver none). ``on_block``: called
+    once, with the handoff's current report, when the wait blocks. ``redeliver`` and
+    ``expected_sha256``: as ``Pickup`` takes them."""
 
     timeout: float | None
     poll: bool

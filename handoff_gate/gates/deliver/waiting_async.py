@@ -1,9 +1,8 @@
 """``wait`` for asyncio: the same waiter, stepped from a coroutine.
 
-Many concurrent calls share the store's wake-ups (one watcher thread per run folder, or
-a listener per wait on a database) and hold no thread of their own, so cancelling a
-task stops its wait at once. A module of its own
-so that ``wait`` (and ``handoff-gate wait``) never load asyncio.
+Concurrent calls share the store's wake-ups and hold no thread of their own, so
+cancelling a task stops its wait at once. A module of its own so that ``wait`` never
+loads asyncio.
 """
 
 from __future__ import annotations
@@ -27,12 +26,8 @@ async def wait_async(
     ref_or_id: HandoffRef | str,
     **options: Unpack[AsyncWaitOptions],
 ) -> WaitResult:
-    """``wait`` for asyncio: cancelling the task stops it at once.
-
-    The checks between wake-ups read the decision records on the event loop (a few
-    small files, or one query); the wake-ups come from the store's own thread. A
-    database that goes away mid-wait is tried again until the deadline, as ``wait`` does.
-    """
+    """``wait`` for asyncio. The looks read the records on the event loop (a few small
+    files, or one query); the wake-ups come from the store's own thread."""
     loop = asyncio.get_running_loop()
     woken = asyncio.Event()
 

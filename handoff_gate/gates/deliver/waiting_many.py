@@ -1,10 +1,8 @@
 """Waiting on many handoffs at once: each result as it settles, or only the first.
 
-A pipeline that fanned out twenty branches should carry on with each branch the moment
-its reviewer decides, not in submission order. Every handoff gets its own
-``wait_async`` (the same waiter, refusals and ``wait_returned`` event as a single wait);
-this module only orders their ends by when they happen, and stops the waits that are no
-longer wanted, so a consumer that leaves early leaves no task behind.
+A pipeline that fanned out should carry on with each branch the moment its reviewer
+decides. Every handoff gets its own ``wait_async``; this module only orders their ends,
+and cancels the waits no longer wanted, so a consumer that leaves early leaves no task.
 """
 
 from __future__ import annotations
@@ -31,12 +29,8 @@ async def wait_many(
     refs: Iterable[HandoffRef | str],
     **options: Unpack[AsyncWaitOptions],
 ) -> AsyncGenerator[Settled, None]:
-    """Yield ``(ref, result)`` for every handoff, in the order they settle.
-
-    A ref given as an id comes back as a ``HandoffRef`` of ``run``; one from ``submit``
-    comes back as given. Leaving the loop early (or cancelling it) cancels the waits
-    still running.
-    """
+    """Yield ``(ref, result)`` for every handoff, in the order they settle (an id comes
+    back as a ``HandoffRef`` of ``run``)."""
     where = os.fspath(run)
     wanted = [
         r if isinstance(r, HandoffRef) else HandoffRef.of(where, handoff_id_of(r)) for r in refs
@@ -61,10 +55,8 @@ async def wait_any(
     refs: Iterable[HandoffRef | str],
     **options: Unpack[AsyncWaitOptions],
 ) -> Settled:
-    """The first handoff to settle and its result; the other waits are cancelled.
-
-    ``ValueError`` when ``refs`` is empty: there is nothing that could settle.
-    """
+    """The first handoff to settle and its result; the other waits are cancelled
+    (``ValueError`` for no refs)."""
     waits = wait_many(context, run, refs, **options)
     try:
         async for settled in waits:

@@ -1,14 +1,10 @@
 """What one notification says: which handoffs wait, where, from whom, with what verdict.
 
-It names each handoff by its run, id and phase, its producer and its verdict (the
-finding codes, a fixed vocabulary), and never quotes payload text, a finding's message
-or a field path: a notification leaves for a third party's service (a chat, a phone), so
-it carries what a reviewer needs to come and look, not what they would be looking at.
-The producer's words (its role, its signer) and a run's name are the pipeline's, so each
-is made visible (``safe_text.visible``: escapes and controls as tokens), then kept to
-letters, digits and a few marks (``_shown``), and bounded: a chat service would read
-``[text](url)``, ``<!channel>`` or ``**`` in them as markup. (Apprise also escapes
-text for a Markdown or HTML service; this does not rely on each service's escaping.)
+A notification leaves for a third party's service, so it carries what a reviewer needs
+to come and look (run, id, phase, producer, finding codes), never payload text, a
+finding's message or a field path. The pipeline's own words are made visible, kept to
+letters, digits and a few marks and bounded (``_shown``), since a chat service would read
+``[text](url)`` or ``<!channel>`` in them as markup, whatever Apprise escapes.
 """
 
 from __future__ import annotations
@@ -67,10 +63,8 @@ def waiting(found: Standing, *, policy_in_force: bool) -> Waiting:
 def announcement(
     handoffs: Sequence[Waiting], *, at_start: bool = False, link: str | None = None
 ) -> tuple[str, str]:
-    """The title and body of one notification naming ``handoffs`` (at least one).
-
-    ``at_start``: they were waiting already when the announcer started (its one
-    summary), not new. ``link``: where to review them (``serve --public-url``)."""
+    """The title and body of one notification naming ``handoffs`` (at least one);
+    ``at_start``: the announcer's one summary of those waiting already."""
     runs = list(dict.fromkeys(h.run for h in handoffs))
     count = len(handoffs)
     noun = "handoff" if count == 1 else "handoffs"

@@ -1,25 +1,10 @@
 """The announcer: tells ``Targets`` which handoffs of a store wait for a decision.
 
-It learns of new handoffs as the review app does, from an ``EventSource``'s hints (the
-store's ``watch``) and the store's ``listing`` (names and stamps, no bytes), so it works
-the same on every store; under ``watch --notify-url`` the source is the app's, so the
-store is watched once and each new handoff inspected once. A handoff it has not seen
-before is judged by its standing (the state, producer and verdict ``list`` and the app
-show); one that needs a person (pending, or blocked and so to be rejected) is announced
-once: the first one starts a gathering of ``gather`` seconds, and everything found
-meanwhile goes in the same notification, whatever run it is in; one that somebody
-decided during the gathering is left out.
-
-At start it does not announce each handoff already there: the first look sends one
-summary of those still undecided ("2 handoffs wait for a decision in web: …"), or
-nothing when none are, so a restart costs one message and a handoff that arrived while
-nobody announced is not lost. Handoffs gathered when it stops are not sent; the next
-start's summary names them.
-
-Two threads of its own, none of them the caller's: one lists and judges (with a store
-object of its own), one sends; the source's thread watches. A notification that fails
-(the endpoint down, a timeout) is a warning through ``warn``, and the sending thread is
-the only one it delays: the gate, the app and the next look go on.
+It learns of new handoffs as the review app does, from an ``EventSource`` (under
+``watch --notify-url`` the app's own, so the store is watched once and each handoff
+inspected once). What it announces, when, and what a failure does: docs/integration.md,
+"What a notification says". Two threads of its own: one lists and judges (with a store
+object of its own), one sends, so a failing endpoint delays only the sending thread.
 """
 
 from __future__ import annotations
@@ -34,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.notify.announcement import Waiting, announcement, waiting
 from handoff_gate.gates.notify.source import EventSource, Hint
-from handoff_gate.gates.store.base import RunStore, WatchLapse
+from handoff_gate.gates.store.base import Change, RunStore, WatchLapse
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.safe_text import os_reason
 from handoff_gate.gates.vocab.states import NEEDS_PERSON
@@ -71,18 +56,10 @@ def to_stderr(text: str) -> None:
 class Announcer:
     """Announces the handoffs of a store that wait for a decision to ``targets``.
 
-    ``events``: the store's hints and standings, with the contracts and the policy they
-    are made under (``Gate.events``, shared with the review screen under ``watch``).
-    ``link``: the address a notification sends the reader to (``serve
-    --public-url``; never a token). ``warn`` is called with one line for each problem (a
-    notification that failed, a store that cannot be read), from the announcer's
-    threads; it must be quick and thread-safe. ``begin``:
-    the threads do nothing until it is set (``watch`` passes ``ReviewApp.ready``, set once
-    the first screen and the core are up: the first look inspects every undecided
-    handoff, which would otherwise compete with the app's start).
-
-    ``start`` and ``stop`` (or ``with``): stopping ends the threads and sends nothing
-    more; it waits for a send in progress at most ``SEND_JOIN_S``.
+    ``link``: ``serve --public-url`` (never a token). ``warn`` is called from the
+    announcer's threads, so it must be quick and thread-safe. ``begin``: the threads
+    wait for it (``watch`` passes ``ReviewApp.ready``), since the first look inspects
+    every undecided handoff and would otherwise compete with the app's start.
     """
 
     def __init__(
@@ -140,8 +117,6 @@ class Announcer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    # ------------------------------------------------------------ watching
-
     def _begun(self) -> bool:
         """Wait for ``begin``; ``False`` when stopped first."""
         while self._begin is not None and not self._begin.wait(TICK_S):
@@ -160,8 +135,6 @@ class Announcer:
             else:
                 self._runs.add(change.run)
         self._woken.set()
-
-    # ------------------------------------------------------------ looking
 
     def _look_loop(self) -> None:
         """Subscribed from ``begin`` on: the first hint, ``Change()``, is the first look."""
@@ -198,7 +171,7 @@ class Announcer:
                 if not failing:
                     self._warned(f"notifications: cannot read the store: {os_reason(exc)}")
                 failing = True
-                self._marked_everything()
+                self._hinted(Change())  # look at everything again
                 self._stop.wait(RETRY_S)
                 continue
             failing = False
@@ -216,11 +189,6 @@ class Announcer:
                 if still:
                     self._post(*announcement(still, link=self.link))
                 gathered, due = [], None
-
-    def _marked_everything(self) -> None:
-        with self._lock:
-            self._everything = True
-        self._woken.set()
 
     def _look(
         self,
@@ -253,8 +221,6 @@ class Announcer:
                     found.append((ref, shown))
                 seen.add(handoff_id)
             seen.update(fresh)
-
-    # ------------------------------------------------------------ sending
 
     def _post(self, title: str, body: str) -> None:
         try:

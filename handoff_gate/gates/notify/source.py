@@ -1,10 +1,8 @@
 """One watch of a store per process, and one inspection of each handoff, for every listener.
 
-Under ``watch --notify-url`` the review screen and the announcer each watched the store
-and inspected every new handoff. Here the store's ``watch`` runs once and each hint goes
-to every subscriber; a standing one listener asked for goes to the next that asks while
-the handoff's listing stamps are what they were before it was made (the stamps the screen
-trusts to tell what to inspect again); one asking again gets a new look.
+The store's ``watch`` runs once and each hint goes to every subscriber (the review
+screen and ``--notify-url``'s announcer); a standing one listener asked for serves the
+next while the handoff's listing stamps are unchanged.
 """
 
 from __future__ import annotations

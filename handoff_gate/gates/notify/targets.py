@@ -1,9 +1,7 @@
 """Where notifications go: Apprise URLs, each checked once when given, sent to later.
 
-``apprise`` is imported only here, and only when a URL is given: ``watch``'s start-up is
-benchmarked, and most runs notify nobody. A URL can hold a secret (a webhook token, a
-mail password), so nothing here ever prints one whole: a URL Apprise cannot read is named
-by its scheme alone, and one it can by its scheme and host (``_name``).
+``apprise`` is imported only when a URL is given: most runs notify nobody. A URL can hold
+a secret, so none is ever printed whole: only its scheme, and host when Apprise reads it.
 """
 
 from __future__ import annotations

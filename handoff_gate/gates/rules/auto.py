@@ -1,10 +1,7 @@
 """``[[auto]]`` tables: the calls and handoffs a policy decides without asking anyone.
 
-Their keys are documented in docs/security.md (*The policy file*, *Policy rules*). They
-live in the policy file, so the digest that pins the policy pins them, and the gated
-agent cannot write them. Checked strictly, as the rest of the file: a typo in a rule
-must not approve more than it says, so every malformed table is one line naming the
-table and the field. What a rule matches is ``gates.rules.judge``'s business.
+Keys: docs/security.md. They live in the policy file, so the digest that pins the policy
+pins them. Checked strictly: a typo in a rule must not approve more than it says.
 """
 
 from __future__ import annotations

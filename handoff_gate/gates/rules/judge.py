@@ -1,17 +1,10 @@
 """Which ``[[auto]]`` rule, if any, decides a handoff.
 
-A rule is matched against a ``Subject``: what the handoff is about (a tool call's tool,
-agent and arguments, or a phase's payload), built from the stored envelope by
-``subject_of`` or, by a hook that has not stored the call yet, from its event.
-
-Approving is the dangerous direction, so an approve rule matches only when everything
-it names is there and plain: a command must be exactly one simple command
-(``shell.simple_command``) whose words start with the rule's ``argv`` word for word;
-an argument glob matches only a string without control or invisible characters and
-without a ``..`` path segment (a glob matches text, not a resolved path). A reject rule
-matches if any command inside the text starts with its words (``shell.commands_inside``),
-the program also by its path (``/bin/rm`` for ``rm``), and matches a command too long to
-read (``shell.MAX_SCAN``) unread. A matching reject rule wins over every approve rule.
+A rule is matched against a ``Subject``: what the handoff is about, built from the stored
+envelope (``subject_of``) or from a hook's event before the call is stored. Approving is
+the dangerous direction, so an approve rule matches only when everything it names is
+there and plain, and a matching reject rule wins over every approve rule (the matching
+rules are docs/security.md's *Policy rules*).
 """
 
 from __future__ import annotations

@@ -4,30 +4,13 @@ A rule names a command by its first words (``argv = ["git", "status"]``). Matchi
 text would be defeated by the shell's own syntax (``git status; rm -rf ~`` starts with
 ``git status``), so the command is parsed by a real bash grammar and judged by its tree.
 
-Two questions, with opposite ways to fail safe:
-
-- ``simple_command``: is this exactly one simple command, and what are its words? Only
-  then may an approve rule match. Anything the shell would do besides running those
-  words is ``None``: a list or pipeline (``;``, ``&&``, ``||``, ``|``, ``&``, a newline),
-  a redirection or here-doc, a substitution (``$(…)``, backticks, ``<(…)``), any
-  ``$`` expansion, a subshell or group, an assignment (``X=1 cmd``), a comment, a glob,
-  brace or tilde that the shell would expand into other words, a character outside
-  printable ASCII (tabs, NUL, lookalike letters, invisible characters), text longer
-  than ``MAX_COMMAND``, or anything the grammar does not parse cleanly.
-- ``commands_inside``: every command the text could run, for reject rules. It looks
-  inside substitutions, subshells, pipelines and lists, into the string of
-  ``bash -c``/``sh -c``/``eval``, and past wrappers that run another command
-  (``env X=1 rm``, ``sudo rm``, ``xargs rm``, ``command rm``, ``find -exec rm``):
-  each word after such a wrapper that is not an option starts a command too, and a word
-  of a wrapper holding a blank is read as a command line (``env -S 'rm x'``,
-  ``watch 'rm x'``). Text the grammar cannot parse also yields every run of its words
-  split at blanks and shell operators, so a reject rule whose words appear anywhere
-  still matches (fail closed). A command whose program is an expansion (``$X``,
-  ``$(…)``, a glob) names no program a rule spells: it matches no reject rule by name,
-  and, not being a simple command, no approve rule either, so a person decides it.
-
-Words come back unquoted (``'st'atus`` is ``status``); a word that is not literal
-(an expansion) comes back as its source text in ``commands_inside``.
+Two questions, with opposite ways to fail safe (docs/security.md lists what each
+refuses or finds): ``simple_command``, for approve rules, is this exactly one simple
+command and what are its words (anything else the shell would do is ``None``);
+``commands_inside``, for reject rules, every command the text could run, past wrappers
+and into ``sh -c`` strings, and every run of words of text the grammar cannot parse
+(fail closed). Words come back unquoted; a word that is not literal (an expansion)
+comes back as its source text in ``commands_inside``.
 """
 
 from __future__ import annotations
@@ -74,13 +57,10 @@ def _parser() -> Parser:
 
 
 def _bash_grammar() -> object:
-    """The compiled bash grammar of ``tree_sitter_bash``, from its extension module alone.
-
-    The package's ``__init__`` imports ``importlib.resources`` (and with it ``tempfile``,
-    ``shutil``, ``random``) for a highlighting query no rule reads: a few milliseconds of
-    every hook that a rule answers (docs/performance.md, issue 43). The same grammar is
-    loaded through the package whenever its extension module cannot be found on its own.
-    """
+    """The compiled bash grammar of ``tree_sitter_bash``, from its extension module alone
+    (else through the package): the package's ``__init__`` imports ``importlib.resources``
+    for a highlighting query no rule reads, a few milliseconds of every hook a rule
+    answers (docs/performance.md)."""
     import importlib.machinery
     import importlib.util
     from pathlib import Path
@@ -108,8 +88,7 @@ def _parse(text: str) -> Node:
 
 
 def simple_command(text: str) -> tuple[str, ...] | None:
-    """The words of ``text`` when it is exactly one simple command, else ``None``
-    (see the module docstring for everything that makes it ``None``)."""
+    """The words of ``text`` when it is exactly one simple command, else ``None``."""
     if not isinstance(text, str) or len(text) > MAX_COMMAND:
         return None
     if not _PRINTABLE_ASCII.fullmatch(text):
@@ -182,8 +161,8 @@ def too_long_to_read(text: str) -> bool:
 
 
 def commands_inside(text: str) -> tuple[tuple[str, ...], ...]:
-    """Every command ``text`` could run, as its words (see the module docstring):
-    what a reject rule is matched against."""
+    """Every command ``text`` could run, as its words: what a reject rule is matched
+    against."""
     found: list[tuple[str, ...]] = []
     _collect(text, found, 0)
     return tuple(dict.fromkeys(found))

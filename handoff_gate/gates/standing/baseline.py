@@ -1,20 +1,11 @@
 """Whether an earlier handoff is approved, so it may be an append-only baseline.
 
-An append-only check compares a handoff with what came before it in its run. If what
-came before could be any earlier handoff, the agent picks it: submit a rewritten baton
-twice and the first, never decided, becomes the second's baseline; forge a reject of
-the approved one and it stops being one. So the baseline is an approved handoff only,
-decided by the same rules a wait uses, and found from the decision records themselves
-(``RunStore.decided_ids``), never from an index the pipeline writes: emptying or
-editing the contract index changes nothing.
-
-Under a policy, approved means ``required`` valid signed approvals of its current bytes
-by approvers of its phase (``signed_check``) and no valid signed reject; forged and
-unsigned records count for nothing either way. Without a policy nothing can be
-verified, so every record that parses counts: an approval of its current bytes makes it
-approved, any reject keeps it from being so. The baseline is what the next phase
-received: a reviewer's approved edit when the approval was of one, counted only among
-approvals of the same edit, as a wait counts them.
+If the baseline of an append-only check could be any earlier handoff, the agent would
+pick it (submit a rewritten baton twice and the first, never decided, becomes the
+second's baseline). So it is an approved handoff only, by the rules a wait uses, found
+from the decision records themselves (``RunStore.decided_ids``), never from an index the
+pipeline writes. Under a policy forged and unsigned records count for nothing; without
+one every record that parses counts, and any reject keeps it from being approved.
 """
 
 from __future__ import annotations
@@ -44,9 +35,8 @@ def approval(
 ) -> str | None:
     """Whether the handoff whose current bytes are ``data`` stands approved now, and of
     what: ``""`` for its own bytes, an edit's sha256 for an approved edit, ``None`` when
-    it is not approved. Under a quorum only approvals of the same bytes (the same edit,
-    or none) count together, as a wait counts them; the first such group to reach the
-    rule's ``required``, in the order the approvals were made, is what was delivered."""
+    it is not approved. Approvals count together only of the same bytes, as a wait
+    counts them."""
     try:
         records = store.decision_records(run, handoff_id)
     except (OSError, ValueError):

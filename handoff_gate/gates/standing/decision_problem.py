@@ -1,9 +1,7 @@
 """What is wrong with a handoff's decision, in words a reviewer can act on.
 
-``unusable`` is a state of its own: a decision record that cannot be read or validated
-is never an approval, and "changed" or "N problem(s)" tells nobody what to fix. The same
-wording is used by ``list``/``show`` and the TUI, so one mistake reads the same
-everywhere.
+``unusable`` is a state of its own: "changed" or "N problem(s)" tells nobody what to
+fix. ``list``/``show`` and the TUI use the same wording.
 """
 
 from __future__ import annotations
@@ -22,11 +20,7 @@ MAX_PROBLEMS = 3
 
 
 def unusable_reason(exc: Exception) -> str:
-    """The decision's exact problem: each invalid field and why, or the read error.
-
-    ``exc`` is the reader's ``DecisionCorrupt``; its cause, when validation failed, lists
-    each field's problem.
-    """
+    """The decision's exact problem: each invalid field and why, or the read error."""
     cause = exc.__cause__
     if not isinstance(cause, ValidationError):
         return str(exc)
@@ -42,13 +36,9 @@ def unusable_reason(exc: Exception) -> str:
 def standing_of(
     report: Report, decision: Decided | None, problem: str = ""
 ) -> tuple[HandoffState, str]:
-    """The state of a handoff and, for ``unusable``, why.
-
-    ``problem`` is the reader's word on the decision record (``unusable_reason``). A
-    decided handoff whose bytes cannot be read at all is ``unusable`` too, not
-    ``changed``: nobody can tell whether the decision still applies, and "changed" would
-    send the reviewer looking for an edit that may never have happened.
-    """
+    """The state of a handoff and, for ``unusable``, why. A decided handoff whose bytes
+    cannot be read is ``unusable``, not ``changed``: "changed" would send the reviewer
+    looking for an edit that may never have happened."""
     if problem:
         return HandoffState.UNUSABLE, problem
     if decision is not None and not report.sha256:

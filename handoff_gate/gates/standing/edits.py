@@ -1,16 +1,10 @@
 """A reviewer's edit: its exact bytes, inspected against the handoff's own contract.
 
-Edit-then-approve exists so one wrong field need not cost a reject and another model
-call; it must not become a way around inspection. So the edited bytes go through the
-same stages as a producer's, under the contract the handoff names and against the same
-append-only baseline, and only an approvable edit of an approvable handoff may be
-approved. The approval names both digests (the handoff's ``sha256`` and the edit's
-``edited_sha256``); the store keeps the bytes by their digest (``RunStore.create_edit``)
-and every reader checks them again before anything is delivered.
-
-The producer's signals (``finish_reason``, ``refusal``) are not the edit's: the
-reviewer's bytes are judged as bytes. A ``dict`` is written as ``wait --out`` writes a
-payload (two-space JSON, ASCII escapes), so what a script passes is what is kept.
+Editing must not become a way around inspection: the edited bytes go through the same
+stages as a producer's, under the handoff's contract and against the same append-only
+baseline, and only an approvable edit of an approvable handoff may be approved. The
+producer's signals (``finish_reason``, ``refusal``) are not the edit's. A ``dict`` is
+written as ``wait --out`` writes a payload, so what a script passes is what is kept.
 """
 
 from __future__ import annotations
@@ -100,10 +94,8 @@ def kept_edit(
     original: Report,
     registry: Registry,
 ) -> Report:
-    """The report of the edit ``decision`` approves, read back from the store and checked
-    to hash to the digest the decision names (``OSError`` when it is missing or
-    altered, ``ValueError`` for a decision without an edit; the caller then delivers
-    nothing)."""
+    """The report of the edit ``decision`` approves, read back and checked against its
+    digest (``OSError`` when missing or altered: the caller then delivers nothing)."""
     if decision.edited_sha256 is None:
         raise ValueError(f"the decision on {decision.handoff} approves no edit")
     data = store.edit_bytes(

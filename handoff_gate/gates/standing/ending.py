@@ -1,12 +1,8 @@
 """The two ends a handoff reaches without a decision: withdrawn, or expired.
 
-Both are terminal and fail closed: ``decide`` refuses after either, ``wait`` returns
-``withdrawn`` or ``expired`` instead of a payload, and ``standing`` shows them. A
-withdrawal is a record the pipeline writes (``withdrawal.withdraw``); expiry is the
-envelope's ``expires_at`` judged by the clock of whoever asks, the deciding or the
-waiting side, so nobody downstream has to trust the submitter's clock afterwards. A
-withdrawal outranks everything, an approval included: the pipeline said it will not
-consume the handoff, so it is never delivered.
+Both are terminal and fail closed. Expiry is judged by the clock of whoever asks, so
+nobody downstream has to trust the submitter's clock. A withdrawal outranks an approval:
+the pipeline said it will not consume the handoff, so it is never delivered.
 """
 
 from __future__ import annotations
@@ -67,16 +63,6 @@ def withdrawal_of(store: RunStore, run: str, handoff_id: str) -> Withdrawal | No
         )
 
 
-def withdrawn_line(handoff_id: str, found: Withdrawal) -> str:
-    """``0003-plan was withdrawn by ci@build at …: reason``, escape-free."""
-    reason = f": {visible(found.reason)}" if found.reason else ""
-    return f"{handoff_id} was withdrawn by {visible(found.by)} at {found.withdrawn_at}{reason}"
-
-
-def expired_line(handoff_id: str, expires_at: str) -> str:
-    return f"{handoff_id} expired at {expires_at}"
-
-
 def ending(
     store: RunStore,
     run: str,
@@ -88,9 +74,11 @@ def ending(
     """Withdrawn (the record), else expired (the deadline past by ``now``), else ``None``."""
     found = withdrawal_of(store, run, handoff_id)
     if found is not None:
-        return Ending(HandoffState.WITHDRAWN, withdrawn_line(handoff_id, found))
+        reason = f": {visible(found.reason)}" if found.reason else ""
+        by = f"{visible(found.by)} at {found.withdrawn_at}"
+        return Ending(HandoffState.WITHDRAWN, f"{handoff_id} was withdrawn by {by}{reason}")
     if expires_at is not None and is_past(expires_at, now):
-        return Ending(HandoffState.EXPIRED, expired_line(handoff_id, expires_at))
+        return Ending(HandoffState.EXPIRED, f"{handoff_id} expired at {expires_at}")
     return None
 
 
@@ -101,9 +89,8 @@ PAST = "0001-01-01T00:00:00.000Z"
 def deadline(expires_at: str | None, created: object, rule: Rule | None) -> str | None:
     """When the handoff expires as judged under the policy ``rule`` of its phase (``None``:
     no policy, or none covers it): the envelope's ``expires_at``, or the rule's
-    ``expires_in`` counted from the handoff's ``created``, whichever comes first. The
-    rule's is a limit on every handoff of the phase, whether or not its submitter named
-    the policy (a handoff submitted without one has no ``expires_at``)."""
+    ``expires_in`` counted from ``created``, whichever comes first: the rule's limits
+    every handoff of the phase, whether or not its submitter named the policy."""
     limit = _rule_limit(created, rule)
     if limit is None:
         return expires_at
@@ -129,9 +116,8 @@ def _rule_limit(created: object, rule: Rule | None) -> str | None:
 def stored_deadline(
     store: RunStore, run: str, handoff_id: str, policy: Policy | None = None
 ) -> str | None:
-    """The stored envelope's :func:`deadline`, read once without a full inspection (for
-    a wait, which looks again and again). A deadline in a form no envelope may have
-    makes the handoff unapprovable anyway; it is read as already past."""
+    """The stored envelope's :func:`deadline`, read without a full inspection (for a wait,
+    which looks again and again); a malformed one is read as already past."""
     try:
         value = jiter.from_json(store.handoff_bytes(run, handoff_id, MAX_HANDOFF_BYTES))
     except (OSError, ValueError):

@@ -1,8 +1,7 @@
 """Which rule of a policy governs a handoff, for deciding it and for settling it.
 
-A module of its own so that ``decide`` (``decide.decisions``) can find the rule without
-loading how decision records are settled (``standing.quorum``), which only a wait, the
-status lines and the review screens use.
+A module of its own so that ``decide`` can find the rule without loading
+``standing.quorum``.
 """
 
 from __future__ import annotations

@@ -1,32 +1,17 @@
 """Settling a handoff: what its decision records, taken together, allow ``wait`` to return.
 
-Without a policy whoever writes a decision decides: any writer of the run directory can
-approve, which ``no_policy_warning`` says. A signed record (a principal's own slot) is
-then a decision like the unsigned one, its signature not checked (there is nothing to
-check it against): any reject rejects, else the first approval made decides, so every
-reader, with a policy or without, sees that the handoff was decided.
+Without a policy whoever writes a decision decides (``no_policy_warning``): a signed
+record is read like the unsigned one, its signature unchecked; any reject rejects, else
+the first approval made decides.
 
-Under a policy only signed decisions count, each in its principal's own exclusive record,
-and a policy rule's decision in the unsigned slot while the policy still makes it
-(``audit.rule_record``): a reject rejects, an approval counts as one of ``required``
-where the phase's ``[[rule]]`` says ``auto = true``.
-A record is **refused** (ignored, and reported so wait can print and audit it) when it is
-unsigned, badly signed, signed by a key ``allowed_signers`` does not list for its
-principal or whose validity window excludes the verifier's clock (now, not the
-``decided_at`` the record claims: a signer chooses that), made by a principal who is not
-an approver of the phase, made by the handoff's own producer, or bound to another run,
-handoff or sha256. Of what remains, one reject rejects; ``required`` distinct approvals
-approve, provided the bytes still inspect as approvable. Approvals are named in the order
-they were made (``decided_at``, then principal), whichever store they come from, so
+Under a policy only signed decisions count, and a rule's decision in the unsigned slot
+while the policy still makes it (``audit.rule_record``). A record that does not verify
+(``signed_check``: signer, validity window by the verifier's clock, approver of the
+phase, not the producer, bound to this run, handoff and sha256) is refused, ignored and
+reported. One reject rejects; ``required`` approvals of one byte string (the producer's,
+or one edit) approve while the bytes still inspect as approvable, the byte string whose
+quorum was complete first winning. Approvals are named in the order they were made, so
 every front end names the same approver first.
-
-An approval names the exact bytes it approves: the producer's (``sha256`` alone) or a
-reviewer's edit (``edited_sha256`` too). A quorum counts approvals of one byte string
-only, so two approvals of different edits are two approvals of one each; when more than
-one byte string has its quorum, the one whose quorum was complete first is delivered.
-An approved edit is read back from the store, checked against its digest and inspected
-again; an edit that is missing, altered or no longer approvable delivers nothing
-(``changed``).
 """
 
 from __future__ import annotations
@@ -69,10 +54,8 @@ def no_policy_warning(store: RunStore) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
-    """``outcome`` is ``None`` while the wait must go on, else the state the records
-    settle the handoff in (approved, rejected or changed); ``decisions`` are the ones
-    that count (valid approvals so far, in the order they were made, or the reject);
-    ``refused`` one line per ignored record."""
+    """``outcome`` is ``None`` while the wait must go on; ``decisions`` are the ones that
+    count so far (the approvals in the order they were made, or the reject)."""
 
     outcome: HandoffState | None
     decisions: tuple[Decision, ...] = ()
@@ -99,10 +82,8 @@ def _current(store: RunStore, run: str, handoff_id: str) -> tuple[str, Envelope 
 
 
 def _veto(decision: Decision, slot: str, policy: Policy, rule: Rule, producer: str | None) -> bool:
-    """Whether a signed reject counts for the handoff id whatever its bytes are now: a
-    veto is bound to the handoff, so rewriting (or replacing) the file it was made for
-    never frees the id for an approval. Only the bytes may differ; the signature, the
-    signer and its right to decide this phase are checked as for any record."""
+    """Whether a signed reject counts for the handoff id whatever its bytes are now:
+    rewriting the file it was made for must never free the id for an approval."""
     if decision.action is not Action.REJECT:
         return False
     return (
@@ -121,16 +102,12 @@ def settle(
     *,
     rule: Rule | None = None,
 ) -> Settlement:
-    """What the handoff's decision records allow now (see the module docstring).
+    """What the handoff's decision records allow now (see the module docstring);
+    ``report`` and ``rule``, when the caller has them, are not worked out again.
 
-    ``report``: the handoff's report just made from its current bytes (``standing``
-    has one), so the envelope is not read and parsed again; without it the bytes are read.
-    ``rule``: the policy's rule for the handoff when the caller has worked it out already.
-
-    Without a policy, an unusable unsigned record raises ``DecisionCorrupt`` (decided but
-    unusable, as before) unless it was made for another run or handoff, which is refused
-    and ignored. ``NoRule`` when the policy does not cover the phase; ``OSError`` when the
-    handoff cannot be read.
+    Without a policy an unusable unsigned record raises ``DecisionCorrupt`` unless it was
+    made for another run or handoff (refused and ignored). ``NoRule`` when the policy
+    does not cover the phase; ``OSError`` when the handoff cannot be read.
     """
     key = os.fspath(run)
     name = store.run_name(key)
@@ -153,40 +130,33 @@ def settle(
             ruled = _by_rule(data, name, handoff_id, policy, envelope, sha256)
             if isinstance(ruled, str):
                 refused.append(ruled)
-            elif ruled.action is Action.REJECT:
-                return Settlement(
-                    HandoffState.REJECTED, (ruled,), refused=tuple(refused), producer=producer
-                )
-            else:
-                approvals.append(ruled)
-            continue
-        if not data:  # the store reads a FIFO, a directory, a link or an oversize file so
-            refused.append(f"{handoff_id}: {slot}: empty, or not a readable regular file")
-            continue
-        try:
-            decision = parse_decision(data, name, handoff_id)
-        except DecisionCorrupt as exc:
-            refused.append(f"{handoff_id}: {slot}: {exc}")
-            continue
-        problem = check_signed(
-            decision, slot, policy=policy, rule=rule, sha256=sha256, producer=producer
-        )
-        if problem is not None and _veto(decision, slot, policy, rule, producer):
+                continue
+            decision, rewritten = ruled, False
+        else:
+            if not data:  # the store reads a FIFO, a directory, a link or an oversize file so
+                refused.append(f"{handoff_id}: {slot}: empty, or not a readable regular file")
+                continue
+            try:
+                decision = parse_decision(data, name, handoff_id)
+            except DecisionCorrupt as exc:
+                refused.append(f"{handoff_id}: {slot}: {exc}")
+                continue
+            problem = check_signed(
+                decision, slot, policy=policy, rule=rule, sha256=sha256, producer=producer
+            )
+            rewritten = problem is not None and _veto(decision, slot, policy, rule, producer)
+            if problem is not None and not rewritten:
+                refused.append(f"{handoff_id}: decision by {slot!r} ignored: {problem}")
+                continue
+        if decision.action is Action.REJECT:
             return Settlement(
                 HandoffState.REJECTED,
                 (decision,),
                 refused=tuple(refused),
                 producer=producer,
-                rewritten=True,
+                rewritten=rewritten,
             )
-        if problem is not None:
-            refused.append(f"{handoff_id}: decision by {slot!r} ignored: {problem}")
-        elif decision.action is Action.REJECT:
-            return Settlement(
-                HandoffState.REJECTED, (decision,), refused=tuple(refused), producer=producer
-            )
-        else:
-            approvals.append(decision)
+        approvals.append(decision)
     approvals.sort(key=_made)
     quorum = _first_quorum(approvals, rule.required)
     if quorum is None:

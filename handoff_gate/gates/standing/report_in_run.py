@@ -1,9 +1,8 @@
 """A handoff's report in its run: its current bytes, inspected against what came before.
 
-Append-only contracts compare a handoff with the latest earlier one of the same contract
-that is approved (``baseline``), so inspecting in a run reads earlier envelopes and
-decisions. This
-never raises: a handoff that cannot be read is a blocked report.
+Append-only contracts compare a handoff with the latest earlier approved one of the
+same contract (``baseline``). This never raises: a handoff that cannot be read is a
+blocked report.
 """
 
 from __future__ import annotations
@@ -52,14 +51,9 @@ def previous_payload(
     policy: Policy | None = None,
 ) -> dict[str, Any] | None:
     """The payload an append-only check compares against: what the next phase received
-    of the latest earlier handoff of the same contract that is approved (under
-    ``policy`` when given, see ``baseline``): the reviewer's edit, when one was approved.
-
-    With a registry, "same contract" widens to any contract sharing an append-only field
-    (a baton and its patches), and a payload counts only if it carries one of those
-    fields; without append-only fields there is nothing to compare, so ``None``. Earlier
-    handoffs that cannot be read or parsed into an object are passed over, as are
-    undecided, rejected and blocked ones: only an approval makes a baseline.
+    (an approved edit included) of the latest earlier approved handoff of the same
+    contract, or of any contract sharing an append-only field (a baton and its patches).
+    ``None`` without append-only fields; unreadable handoffs are passed over.
     """
 
     fields = append_only_fields(registry, schema_id)
@@ -115,11 +109,8 @@ def inspect_in_run(
     store: RunStore,
 ) -> Report:
     """Inspect one handoff of a run. Never raises: any failure is a blocked report.
-
-    Beyond its bytes, the envelope must name the place it is stored at (``misplaced``)
-    and, under a ``policy`` whose rule names producers, carry a producer's signature that
-    verifies (``unsigned_handoff``, ``unknown_producer``).
-    """
+    The envelope must also name where it is stored and carry the producer's signature
+    a policy's rule asks for."""
     key = os.fspath(run)
     try:
         data = store.handoff_bytes(key, handoff_id, MAX_HANDOFF_BYTES)

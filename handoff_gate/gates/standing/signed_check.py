@@ -1,8 +1,7 @@
 """Whether one signed decision record counts under a policy, and if not, why.
 
-Shared by the quorum that settles a wait (``standing.quorum``) and the append-only baseline
-(``standing.baseline``), which must agree on what an approval is; a module of its own so
-that neither imports the other.
+Shared by ``standing.quorum`` and ``standing.baseline``, which must agree on what an
+approval is.
 """
 
 from __future__ import annotations
@@ -26,11 +25,8 @@ def check_signed(
     sha256: str | None,
     producer: str | None,
 ) -> str | None:
-    """Why a signed decision must be ignored, or ``None`` when it counts.
-
-    ``sha256=None`` checks everything but the bytes it names: a veto's question, since a
-    signed reject binds the handoff id whatever bytes are there now (``quorum.settle``).
-    """
+    """Why a signed decision must be ignored, or ``None`` when it counts. ``sha256=None``
+    checks all but the bytes it names: a veto's question (``quorum._veto``)."""
     if decision.signature is None or decision.log_head is None:
         return "unsigned"
     if decision.principal != slot:

@@ -1,11 +1,8 @@
 """A handoff's standing: its report, state, decisions, producer and waiters, in one look.
 
 ``list``, ``show``, the TUI and ``Gate.standing`` all ask this one function, so they
-agree on every handoff: the same state, and under a quorum the same approvers in the
-same order (the order they approved in, ``quorum``). The handoff's bytes are read and
-its envelope parsed once (the report), and the decision records settled once against
-that report. It never raises: what cannot be read is a state of its own (``blocked``
-or ``unusable``, with the problem in words a reviewer can act on).
+agree on every handoff. The bytes are read once and the records settled once against
+that report. It never raises: what cannot be read is ``blocked`` or ``unusable``.
 """
 
 from __future__ import annotations
@@ -16,13 +13,13 @@ from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.standing.caller import caller_gone
 from handoff_gate.gates.standing.decision_problem import standing_of, unusable_reason
 from handoff_gate.gates.standing.ending import deadline, decided_late, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.standing.quorum import Settlement, approved_bytes, leading_approvals, settle
 from handoff_gate.gates.standing.report_in_run import blocked_report, inspect_in_run
 from handoff_gate.gates.store.base import RunStore, WaiterRecord
+from handoff_gate.gates.vocab.caller import caller_gone
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
@@ -37,14 +34,11 @@ if TYPE_CHECKING:
 class Standing:
     """Where one handoff stands now.
 
-    A ``withdrawn`` or ``expired`` handoff has ``problem`` saying who withdrew it and
-    why, or when it expired. ``decision`` is the deciding record once the handoff is
-    decided (the reject, or the first approval), ``None`` while it waits; ``decisions``
-    every record that counts so far (the approvals of a quorum in the order they were
-    made). ``problem`` says why a handoff is ``unusable``, or why nobody may decide it
-    (no policy rule); ``waiters`` the processes blocked on it (``None``: the store cannot tell).
-    ``delivered`` is when an approved tool call was first delivered to a wait (``""``:
-    not yet, or not a tool call; ``"unknown"`` for a record that cannot be read).
+    ``decision`` is the deciding record (the reject, or the first approval), ``None``
+    while it waits; ``decisions`` every record that counts so far. ``problem`` says why
+    it is ``unusable``, withdrawn or expired, or why nobody may decide it; ``waiters``
+    is ``None`` when the store cannot tell. ``delivered`` is when an approved tool call
+    was first delivered (``""``: not yet, or not a tool call; ``"unknown"``: unreadable).
     """
 
     ref: HandoffRef
@@ -61,7 +55,7 @@ class Standing:
     refused: tuple[str, ...] = ()
     delivered: str = ""
     #: Undecided, and the one process that would run it (a coding agent's hook) no
-    #: longer waits on it: approving it is refused (``standing.caller``).
+    #: longer waits on it: approving it is refused (``vocab.caller``).
     caller_gone: bool = False
 
     @property
@@ -124,10 +118,9 @@ def _delivered(store: RunStore, found: Standing) -> Standing:
 
 
 def _ended(store: RunStore, found: Standing) -> Standing:
-    """Withdrawn outranks every state but a reject (``withdraw`` refuses a decided
-    handoff, so a withdrawal beside a reject was planted, or lost a race: either way the
-    producer is told the reviewer's reason); expired replaces an undecided one, and an
-    approval dated after the deadline (which ``decide`` would have refused)."""
+    """Withdrawn outranks every state but a reject (a withdrawal beside a reject was
+    planted or lost a race: the producer is told the reviewer's reason); expired
+    replaces an undecided one, and an approval dated after the deadline."""
     envelope = found.report.envelope
     expires_at = (
         deadline(envelope.expires_at, envelope.created, found.rule)

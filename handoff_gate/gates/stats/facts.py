@@ -1,8 +1,7 @@
 """What one handoff adds to the look back, read from its ``Standing`` and nothing else.
 
-Who decided is a ``Decider``: a kind and a name, so a person (``person``, the record's
-reviewer) and a policy's rule (``rule``, its name: ``gates.rules``) sit in the
-same table without either being mistaken for the other.
+Who decided is a ``Decider`` (a kind and a name), so a person and a rule of the same
+name are never mistaken for each other.
 """
 
 from __future__ import annotations
@@ -32,12 +31,9 @@ class Decider(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """One handoff's share: its state, phase, tool, when it was submitted and settled,
-    the records that settled it (decider and action), and a reject's category and reason.
-
-    ``submitted`` is ``None`` when the envelope cannot be read; ``seconds`` is ``None``
-    unless the handoff was approved or rejected at or after its submit time (a decision
-    dated before its handoff is not a time anyone waited)."""
+    """One handoff's share of the look back. ``seconds`` is ``None`` unless it was
+    decided at or after its submit time (a decision dated before its handoff is not a
+    time anyone waited)."""
 
     state: HandoffState
     phase: str

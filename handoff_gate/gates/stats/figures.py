@@ -1,10 +1,7 @@
 """The look back's sums over handoffs' ``Fact``s, and their one JSON form.
 
-Every count keyed by outcome names every ``HandoffState`` (zero included), and reject
-categories every ``Category`` plus ``none``, so a script reads the same keys whatever the
-store holds. Times are quantiles with linear interpolation between the closest ranks
-(``statistics.quantiles(method="inclusive")``, numpy's default): the median of an even
-count is the mean of the middle two.
+Every count names every key (zero included), so a script reads the same keys whatever
+the store holds. Times are ``statistics.quantiles(method="inclusive")`` (numpy's default).
 """
 
 from __future__ import annotations

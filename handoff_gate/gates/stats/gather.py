@@ -1,8 +1,7 @@
 """The look back over a whole store: every run, every handoff, each through ``standing``.
 
-Read-only and through the ``RunStore`` seam alone, so a run folder and a database give
-the same figures. A run whose handoffs cannot be listed is told to ``on_problem`` and
-counted; the other runs are still summed (one bad run must not hide the rest).
+Through the ``RunStore`` seam alone, so a run folder and a database give the same
+figures; one bad run is told and counted, and must not hide the rest.
 """
 
 from __future__ import annotations
@@ -12,8 +11,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.standing.standing import standing
-from handoff_gate.gates.stats.facts import Fact, fact_of
+from handoff_gate.gates.standing.standing import Standing, standing
+from handoff_gate.gates.stats.facts import fact_of
 from handoff_gate.gates.stats.figures import TOP_REASONS, Stats, summarise
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -34,27 +33,26 @@ def look_back(
 ) -> Stats:
     """The figures over every handoff in ``store`` submitted at or after ``since``."""
     unreadable: list[str] = []
-
-    def problem(run: str, exc: Exception) -> None:
-        unreadable.append(run)
-        if on_problem is not None:
-            on_problem(f"cannot read the run {run}: {os_reason(exc)}")
-
-    facts = _facts(store, registry, policy, problem)
-    return summarise(list(facts), since=since, top=top, unreadable_runs=len(unreadable))
+    facts = [fact_of(s) for s in standings(store, registry, policy, unreadable, on_problem)]
+    return summarise(facts, since=since, top=top, unreadable_runs=len(unreadable))
 
 
-def _facts(
+def standings(
     store: RunStore,
     registry: Registry,
     policy: Policy | None,
-    problem: Callable[[str, Exception], None],
-) -> Iterator[Fact]:
+    unreadable: list[str],
+    on_problem: Callable[[str], None] | None,
+) -> Iterator[Standing]:
+    """Every handoff's standing, run by run; a run whose handoffs cannot be listed is
+    added to ``unreadable`` and told to ``on_problem``."""
     for run in store.runs():
         try:
             ids = store.handoff_ids(run)
         except (OSError, ValueError) as exc:
-            problem(run, exc)
+            unreadable.append(run)
+            if on_problem is not None:
+                on_problem(f"cannot read the run {run}: {os_reason(exc)}")
             continue
         for handoff_id in ids:
-            yield fact_of(standing(store, HandoffRef(run, handoff_id), registry, policy=policy))
+            yield standing(store, HandoffRef(run, handoff_id), registry, policy=policy)

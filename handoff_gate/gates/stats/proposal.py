@@ -1,17 +1,10 @@
 """A rule from a decision: the ``[[auto]]`` table that would approve calls like an
 approved one, and the proposals file a person copies it from into the policy.
 
-The rule says no more than the call did: its tool (glob characters escaped, so the glob
-matches that name only), its agent when the call named one, and the ``command``'s words
-exactly as the shell would run them (``rules.shell.simple_command``). A call whose
-command is not one simple command, or that has no command at all, makes no rule: a rule
-on the tool alone would approve every call of it. The proposed rule must match the call
-it came from (``rules.judge.matches``), or nothing is proposed.
-
-It is never written into the policy: the policy is pinned by its digest, and a change to
-it is a person's, re-pinned. It is appended to ``<policy stem>.proposals.toml`` beside
-the policy file (``policy.proposals.toml`` beside the runs when there is no policy),
-never through a symbolic link and never onto the policy or its allowed_signers file.
+The rule says no more than the call did: its tool (globs escaped), its agent, and the
+``command``'s words as the shell would run them. A call without one simple command makes
+no rule: a rule on the tool alone would approve every call of it. It is never written
+into the policy, which is pinned and changed by a person (docs/security.md).
 """
 
 from __future__ import annotations
@@ -103,10 +96,8 @@ def rule_like(envelope: Envelope) -> AutoRule:
 
 
 def as_added(policy: Policy | None, rule: AutoRule) -> tuple[Policy | None, str]:
-    """``policy`` as it would be with ``rule`` added (its ``[[rule]]`` for tool calls
-    saying ``auto = true``, which an approve rule needs to count), and what else a person
-    must change for that ("": nothing). Without a policy the rule is judged alone, and
-    what is needed is a policy."""
+    """``policy`` as it would be with ``rule`` added, and what else a person must change
+    for the rule to count ("": nothing), such as ``auto = true`` or a policy at all."""
     if policy is None:
         needed = f"a policy must hold it, its [[rule]] for {TOOL_CALL_PHASE!r} saying auto = true"
         return None, needed + " (there is no policy yet)"

@@ -1,22 +1,10 @@
 """Replay: a policy's ``[[auto]]`` rules judged over every recorded handoff in a store.
 
 What a changed policy *would have done* is the question a person asks before pinning
-it, so it is answered from the history the store holds, read-only: each handoff's
-standing (what happened, and who decided it) beside what the policy would do with its
-bytes (``would``): ``blocked`` when the contract blocks them (the report the history
-holds: the contracts the run stores and the approvals an append-only contract compares
-with), when the policy's producers rule finds no producer's signature, or when no
-``[[rule]]`` covers the phase; else the rule ``rules.judge.rule_for`` picks (a reject rule
-winning) decides ``reject``, or ``approve`` where its approval settles the handoff (the
-phase's ``[[rule]]`` says ``auto = true`` and needs one approval); else ``ask``: a person
-decides.
-
-``Judged.change`` says how the outcome would differ, and ``CHANGE_ORDER`` ranks the
-changes by danger, the worst first: a person's reject the policy would approve, then
-approvals the policy would now block, then approvals that would no longer need a
-person, then the rest. A handoff a person decided and the policy would still ask about
-does not differ (a person decides it either way), nor one a person rejected that the
-contract now blocks (a person could only reject it).
+it, so it is answered read-only from the history: each handoff's standing beside what
+the policy would do with its bytes (``Would``). ``CHANGE_ORDER`` ranks the differences
+by danger, worst first (docs/security.md). A handoff a person would decide either way
+does not differ, nor one a person rejected that the contract now blocks.
 """
 
 from __future__ import annotations
@@ -28,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from handoff_gate.gates.contracts.registry import Registry
 from handoff_gate.gates.rules.judge import rule_for, subject_of
-from handoff_gate.gates.standing.standing import Standing, standing
+from handoff_gate.gates.standing.standing import Standing
 from handoff_gate.gates.stats.facts import Decider, deciders_of
+from handoff_gate.gates.stats.gather import standings
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.submit.placement import producer_finding
 from handoff_gate.gates.vocab.actions import Action
@@ -73,11 +62,8 @@ CHANGE_ORDER = (Change.APPROVES_A_REJECT, Change.BLOCKS_AN_APPROVAL, Change.NO_P
 @dataclass(frozen=True, slots=True)
 class Judged:
     """One handoff: what happened (``decided``, ``by``) and what the policy would do.
-
-    ``run`` is the name the run's records carry (as ``list`` prints it), ``ref`` where
-    the store keeps it; ``rule`` the ``[[auto]]`` rule that would decide it; ``why`` the
-    first blocking finding's message when ``would`` is ``blocked`` (payload text: make
-    it safe before showing it)."""
+    ``why`` is the first blocking finding's message: payload text, make it safe before
+    showing it."""
 
     ref: HandoffRef
     run: str
@@ -121,12 +107,14 @@ class Judged:
 
 
 def change_of(decided: HandoffState, by_person: bool, would: Would) -> Change | None:
-    """The difference between what happened and ``would`` (see the module docstring)."""
+    """The difference between what happened and ``would``, as ``CHANGE_ORDER`` ranks it."""
     if decided is HandoffState.APPROVED:
         if would is Would.BLOCKED:
             return Change.BLOCKS_AN_APPROVAL
         if by_person:
-            return None if would is Would.ASK else _person_approved(would)
+            if would is Would.ASK:
+                return None
+            return Change.NO_PERSON if would is Would.APPROVE else Change.OTHER
         return None if would is Would.APPROVE else Change.OTHER
     if decided is HandoffState.REJECTED:
         if would is Would.APPROVE:
@@ -145,10 +133,6 @@ def change_of(decided: HandoffState, by_person: bool, would: Would) -> Change | 
     if would is Would.BLOCKED and decided is HandoffState.PENDING:
         return Change.OTHER
     return None
-
-
-def _person_approved(would: Would) -> Change:
-    return Change.NO_PERSON if would is Would.APPROVE else Change.OTHER
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,29 +170,17 @@ def replay(
     decided_under: Policy | None = None,
     on_problem: Callable[[str], None] | None = None,
 ) -> Replay:
-    """Judge every handoff in ``store`` by ``rules`` under ``policy`` (its ``[[rule]]``
-    tables and producers), beside what happened as ``decided_under`` reads the records
-    (``None``: as written, signatures not checked, as ``list`` without a policy does).
-    Reads only: nothing is written to the store. A run whose handoffs cannot be listed
-    is told to ``on_problem`` and counted; the other runs are still judged."""
-    unreadable = 0
+    """Judge every handoff in ``store`` by ``rules`` under ``policy``, beside what
+    happened as ``decided_under`` reads the records (``None``: as written). A run that
+    cannot be listed is told to ``on_problem`` and counted; the others are still judged."""
+    unreadable: list[str] = []
     judged: list[Judged] = []
-    for run in store.runs():
+    for found in standings(store, registry, decided_under, unreadable, on_problem):
         try:
-            ids = store.handoff_ids(run)
-        except (OSError, ValueError) as exc:
-            unreadable += 1
-            if on_problem is not None:
-                on_problem(f"cannot read the run {run}: {os_reason(exc)}")
-            continue
-        for handoff_id in ids:
-            ref = HandoffRef(run, handoff_id)
-            found = standing(store, ref, registry, policy=decided_under)
-            try:
-                judged.append(judge(found, _under(found, policy, decided_under), policy, rules))
-            except Exception as exc:  # fail closed: what cannot be judged is never approved
-                judged.append(_unjudged(found, f"it cannot be judged: {os_reason(exc)}"))
-    return Replay(tuple(judged), unreadable)
+            judged.append(judge(found, _under(found, policy, decided_under), policy, rules))
+        except Exception as exc:  # fail closed: what cannot be judged is never approved
+            judged.append(_unjudged(found, f"it cannot be judged: {os_reason(exc)}"))
+    return Replay(tuple(judged), len(unreadable))
 
 
 def _unjudged(found: Standing, why: str) -> Judged:
@@ -217,10 +189,8 @@ def _unjudged(found: Standing, why: str) -> Judged:
 
 
 def _under(found: Standing, policy: Policy | None, decided_under: Policy | None) -> Report:
-    """The handoff's report as ``policy`` would see it. Its contract findings, and the
-    baseline an append-only contract compares with (the approvals that happened), are
-    the history's (``found.report``); only the producer signature the replayed policy
-    demands is checked again, when the history was read as written."""
+    """The handoff's report as ``policy`` would see it: the history's, with only the
+    producer signature the replayed policy demands checked again."""
     report = found.report
     if policy is None or decided_under is not None or report.envelope is None:
         return report

@@ -1,10 +1,8 @@
 """``GateContext``: what every stage works with, passed as one object.
 
-The store, the contracts, the policy and the signing key travel together through every
-stage (submit, decide, wait); handing them over one keyword at a time echoed the same
-four arguments through each layer. ``gates.setup.Setup`` is this context plus the store
-it owns, so a front end passes the Setup it assembled (the ``Gate`` passes its own).
-It lives at the lowest stage that needs all four, so every stage above can take it.
+The store, the contracts, the policy and the signing key travel together, rather than
+four keywords echoed through every layer. It lives at the lowest stage that needs all
+four, so every stage above can take it; ``gates.setup.Setup`` adds the store's ownership.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Checks that bind a handoff to its place and its producer, beyond what its bytes say.
 
-A file's content is not enough to trust it: an envelope copied from another run, or
-renamed to another id, must not be reviewed (or delivered) as if it belonged here, so its
-``id``, ``run``, ``seq`` and ``phase`` must agree with where it is stored (``misplaced``).
-Under a policy rule with ``producers``, the producer's SSHSIG over ``handoff_statement``
-must verify for one of them (``unsigned_handoff``, ``unknown_producer``).
+An envelope copied from another run, or renamed to another id, must not be reviewed
+(or delivered) as if it belonged here (``misplaced``); under a policy rule with
+``producers``, the producer's signature must verify for one of them.
 """
 
 from __future__ import annotations
@@ -59,10 +57,8 @@ def signed_schema(schema_id: str, schema_sha256: str | None) -> str:
 
 
 def producer_principal(key: SigningKey, policy: Policy, phase: str) -> str:
-    """The producer of ``phase`` the key may sign as (for ``submit --key``).
-
-    ``ValueError`` naming the phase's producers when the key signs for none of them.
-    """
+    """The producer of ``phase`` the key may sign as (for ``submit --key``);
+    ``ValueError`` naming the phase's producers when it signs for none."""
     rule = policy.rule_for(phase)
     if rule is None or rule.producers is None:
         raise ValueError(f"{policy.path}: phase {phase!r} names no producers to sign as")

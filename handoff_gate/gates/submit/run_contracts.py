@@ -1,8 +1,7 @@
 """``run_contracts``: every contract a run's handoffs can be reviewed against.
 
-The JSON Schemas the run stores (``contracts add``, ``submit --json-schema``) and the
-Python contracts its handoffs name without a stored digest (built-ins and ``--schemas``
-modules, digested as their JSON Schema export), one row each, for ``contracts list``.
+The JSON Schemas the run stores and the Python contracts its handoffs name (digested as
+their JSON Schema export), one row each, for ``contracts list``.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Contracts stored in a run by digest: adding one, and resolving a handoff's from it.
 
-A JSON Schema contract is data, so a run can carry it: ``add_contract`` stores the
-document once under its id and the sha256 of its canonical form, and a handoff
-submitted against it names that digest in its envelope (``schema_sha256``). Every
-reader resolves the handoff's contract from the run by that digest (``contract_for``),
-so a reviewer needs no contract module and no environment variable, and never runs
-pipeline code. What is read back is not trusted: the document must parse, hash to the
-digest the handoff names and translate into a contract, or the handoff is blocked.
+A JSON Schema contract is data, so a run can carry it, and a reviewer needs no contract
+module and never runs pipeline code. What is read back is not trusted: the document
+must parse, hash to the digest the handoff names and translate into a contract, or the
+handoff is blocked.
 """
 
 from __future__ import annotations
@@ -57,11 +54,8 @@ def contract_for(
     store: RunStore, run: str, schema_id: str, sha256: str
 ) -> JsonSchemaContract | str:
     """The contract a handoff of ``schema_id`` naming ``sha256`` is inspected against, or
-    why there is none (one line, for an ``unknown_schema`` finding that blocks it).
-
-    The run must hold that digest under that id: a handoff cannot borrow a laxer
-    contract stored under another id while the reviewer reads the id it names.
-    """
+    why there is none. The digest must be stored under that id: a handoff cannot borrow
+    a laxer contract stored under another id while the reviewer reads the id it names."""
     try:
         claims = store.contracts(run)
         if not any(c.schema_id == schema_id and c.sha256 == sha256 for c in claims):

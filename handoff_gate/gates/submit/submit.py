@@ -1,8 +1,7 @@
 """Submitting: a producer's exact bytes become the run's next handoff.
 
 The payload is not judged here (a broken handoff is still recorded, so a person sees it
-blocked); only the bookkeeping around it must be right. Numbering is the store's
-(``RunStore.add_handoff``): concurrent submitters get distinct ids.
+blocked); only the bookkeeping around it must be right.
 """
 
 from __future__ import annotations
@@ -38,12 +37,9 @@ Payload = bytes | str | dict[str, Any] | BaseModel
 
 
 def payload_bytes(payload: Payload) -> bytes:
-    """The bytes a payload is stored as: ``bytes`` exactly as given; ``str`` as UTF-8;
-    a ``dict`` as compact JSON (UTF-8, no NaN); a pydantic model as ``model_dump_json()``.
-
-    Pass the producer's own bytes whenever you have them: serialising a parsed object
-    again hides truncation and duplicate keys that the raw reply would show.
-    """
+    """The bytes a payload is stored as. Pass the producer's own bytes whenever you have
+    them: serialising a parsed object again hides truncation and duplicate keys that the
+    raw reply would show."""
     if isinstance(payload, bytes):
         return payload
     if isinstance(payload, str):
@@ -66,11 +62,8 @@ def _encode_raw(payload: bytes) -> dict[str, str]:
 
 
 class About(TypedDict, total=False):
-    """What a producer may say about its output, each recorded in the envelope as given.
-
-    ``upstream_payload`` is the payload the producer worked from (any JSON value), kept
-    beside the raw output; the rest go in ``from``/``to`` and ``producer``.
-    """
+    """What a producer may say about its output, each recorded in the envelope as given
+    (``upstream_payload``: the payload it worked from, any JSON value)."""
 
     from_role: str | None
     to_role: str | None
@@ -148,35 +141,19 @@ _ABOUT = About.__optional_keys__
 def submit(
     context: GateContext, run: str | os.PathLike[str], payload: Payload, request: SubmitRequest
 ) -> HandoffRef:
-    """Store ``payload`` (the producer's output, see ``payload_bytes``) as the run's next handoff.
+    """Store ``payload`` (see ``payload_bytes``) as the run's next handoff.
 
-    The payload is not judged here: a broken handoff is still recorded so a person sees
-    it blocked. ``ValueError`` for bad bookkeeping: a phase or role that does not fit, a
-    ``schema_id`` that no contract of the context's names unless ``allow_unknown_schema``,
-    or an ``idempotency_key`` already used in this run for other bytes. With a key
-    already used for the same bytes, nothing is written and the first handoff is
-    returned, so a pipeline step that runs again after a crash does not submit twice.
-    A run that does not exist yet is created, with its missing parent folders (as ``mkdir
-    -p``) and without a word: the caller's own path is taken as meant (the CLI, where a
-    person types it, says ``new run PATH``; ``store.create`` tells which call made it). A
-    handoff that is stored but could not be logged is returned all the same (a retry would
-    store it twice); ``on_warning`` is told, and ``audit --verify`` reports the gap.
+    ``ValueError`` for bad bookkeeping: a phase or role that does not fit, an unknown
+    ``schema_id`` unless ``allow_unknown_schema``, an ``idempotency_key`` already used in
+    this run for other bytes, or a deadline both ways or already past. A key already used
+    for the same bytes writes nothing and returns the first handoff, so a step that runs
+    again after a crash does not submit twice. A missing run is created (as ``mkdir
+    -p``). A handoff stored but not logged is returned all the same (a retry would store
+    it twice); ``on_warning`` is told, and ``audit --verify`` reports the gap.
 
-    ``expires_in`` (a ``timedelta`` or ``"90s"``/``"30m"``/``"2h"``/``"7d"``) or
-    ``expires_at`` (an aware ``datetime`` or a UTC stamp) gives the handoff a deadline,
-    written into the envelope (and so into its sha256 and signature); after it the
-    handoff is ``expired``. Both at once, or a deadline already past, is a ``ValueError``.
-
-    With ``signing`` the envelope carries the producer's SSHSIG over
-    ``handoff_statement``, which a policy rule with ``producers`` requires
-    (``gates.submit.placement``). With ``tool`` the handoff is a tool call
-    (``kind: "tool_call"``) whose payload is the call's arguments.
-
-    With ``json_schema`` the document is stored in the run as ``schema_id`` first (or
-    found there already: ``stored_contracts.add_contract``, which refuses another
-    document under that id) and the envelope names its digest (``schema_sha256``), so
-    every reader inspects the handoff against exactly that document. Without it, a
-    contract the run already stores under ``schema_id`` is named the same way.
+    With ``json_schema`` the document is stored in the run first and the envelope names
+    its digest (``schema_sha256``), so every reader inspects against exactly that
+    document; a contract the run already stores under ``schema_id`` is named the same way.
     """
     if not isinstance(run, str | os.PathLike):
         raise TypeError(f"run must be a path or a run id, not {type(run).__name__}")

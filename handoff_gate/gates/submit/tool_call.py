@@ -1,17 +1,10 @@
 """Submitting a tool call: a framework's request to run a tool becomes a handoff.
 
-An agent framework asks before it runs a tool marked for approval; the request is the
-tool's name, the call's id and its arguments. The arguments are the payload, checked
-against the tool's own argument JSON Schema, which is stored in the run by digest like
-any JSON Schema contract (``stored_contracts``) under an id made from that digest, so
-two tools sharing a schema share a contract and a changed schema is a new one. The rest
-goes in the envelope's ``tool``, so a reviewer reads ``agent → name(args)``, and a resumed
-run asking again for the same call is handed the same handoff.
-
-A call's identity is its conversation (``thread``) and its id; what a reviewer approves
-is the tool's name, its schema's digest and the argument bytes. The idempotency key is
-all of them (``default_key``), so the same call id arriving with another tool, another
-schema or other arguments is a new handoff to review, never the old approval.
+The arguments are the payload; the tool's argument schema is its contract, stored in
+the run by digest under an id made from that digest, so a changed schema is a new one.
+The idempotency key is the thread, the call id and what a reviewer approves (tool name,
+schema digest, argument bytes), so the same call id with anything else changed is a new
+handoff to review, never the old approval.
 """
 
 from __future__ import annotations
@@ -58,12 +51,6 @@ def tool_schema_id(parameters: Mapping[str, Any]) -> str:
         return _tool_schema_id(parameters)
     except (TypeError, ValueError, RecursionError) as exc:
         raise not_json_data(exc) from exc
-
-
-def default_key(call: ToolCallSpec, args: Payload) -> str:
-    """The idempotency key of a call: its thread and id, bound to what is approved (the
-    run scopes every key)."""
-    return call_key(call.thread, call.call_id, approved_digest(call, args))
 
 
 def approved_digest(call: ToolCallSpec, args: Payload) -> str:
@@ -135,11 +122,8 @@ def submit_tool_call(
     args: Payload,
     request: SubmitRequest,
 ) -> HandoffRef:
-    """Store ``args`` as a tool-call handoff (``ValueError`` for a name, id or text over
-    its bound; ``JsonSchemaError`` for a schema the gate refuses, before anything
-    is written). Of ``request`` the phase, key, signing, warnings and deadline are used;
-    the contract is the call's argument schema. A caller's own ``idempotency_key`` is
-    bound to the tool, schema and arguments as the default one is."""
+    """Store ``args`` as a tool-call handoff. A caller's own ``idempotency_key`` is bound
+    to the tool, schema and arguments as the default one is."""
     tool = ToolCall(
         name=call.name,
         call_id=call.call_id,
@@ -159,8 +143,8 @@ def submit_tool_call(
 
 
 def _bound(key: str | None, call: ToolCallSpec, args: Payload) -> str:
-    """The key a call is stored under: the caller's, or the thread and call id, with
-    the digest of what is approved."""
+    """The key a call is stored under (the run scopes every key): the caller's, or the
+    thread and call id, with the digest of what is approved."""
     if key is None:
-        return default_key(call, args)
+        return call_key(call.thread, call.call_id, approved_digest(call, args))
     return f"{key}:{approved_digest(call, args)}"

@@ -1,9 +1,8 @@
 """What names a stored tool call: its phase, its contract's id and its idempotency key.
 
-Plain ``hashlib`` over ``contracts.canonical``, apart from ``submit.tool_call`` (which
-submits through pydantic models), so that a coding agent's hook can tell which handoff
-a call is, and store it as ``submit_tool_call`` would, without loading them
-(``integrations.hook_fast``). ``submit.tool_call`` re-exports every name here.
+Plain ``hashlib``, apart from ``submit.tool_call``'s pydantic models, so that a coding
+agent's hook (``integrations.hook_fast``) can name a call as ``submit_tool_call`` would
+without loading them.
 """
 
 from __future__ import annotations

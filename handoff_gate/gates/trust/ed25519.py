@@ -35,12 +35,8 @@ from handoff_gate.gates.trust.sshsig import (
 
 
 def verify(message: bytes, armored: str, namespace: str = NAMESPACE) -> str:
-    """Check an armored SSHSIG over ``message`` and return the signer's public key.
-
-    Raises ``SignatureError`` for a malformed blob, another namespace, another key type,
-    a hash other than sha512/sha256, or a signature that does not match the message. The
-    returned key says only who signed; whether that key may sign is ``signers``' question.
-    """
+    """Check an armored SSHSIG over ``message`` and return the signer's public key
+    (``SignatureError`` otherwise); whether that key may sign is ``signers``' question."""
     parsed = parse_signature(armored, namespace)
     try:
         Ed25519PublicKey.from_public_bytes(parsed.raw_key).verify(
@@ -59,12 +55,8 @@ def sign(
     *,
     prompt: bool = True,
 ) -> str:
-    """An armored SSHSIG over ``message`` that ``ssh-keygen -Y verify`` accepts.
-
-    An unencrypted key signs in-process; a passphrase-protected one is passed to
-    ``ssh-keygen -Y sign`` (agent, ``SSH_ASKPASS``, or with ``prompt`` the terminal).
-    Raises ``SigningError``.
-    """
+    """An armored SSHSIG over ``message`` that ``ssh-keygen -Y verify`` accepts
+    (``SigningError`` otherwise)."""
     check_signing_request(namespace, hash_algorithm)
     data = read_key(key_path)
     cipher, _ = private_header(data, key_path)

@@ -1,9 +1,7 @@
 """The private key a person or a producer signs with, handed in as an object.
 
-A caller with a key builds a ``SigningKey`` and passes it to ``decide`` or ``submit``;
-those only call its methods. So the ed25519 code (and ``cryptography`` with it) loads
-in the processes that sign, and a pipeline step that submits or decides unsigned never
-pays for it.
+``decide`` and ``submit`` only call its methods, so ``cryptography`` loads only in the
+processes that sign.
 """
 
 from __future__ import annotations

@@ -6,9 +6,8 @@ this code alone. The format is OpenSSH's PROTOCOL.sshsig. Only ``ssh-ed25519`` k
 accepted: one key type keeps the parser small, and ed25519 is what ``ssh-keygen -t
 ed25519`` makes.
 
-This module reads and writes the bytes (keys, armored signatures, what a key signs) and
-needs no crypto library; the ed25519 arithmetic lives in ``ed25519``, which only a run
-that signs or verifies loads.
+It needs no crypto library: the arithmetic is ``ed25519``'s, which only a run that signs
+or verifies loads.
 """
 
 from __future__ import annotations
@@ -166,10 +165,8 @@ def private_header(data: bytes, key_path: Path) -> tuple[bytes, str]:
 
 
 def public_key_of(key_path: Path) -> str:
-    """The public key (``ssh-ed25519 AAAA...``) of an OpenSSH private key file.
-
-    Read from the file's unencrypted header, so it works for passphrase-protected keys too.
-    """
+    """The public key (``ssh-ed25519 AAAA...``) of an OpenSSH private key file, read
+    from its unencrypted header, so passphrase-protected keys work too."""
     return private_header(read_key(key_path), key_path)[1]
 
 
@@ -188,11 +185,7 @@ class Signature(NamedTuple):
 
 
 def parse_signature(armored: str, namespace: str = NAMESPACE) -> Signature:
-    """An armored SSHSIG, checked for everything but the arithmetic.
-
-    Raises ``SignatureError`` for a malformed blob, another namespace, another key type
-    or a hash other than sha512/sha256.
-    """
+    """An armored SSHSIG, checked for everything but the arithmetic (``SignatureError``)."""
     reader = _Reader(_dearmor(armored), "signature")
     if reader.take(len(_MAGIC)) != _MAGIC:
         raise SignatureError("signature does not start with SSHSIG")

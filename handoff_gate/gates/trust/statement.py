@@ -7,22 +7,18 @@ sorted keys and ASCII escapes, so the same fields always give the same bytes::
 
     handoff-gate-decision/1\\n{"action":"approve",...}
 
-An approval of a reviewer's edit adds one key, ``edited_sha256`` (the sha256 of the
-edited payload bytes, stored beside the decision), to the same object; a decision
-without an edit has no such key, so every statement signed before edits existed is
-still exactly the bytes it was. A verifier that does not know the key computes other
-bytes, and the signature fails: an edit can never pass as the original's approval.
-
-The prefix keeps a decision signature from ever being replayed as a handoff signature (or a
-future version's). Values are type-checked, not coerced: a wrong type is a ``StatementError``,
-never a differently-signed string.
+An approval of an edit adds ``edited_sha256``; without an edit there is no such key, so
+statements signed before edits existed keep their bytes, and an edit can never pass as
+the original's approval. The prefix keeps a decision signature from ever being replayed
+as a handoff signature (or a future version's). Values are type-checked, not coerced: a
+wrong type is a ``StatementError``, never a differently-signed string.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TypedDict, Unpack
 
 from handoff_gate.gates.vocab.ids import PHASE_PATTERN
@@ -39,13 +35,6 @@ _AT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{
 
 class StatementError(ValueError):
     """A field that cannot go into a statement; the message is one line naming it."""
-
-
-def utc_stamp(moment: datetime) -> str:
-    """``2026-11-30T20:39:32.123Z``: the one spelling of ``at`` a statement accepts."""
-    if moment.tzinfo is None:
-        raise StatementError("at: the time must carry a time zone")
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _text(name: str, value: object) -> str:
@@ -127,13 +116,8 @@ class HandoffFields(_Handoff, total=False):
 
 
 def decision_statement(**given: Unpack[DecisionFields]) -> bytes:
-    """What a decider signs: this verdict, on these bytes, after this much of the audit log.
-
-    ``log_head`` is the sha256 of the audit log's last line the decider saw (``NO_LOG_HEAD``
-    for an empty log), so a signed decision cannot be replayed into another history.
-    ``edited_sha256``: an approval of the reviewer's edit names both digests, the
-    handoff's (``sha256``) and the edited payload's; only an approval can carry one.
-    """
+    """What a decider signs: this verdict, on these bytes, after this much of the audit
+    log (``log_head``), so a signed decision cannot be replayed into another history."""
     checked("decision_statement", given, DecisionFields)
     action, edited_sha256 = given["action"], given.get("edited_sha256")
     if action not in ACTIONS:

@@ -1,5 +1,10 @@
-"""Whether a tool call's one caller is still there to run it (``gates.standing.caller``),
-here so the review screen can say it from a listing's live waiters, as every reader does.
+"""Whether the one process that would run a tool call is still there to run it.
+
+A hook (or the MCP proxy) is the only one that would ever run the call it waits on:
+once it is gone without withdrawing, an approval would run nothing, or worse look to the
+reviewer as if it had. Such a call (``ToolCall.sole_waiter``) may be approved only while
+a wait on it is live; a store that cannot tell who waits counts as nobody waiting. In
+the vocabulary so the review screen can say it from a listing's live waiters.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """A handoff's deadline: ``--expires-in`` durations, and whether a moment is past it.
 
-A pipeline that gave up must not leave a handoff a reviewer can still approve, so a
-handoff may carry ``expires_at`` in its envelope (part of the submitted bytes, signed
-when the handoff is signed). The deadline is an absolute UTC time in the one spelling
-records use (``2026-12-01T23:05:00.000Z``); whoever decides or waits judges it by their
-own clock, so a skewed submitter cannot extend it after the fact.
+A pipeline that gave up must not leave a handoff a reviewer can still approve. The
+deadline is an absolute UTC time in the envelope (so signed with it), judged by the
+clock of whoever decides or waits, so a skewed submitter cannot extend it afterwards.
 """
 
 from __future__ import annotations

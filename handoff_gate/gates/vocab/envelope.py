@@ -46,14 +46,9 @@ MAX_TOOL_DESCRIPTION = _MAX_TOOL_DESCRIPTION
 
 
 class ToolCall(BaseModel):
-    """The tool call a ``kind: "tool_call"`` handoff asks a person to allow.
-
-    ``name`` is the tool's own name as the framework spells it (free text, not a phase
-    slug); ``call_id`` the framework's id for this call, which its resumption answers by;
-    ``agent`` and ``thread`` say who asked and in which conversation. The tool's argument
-    JSON Schema is the handoff's contract, stored in the run and named by
-    ``schema_sha256``. All of it is the producer's text: bounded here, sanitised
-    wherever shown.
+    """The tool call a ``kind: "tool_call"`` handoff asks a person to allow (its argument
+    schema is the handoff's contract). All of it is the producer's text: bounded here,
+    sanitised wherever shown.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -63,15 +58,12 @@ class ToolCall(BaseModel):
     description: str | None = Field(default=None, max_length=MAX_TOOL_DESCRIPTION)
     agent: str | None = Field(default=None, max_length=MAX_TOOL_TEXT)
     thread: str | None = Field(default=None, max_length=MAX_TOOL_TEXT)
-    #: ``true``: the process that submitted the call waits on it and is the one that
-    #: would run it (a coding agent's hook), so it may be approved only while a wait on
-    #: it is live (``gates.standing.caller``). Absent for every other handoff, whose
-    #: pipeline may legitimately wait later.
+    #: Approvable only while a wait on it is live (``gates.vocab.caller``).
     sole_waiter: Literal[True] | None = None
 
 
 class Envelope(BaseModel):
-    """A handoff file. ``id`` is ``{seq:04d}-{phase}``, which is also its file stem."""
+    """A handoff file; its fields are docs/protocol.md's "Handoff envelope"."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -83,24 +75,16 @@ class Envelope(BaseModel):
     from_role: str | None = Field(default=None, alias="from", max_length=100)
     to_role: str | None = Field(default=None, alias="to", max_length=100)
     schema_id: str = Field(alias="schema", min_length=1, max_length=200)
-    #: The sha256 of the JSON Schema contract stored in the run that the handoff was
-    #: submitted against (``contracts add``); readers resolve the contract by it, never
-    #: by the id alone. Absent for built-in and Python contracts.
+    #: Readers resolve a stored contract by it, never by the id alone.
     schema_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     created: str
     producer: Producer = Producer()
     raw: str | None = None
     raw_base64: str | None = None
     payload: Any = None
-    #: The producer's principal and its armored SSHSIG over ``handoff_statement`` (see
-    #: ``gates.submit.placement``); absent on unsigned handoffs and on files from before.
     signer: str | None = Field(default=None, pattern=PRINCIPAL_REGEX)
     signature: str | None = Field(default=None, max_length=4096)
-    #: The deadline (``gates.vocab.deadline``): after it the handoff is ``expired`` and
-    #: can no longer be decided. Covered by the producer's signature when signed.
     expires_at: str | None = Field(default=None, pattern=AT_REGEX)
-    #: ``"output"``: a phase's output (every handoff before tool calls); ``"tool_call"``:
-    #: the arguments of a call to ``tool``, which a tool-call handoff always carries.
     kind: Literal["output", "tool_call"] = "output"
     tool: ToolCall | None = None
 
@@ -116,11 +100,9 @@ class Envelope(BaseModel):
         return "payload" in self.model_fields_set
 
     def producer_bytes(self) -> bytes | None:
-        """The producer's exact output (``raw`` as UTF-8, or ``raw_base64`` decoded).
-
-        ``None`` when upstream handed over only a parsed ``payload``. Raises ``ValueError``
-        for a file that cannot be a valid envelope: both forms present, or bad base64.
-        """
+        """The producer's exact output (``raw`` as UTF-8, or ``raw_base64`` decoded);
+        ``None`` when upstream handed over only a parsed ``payload``; ``ValueError`` for
+        both forms present, or bad base64."""
         if self.raw is not None and self.raw_base64 is not None:
             raise ValueError(
                 "carries both raw and raw_base64; a producer's output is one or the other"

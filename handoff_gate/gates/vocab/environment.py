@@ -1,9 +1,7 @@
 """handoff-gate's own environment variables, named here and read only by ``Environment.read``.
 
-The CLI reads them once per command (``cli.main``), a ``Gate`` made in code once when it
-is made (``gates.setup.assemble``); in the vocabulary, so every layer can ask without
-reaching up. Other programs' variables (an agent's, ssh-agent's, the editor's) are read
-where they are used.
+In the vocabulary, so every layer can ask without reaching up. Other programs'
+variables (an agent's, ssh-agent's, the editor's) are read where they are used.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The optional parts of the install, and the one line that names a missing one.
 
-``pip install handoff-gate`` brings the core: what ``submit``, ``check``, ``decide``,
-``wait``, ``watch``, the hook and the MCP proxy need. A database store, the browser front
-end and notifications pull in drivers and web stacks most pipelines never use, so each is
-an extra (pyproject.toml), imported only by the code that needs it, inside
-:func:`needs_extra`: a missing package becomes :class:`MissingExtra`, which the CLI prints
-as one line naming the extra to install (exit 2), rather than a traceback.
+A database store, the browser front end and notifications pull in stacks most pipelines
+never use, so each is an extra (pyproject.toml), imported inside :func:`needs_extra`: a
+missing package becomes one line naming the extra to install (exit 2), not a traceback.
 """
 
 from __future__ import annotations

@@ -18,12 +18,8 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def join(parent: str, key: str | int) -> str:
-    """The path of ``key`` under ``parent``: ``a.b``, ``a[3]`` or ``a["odd key"]``.
-
-    Keys that are not plain identifiers are JSON-quoted, with unsafe characters as
-    ``\\u`` escapes, so a path never carries a control or bidi character even when the
-    key does.
-    """
+    """The path of ``key`` under ``parent``: ``a.b``, ``a[3]`` or ``a["odd key"]`` (unsafe
+    characters as ``\\u`` escapes)."""
     if isinstance(key, int):
         return f"{parent}[{key}]"
     if _IDENT.fullmatch(key):

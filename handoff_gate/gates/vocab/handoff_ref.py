@@ -1,9 +1,8 @@
 """``HandoffRef``: how every stage names one handoff, wherever its run lives.
 
-A reference is a run and an id, plus the sha256 of the bytes that were submitted when
-the reference comes from ``submit``. It never holds a path: a run is a string that only
-its store knows how to reach (a folder under the store's root, or a database run id),
-so a reference made on one host means the same handoff on another.
+A run and an id, plus the sha256 of the submitted bytes when it comes from ``submit``.
+It never holds a path: only the store knows how to reach a run, so a reference made on
+one host means the same handoff on another.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Keywords given as a ``TypedDict`` (``**options: Unpack[...]``), checked as Python would.
 
-A signature written once as a ``TypedDict`` and shared by the module functions, the
-``Gate`` and the stages is checked by a type checker only: at run time ``**options``
-takes any name, so a misspelt ``expire_in=`` would pass unnoticed and the handoff would
-have no deadline. ``checked`` refuses it with the ``TypeError`` a plain signature raises.
+At run time ``**options`` takes any name, so a misspelt ``expire_in=`` would pass
+unnoticed and the handoff would have no deadline. ``checked`` refuses it with the
+``TypeError`` a plain signature raises.
 """
 
 from __future__ import annotations

@@ -39,13 +39,9 @@ class FieldState(StrEnum):
 class FieldRow:
     """One row of the field-by-field view.
 
-    ``value`` is the value as it arrived (or the default that was used, for a
-    defaulted field; ``None`` for a missing one). It is untrusted: render it with
-    ``gates.vocab.safe_text.visible`` and never as markup. ``child_count`` > 0 means the
-    row can be expanded with ``gates.view.fields.field_rows(report, row.path)``;
+    ``value`` is untrusted: render it with ``safe_text.visible``, never as markup.
     ``blocking_inside`` and ``warnings_inside`` count the findings further down, so a
-    collapsed row can say what it hides. ``description`` is what the contract says the
-    field is for (its ``description``), so the reviewer judges the value against it.
+    collapsed row can say what it hides.
     """
 
     path: str
@@ -85,11 +81,9 @@ class NamedField:
 class Report:
     """The outcome of inspecting one handoff (or one bare payload).
 
-    ``sha256``/``size`` describe the exact bytes inspected: the whole handoff file for
-    an envelope, the payload file for a bare payload. ``payload`` is the parsed value as
-    it arrived (a partial parse, flagged by ``payload_is_partial``, when the text was cut
-    off; ``None`` when nothing parsed). ``delivered`` is the validated, allow-listed
-    payload that may cross the boundary; it is ``None`` unless the contract validated.
+    ``sha256``/``size`` describe the exact bytes inspected (the whole handoff file for an
+    envelope). ``delivered`` is the validated, allow-listed payload that may cross the
+    boundary; ``None`` unless the contract validated.
     """
 
     sha256: str

@@ -106,11 +106,8 @@ def elide(text: str, limit: int) -> str:
 
 
 def mask(secret: str) -> str:
-    """A secret reduced to a recognisable hint: at most its first 6 and last 4 characters.
-
-    Short values show less (a quarter of the length at each end at most), so a mask
-    never reveals most of a value.
-    """
+    """A secret reduced to a recognisable hint: at most its first 6 and last 4
+    characters, and a quarter of a short value at each end, never most of it."""
     n = len(secret)
     head = min(6, n // 4)
     tail = min(4, n // 4)
@@ -119,12 +116,8 @@ def mask(secret: str) -> str:
 
 
 def preview(value: Any, limit: int) -> str:
-    """A one-line, sanitised, JSON-like rendering of ``value``, about ``limit`` long.
-
-    A long string ends with ``…(+N chars)`` counting the characters of the string
-    that were cut; a large list or object is rendered only up to ``limit`` and ends
-    with ``…``, so a huge value never costs more than its first screenful.
-    """
+    """A one-line, sanitised, JSON-like rendering of ``value``, about ``limit`` long: a
+    huge value never costs more than its first screenful."""
     limit = max(limit, 1)
     if isinstance(value, str):
         shown = max(limit - 2, 0)

@@ -47,9 +47,6 @@ NEEDS_PERSON = frozenset({HandoffState.PENDING, HandoffState.BLOCKED})
 #: The ends a handoff reaches without a decision; nothing can be decided after them.
 ENDED = frozenset({HandoffState.WITHDRAWN, HandoffState.EXPIRED})
 
-#: What a person can do everything with (approve or reject): what a reviewer's count shows.
-ACTIONABLE = frozenset({HandoffState.PENDING})
-
 
 def needs_person(state: HandoffState | None) -> bool:
     """Whether a handoff in ``state`` waits for a person's decision (unknown: no)."""
