@@ -68,7 +68,18 @@ unit: $(STAMP) $(MCP_STAMP) $(AGENTS_STAMP) $(SYSTEM_STAMP)
 bench-smoke: $(STAMP) $(MCP_STAMP) $(AGENTS_STAMP) $(SYSTEM_STAMP)
 	$(BIN)/pytest -q -m alone
 
-test: lint typecheck unit
+# The checks run beside the suite rather than before it: a third of the suite's time its
+# workers wait on children, servers and deadlines, and the checks (at a lower priority, so
+# the suite keeps the cores it can use) fill that idle time. The suite prints as it runs;
+# the checks' output is held and printed after it, whole, and either failing fails `make test`.
+test: $(STAMP) $(MCP_STAMP) $(AGENTS_STAMP) $(SYSTEM_STAMP)
+	@checks=$$(mktemp); \
+	nice -n 10 $(MAKE) --no-print-directory lint typecheck >$$checks 2>&1 & pid=$$!; \
+	$(MAKE) --no-print-directory unit; unit=$$?; \
+	wait $$pid; checked=$$?; \
+	echo "== make lint typecheck (run beside the tests): exit $$checked"; \
+	cat $$checks; rm -f $$checks; \
+	test $$unit -eq 0 && test $$checked -eq 0
 
 demo: $(STAMP)
 	$(BIN)/handoff-gate demo
