@@ -81,11 +81,18 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: The room ``/dev/shm`` must have free to hold a cluster: a cluster with its WAL and the
+#: few databases its tests hold at once is ~100 MB; a container's default /dev/shm is 64 MB.
+_RAM_NEEDED = 1 << 30
+
+
 def _ram_folder() -> str | None:
-    """``/dev/shm`` where it is a folder this process may write in, else None (the
-    system's temp folder)."""
+    """``/dev/shm`` where it is a folder this process may write in with room for a
+    cluster, else None (the system's temp folder)."""
     shm = "/dev/shm"
-    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+    if not (os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK)):
+        return None
+    return shm if shutil.disk_usage(shm).free >= _RAM_NEEDED else None
 
 
 def _service_user() -> str | None:
