@@ -1,9 +1,10 @@
 """Fixtures shared by every test folder: a real PostgreSQL server, started on first use.
 
 ``pg_server`` (session) is one throwaway cluster (see ``pg_server.py``); ``pg_url``
-(function) is a fresh empty database on it, as a libpq URL for the superuser. Where the
-server binaries are missing the tests that ask for them are skipped, except under CI
-(``CI`` set), where that is a failure: a CI run must not go green by testing nothing.
+(function) is a fresh empty database on it, as a libpq URL for the superuser, dropped
+after the test. Where the server binaries are missing the tests that ask for them are
+skipped, except under CI (``CI`` set), where that is a failure: a CI run must not go green
+by testing nothing.
 ``place`` runs a test once on a run folder and once on a database run.
 """
 
@@ -43,8 +44,10 @@ def pg_server() -> Iterator[PgServer]:
 
 
 @pytest.fixture
-def pg_url(pg_server: PgServer) -> str:
-    return pg_server.url(pg_server.create_database())
+def pg_url(pg_server: PgServer) -> Iterator[str]:
+    name = pg_server.create_database()
+    yield pg_server.url(name)
+    pg_server.drop_database(name)
 
 
 @pytest.fixture(params=["fs", "pg"])

@@ -6,7 +6,9 @@ machine image carries Debian's PostgreSQL 15), and failing those from the
 bundled ``pginstall/bin`` is used directly, its Python layer is never imported). It is not a
 project dependency: the Debian server is the supported path.
 
-The cluster lives in a fresh temp folder, trusts every local login, and listens on a unix
+The cluster lives in a fresh temp folder (in RAM, under ``/dev/shm``, where the machine has
+one: every database is a few hundred files, and creating, dropping and finally removing
+them on a disk cost seconds the suite waited on), trusts every local login, and listens on a unix
 socket in that folder and on 127.0.0.1 at a free port. Running as root, the server runs as
 the ``postgres`` user (``nobody`` where there is none), which owns the temp folder. Only the
 server this module started is ever stopped, through ``pg_ctl stop`` on its own data folder.
@@ -79,6 +81,20 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: The room ``/dev/shm`` must have free to hold a cluster: a cluster with its WAL and the
+#: few databases its tests hold at once is ~100 MB; a container's default /dev/shm is 64 MB.
+_RAM_NEEDED = 1 << 30
+
+
+def _ram_folder() -> str | None:
+    """``/dev/shm`` where it is a folder this process may write in with room for a
+    cluster, else None (the system's temp folder)."""
+    shm = "/dev/shm"
+    if not (os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK)):
+        return None
+    return shm if shutil.disk_usage(shm).free >= _RAM_NEEDED else None
+
+
 def _service_user() -> str | None:
     """Who runs the server: ourselves unless root, since postgres refuses to run as root."""
     if os.geteuid() != 0:
@@ -119,7 +135,7 @@ class PgServer:
     def create(cls) -> PgServer:
         """initdb a new cluster in a fresh temp folder and start it."""
         bindir, run_as = find_bindir(), _service_user()
-        root = Path(tempfile.mkdtemp(prefix="hg-pg-"))
+        root = Path(tempfile.mkdtemp(prefix="hg-pg-", dir=_ram_folder()))
         server = cls(bindir, root, _free_port(), run_as)
         try:
             server.socket_dir.mkdir()
@@ -219,3 +235,9 @@ class PgServer:
         with psycopg.connect(self.url(), autocommit=True) as conn:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         return name
+
+    def drop_database(self, name: str) -> None:
+        """Drop ``name``, ending any connection a test left open to it: the cluster is in
+        RAM, so a database no test reads again is dropped rather than kept to the end."""
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))

@@ -14,8 +14,9 @@ The rule the pages follow (README.md states it where its blocks start):
 - A block fenced ``sh manual`` needs a person at a terminal (the TUI, the demo) or a
   checkout (make targets, the screenshot script), so it is not run; each of its lines
   is checked instead: ``handoff-gate ARGS`` must parse (``ARGS --help`` prints the
-  command's usage), ``make TARGET`` must be a target (``make -n``), and
-  ``.venv/bin/python SCRIPT`` must name a script of the repository that compiles.
+  command's usage, asked of ``main`` in-process), ``make TARGET`` must be a target
+  (``make -n``), and ``.venv/bin/python SCRIPT`` must name a script of the repository
+  that compiles.
 - A block fenced ``python manual`` is a recipe that needs a model or a reader's own
   objects (an agent, a checkpointer), so it is not run; it must compile (top-level
   ``await`` allowed) and every name it imports must exist in the installed packages,
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from cli_helpers import cli
 
 REPO = Path(__file__).resolve().parent.parent
 PAGES = ["README.md", "docs/walkthrough.md", "docs/security.md", "docs/integration.md"]
@@ -186,9 +188,9 @@ def test_runnable_blocks_run_as_written_in_an_empty_folder(page: str, tmp_path: 
 
 def _check_manual_line(words: list[str], folder: Path, env: dict[str, str], where: str) -> None:
     if words[0] == "handoff-gate":
-        done = subprocess.run(
-            [*words, "--help"], cwd=folder, env=env, capture_output=True, text=True, timeout=BOUND
-        )
+        # Whether ARGS parse is main's answer in any process: in this one, rather than a
+        # child interpreter per line (the sh blocks run the console script itself).
+        done = cli(*words[1:], "--help", cwd=folder, env=env)
         assert done.returncode == 0, f"{where}: {done.stderr}"
         assert done.stdout.startswith(f"usage: handoff-gate {words[1]}"), where
     elif words[0] == "make":
