@@ -342,3 +342,40 @@ def test_a_tab_runs_watch_with_the_options_the_server_resolved(
         str(tmp_path / "runs"), "alice@review", "all", True, "extra.py"
     )  # fmt: skip
     assert not tab.notify_url and (tab.key, tab.policy, tab.poll) == (None, None, False)
+
+
+def test_an_app_gone_before_the_server_first_reads_it_is_stopped_without_an_error() -> None:
+    """When a tab's app has exited before textual-serve's reader first runs, its run()
+    cancels a stderr task that never started, and that cancellation comes out of stop():
+    stop must still end the tab and return, not raise into the server's handler."""
+    from textual_serve.download_manager import DownloadManager
+
+    from handoff_gate.integrations.web_review import AppProcess
+
+    class GoneFirst(AppProcess):
+        async def _open_app_process(
+            self, width: int = 80, height: int = 24
+        ) -> asyncio.subprocess.Process:
+            process = await super()._open_app_process(width, height)
+            await process.wait()
+            assert process.stdout is not None
+            await process.stdout.read()  # at its end before run() first looks
+            return process
+
+    async def ignore(data: object) -> None:
+        return None
+
+    async def nothing() -> None:
+        return None
+
+    async def session() -> int | None:
+        app = GoneFirst(
+            [sys.executable, "-c", "pass"], {}, BOUND, sys.stderr,
+            write_bytes=ignore, write_str=ignore, close=nothing,
+            download_manager=DownloadManager(),
+        )  # fmt: skip
+        await app.start(80, 24)
+        await app.stop()
+        return app._process.returncode if app._process is not None else None
+
+    assert asyncio.run(session()) == 0

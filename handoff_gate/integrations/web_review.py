@@ -125,8 +125,17 @@ class AppProcess(AppService):
         if self._ended:
             return
         self._ended = True
-        with contextlib.suppress(TimeoutError):
+        try:
             await asyncio.wait_for(super().stop(), self._grace_s)
+        except TimeoutError:
+            pass
+        except asyncio.CancelledError:
+            # textual-serve's run() cancels its stderr reader on the way out; when the app
+            # exited before that task ever ran, the cancellation comes out of stop() here.
+            # The process still has to be ended below; only this task's own cancel goes on.
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
         process = self._process
         if process is None:
             return
