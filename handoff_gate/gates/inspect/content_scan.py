@@ -13,7 +13,6 @@ from typing import Any
 from handoff_gate.gates.inspect.secret_patterns import mask_secrets, may_hold, secrets_in
 from handoff_gate.gates.vocab.fieldpaths import Trail, steps_of
 from handoff_gate.gates.vocab.safe_text import mask, token, unsafe_chars
-from handoff_gate.gates.vocab.safe_text import text_may_hold_unsafe as text_may_hold_unsafe
 
 _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 #: A number below this has fewer digits than any card number.

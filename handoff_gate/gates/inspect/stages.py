@@ -36,7 +36,7 @@ from handoff_gate.gates.vocab.absent import ABSENT
 from handoff_gate.gates.vocab.envelope import LENGTH_STOPS
 from handoff_gate.gates.vocab.findings import Code, Finding, Severity
 from handoff_gate.gates.vocab.report import NamedField, Report
-from handoff_gate.gates.vocab.safe_text import elide, mask
+from handoff_gate.gates.vocab.safe_text import elide, mask, text_may_hold_unsafe
 
 #: Largest payload or handoff file inspected; anything bigger is blocked unread.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
@@ -449,7 +449,7 @@ def _scanned(parsed: _Parse, data: bytes, text: str) -> _Scan:
     if not parsed.tree:
         return _Scan((_text_secret_finding(text),), True, ()) if secret else _CLEAN
     kinds = found
-    unsafe = content_scan.text_may_hold_unsafe(text, data)
+    unsafe = text_may_hold_unsafe(text, data)
     if b"\\" in data and "\\u" in text:
         decoded, spelled_unsafe = content_scan.decode_u_escapes(text)
         kinds = found | {kind for _, _, kind in spans(decoded, kinds_in(decoded))}
