@@ -6,6 +6,12 @@ with a fresh ``git status`` call on stdin (a new call id, so each is stored, dec
 the rule ``read-only git``, recorded and answered), both from the installed wheel
 (``bench.install``: the editable checkout's import finder costs every process extra),
 so drift on a shared machine hits both alike. The answer must be the harness's allow.
+
+Beside it, without a target, ``hook.import_floor_vs_python``: a Python that only imports
+the standard modules any Python answer of such a call needs (the event's JSON, the
+policy's TOML, sha256, the stop signals, the log's lock, a rule's globs) and the shell
+grammar's binding. No project code and no work: the part of the ratio no change to the
+project can remove (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from bench.stats import summarize
 
 MAX_RATIO = 4.0
 BOUND_S = 60
+#: The imports of the floor figure (see the module docstring).
+FLOOR = "import json, tomllib, hashlib, signal, fcntl, fnmatch, tree_sitter"
 
 POLICY = """allowed_signers = "allowed_signers"
 
@@ -90,9 +98,10 @@ def run(ctx: Context) -> list[Figure]:
     policy = _policy(ctx.workdir / "hook-rule-trust")
     run_dir = ctx.workdir / "hook-rule-run"
     hook = [gate, "hook", "claude-code", str(run_dir), "--policy", str(policy)]
-    series: dict[str, list[float]] = {"hook": [], "python": []}
+    series: dict[str, list[float]] = {"hook": [], "python": [], "floor": []}
     for rep in range(ctx.profile.startup_reps * 2 + 1):  # rep 0 warms the page cache
         base, _ = _timed([python, "-c", "pass"], env)
+        floor, _ = _timed([python, "-c", FLOOR], env)
         took, out = _timed(hook, env, _event(f"toolu_rule_{rep}"))
         answer = json.loads(out)["hookSpecificOutput"]
         if answer["permissionDecision"] != "allow" or "rule read-only git" not in out:
@@ -100,6 +109,7 @@ def run(ctx: Context) -> list[Figure]:
         if rep:
             series["python"].append(base)
             series["hook"].append(took)
+            series["floor"].append(floor)
     return [
         Figure(
             name="hook.rule_decided_vs_python",
@@ -109,5 +119,13 @@ def run(ctx: Context) -> list[Figure]:
             baseline=summarize(series["python"]),
             target=Target(stat="median", max_ratio=MAX_RATIO),
             note="hook claude-code, a call the rule read-only git approves: start -> allow",
-        )
+        ),
+        Figure(
+            name="hook.import_floor_vs_python",
+            unit="ms",
+            value=summarize(series["floor"]),
+            baseline_name="python -c pass",
+            baseline=summarize(series["python"]),
+            note="python -c 'import json, tomllib, hashlib, signal, fcntl, fnmatch, tree_sitter'",
+        ),
     ]
