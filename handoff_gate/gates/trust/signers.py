@@ -51,41 +51,24 @@ def _pattern(text: str) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
-def _tokens(line: str) -> list[str]:
-    """Whitespace-separated fields; double quotes keep spaces and commas inside one field."""
-    tokens: list[str] = []
-    current: list[str] = []
-    quoted = False
-    for char in line:
-        if char == '"':
-            quoted = not quoted
-        if char.isspace() and not quoted:
-            if current:
-                tokens.append("".join(current))
-                current = []
-            continue
-        current.append(char)
-    if quoted:
-        raise ValueError("unterminated double quote")
-    if current:
-        tokens.append("".join(current))
-    return tokens
-
-
-def _split_commas(text: str) -> list[str]:
-    parts: list[str] = []
+def _fields(text: str, cut: Callable[[str], bool]) -> list[str]:
+    """``text`` cut at every character ``cut`` accepts, except inside double quotes (which
+    keep spaces and commas inside one field)."""
+    fields: list[str] = []
     current: list[str] = []
     quoted = False
     for char in text:
         if char == '"':
             quoted = not quoted
-        if char == "," and not quoted:
-            parts.append("".join(current))
+        if cut(char) and not quoted:
+            fields.append("".join(current))
             current = []
-            continue
-        current.append(char)
-    parts.append("".join(current))
-    return parts
+        else:
+            current.append(char)
+    if quoted:
+        raise ValueError("unterminated double quote")
+    fields.append("".join(current))
+    return fields
 
 
 def _unquote(text: str) -> str:
@@ -153,7 +136,7 @@ def _options(text: str) -> _Options:
     namespaces: tuple[str, ...] | None = None
     times: dict[str, datetime] = {}
     seen: set[str] = set()
-    for option in _split_commas(text):
+    for option in _fields(text, ",".__eq__):
         name, _, value = option.partition("=")
         name = name.lower()
         if name == "cert-authority":
@@ -173,7 +156,7 @@ def _options(text: str) -> _Options:
 
 
 def _entry(line: str, number: int) -> SignerEntry:
-    tokens = _tokens(line)
+    tokens = [token for token in _fields(line, str.isspace) if token]
     if len(tokens) < 3:
         raise ValueError("expected: principals [options] keytype base64-key [comment]")
     principals = _patterns(tokens[0], "principal")
