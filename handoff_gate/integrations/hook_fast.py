@@ -285,8 +285,8 @@ def _store(
     store.create(run)
     schema_id, digest = tool_schema_id(schema), document_sha256(schema)
     store.add_contract(run, schema_id, digest, document_bytes(schema), added=audit.now_iso())
-    base = envelope_fields(store.run_name(run), (schema_id, digest), args, harness, event)
-    base["tool"] = tool_fields(harness, event, description)
+    tool = _tool_fields(harness, event, description)
+    base = _envelope_fields(store.run_name(run), (schema_id, digest), args, tool)
     written: list[bytes] = []
 
     def envelope(seq: int, handoff_id: str) -> bytes:
@@ -311,11 +311,11 @@ def _store(
     return stored.id, sha256, store
 
 
-def envelope_fields(
-    run_name: str, schema: tuple[str, str], args: bytes, harness: Harness, event: ToolEvent
+def _envelope_fields(
+    run_name: str, schema: tuple[str, str], args: bytes, tool: dict[str, Any]
 ) -> dict[str, Any]:
     """Every envelope field of the call but its id and number, in ``submit``'s order;
-    ``schema`` is the contract's id and digest."""
+    ``schema`` is the contract's id and digest, ``tool`` the call's ``ToolCall``."""
     return {
         "run": run_name,
         "phase": TOOL_PHASE,
@@ -327,10 +327,11 @@ def envelope_fields(
         "producer": {},
         "raw": args.decode("utf-8"),
         "kind": "tool_call",
+        "tool": tool,
     }
 
 
-def tool_fields(harness: Harness, event: ToolEvent, description: str | None) -> dict[str, Any]:
+def _tool_fields(harness: Harness, event: ToolEvent, description: str | None) -> dict[str, Any]:
     """The envelope's ``tool``, as ``ToolCall.model_dump(exclude_none=True)`` has it."""
     tool: dict[str, Any] = {"name": event.tool, "call_id": event.call_id}
     if description is not None:
@@ -339,14 +340,21 @@ def tool_fields(harness: Harness, event: ToolEvent, description: str | None) -> 
     return tool
 
 
-def decision_record(
-    run_name: str, handoff_id: str, sha256: str, rule: str, reviewer: str, policy: str
-) -> dict[str, Any]:
-    """A rule's approval record, as ``Decision.model_dump(mode="json")`` has it."""
-    return {
+def _decide(
+    store: FilesystemStore,
+    run: str,
+    handoff_id: str,
+    sha256: str,
+    rule: str,
+    reviewer: str,
+    policy: str,
+) -> None:
+    """Publish the rule's approval (``Decision.model_dump(mode="json")``'s fields) with
+    its ``decision_written`` event, as ``by_rule`` does."""
+    record: dict[str, Any] = {
         "format": DECISION_FORMAT,
         "handoff": handoff_id,
-        "run": run_name,
+        "run": store.run_name(run),
         "action": "approve",
         "reason": None,
         "category": None,
@@ -362,19 +370,6 @@ def decision_record(
         "rule": rule,
         "policy_sha256": policy,
     }
-
-
-def _decide(
-    store: FilesystemStore,
-    run: str,
-    handoff_id: str,
-    sha256: str,
-    rule: str,
-    reviewer: str,
-    policy: str,
-) -> None:
-    """Publish the rule's approval with its ``decision_written`` event (``by_rule``)."""
-    record = decision_record(store.run_name(run), handoff_id, sha256, rule, reviewer, policy)
     data = (json.dumps(record, ensure_ascii=True, indent=2) + "\n").encode()
     event = audit.written_event(record, rule=rule, policy_sha256=policy)
     store.create_decision(run, handoff_id, None, data, event)
