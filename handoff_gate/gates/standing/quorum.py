@@ -6,7 +6,7 @@ the first approval made decides.
 
 Under a policy only signed decisions count, and a rule's decision in the unsigned slot
 while the policy still makes it (``audit.rule_record``). A record that does not verify
-(``signed_check``: signer, validity window by the verifier's clock, approver of the
+(``baseline.check_signed``: signer, validity window by the verifier's clock, approver of the
 phase, not the producer, bound to this run, handoff and sha256) is refused, ignored and
 reported. One reject rejects; ``required`` approvals of one byte string (the producer's,
 or one edit) approve while the bytes still inspect as approvable, the byte string whose
@@ -30,10 +30,10 @@ from handoff_gate.gates.audit.decision_record import (
 )
 from handoff_gate.gates.audit.rule_record import rule_problem
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.standing.baseline import check_signed
 from handoff_gate.gates.standing.edits import edit_problem, kept_edit
 from handoff_gate.gates.standing.phase_rule import rule_of
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
-from handoff_gate.gates.standing.signed_check import check_signed
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.submit.placement import verified_producer
 from handoff_gate.gates.vocab.actions import Action
