@@ -287,8 +287,8 @@ class Gate:
         on_refused: Reporter = print_refusal,
     ) -> AsyncGenerator[tuple[HandoffRef, WaitResult], None]:
         """``async for ref, result in gate.wait_many(run, refs)``: each handoff's wait
-        result as it settles (``gates.deliver.waiting_many.wait_many``)."""
-        from handoff_gate.gates.deliver.waiting_many import wait_many
+        result as it settles (``gates.deliver.waiting_async.wait_many``)."""
+        from handoff_gate.gates.deliver.waiting_async import wait_many
 
         refs = list(refs)
         for ref in refs:
@@ -305,7 +305,7 @@ class Gate:
         on_refused: Reporter = print_refusal,
     ) -> tuple[HandoffRef, WaitResult]:
         """The first of ``refs`` to settle and its result; the other waits stop."""
-        from handoff_gate.gates.deliver.waiting_many import wait_any
+        from handoff_gate.gates.deliver.waiting_async import wait_any
 
         refs = list(refs)
         for ref in refs:
