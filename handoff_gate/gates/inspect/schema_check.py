@@ -238,7 +238,8 @@ def _walk_planned(
     loose = _loose_formats(contract)
     if loose:
         findings.append(_format_finding("", loose[0]))
-    return findings, drops, _Layout(lambda: placed), unmet, defaults
+    layout = _Layout(lambda: {path_of(steps_of(t)): fields for t, fields in placed})
+    return findings, drops, layout, unmet, defaults
 
 
 _AS_SENT = "not named by the contract; if approved, the call runs with it as sent"
@@ -280,26 +281,17 @@ def _loose_formats(contract: JsonSchemaContract) -> list[str]:
     return found
 
 
-_Placed = list[tuple[Trail, tuple[NamedField, ...]]]
-
-
 class _Layout(Mapping[str, tuple[NamedField, ...]]):
     """The named fields by object path, spelled out on first read: most inspections
     are never displayed field by field, and a path costs more than the walk."""
 
-    def __init__(
-        self, placed: Callable[[], Mapping[str, tuple[NamedField, ...]] | _Placed]
-    ) -> None:
-        self._placed = placed
-        self._made: dict[str, tuple[NamedField, ...]] | None = None
+    def __init__(self, make: Callable[[], Mapping[str, tuple[NamedField, ...]]]) -> None:
+        self._make = make
+        self._made: Mapping[str, tuple[NamedField, ...]] | None = None
 
-    def _paths(self) -> dict[str, tuple[NamedField, ...]]:
+    def _paths(self) -> Mapping[str, tuple[NamedField, ...]]:
         if self._made is None:
-            placed = self._placed()
-            if isinstance(placed, Mapping):
-                self._made = dict(placed)
-            else:
-                self._made = {path_of(steps_of(t)): fields for t, fields in placed}
+            self._made = self._make()
         return self._made
 
     def __getitem__(self, path: str) -> tuple[NamedField, ...]:
