@@ -287,8 +287,8 @@ class Gate:
         on_refused: Reporter = print_refusal,
     ) -> AsyncGenerator[tuple[HandoffRef, WaitResult], None]:
         """``async for ref, result in gate.wait_many(run, refs)``: each handoff's wait
-        result as it settles (``gates.deliver.waiting_many.wait_many``)."""
-        from handoff_gate.gates.deliver.waiting_many import wait_many
+        result as it settles (``gates.deliver.waiting_async.wait_many``)."""
+        from handoff_gate.gates.deliver.waiting_async import wait_many
 
         refs = list(refs)
         for ref in refs:
@@ -305,7 +305,7 @@ class Gate:
         on_refused: Reporter = print_refusal,
     ) -> tuple[HandoffRef, WaitResult]:
         """The first of ``refs`` to settle and its result; the other waits stop."""
-        from handoff_gate.gates.deliver.waiting_many import wait_any
+        from handoff_gate.gates.deliver.waiting_async import wait_any
 
         refs = list(refs)
         for ref in refs:
@@ -626,7 +626,7 @@ class Gate:
 
     def run_contracts(self, run: str | os.PathLike[str]) -> list[dict[str, Any]]:
         """``contracts list``: the run's stored JSON Schemas and its handoffs' Python ones."""
-        from handoff_gate.gates.submit.run_contracts import run_contracts
+        from handoff_gate.gates.submit.stored_contracts import run_contracts
 
         return run_contracts(self.store, os.fspath(run), self.contracts)
 
@@ -718,9 +718,9 @@ class Gate:
         return default_reviewer()
 
     def deciding_as(self, reviewer: str | None) -> str:
-        """Who a screen's header says decides (``gates.decide.deciding_as``): with a key
+        """Who a screen's header says decides (``gates.decide.reviewer``): with a key
         under a policy the approvers it signs as, else ``reviewer`` or ``user@host``."""
-        from handoff_gate.gates.decide.deciding_as import header_name
+        from handoff_gate.gates.decide.reviewer import header_name
 
         return header_name(reviewer, self.key, self.policy)
 

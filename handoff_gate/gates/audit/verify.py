@@ -13,17 +13,17 @@ import hashlib
 import json
 import os
 from collections import Counter
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from handoff_gate.gates.audit.dating import dating_problems, signature_problem
 from handoff_gate.gates.audit.decision_record import (
     Decision,
     DecisionCorrupt,
     parse_decision,
+    parse_stamp,
 )
 from handoff_gate.gates.audit.log import Event, chain_problems, log_lines, parse_line
 from handoff_gate.gates.audit.rule_record import rule_problem
-from handoff_gate.gates.audit.verify_deliveries import delivery_problems
 from handoff_gate.gates.contracts.json_schema import (
     JsonSchemaError,
     read_json_schema,
@@ -31,7 +31,9 @@ from handoff_gate.gates.contracts.json_schema import (
 )
 from handoff_gate.gates.store.base import FolderMechanics, RunReplaced, RunStore
 from handoff_gate.gates.store.log_chain import GENESIS
-from handoff_gate.gates.trust.statement import NO_LOG_HEAD
+from handoff_gate.gates.trust import ed25519
+from handoff_gate.gates.trust.sshsig import SignatureError
+from handoff_gate.gates.trust.statement import NO_LOG_HEAD, StatementError
 from handoff_gate.gates.vocab.envelope import Envelope
 from handoff_gate.gates.vocab.limits import MAX_HANDOFF_BYTES
 
@@ -259,20 +261,130 @@ class _Check:
         if problem is not None:
             self.problems.append(f"decision {_who(slot)}: signature: {problem}")
         elif self.policy is not None:
-            for why in dating_problems(decision, self.policy, event, self.head(decision)):
+            index = self.hash_at.get(decision.log_head or "")
+            head_at = None if index is None else self.at_of[index]
+            logged_at = event.get("at") if event is not None else None
+            for why in dating_problems(decision, self.policy, logged_at, head_at):
                 self.problems.append(f"decision {_who(slot)}: {why}")
-
-    def head(self, decision: Decision) -> dict[str, Any] | None:
-        """What is known of the log line a signed decision's ``log_head`` names (its
-        ``at``), if the log holds it."""
-        index = self.hash_at.get(decision.log_head or "")
-        return None if index is None else {"at": self.at_of[index]}
 
     def before(self, log_head: str, index: int) -> bool:
         if log_head == NO_LOG_HEAD:
             return index == 0
         found = self.hash_at.get(log_head)
         return found is not None and found < index
+
+
+def _stamp(value: object) -> datetime | None:
+    try:
+        return parse_stamp(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def signature_problem(
+    decision: Decision, policy: Policy | None, at: datetime | None = None
+) -> str | None:
+    """Why the decision's signature does not verify, if it does not: under ``policy``,
+    by a key listed for its principal at ``at`` (by default its ``decided_at``)."""
+    if decision.signature is None or decision.log_head is None or decision.principal is None:
+        return "a signed field is missing"
+    try:
+        statement = decision.statement(decision.principal, decision.log_head)
+        if policy is None:
+            ed25519.verify(statement, decision.signature)
+        else:
+            when = parse_stamp(decision.decided_at) if at is None else at
+            policy.signers.verify(statement, decision.signature, decision.principal, at=when)
+    except (SignatureError, StatementError, ValueError) as exc:
+        return str(exc)
+    return None
+
+
+def dating_problems(
+    decision: Decision, policy: Policy, logged_at: object, head_at: object
+) -> list[str]:
+    """What is wrong with the times of a signed decision whose signature verifies. A
+    signer chooses its ``decided_at``, so a waiter never judges a key by it; looking
+    back, the log holds times the signer did not choose alone: its event's ``at``
+    (``logged_at``) and that of the line its ``log_head`` names (``head_at``), which
+    existed before the decision (``None`` when the log has none: reported elsewhere)."""
+    decided = parse_stamp(decision.decided_at)
+    problems: list[str] = []
+    logged = _stamp(logged_at)
+    if logged is not None:
+        why = signature_problem(decision, policy, logged)
+        if why is not None:
+            problems.append(f"at its logged time {logged_at}: {why}")
+    signed_after = _stamp(head_at)
+    if signed_after is not None and decided < signed_after:
+        problems.append(
+            f"dated {decision.decided_at}, before the log line it signed after ({head_at}): "
+            "backdated"
+        )
+    if decided > policy.signers.clock():
+        problems.append(f"dated {decision.decided_at}, after the verifier's clock: forward-dated")
+    return problems
+
+
+Logged = list[tuple[int, dict[str, Any]]]
+
+
+def delivery_problems(store: RunStore, run: str, ids: list[str], returned: Logged) -> list[str]:
+    """The problems of the run's tool-call deliveries, one line each; ``returned`` is the
+    log's ``wait_returned`` events with their line index. A delivery record is written
+    with its event (``delivered: true``), so the two must agree: an event without its
+    record means a record removed, and the approval could be delivered again unseen."""
+    first: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    again: dict[str, list[int]] = {}
+    for index, event in returned:
+        handoff = str(event.get("handoff"))
+        if event.get("delivered") is True:
+            first.setdefault(handoff, []).append((index, event))
+        if event.get("redelivered") is True:
+            again.setdefault(handoff, []).append(index)
+    problems: list[str] = []
+    for handoff_id in ids:
+        try:
+            record = store.delivery_record(run, handoff_id)
+        except (OSError, ValueError) as exc:
+            problems.append(f"the delivery of {handoff_id} cannot be read: {exc}")
+            continue
+        logged = first.pop(handoff_id, [])
+        problems += _one(handoff_id, record, logged, again.pop(handoff_id, []))
+    for handoff_id in sorted(set(first) | set(again)):
+        problems.append(f"delivery event for {handoff_id} but no such handoff")
+    return problems
+
+
+def _one(handoff_id: str, record: bytes | None, logged: Logged, again: list[int]) -> list[str]:
+    if record is None:
+        if logged or again:
+            return [
+                f"{handoff_id} was delivered but has no delivery record (removed: its "
+                "approval could be delivered again)"
+            ]
+        return []
+    if not logged:
+        return [f"{handoff_id} has a delivery record but no delivery event"]
+    problems = []
+    if len(logged) > 1:
+        problems.append(f"{handoff_id} was delivered {len(logged)} times without a redelivery")
+    index, event = logged[0]
+    if event.get("outcome") != "approved":
+        problems.append(f"{handoff_id}'s delivery event is not an approval")
+    if _at(record) != event.get("at"):
+        problems.append(f"{handoff_id}'s delivery record does not match its event")
+    if any(i < index for i in again):
+        problems.append(f"{handoff_id} was redelivered before it was delivered")
+    return problems
+
+
+def _at(record: bytes) -> Any:
+    try:
+        value = json.loads(record)
+    except ValueError:
+        return None
+    return value.get("at") if isinstance(value, dict) else None
 
 
 def verify_run(

@@ -31,10 +31,9 @@ from handoff_gate.gates.inspect.validate import (
     CLOSED,
     DROPPED,
     EMPTY_ACCEPTED,
-    EMPTY_REJECTED,
     NO_FIELDS,
     Outcome,
-    enclosing,
+    empty_findings,
     is_empty,
     merged_findings,
     without,
@@ -100,7 +99,7 @@ def _rejected(payload: dict[str, Any], contract: JsonSchemaContract, tool_call: 
     findings = sorted(_error_findings(errors, payload), key=_reading_order(payload))
     if not findings:  # rejected, yet no error listed: never read as valid
         findings.append(_REJECTED)
-    findings.extend(_empty_named(payload, shown, findings))
+    findings.extend(empty_findings(_empty_named(payload, shown), findings))
     findings.extend(_defaulted(payload, shown))
     named = {f.key for f in shown.get("", ())}
     if not tool_call and named and not named.intersection(payload):
@@ -239,7 +238,8 @@ def _walk_planned(
     loose = _loose_formats(contract)
     if loose:
         findings.append(_format_finding("", loose[0]))
-    return findings, drops, _Layout(lambda: placed), unmet, defaults
+    layout = _Layout(lambda: {path_of(steps_of(t)): fields for t, fields in placed})
+    return findings, drops, layout, unmet, defaults
 
 
 _AS_SENT = "not named by the contract; if approved, the call runs with it as sent"
@@ -281,26 +281,17 @@ def _loose_formats(contract: JsonSchemaContract) -> list[str]:
     return found
 
 
-_Placed = list[tuple[Trail, tuple[NamedField, ...]]]
-
-
 class _Layout(Mapping[str, tuple[NamedField, ...]]):
     """The named fields by object path, spelled out on first read: most inspections
     are never displayed field by field, and a path costs more than the walk."""
 
-    def __init__(
-        self, placed: Callable[[], Mapping[str, tuple[NamedField, ...]] | _Placed]
-    ) -> None:
-        self._placed = placed
-        self._made: dict[str, tuple[NamedField, ...]] | None = None
+    def __init__(self, make: Callable[[], Mapping[str, tuple[NamedField, ...]]]) -> None:
+        self._make = make
+        self._made: Mapping[str, tuple[NamedField, ...]] | None = None
 
-    def _paths(self) -> dict[str, tuple[NamedField, ...]]:
+    def _paths(self) -> Mapping[str, tuple[NamedField, ...]]:
         if self._made is None:
-            placed = self._placed()
-            if isinstance(placed, Mapping):
-                self._made = dict(placed)
-            else:
-                self._made = {path_of(steps_of(t)): fields for t, fields in placed}
+            self._made = self._make()
         return self._made
 
     def __getitem__(self, path: str) -> tuple[NamedField, ...]:
@@ -457,14 +448,22 @@ def _item(schema: Mapping[str, Any], index: int) -> Any:
     return items if isinstance(items, Mapping) else None
 
 
-def _defaulted(payload: Any, layout: Mapping[str, tuple[NamedField, ...]]) -> Iterator[Finding]:
+def _objects(
+    payload: Any, layout: Mapping[str, tuple[NamedField, ...]]
+) -> Iterator[tuple[list[Any], dict[str, Any], tuple[NamedField, ...]]]:
+    """Each object of the layout the payload holds: its steps, itself, its named fields."""
     for path, fields in layout.items():
-        found, node = _value_at(payload, split(path) or [])
-        if not found or not isinstance(node, dict):
-            continue
+        steps = split(path) or []
+        found, node = _value_at(payload, steps)
+        if found and isinstance(node, dict):
+            yield steps, node, fields
+
+
+def _defaulted(payload: Any, layout: Mapping[str, tuple[NamedField, ...]]) -> Iterator[Finding]:
+    for steps, node, fields in _objects(payload, layout):
         for f in fields:
             if f.key not in node and f.default is not ABSENT:
-                yield _defaulted_finding(path_of([*(split(path) or []), f.key]), f.default)
+                yield _defaulted_finding(path_of([*steps, f.key]), f.default)
 
 
 def _defaulted_finding(path: str, default: Any, tool_call: bool = False) -> Finding:
@@ -508,24 +507,12 @@ def _reading_order(payload: Any) -> Any:
     return key
 
 
-def _empty_named(
-    payload: Any, layout: Mapping[str, tuple[NamedField, ...]], errors: list[Finding]
-) -> Iterator[Finding]:
-    """One the validator rejected something inside (``{}`` where fields are required) blocks."""
-    reported = {f.path for f in errors}
-    above = enclosing(errors)
-    for path, fields in layout.items():
-        found, node = _value_at(payload, split(path) or [])
-        if not found or not isinstance(node, dict):
-            continue
+def _empty_named(payload: Any, layout: Mapping[str, tuple[NamedField, ...]]) -> Iterator[str]:
+    """The paths of the named fields the payload holds empty."""
+    for steps, node, fields in _objects(payload, layout):
         for f in fields:
-            at = path_of([*(split(path) or []), f.key])
-            if f.key not in node or not is_empty(node[f.key]) or at in reported:
-                continue
-            if at in above:
-                yield Finding(Code.EMPTY_FIELD, at, Severity.BLOCK, EMPTY_REJECTED)
-            else:
-                yield Finding(Code.EMPTY_FIELD, at, Severity.WARN, EMPTY_ACCEPTED)
+            if f.key in node and is_empty(node[f.key]):
+                yield path_of([*steps, f.key])
 
 
 def _value_at(payload: Any, steps: list[Any]) -> tuple[bool, Any]:

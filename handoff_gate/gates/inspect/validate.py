@@ -9,7 +9,7 @@ name, and notes the fields that were absent or empty.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -248,7 +248,7 @@ def _outcome(
     errors = _error_findings(error, cleaned) if error is not None else []
     findings.extend(errors)
     if walk.empty:
-        findings.extend(_empty_findings(walk.empty, errors))
+        findings.extend(empty_findings((path for path, _ in walk.empty), errors))
     findings.extend(
         Finding(Code.DEFAULTED_FIELD, path, Severity.WARN, _defaulted_message(value))
         for path, value in walk.defaulted
@@ -272,13 +272,14 @@ EMPTY_ACCEPTED = "present but empty; the contract accepts it"
 EMPTY_REJECTED = "empty, and the contract rejects that: required fields inside are missing"
 
 
-def _empty_findings(empty: list[tuple[str, Any]], errors: list[Finding]) -> list[Finding]:
-    """An error at the path itself was reported already; one below it (``{}`` where
-    fields are required) means the contract rejected the empty value."""
+def empty_findings(paths: Iterable[str], errors: list[Finding]) -> list[Finding]:
+    """A finding for each empty value at ``paths``. An error at the path itself was
+    reported already; one below it (``{}`` where fields are required) means the contract
+    rejected the empty value."""
     at = {f.path for f in errors}
     above = enclosing(errors)
     findings = []
-    for path in dict.fromkeys(path for path, _ in empty):
+    for path in dict.fromkeys(paths):
         if path in at:
             continue
         if path in above:

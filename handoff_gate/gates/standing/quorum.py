@@ -6,7 +6,7 @@ the first approval made decides.
 
 Under a policy only signed decisions count, and a rule's decision in the unsigned slot
 while the policy still makes it (``audit.rule_record``). A record that does not verify
-(``signed_check``: signer, validity window by the verifier's clock, approver of the
+(``baseline.check_signed``: signer, validity window by the verifier's clock, approver of the
 phase, not the producer, bound to this run, handoff and sha256) is refused, ignored and
 reported. One reject rejects; ``required`` approvals of one byte string (the producer's,
 or one edit) approve while the bytes still inspect as approvable, the byte string whose
@@ -30,10 +30,10 @@ from handoff_gate.gates.audit.decision_record import (
 )
 from handoff_gate.gates.audit.rule_record import rule_problem
 from handoff_gate.gates.contracts.registry import Registry
+from handoff_gate.gates.standing.baseline import check_signed
 from handoff_gate.gates.standing.edits import edit_problem, kept_edit
 from handoff_gate.gates.standing.phase_rule import rule_of
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
-from handoff_gate.gates.standing.signed_check import check_signed
 from handoff_gate.gates.store.base import RunStore
 from handoff_gate.gates.submit.placement import verified_producer
 from handoff_gate.gates.vocab.actions import Action
@@ -163,13 +163,7 @@ def settle(
         return Settlement(None, tuple(approvals), refused=tuple(refused), producer=producer)
     if report is None:
         report = inspect_in_run(key, handoff_id, registry, policy=policy, store=store)
-    outcome = HandoffState.APPROVED
-    if report.sha256 != sha256 or not report.approvable or report.delivered is None:
-        outcome = HandoffState.CHANGED
-    edit = None
-    if outcome is HandoffState.APPROVED and quorum[0].edited:
-        edit = _approved_edit(store, key, quorum[0], report, registry)
-        outcome = HandoffState.APPROVED if edit is not None else HandoffState.CHANGED
+    outcome, edit = _approved(store, key, quorum[0], sha256, report, registry)
     return Settlement(
         outcome, quorum, report=report, refused=tuple(refused), producer=producer, edit=edit
     )
@@ -235,15 +229,23 @@ def approved_bytes(decision: Decision) -> str:
     return f"an edit (sha256 {decision.edited_sha256[:12]})"
 
 
-def _approved_edit(
-    store: RunStore, run: str, decision: Decision, report: Report, registry: Registry
-) -> Report | None:
-    """The approved edit's report, or ``None`` when it must not be delivered."""
+def _approved(
+    store: RunStore, run: str, decision: Decision, sha256: str, report: Report, registry: Registry
+) -> tuple[HandoffState, Report | None]:
+    """``APPROVED`` (with the approved edit's report, if it approves one) while the bytes
+    approved as ``sha256`` still inspect as approvable and any edit may be delivered;
+    else ``CHANGED``."""
+    if report.sha256 != sha256 or not report.approvable or report.delivered is None:
+        return HandoffState.CHANGED, None
+    if not decision.edited:
+        return HandoffState.APPROVED, None
     try:
         edit = kept_edit(store, run, decision, report, registry)
     except (OSError, ValueError):
-        return None
-    return edit if edit_problem(edit) is None else None
+        return HandoffState.CHANGED, None
+    if edit_problem(edit) is not None:
+        return HandoffState.CHANGED, None
+    return HandoffState.APPROVED, edit
 
 
 def _signed_unchecked(
@@ -308,14 +310,8 @@ def _settled_by(
         return Settlement(HandoffState.REJECTED, (decision,))
     if report is None:
         report = inspect_in_run(run, handoff_id, registry, store=store)
-    if report.sha256 != decision.sha256 or not report.approvable or report.delivered is None:
-        return Settlement(HandoffState.CHANGED, (decision,), report=report)
-    if decision.edited:
-        edit = _approved_edit(store, run, decision, report, registry)
-        if edit is None:
-            return Settlement(HandoffState.CHANGED, (decision,), report=report)
-        return Settlement(HandoffState.APPROVED, (decision,), report=report, edit=edit)
-    return Settlement(HandoffState.APPROVED, (decision,), report=report)
+    outcome, edit = _approved(store, run, decision, decision.sha256, report, registry)
+    return Settlement(outcome, (decision,), report=report, edit=edit)
 
 
 def _made(decision: Decision) -> tuple[str, str]:

@@ -11,9 +11,10 @@ import json
 from dataclasses import KW_ONLY, dataclass, replace
 from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
+
 from handoff_gate.gates.audit.decision_record import Decision, DecisionCorrupt
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.standing.decision_problem import standing_of, unusable_reason
 from handoff_gate.gates.standing.ending import deadline, decided_late, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.standing.quorum import Settlement, approved_bytes, leading_approvals, settle
@@ -24,7 +25,7 @@ from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import os_reason
-from handoff_gate.gates.vocab.states import NEEDS_PERSON, HandoffState, state_of
+from handoff_gate.gates.vocab.states import NEEDS_PERSON, Decided, HandoffState, state_of
 
 if TYPE_CHECKING:
     from handoff_gate.gates.trust.policy import Policy, Rule
@@ -210,3 +211,39 @@ REWRITTEN = (
     "changed after submit: the handoff's bytes are not the ones the signed reject was made "
     "for; the reject stands for this handoff whatever it holds now"
 )
+
+
+#: At most this many validation problems are named; the rest are counted.
+MAX_PROBLEMS = 3
+
+
+def unusable_reason(exc: Exception) -> str:
+    """The decision's exact problem, each invalid field and why, or the read error:
+    "N problem(s)" would tell nobody what to fix."""
+    cause = exc.__cause__
+    if not isinstance(cause, ValidationError):
+        return str(exc)
+    problems = [
+        f"{'.'.join(str(p) for p in err['loc']) or '(record)'}: {err['msg']}"
+        for err in cause.errors(include_url=False, include_input=False)
+    ]
+    more = len(problems) - MAX_PROBLEMS
+    text = "; ".join(problems[:MAX_PROBLEMS]) + (f"; and {more} more" if more > 0 else "")
+    return f"not a valid decision file: {text}"
+
+
+def standing_of(
+    report: Report, decision: Decided | None, problem: str = ""
+) -> tuple[HandoffState, str]:
+    """The state of a handoff and, for ``unusable``, why. A decided handoff whose bytes
+    cannot be read is ``unusable``, not ``changed``: "changed" would send the reviewer
+    looking for an edit that may never have happened."""
+    if problem:
+        return HandoffState.UNUSABLE, problem
+    if decision is not None and not report.sha256:
+        why = report.blocking[0].message if report.blocking else "it cannot be read"
+        return (
+            HandoffState.UNUSABLE,
+            f"the handoff cannot be read, so its decision cannot be checked: {why}",
+        )
+    return state_of(report, decision), ""

@@ -21,9 +21,10 @@ from urllib.parse import urlsplit
 import psycopg
 from psycopg import errors
 
-from handoff_gate.gates.store import fs_contracts, pg_contracts
+from handoff_gate.gates.store import fs_contracts
 from handoff_gate.gates.store.base import (
     Change,
+    ContractConflict,
     DecisionExists,
     DeliveryExists,
     ListedHandoff,
@@ -63,6 +64,11 @@ _APPEND_TRIES = 3
 _LAST_EVENT = "SELECT n, line FROM events WHERE run = %s ORDER BY n DESC LIMIT 1"
 _WITHDRAWAL = "SELECT data FROM withdrawals WHERE run = %s AND handoff_id = %s"
 _DELIVERY = "SELECT data FROM deliveries WHERE run = %s AND handoff_id = %s"
+_CONTRACTS = (
+    "SELECT schema_id, sha256, kind, "
+    "to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') "
+    "FROM contracts WHERE run = %s ORDER BY schema_id"
+)
 
 #: A waiting store's read of a handoff's decisions (part 0); once there is one, the same
 #: round trip brings what the wait reads next: the handoff (part 1), the last audit line (2).
@@ -378,19 +384,41 @@ class PostgresStore:
     def add_contract(
         self, run: str, schema_id: str, sha256: str, document: bytes, *, added: str
     ) -> bool:
+        """A contract id is its key within a run: of two writers of one id exactly one
+        inserts, and the other compares digests."""
         validate_run_id(run)
         fs_contracts.checked(schema_id, sha256)
-        return self._write(
-            run, lambda conn: pg_contracts.insert(conn, run, schema_id, sha256, document, added)
-        )
+
+        def work(conn: Conn) -> bool:
+            conn.execute("INSERT INTO runs (run) VALUES (%s) ON CONFLICT DO NOTHING", (run,))
+            inserted = conn.execute(
+                "INSERT INTO contracts (run, schema_id, sha256, kind, document, created_at) "
+                "VALUES (%s, %s, %s, %s, %s, %s::timestamptz) "
+                "ON CONFLICT (run, schema_id) DO NOTHING",
+                (run, schema_id, sha256, fs_contracts.KIND_JSON_SCHEMA, document, added),
+            )
+            if inserted.rowcount == 1:
+                return True
+            row = conn.execute(
+                "SELECT sha256 FROM contracts WHERE run = %s AND schema_id = %s", (run, schema_id)
+            ).fetchone()
+            stored = str(row[0]) if row is not None else "(unreadable)"
+            if stored != sha256:
+                raise ContractConflict(schema_id, stored, sha256)
+            return False
+
+        return self._write(run, work)
 
     def contracts(self, run: str) -> list[StoredContract]:
         validate_run_id(run)
-        return pg_contracts.listed(self._read(pg_contracts.LIST_QUERY, (run,)))
+        return [StoredContract(*map(str, row)) for row in self._read(_CONTRACTS, (run,))]
 
     def contract_document(self, run: str, sha256: str) -> bytes | None:
+        """Any id of the run naming the digest serves."""
         validate_run_id(run)
-        rows = self._read(pg_contracts.DOCUMENT_QUERY, (run, sha256))
+        rows = self._read(
+            "SELECT document FROM contracts WHERE run = %s AND sha256 = %s LIMIT 1", (run, sha256)
+        )
         return bytes(rows[0][0]) if rows else None
 
     def create_decision(

@@ -7,10 +7,10 @@ processes that sign.
 from __future__ import annotations
 
 import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from handoff_gate.gates.trust.agent import agent_holds
 from handoff_gate.gates.trust.sshsig import NAMESPACE, private_header, public_key_of, read_key
 
 
@@ -49,3 +49,30 @@ class SigningKey:
             f"{self.path} is passphrase-protected and ssh-agent does not hold it; "
             f"run ssh-add {self.path} first (the review app cannot ask for a passphrase)"
         )
+
+
+#: ``ssh-add -L`` answers at once; a wedged agent must not stall start-up.
+_TIMEOUT_S = 5.0
+
+
+def agent_holds(public_key: str) -> bool:
+    """Whether the agent at ``$SSH_AUTH_SOCK`` lists ``public_key`` (``type base64``),
+    asked at start: the review app signs while Textual owns the terminal, where a
+    passphrase prompt would garble the screen and hang the decision."""
+    if not os.environ.get("SSH_AUTH_SOCK"):
+        return False
+    try:
+        listed = subprocess.run(
+            ["ssh-add", "-L"],
+            capture_output=True,
+            text=True,
+            timeout=_TIMEOUT_S,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    wanted = public_key.split()[:2]
+    return listed.returncode == 0 and any(
+        line.split()[:2] == wanted for line in listed.stdout.splitlines()
+    )

@@ -9,11 +9,6 @@ from handoff_gate.gates.vocab.report import Report
 from handoff_gate.gates.vocab.safe_text import visible
 
 
-def masked(text: str) -> str:
-    """Unsafe characters are left as they are."""
-    return mask_secrets(text)
-
-
 def display_lines(text: str) -> list[str]:
     """Secrets masked first, so a visible token never splits a secret the patterns catch."""
     return visible(mask_secrets(text)).split("\n")

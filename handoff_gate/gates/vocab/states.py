@@ -53,6 +53,14 @@ def needs_person(state: HandoffState | None) -> bool:
     return state in NEEDS_PERSON
 
 
+def decidable_now(state: HandoffState | None, refusal: str | None) -> bool:
+    """Whether the reviewer at hand can decide the handoff now, what a front end counts
+    ("to decide N") and leads them to: undecided and approvable (a blocked one can only
+    be rejected: not the work waiting), and no ``refusal``, why the deciding code would
+    refuse this reviewer's key. ``state`` is ``None`` while it is not inspected yet."""
+    return state is HandoffState.PENDING and not refusal
+
+
 def state_of(report: Report, decision: Decided | None) -> HandoffState:
     """Undecided: pending or blocked by its verdict. Decided: the decision, unless the
     file's sha256 no longer matches the bytes that were decided on (``changed``)."""

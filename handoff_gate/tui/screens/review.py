@@ -23,13 +23,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from handoff_gate.gates.view.decidable import decidable_now
 from handoff_gate.gates.view.delivery import delivered_text
 from handoff_gate.gates.vocab.actions import Action
 from handoff_gate.gates.vocab.deadline import is_past
 from handoff_gate.gates.vocab.report import FieldRow, Report
 from handoff_gate.gates.vocab.safe_text import visible
-from handoff_gate.gates.vocab.states import HandoffState, needs_person
+from handoff_gate.gates.vocab.states import HandoffState, decidable_now, needs_person
 from handoff_gate.tui.arrival_notices import ArrivalNotices
 from handoff_gate.tui.cursor import next_after, start_target, step_waiting
 from handoff_gate.tui.entries import Entries, Merged
