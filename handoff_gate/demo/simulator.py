@@ -141,16 +141,14 @@ PHASES = (
 )
 
 
+@dataclass(frozen=True)
 class Pipeline:
     """Runs the phases against one run directory; ``log`` receives one line per event."""
 
-    def __init__(
-        self, run_dir: Path, registry: Registry, stop: threading.Event, log: Callable[[str], None]
-    ) -> None:
-        self.run_dir = run_dir
-        self.registry = registry
-        self.stop = stop
-        self.log = log
+    run_dir: Path
+    registry: Registry
+    stop: threading.Event
+    log: Callable[[str], None]
 
     def gate(self, phase: Phase) -> dict[str, Any] | None:
         """Submit drafts until one is approved; ``None`` when the pipeline must stop."""

@@ -8,11 +8,11 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from handoff_gate.tui.widgets.marked_button import MarkedButton
+from handoff_gate.tui.widgets.marked_button import dialog_end
 
 #: Warnings listed in the dialog; the rest are counted.
 SHOWN_WARNINGS = 5
@@ -66,10 +66,5 @@ class ApproveScreen(Confirmation):
             yield Static(self._title, markup=False)
             yield Static(Text.assemble("sha256 ", (self._sha256, "bold")), id="approve-sha")
             yield Static(listed, id="approve-warnings")
-            yield Static(
-                Text("y approve · n / Esc cancel · Enter presses the focused button", style="dim"),
-                classes="dialog-hint",
-            )
-            with Horizontal(classes="dialog-buttons"):
-                yield MarkedButton("Cancel (n)", id="cancel")
-                yield MarkedButton("Approve (y)", id="approve", variant="success")
+            hint = "y approve · n / Esc cancel · Enter presses the focused button"
+            yield from dialog_end(hint, "Cancel (n)", "Approve (y)", "approve", "success")

@@ -8,11 +8,11 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
 from handoff_gate.tui.screens.approve import Confirmation, warnings_text
-from handoff_gate.tui.widgets.marked_button import MarkedButton
+from handoff_gate.tui.widgets.marked_button import dialog_end
 
 
 class ApproveEditScreen(Confirmation):
@@ -41,9 +41,5 @@ class ApproveEditScreen(Confirmation):
             with VerticalScroll(id="edit-diff"):
                 yield Static(self._diff, markup=False)
             yield Static(listed, id="edit-warnings")
-            yield Static(
-                Text("y approve the edit · n / Esc cancel", style="dim"), classes="dialog-hint"
-            )
-            with Horizontal(classes="dialog-buttons"):
-                yield MarkedButton("Cancel (n)", id="cancel")
-                yield MarkedButton("Approve edit (y)", id="approve", variant="success")
+            hint = "y approve the edit · n / Esc cancel"
+            yield from dialog_end(hint, "Cancel (n)", "Approve edit (y)", "approve", "success")

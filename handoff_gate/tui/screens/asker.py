@@ -79,16 +79,8 @@ class Asker(Widget):
         dialog = RejectScreen(entry_title(entry), suggest_category(report))
         rejection = await self.app.push_screen_wait(dialog)
         if rejection is not None:
-            self.post_message(
-                self.One(
-                    core,
-                    entry,
-                    Action.REJECT,
-                    report.sha256,
-                    rejection.reason,
-                    rejection.category,
-                )
-            )
+            why, category = rejection.reason, rejection.category
+            self.post_message(self.One(core, entry, Action.REJECT, report.sha256, why, category))
 
     @work(exclusive=True, group="ask", name="edit")
     async def edit(self, core: ReviewCore, entry: Entry, report: Report, start: str) -> None:

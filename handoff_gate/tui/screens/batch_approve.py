@@ -10,12 +10,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from handoff_gate.tui.render import safe
 from handoff_gate.tui.screens.approve import Confirmation
-from handoff_gate.tui.widgets.marked_button import MarkedButton
+from handoff_gate.tui.widgets.marked_button import dialog_end
 
 HINT = "y approve all · n / Esc cancel · Enter presses the focused button"
 #: How much of each sha256 a line shows: enough to tell two handoffs apart at a glance.
@@ -83,10 +83,4 @@ class BatchApproveScreen(Confirmation):
                 markup=False,
             )
             yield Static(listed, id="batch-lines", markup=False)
-            yield Static(
-                Text(HINT, style="dim"),
-                classes="dialog-hint",
-            )
-            with Horizontal(classes="dialog-buttons"):
-                yield MarkedButton("Cancel (n)", id="cancel")
-                yield MarkedButton(f"Approve {count} (y)", id="approve", variant="success")
+            yield from dialog_end(HINT, "Cancel (n)", f"Approve {count} (y)", "approve", "success")

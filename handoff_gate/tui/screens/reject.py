@@ -9,13 +9,13 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from handoff_gate.gates.vocab.actions import Category
-from handoff_gate.tui.widgets.marked_button import MarkedButton
+from handoff_gate.tui.widgets.marked_button import dialog_end
 
 CHOSEN = "(•)"
 NOT_CHOSEN = "( )"
@@ -71,13 +71,8 @@ class RejectScreen(ModalScreen[Rejection | None]):
             yield Static("", id="reject-error", markup=False)
             yield Static(Text("Category (↑ ↓ to choose)", style="bold"), classes="dialog-label")
             yield CategoryList(self._suggested, id="category")
-            yield Static(
-                Text("Enter reject · Tab next control · Esc cancel", style="dim"),
-                classes="dialog-hint",
-            )
-            with Horizontal(classes="dialog-buttons"):
-                yield MarkedButton("Cancel (Esc)", id="cancel")
-                yield MarkedButton("Reject (Enter)", id="reject", variant="error")
+            hint = "Enter reject · Tab next control · Esc cancel"
+            yield from dialog_end(hint, "Cancel (Esc)", "Reject (Enter)", "reject", "error")
 
     def on_mount(self) -> None:
         self.query_one("#reason", Input).focus()

@@ -30,9 +30,8 @@ from handoff_gate.gates.vocab.report import FieldRow, Report
 from handoff_gate.gates.vocab.safe_text import visible
 from handoff_gate.gates.vocab.states import HandoffState, decidable_now, needs_person
 from handoff_gate.tui.arrival_notices import ArrivalNotices
-from handoff_gate.tui.cursor import next_after, start_target, step_waiting
+from handoff_gate.tui.cursor import RunFollow, next_after, start_target, step_waiting
 from handoff_gate.tui.entries import Entries, Merged
-from handoff_gate.tui.follow import RunFollow
 from handoff_gate.tui.keys import READ_ONLY_STAND_IN, REVIEW_KEYS
 from handoff_gate.tui.messages import (
     BatchDecided,
@@ -493,7 +492,7 @@ class ReviewScreen(Screen[None]):
             self._update_topbar()
 
     def _follow_run(self) -> None:
-        """The arrivals are looked at once, followed or not (``follow.RunFollow``)."""
+        """The arrivals are looked at once, followed or not (``cursor.RunFollow``)."""
         arrived, self._book.arrived = self._book.arrived, []
         self._arrivals.update(arrived)
         key = self._follow.target(arrived, self.entries, self._list.current)

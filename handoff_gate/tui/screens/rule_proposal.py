@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -26,7 +26,7 @@ from handoff_gate.gates.vocab.safe_text import os_reason
 from handoff_gate.gates.vocab.states import HandoffState
 from handoff_gate.tui.notice import Notice
 from handoff_gate.tui.render import safe
-from handoff_gate.tui.widgets.marked_button import MarkedButton
+from handoff_gate.tui.widgets.marked_button import dialog_end
 
 if TYPE_CHECKING:
     from handoff_gate.gates.gate import Judged, Proposal, Replay
@@ -70,10 +70,8 @@ class RuleProposalScreen(ModalScreen[Notice | None]):
             yield Static(Text("reading the call…", style="dim"), id="rule-table")
             yield Static(Text(""), id="rule-verdict")
             yield Static(Text(""), id="rule-where")
-            yield Static(Text("y propose · n / Esc cancel", style="dim"), classes="dialog-hint")
-            with Horizontal(classes="dialog-buttons"):
-                yield MarkedButton("Cancel (n)", id="cancel")
-                yield MarkedButton("Propose (y)", id="propose", variant="primary")
+            hint = "y propose · n / Esc cancel"
+            yield from dialog_end(hint, "Cancel (n)", "Propose (y)", "propose", "primary")
 
     def on_mount(self) -> None:
         self.query_one("#cancel", Button).focus()

@@ -17,13 +17,14 @@ from typing import ClassVar, Protocol
 from rich.segment import Segment
 from rich.text import Text
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from handoff_gate.gates.vocab.report import FieldRow, Report
+from handoff_gate.tui.keys import binding
 from handoff_gate.tui.render import field_text
 
 #: How many children one expansion (or one "more" line) adds.
@@ -75,46 +76,28 @@ class FieldTree(ScrollView, can_focus=True):
     """Fields of one report, each wrapped in full; the cursor is on one field at a time."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor(-1)", "Up", show=False, tooltip="previous field", id="field-up"),
-        Binding("down,j", "cursor(1)", "Down", show=False, tooltip="next field", id="field-down"),
-        Binding(
-            "pageup", "page(-1)", "Page up", show=False, tooltip="a page up", id="field-page-up"
-        ),
-        Binding(
-            "pagedown",
-            "page(1)",
-            "Page down",
-            show=False,
-            tooltip="a page down",
-            id="field-page-down",
-        ),
-        Binding("home", "cursor_to(0)", "First field", show=False, id="field-first"),
-        Binding("end", "cursor_to(-1)", "Last field", show=False, id="field-last"),
-        Binding(
+        binding("up,k", "cursor(-1)", "Up", "previous field", id="field-up"),
+        binding("down,j", "cursor(1)", "Down", "next field", id="field-down"),
+        binding("pageup", "page(-1)", "Page up", "a page up", id="field-page-up"),
+        binding("pagedown", "page(1)", "Page down", "a page down", id="field-page-down"),
+        binding("home", "cursor_to(0)", "First field", id="field-first"),
+        binding("end", "cursor_to(-1)", "Last field", id="field-last"),
+        binding(
             "enter",
             "select",
             "Expand or open",
-            show=False,
-            tooltip="with children: expand or collapse; without: its whole value",
+            "with children: expand or collapse; without: its whole value",
             id="field-select",
         ),
-        Binding("right,l", "expand", "Expand", show=False, tooltip="expand", id="field-expand"),
-        Binding(
+        binding("right,l", "expand", "Expand", "expand", id="field-expand"),
+        binding(
             "left,h",
             "collapse",
             "Collapse",
-            show=False,
-            tooltip="collapse, or go to the parent field",
+            "collapse, or go to the parent field",
             id="field-collapse",
         ),
-        Binding(
-            "space,o",
-            "open",
-            "Full value",
-            show=False,
-            tooltip="on a field: its whole value",
-            id="field-value",
-        ),
+        binding("space,o", "open", "Full value", "on a field: its whole value", id="field-value"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"field-tree--cursor"}
     #: The gutter is kept (``scrollbar-gutter: stable``) and lines wrapped beside it, so a

@@ -9,24 +9,24 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from handoff_gate.tui.keys import binding
+
 
 class HandoffList(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "move(-1)", "Up", show=False, tooltip="previous row of the list", id="up"),
-        Binding("down,j", "move(1)", "Down", show=False, tooltip="next row of the list", id="down"),
-        Binding("pageup", "page(-1)", "Page up", show=False, tooltip="a page up", id="page-up"),
-        Binding(
-            "pagedown", "page(1)", "Page down", show=False, tooltip="a page down", id="page-down"
-        ),
-        Binding("home", "edge(0)", "First", show=False, tooltip="first row", id="first"),
-        Binding("end", "edge(1)", "Last", show=False, tooltip="last row", id="last"),
+        binding("up,k", "move(-1)", "Up", "previous row of the list", id="up"),
+        binding("down,j", "move(1)", "Down", "next row of the list", id="down"),
+        binding("pageup", "page(-1)", "Page up", "a page up", id="page-up"),
+        binding("pagedown", "page(1)", "Page down", "a page down", id="page-down"),
+        binding("home", "edge(0)", "First", "first row", id="first"),
+        binding("end", "edge(1)", "Last", "last row", id="last"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"handoff-list--cursor"}
     DEFAULT_CSS = """

@@ -3,7 +3,10 @@ default a stray Enter would press is readable on any terminal."""
 
 from __future__ import annotations
 
-from textual.widgets import Button
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Button, Static
 from textual.widgets.button import ButtonVariant
 
 FOCUS_MARK = "▶ "
@@ -21,3 +24,16 @@ class MarkedButton(Button):
 
     def on_blur(self) -> None:
         self.label = f"  {self._plain}"
+
+
+def dialog_end(
+    hint: str, cancel: str, confirm: str, confirm_id: str, variant: ButtonVariant
+) -> ComposeResult:
+    """The keys' hint and the buttons every dialog ends with, Cancel first (it has the
+    focus, so a stray Enter cancels)."""
+    yield Static(Text(hint, style="dim"), classes="dialog-hint")
+    yield Horizontal(
+        MarkedButton(cancel, id="cancel"),
+        MarkedButton(confirm, id=confirm_id, variant=variant),
+        classes="dialog-buttons",
+    )
