@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
 from pathlib import Path
 
 import pytest
+import racers
 
 from handoff_gate.gates.api import submit
 from handoff_gate.gates.audit import log as audit
@@ -97,7 +97,7 @@ def test_a_torn_last_line_is_closed_before_the_next_append(tmp_path: Path) -> No
 
 
 def test_concurrent_writers_keep_one_linear_chain(tmp_path: Path) -> None:
-    ctx = multiprocessing.get_context("spawn")
+    ctx = racers.context()
     workers = [ctx.Process(target=_append_many, args=(str(tmp_path), 25)) for _ in range(4)]
     for w in workers:
         w.start()

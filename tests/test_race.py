@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
 from typing import Any
+
+import racers
 
 from handoff_gate.gates.api import decide, read_decision, submit
 from handoff_gate.gates.audit import log as audit
@@ -49,7 +50,7 @@ def _run(
     target: Callable[..., None], args_of: list[tuple[object, ...]], expected: int
 ) -> list[Any]:
     """Start all processes behind one barrier; collect ``expected`` results, then reap."""
-    ctx = multiprocessing.get_context("spawn")
+    ctx = racers.context()
     gate, out = ctx.Barrier(len(args_of)), ctx.Queue()
     procs = [ctx.Process(target=target, args=(*a, gate, out)) for a in args_of]
     for p in procs:

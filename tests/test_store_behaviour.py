@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ from typing import Any
 
 import psycopg
 import pytest
+import racers
 
 from handoff_gate.gates.api import decide, submit, wait
 from handoff_gate.gates.audit import log as audit
@@ -83,7 +83,7 @@ def target(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Target]:
 @pytest.fixture(scope="module")
 def pool() -> Iterator[tuple[Pool, Any]]:
     """Worker processes and a manager for barriers, started once for the whole module."""
-    ctx = multiprocessing.get_context("spawn")
+    ctx = racers.context()
     manager = ctx.Manager()
     workers = ctx.Pool(WORKERS)
     try:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import multiprocessing
 from typing import Any
 
 import psycopg
+import racers
 from pg_rows import add_decision, add_handoff, add_run
 from psycopg import errors
 
@@ -26,7 +26,7 @@ def _decide(url: str, hid: str, n: int, gate: Any, out: Any) -> None:
 
 def test_racing_deciders_leave_exactly_one_decision(schema_db: psycopg.Connection[Any]) -> None:
     hid = add_handoff(schema_db, add_run(schema_db))
-    ctx = multiprocessing.get_context("spawn")
+    ctx = racers.context()
     gate, out = ctx.Barrier(RACERS), ctx.Queue()
     url = schema_db.info.dsn
     procs = [ctx.Process(target=_decide, args=(url, hid, n, gate, out)) for n in range(RACERS)]
