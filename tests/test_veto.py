@@ -9,6 +9,7 @@ under a policy on a run without that separation says so (``--strict``: exit 2).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -232,12 +233,18 @@ def test_a_withdrawal_planted_after_a_signed_reject_leaves_the_reject_and_its_re
     assert "state: rejected" in shown.stdout
 
 
-#: The racer: every record that appears in the handoff's folder is deleted at once.
+#: The racer: every record that appears in the handoff's folder is deleted at once, from
+#: the moment it says it is ready until its stdin closes (the test closes it once the
+#: waiter has answered; ``argv[2]`` seconds bound it all the same). It ran a fixed 8 s
+#: before, a whole core spinning for seconds after the waiter had answered.
 RACER = """
-import os, sys, time
+import os, sys, threading, time
 folder, deadline = sys.argv[1], time.monotonic() + float(sys.argv[2])
+stop = threading.Event()
+threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
 removed = refused = 0
-while time.monotonic() < deadline:
+print("ready", flush=True)
+while not stop.is_set() and time.monotonic() < deadline:
     try:
         names = os.listdir(folder)
     except FileNotFoundError:
@@ -252,6 +259,19 @@ while time.monotonic() < deadline:
             pass
 print(removed, refused)
 """
+
+
+def _watching(pid: int) -> None:
+    """Until process ``pid`` holds an inotify watch: the waiter is blocked on the decisions
+    folder, so the reject lands while it waits (a fixed half second stood in for this)."""
+    deadline = time.monotonic() + BOUND
+    while time.monotonic() < deadline:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                if "inotify" in os.readlink(f"/proc/{pid}/fd/{fd}"):
+                    return
+        time.sleep(0.01)
+    raise AssertionError(f"the waiter {pid} never watched its decisions folder")
 
 
 def test_a_racer_cannot_delete_a_reject_before_the_waiter_sees_it() -> None:
@@ -283,13 +303,15 @@ def test_a_racer_cannot_delete_a_reject_before_the_waiter_sees_it() -> None:
                 "-c",
                 RACER,
                 str(run / "decisions" / hid),
-                "8",
+                str(BOUND),
             ],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
             cwd="/",
         )
-        time.sleep(0.5)
+        assert racer.stdout is not None and racer.stdout.readline() == "ready\n"
+        _watching(waiter.pid)
         _decide_as(REVIEWER_UID, run, hid, "reject", keys["alice"], policy)
         _approval_after_the_veto_refused(BOB_UID, run, hid, keys["bob"], policy)
         out, err = waiter.communicate(timeout=BOUND)
