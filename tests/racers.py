@@ -1,6 +1,7 @@
-"""The multiprocessing context the racing tests start their processes from: a fork server
-that has imported the package, the database driver and the racing test modules once, so
-each racer is a fork of it rather than a fresh interpreter.
+"""The multiprocessing context the racing tests (and the crash test's killed deciders)
+start their processes from: a fork server that has imported the package, the database
+driver and those test modules once, so each racer is a fork of it rather than a fresh
+interpreter.
 
 A spawned racer imports handoff_gate, psycopg, pytest and its test module again before it
 reaches the barrier: ~0.6 s of CPU each, and a worker of the suite starts dozens. A forked
@@ -27,6 +28,7 @@ PRELOAD = [
     "handoff_gate.gates.store.postgres",
     "handoff_gate.gates.store.postgres_schema",
     "test_audit",
+    "test_crash",
     "test_race",
     "test_store_behaviour",
     "test_pg_race",

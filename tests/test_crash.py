@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import random
-import subprocess
-import sys
+from multiprocessing.synchronize import Event
 from pathlib import Path
+
+import racers
 
 from handoff_gate.gates.api import decide, read_decision, submit
 from handoff_gate.gates.audit import log as audit
@@ -19,35 +20,31 @@ HANDOFFS = 12
 BOUND = 60
 REGISTRY = load_registry("")
 
-CHILD = """
-import sys
-from pathlib import Path
-from handoff_gate.gates.api import decide
-from handoff_gate.gates.contracts.registry import load_registry
-run, registry = Path(sys.argv[1]), load_registry("")
-print("ready", flush=True)
-for hid in sys.argv[2:]:
-    decide(run, hid, "approve", reviewer="crashy", registry=registry)
-"""
+
+def _decider(run: str, ids: list[str], ready: Event) -> None:
+    """The decider the test kills: approves ``ids`` in turn, once it has said it is ready."""
+    registry = load_registry("")
+    ready.set()
+    for hid in ids:
+        decide(Path(run), hid, "approve", reviewer="crashy", registry=registry)
 
 
 def test_killed_deciders_leave_no_decision_or_a_complete_one(tmp_path: Path) -> None:
     rng = random.Random(20261130)
+    ctx = racers.context()
     payload = example_path("plan/v1").read_bytes()
     for n in range(ITERATIONS):
         run = tmp_path / f"run{n}"
         ids = [submit(run, payload, phase="plan", schema_id="plan/v1").id for _ in range(HANDOFFS)]
-        child = subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(run), *ids], stdout=subprocess.PIPE, text=True
-        )
-        assert child.stdout is not None
-        assert child.stdout.readline() == "ready\n"
-        try:
-            child.wait(timeout=rng.uniform(0, 0.04))
-        except subprocess.TimeoutExpired:
-            child.kill()
-        child.wait(BOUND)
-        child.stdout.close()
+        ready = ctx.Event()
+        child = ctx.Process(target=_decider, args=(str(run), ids, ready))
+        child.start()
+        assert ready.wait(BOUND)
+        child.join(rng.uniform(0, 0.04))
+        if child.is_alive():
+            child.kill()  # SIGKILL: no handler, no cleanup, wherever the decider is
+        child.join(BOUND)
+        assert child.exitcode is not None
         for hid in ids:
             decision = read_decision(run, hid)
             if decision is None:
