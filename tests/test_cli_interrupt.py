@@ -13,15 +13,24 @@ import pytest
 
 
 def _interrupted(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``handoff-gate ARGS`` waiting on an open stdin, sent SIGINT once it is running."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "handoff_gate.cli", *args],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-    )
+    """``handoff-gate ARGS`` waiting on an open stdin, sent SIGINT once it is running.
+
+    The command starts with SIGINT at its default, as a command typed in a terminal does:
+    a suite run in the background of a shell without job control inherits SIGINT ignored,
+    and a child started from it would ignore the Ctrl-C this test stands in for.
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "handoff_gate.cli", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp_path,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
     wchan = Path(f"/proc/{process.pid}/wchan")
     deadline = time.monotonic() + 60
     while "pipe_read" not in wchan.read_text() and time.monotonic() < deadline:
