@@ -5,7 +5,9 @@ The servers are the npm packages ``@modelcontextprotocol/server-filesystem`` and
 file); the host is the ``mcp`` SDK's own client; the reviewer is another process deciding
 through the CLI, as a person at another terminal would. What is asserted is what a user
 sees: the file written or not, the text the model reads, the handoff's state, and the
-processes left behind.
+processes left behind. The SDK is imported inside the functions that use it: every pytest
+process collects this module (and the two that import from it), and only the one that runs
+them should pay for importing the SDK (about 0.7 s of CPU).
 """
 
 from __future__ import annotations
@@ -21,28 +23,26 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import psycopg
 import pytest
 from cli_helpers import GATE, cli
-from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.client.session import ClientRequestContext
-from mcp.shared.exceptions import MCPError
-from mcp_types import (
-    REQUEST_TIMEOUT,
-    CallToolResult,
-    CreateMessageRequestParams,
-    CreateMessageResult,
-    ElicitRequestParams,
-    ElicitResult,
-    Implementation,
-    TextContent,
-)
 from signed_policy import signed_policy
 
 from handoff_gate.gates.store.postgres_schema import init_schema
+
+if TYPE_CHECKING:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.session import ClientRequestContext
+    from mcp_types import (
+        CallToolResult,
+        CreateMessageRequestParams,
+        CreateMessageResult,
+        ElicitRequestParams,
+        ElicitResult,
+    )
 
 REPO = Path(__file__).resolve().parent.parent
 SERVERS = REPO / "tests" / "mcp_servers" / "node_modules" / "@modelcontextprotocol"
@@ -68,6 +68,8 @@ def files(tmp_path: Path) -> Path:
 
 
 def proxy(run: Path, *flags: str, server: list[str]) -> StdioServerParameters:
+    from mcp import StdioServerParameters
+
     args = ["-m", "handoff_gate.cli", "mcp-proxy", str(run), *flags, "--", *server]
     return StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ))
 
@@ -81,6 +83,9 @@ async def connected(
     params: StdioServerParameters, **callbacks: Any
 ) -> AsyncIterator[ClientSession]:
     """A host connected through the proxy, initialized."""
+    from mcp import ClientSession, stdio_client
+    from mcp_types import Implementation
+
     async with (
         stdio_client(params) as (read, write),
         ClientSession(
@@ -127,6 +132,8 @@ async def reviewed_call(
     session: ClientSession, tool: str, arguments: dict[str, Any], decide: Callable[[], Any]
 ) -> tuple[CallToolResult, Any]:
     """The host's call, and the reviewer deciding it meanwhile in another process."""
+    from mcp_types import CallToolResult
+
     answers: list[CallToolResult] = []
 
     async def call() -> None:
@@ -141,6 +148,8 @@ async def reviewed_call(
 
 
 def text(result: CallToolResult) -> str:
+    from mcp_types import TextContent
+
     return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
 
 
@@ -190,6 +199,8 @@ async def test_an_edited_write_runs_with_the_reviewers_arguments(
 async def test_a_write_nobody_decides_times_out_and_is_withdrawn(
     tmp_path: Path, files: Path
 ) -> None:
+    from mcp_types import CallToolResult
+
     run, target = tmp_path / "run", files / "note.txt"
     async with connected(proxy(run, "--timeout", "1", server=filesystem(files))) as session:
         result = await session.call_tool("write_file", {"path": str(target), "content": "x"})
@@ -203,6 +214,8 @@ async def test_held_calls_do_not_hold_up_other_traffic_or_each_other(
     tmp_path: Path, files: Path
 ) -> None:
     """Two writes wait at once while a read passes; each is decided on its own."""
+    from mcp_types import CallToolResult
+
     run = tmp_path / "run"
     (files / "a.txt").write_text("readable meanwhile")
     first, second = files / "first.txt", files / "second.txt"
@@ -259,6 +272,8 @@ async def test_a_call_withdrawn_from_another_process_is_answered_withdrawn(
 
 
 async def test_an_ungated_read_passes_straight_through(tmp_path: Path, files: Path) -> None:
+    from mcp_types import CallToolResult
+
     run = tmp_path / "run"
     (files / "a.txt").write_text("plain text")
     async with connected(proxy(run, "--gate", "write_*", server=filesystem(files))) as session:
@@ -273,6 +288,9 @@ async def test_an_ungated_read_passes_straight_through(tmp_path: Path, files: Pa
 async def test_a_host_cancelling_a_gated_call_withdraws_its_handoff(
     tmp_path: Path, files: Path
 ) -> None:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import REQUEST_TIMEOUT
+
     run, target = tmp_path / "run", files / "note.txt"
     async with connected(proxy(run, server=filesystem(files))) as session:
         with pytest.raises(MCPError) as gave_up:
@@ -291,6 +309,8 @@ async def test_a_failing_gate_answers_is_error_and_never_forwards(
     tmp_path: Path, files: Path
 ) -> None:
     """Fail closed: the run turned into a file under the proxy, so nothing can be stored."""
+    from mcp_types import CallToolResult
+
     run, target = tmp_path / "run", files / "note.txt"
     async with connected(proxy(run, server=filesystem(files))) as session:
         shutil.rmtree(run)
@@ -304,6 +324,8 @@ async def test_a_failing_gate_answers_is_error_and_never_forwards(
 async def test_a_gated_call_of_a_tool_the_server_does_not_list_is_refused(
     tmp_path: Path, files: Path
 ) -> None:
+    from mcp_types import CallToolResult
+
     run = tmp_path / "run"
     async with connected(proxy(run, server=filesystem(files))) as session:
         result = await session.call_tool("format_disk", {})
@@ -316,6 +338,8 @@ async def test_progress_elicitation_and_sampling_pass_through_both_ways(tmp_path
     """server-everything's tools send progress notifications and ask the host to elicit
     and to sample; the gated elicitation tool runs once approved, its question reaching
     the host and the host's answer reaching the server."""
+    from mcp_types import CallToolResult, CreateMessageResult, ElicitResult, TextContent
+
     run = tmp_path / "run"
     asked: list[str] = []
 
@@ -360,6 +384,8 @@ async def test_progress_elicitation_and_sampling_pass_through_both_ways(tmp_path
 async def test_the_server_gets_the_hosts_environment_without_the_gates_settings(
     tmp_path: Path,
 ) -> None:
+    from mcp_types import CallToolResult
+
     run = tmp_path / "run"
     params = proxy(run, "--gate", "write_*", server=["node", str(EVERYTHING), "stdio"])
     assert params.env is not None
@@ -398,6 +424,8 @@ async def test_under_a_policy_the_call_is_signed_and_only_a_signed_approval_runs
 async def test_arguments_the_tools_schema_refuses_are_denied_without_asking_anyone(
     tmp_path: Path, files: Path
 ) -> None:
+    from mcp_types import CallToolResult
+
     run, target = tmp_path / "run", files / "note.txt"
     async with connected(proxy(run, server=filesystem(files))) as session:
         result = await session.call_tool("write_file", {"path": str(target)})
@@ -422,6 +450,8 @@ async def test_the_documented_host_entry_gates_writes_and_passes_reads(
 ) -> None:
     """The snippet as a host runs it, but with the server from tests/mcp_servers in
     place of npx (offline) and this test's folders in place of the examples."""
+    from mcp import StdioServerParameters
+
     entry = documented_entry()
     args: list[str] = entry["args"]
     cut = args.index("--")
@@ -448,6 +478,8 @@ async def test_the_documented_host_entry_gates_writes_and_passes_reads(
 async def test_the_proxy_works_on_a_database_store(
     tmp_path: Path, files: Path, pg_url: str
 ) -> None:
+    from mcp import StdioServerParameters
+
     with psycopg.connect(pg_url, autocommit=True) as conn:
         init_schema(conn, roles=False)
     target = files / "note.txt"

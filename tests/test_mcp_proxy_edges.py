@@ -12,11 +12,10 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from cli_helpers import GATE, cli
-from mcp import StdioServerParameters
 from test_mcp_proxy import (
     BOUND,
     FILESYSTEM,
@@ -30,11 +29,16 @@ from test_mcp_proxy import (
     waiting_handoff,
 )
 
+if TYPE_CHECKING:
+    from mcp import StdioServerParameters
+
 __all__ = ["files"]  # the fixture, used by name
 
 
 def bare(run: Path, *flags: str, server: list[str]) -> StdioServerParameters:
     """The proxy's entry as the MCP Inspector passes it: no ``--`` before the server."""
+    from mcp import StdioServerParameters
+
     args = ["-m", "handoff_gate.cli", "mcp-proxy", str(run), *flags, *server]
     return StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ))
 

@@ -17,27 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agents import Runner
-from langgraph.checkpoint.memory import InMemorySaver
-from pydantic_ai import Agent
-from pydantic_ai.models.test import TestModel
-from pydantic_ai.tools import DeferredToolRequests
 
 import handoff_gate as hg
 from handoff_gate.gates.vocab.deadline import parse_at
 from handoff_gate.integrations.feedback import HandoffNotApproved
 from handoff_gate.integrations.giving_up import CANCELLED, TIMED_OUT, withdraw_undecided
-from handoff_gate.integrations.langchain import review_interrupts
-from handoff_gate.integrations.openai_agents import review_interruptions
-from handoff_gate.integrations.pydantic_ai import (
-    approval_gate,
-    resolve_tool_approvals,
-    tool_approvals,
-)
 from handoff_gate.schemas import example_path
 from integrations.test_langchain import ASK, CONFIG, refund_agent, refund_tool
-from integrations.test_langgraph import PLAN, _graph
-from integrations.test_openai_agents import NO_TRACES, support_agent
+from integrations.test_openai_agents import no_traces, support_agent
 from integrations.test_pydantic_ai_tools import refund_agent as tools_agent
 from integrations.test_pydantic_ai_tools import scripted
 from integrations.tool_reviewer import BOUND
@@ -49,6 +36,11 @@ CALL = ("call_a", {"customer": "c1", "amount_cents": 5})
 
 
 async def _approval_gate(run: Path, **options: Any) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
     plan = example_path("plan/v1").read_text()
     agent = Agent(TestModel(custom_output_text=plan), output_type=str)
     agent.output_validator(approval_gate(run, phase="plan", schema_id="plan/v1", **options))
@@ -57,11 +49,17 @@ async def _approval_gate(run: Path, **options: Any) -> None:
 
 
 async def _tool_approvals(run: Path, **options: Any) -> None:
+    from handoff_gate.integrations.pydantic_ai import tool_approvals
+
     model = scripted(("call_a", '{"customer": "c1", "amount_cents": 5}'))
     await tools_agent(model, [], capabilities=[tool_approvals(run, **options)]).run("refund")
 
 
 async def _resolve_tool_approvals(run: Path, **options: Any) -> None:
+    from pydantic_ai.tools import DeferredToolRequests
+
+    from handoff_gate.integrations.pydantic_ai import resolve_tool_approvals
+
     model = scripted(("call_a", '{"customer": "c1", "amount_cents": 5}'))
     agent = tools_agent(model, [], output_type=[str, DeferredToolRequests])
     first = await agent.run("refund")
@@ -70,11 +68,17 @@ async def _resolve_tool_approvals(run: Path, **options: Any) -> None:
 
 
 async def _review_interruptions(run: Path, **options: Any) -> None:
-    first = await Runner.run(support_agent(CALL), "refund", run_config=NO_TRACES)
+    from agents import Runner
+
+    from handoff_gate.integrations.openai_agents import review_interruptions
+
+    first = await Runner.run(support_agent(CALL), "refund", run_config=no_traces())
     await review_interruptions(run, first, thread="conv-1", **options)
 
 
 async def _review_interrupts(run: Path, **options: Any) -> None:
+    from handoff_gate.integrations.langchain import review_interrupts
+
     first = refund_agent("per_call", [], CALL).invoke(ASK, CONFIG, version="v2")
     await review_interrupts(run, first.interrupts, tools=[refund_tool([])], **options)
 
@@ -179,8 +183,12 @@ async def test_expires_in_is_the_submitted_handoffs_deadline(tmp_path: Path, nam
 def test_the_langgraph_node_pauses_without_withdrawing_and_carries_a_deadline(
     tmp_path: Path,
 ) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from integrations.langgraph_graphs import PLAN, plan_graph
+
     run = tmp_path / "job-17"
-    app = _graph(run, InMemorySaver(), timeout=0.1, expires_in=timedelta(days=7))
+    app = plan_graph(run, InMemorySaver(), timeout=0.1, expires_in=timedelta(days=7))
     state = app.invoke({"topic": PLAN["problem_statement"]}, {"configurable": {"thread_id": "t"}})
     assert "__interrupt__" in state
     stood = _only(run)

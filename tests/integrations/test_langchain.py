@@ -1,6 +1,10 @@
 """LangChain's ``HumanInTheLoopMiddleware`` answered by the gate, against the real library
 (``create_agent``, an ``InMemorySaver``) and langchain_core's ``GenericFakeChatModel``; a
-person simulated by real ``decide`` calls."""
+person simulated by real ``decide`` calls.
+
+LangChain, LangGraph and the adapter are imported inside the functions that use them:
+every pytest process collects this module, and only the one that runs these tests should
+pay for importing them (about 1.5 s of CPU)."""
 
 from __future__ import annotations
 
@@ -10,31 +14,20 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from langchain.agents import create_agent
-from langchain.agents.middleware import HumanInTheLoopMiddleware
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, ToolMessage
-from langchain_core.tools import BaseTool, tool
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.types import Command, Interrupt
 
 import handoff_gate as hg
-from handoff_gate.integrations.langchain import review_interrupts
 from integrations.tool_reviewer import BOUND, approver_policy, calls_in, review
 
-
-class ToolCallingFake(GenericFakeChatModel):
-    """The fake chat model, accepting tools as a tool-calling model does (it replies
-    from its script either way)."""
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> ToolCallingFake:
-        return self
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
 
 
 def refund_tool(ran: list[str]) -> BaseTool:
+    from langchain_core.tools import tool
+
     @tool
     def send_refund(customer: str, amount_cents: int) -> str:
         """Refund a customer."""
@@ -45,6 +38,13 @@ def refund_tool(ran: list[str]) -> BaseTool:
 
 
 def refund_agent(mode: str, ran: list[str], *calls: tuple[str, dict[str, Any]]) -> Any:
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+    from langchain_core.messages import AIMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from integrations.langchain_fake import ToolCallingFake
+
     turn = AIMessage("", tool_calls=[{"name": "send_refund", "args": a, "id": c} for c, a in calls])
     model = ToolCallingFake(messages=iter([turn, AIMessage("done")]))
     middleware = HumanInTheLoopMiddleware(
@@ -58,6 +58,8 @@ def refund_agent(mode: str, ran: list[str], *calls: tuple[str, dict[str, Any]]) 
 
 def tool_replies(output: Any) -> dict[str, str]:
     """What the model was told for each call, by call id."""
+    from langchain_core.messages import ToolMessage
+
     return {
         str(m.tool_call_id): str(m.content)
         for m in output.value["messages"]
@@ -73,6 +75,8 @@ ASK: Any = {"messages": [{"role": "user", "content": "refund"}]}
 async def test_an_approval_runs_the_validated_arguments_and_a_reject_reaches_the_model(
     tmp_path: Path, mode: str
 ) -> None:
+    from handoff_gate.integrations.langchain import review_interrupts
+
     ran: list[str] = []
     agent = refund_agent(
         mode,
@@ -99,6 +103,8 @@ async def test_an_approval_runs_the_validated_arguments_and_a_reject_reaches_the
 
 
 async def test_an_approval_of_the_arguments_as_sent_is_a_plain_approve(tmp_path: Path) -> None:
+    from handoff_gate.integrations.langchain import review_interrupts
+
     ran: list[str] = []
     agent = refund_agent("per_call", ran, ("call_a", {"customer": "c1", "amount_cents": 5}))
     first = agent.invoke(
@@ -117,6 +123,8 @@ async def test_an_approval_of_the_arguments_as_sent_is_a_plain_approve(tmp_path:
 async def test_a_reviewers_edit_in_the_gate_becomes_the_middlewares_edit(tmp_path: Path) -> None:
     """A person who fixes one argument (``decide … approve --edit``) has the tool run with
     the fixed arguments: the gate's edit is LangChain's ``edit`` decision."""
+    from handoff_gate.integrations.langchain import review_interrupts
+
     ran: list[str] = []
     run = tmp_path / "job-17"
     agent = refund_agent("per_call", ran, ("call_a", {"customer": "c1", "amount_cents": 500}))
@@ -144,6 +152,8 @@ async def test_a_reviewers_edit_in_the_gate_becomes_the_middlewares_edit(tmp_pat
 
 
 async def test_invalid_arguments_are_rejected_before_anyone_is_asked(tmp_path: Path) -> None:
+    from handoff_gate.integrations.langchain import review_interrupts
+
     ran: list[str] = []
     agent = refund_agent("batched", ran, ("call_a", {"customer": "c1", "amount_cents": "lots"}))
     first = agent.invoke(
@@ -162,6 +172,8 @@ async def test_invalid_arguments_are_rejected_before_anyone_is_asked(tmp_path: P
 
 
 async def test_under_a_policy_an_unsigned_approval_does_not_count(tmp_path: Path) -> None:
+    from handoff_gate.integrations.langchain import review_interrupts
+
     policy, key = approver_policy(tmp_path / "trust")
     run = tmp_path / "job-17"
     ran: list[str] = []
@@ -222,6 +234,8 @@ def review_elsewhere(run: Path, kept: Path, timeout: float) -> dict[str, Any]:
 async def test_the_same_interrupts_reviewed_in_another_process_find_the_same_handoffs(
     tmp_path: Path,
 ) -> None:
+    from langgraph.types import Command
+
     run = tmp_path / "job-17"
     ran: list[str] = []
     agent = refund_agent(
@@ -249,6 +263,10 @@ async def test_the_same_interrupts_reviewed_in_another_process_find_the_same_han
 
 
 def test_an_interrupt_that_is_not_the_middlewares_is_refused(tmp_path: Path) -> None:
+    from langgraph.types import Interrupt
+
+    from handoff_gate.integrations.langchain import review_interrupts
+
     odd = Interrupt(value="approve?", id="x1")
     with pytest.raises(ValueError, match="not a human-in-the-loop request"):
         asyncio.run(review_interrupts(tmp_path / "job-17", [odd], tools=[]))

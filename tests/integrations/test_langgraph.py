@@ -1,63 +1,24 @@
 """The LangGraph gate node against the real library: StateGraph, InMemorySaver,
-interrupts, ``Send`` fan-out, reused threads, several pending gates, a policy."""
+interrupts, ``Send`` fan-out, reused threads, several pending gates, a policy.
+
+LangGraph, the adapter and the graphs (``integrations.langgraph_graphs``) are imported
+inside the tests: every pytest process collects this module, and only the one that runs
+these tests should pay for importing LangGraph."""
 
 from __future__ import annotations
 
-import json
-import operator
 from pathlib import Path
-from typing import Annotated, Any, TypedDict
+from typing import Any
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command, Send
 from signed_policy import signed_policy
 
 from handoff_gate.gates.api import decide
 from handoff_gate.gates.contracts.registry import load_registry
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.store.filesystem import list_handoffs
-from handoff_gate.integrations.langgraph import (
-    GateState,
-    gate_node,
-    resume_after_decision,
-    resume_all,
-)
-from handoff_gate.schemas import example_path
 
-PLAN = json.loads(example_path("plan/v1").read_bytes())
 REGISTRY = load_registry("")
-Graph = CompiledStateGraph[Any, Any, Any, Any]
-
-
-class State(TypedDict, total=False):
-    topic: str
-    draft: dict[str, Any]
-    gate: GateState
-    writes: int
-
-
-def _write(state: State) -> State:
-    risks = ["stale export"] if state.get("gate", {}).get("feedback") else []
-    statement = state.get("topic") or PLAN["problem_statement"]
-    draft = {**PLAN, "problem_statement": statement, "risks": risks}
-    return {"draft": draft, "writes": state.get("writes", 0) + 1}
-
-
-def _graph(run: Path, saver: InMemorySaver, **options: Any) -> Graph:
-    builder = StateGraph(State)
-    builder.add_node("write", _write)
-    gate = gate_node(
-        run, phase="plan", schema_id="plan/v1", on_approve="done", on_reject="write", **options
-    )
-    builder.add_node("gate", gate, destinations=("done", "write"))
-    builder.add_node("done", lambda state: {})
-    builder.add_edge(START, "write")
-    builder.add_edge("write", "gate")
-    builder.add_edge("done", END)
-    return builder.compile(checkpointer=saver)
 
 
 def _interrupt(state: dict[str, Any]) -> dict[str, Any]:
@@ -71,9 +32,15 @@ def _ids(run: Path) -> list[str]:
 
 
 async def test_submit_once_interrupt_resume_reject_then_approve(tmp_path: Path) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    from handoff_gate.integrations.langgraph import resume_after_decision, resume_all
+    from integrations.langgraph_graphs import plan_graph
+
     saver = InMemorySaver()
     config: Any = {"configurable": {"thread_id": "t1"}}
-    first = _graph(tmp_path, saver).invoke({}, config)
+    first = plan_graph(tmp_path, saver).invoke({}, config)
     value = _interrupt(first)
     assert value["type"] == "handoff_gate"
     assert value["handoff"] == "0001-plan"
@@ -81,19 +48,19 @@ async def test_submit_once_interrupt_resume_reject_then_approve(tmp_path: Path) 
 
     # A new graph object on the same checkpoint (as after a restart), resumed too early:
     # the node runs again, finds its handoff by key, and interrupts again.
-    again = _graph(tmp_path, saver).invoke(Command(resume={"outcome": "approved"}), config)
+    again = plan_graph(tmp_path, saver).invoke(Command(resume={"outcome": "approved"}), config)
     assert _interrupt(again)["handoff"] == "0001-plan"
     assert _ids(tmp_path) == ["0001-plan"]
 
     decide(tmp_path, "0001-plan", "reject", reason="name one risk", registry=REGISTRY)
     resume = await resume_after_decision(_interrupt(again))
-    second = _graph(tmp_path, saver).invoke(resume, config)
+    second = plan_graph(tmp_path, saver).invoke(resume, config)
     assert _interrupt(second)["handoff"] == "0002-plan"
     assert "name one risk" in second["gate"]["feedback"]
     assert second["gate"]["outcome"] == "rejected"
 
     decide(tmp_path, "0002-plan", "approve", registry=REGISTRY)
-    final = _graph(tmp_path, saver).invoke(await resume_all(second["__interrupt__"]), config)
+    final = plan_graph(tmp_path, saver).invoke(await resume_all(second["__interrupt__"]), config)
     assert "__interrupt__" not in final
     assert final["gate"]["approved"]["risks"] == ["stale export"]
     assert final["gate"]["feedback"] is None
@@ -103,9 +70,14 @@ async def test_submit_once_interrupt_resume_reject_then_approve(tmp_path: Path) 
 
 
 def test_an_already_decided_handoff_passes_without_interrupting(tmp_path: Path) -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    from integrations.langgraph_graphs import PLAN, plan_graph
+
     saver = InMemorySaver()
     config: Any = {"configurable": {"thread_id": "t2"}}
-    app = _graph(tmp_path, saver)
+    app = plan_graph(tmp_path, saver)
     app.invoke({}, config)
     decide(tmp_path, "0001-plan", "approve", registry=REGISTRY)
     # The resumed node runs again from its start: same key, no new handoff, no interrupt.
@@ -115,7 +87,11 @@ def test_an_already_decided_handoff_passes_without_interrupting(tmp_path: Path) 
 
 
 def test_threads_do_not_share_handoffs(tmp_path: Path) -> None:
-    app = _graph(tmp_path, InMemorySaver())
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from integrations.langgraph_graphs import plan_graph
+
+    app = plan_graph(tmp_path, InMemorySaver())
     app.invoke({}, {"configurable": {"thread_id": "a"}})
     app.invoke({}, {"configurable": {"thread_id": "b"}})
     assert _ids(tmp_path) == ["0001-plan", "0002-plan"]
@@ -124,7 +100,12 @@ def test_threads_do_not_share_handoffs(tmp_path: Path) -> None:
 async def test_a_thread_reused_for_a_second_task_gets_a_new_handoff(tmp_path: Path) -> None:
     """B2: the key counted attempts only on reject, so the second task's draft hit the
     first one's key: "idempotency key ... was used ... with other bytes"."""
-    app = _graph(tmp_path, InMemorySaver())
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from handoff_gate.integrations.langgraph import resume_all
+    from integrations.langgraph_graphs import plan_graph
+
+    app = plan_graph(tmp_path, InMemorySaver())
     config: Any = {"configurable": {"thread_id": "reused"}}
     first = app.invoke({"topic": "Churn after a failed first payment."}, config)
     decide(tmp_path, "0001-plan", "approve", registry=REGISTRY)
@@ -139,41 +120,13 @@ async def test_a_thread_reused_for_a_second_task_gets_a_new_handoff(tmp_path: Pa
     assert _ids(tmp_path) == ["0001-plan", "0002-plan"]
 
 
-class Fan(TypedDict, total=False):
-    results: Annotated[list[str], operator.add]
-
-
-class Branch(TypedDict, total=False):
-    shard: int
-    draft: dict[str, Any]
-    gate: GateState
-    results: Annotated[list[str], operator.add]
-
-
-def _fan_out(run: Path, shards: int) -> Graph:
-    """Each ``Send`` branch is a subgraph gating its own shard's plan."""
-    branch = StateGraph(Branch)
-    branch.add_node(
-        "write", lambda s: {"draft": {**PLAN, "problem_statement": f"shard {s['shard']}"}}
-    )
-    gate = gate_node(run, phase="shard", schema_id="plan/v1", on_approve="keep", on_reject="keep")
-    branch.add_node("gate", gate, destinations=("keep",))
-    branch.add_node("keep", lambda s: {"results": [s["gate"]["approved"]["problem_statement"]]})
-    branch.add_edge(START, "write")
-    branch.add_edge("write", "gate")
-    builder = StateGraph(Fan)
-    builder.add_node("branch", branch.compile())
-    builder.add_conditional_edges(
-        START, lambda s: [Send("branch", {"shard": n}) for n in range(shards)], ["branch"]
-    )
-    builder.add_edge("branch", END)
-    return builder.compile(checkpointer=InMemorySaver())
-
-
 async def test_send_fan_out_of_twenty_gated_branches(tmp_path: Path) -> None:
     """B3: every parallel instance got the same key, so all but one failed and a handoff
     was left pending with no waiter. Each branch now has its own, stable over resumes."""
-    app = _fan_out(tmp_path, 20)
+    from handoff_gate.integrations.langgraph import resume_all
+    from integrations.langgraph_graphs import fan_out
+
+    app = fan_out(tmp_path, 20)
     config: Any = {"configurable": {"thread_id": "fan"}}
     state = app.invoke({}, config)
     assert len(state["__interrupt__"]) == 20
@@ -188,26 +141,13 @@ async def test_send_fan_out_of_twenty_gated_branches(tmp_path: Path) -> None:
     assert sorted(state["results"]) == sorted(f"shard {n}" for n in range(20))
 
 
-def _two_gates(run: Path) -> Graph:
-    class Two(TypedDict, total=False):
-        draft: dict[str, Any]
-        plan_gate: GateState
-        review_gate: GateState
-
-    builder = StateGraph(Two)
-    for name, phase in (("plan_gate", "plan"), ("review_gate", "review")):
-        gate = gate_node(
-            run, phase=phase, schema_id="plan/v1", on_approve=END, on_reject=END, key=name
-        )
-        builder.add_node(name, gate, destinations=(END,))
-        builder.add_edge(START, name)
-    return builder.compile(checkpointer=InMemorySaver())
-
-
 async def test_two_pending_gates_are_resumed_with_resume_all(tmp_path: Path) -> None:
     """B4: resuming with the first interrupt's value failed with two pending ("you must
     specify the interrupt id"). ``resume_all`` resumes each decided one by its id."""
-    app = _two_gates(tmp_path)
+    from handoff_gate.integrations.langgraph import resume_all
+    from integrations.langgraph_graphs import PLAN, two_gates
+
+    app = two_gates(tmp_path)
     config: Any = {"configurable": {"thread_id": "two"}}
     state = app.invoke({"draft": PLAN}, config)
     assert len(state["__interrupt__"]) == 2
@@ -228,7 +168,10 @@ async def test_two_pending_gates_are_resumed_with_resume_all(tmp_path: Path) -> 
 
 
 async def test_resume_all_times_out_when_nothing_is_decided(tmp_path: Path) -> None:
-    app = _two_gates(tmp_path)
+    from handoff_gate.integrations.langgraph import resume_all
+    from integrations.langgraph_graphs import PLAN, two_gates
+
+    app = two_gates(tmp_path)
     state = app.invoke({"draft": PLAN}, {"configurable": {"thread_id": "idle"}})
     with pytest.raises(TimeoutError):
         await resume_all(state["__interrupt__"], timeout=0.1)
@@ -240,9 +183,15 @@ async def test_under_a_policy_only_a_signed_approval_lets_the_graph_go_on(
     tmp_path: Path,
 ) -> None:
     """B6: the node took no policy, so anyone who could write the run approved."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    from handoff_gate.integrations.langgraph import resume_all
+    from integrations.langgraph_graphs import plan_graph
+
     trust = signed_policy(tmp_path / "trust")
     run = tmp_path / "run"
-    app = _graph(run, InMemorySaver(), policy=trust.policy)
+    app = plan_graph(run, InMemorySaver(), policy=trust.policy)
     config: Any = {"configurable": {"thread_id": "signed"}}
     state = app.invoke({}, config)
     decide(run, "0001-plan", "approve", registry=REGISTRY)  # unsigned: ignored

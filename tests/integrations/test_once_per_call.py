@@ -9,27 +9,26 @@ import asyncio
 import copy
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import psycopg
 import pytest
-from agents import Runner
-from langchain.agents import create_agent
-from langchain.agents.middleware import HumanInTheLoopMiddleware
-from langchain_core.messages import AIMessage
-from langgraph.checkpoint.memory import InMemorySaver
-from pydantic_ai import Agent, ApprovalRequired, RunContext, Tool
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.tools import DeferredToolRequests, ToolDenied
 
 import handoff_gate as hg
 from handoff_gate.gates.store.postgres_schema import init_schema
-from handoff_gate.integrations.langchain import review_interrupts
-from handoff_gate.integrations.openai_agents import review_interruptions
-from handoff_gate.integrations.pydantic_ai import resolve_tool_approvals
-from integrations.test_langchain import ASK, CONFIG, ToolCallingFake, refund_tool, tool_replies
+from integrations.test_langchain import ASK, CONFIG, refund_tool, tool_replies
 from integrations.test_openai_agents import support_agent
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from pydantic_ai import Agent, RunContext, Tool
+    from pydantic_ai.messages import (
+        ModelMessage,
+        ModelResponse,
+    )
+    from pydantic_ai.models.function import AgentInfo
+    from pydantic_ai.tools import DeferredToolRequests
+
 
 PATH_ONLY = {
     "type": "object",
@@ -60,6 +59,11 @@ def where(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Where]:
 def files_agent(turns: list[tuple[str, str]], ran: list[str]) -> Agent[None, Any]:
     """An agent with two tools of one schema; its model makes the call ``turns[n]``
     (tool, call id) on its n-th turn of tool calls, and reports what came back."""
+    from pydantic_ai import Agent, ApprovalRequired, Tool
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.tools import DeferredToolRequests
+
     asked = iter(turns)
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -89,6 +93,8 @@ def files_agent(turns: list[tuple[str, str]], ran: list[str]) -> Agent[None, Any
 async def resolve(
     where: Where, agent: Agent[None, Any], requests: DeferredToolRequests, **kwargs: Any
 ) -> dict[str, Any]:
+    from handoff_gate.integrations.pydantic_ai import resolve_tool_approvals
+
     results = await resolve_tool_approvals(
         RUN, requests, agent=agent, thread="conv-1", store=where.store, **kwargs
     )
@@ -103,6 +109,8 @@ def approve_all(where: Where) -> None:
 
 
 async def test_the_same_resume_run_twice_runs_the_tool_once(where: Where) -> None:
+    from pydantic_ai.tools import DeferredToolRequests, ToolDenied
+
     ran: list[str] = []
     agent = files_agent([("read_file", "call_a")], ran)
     first = await agent.run("read /srv")
@@ -122,6 +130,8 @@ async def test_the_same_resume_run_twice_runs_the_tool_once(where: Where) -> Non
 async def test_a_call_id_reused_for_another_tool_runs_nothing_without_a_decision(
     where: Where,
 ) -> None:
+    from pydantic_ai.tools import DeferredToolRequests
+
     ran: list[str] = []
     agent = files_agent([("read_file", "call_a"), ("delete_tree", "call_a")], ran)
     first = await agent.run("read /srv")
@@ -149,6 +159,14 @@ async def test_a_replayed_langgraph_resume_runs_the_tool_once(where: Where) -> N
     checkpoint taken at the interrupt (the first one resumed, ran the tool and died
     before its own checkpoint was kept) asks about the same interrupts again, and is
     told the approval was delivered already."""
+    from langchain.agents import create_agent
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+    from langchain_core.messages import AIMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from handoff_gate.integrations.langchain import review_interrupts
+    from integrations.langchain_fake import ToolCallingFake
+
     ran: list[str] = []
     tools = [refund_tool(ran)]
     call = {"name": "send_refund", "args": {"customer": "c1", "amount_cents": 5}, "id": "call_a"}
@@ -185,6 +203,10 @@ async def test_a_new_openai_agents_conversation_reusing_call_ids_runs_nothing(
 ) -> None:
     """Traced runs: the first conversation's approved ``call_a`` ran; another one whose
     model sends the same call, with no reviewer, runs nothing."""
+    from agents import Runner
+
+    from handoff_gate.integrations.openai_agents import review_interruptions
+
     ran: list[str] = []
     call = ("call_a", {"customer": "c-1", "amount_cents": 1500})
     kwargs: Any = {"store": where.store}

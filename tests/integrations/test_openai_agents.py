@@ -1,31 +1,49 @@
 """OpenAI Agents ``needs_approval`` tool calls through the gate, against the real SDK and
-its own offline ``ScriptedModel``; a person simulated by real ``decide`` calls."""
+its own offline ``ScriptedModel``; a person simulated by real ``decide`` calls.
+
+The SDK (and the adapter, which imports it) is imported inside the functions that use it:
+every pytest process collects this module, and importing the SDK costs about 2.5 s of CPU,
+which only the process that runs these tests should pay."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from agents import Agent, RunConfig, Runner, RunState, function_tool
-from agents.testing import ModelCall, ModelStep, ScriptedModel, assistant_message, function_call
 
 import handoff_gate as hg
-from handoff_gate.integrations.openai_agents import review_interruptions
 from integrations.tool_reviewer import BOUND, approver_policy, calls_in, review
 
-NO_TRACES = RunConfig(tracing_disabled=True)
-#: The conversation a run without a trace is reviewed in (the caller names it).
-reviewed = functools.partial(review_interruptions, thread="conv-1")
+if TYPE_CHECKING:
+    from agents import Agent, RunConfig, RunResult, RunState
+    from agents.testing import ModelCall
+
+
+def no_traces() -> RunConfig:
+    """A run without a trace: its conversation is the one the caller names."""
+    from agents import RunConfig
+
+    return RunConfig(tracing_disabled=True)
+
+
+async def reviewed(
+    run: Path, result: RunResult | RunState[Any, Any], **options: Any
+) -> RunState[Any, Any]:
+    """``review_interruptions`` in the conversation a run without a trace is reviewed in."""
+    from handoff_gate.integrations.openai_agents import review_interruptions
+
+    return await review_interruptions(run, result, thread="conv-1", **options)
 
 
 def said(call: ModelCall) -> list[Any]:
     """The model's last turn: what each tool returned, as one line per call."""
+    from agents.testing import assistant_message
+
     outputs = [
         i for i in call.input if isinstance(i, dict) and i.get("type") == "function_call_output"
     ]
@@ -37,6 +55,9 @@ def support_agent(
 ) -> Agent[Any]:
     """An agent whose model makes ``calls`` in one turn, then reports what came back
     (``resumed``: an agent for a state read back, whose model only reports)."""
+    from agents import Agent, function_tool
+    from agents.testing import ModelStep, ScriptedModel, function_call
+
     done = ran if ran is not None else []
 
     @function_tool(needs_approval=True)
@@ -53,19 +74,21 @@ def support_agent(
 
 
 async def test_approved_calls_run_and_a_reject_gives_the_model_the_reason(tmp_path: Path) -> None:
+    from agents import Runner
+
     ran: list[str] = []
     agent = support_agent(
         ("call_a", {"customer": "c1", "amount_cents": 500}),
         ("call_b", {"customer": "c2", "amount_cents": 9000}),
         ran=ran,
     )
-    first = await Runner.run(agent, "refund both", run_config=NO_TRACES)
+    first = await Runner.run(agent, "refund both", run_config=no_traces())
     assert len(first.interruptions) == 2
     plan = {"call_a": ("approve", None), "call_b": ("reject", "over the limit")}
     reviewer = asyncio.create_task(review(tmp_path / "job-17", plan))  # decides once both exist
     state = await reviewed(tmp_path / "job-17", first)
     await reviewer
-    final = await Runner.run(agent, state, run_config=NO_TRACES)
+    final = await Runner.run(agent, state, run_config=no_traces())
     assert ran == ["c1:500"]
     assert final.final_output.splitlines() == [
         "call_a: refunded c1 500",
@@ -82,22 +105,26 @@ async def test_an_argument_the_schema_forbids_is_rejected_before_anyone_is_asked
 ) -> None:
     """The tool's schema closes its arguments: an extra one is not trimmed off and run,
     it blocks, and the model is told which."""
+    from agents import Runner
+
     ran: list[str] = []
     agent = support_agent(("call_a", {"customer": "c1", "amount_cents": 5, "memo": "x"}), ran=ran)
-    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    first = await Runner.run(agent, "refund", run_config=no_traces())
     state = await asyncio.wait_for(reviewed(tmp_path / "job-17", first), BOUND)
-    final = await Runner.run(agent, state, run_config=NO_TRACES)
+    final = await Runner.run(agent, state, run_config=no_traces())
     assert ran == []
     assert "its arguments do not fit the tool's schema" in final.final_output
     assert "- memo: not allowed" in final.final_output
 
 
 async def test_invalid_arguments_are_rejected_before_anyone_is_asked(tmp_path: Path) -> None:
+    from agents import Runner
+
     ran: list[str] = []
     agent = support_agent(("call_a", {"customer": "c1", "amount_cents": "lots"}), ran=ran)
-    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    first = await Runner.run(agent, "refund", run_config=no_traces())
     state = await asyncio.wait_for(reviewed(tmp_path / "job-17", first), BOUND)
-    final = await Runner.run(agent, state, run_config=NO_TRACES)
+    final = await Runner.run(agent, state, run_config=no_traces())
     assert ran == []
     assert "its arguments do not fit the tool's schema" in final.final_output
     assert 'amount_cents: "lots" is not of type "integer"' in final.final_output
@@ -106,16 +133,18 @@ async def test_invalid_arguments_are_rejected_before_anyone_is_asked(tmp_path: P
 
 
 async def test_under_a_policy_an_unsigned_approval_does_not_count(tmp_path: Path) -> None:
+    from agents import Runner, RunState
+
     policy, key = approver_policy(tmp_path / "trust")
     ran: list[str] = []
     agent = support_agent(("call_a", {"customer": "c1", "amount_cents": 5}), ran=ran)
-    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    first = await Runner.run(agent, "refund", run_config=no_traces())
     run = tmp_path / "job-17"
     saved = first.to_state().to_string()
     writer = asyncio.create_task(review(run, {"call_a": ("approve", None)}))
     unsigned = await reviewed(run, first, timeout=1, policy=policy, withdraw_on_timeout=False)
     await writer
-    denied = await Runner.run(agent, unsigned, run_config=NO_TRACES)
+    denied = await Runner.run(agent, unsigned, run_config=no_traces())
     assert ran == [] and "no reviewer decided within 1 s" in denied.final_output
     fresh = support_agent(ran=ran, resumed=True)
     again = await RunState.from_string(fresh, saved)  # the same call, asked again
@@ -123,7 +152,7 @@ async def test_under_a_policy_an_unsigned_approval_does_not_count(tmp_path: Path
     reviewer = asyncio.create_task(review(run, plan, policy=policy, key=key))
     signed = await reviewed(run, again, timeout=BOUND, policy=policy)
     await reviewer
-    await Runner.run(fresh, signed, run_config=NO_TRACES)
+    await Runner.run(fresh, signed, run_config=no_traces())
     assert ran == ["c1:5"]
 
 
@@ -162,12 +191,14 @@ def resume_elsewhere(run: Path, saved: Path) -> str:
 async def test_a_state_kept_as_a_string_is_reviewed_in_another_process_on_the_same_handoffs(
     tmp_path: Path,
 ) -> None:
+    from agents import Runner, RunState
+
     run = tmp_path / "job-17"
     agent = support_agent(
         ("call_a", {"customer": "c1", "amount_cents": 5}),
         ("call_b", {"customer": "c2", "amount_cents": 6}),
     )
-    first = await Runner.run(agent, "refund both", run_config=NO_TRACES)
+    first = await Runner.run(agent, "refund both", run_config=no_traces())
     saved = tmp_path / "state.json"
     saved.write_text(first.to_state().to_string())
     # This process asks, gives up (its timeout), and exits; its state is never used again.
@@ -190,9 +221,11 @@ async def test_a_state_kept_as_a_string_is_reviewed_in_another_process_on_the_sa
 
 
 async def test_an_edit_runs_the_edited_arguments_and_the_model_is_told(tmp_path: Path) -> None:
+    from agents import Runner
+
     ran: list[str] = []
     agent = support_agent(("call_a", {"customer": "c1", "amount_cents": 9000}), ran=ran)
-    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    first = await Runner.run(agent, "refund", run_config=no_traces())
     run = tmp_path / "job-17"
     state_task = asyncio.create_task(reviewed(run, first))
     while not (found := calls_in(run)):
@@ -201,7 +234,7 @@ async def test_an_edit_runs_the_edited_arguments_and_the_model_is_told(tmp_path:
         edit = {"customer": "c1", "amount_cents": 900}
         gate.decide("job-17", found["call_a"], "approve", reviewer="ops@host", edited_payload=edit)
     state = await asyncio.wait_for(state_task, BOUND)
-    final = await Runner.run(agent, state, run_config=NO_TRACES)
+    final = await Runner.run(agent, state, run_config=no_traces())
     assert ran == ["c1:900"]
     assert final.final_output == (
         "call_a: A reviewer edited the arguments of this call to send_refund before it ran; "
@@ -213,6 +246,10 @@ async def test_an_edit_runs_the_edited_arguments_and_the_model_is_told(tmp_path:
 async def test_a_new_conversation_reusing_call_ids_finds_no_approval(tmp_path: Path) -> None:
     """Traced runs (the SDK's default): each conversation is its trace, so the second
     one's ``call_a`` is a new handoff no one approved, and nothing runs on the first's."""
+    from agents import Runner
+
+    from handoff_gate.integrations.openai_agents import review_interruptions
+
     ran: list[str] = []
     run = tmp_path / "job-17"
     call = ("call_a", {"customer": "c-1", "amount_cents": 1500})
@@ -236,25 +273,31 @@ async def test_a_new_conversation_reusing_call_ids_finds_no_approval(tmp_path: P
 
 
 async def test_a_run_that_names_no_conversation_is_refused(tmp_path: Path) -> None:
+    from agents import Runner
+
+    from handoff_gate.integrations.openai_agents import review_interruptions
+
     agent = support_agent(("call_a", {"customer": "c1", "amount_cents": 5}))
-    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    first = await Runner.run(agent, "refund", run_config=no_traces())
     with pytest.raises(ValueError, match="names no conversation"):
         await review_interruptions(tmp_path / "job-17", first)
     assert not (tmp_path / "job-17").exists()
 
 
 async def test_the_same_state_reviewed_twice_runs_the_call_once(tmp_path: Path) -> None:
+    from agents import Runner, RunState
+
     ran: list[str] = []
     agent = support_agent(("call_a", {"customer": "c1", "amount_cents": 5}), ran=ran)
-    first = await Runner.run(agent, "refund", run_config=NO_TRACES)
+    first = await Runner.run(agent, "refund", run_config=no_traces())
     saved = first.to_state().to_string()
     run = tmp_path / "job-17"
     reviewer = asyncio.create_task(review(run, {"call_a": ("approve", None)}))
     state = await reviewed(run, first)
     await reviewer
-    await Runner.run(agent, state, run_config=NO_TRACES)
+    await Runner.run(agent, state, run_config=no_traces())
     fresh = support_agent(ran=ran, resumed=True)
     replayed = await reviewed(run, await RunState.from_string(fresh, saved), timeout=BOUND)
-    final = await Runner.run(fresh, replayed, run_config=NO_TRACES)
+    final = await Runner.run(fresh, replayed, run_config=no_traces())
     assert ran == ["c1:5"]
     assert "delivered to an earlier run already" in final.final_output

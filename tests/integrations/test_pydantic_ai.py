@@ -5,21 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pydantic import BaseModel
-from pydantic_ai import Agent
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    RetryPromptPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
-from pydantic_ai.models.test import TestModel
 from signed_policy import signed_policy
 
 from handoff_gate.gates.api import decide
@@ -28,9 +17,16 @@ from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.store.filesystem import FilesystemStore, list_handoffs
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
 from handoff_gate.integrations.feedback import HandoffNotApproved
-from handoff_gate.integrations.pydantic_ai import approval_gate
 from handoff_gate.schemas import example_path
 from handoff_gate.schemas.planning import Plan
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import (
+        ModelMessage,
+        ModelResponse,
+    )
+    from pydantic_ai.models.function import AgentInfo
+
 
 PLAN = json.loads(example_path("plan/v1").read_bytes())
 REGISTRY = load_registry("")
@@ -52,6 +48,8 @@ async def _review(run: Path, actions: list[tuple[str, str | None]]) -> list[str]
 
 def _retry_texts(messages: list[ModelMessage]) -> list[str]:
     """What the model was told about its earlier outputs (a retry prompt or a tool return)."""
+    from pydantic_ai.messages import ModelRequest, RetryPromptPart, ToolReturnPart
+
     return [
         str(part.content)
         for message in messages
@@ -64,6 +62,11 @@ def _retry_texts(messages: list[ModelMessage]) -> list[str]:
 async def test_an_approved_output_is_the_delivered_payload_as_the_output_type(
     tmp_path: Path,
 ) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
     agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
     agent.output_validator(approval_gate(tmp_path, phase="plan", schema_id="plan/v1"))
     reviewer = asyncio.create_task(_review(tmp_path, [("approve", None)]))
@@ -78,6 +81,12 @@ async def test_an_approved_output_is_the_delivered_payload_as_the_output_type(
 
 
 async def test_a_reject_reprompts_the_model_with_the_reason_and_findings(tmp_path: Path) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
     prompts: list[list[str]] = []
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -100,6 +109,11 @@ async def test_a_reject_reprompts_the_model_with_the_reason_and_findings(tmp_pat
 
 
 async def test_partial_outputs_while_streaming_are_not_submitted(tmp_path: Path) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.function import DeltaToolCall, FunctionModel
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
     text = json.dumps(PLAN)
 
     async def stream(messages: list[ModelMessage], info: AgentInfo) -> Any:
@@ -122,6 +136,11 @@ async def test_partial_outputs_while_streaming_are_not_submitted(tmp_path: Path)
 
 
 async def test_a_timeout_is_an_error_not_an_output(tmp_path: Path) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
     agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
     agent.output_validator(approval_gate(tmp_path, phase="plan", schema_id="plan/v1", timeout=0))
     with pytest.raises(HandoffNotApproved, match="timeout"):
@@ -154,6 +173,11 @@ async def test_an_explicit_registry_is_used_to_submit_without_the_env_var(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """B1: the registry went to the wait only, so submit refused "unknown schema"."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
     monkeypatch.delenv("HANDOFF_GATE_SCHEMAS", raising=False)
     registry = _note_registry(tmp_path)
     run = tmp_path / "run"
@@ -174,6 +198,11 @@ async def test_an_explicit_registry_is_used_to_submit_without_the_env_var(
 
 async def test_an_idempotency_key_makes_a_rerun_find_the_same_handoff(tmp_path: Path) -> None:
     """B5: each re-run after a timeout left another handoff nobody waited on."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
     agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
     gate = approval_gate(
         tmp_path,
@@ -199,6 +228,11 @@ async def test_a_policy_from_the_environment_ignores_an_unsigned_approval(
 ) -> None:
     """B6: the adapters never read HANDOFF_GATE_POLICY: anyone who could write the run
     approved, silently. ``store=`` places the run where the pipeline keeps its runs."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
     trust = signed_policy(tmp_path / "trust")
     monkeypatch.setenv("HANDOFF_GATE_POLICY", str(trust.policy))
     runs = tmp_path / "runs"
@@ -228,6 +262,11 @@ async def test_a_policy_from_the_environment_ignores_an_unsigned_approval(
 
 
 async def test_an_explicit_policy_counts_only_its_approvers(tmp_path: Path) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
     trust = signed_policy(tmp_path / "trust")
     run = tmp_path / "run"
     agent = Agent(TestModel(custom_output_args=PLAN), output_type=Plan)
@@ -250,6 +289,12 @@ async def test_an_explicit_policy_counts_only_its_approvers(tmp_path: Path) -> N
 async def test_with_an_idempotency_key_each_retry_after_a_reject_is_a_new_handoff(
     tmp_path: Path,
 ) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         risks = ["churn data may be stale"] if _retry_texts(messages) else []
         args = json.dumps({**PLAN, "risks": risks})
@@ -266,6 +311,11 @@ async def test_with_an_idempotency_key_each_retry_after_a_reject_is_a_new_handof
 
 async def test_a_key_signs_each_output_as_the_phase_producer(tmp_path: Path) -> None:
     """B6: without ``key=`` a phase whose rule names producers could never pass."""
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    from handoff_gate.integrations.pydantic_ai import approval_gate
+
     trust = signed_policy(tmp_path / "trust", producers=True)
     signed, unsigned = tmp_path / "signed", tmp_path / "unsigned"
     for run, key in ((signed, trust.planner), (unsigned, None)):

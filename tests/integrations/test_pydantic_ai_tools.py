@@ -10,18 +10,23 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pydantic import TypeAdapter
-from pydantic_ai import Agent, ApprovalRequired, CallDeferred, RunContext, Tool
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.tools import DeferredToolRequests
 
 import handoff_gate as hg
-from handoff_gate.integrations.pydantic_ai import resolve_tool_approvals, tool_approvals
 from integrations.tool_reviewer import BOUND, approver_policy, calls_in, review
+
+if TYPE_CHECKING:
+    from pydantic_ai import Agent, RunContext
+    from pydantic_ai.messages import (
+        ModelMessage,
+        ModelResponse,
+    )
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.tools import DeferredToolRequests
+
 
 REFUND = {
     "type": "object",
@@ -34,6 +39,8 @@ REFUND = {
 def scripted(*calls: tuple[str, str]) -> FunctionModel:
     """A model that makes ``calls`` (call id, argument JSON) in one turn, then says what
     each tool returned, so the test reads what the model was told."""
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+    from pydantic_ai.models.function import FunctionModel
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         returns = [p for p in messages[-1].parts if isinstance(p, ToolReturnPart)]
@@ -50,6 +57,7 @@ def refund_agent(
 ) -> Agent[None, Any]:
     """An agent whose refund tool takes its schema as data (``Tool.from_schema``, no
     validation by pydantic-ai), so the gate's contract is the only check on the arguments."""
+    from pydantic_ai import Agent, ApprovalRequired, Tool
 
     def send_refund(ctx: RunContext[None], **args: Any) -> str:
         if not ctx.tool_call_approved:
@@ -66,6 +74,8 @@ def refund_agent(
 async def test_approved_calls_run_with_the_validated_arguments_and_are_waited_on_together(
     tmp_path: Path,
 ) -> None:
+    from handoff_gate.integrations.pydantic_ai import tool_approvals
+
     ran: list[dict[str, Any]] = []
     model = scripted(
         ("call_a", '{"customer": "c1", "amount_cents": 500}'),
@@ -91,6 +101,8 @@ async def test_approved_calls_run_with_the_validated_arguments_and_are_waited_on
 async def test_a_reject_tells_the_model_the_reason_once_and_the_tool_does_not_run(
     tmp_path: Path,
 ) -> None:
+    from handoff_gate.integrations.pydantic_ai import tool_approvals
+
     ran: list[dict[str, Any]] = []
     model = scripted(("call_a", '{"customer": "c1", "amount_cents": 500}'))
     agent = refund_agent(model, ran, capabilities=[tool_approvals(tmp_path / "job-17")])
@@ -106,6 +118,8 @@ async def test_a_reject_tells_the_model_the_reason_once_and_the_tool_does_not_ru
 
 
 async def test_invalid_arguments_are_denied_without_asking_anyone(tmp_path: Path) -> None:
+    from handoff_gate.integrations.pydantic_ai import tool_approvals
+
     ran: list[dict[str, Any]] = []
     model = scripted(("call_a", '{"customer": "c1", "amount_cents": "lots"}'))
     agent = refund_agent(model, ran, capabilities=[tool_approvals(tmp_path / "job-17")])
@@ -121,6 +135,8 @@ async def test_invalid_arguments_are_denied_without_asking_anyone(tmp_path: Path
 
 
 async def test_a_timeout_denies_the_call_saying_so(tmp_path: Path) -> None:
+    from handoff_gate.integrations.pydantic_ai import tool_approvals
+
     ran: list[dict[str, Any]] = []
     model = scripted(("call_a", '{"customer": "c1", "amount_cents": 5}'))
     capability = tool_approvals(tmp_path / "job-17", timeout=0.2)
@@ -130,6 +146,8 @@ async def test_a_timeout_denies_the_call_saying_so(tmp_path: Path) -> None:
 
 
 async def test_under_a_policy_only_a_signed_approval_lets_the_call_run(tmp_path: Path) -> None:
+    from handoff_gate.integrations.pydantic_ai import tool_approvals
+
     policy, key = approver_policy(tmp_path / "trust")
     run = tmp_path / "job-17"
     ran: list[dict[str, Any]] = []
@@ -173,6 +191,8 @@ asyncio.run(main())
 
 def resolve_elsewhere(run: Path, requests: DeferredToolRequests, timeout: float) -> dict[str, str]:
     """``resolve_tool_approvals`` in a second process: each call's answer, by call id."""
+    from pydantic_ai.tools import DeferredToolRequests
+
     payload = TypeAdapter(DeferredToolRequests).dump_json(requests).decode()  # as stored
     done = subprocess.run(
         [sys.executable, "-c", RESOLVE, str(run), payload, str(timeout)],
@@ -189,6 +209,10 @@ def resolve_elsewhere(run: Path, requests: DeferredToolRequests, timeout: float)
 async def test_out_of_band_a_second_process_finds_the_same_handoffs_and_the_run_resumes(
     tmp_path: Path,
 ) -> None:
+    from pydantic_ai.tools import DeferredToolRequests
+
+    from handoff_gate.integrations.pydantic_ai import resolve_tool_approvals
+
     run = tmp_path / "job-17"
     ran: list[dict[str, Any]] = []
     model = scripted(
@@ -222,6 +246,11 @@ async def test_out_of_band_a_second_process_finds_the_same_handoffs_and_the_run_
 
 
 def test_a_call_to_a_tool_the_agent_does_not_have_is_denied(tmp_path: Path) -> None:
+    from pydantic_ai.messages import ToolCallPart
+    from pydantic_ai.tools import DeferredToolRequests
+
+    from handoff_gate.integrations.pydantic_ai import resolve_tool_approvals
+
     requests = DeferredToolRequests(approvals=[ToolCallPart("wipe_disk", {}, tool_call_id="c9")])
     agent = refund_agent(scripted(), [])
     results = asyncio.run(
@@ -235,6 +264,13 @@ def test_a_call_to_a_tool_the_agent_does_not_have_is_denied(tmp_path: Path) -> N
 async def test_a_call_deferred_for_external_execution_is_left_to_the_caller(
     tmp_path: Path,
 ) -> None:
+    from pydantic_ai import Agent, CallDeferred
+    from pydantic_ai.messages import ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.tools import DeferredToolRequests
+
+    from handoff_gate.integrations.pydantic_ai import tool_approvals
+
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[ToolCallPart("fetch_report", {}, tool_call_id="ext_1")])
 
@@ -257,6 +293,11 @@ async def test_a_call_deferred_for_external_execution_is_left_to_the_caller(
 def test_resolving_without_a_conversation_is_refused_before_anything_is_asked(
     tmp_path: Path,
 ) -> None:
+    from pydantic_ai.messages import ToolCallPart
+    from pydantic_ai.tools import DeferredToolRequests
+
+    from handoff_gate.integrations.pydantic_ai import resolve_tool_approvals
+
     requests = DeferredToolRequests(approvals=[ToolCallPart("send_refund", {}, tool_call_id="c")])
     agent = refund_agent(scripted(), [])
     with pytest.raises(ValueError, match="pass thread="):
