@@ -126,6 +126,6 @@ def run(ctx: Context) -> list[Figure]:
             value=summarize(series["floor"]),
             baseline_name="python -c pass",
             baseline=summarize(series["python"]),
-            note="python -c 'import json, tomllib, hashlib, signal, fcntl, fnmatch, tree_sitter'",
+            note=f"python -c '{FLOOR}'",
         ),
     ]
