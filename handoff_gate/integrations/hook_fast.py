@@ -349,7 +349,7 @@ def _decide(
     reviewer: str,
     policy: str,
 ) -> None:
-    """Publish the rule's approval (``Decision.model_dump(mode="json")``'s fields) with
+    """Publish the rule's approval (``record_bytes``'s fields) with
     its ``decision_written`` event, as ``by_rule`` does."""
     record: dict[str, Any] = {
         "format": DECISION_FORMAT,
@@ -363,10 +363,6 @@ def _decide(
         "sha256": sha256,
         "verdict": "approvable",
         "codes": [],
-        "principal": None,
-        "log_head": None,
-        "signature": None,
-        "edited_sha256": None,
         "rule": rule,
         "policy_sha256": policy,
     }

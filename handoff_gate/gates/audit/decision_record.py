@@ -11,6 +11,7 @@ a payload with 14,000 findings still fits the record's size cap.
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 from typing import Literal
@@ -144,6 +145,22 @@ class Decision(BaseModel):
             log_head=log_head,
             edited_sha256=self.edited_sha256,
         )
+
+
+#: Fields only signed records (or approvals of an edit) carry; a record without them is
+#: written as before they existed.
+_SIGNED_ONLY = frozenset({"principal", "log_head", "signature", "edited_sha256"})
+
+
+def record_bytes(decision: Decision) -> bytes:
+    """The bytes a decision is stored as, a person's or a rule's: one spelling of the
+    format (the hook's fast path restates it, pinned by tests/test_hook_fast.py)."""
+    fields = {
+        name: value
+        for name, value in decision.model_dump(mode="json").items()
+        if value is not None or name not in _SIGNED_ONLY
+    }
+    return (json.dumps(fields, ensure_ascii=True, indent=2) + "\n").encode()
 
 
 class DecisionCorrupt(ValueError):

@@ -8,13 +8,12 @@ is ``audit.rule_record``'s judgement, like every reader's.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from handoff_gate.gates.audit import log as audit
-from handoff_gate.gates.audit.decision_record import Decision, codes_of
+from handoff_gate.gates.audit.decision_record import Decision, codes_of, record_bytes
 from handoff_gate.gates.rules.judge import rule_for, subject_of
 from handoff_gate.gates.standing.ending import deadline, ending
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
@@ -66,16 +65,12 @@ def decide_by_rule(
         rule=rule.name,
         policy_sha256=policy.digest,
     )
-    record = decision.model_dump(mode="json")
-    data = (json.dumps(record, ensure_ascii=True, indent=2) + "\n").encode()
+    data = record_bytes(decision)
+    event = audit.written_event(
+        decision.model_dump(mode="json"), rule=decision.rule, policy_sha256=decision.policy_sha256
+    )
     try:
-        store.create_decision(
-            where,
-            handoff_id,
-            None,
-            data,
-            audit.written_event(record, rule=decision.rule, policy_sha256=decision.policy_sha256),
-        )
+        store.create_decision(where, handoff_id, None, data, event)
     except DecisionExists:
         return None  # someone decided first: their record stands
     except OSError as exc:

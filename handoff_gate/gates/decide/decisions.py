@@ -12,7 +12,6 @@ if logging fails the decision still stands (``on_warning``; ``audit --verify`` l
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from handoff_gate.gates.audit.decision_record import (
     codes_of,
     describe,
     parse_decision,
+    record_bytes,
 )
 from handoff_gate.gates.decide.reviewer import default_reviewer
 from handoff_gate.gates.standing.edits import (
@@ -329,7 +329,7 @@ def _write(
     """Store the record with its ``decision_written`` event; a record that stands but
     was not logged is told to ``on_warning`` (``audit --verify`` lists it)."""
     store, where, handoff_id = attempt.store, attempt.run, attempt.handoff_id
-    data = _encode(decision)
+    data = record_bytes(decision)
     event = audit.written_event(
         decision.model_dump(mode="json"),
         **({"principal": principal} if principal is not None else {}),
@@ -368,20 +368,6 @@ def _create(
             if existing is not None:
                 attempt.refuse(f"{handoff_id} is already {existing}")
     attempt.refuse(f"{handoff_id}: the slot of {principal!r} keeps being taken; nothing written")
-
-
-#: Fields only signed records (or approvals of an edit) carry; a record without them is
-#: written as before they existed.
-_SIGNED_ONLY = frozenset({"principal", "log_head", "signature", "edited_sha256"})
-
-
-def _encode(decision: Decision) -> bytes:
-    fields = {
-        name: value
-        for name, value in decision.model_dump(mode="json").items()
-        if value is not None or name not in _SIGNED_ONLY
-    }
-    return (json.dumps(fields, ensure_ascii=True, indent=2) + "\n").encode()
 
 
 def _check_report(attempt: _Attempt, report: Report, expected_sha256: str | None) -> None:
