@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 from cli_helpers import cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rules_policy import rules_policy
 from test_cli_hook import AGENTS, BOUND
 from test_rules_hook import RULES, shell_event
@@ -393,3 +395,97 @@ def test_the_rules_read_a_command_without_the_grammar_packages_init() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "('git', 'status', '--short') None []\n"
+
+
+#: Text a producer's arguments may hold that the full inspection reads closely: refusals,
+#: secrets' markers, look-alike and invisible characters, escapes, blank-looking strings.
+TRICKY = [
+    "I'm sorry, but I can't help with that.",
+    "As an AI language model, I cannot",
+    "AKIAIOSFODNN7EXAMPLE",
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+    "sk-ant-api03-abcdefghijklmnopqrstuvwxyz",
+    "-----BEGIN OPENSSH PRIVATE KEY-----",
+    "password=hunter2",
+    "4111 1111 1111 1111",
+    "\u00a0", "\u2003", "\u3000", "\u200b", "\u200d", "\u2028", "\u202e", "\ufeff",
+    "\x1b[31m", "\x00", "\x7f", "\r", "\t", "\\u0041", "\\n", "é", "ｇｉｔ",
+    "{", "```", "...", "[truncated]", " ", "   ",
+]  # fmt: skip
+WORDS = st.text(
+    st.characters(codec="ascii", categories=["L", "N", "P", "Zs"]), min_size=1, max_size=30
+)
+TEXT = st.one_of(
+    WORDS,
+    st.text(max_size=30),
+    st.lists(st.sampled_from(TRICKY) | WORDS, min_size=1, max_size=3).map("".join),
+    st.sampled_from(TRICKY),
+)
+VALUE = st.one_of(
+    TEXT,
+    st.integers(min_value=-(2**60), max_value=2**60),
+    st.booleans(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.none(),
+    st.lists(st.integers() | TEXT, max_size=2),
+)
+
+
+#: A value of each JSON type the plain path judges, as a property of that type draws it.
+TYPED = {
+    "string": TEXT,
+    "integer": st.integers(min_value=-(2**54), max_value=2**54),
+    "number": st.integers(min_value=-(2**54), max_value=2**54) | st.floats(allow_nan=False),
+    "boolean": st.booleans(),
+}
+
+
+def _flat(schema: dict[str, Any]) -> bool:
+    properties = schema.get("properties", {}).values()
+    return all(prop.get("type") in TYPED and "items" not in prop for prop in properties)
+
+
+#: The harnesses' tool schemas whose properties are all flat: the ones the path may answer.
+FLAT_SCHEMAS = [
+    tool["input_schema"]
+    for agent in AGENTS
+    for tool in json.loads((HARNESS_TOOLS / HARNESSES[agent].contracts_file).read_text())[
+        "tools"
+    ].values()
+    if _flat(tool["input_schema"])
+]
+
+
+@st.composite
+def flat_calls(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A flat tool schema of a harness and arguments for it: each optional property there
+    or not, mostly of its declared type (an enum's values among them), now and then of
+    another; now and then an extra key."""
+    schema = draw(st.sampled_from(FLAT_SCHEMAS))
+    args: dict[str, Any] = {}
+    for name, prop in sorted(schema.get("properties", {}).items()):
+        if name not in schema.get("required", []) and draw(st.booleans()):
+            continue
+        typed = TYPED.get(prop.get("type"), VALUE)
+        if "enum" in prop:
+            typed = st.sampled_from(prop["enum"]) | typed
+        args[name] = draw(typed if draw(st.integers(0, 9)) else VALUE)
+    if not draw(st.integers(0, 9)):
+        args[draw(st.text(min_size=1, max_size=8))] = draw(VALUE)
+    return schema, args
+
+
+@settings(max_examples=600, deadline=None)
+@given(flat_calls())
+def test_drawn_arguments_the_fast_path_passes_the_full_inspection_passes_too(
+    call: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """Ground truth is the full inspection: any arguments the fast path would answer
+    (plainly valid and plainly clean) must be ones it finds nothing in."""
+    schema, args = call
+    text = canonical(args).encode()
+    if not (hook_fast.plainly_valid(schema, args) and hook_fast.plainly_clean(schema, args, text)):
+        return
+    contract = contract_from_json_schema(schema)
+    report = inspect(text, "t/v1", {"t/v1": contract}, InspectOptions(tool_call=True))
+    assert report.approvable and not report.findings, (args, report.findings)
