@@ -9,12 +9,11 @@ signal) is always a deny.
 
 from __future__ import annotations
 
-import threading
-
 from handoff_gate.gates.deliver.pickup import WaitOutcome
 from handoff_gate.gates.gate import Gate
 from handoff_gate.gates.vocab.findings import Verdict
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
+from handoff_gate.integrations.coding_agent_deadline import Deadline
 from handoff_gate.integrations.coding_agents import Answer, Harness, ToolEvent
 from handoff_gate.integrations.giving_up import say_nothing, withdraw_undecided
 from handoff_gate.integrations.hook_rules import said
@@ -29,23 +28,21 @@ def answer_submitted(
     harness: Harness,
     event: ToolEvent,
     ref: HandoffRef,
-    *,
-    timeout: float,
-    stop: threading.Event,
+    deadline: Deadline,
     on_timeout: str,
-    told: float,
 ) -> Answer:
     """The answer for a call already stored as ``ref``: denied at once when its arguments
-    are blocked, else once a reviewer decided or ``timeout`` passed (``told``: the seconds
-    the model is told it waited, the hook's whole deadline). A wait that ends undecided
+    are blocked, else once a reviewer decided or the wait the ``deadline`` leaves passed
+    (the model is told it waited the hook's whole deadline). A wait that ends undecided
     withdraws the handoff first, unless a decision landed before the withdrawal could,
     which is then the result."""
     run = ref.run
     report = gate.inspect(run, ref)
     if report.verdict is Verdict.BLOCKED:
         return harness.deny(event, f"handoff-gate {ref.id}: {blocked_reason(report)}")
+    timeout, stop = deadline.wait_seconds(), deadline.stop
     result = gate.wait(run, ref, timeout=timeout, stop_event=stop, on_refused=say_nothing)
     undecided = result.outcome in (WaitOutcome.TIMEOUT, WaitOutcome.CANCELLED)
     if undecided and not withdraw_undecided(gate, run, ref, HOOK_GAVE_UP):
         result = gate.wait(run, ref, timeout=0, on_refused=say_nothing)
-    return said(harness, event, ref, result, told, on_timeout)
+    return said(harness, event, ref, result, deadline.seconds, on_timeout)

@@ -48,16 +48,7 @@ def _answer(gate: Gate, args: argparse.Namespace, harness: Harness, deadline: De
     if answer is None:  # a person decides: the hook's own waiting half loads only now
         from handoff_gate.integrations.coding_agent_hook import answer_submitted
 
-        answer = answer_submitted(
-            gate,
-            harness,
-            event,
-            ref,
-            timeout=deadline.wait_seconds(),
-            stop=deadline.stop,
-            on_timeout=args.on_timeout,
-            told=deadline.seconds,
-        )
+        answer = answer_submitted(gate, harness, event, ref, deadline, args.on_timeout)
     if deadline.signalled is not None:  # stopped: a deny, and the blocking exit with it
         return Answer(answer.stdout, f"handoff-gate hook {harness.name}: {deadline.why}\n", USAGE)
     return answer
