@@ -349,8 +349,8 @@ def _decide(
     reviewer: str,
     policy: str,
 ) -> None:
-    """Publish the rule's approval (``record_bytes``'s fields) with
-    its ``decision_written`` event, as ``by_rule`` does."""
+    """Publish the rule's approval (``record_bytes``'s fields) with its ``decision_written``
+    event, as ``by_rule`` does."""
     record: dict[str, Any] = {
         "format": DECISION_FORMAT,
         "handoff": handoff_id,

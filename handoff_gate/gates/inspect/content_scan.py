@@ -29,8 +29,9 @@ class Hit:
 
 
 def decode_u_escapes(text: str) -> tuple[str, bool]:
-    """``text`` with its ``\\uXXXX`` escapes decoded, and whether one spells an unsafe
-    char (a surrogate counts). Other escapes cannot complete a secret: left as they are."""
+    """``text`` with its ``\\u`` escapes (four hex digits each) decoded, and whether one
+    spells an unsafe char (a surrogate counts). Other escapes cannot complete a secret:
+    left as they are."""
     unsafe = False
 
     def decode(m: re.Match[str]) -> str:
