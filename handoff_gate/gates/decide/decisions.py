@@ -41,8 +41,8 @@ from handoff_gate.gates.store.base import (
     DecisionExists,
     FolderMechanics,
     RunStore,
-    WaiterRecord,
     has_handoff,
+    live_waiters,
 )
 from handoff_gate.gates.store.log_lines import last_line
 from handoff_gate.gates.submit.context import GateContext
@@ -289,7 +289,7 @@ def _checked(
     if end is not None:
         attempt.refuse(f"{end.why}; it can no longer be decided")
     if attempt.action is Action.APPROVE and caller_gone(
-        envelope, _live_waiters(store, where, handoff_id)
+        envelope, live_waiters(store, where, handoff_id)
     ):
         attempt.refuse(f"{handoff_id}: {CALLER_GAVE_UP}")
     _check_report(attempt, report, expected_sha256)
@@ -298,15 +298,6 @@ def _checked(
         if producer == principal:
             attempt.refuse(f"{principal!r} produced {handoff_id} and may not decide it")
     return report
-
-
-def _live_waiters(store: RunStore, run: str, handoff_id: str) -> tuple[WaiterRecord, ...] | None:
-    """The handoff's live waiters (``None`` when the store cannot tell, or failed to)."""
-    try:
-        found = store.waiters(run, [handoff_id])
-    except (OSError, ValueError):
-        return None
-    return None if found is None else found.get(handoff_id, ())
 
 
 def _still(seen: Report | None, attempt: _Attempt) -> TypeGuard[Report]:

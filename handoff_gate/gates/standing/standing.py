@@ -19,7 +19,7 @@ from handoff_gate.gates.standing.ending import deadline, decided_late, ending
 from handoff_gate.gates.standing.phase_rule import NoRule, rule_of
 from handoff_gate.gates.standing.quorum import Settlement, approved_bytes, leading_approvals, settle
 from handoff_gate.gates.standing.report_in_run import blocked_report, inspect_in_run
-from handoff_gate.gates.store.base import RunStore, WaiterRecord
+from handoff_gate.gates.store.base import RunStore, WaiterRecord, live_waiters
 from handoff_gate.gates.vocab.caller import caller_gone
 from handoff_gate.gates.vocab.findings import Code
 from handoff_gate.gates.vocab.handoff_ref import HandoffRef
@@ -151,7 +151,9 @@ def _settled(
             Code.INTERNAL_ERROR, f"could not inspect {ref.id}: {os_reason(exc)}"
         )
         return Standing(ref, ref.run, report, HandoffState.BLOCKED)
-    base = Standing(ref, name, report, state_of(report, None), waiters=_waiters(store, ref))
+    base = Standing(
+        ref, name, report, state_of(report, None), waiters=live_waiters(store, ref.run, ref.id)
+    )
     try:
         if policy is None:
             return _unsigned(store, base, registry)
@@ -159,14 +161,6 @@ def _settled(
     except Exception as exc:  # a store that failed mid-way: show it, never approve
         problem = f"the decisions cannot be read: {os_reason(exc)}"
         return replace(base, state=HandoffState.UNUSABLE, problem=problem)
-
-
-def _waiters(store: RunStore, ref: HandoffRef) -> tuple[WaiterRecord, ...] | None:
-    try:
-        found = store.waiters(ref.run, [ref.id])
-    except (OSError, ValueError):
-        return ()
-    return None if found is None else found.get(ref.id, ())
 
 
 def _unsigned(store: RunStore, base: Standing, registry: Registry) -> Standing:

@@ -332,3 +332,13 @@ def has_handoff(store: RunStore, run: str, handoff_id: str) -> bool:
     except OSError:
         return False
     return True
+
+
+def live_waiters(store: RunStore, run: str, handoff_id: str) -> tuple[WaiterRecord, ...] | None:
+    """The handoff's live waiters, oldest first; ``None`` when the store cannot tell, or
+    failed to (a caller that needs one counts that as nobody waiting)."""
+    try:
+        found = store.waiters(run, [handoff_id])
+    except (OSError, ValueError):
+        return None
+    return None if found is None else found.get(handoff_id, ())
