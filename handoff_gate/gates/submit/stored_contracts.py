@@ -9,7 +9,6 @@ handoff is blocked.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -22,7 +21,6 @@ from handoff_gate.gates.contracts.canonical import document_bytes as document_by
 from handoff_gate.gates.contracts.json_schema import (
     JsonSchemaContract,
     JsonSchemaError,
-    canonical_bytes,
     contract_from_json_schema,
     read_json_schema,
     schema_sha256,
@@ -108,7 +106,7 @@ def _python_rows(store: RunStore, run: str, contracts: Registry) -> list[dict[st
             exported = contracts[schema_id].model_json_schema()
         except PydanticUserError:
             continue  # no JSON Schema to digest; `schemas --json-schema` says why
-        digest = hashlib.sha256(canonical_bytes(exported)).hexdigest()
+        digest = schema_sha256(exported)
         added = envelope.get("created") if isinstance(envelope.get("created"), str) else None
         rows[schema_id] = {"id": schema_id, "sha256": digest, "kind": "python", "added": added}
     return list(rows.values())

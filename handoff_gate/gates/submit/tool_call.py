@@ -18,7 +18,6 @@ from typing import Any, NamedTuple, TypedDict
 from handoff_gate.gates.contracts.json_schema import not_json_data
 from handoff_gate.gates.submit.context import GateContext
 from handoff_gate.gates.submit.submit import Payload, SubmitRequest, payload_bytes, submit
-from handoff_gate.gates.submit.tool_keys import DIGEST_CHARS as DIGEST_CHARS
 from handoff_gate.gates.submit.tool_keys import TOOL_PHASE as TOOL_PHASE
 from handoff_gate.gates.submit.tool_keys import (
     approved_bytes_digest,
