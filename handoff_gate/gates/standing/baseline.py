@@ -54,7 +54,7 @@ def approval(
         if any(d.action is Action.REJECT for _, d in parsed):
             return None
         approvals = [d for _, d in parsed if d.action is Action.APPROVE and d.sha256 == sha256]
-        return _first_group(approvals, 1)
+        return _approved_bytes(approvals, 1)
     try:
         rule = rule_of(policy, handoff_id)
     except NoRule:
@@ -72,18 +72,31 @@ def approval(
         if decision.action is Action.REJECT:
             return None
         counted.append(decision)
-    return _first_group(counted, rule.required)
+    return _approved_bytes(counted, rule.required)
 
 
-def _first_group(approvals: list[Decision], required: int) -> str | None:
+def _approved_bytes(approvals: list[Decision], required: int) -> str | None:
     """The bytes (``""``: the handoff's own, else an edit's sha256) whose approvals first
-    number ``required``, in the order they were made."""
-    counts: dict[str, int] = {}
-    for decision in sorted(approvals, key=lambda d: d.decided_at):
-        what = decision.edited_sha256 or ""
-        counts[what] = counts.get(what, 0) + 1
-        if counts[what] >= required:
-            return what
+    number ``required``, counted as a wait counts them (``first_quorum``)."""
+    quorum = first_quorum(sorted(approvals, key=made), required)
+    return None if quorum is None else quorum[0].edited_sha256 or ""
+
+
+def made(decision: Decision) -> tuple[str, str]:
+    """When a decision was made, then by whom: the order approvals are named in. The
+    stamps have one fixed spelling (``parse_stamp``), so they sort as text."""
+    return decision.decided_at, decision.principal or ""
+
+
+def first_quorum(approvals: list[Decision], required: int) -> tuple[Decision, ...] | None:
+    """The approvals of the byte string whose ``required``-th approval came first (the
+    approvals in the order they were made), or ``None`` while none has its quorum."""
+    by_bytes: dict[str | None, list[Decision]] = {}
+    for decision in approvals:
+        same = by_bytes.setdefault(decision.edited_sha256, [])
+        same.append(decision)
+        if len(same) == required:
+            return tuple(same)
     return None
 
 

@@ -30,7 +30,7 @@ from handoff_gate.gates.audit.decision_record import (
 )
 from handoff_gate.gates.audit.rule_record import rule_problem
 from handoff_gate.gates.contracts.registry import Registry
-from handoff_gate.gates.standing.baseline import check_signed
+from handoff_gate.gates.standing.baseline import check_signed, first_quorum, made
 from handoff_gate.gates.standing.edits import edit_problem, kept_edit
 from handoff_gate.gates.standing.phase_rule import rule_of
 from handoff_gate.gates.standing.report_in_run import inspect_in_run
@@ -157,8 +157,8 @@ def settle(
                 rewritten=rewritten,
             )
         approvals.append(decision)
-    approvals.sort(key=_made)
-    quorum = _first_quorum(approvals, rule.required)
+    approvals.sort(key=made)
+    quorum = first_quorum(approvals, rule.required)
     if quorum is None:
         return Settlement(None, tuple(approvals), refused=tuple(refused), producer=producer)
     if report is None:
@@ -189,18 +189,6 @@ def _by_rule(
     if problem is not None:
         return f"{handoff_id}: decision by rule {decision.rule!r} ignored: {problem}"
     return decision
-
-
-def _first_quorum(approvals: list[Decision], required: int) -> tuple[Decision, ...] | None:
-    """The approvals of the byte string whose ``required``-th approval came first (the
-    approvals in the order they were made), or ``None`` while none has its quorum."""
-    by_bytes: dict[str | None, list[Decision]] = {}
-    for decision in approvals:
-        same = by_bytes.setdefault(decision.edited_sha256, [])
-        same.append(decision)
-        if len(same) == required:
-            return tuple(same)
-    return None
 
 
 def leading_approvals(
@@ -271,7 +259,7 @@ def _signed_unchecked(
             return Settlement(HandoffState.REJECTED, (decision,), refused=tuple(refused))
     if not decisions:
         return Settlement(None, refused=tuple(refused))
-    first = min(decisions, key=_made)
+    first = min(decisions, key=made)
     return replace(
         _settled_by(first, store, run, handoff_id, registry, report), refused=tuple(refused)
     )
@@ -312,12 +300,6 @@ def _settled_by(
         report = inspect_in_run(run, handoff_id, registry, store=store)
     outcome, edit = _approved(store, run, decision, decision.sha256, report, registry)
     return Settlement(outcome, (decision,), report=report, edit=edit)
-
-
-def _made(decision: Decision) -> tuple[str, str]:
-    """When a decision was made, then by whom: the order approvals are named in. The
-    stamps have one fixed spelling (``parse_stamp``), so they sort as text."""
-    return decision.decided_at, decision.principal or ""
 
 
 def record_refusals(
