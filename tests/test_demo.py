@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from handoff_gate.demo import REPO, SAMPLES
+from handoff_gate.demo.runner import REPO, SAMPLES
 from handoff_gate.demo.simulator import LIVE_RUN
 from handoff_gate.gates.api import decide
 from handoff_gate.gates.contracts.registry import load_registry

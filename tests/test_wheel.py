@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bench.install import DEPS_PTH, installed_copy
-from handoff_gate.demo import SAMPLES
+from handoff_gate.demo.runner import SAMPLES
 from handoff_gate.demo.simulator import LIVE_RUN
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from handoff_gate.demo import CONTRACTS, prepare_workspace
+from handoff_gate.demo.runner import CONTRACTS, prepare_workspace
 from handoff_gate.demo.simulator import (
     LIVE_RUN,
     PHASES,

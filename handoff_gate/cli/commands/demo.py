@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from handoff_gate.demo import run_demo
+from handoff_gate.demo.runner import run_demo
 from handoff_gate.gates.gate import Gate
 
 
